@@ -1,0 +1,3 @@
+from rooms_cli.cli.app import main
+
+main()

@@ -1,0 +1,274 @@
+"""Agent definitions: `.rooms/agents/<id>.md`, YAML frontmatter + the system directive as body.
+
+Every field is validated with a clear error naming the file and the field. Unknown fields warn.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rooms_cli.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.store.ids import validate_name
+from rooms_cli.store.paths import Project
+
+VOICE_KEYS = ("tone", "quirk", "line")
+
+
+@dataclass
+class Agent:
+    id: str
+    directive: str
+    name: str = ""
+    tags: list[str] = field(default_factory=list)
+    disposition: str = ""
+    model: str | None = None  # None: the project's default_model
+    quiet: bool = False
+    idle: bool = False
+    owner: str | None = None
+    temperature: float | None = None
+    context_window: int = 8192
+    voice: dict[str, str] = field(default_factory=dict)
+    affinity: dict[str, float] = field(default_factory=dict)
+    capabilities: list[str] = field(default_factory=list)
+    wake: bool = False
+    path: str | None = None  # where it was read from (relative to the project)
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.id.replace("-", " ").replace("_", " ").title()
+
+    def model_string(self, default_model: str) -> str:
+        return self.model or default_model
+
+    def is_external(self, default_model: str = "offline") -> bool:
+        return self.model_string(default_model) == "external"
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+_FIELDS = {
+    "id", "name", "tags", "disposition", "model", "quiet", "idle", "owner", "temperature",
+    "context_window", "voice", "affinity", "capabilities", "wake",
+}
+
+
+def _fail(where: str, fld: str, expected: str, value) -> InvalidData:
+    return InvalidData(f"{where}: field {fld!r} must be {expected}, found {value!r}")
+
+
+def parse_agent(text: str, where: str, default_id: str) -> Agent:
+    """Build an Agent from the text of a definition file; `where` names it in errors."""
+    import frontmatter
+    import yaml
+
+    try:
+        post = frontmatter.loads(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        raise InvalidData(f"{where}: the frontmatter is not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
+    except Exception as exc:  # frontmatter raises assorted errors for odd input
+        raise InvalidData(f"{where}: cannot read the frontmatter: {exc}") from None
+    meta = dict(post.metadata)
+    for key in meta:
+        if key not in _FIELDS:
+            print(f"warning: {where}: unknown field {key!r} ignored", file=sys.stderr)
+
+    def text_field(key, default=""):
+        value = meta.get(key, default)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            raise _fail(where, key, "text", value)
+        return value
+
+    def bool_field(key):
+        value = meta.get(key, False)
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            raise _fail(where, key, "true or false", value)
+        return value
+
+    def list_field(key):
+        value = meta.get(key, [])
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _fail(where, key, "a list of words", value)
+        return value
+
+    agent_id = meta.get("id", default_id)
+    try:
+        validate_name(agent_id, "agent id")
+    except InvalidInput as exc:
+        raise InvalidData(f"{where}: field 'id': {exc}") from None
+
+    temperature = meta.get("temperature")
+    if temperature is not None:
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
+            raise _fail(where, "temperature", "a number from 0 to 2", temperature)
+        temperature = float(temperature)
+    window = meta.get("context_window", 8192)
+    if isinstance(window, bool) or not isinstance(window, int) or window < 256:
+        raise _fail(where, "context_window", "a whole number of tokens (at least 256)", window)
+
+    voice = meta.get("voice") or {}
+    if not isinstance(voice, dict) or not all(isinstance(v, str) for v in voice.values()):
+        raise _fail(where, "voice", "a mapping such as {tone: measured, quirk: …, line: …}", voice)
+    for key in voice:
+        if key not in VOICE_KEYS:
+            raise InvalidData(f"{where}: field 'voice' has unknown key {key!r}; use tone, quirk and line")
+
+    affinity = meta.get("affinity") or {}
+    if not isinstance(affinity, dict):
+        raise _fail(where, "affinity", "a mapping of agent id to a number from -1 to 1", affinity)
+    clean_aff: dict[str, float] = {}
+    for other, value in affinity.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
+            raise InvalidData(f"{where}: field 'affinity.{other}' must be a number from -1 to 1, found {value!r}")
+        clean_aff[str(other)] = float(value)
+
+    model = meta.get("model")
+    if model is not None:
+        if not isinstance(model, str) or not model.strip():
+            raise _fail(where, "model", "a model string such as offline or ollama:llama3.2", model)
+        model = model.strip()
+
+    owner = meta.get("owner")
+    if owner is not None and not isinstance(owner, str):
+        raise _fail(where, "owner", "a name", owner)
+
+    directive = post.content.strip()
+    if not directive:
+        raise InvalidData(f"{where}: the system directive (the text after the frontmatter) is missing")
+
+    return Agent(
+        id=agent_id,
+        directive=directive,
+        name=text_field("name"),
+        tags=list_field("tags"),
+        disposition=text_field("disposition"),
+        model=model,
+        quiet=bool_field("quiet"),
+        idle=bool_field("idle"),
+        owner=owner,
+        temperature=temperature,
+        context_window=window,
+        voice=dict(voice),
+        affinity=clean_aff,
+        capabilities=list_field("capabilities"),
+        wake=bool_field("wake"),
+    )
+
+
+def check_model(agent: Agent, project: Project, where: str) -> None:
+    """Refuse a model string naming a provider that does not exist."""
+    from rooms_cli.config import load_config
+
+    if agent.model is None:
+        return
+    provider = agent.model.split(":", 1)[0]
+    if provider not in load_config(project).providers():
+        known = ", ".join(sorted(load_config(project).providers()))
+        raise InvalidData(f"{where}: field 'model' names unknown provider {provider!r}; known providers: {known}")
+
+
+def agent_path(project: Project, agent_id: str) -> Path:
+    return project.path("agents", validate_name(agent_id, "agent id") + ".md")
+
+
+_cache: dict[tuple[str, int, int], Agent] = {}
+
+
+def load_agent_file(project: Project, path: Path) -> Agent:
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key in _cache:
+        return _cache[key]
+    where = project.relative(path)
+    try:
+        text = path.read_text("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidData(f"{where}: not UTF-8 text") from None
+    agent = parse_agent(text, where, path.stem)
+    check_model(agent, project, where)
+    agent.path = where
+    _cache[key] = agent
+    return agent
+
+
+def list_agents(project: Project) -> list[Agent]:
+    """Every agent definition, sorted by id."""
+    folder = project.path("agents")
+    if not folder.is_dir():
+        return []
+    agents = []
+    for path in sorted(folder.glob("*.md")):
+        agents.append(load_agent_file(project, path))
+    return agents
+
+
+def agent_ids(project: Project) -> list[str]:
+    folder = project.path("agents")
+    return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
+
+
+def load_agent(project: Project, agent_id: str) -> Agent:
+    """One agent by id; NotFound lists the known ones."""
+    validate_name(agent_id, "agent id")
+    path = agent_path(project, agent_id)
+    if not path.exists():
+        known = ", ".join(agent_ids(project)) or "none yet (rooms agent new ID, or rooms init --example roundtable)"
+        raise NotFound(f"no agent {agent_id!r}; known agents: {known}")
+    return load_agent_file(project, path)
+
+
+def render_agent(agent: Agent) -> str:
+    """The definition file text for `agent` (frontmatter + directive)."""
+    import yaml
+
+    meta: dict = {"id": agent.id}
+    if agent.name:
+        meta["name"] = agent.name
+    meta["tags"] = list(agent.tags)
+    if agent.disposition:
+        meta["disposition"] = agent.disposition
+    if agent.model:
+        meta["model"] = agent.model
+    for key in ("quiet", "idle", "wake"):
+        if getattr(agent, key):
+            meta[key] = True
+    if agent.owner:
+        meta["owner"] = agent.owner
+    if agent.temperature is not None:
+        meta["temperature"] = agent.temperature
+    if agent.context_window != 8192:
+        meta["context_window"] = agent.context_window
+    if agent.voice:
+        meta["voice"] = dict(agent.voice)
+    if agent.affinity:
+        meta["affinity"] = dict(agent.affinity)
+    if agent.capabilities:
+        meta["capabilities"] = list(agent.capabilities)
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=None)
+    return f"---\n{front}---\n{agent.directive.strip()}\n"
+
+
+def create_agent(project: Project, agent: Agent, *, overwrite: bool = False) -> Path:
+    """Write a new agent definition atomically; refuses to replace an existing one."""
+    from rooms_cli.errors import Conflict
+    from rooms_cli.store import atomic
+
+    path = agent_path(project, agent.id)
+    if path.exists() and not overwrite:
+        raise Conflict(f"agent {agent.id!r} already exists at {project.relative(path)}", code="name_taken")
+    text = render_agent(agent)
+    parse_agent(text, project.relative(path), agent.id)  # never write what we could not read back
+    atomic.write_text(path, text)
+    return path

@@ -1,0 +1,107 @@
+"""`rooms agent list|show|new`: agent definitions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from rooms_cli.cli import output
+from rooms_cli.cli.options import DirOpt, JsonOpt
+
+agent_app = typer.Typer(help="Agent definitions (.rooms/agents/<id>.md).\n\nExample: rooms agent new researcher --tags search,api", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(agent_app, name="agent")
+
+
+@agent_app.command("list")
+def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """List every agent with its model and flags.
+
+    Example: rooms agent list --json
+    """
+    from rooms_cli.agents import list_agents
+    from rooms_cli.context import Context
+
+    ctx = Context.open(dir)
+    agents = list_agents(ctx.project)
+    default = ctx.config.default_model
+    if json_:
+        output.print_json([{**a.to_json(), "effective_model": a.model_string(default)} for a in agents])
+        return
+    if not agents:
+        output.say("No agents yet. Create one with `rooms agent new ID`, or `rooms init --example roundtable`.")
+        return
+    from rich.table import Table
+
+    table = Table("id", "name", "model", "tags", "flags", box=None, pad_edge=False)
+    for a in agents:
+        flags = " ".join(f for f, on in (("quiet", a.quiet), ("idle", a.idle), ("wake", a.wake)) if on)
+        table.add_row(a.id, a.display_name, a.model_string(default), ", ".join(a.tags), flags)
+    output.console().print(table)
+
+
+@agent_app.command("show")
+def show_cmd(agent_id: Annotated[str, typer.Argument(help="Agent id.")], dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Show one agent (= /whois): model, capabilities, joined rooms, source path.
+
+    Example: rooms agent show researcher
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.directory import whois
+
+    ctx = Context.open(dir)
+    info = whois(ctx.project, ctx.config, agent_id)
+    if json_:
+        output.print_json(info)
+        return
+    output.say(f"{info['name']} ({info['id']})", style="bold")
+    output.say(f"  model:        {info['effective_model']}")
+    output.say(f"  capabilities: {', '.join(info['capabilities']) or '-'}")
+    output.say(f"  tags:         {', '.join(info['tags']) or '-'}")
+    output.say(f"  rooms:        {', '.join(info['rooms']) or '-'}")
+    output.say(f"  source:       {info['path']}")
+
+
+@agent_app.command("new")
+def new_cmd(
+    agent_id: Annotated[str, typer.Argument(help="Agent id (lowercase letters, digits, . _ -).")],
+    tags: Annotated[str, typer.Option(help="Comma-separated tags, e.g. search,api.")] = "",
+    disposition: Annotated[str, typer.Option(help="A few words of temperament.")] = "",
+    model: Annotated[str | None, typer.Option(help="provider:model, e.g. ollama:llama3.2 (default: default_model).")] = None,
+    name: Annotated[str, typer.Option(help="Display name.")] = "",
+    directive: Annotated[str | None, typer.Option(help="The system directive (default: a one-line stub to edit).")] = None,
+    quiet: Annotated[bool, typer.Option(help="Left out of open messages while a non-quiet agent is present.")] = False,
+    idle: Annotated[bool, typer.Option(help="Not joined to new rooms until invited.")] = False,
+    owner: Annotated[str | None, typer.Option(help="The person the agent works for.")] = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Create an agent definition file.
+
+    Example: rooms agent new researcher --tags search,api,rate-limits --disposition "curious, thorough"
+    """
+    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.context import Context
+    from rooms_cli.store.ids import validate_name
+
+    ctx = Context.open(dir)
+    validate_name(agent_id, "agent id")
+    agent = Agent(
+        id=agent_id,
+        name=name,
+        tags=[t.strip() for t in tags.split(",") if t.strip()],
+        disposition=disposition,
+        model=model,
+        quiet=quiet,
+        idle=idle,
+        owner=owner,
+        directive=directive or f"You are {name or agent_id}. Say what you know, briefly; answer /pass when you have nothing to add.",
+    )
+    path = create_agent(ctx.project, agent)
+    if json_:
+        output.print_json({"created": agent.id, "path": ctx.project.relative(path)})
+    else:
+        output.say(f"Created agent {agent.id} at {ctx.project.relative(path)}")

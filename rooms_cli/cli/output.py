@@ -1,0 +1,95 @@
+"""Rendering: rich on a terminal (NO_COLOR respected, plain when piped), JSON documents, errors.
+
+Every command prints through here. Under `--json` a command prints exactly one JSON document on
+stdout (or JSON lines for streams); errors are `{"error": {"code", "message"}}` on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+_console = None
+_err_console = None
+
+
+def console():
+    """The stdout console: colour only on a terminal, no wrapping or truncation when piped."""
+    global _console
+    if _console is None:
+        from rich.console import Console
+
+        tty = sys.stdout.isatty()
+        _console = Console(
+            highlight=False,
+            soft_wrap=not tty,
+            no_color=bool(os.environ.get("NO_COLOR")) or not tty,
+            width=None if tty else 200,
+        )
+    return _console
+
+
+def err_console():
+    global _err_console
+    if _err_console is None:
+        from rich.console import Console
+
+        _err_console = Console(stderr=True, highlight=False, soft_wrap=True, no_color=bool(os.environ.get("NO_COLOR")))
+    return _err_console
+
+
+def reset() -> None:
+    """Forget cached consoles (tests swap stdout between invocations)."""
+    global _console, _err_console
+    _console = _err_console = None
+
+
+def to_jsonable(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def print_json(data: Any) -> None:
+    """Print one JSON document on stdout."""
+    sys.stdout.write(json.dumps(to_jsonable(data), ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def print_json_line(data: Any) -> None:
+    """Print one JSON object as a line (streams)."""
+    sys.stdout.write(json.dumps(to_jsonable(data), ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def say(text: str = "", style: str | None = None) -> None:
+    """One line of human output (rich markup is NOT interpreted: agent text is data)."""
+    from rich.text import Text
+
+    console().print(Text(text, style=style or ""))
+
+
+def note(text: str) -> None:
+    """A side remark on stderr (never pollutes --json stdout)."""
+    from rich.text import Text
+
+    err_console().print(Text(text, style="dim"))
+
+
+def warn(text: str) -> None:
+    print(f"warning: {text}", file=sys.stderr)
+
+
+def print_error(err, as_json: bool) -> None:
+    """Print a RoomsError as one sentence (or a JSON error on stderr)."""
+    if as_json:
+        sys.stderr.write(json.dumps(err.to_json(), ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"error: {err.message}\n")
+    sys.stderr.flush()

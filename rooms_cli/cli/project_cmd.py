@@ -1,0 +1,134 @@
+"""`rooms init`, `rooms config show`, `rooms demo`, `rooms tick`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rooms_cli.cli import output
+from rooms_cli.cli.options import DirOpt, JsonOpt
+
+config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init_cmd)
+    app.add_typer(config_app, name="config")
+    app.command("demo")(demo_cmd)
+    app.command("tick")(tick_cmd)
+
+
+def init_cmd(
+    path: Annotated[Path, typer.Argument(help="Project directory (default: the current one).")] = Path("."),
+    example: Annotated[str | None, typer.Option("--example", help="Add an example agent set: roundtable, gamedev or dev.")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing).
+
+    Example: rooms init --example roundtable
+    """
+    from rooms_cli.project import initialize
+
+    result = initialize(path, example=example)
+    if json_:
+        output.print_json(result)
+        return
+    if not result.changed:
+        output.say(f"Nothing to do: {result.root} is already set up (kept {len(result.kept)} existing files).")
+        return
+    output.say(f"Initialized rooms in {result.root}")
+    for item in result.created:
+        output.say(f"  created {item}")
+    output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+
+
+@config_app.command("show")
+def config_show(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Print the effective configuration (built-in providers included, secrets masked).
+
+    Example: rooms config show --json
+    """
+    from rooms_cli.context import Context
+
+    ctx = Context.open(dir)
+    shown = ctx.config.masked()
+    if json_:
+        output.print_json(shown)
+        return
+    import yaml
+
+    source = ctx.project.relative(ctx.config.path) if ctx.config.path else "(no .rooms.yaml: defaults)"
+    output.say(f"# effective config from {source}")
+    output.say(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).rstrip())
+
+
+def demo_cmd(
+    dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections (chat, board, roundtable, groups, messaging).")] = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Run a short showcase on the offline model and print where its files are.
+
+    Example: rooms demo
+    """
+    import tempfile
+
+    from rooms_cli.demo import run_demo
+
+    target = dir or Path(tempfile.mkdtemp(prefix="rooms-demo-"))
+    events: list[dict] = []
+
+    def show(kind: str, text: str) -> None:
+        if json_:
+            events.append({"kind": kind, "text": text})
+        elif kind == "section":
+            output.say("")
+            output.say(f"── {text} ──", style="bold cyan")
+        elif kind == "italic":
+            output.say(f"  {text}", style="italic dim")
+        elif kind == "cmd":
+            output.say(f"$ {text}", style="bold")
+        else:
+            output.say(f"  {text}")
+
+    summary = run_demo(target, show, only)
+    if json_:
+        output.print_json({**summary, "events": events})
+        return
+    output.say("")
+    output.say(f"Done. The files are in {summary['dir']}/.rooms — look around, or run:", style="bold")
+    output.say(f"  cd {summary['dir']} && rooms transcript --last 20")
+
+
+def tick_cmd(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be done; change nothing.")] = False,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Do the scheduled work: fire due schedule slots, run queued roundtables, expire leases, reap spawns.
+
+    Meant for cron: */5 * * * * cd /repo && rooms tick
+
+    Example: rooms tick --dry-run
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.tick import run_tick
+
+    ctx = Context.open(dir)
+    report = run_tick(ctx.project, ctx.config, dry_run=dry_run)
+    if json_:
+        output.print_json(report)
+        return
+    prefix = "would " if dry_run else ""
+    did = False
+    for step, actions in report["steps"].items():
+        if isinstance(actions, dict) and "error" in actions:
+            output.say(f"{step}: failed: {actions['error']['message']}", style="red")
+            continue
+        for action in actions or []:
+            did = True
+            output.say(f"{step}: {prefix}{action.get('action', '')} {action.get('detail', '')}".rstrip())
+    if not did:
+        output.say("Nothing to do." if not dry_run else "Nothing would be done.")

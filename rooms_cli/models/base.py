@@ -1,0 +1,129 @@
+"""The one interface every model provider implements.
+
+    provider = get_provider("ollama:llama3.2", config)
+    completion = await provider.acomplete(messages, model="llama3.2", temperature=0.7,
+                                          max_tokens=400, on_delta=print)
+
+`on_delta`, when given, turns on streaming: it is called with each piece of text as it arrives.
+`agent` and `purpose` are hints only the offline model uses (it has no language model to read the
+prompt with); network providers ignore them. Purposes: "chat" (a room reply; `/pass` allowed),
+"answer" (must answer), "summary", "rank".
+
+Cancelling the task that awaits `acomplete` cancels the call at once (the HTTP connection is closed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from rooms_cli.errors import ProviderError
+
+Delta = Callable[[str], None]
+
+
+@dataclass
+class Message:
+    role: str  # system | user | assistant
+    content: str
+    name: str | None = None
+
+    def to_json(self) -> dict:
+        data = {"role": self.role, "content": self.content}
+        if self.name:
+            data["name"] = self.name
+        return data
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Completion:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""  # the provider:model string that produced it
+    offline: bool = False
+    elapsed_s: float = 0.0
+    finish_reason: str | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "text": self.text,
+            "usage": self.usage.to_json(),
+            "model": self.model,
+            "offline": self.offline,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "finish_reason": self.finish_reason,
+        }
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count (4 characters a token) for providers that report none."""
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+class Provider:
+    """Base class: subclasses implement `_acomplete`; timing and the sync wrapper live here."""
+
+    type = "base"
+    offline = False
+
+    def __init__(self, name: str, spec: dict | None = None):
+        self.name = name
+        self.spec = dict(spec or {})
+
+    async def acomplete(
+        self,
+        messages: list[Message],
+        *,
+        model: str,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        on_delta: Delta | None = None,
+        agent: Any = None,
+        purpose: str = "answer",
+    ) -> Completion:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        completion = await self._acomplete(
+            messages, model=model, temperature=temperature, max_tokens=max_tokens,
+            on_delta=on_delta, agent=agent, purpose=purpose,
+        )
+        completion.elapsed_s = loop.time() - start
+        completion.model = f"{self.name}:{model}" if model and model != self.name else self.name
+        completion.offline = self.offline
+        return completion
+
+    def complete(self, messages: list[Message], **kwargs) -> Completion:
+        """Synchronous `acomplete` (runs its own event loop)."""
+        return asyncio.run(self.acomplete(messages, **kwargs))
+
+    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Release connections (network providers)."""
+
+
+class ExternalProvider(Provider):
+    """An agent that is a process outside rooms: never called; it answers through the CLI."""
+
+    type = "external"
+
+    async def _acomplete(self, messages, **_):
+        raise ProviderError(
+            f"provider {self.name!r} is external: the agent answers through rooms itself, not through a model"
+        )

@@ -1,0 +1,99 @@
+"""Atomic replace: temp file in the same directory, flush, fsync, os.replace, fsync the directory.
+
+A reader (or a crash at any instant) sees the old content or the new, never a mix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace `path` with `data` atomically (creating parent directories)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(path.parent)
+
+
+def write_text(path: Path, text: str, mode: int = 0o644) -> None:
+    write_bytes(path, text.encode("utf-8"), mode)
+
+
+def write_json(path: Path, data, mode: int = 0o644) -> None:
+    """Write JSON with sorted keys and a final newline (stable diffs in git)."""
+    write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", mode)
+
+
+def read_json(path: Path, default=None):
+    """Read a JSON file; a missing file gives `default`, an unreadable one is an InvalidData error."""
+    from rooms_cli.errors import InvalidData
+
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return default
+    except OSError as exc:
+        raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidData(f"{path} is not valid JSON ({exc}); fix or remove it") from None
+
+
+def write_yaml(path: Path, data) -> None:
+    import yaml
+
+    write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False))
+
+
+def read_yaml(path: Path, default=None):
+    """Read a YAML file; a missing file gives `default`, a malformed one is an InvalidData error."""
+    import yaml
+
+    from rooms_cli.errors import InvalidData
+
+    try:
+        text = Path(path).read_text("utf-8")
+    except FileNotFoundError:
+        return default
+    except UnicodeDecodeError:
+        raise InvalidData(f"{path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise InvalidData(f"{path} is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    return default if data is None else data

@@ -1,0 +1,78 @@
+"""The clock: UTC everywhere, ISO 8601 with `Z`, `ROOMS_NOW` overrides it; durations like `15m`."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime, timedelta
+
+from rooms_cli.errors import InvalidInput
+
+
+def now() -> datetime:
+    """The current time (UTC, aware), or `ROOMS_NOW` when set."""
+    fixed = os.environ.get("ROOMS_NOW")
+    if fixed:
+        try:
+            return parse_time(fixed)
+        except InvalidInput as exc:
+            raise InvalidInput(f"ROOMS_NOW: {exc}") from None
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """Format as `2026-11-21T13:01:52.123Z` (milliseconds, UTC)."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def now_iso() -> str:
+    return iso(now())
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an ISO 8601 time; a time without a zone is taken as UTC."""
+    value = text.strip()
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidInput(f"invalid time {text!r}: expected ISO 8601 such as 2026-11-21T09:00:00Z") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+
+
+def parse_duration(text: str | float | int) -> float:
+    """Seconds from `90`, `90s`, `15m`, `1h30m`, `2d`, `250ms`. Refuses negatives and junk."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        if text < 0:
+            raise InvalidInput(f"invalid duration {text!r}: must not be negative")
+        return float(text)
+    value = str(text).strip().lower()
+    if not value:
+        raise InvalidInput("invalid duration '': expected e.g. 90s, 15m, 1h")
+    try:
+        seconds = float(value)
+    except ValueError:
+        pos, total = 0, 0.0
+        for match in _DURATION_RE.finditer(value):
+            if match.start() != pos:
+                break
+            num, unit = float(match.group(1)), match.group(2)
+            total += num * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
+            pos = match.end()
+        if pos != len(value) or pos == 0:
+            raise InvalidInput(f"invalid duration {text!r}: expected e.g. 90s, 15m, 1h30m") from None
+        return total
+    if seconds < 0 or seconds != seconds or seconds == float("inf"):
+        raise InvalidInput(f"invalid duration {text!r}: must be a finite number of seconds, not negative")
+    return seconds
+
+
+def add_seconds(moment: datetime, seconds: float) -> datetime:
+    return moment + timedelta(seconds=seconds)

@@ -1,0 +1,92 @@
+"""Ids: validation of names users choose, and sortable unique ids for records.
+
+Names (rooms, agents, groups, handles) are lowercase `[a-z0-9][a-z0-9._-]{0,63}`. Record ids are
+ULID-like: 48 bits of milliseconds then 80 random bits in Crockford base32, behind a short kind
+prefix (`m-`, `t-`, `b-`, `s-`…), so they sort by time and never collide across machines. They use
+os.urandom even under ROOMS_SEED: two seeded processes must still never mint the same id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+
+from rooms_cli.errors import InvalidInput, NotFound
+
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_lock = threading.Lock()
+_last: tuple[int, int] = (0, 0)
+
+
+def validate_name(value: object, what: str = "id") -> str:
+    """Return `value` if it is a valid name, else raise InvalidInput naming `what`."""
+    if not isinstance(value, str) or not NAME_RE.fullmatch(value) or value in (".", ".."):
+        shown = repr(value) if isinstance(value, str) else type(value).__name__
+        raise InvalidInput(
+            f"invalid {what} {shown}: use 1-64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    if ".." in value:
+        raise InvalidInput(f"invalid {what} {value!r}: '..' is not allowed")
+    return value
+
+
+def is_valid_name(value: object) -> bool:
+    try:
+        validate_name(value)
+    except InvalidInput:
+        return False
+    return True
+
+
+def _encode(number: int, length: int) -> str:
+    chars = []
+    for _ in range(length):
+        chars.append(_CROCKFORD[number & 31])
+        number >>= 5
+    return "".join(reversed(chars))
+
+
+def new_id(prefix: str) -> str:
+    """A new sortable unique id such as `m-01JD3Z…` (26 characters after the prefix).
+
+    Ids minted by one process are strictly increasing, even within one millisecond or under a
+    frozen `ROOMS_NOW`.
+    """
+    from rooms_cli.store.clock import now
+
+    global _last
+    ms = int(now().timestamp() * 1000)
+    with _lock:
+        rand = int.from_bytes(os.urandom(10), "big")
+        last_ms, last_rand = _last
+        if ms <= last_ms:
+            ms, rand = last_ms, last_rand + 1 + (rand & 0xFFFF)
+        _last = (ms, rand)
+    return f"{prefix}-{_encode(ms, 10)}{_encode(rand & ((1 << 80) - 1), 16)}"
+
+
+def resolve_prefix(prefix: str, candidates, what: str = "id") -> str:
+    """Resolve a unique prefix of an id among `candidates`, like git does for commits.
+
+    The kind prefix may be left out (`01JD3` finds `t-01JD3…`); matching ignores case.
+    """
+    if not prefix or not isinstance(prefix, str):
+        raise InvalidInput(f"empty {what}")
+    want = prefix.strip()
+    cands = list(dict.fromkeys(candidates))
+    if want in cands:
+        return want
+    up = want.upper()
+    hits = []
+    for cand in cands:
+        body = cand.split("-", 1)[1] if "-" in cand else cand
+        if cand.upper().startswith(up) or body.upper().startswith(up):
+            hits.append(cand)
+    if not hits:
+        raise NotFound(f"no {what} matches {want!r}")
+    if len(hits) > 1:
+        shown = ", ".join(hits[:5]) + (" …" if len(hits) > 5 else "")
+        raise InvalidInput(f"{what} prefix {want!r} is ambiguous: it matches {shown}; give more characters")
+    return hits[0]

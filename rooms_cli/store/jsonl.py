@@ -1,0 +1,187 @@
+"""Append-only JSONL logs: one whole JSON object a line.
+
+Writers append one or more whole lines with a single `write` under the file's lock, then fsync.
+A file whose last line is unfinished (a crash cut it) is repaired first by cutting that fragment
+off (reported on stderr), so a new line is never glued to a torn one.
+
+Readers parse from bytes line by line: an unfinished last line is left out (a writer may still be
+finishing it); a bad line in the middle is reported once per process on stderr, naming file and
+line, and skipped; every other line is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rooms_cli.store.locks import locked
+
+_warned: set[tuple[str, int, str]] = set()
+
+
+def dumps(record: dict) -> str:
+    """One record as one line (no newline inside: JSON escapes them)."""
+    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+
+
+def warn(path: Path, lineno: int, reason: str) -> None:
+    key = (str(path), lineno, reason)
+    if key in _warned:
+        return
+    _warned.add(key)
+    print(f"warning: {path}: line {lineno} {reason}; skipped, the other lines are kept", file=sys.stderr)
+
+
+def _repair_torn_tail(fd: int, path: Path) -> None:
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    os.lseek(fd, size - 1, os.SEEK_SET)
+    if os.read(fd, 1) == b"\n":
+        return
+    # find the start of the unfinished line and cut it off
+    block = 4096
+    pos = size
+    cut = 0
+    while pos > 0:
+        start = max(0, pos - block)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunk = os.read(fd, pos - start)
+        idx = chunk.rfind(b"\n")
+        if idx >= 0:
+            cut = start + idx + 1
+            break
+        pos = start
+    os.ftruncate(fd, cut)
+    print(f"warning: {path}: removed an unfinished last line ({size - cut} bytes) left by a crash", file=sys.stderr)
+
+
+def append(path: Path, record: dict, *, timeout: float | None = None) -> None:
+    """Append one record as a whole line, under the file's lock, fsynced."""
+    append_many(path, [record], timeout=timeout)
+
+
+def append_many(path: Path, records: Iterable[dict], *, timeout: float | None = None, lock: bool = True) -> None:
+    """Append records in one write. Pass `lock=False` only when the caller already holds the lock."""
+    data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
+    if not data:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if lock:
+        with locked(path, timeout):
+            _append_bytes(path, data)
+    else:
+        _append_bytes(path, data)
+
+
+def _append_bytes(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        _repair_torn_tail(fd, path)
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Scan:
+    """The result of reading a log: good records, bad lines, and where the whole lines end."""
+
+    records: list[dict] = field(default_factory=list)
+    bad: list[tuple[int, str]] = field(default_factory=list)
+    torn: bool = False
+    end: int = 0  # byte offset just after the last whole line
+
+
+def parse_bytes(data: bytes, *, first_lineno: int = 1) -> Scan:
+    """Parse JSONL bytes; an unfinished last line is reported as `torn`, not as bad."""
+    scan = Scan()
+    pos = 0
+    lineno = first_lineno
+    length = len(data)
+    while pos < length:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            scan.torn = True
+            break
+        raw = data[pos:nl]
+        pos = nl + 1
+        scan.end = pos
+        if raw.strip():
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                scan.bad.append((lineno, "is not valid JSON"))
+            else:
+                if isinstance(obj, dict):
+                    scan.records.append(obj)
+                else:
+                    scan.bad.append((lineno, "is not a JSON object"))
+        lineno += 1
+    return scan
+
+
+def scan(path: Path, offset: int = 0) -> Scan:
+    """Read a log from byte `offset` without printing anything (a missing file is empty)."""
+    from rooms_cli.errors import InvalidData
+
+    try:
+        with open(path, "rb") as handle:
+            if offset:
+                handle.seek(offset)
+            data = handle.read()
+    except FileNotFoundError:
+        return Scan(end=offset)
+    except IsADirectoryError:
+        raise InvalidData(f"{path} is a directory, expected a JSONL file") from None
+    except OSError as exc:
+        raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    result = parse_bytes(data)
+    result.end += offset
+    return result
+
+
+def read(path: Path) -> list[dict]:
+    """All good records of a log; bad lines are reported on stderr (once) and skipped."""
+    result = scan(path)
+    for lineno, reason in result.bad:
+        warn(Path(path), lineno, reason)
+    return result.records
+
+
+def tail(path: Path, count: int) -> list[dict]:
+    """The last `count` good records, reading backwards from the end (cost independent of file size)."""
+    if count <= 0:
+        return []
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return []
+    with handle:
+        size = handle.seek(0, os.SEEK_END)
+        block = 64 * 1024
+        pos = size
+        data = b""
+        while pos > 0:
+            start = max(0, pos - block)
+            handle.seek(start)
+            data = handle.read(pos - start) + data
+            pos = start
+            if data.count(b"\n") > count + 1:
+                break
+        if pos > 0:
+            # drop the first (possibly partial) line: it starts before the bytes we read
+            data = data[data.find(b"\n") + 1 :]
+    result = parse_bytes(data)
+    for _lineno, reason in result.bad:
+        print(f"warning: {path}: a line near the end {reason}; skipped", file=sys.stderr)
+    return result.records[-count:]

@@ -1,0 +1,115 @@
+"""Finding `.rooms/` and building paths inside it.
+
+Discovery: `--dir PATH` (passed in), else `ROOMS_DIR`, else the nearest `.rooms/` from the working
+directory upwards, like git. `--dir`/`ROOMS_DIR` may name the `.rooms` directory itself or the
+project directory that holds it.
+
+`Project.path(*segments)` is how every part names a file: each segment must be a valid name
+(`[a-z0-9][a-z0-9._-]*`, no `..`), and the result must stay inside `.rooms/` once symlinks are
+resolved, so no id can ever escape it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rooms_cli.errors import InvalidInput, NotInitialized
+
+ROOMS = ".rooms"
+CONFIG = ".rooms.yaml"
+_SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,95}")
+
+GITATTRIBUTES = "*.jsonl merge=union\n"
+GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of git\n*.lock\n*.tmp\n.*.tmp\nrun/\n"
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path  # the project directory (holds .rooms.yaml)
+    dir: Path  # the .rooms directory
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / CONFIG
+
+    def path(self, *segments: str) -> Path:
+        """A path under .rooms/ made of validated segments; refuses anything that would escape it."""
+        for seg in segments:
+            if not isinstance(seg, str) or not _SEGMENT_RE.fullmatch(seg) or ".." in seg:
+                raise InvalidInput(
+                    f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+                )
+        target = self.dir.joinpath(*segments)
+        base = self.dir.resolve()
+        resolved = target.resolve()
+        if resolved != base and base not in resolved.parents:
+            raise InvalidInput(f"{'/'.join(segments)} resolves outside {self.dir} (a symlink?); refusing to use it")
+        return target
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the project root, for messages and JSON."""
+        try:
+            return str(Path(path).relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+
+def _as_project(candidate: Path) -> Project | None:
+    candidate = candidate.absolute()
+    if candidate.name == ROOMS and candidate.is_dir():
+        return Project(root=candidate.parent, dir=candidate)
+    if (candidate / ROOMS).is_dir():
+        return Project(root=candidate, dir=candidate / ROOMS)
+    return None
+
+
+def find_project(start: Path | None = None, explicit: str | os.PathLike | None = None) -> Project | None:
+    """Locate the project, or None when there is none."""
+    given = explicit or os.environ.get("ROOMS_DIR")
+    if given:
+        return _as_project(Path(given))
+    here = (start or Path.cwd()).absolute()
+    for candidate in [here, *here.parents]:
+        found = _as_project(candidate)
+        if found:
+            return found
+    return None
+
+
+def open_project(explicit: str | os.PathLike | None = None, start: Path | None = None) -> Project:
+    """The project to act on, or NotInitialized with the fix in the message."""
+    project = find_project(start, explicit)
+    if project is None:
+        given = explicit or os.environ.get("ROOMS_DIR")
+        where = f"at {given}" if given else "here or in any parent directory"
+        raise NotInitialized(f"no .rooms/ directory {where}; run `rooms init` first")
+    return project
+
+
+def init_project(target: Path) -> tuple[Project, list[str]]:
+    """Create the `.rooms/` skeleton under `target`; return the project and what was created."""
+    target = Path(target).absolute()
+    if target.name == ROOMS:
+        target = target.parent
+    created: list[str] = []
+    rooms_dir = target / ROOMS
+    if not rooms_dir.exists():
+        rooms_dir.mkdir(parents=True)
+        created.append(ROOMS + "/")
+    project = Project(root=target, dir=rooms_dir)
+    from rooms_cli.store import atomic
+
+    for name, content in ((".gitattributes", GITATTRIBUTES), (".gitignore", GITIGNORE)):
+        p = rooms_dir / name
+        if not p.exists():
+            atomic.write_text(p, content)
+            created.append(f"{ROOMS}/{name}")
+    for sub in ("agents", "rooms", "chat", "deliberations", "groups", "inbox", "spawns", "roundtables", "memories", "schedule"):
+        d = rooms_dir / sub
+        if not d.exists():
+            d.mkdir()
+            created.append(f"{ROOMS}/{sub}/")
+    return project, created

@@ -1,0 +1,101 @@
+"""Shared fixtures: an isolated environment per test, a project, the CLI in-process and as a process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch, tmp_path):
+    """No ROOMS_* variable or provider key leaks in from the developer's shell."""
+    for key in list(os.environ):
+        if key.startswith("ROOMS_") or key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST", "ANTHROPIC_API_KEY", "NO_COLOR"):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("USER", "tester")
+    monkeypatch.setenv("ROOMS_LOCK_TIMEOUT", "20")
+    from rooms_cli.cli import output
+
+    output.reset()
+    yield
+    output.reset()
+
+
+@pytest.fixture
+def project_dir(tmp_path, monkeypatch) -> Path:
+    """An initialized project with the `roundtable` and `dev` example agents; ROOMS_DIR points at it."""
+    from rooms_cli.project import initialize
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    initialize(root, example="roundtable")
+    initialize(root, example="dev")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("ROOMS_DIR", str(root))
+    return root
+
+
+@pytest.fixture
+def project(project_dir):
+    from rooms_cli.store.paths import open_project
+
+    return open_project(project_dir)
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self):
+        return json.loads(self.stdout)
+
+    def err_json(self):
+        return json.loads(self.stderr.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def cli():
+    """Invoke `rooms` in-process (typer's CliRunner): cli("board", "--json") -> Run."""
+    from typer.testing import CliRunner
+
+    from rooms_cli.cli import output
+    from rooms_cli.cli.app import app
+
+    def invoke(*args: str, input: str | None = None, env: dict | None = None) -> Run:
+        output.reset()
+        result = CliRunner().invoke(app, [str(a) for a in args], input=input, env=env, catch_exceptions=False)
+        output.reset()
+        return Run(result.exit_code, result.stdout, result.stderr)
+
+    return invoke
+
+
+def rooms_env(extra: dict | None = None) -> dict:
+    env = {k: v for k, v in os.environ.items()}
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(extra or {})
+    return env
+
+
+@pytest.fixture
+def rooms():
+    """Run `rooms` as a real process: rooms("task", "claim", …, env={…}) -> Run."""
+
+    def run(*args: str, input: str | None = None, env: dict | None = None, timeout: float = 60, cwd=None) -> Run:
+        proc = subprocess.run(
+            [sys.executable, "-m", "rooms_cli", *map(str, args)],
+            input=input, capture_output=True, text=True, env=rooms_env(env), timeout=timeout, cwd=cwd,
+        )
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
