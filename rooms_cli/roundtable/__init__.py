@@ -1,0 +1,1 @@
+"""Roundtables: formats, speaker selection, schedule, memories (see shared design roundtable.md)."""
