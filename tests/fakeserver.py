@@ -193,8 +193,7 @@ class FakeServer:
         class Handler(_Handler):
             server_owner = owner
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -276,6 +275,11 @@ class FakeServer:
                 request.closed_at = time.monotonic()
                 self.closed_early += 1
                 self._lock.notify_all()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # many parallel clients (a @jam of agents) must not overflow the backlog
 
 
 class _Handler(BaseHTTPRequestHandler):
