@@ -129,3 +129,12 @@ def test_models_list_shows_builtins_and_configured_providers(cli, project_dir):
     human = cli("models", "list")
     assert "claude" in human.stdout and "claude -p" in human.stdout
     json.dumps(data)
+
+
+@pytest.mark.parametrize("key, value", [("retry_backoff", "fast"), ("max_retry_wait", -1), ("max_tokens", 0), ("model", 3)])
+def test_a_provider_setting_of_the_wrong_type_is_one_clear_error(cli, project_dir, key, value):
+    write_config(project_dir, providers={"local": {"type": "openai", "base_url": "http://127.0.0.1:1/v1", key: value}})
+    run = cli("models", "list")
+    assert run.exit_code == 1
+    assert run.stderr.startswith(f"error: .rooms.yaml: key 'providers.local.{key}' must be")
+    assert len(run.stderr.strip().splitlines()) == 1
