@@ -52,6 +52,7 @@ def test_non_streaming_reply_carries_text_usage_and_the_request_is_the_documente
     assert req.json["messages"] == [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hello to the team."}]
     assert req.json["temperature"] == 0.3 and req.json["max_tokens"] == 50
     assert "authorization" not in req.headers  # no key configured: none sent
+    assert server.closed_early == 0  # a finished call is not counted as a close mid-answer
 
 
 def test_streaming_deltas_arrive_in_order_and_join_to_the_text(server):
@@ -64,6 +65,7 @@ def test_streaming_deltas_arrive_in_order_and_join_to_the_text(server):
     req = server.requests[0]
     assert req.json["stream"] is True and req.json["stream_options"] == {"include_usage": True}
     assert req.headers["accept"] == "text/event-stream"
+    assert server.closed_early == 0
 
 
 def test_deltas_are_delivered_as_they_arrive_not_at_the_end(server):
