@@ -334,3 +334,14 @@ def test_startup_does_not_import_httpx():
                          cwd=str(Path(__file__).resolve().parent.parent))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_a_base_url_without_a_scheme_is_a_clear_error():
+    p = OpenAIProvider("local", {"type": "openai", "base_url": "localhost:8080/v1"})
+    with pytest.raises(ProviderError, match=r"invalid URL .*fix providers.local.base_url in .rooms.yaml"):
+        p.complete(MESSAGES, model="m")
+
+
+def test_speaker_names_are_sent_in_the_form_openai_accepts(server):
+    provider(server).complete([Message("user", "hi", name="dr.who")], model="m")
+    assert server.requests[0].json["messages"] == [{"role": "user", "content": "hi", "name": "dr_who"}]

@@ -261,8 +261,13 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
                 ) from None
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                 failure = f"the server closed the connection without answering ({exc or type(exc).__name__}) after {attempt} {'try' if attempt == 1 else 'tries'}"
-            except httpx.InvalidURL as exc:
-                raise call.error(f"invalid URL ({exc}); fix providers.{call.provider}.base_url in .rooms.yaml") from None
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+                raise call.error(
+                    f"invalid URL {call.endpoint!r} ({exc}); fix providers.{call.provider}.base_url in .rooms.yaml "
+                    f"(it starts with http:// or https://)"
+                ) from None
+            except httpx.HTTPError as exc:  # proxies, TLS, protocol: nothing a retry would fix
+                raise call.error(f"request failed: {type(exc).__name__}: {exc}") from None
             else:
                 if response.status_code < 300:
                     try:
