@@ -212,7 +212,7 @@ def _connect_failure(exc: BaseException) -> str:
     import socket
 
     seen: BaseException | None = exc
-    texts = []
+    texts: list[str] = []
     while seen is not None and len(texts) < 10:
         if isinstance(seen, ConnectionRefusedError):
             return "connection refused"
@@ -348,13 +348,15 @@ async def sse_events(call: Call, response, progress: list[int]) -> AsyncIterator
     far, reported when the stream breaks. Transport failures become ProviderError."""
     import httpx
 
-    event, data = "", []
+    event = ""
+    data: list[str] = []
     try:
         async for line in response.aiter_lines():
             if not line:
                 if data:
                     yield SSEEvent(event or "message", "\n".join(data))
-                event, data = "", []
+                event = ""
+                data = []
                 continue
             if line.startswith(":"):
                 continue
