@@ -345,3 +345,30 @@ def test_a_base_url_without_a_scheme_is_a_clear_error():
 def test_speaker_names_are_sent_in_the_form_openai_accepts(server):
     provider(server).complete([Message("user", "hi", name="dr.who")], model="m")
     assert server.requests[0].json["messages"] == [{"role": "user", "content": "hi", "name": "dr_who"}]
+
+
+def test_connect_timeout_applies_when_the_server_never_accepts():
+    # a listening socket whose backlog is full: the kernel drops further SYNs, so connecting hangs
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket()
+        filler.setblocking(False)
+        try:
+            filler.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fillers.append(filler)
+    try:
+        p = OpenAIProvider("local", {"type": "openai", "base_url": f"http://127.0.0.1:{port}/v1",
+                                     "connect_timeout": 0.3, "max_retries": 1, "retry_backoff": 0.01})
+        start = time.monotonic()
+        with pytest.raises(ProviderError, match="connection timed out after 2 tries"):
+            p.complete(MESSAGES, model="m")
+        assert time.monotonic() - start < 5
+    finally:
+        for s in [*fillers, listener]:
+            s.close()
