@@ -65,6 +65,7 @@ def read_events(project: Project, name: str) -> list[dict]:
 def replay(name: str, events: list[dict]) -> Group | None:
     """Build the group's state from its events; None when the log holds no `created` event."""
     group: Group | None = None
+    by_id: dict[str, Broadcast] = {}
     for ev in events:
         kind = ev.get("ev")
         try:
@@ -77,12 +78,12 @@ def replay(name: str, events: list[dict]) -> Group | None:
             elif kind == "member_removed":
                 group.members = [m for m in group.members if m.handle != ev["handle"]]
             elif kind == "broadcast":
-                group.broadcasts.append(Broadcast(
+                group.broadcasts.append(by_id.setdefault(ev["id"], Broadcast(
                     id=ev["id"], fields=dict(ev.get("fields") or {}), members=[Member.from_json(m) for m in ev.get("members", [])],
                     sender=str(ev.get("sender", "")), ts=str(ev.get("ts", "")), sub=dict(ev.get("sub") or {}), parent=ev.get("parent"),
-                ))
+                )))
             elif kind in ("reply", "dropped", "gathered", "cancelled"):
-                b = group.broadcast(ev["id"])
+                b = by_id.get(ev["id"])
                 if b is None:
                     continue
                 if kind == "reply" and b.in_flight and ev["handle"] not in b.replies:
