@@ -370,3 +370,45 @@ def test_group_help_does_not_import_httpx(rooms):
     code = "import sys, runpy; sys.argv=['rooms','group','--help']\ntry:\n    runpy.run_module('rooms_cli', run_name='__main__')\nexcept SystemExit: pass\nprint('httpx' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=rooms_env(), timeout=60)
     assert proc.stdout.strip().splitlines()[-1] == "False"
+
+
+# -- examples and demo ----------------------------------------------------------------------
+
+EXAMPLES = {
+    "multi_lens_audit.py": "reviewer:",
+    "fastest_answer_race.py": "winner: ",
+    "cross_provider_consensus.py": "oracle-1:",
+    "generate_and_pick.py": "picked: ",
+    "persona_panel.py": "ranked best by the panel: ",
+}
+
+
+@pytest.mark.parametrize("script", sorted(EXAMPLES))
+def test_each_example_pattern_runs_on_the_offline_model(project_dir, script):
+    from conftest import REPO
+
+    from rooms_cli.project import initialize
+
+    initialize(project_dir, example="gamedev")  # the persona panel's engineer and designer
+    proc = subprocess.run([sys.executable, str(REPO / "examples" / "groups" / script)], capture_output=True, text=True,
+                          env=rooms_env({"ROOMS_DIR": str(project_dir)}), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert EXAMPLES[script] in proc.stdout
+
+
+def test_demo_shows_a_group_vote_and_a_race(tmp_path, cli):
+    run = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "groups", "--json")
+    assert run.exit_code == 0, run.stderr
+    texts = [e["text"] for e in run.json()["events"]]
+    assert any("majority:" in t for t in texts) and any(t.startswith("winner ") for t in texts)
+    assert any("dropped:" in t for t in texts)
+
+
+def test_waiting_again_with_another_reducer_re_reduces_the_recorded_replies(project, cli):
+    cli("group", "spawn-mixed", "g", "--profiles", "analyst,wildcard,boss")
+    bcast(cli, "g")
+    first = cli("group", "wait", "g", "--reducer", "join_by_handle", "--json").json()
+    ranked = cli("group", "wait", "g", "--reducer", "rank", "--json").json()
+    assert ranked["broadcast_id"] == first["broadcast_id"] and ranked["by_member"] == first["by_member"]
+    assert ranked["reduced"] == first["reduced"][ranked["metadata"]["winner_handle"]]
+    assert cli("group", "wait", "g", "--json").json()["metadata"]["reducer"] == "join_by_handle"  # the record is unchanged

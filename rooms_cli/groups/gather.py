@@ -69,15 +69,25 @@ async def drain() -> None:
         await asyncio.gather(*list(_background), return_exceptions=True)
 
 
-def stored_result(project: Project, config, name: str, b: Broadcast, reducer: str | None) -> GroupResult:
-    """The result recorded for a closed broadcast (re-reduced when another reducer is asked for)."""
+async def stored_result(project: Project, config, name: str, b: Broadcast, reducer: str | None) -> GroupResult:
+    """The result recorded for a closed broadcast; re-reduced (not recorded) when another reducer is asked for."""
     if b.status == "cancelled":
         raise Conflict(f"broadcast {b.id} of group {name!r} was cancelled; there is no result", code="broadcast_cancelled")
     result = GroupResult.from_json(b.result)
-    if reducer and reducer != result.metadata.get("reducer") and reducer not in reducers.MODEL_REDUCERS:
-        reduction = reducers.apply(reducers.resolve(reducer, config, project.root), reducer, result.by_member, result.order)
-        result.reduced = reduction.value
-        result.metadata = {**result.metadata, "reducer": reducer, **reduction.metadata}
+    if not reducer or reducer == result.metadata.get("reducer"):
+        return result
+    fn = reducers.resolve(reducer, config, project.root)
+    if fn is None:
+        run = _Gathering(project, config, name, b, any_=False, cancel_losers=True, by="rooms")
+        run.load_agents()
+        try:
+            reduction = await run._rank(result.by_member, result.order)
+        finally:
+            await run._close_providers()
+    else:
+        reduction = reducers.apply(fn, reducer, result.by_member, result.order)
+    result.reduced = reduction.value
+    result.metadata = {**result.metadata, "reducer": reducer, **reduction.metadata}
     return result
 
 
@@ -97,14 +107,14 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
     if b is None:
         raise NotFound(f"group {name!r} has had no broadcast yet; send one with rooms group broadcast {name} …")
     if not b.in_flight:
-        return stored_result(project, config, name, b, reducer)
+        return await stored_result(project, config, name, b, reducer)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     lock = try_lock(log.gather_lock_path(project, name))
     while lock is None:  # another process is gathering: follow the log
         current = log.load(project, name).broadcast(b.id)
         if not current.in_flight:
-            return stored_result(project, config, name, current, reducer)
+            return await stored_result(project, config, name, current, reducer)
         if loop.time() >= deadline:
             raise TimedOut(f"another process is gathering broadcast {b.id} of {name!r}; no result within {timeout:g}s")
         await asyncio.sleep(0.1)
@@ -112,7 +122,7 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
     try:
         current = log.load(project, name).broadcast(b.id)
         if not current.in_flight:
-            return stored_result(project, config, name, current, reducer)
+            return await stored_result(project, config, name, current, reducer)
         run = _Gathering(project, config, name, current, any_=any_, cancel_losers=cancel_losers, by=by)
         return await run.run(deadline, reducer_name, fn)
     finally:
@@ -172,6 +182,20 @@ class _Gathering:
             text, status = exc.message, ERROR
         end = loop.time()
         return Outcome(handle, text, status, end - start, end, "group")
+
+    def load_agents(self) -> None:
+        """The agents of the model-backed members (the ones that can rank)."""
+        from rooms_cli.agents import load_agent
+
+        for m in self.b.members:
+            if m.sub_group:
+                continue
+            try:
+                agent = load_agent(self.project, m.profile)
+            except RoomsError:
+                continue
+            if not agent.is_external(self.config.default_model):
+                self.agents[m.handle] = agent
 
     def _start(self, deadline: float) -> None:
         from rooms_cli.agents import load_agent
