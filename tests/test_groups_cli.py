@@ -412,3 +412,33 @@ def test_waiting_again_with_another_reducer_re_reduces_the_recorded_replies(proj
     assert ranked["broadcast_id"] == first["broadcast_id"] and ranked["by_member"] == first["by_member"]
     assert ranked["reduced"] == first["reduced"][ranked["metadata"]["winner_handle"]]
     assert cli("group", "wait", "g", "--json").json()["metadata"]["reducer"] == "join_by_handle"  # the record is unchanged
+
+
+def test_a_second_waiter_follows_the_first_and_returns_the_same_result(project, cli):
+    external(project, "coder")
+    cli("group", "spawn-mixed", "g", "--profiles", "coder,analyst")
+    bcast(cli, "g")
+    first = popen("group", "wait", "g", "--timeout", "60", "--json")
+    time.sleep(0.4)
+    second = popen("group", "wait", "g", "--timeout", "60", "--json")
+    time.sleep(0.4)
+    assert cli("group", "reply", "g", "--as", "coder", "done").exit_code == 0
+    out1, err1 = first.communicate(timeout=60)
+    out2, err2 = second.communicate(timeout=60)
+    assert first.returncode == 0 and second.returncode == 0, (err1, err2)
+    assert json.loads(out1) == json.loads(out2)
+    assert len([e for e in events(project.root, "g") if e["ev"] == "reply" and e["handle"] == "analyst"]) == 1
+
+
+def test_replies_racing_from_many_processes_are_all_recorded_once(project, cli):
+    handles = [f"ext{i}" for i in range(5)]
+    external(project, *handles)
+    cli("group", "spawn-mixed", "g", "--profiles", ",".join(handles))
+    bcast(cli, "g")
+    procs = [popen("group", "reply", "g", "--as", h, f"from {h}") for h in handles + handles[:2]]
+    for proc in procs:
+        proc.communicate(timeout=60)
+        assert proc.returncode == 0
+    evs = events(project.root, "g")
+    assert sorted(e["handle"] for e in evs if e["ev"] == "reply") == sorted(handles)
+    assert sorted(e["handle"] for e in evs if e["ev"] == "dropped") == sorted(handles[:2])  # the second reply of each

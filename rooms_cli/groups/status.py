@@ -8,6 +8,7 @@ timed out on the last gathered broadcast; idle otherwise. The label shows the wo
 
 from __future__ import annotations
 
+from rooms_cli.errors import InvalidInput
 from rooms_cli.groups import log
 from rooms_cli.groups.model import ERROR, TIMEOUT, Group, Member
 from rooms_cli.store.paths import Project
@@ -21,7 +22,7 @@ def _exists(project: Project, m: Member) -> bool:
         return log.exists(project, m.sub_group)
     try:
         return project.path("agents", m.profile + ".md").exists()
-    except Exception:
+    except InvalidInput:
         return False
 
 
