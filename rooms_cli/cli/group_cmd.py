@@ -39,7 +39,7 @@ def _profiles(ctx, profiles: str | None, preset: str | None) -> list[str]:
         raise UsageError("give exactly one of --profiles a,b,c or --preset NAME")
     if preset:
         return preset_profiles(ctx.project, ctx.config, preset)
-    return [p.strip() for p in profiles.split(",") if p.strip()]
+    return [p.strip() for p in (profiles or "").split(",") if p.strip()]
 
 
 def _timeout(value: str | None) -> float | None:

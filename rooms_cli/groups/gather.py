@@ -73,7 +73,7 @@ async def stored_result(project: Project, config, name: str, b: Broadcast, reduc
     """The result recorded for a closed broadcast; re-reduced (not recorded) when another reducer is asked for."""
     if b.status == "cancelled":
         raise Conflict(f"broadcast {b.id} of group {name!r} was cancelled; there is no result", code="broadcast_cancelled")
-    result = GroupResult.from_json(b.result)
+    result = GroupResult.from_json(b.result or {"broadcast_id": b.id})
     if not reducer or reducer == result.metadata.get("reducer"):
         return result
     fn = reducers.resolve(reducer, config, project.root)
@@ -112,7 +112,7 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
     deadline = loop.time() + timeout
     lock = try_lock(log.gather_lock_path(project, name))
     while lock is None:  # another process is gathering: follow the log
-        current = log.load(project, name).broadcast(b.id)
+        current = log.load(project, name).require(b.id)
         if not current.in_flight:
             return await stored_result(project, config, name, current, reducer)
         if loop.time() >= deadline:
@@ -120,7 +120,7 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
         await asyncio.sleep(0.1)
         lock = try_lock(log.gather_lock_path(project, name))
     try:
-        current = log.load(project, name).broadcast(b.id)
+        current = log.load(project, name).require(b.id)
         if not current.in_flight:
             return await stored_result(project, config, name, current, reducer)
         run = _Gathering(project, config, name, current, any_=any_, cancel_losers=cancel_losers, by=by)
@@ -222,7 +222,7 @@ class _Gathering:
             raise Conflict(f"group {self.name!r} was dissolved while gathering", code="broadcast_cancelled") from None
         if size != self._size:
             self._size = size
-            self.b = log.load(self.project, self.name).broadcast(self.b.id)
+            self.b = log.load(self.project, self.name).require(self.b.id)
         return self.b
 
     def _first_ok(self, b: Broadcast) -> str | None:
@@ -377,7 +377,7 @@ class _Gathering:
 
     def _record(self, result: GroupResult, late: list[Outcome]) -> None:
         with log.locked_groups(self.project, self.name):
-            current = log.load(self.project, self.name).broadcast(self.b.id)
+            current = log.load(self.project, self.name).require(self.b.id)
             if current.status == "cancelled":
                 raise Conflict(f"broadcast {self.b.id} of group {self.name!r} was cancelled", code="broadcast_cancelled")
             events = [] if not current.in_flight else [log.event("gathered", id=self.b.id, result=result.to_json())]

@@ -29,7 +29,8 @@ def _exists(project: Project, m: Member) -> bool:
 def member_states(project: Project, group: Group) -> dict[str, str]:
     inflight = group.in_flight
     last = next((b for b in reversed(group.broadcasts) if b.status == "gathered" and b.result), None)
-    last_status = {h: r.get("status") for h, r in (last.result.get("by_member") or {}).items()} if last else {}
+    result = (last.result if last else None) or {}
+    last_status = {h: r.get("status") for h, r in (result.get("by_member") or {}).items()}
     states = {}
     for m in group.members:
         if not _exists(project, m) or last_status.get(m.handle) == TIMEOUT:
