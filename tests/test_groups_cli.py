@@ -442,3 +442,26 @@ def test_replies_racing_from_many_processes_are_all_recorded_once(project, cli):
     evs = events(project.root, "g")
     assert sorted(e["handle"] for e in evs if e["ev"] == "reply") == sorted(handles)
     assert sorted(e["handle"] for e in evs if e["ev"] == "dropped") == sorted(handles[:2])  # the second reply of each
+
+
+def test_killing_repliers_at_random_moments_loses_no_acknowledged_reply(project, cli):
+    import random
+    import signal
+
+    from rooms_cli.store import jsonl
+
+    handles = [f"ext{i}" for i in range(6)]
+    external(project, *handles)
+    cli("group", "spawn-mixed", "g", "--profiles", ",".join(handles))
+    bcast(cli, "g")
+    procs = {h: popen("group", "reply", "g", "--as", h, f"from {h} " + "x" * 2000) for h in handles}
+    chance = random.Random(7)
+    for h in handles[::2]:
+        time.sleep(chance.uniform(0.0, 0.4))
+        procs[h].send_signal(signal.SIGKILL)
+    acknowledged = {h for h, p in procs.items() if p.wait(timeout=60) == 0}
+    scan = jsonl.scan(project.path("groups", "g.jsonl"))
+    assert not scan.bad
+    replied = {e["handle"] for e in scan.records if e["ev"] == "reply"}
+    assert acknowledged <= replied
+    assert cli("group", "status", "g", "--json").exit_code == 0
