@@ -27,8 +27,10 @@ _LABELS = {"broadcast": "to all", "spawn_output": "spawn output", "spawn_error":
 
 def label(message: InboxMessage) -> str:
     """A short tag for how a message came: `to all`, `spawn output`, a group envelope's tag…"""
-    if message.kind in ("group", "group_cancel"):
-        return message.tag or message.kind
+    if message.kind == "group":
+        return message.tag or "group"
+    if message.kind == "group_cancel":
+        return f"{message.tag} · cancel" if message.tag else "group cancel"
     return _LABELS.get(message.kind, "")
 
 

@@ -67,7 +67,7 @@ def wake_agent(project: Project, config, agent: Agent) -> dict | None:
         unread = unread_messages(project, agent.id)
         if not any(wakes(m) for m in unread):
             return None
-        prompt = "\n\n".join(f"Message #{m.n} from {m.sender} ({m.kind}):\n{m.text}" for m in unread)
+        prompt = "\n\n".join(f"#{m.n} from {m.sender}: {m.text}" for m in unread)
         provider, model = provider_for(agent.model_string(config.default_model), config)
         completion = provider.complete(
             [Message("system", _system_prompt(agent)), Message("user", prompt)],
