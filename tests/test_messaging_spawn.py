@@ -182,7 +182,7 @@ def test_wait_times_out_with_exit_4(rooms, cli, runner_project):
 
 
 def test_wait_sleeps_instead_of_busy_looping(rooms, cli, runner_project):
-    cli("spawn", "sleep 3 slow", "--as", "alice")
+    rooms("spawn", "sleep 3 slow", "--as", "alice")  # a separate process: the worker is not our child
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     run = rooms("wait", "--as", "alice", "--timeout", "60")

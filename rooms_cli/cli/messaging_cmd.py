@@ -69,6 +69,8 @@ def send_cmd(
     output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
     for woken in result.woken:
         output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
+    if wake and not result.woken:
+        output.note("note: no recipient is an LLM-backed agent with something to answer; sessions read their inbox themselves")
 
 
 def inbox_cmd(
