@@ -24,7 +24,7 @@ RUNNER = textwrap.dedent(
     if "sleep" in words:
         time.sleep(float(words[words.index("sleep") + 1]))
     if "nest" in words:
-        subprocess.run([sys.executable, "-m", "rooms_cli", "spawn", "sleep 2 grandchild work", "--description", "grandchild"],
+        subprocess.run([sys.executable, "-m", "rooms_cli", "spawn", "sleep 4 grandchild work", "--description", "grandchild"],
                        check=True, stdout=subprocess.DEVNULL)
     if "fail" in words:
         print("half done")
@@ -149,9 +149,9 @@ def test_nested_spawns_and_wait_waits_for_the_whole_tree(rooms, runner_project):
     assert set(records) == {"parent", "grandchild"}
     child = records["grandchild"]
     assert (child.parent, child.depth, records["parent"].depth) == ("parent", 2, 1)
-    # wait returned only after the grandchild (which outlived its parent by ~2 s) finished
+    # wait returned only after the grandchild (which outlives its parent by ~4 s) finished
     assert all(s.status == "done" for s in records.values())
-    assert {s["alias"] for s in run.json()["spawns"]} == {"parent", "grandchild"}
+    assert "grandchild" in {s["alias"] for s in run.json()["spawns"]}  # (the parent may be done before wait starts)
     assert [m["from"] for m in run.json()["messages"]] == ["parent"]
     assert top["id"] == records["parent"].id
     [grand_msg] = inbox_of(runner_project, "parent")  # the grandchild reported to its own spawner
