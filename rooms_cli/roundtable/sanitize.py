@@ -14,7 +14,7 @@ DEFAULT_MAX_CHARS = 120
 _URL_RE = re.compile(r"(?:https?://|ftp://|www\.)\S+", re.IGNORECASE)
 _MD_LINK_RE = re.compile(r"\[([^\]]*)\]\((?:https?://|www\.)[^)]*\)", re.IGNORECASE)
 # a leading label: one to three words (optionally bold/bracketed) then a colon
-_LABEL_RE = re.compile(r"^\s*[\*_\[\(]*([A-Za-z][\w .'-]{0,30}?)[\*_\]\)]*\s*:\s+")
+_LABEL_RE = re.compile(r"^\s*[\*_\[\(]*([A-Za-z][\w .'-]{0,30}?)[\*_\]\)]*\s*:(?:\s+|$)")
 _QUOTES = "\"'“”‘’`"
 
 
