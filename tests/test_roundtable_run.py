@@ -75,10 +75,12 @@ def test_turns_are_printed_as_they_happen_and_into_a_given_room(cli, project):
 def test_each_turn_is_one_call_at_the_formats_temperature_with_voice_topic_turn_and_history(scripted, project):
     provider = scripted(["Boss: We ship Friday.", "Friday is fine if the numbers hold.", "Numbers first.", "Agreed."])
     config = load_config(project)
-    result = run_roundtable_sync(project, config, RoundtableRequest("debate", topic="launch date",
+    # deep-dive: the first participant opens, temperature 0.5; with two agents they alternate
+    result = run_roundtable_sync(project, config, RoundtableRequest("deep-dive", topic="launch date",
                                                                      participants=["boss", "analyst"], turns=4))
     answers = [c for c in provider.calls if c["purpose"] == "answer"]
-    assert len(answers) == 4 and all(c["temperature"] == 0.8 for c in answers)
+    assert len(answers) == 4 and all(c["temperature"] == 0.5 for c in answers)
+    assert [c["agent"] for c in answers] == ["boss", "analyst", "boss", "analyst"]
     assert result.turns[0]["text"] == "We ship Friday."  # "Boss:" prefix removed
     second = answers[1]["messages"]
     assert "Tone: measured" in second[0].content and "turn 2 of 4" in second[0].content
