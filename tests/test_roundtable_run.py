@@ -10,7 +10,12 @@ import pytest
 from rooms_cli.config import load_config
 from rooms_cli.models.base import Completion, Provider
 from rooms_cli.roundtable.lessons import parse_lessons
-from rooms_cli.roundtable.orchestrator import RoundtableRequest, run_roundtable_sync, system_prompt, turn_messages
+from rooms_cli.roundtable.orchestrator import (
+    RoundtableRequest,
+    run_roundtable_sync,
+    system_prompt,
+    turn_messages,
+)
 
 
 class Scripted(Provider):
