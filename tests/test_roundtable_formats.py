@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rooms_cli.config import Config
 from rooms_cli.errors import InvalidData
@@ -79,3 +81,18 @@ def test_unknown_format_lists_the_known_ones(cli, project_dir):
     assert run.exit_code == 1
     err = run.err_json()["error"]
     assert err["code"] == "not_found" and "standup" in err["message"]
+
+
+_values = st.one_of(st.integers(-3, 20), st.floats(-1, 3, allow_nan=False), st.text(max_size=5), st.booleans(), st.none())
+
+
+@given(st.dictionaries(st.sampled_from(["min_agents", "max_agents", "min_turns", "max_turns", "temperature", "opens",
+                                        "purpose", "bogus"]), _values))
+def test_any_override_is_either_a_valid_format_or_a_clear_error(spec):
+    try:
+        fmt = _fmt("debate", spec)
+    except InvalidData as err:
+        assert str(err).startswith(".rooms.yaml: formats.debate")
+    else:
+        assert 2 <= fmt.min_agents <= fmt.max_agents and 1 <= fmt.min_turns <= fmt.max_turns
+        assert 0 <= fmt.temperature <= 2 and fmt.opens in ("leader", "first", "random")

@@ -6,6 +6,8 @@ import json
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rooms_cli.config import load_config
 from rooms_cli.models.base import Completion, Provider
@@ -213,3 +215,11 @@ def test_external_agents_never_take_part(cli, project, project_dir):
     assert sorted(run.json()["participants"]) == ["analyst", "hustler"]
     assert cli("roundtable", "run", "standup").exit_code == 1
     json.loads(cli("roundtable", "formats", "--json").stdout)
+
+
+
+@given(st.text(max_size=300))
+def test_lesson_parsing_never_fails_and_keeps_only_participants(text):
+    found = parse_lessons(text, ["boss", "analyst"], {"boss": "Boss"})
+    assert set(found) <= {"boss", "analyst"}
+    assert all(0 < len(v) <= 3 and all(x.strip() for x in v) for v in found.values())

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rooms_cli.config import Config, load_config
 from rooms_cli.errors import InvalidData
@@ -231,3 +233,16 @@ def test_schedule_command_shows_todays_rolls_and_next_fire(monkeypatch, project,
 
 def test_run_pending_with_nothing_queued_does_nothing(project):
     assert run_pending(project, load_config(project)) == []
+
+
+
+@given(st.lists(st.sampled_from(["*", "*/5", "0", "7", "1-5", "0,30", "59", "24", "x", "5-1", "*/0", "3/2"]),
+                min_size=4, max_size=6))
+def test_any_cron_text_parses_or_is_a_clear_error(fields):
+    try:
+        cron = schedule.Cron.parse(" ".join(fields))
+    except InvalidData as err:
+        assert str(err).startswith(".rooms.yaml: cron")
+    else:
+        assert cron.minutes <= set(range(60)) and cron.hours <= set(range(24)) and cron.weekdays <= set(range(7))
+        assert all(t.tzinfo is not None for t in cron.times_on(date(2026, 11, 22)))

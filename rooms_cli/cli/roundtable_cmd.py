@@ -19,7 +19,7 @@ memory_app = typer.Typer(
     no_args_is_help=True,
 )
 
-TopicOpt = Annotated[str | None, typer.Option("--topic", "-t", help="What to talk about (default: the format's purpose).")]
+TopicOpt = Annotated[str | None, typer.Option("--topic", "-t", help="What to talk about (default: what matters most this week).")]
 ParticipantsOpt = Annotated[
     str | None,
     typer.Option("--participants", "-p", help="Comma-separated agent ids and random:N (default: drawn in the format's range)."),
@@ -90,7 +90,9 @@ def run_cmd(
             output.say(f"{data['format']} · {data['topic']} · {', '.join(data['participants'])} · "
                        f"{data['planned_turns']} turns · room {data['room']}", style="bold")
         elif kind in ("turn", "skip"):
-            if explain and data["weights"]:
+            if explain and "opens" in data:
+                output.say(f"   opens: the format's rule ({data['opens']})", style="dim")
+            elif explain:
                 output.say("   weights: " + "  ".join(f"{a} {w:.2f}" for a, w in data["weights"].items()), style="dim")
             said = data["text"] if kind == "turn" else "(nothing usable twice: turn skipped)"
             output.say(f"{data['turn']:>2} {data['speaker']}: {said}")

@@ -26,6 +26,7 @@ from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
 
 HISTORY_TURNS = 16  # the prompt carries at most this many earlier turns
+DEFAULT_TOPIC = "what matters most this week"
 OnEvent = Callable[[str, dict], None]
 
 
@@ -172,7 +173,7 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
     agents = {p: load_agent(project, p) for p in participants}
     names = {p: agents[p].display_name for p in participants}
     total = speakers.draw_turns(fmt, chance, request.turns)
-    topic = (request.topic or "").strip() or fmt.purpose
+    topic = (request.topic or "").strip() or DEFAULT_TOPIC
     rt_id = roundtable_id or new_id("rt")
     room = request.room or f"roundtable-{fmt.name}-{rt_id[-6:].lower()}"
     create_room(project, room, agents=participants, exist_ok=request.room is not None)
@@ -206,6 +207,8 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                                kind="system", meta={**meta, "turn": n})
                 raise
             turn = {"turn": n, "speaker": pick.speaker, "text": text, "weights": pick.to_json()["weights"]}
+            if n == 1:
+                turn["opens"] = fmt.opens
             if not text:
                 turn["skipped"] = True
                 emit("skip", turn)
