@@ -246,3 +246,12 @@ def test_any_cron_text_parses_or_is_a_clear_error(fields):
     else:
         assert cron.minutes <= set(range(60)) and cron.hours <= set(range(24)) and cron.weekdays <= set(range(7))
         assert all(t.tzinfo is not None for t in cron.times_on(date(2026, 11, 22)))
+
+
+def test_a_dry_run_names_the_participants_the_real_tick_draws(monkeypatch, project, project_dir):
+    write_config(project_dir, [slot(participants=["random:2"])])
+    monkeypatch.setenv("ROOMS_NOW", "2026-11-21T06:05:00Z")
+    config = load_config(project)
+    would = [fire_schedule(project, config, dry_run=True)[0]["detail"] for _ in range(5)]
+    did = fire_schedule(project, config)[0]["detail"]
+    assert len(set(would)) == 1 and did.startswith(would[0] + " → q-")

@@ -15,15 +15,18 @@ MAX_RUNS_PER_TICK = 20  # a runaway queue must not keep one tick busy forever
 
 
 def _request_for(project: Project, config, occ):
-    """The roundtable a slot occurrence asks for, participants drawn now (seeded by slot + day)."""
+    """The roundtable a slot occurrence asks for; `random:N` drawn now, fixed by slot + day (+ ROOMS_SEED),
+    so a dry run names the participants the real tick will draw."""
+    import os
+    import random
+
     from rooms_cli.roundtable.formats import get_format
     from rooms_cli.roundtable.orchestrator import RoundtableRequest, talking_agents
     from rooms_cli.roundtable.speakers import resolve_participants
-    from rooms_cli.store.rand import rng
 
     slot = occ.slot
     fmt = get_format(config, slot.format)
-    chance = rng("schedule", slot.name, occ.key)
+    chance = random.Random("\x1f".join(["schedule", os.environ.get("ROOMS_SEED", ""), slot.name, occ.key]))
     participants = resolve_participants(list(slot.participants), list(talking_agents(project, config)), fmt, chance,
                                         config.get("leader"))
     return RoundtableRequest(fmt.name, topic=slot.topic, participants=participants)
