@@ -138,3 +138,32 @@ def test_queue_command_enqueues_and_lists(cli, project):
     bad = cli("roundtable", "queue", "karaoke")
     assert bad.exit_code == 1 and "no format 'karaoke'" in bad.stderr
     assert len(cli("roundtable", "queue", "--json").json()) == 1
+
+
+def test_ticks_killed_at_random_moments_leave_every_file_parseable_and_fire_nothing_twice(project, project_dir):
+    import random
+
+    import yaml
+
+    slots = [{"name": f"slot{n}", "hour_utc": 6, "format": "watercooler", "participants": ["random:2"]} for n in range(3)]
+    (project_dir / ".rooms.yaml").write_text(yaml.safe_dump({"schedule": slots}))
+    chance = random.Random(11)
+    rooms_dir = project_dir / ".rooms"
+    for _ in range(6):
+        proc = _tick(project_dir, ROOMS_NOW="2026-11-21T06:05:00Z")
+        time.sleep(chance.uniform(0.05, 1.0))
+        proc.kill()
+        proc.wait(timeout=30)
+        for log in rooms_dir.rglob("*.jsonl"):
+            assert jsonl.scan(log).bad == [], log
+        state = rooms_dir / "schedule" / "state.json"
+        if state.exists():
+            json.loads(state.read_text())
+    final = _tick(project_dir, ROOMS_NOW="2026-11-21T06:30:00Z")
+    _out, err = final.communicate(timeout=120)
+    assert final.returncode == 0, err
+    items = queue.list_items(project)
+    assert sorted(i.key for i in items) == ["slot0@2026-11-21", "slot1@2026-11-21", "slot2@2026-11-21"]
+    # done, unless its runner was killed on every one of its attempts
+    assert all(i.status == "done" or "gave up after 3 attempts" in (i.error or "") for i in items)
+    assert any(i.status == "done" for i in items)
