@@ -8,6 +8,7 @@ Every problem is an InvalidData error naming the key path, e.g. `formats.standup
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.store.ids import is_valid_name
@@ -79,7 +80,7 @@ def validate_format(name: object, spec: object, base: Format | None = None) -> F
         missing = [k for k in KEYS if k not in spec and k != "purpose"]
         if missing:
             raise InvalidData(f".rooms.yaml: {where} is a new format and needs {', '.join(missing)}")
-    values = asdict(base) if base else {"name": name, "purpose": ""}
+    values: dict[str, Any] = asdict(base) if base else {"name": name, "purpose": ""}
     values.update(spec)
     for key, minimum in (("min_agents", 2), ("max_agents", 2), ("min_turns", 1), ("max_turns", 1)):
         _int(f"{where}.{key}", values[key], minimum)

@@ -84,12 +84,12 @@ def parse_lessons(text: str, participants: Sequence[str], names: dict[str, str] 
             if match:
                 pairs.append((match.group(1), match.group(2)))
     result: dict[str, list[str]] = {}
-    for agent, lesson in pairs:
-        agent_id = lookup.get(agent.strip().strip("@").lower())
-        lesson = " ".join(lesson.split()).strip(" \"'")
-        if agent_id and lesson and lesson not in result.get(agent_id, []):
-            if len(result.setdefault(agent_id, [])) < MAX_LESSONS_PER_AGENT:
-                result[agent_id].append(lesson)
+    for agent, raw in pairs:
+        who = lookup.get(agent.strip().strip("@").lower())
+        lesson = " ".join(raw.split()).strip(" \"'")
+        if who and lesson and lesson not in result.get(who, []):
+            if len(result.setdefault(who, [])) < MAX_LESSONS_PER_AGENT:
+                result[who].append(lesson)
     return result
 
 

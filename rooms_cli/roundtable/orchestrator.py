@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 from rooms_cli.agents import Agent, list_agents, load_agent
 from rooms_cli.errors import InvalidInput, ProviderError
-from rooms_cli.models.base import Message
+from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
 from rooms_cli.roundtable.formats import Format, get_format
@@ -139,10 +139,9 @@ class _Providers:
 
 
 async def _speak(providers: _Providers, agent: Agent, messages: list[Message], fmt: Format, max_chars: int,
-                 names: list[str]) -> tuple[str, object]:
-    """One model call, sanitized; one re-ask when nothing is left. Returns ('' , completion) to skip."""
+                 names: list[str]) -> tuple[str, Completion]:
+    """One model call, sanitized; one re-ask when nothing is left. Returns ('', completion) to skip."""
     provider, model = providers.get(agent)
-    completion = None
     for attempt in range(2):
         completion = await provider.acomplete(
             messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2),

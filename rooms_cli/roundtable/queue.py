@@ -69,7 +69,7 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
     for rec in records:
-        op, item_id = rec.get("op"), rec.get("id")
+        op, item_id = rec.get("op"), str(rec.get("id", ""))
         if op == "enqueue" and isinstance(rec.get("request"), dict):
             items[item_id] = QueueItem(item_id, RoundtableRequest.from_json(rec["request"]), rec.get("ts", ""),
                                        rec.get("by", "cli"), rec.get("key"))
@@ -112,11 +112,12 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
             for item in items.values():
                 if item.key == key:
                     return item, False
-        rec = {"op": "enqueue", "id": new_id("q"), "ts": now_iso(), "request": request.to_json(), "by": by}
+        item_id = new_id("q")
+        rec: dict = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
         if key is not None:
             rec["key"] = key
         jsonl.append_many(path, [rec], lock=False)
-    return replay([rec])[rec["id"]], True
+    return replay([rec])[item_id], True
 
 
 def _process_start(pid: int) -> str | None:

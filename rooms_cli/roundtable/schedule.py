@@ -164,12 +164,12 @@ def parse_slot(index: int, spec: object, formats: dict) -> Slot:
         if "hour_utc" in spec or "minute" in spec:
             raise _fail(where, "has both cron and hour_utc/minute; use one")
         cron = Cron.parse(spec["cron"], f"{where}.cron")
-        return Slot(name, fmt, tuple(participants), float(probability), topic, cron=cron)
+        return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, cron=cron)
     if "hour_utc" not in spec:
         raise _fail(where, "needs hour_utc (0–23) or cron")
     hour = _whole(spec["hour_utc"], f"{where}.hour_utc", 0, 23)
     minute = _whole(spec.get("minute", 0), f"{where}.minute", 0, 59)
-    return Slot(name, fmt, tuple(participants), float(probability), topic, hour=hour, minute=minute)
+    return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, hour=hour, minute=minute)
 
 
 def load_slots(config) -> list[Slot]:
@@ -223,7 +223,7 @@ def occurrences_on(slot: Slot, day: date) -> list[Occurrence]:
 def due_occurrences(slots: list[Slot], moment: datetime, catch_up: float) -> list[Occurrence]:
     """Occurrences with at ≤ moment ≤ at + catch_up, oldest first."""
     earliest = moment - timedelta(seconds=catch_up)
-    due = []
+    due: list[Occurrence] = []
     day = earliest.date()
     while day <= moment.date():
         for slot in slots:
