@@ -145,7 +145,8 @@ def test_ticks_killed_at_random_moments_leave_every_file_parseable_and_fire_noth
 
     import yaml
 
-    slots = [{"name": f"slot{n}", "hour_utc": 6, "format": "watercooler", "participants": ["random:2"]} for n in range(3)]
+    slots = [{"name": f"slot{n}", "hour_utc": 6, "format": "watercooler", "participants": ["random:2"],
+              "pace": 0} for n in range(3)]
     (project_dir / ".rooms.yaml").write_text(yaml.safe_dump({"schedule": slots}))
     chance = random.Random(11)
     rooms_dir = project_dir / ".rooms"

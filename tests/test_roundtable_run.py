@@ -223,3 +223,26 @@ def test_lesson_parsing_never_fails_and_keeps_only_participants(text):
     found = parse_lessons(text, ["boss", "analyst"], {"boss": "Boss"})
     assert set(found) <= {"boss", "analyst"}
     assert all(0 < len(v) <= 3 and all(x.strip() for x in v) for v in found.values())
+
+
+class Failing(Scripted):
+    async def _acomplete(self, messages, **kwargs):
+        if len([c for c in self.calls if c["purpose"] == "answer"]) >= 1:
+            from rooms_cli.errors import ProviderError
+
+            raise ProviderError("provider 'scripted' answered 500 three times")
+        return await super()._acomplete(messages, **kwargs)
+
+
+def test_a_provider_failure_is_recorded_and_leaves_the_transcript_consistent(monkeypatch, project, cli):
+    provider = Failing(["first turn"])
+    monkeypatch.setattr("rooms_cli.models.provider_for", lambda model_string, config: (provider, "m"))
+    run = cli("roundtable", "run", "deep-dive", "--participants", "boss,analyst", "--turns", "3", "--json")
+    assert run.exit_code == 1 and "answered 500" in run.err_json()["error"]["message"]
+    from rooms_cli.chat.rooms import list_room_states
+    from rooms_cli.chat.transcript import read_transcript
+
+    room = next(r.id for r in list_room_states(project) if r.id.startswith("roundtable-"))
+    records = read_transcript(project, room)
+    assert [m.kind for m in records] == ["roundtable", "message", "system", "roundtable"]
+    assert records[2].text.startswith("turn 2: analyst's model failed") and records[-1].meta["status"] == "failed"

@@ -28,7 +28,8 @@ def write_config(project_dir: Path, slots: list[dict], **extra) -> None:
 
 
 def slot(name="standup", **kw) -> dict:
-    base = {"name": name, "hour_utc": 6, "format": "debate", "participants": ["analyst", "hustler"], "probability": 1.0}
+    base = {"name": name, "hour_utc": 6, "format": "debate", "participants": ["analyst", "hustler"], "probability": 1.0,
+            "pace": 0}
     return {**base, **kw}
 
 
@@ -136,7 +137,7 @@ def test_times_are_utc_whatever_the_offset_or_local_zone(monkeypatch, project, p
 
 def test_a_cron_slot_fires_at_each_matching_time(monkeypatch, project, project_dir):
     write_config(project_dir, [{"name": "twice", "cron": "0,30 9 * * 1-5", "format": "watercooler",
-                                "participants": ["random:2"], "probability": 1}])
+                                "participants": ["random:2"], "probability": 1, "pace": 0}])
     assert len(fired(fire_at(monkeypatch, project, "2026-11-20T09:00:00Z"))) == 1  # Friday
     assert len(fired(fire_at(monkeypatch, project, "2026-11-20T09:31:00Z"))) == 1
     assert fire_at(monkeypatch, project, "2026-11-20T09:45:00Z") == []
@@ -168,6 +169,7 @@ def test_cron_parsing():
         ({"name": "x", "format": "debate"}, r"needs hour_utc \(0–23\) or cron"),
         (slot(participants="boss"), r"participants must be a list"),
         (slot(name="Bad Name"), r"schedule\[0\].name must be a name"),
+        (slot(pace=-1), r"pace must be a number of seconds ≥ 0, found -1"),
     ],
 )
 def test_bad_slots_are_clear_errors_naming_the_key(spec, message):
@@ -181,6 +183,7 @@ def test_the_shipped_24_slot_day_is_valid():
     assert len(slots) == 24
     assert {s.hour if s.cron is None else min(s.cron.hours) for s in slots} == set(range(24))
     standup = next(s for s in slots if s.name == "morning-standup")
+    assert standup.pace == 3.0  # scheduled roundtables keep the source's human-like gaps
     assert standup.probability == 1.0 and all(0.4 <= s.probability <= 1 for s in slots)
     assert "rooms tick" in (REPO / "examples" / "schedule" / "crontab").read_text()
 
@@ -255,3 +258,11 @@ def test_a_dry_run_names_the_participants_the_real_tick_draws(monkeypatch, proje
     would = [fire_schedule(project, config, dry_run=True)[0]["detail"] for _ in range(5)]
     did = fire_schedule(project, config)[0]["detail"]
     assert len(set(would)) == 1 and did.startswith(would[0] + " → q-")
+
+
+def test_scheduled_roundtables_keep_human_like_gaps_unless_the_slot_says_otherwise(monkeypatch, project, project_dir):
+    plain = slot("plain")
+    del plain["pace"]
+    write_config(project_dir, [plain, slot("quick", pace=0.5)])
+    fire_at(monkeypatch, project, "2026-11-21T06:05:00Z")
+    assert {i.key.split("@")[0]: i.request.pace for i in queue.list_items(project)} == {"plain": 3.0, "quick": 0.5}

@@ -1,7 +1,7 @@
 """The daily schedule (`.rooms.yaml` → `schedule:`) and what `rooms tick` already fired.
 
 A slot: {name, hour_utc, minute (0), format, participants: [ids, "random:N"], probability (1.0), topic?}
-or `cron: "M H dom mon dow"` instead of hour_utc/minute. Times are UTC: no daylight saving, ever.
+or `cron: "M H dom mon dow"` instead of hour_utc/minute; `pace` (seconds, default 3: gaps of 3–8 s). Times are UTC: no daylight saving, ever.
 
 A slot occurrence at time T is due while T ≤ now ≤ T + catch_up (default 1h). Its probability is
 rolled once — `stable_random("schedule", name, day)`, so the same slot on the same date always rolls
@@ -24,7 +24,8 @@ from rooms_cli.store.rand import stable_random
 
 DEFAULT_CATCH_UP = 3600.0
 KEEP_DAYS = 8  # state older than this is pruned
-SLOT_KEYS = ("name", "hour_utc", "minute", "cron", "format", "participants", "probability", "topic")
+SLOT_KEYS = ("name", "hour_utc", "minute", "cron", "format", "participants", "probability", "topic", "pace")
+DEFAULT_PACE = 3.0  # scheduled roundtables keep the source's human-like 3–8 s gaps; the command line defaults to 0
 
 
 def _fail(where: str, message: str) -> InvalidData:
@@ -113,6 +114,7 @@ class Slot:
     participants: tuple[str, ...] = ()
     probability: float = 1.0
     topic: str | None = None
+    pace: float = DEFAULT_PACE
     hour: int | None = None
     minute: int = 0
     cron: Cron | None = None
@@ -160,16 +162,20 @@ def parse_slot(index: int, spec: object, formats: dict) -> Slot:
     topic = spec.get("topic")
     if topic is not None and not isinstance(topic, str):
         raise _fail(f"{where}.topic", "must be text")
+    pace = spec.get("pace", DEFAULT_PACE)
+    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or pace < 0:
+        raise _fail(f"{where}.pace", f"must be a number of seconds ≥ 0, found {pace!r}")
     if "cron" in spec:
         if "hour_utc" in spec or "minute" in spec:
             raise _fail(where, "has both cron and hour_utc/minute; use one")
         cron = Cron.parse(spec["cron"], f"{where}.cron")
-        return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, cron=cron)
+        return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, float(pace), cron=cron)
     if "hour_utc" not in spec:
         raise _fail(where, "needs hour_utc (0–23) or cron")
     hour = _whole(spec["hour_utc"], f"{where}.hour_utc", 0, 23)
     minute = _whole(spec.get("minute", 0), f"{where}.minute", 0, 59)
-    return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, hour=hour, minute=minute)
+    return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, float(pace), hour=hour,
+                minute=minute)
 
 
 def load_slots(config) -> list[Slot]:

@@ -29,7 +29,7 @@ def _request_for(project: Project, config, occ):
     chance = random.Random("\x1f".join(["schedule", os.environ.get("ROOMS_SEED", ""), slot.name, occ.key]))
     participants = resolve_participants(list(slot.participants), list(talking_agents(project, config)), fmt, chance,
                                         config.get("leader"))
-    return RoundtableRequest(fmt.name, topic=slot.topic, participants=participants)
+    return RoundtableRequest(fmt.name, topic=slot.topic, participants=participants, pace=slot.pace)
 
 
 def fire_schedule(project: Project, config, dry_run: bool = False) -> list[dict]:
