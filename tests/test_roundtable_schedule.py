@@ -19,6 +19,7 @@ from rooms_cli.errors import InvalidData
 from rooms_cli.roundtable import queue, schedule
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.roundtable.tick import fire_schedule, run_pending
+from rooms_cli.store import clock
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -144,6 +145,13 @@ def test_a_cron_slot_fires_at_each_matching_time(monkeypatch, project, project_d
     assert fire_at(monkeypatch, project, "2026-11-21T09:05:00Z") == []  # Saturday
     keys = [i.key for i in queue.list_items(project)]
     assert keys == ["twice@2026-11-20T09:00", "twice@2026-11-20T09:30"]
+    # a tick that finds both times of a day due fires once, for the latest
+    (project_dir / ".rooms" / "schedule" / "state.json").unlink()
+    assert [a["detail"].split(" ")[2] for a in fired(fire_at(monkeypatch, project, "2026-11-23T09:40:00Z"))] == \
+        ["2026-11-23T09:30):"]
+    monkeypatch.setenv("ROOMS_NOW", "2026-11-23T09:45:00Z")
+    assert [t["status"] for t in schedule.today_status(project, load_config(project), clock.now())[0]["today"]] \
+        == ["superseded", "won"]
     assert all(len(i.request.participants) == 2 for i in queue.list_items(project))
 
 

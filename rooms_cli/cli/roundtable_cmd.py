@@ -158,7 +158,12 @@ def schedule_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
         output.say("No schedule: add slots under schedule: in .rooms.yaml (see examples/schedule/).")
         return
     for row in rows:
-        today = ", ".join(f"{t['at'][11:16]} {t['status']}" for t in row["today"]) or "not today"
+        if len(row["today"]) > 3:  # a busy cron slot: counts, not every time
+            from collections import Counter
+
+            today = ", ".join(f"{n} {st}" for st, n in Counter(t["status"] for t in row["today"]).items())
+        else:
+            today = ", ".join(f"{t['at'][11:16]} {t['status']}" for t in row["today"]) or "not today"
         output.say(f"{row['name']:<22} {row['when']:<18} {row['format']:<14} p={row['probability']:<4g} "
                    f"today: {today:<18} next: {row['next'] or 'never'}")
 

@@ -8,7 +8,9 @@ rolled once — `stable_random("schedule", name, day)`, so the same slot on the 
 the same number — and it is enqueued if the roll is below the probability. What fired is recorded in
 `.rooms/schedule/state.json`, read and written under its lock, so repeated or concurrent ticks fire an
 occurrence once. The key of an occurrence is its date (`2026-11-21`), or date and time for a cron
-slot that matches several times that day (`2026-11-21T06:30`).
+slot that matches several times that day (`2026-11-21T06:30`). When several occurrences of one slot are
+due at once (a busy cron slot, a long catch_up), only the latest is rolled; the others are recorded as
+superseded.
 """
 
 from __future__ import annotations
@@ -303,7 +305,8 @@ def today_status(project: Project, config, moment: datetime) -> list[dict]:
         for occ in occurrences_on(slot, moment.date()):
             entry = state.get(occ)
             if entry is not None:
-                status = "error" if entry.get("error") else "won" if entry.get("won") else "lost"
+                status = ("superseded" if entry.get("superseded_by") else "error" if entry.get("error")
+                          else "won" if entry.get("won") else "lost")
             elif occ.at > moment:
                 status = "upcoming"
             elif (moment - occ.at).total_seconds() <= catch:

@@ -55,8 +55,13 @@ def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
     from rooms_cli.roundtable import queue, schedule
 
     actions = []
-    for occ in schedule.due_occurrences(slots, now(), catch):
-        if state.has(occ):
+    due = [occ for occ in schedule.due_occurrences(slots, now(), catch) if not state.has(occ)]
+    latest = {occ.slot.name: occ for occ in due}  # due is oldest first
+    for occ in due:
+        if latest[occ.slot.name] is not occ:
+            # a backlog of one slot (a busy cron, a long catch_up) fires once, at its latest time
+            if not dry_run:
+                state.record(occ, {"at": iso(occ.at), "superseded_by": latest[occ.slot.name].key})
             continue
         slot, roll = occ.slot, occ.roll
         where = f"{slot.name} ({slot.format}, {occ.key}): rolled {roll:.3f} vs p {slot.probability:g}"
