@@ -246,3 +246,13 @@ def test_a_provider_failure_is_recorded_and_leaves_the_transcript_consistent(mon
     records = read_transcript(project, room)
     assert [m.kind for m in records] == ["roundtable", "message", "system", "roundtable"]
     assert records[2].text.startswith("turn 2: analyst's model failed") and records[-1].meta["status"] == "failed"
+
+
+def test_demo_shows_a_standup_and_a_debate(cli, tmp_path):
+    run = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "roundtable", "--json")
+    assert run.exit_code == 0, run.stderr
+    events = run.json()["events"]
+    commands = [e["text"] for e in events if e["kind"] == "cmd"]
+    assert commands[0].startswith("rooms roundtable run standup") and commands[1].startswith("rooms roundtable run debate")
+    assert sum(e["kind"] == "line" for e in events) >= 12
+    assert (tmp_path / "demo" / ".rooms" / "memories" / "analyst.jsonl").exists()
