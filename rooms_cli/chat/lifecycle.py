@@ -42,7 +42,8 @@ def save(project, room: str) -> dict:
 def load_saved(project, room: str) -> SavedTranscript | None:
     path = saved_path(project, room)
     try:
-        text = path.read_text("utf-8")
+        # bytes, not read_text: newline translation would turn a message's "\r" into "\n"
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:
