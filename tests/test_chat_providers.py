@@ -17,7 +17,12 @@ from rooms_cli.chat.coordinator import FLAVOR_LINES, floor
 
 
 @pytest.fixture
-def server():
+def server(monkeypatch):
+    # socketserver listens with a backlog of 5: with 8 simultaneous connects the kernel drops SYNs
+    # and the client retransmits a second later, which would measure TCP, not the coordinator
+    from http.server import ThreadingHTTPServer
+
+    monkeypatch.setattr(ThreadingHTTPServer, "request_queue_size", 64)
     with FakeServer() as srv:
         yield srv
 
