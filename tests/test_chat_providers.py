@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -177,13 +178,16 @@ def test_busy_floor_no_wait_exits_3_and_waiting_shows_a_note(project_dir, projec
         busy = rooms("chat", "--room", "sync", "--no-wait", "hello")
         assert busy.exit_code == 3 and "busy" in busy.stderr
         waiting = _chat_process(["--room", "sync", "--as", "bob", "deploy latency?"], project_dir)
+        seen: list[str] = []
+        reader = threading.Thread(target=lambda: seen.extend(waiting.stderr), daemon=True)
+        reader.start()
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not records(project):
-            time.sleep(0.2)
-            if waiting.poll() is not None:
-                break
+        while time.monotonic() < deadline and not any("waiting for the other turn" in line for line in seen):
+            time.sleep(0.05)
+        assert any("waiting for the other turn" in line for line in seen), "a visible note on stderr"
         assert waiting.poll() is None, "it waits for the floor"
         assert records(project) == [], "nothing is posted while another turn holds the floor"
-    out, err = waiting.communicate(timeout=60)
-    assert waiting.returncode == 0 and "waiting for the other turn" in err
+    waiting.wait(timeout=60)
+    reader.join(timeout=10)
+    assert waiting.returncode == 0, "".join(seen)
     assert records(project)[0].speaker == "bob"

@@ -9,11 +9,11 @@ from rooms_cli.chat import sessions
 from rooms_cli.chat.activation import activate
 from rooms_cli.chat.addressing import parse
 from rooms_cli.chat.context import build_prompt, read_snapshot
-from rooms_cli.chat.coordinator import FLAVOR_LINES, PASS_LINES, explain
+from rooms_cli.chat.coordinator import FLAVOR_LINES, PASS_LINES, append_records, explain
 from rooms_cli.chat.handoff import latest_deliberation
 from rooms_cli.chat.membership import invite, kick, set_muted
 from rooms_cli.chat.rooms import budget_for, create_room, update_room
-from rooms_cli.chat.transcript import append_message
+from rooms_cli.chat.transcript import make_message
 from rooms_cli.config import load_config
 from rooms_cli.errors import Conflict
 
@@ -255,8 +255,9 @@ def test_prompt_does_not_grow_with_the_transcript(project):
     agents = {a: load_agent(project, a) for a in DEV}
     sizes = []
     for total in (60, 600):
-        while len(records(project)) < total:
-            append_message(project, "sync", "bob", "a fairly ordinary line about the deploy " * 3)
+        have = len(records(project))
+        lines = [make_message("sync", "bob", "a fairly ordinary line about the deploy " * 3) for _ in range(total - have)]
+        append_records(project, "sync", lines)
         snapshot = read_snapshot(project, "sync", load_config(project))
         prompt = build_prompt(project, state(project), agents["ops"], agents, snapshot, snapshot[-1])
         sizes.append(sum(len(m.content) for m in prompt))

@@ -15,6 +15,7 @@ import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
@@ -51,12 +52,12 @@ Event = Callable[[str, dict], None]
 class Outcome:
     """What one prompted agent produced, before it is written."""
 
-    agent: object
+    agent: Any  # rooms_cli.agents.Agent
     trigger: Message
     mode: str
     kind: str  # message | pass | flavor | failed | external
     text: str = ""
-    completion: object = None
+    completion: Any = None  # rooms_cli.models.Completion
 
 
 def append_records(project, room: str, messages: list[Message]) -> None:
@@ -383,10 +384,10 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
     addressing = parse(text, state.roster, agent_ids(project), from_person=True)
     result.mode = addressing.mode
     result.notes.extend(_mention_notes(addressing))
-    meta = {"mode": addressing.mode}
+    meta: dict[str, Any] = {"mode": addressing.mode}
     if addressing.targets:
         meta["mentions"] = addressing.targets
-    result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
+    message = result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
     act: Activation = activate(state, agents, addressing, text)
     result.eligible = act.eligible
     turn = Turn(project, config, state, agents, result, on_event)
@@ -396,9 +397,9 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
     async def go() -> None:
         try:
             if addressing.mode == "jam":
-                await turn.jam(act.eligible, result.message)
+                await turn.jam(act.eligible, message)
             else:
-                await turn.series(act.eligible, result.message, addressing.mode)
+                await turn.series(act.eligible, message, addressing.mode)
             await turn.cascades()
         finally:
             await turn.close()

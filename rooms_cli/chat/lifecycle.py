@@ -12,7 +12,16 @@ transcript is kept beside it as `transcript.<time>.jsonl`.
 
 from __future__ import annotations
 
-from rooms_cli.chat.rooms import RoomState, budget_for, create_room, load_room, room_exists, save_room, transcript_path, update_room
+from rooms_cli.chat.rooms import (
+    RoomState,
+    budget_for,
+    create_room,
+    load_room,
+    room_exists,
+    save_room,
+    transcript_path,
+    update_room,
+)
 from rooms_cli.chat.saved import SavedTranscript, decode, encode
 from rooms_cli.chat.transcript import append_message, read_transcript
 from rooms_cli.errors import InvalidData, InvalidInput

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from typing import Any
 
 from rooms_cli.errors import UsageError
 
@@ -39,7 +40,7 @@ class SlashResult:
     data: dict = field(default_factory=dict)
     room: str | None = None  # the room to continue in (after /join)
     leave: bool = False
-    turn: object = None  # a TurnResult when the command ran agents (/continue)
+    turn: Any = None  # a TurnResult when the command ran agents (/continue)
 
     def to_json(self) -> dict:
         data = {"command": self.command, "result": self.data}
@@ -78,9 +79,7 @@ def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: 
 
     name, args = parse(line)
     result = SlashResult(command=name, room=room)
-    agent = args[0] if name in NEEDS_AGENT else None
-    if agent is not None:
-        agent = _agent_id(project, agent, resolve_mention)
+    agent = _agent_id(project, args[0], resolve_mention) if name in NEEDS_AGENT else ""
     if name in ("leave", "quit"):
         result.leave = True
     elif name == "help":
