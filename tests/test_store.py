@@ -10,9 +10,9 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
+from conftest import rooms_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,8 +23,6 @@ from rooms_cli.store.ids import NAME_RE, new_id, resolve_prefix, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import find_project, init_project, open_project
 from rooms_cli.store.rand import rng, stable_random
-
-from conftest import rooms_env
 
 # ---------------------------------------------------------------- ids
 
