@@ -265,8 +265,8 @@ def test_human_output_shows_every_kind_without_crashing(project_dir, rooms):
     assert shown.exit_code == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert "09:00:00 #default alice: hello" in lines
-    assert "09:00:00 #default alice passes" in lines
-    assert "09:00:00 #default alice *taps the table*" in lines
-    assert any("budget exhausted" in x for x in lines)
+    assert "09:00:00 #default * alice passes *" in lines
+    assert "09:00:00 #default * alice *taps the table* *" in lines
+    assert "09:00:00 #default ⏸ out of turns" in lines
     assert any("chat.telepathy" in x for x in lines)
     assert "\x1b[" not in shown.stdout  # plain when piped

@@ -4,8 +4,10 @@ A log (JSONL) is read from the byte offset just after the last whole line alread
 without its newline yet is held back and read again, complete, next time. The file is read again
 from the start when it was replaced (new inode: rehydrate, compaction via os.replace), truncated
 (smaller than the offset), or rewritten in place (the bytes just before the offset changed). On such
-a re-read a record already emitted is recognised by its `id` (else by its content and how many
-identical records came before it) and skipped, so nothing is printed twice and nothing is lost.
+a re-read a record already emitted is recognised and skipped, so nothing is printed twice and nothing
+is lost: by its `id` in logs whose records each have one (transcripts, inboxes), else by its content
+and how many identical records came before it (board and group events; a group's broadcast id is
+shared by its replies). A renamed group's new log inherits what was seen in the old one.
 
 A snapshot (a spawn's JSON record, replaced whole) is read again when its inode, size or mtime
 changes, and the two versions are compared to make events.
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import parse_time
+from rooms_cli.store.ids import is_valid_name
 from rooms_cli.store.paths import Project
 from rooms_cli.watch import events as ev
 from rooms_cli.watch.sources import Discovery, Selection, Source
@@ -35,8 +38,9 @@ ANCHOR = 64  # bytes before the offset that must be unchanged for an append-only
 class LogFile:
     """One append-only JSONL file, followed by byte offset."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, id_field: str | None = "id"):
         self.path = Path(path)
+        self.id_field = id_field  # a field unique to each record, when the log has one
         self.identity: tuple[int, int] | None = None
         self.offset = 0
         self.anchor = b""
@@ -90,7 +94,7 @@ class LogFile:
         return handle.read(len(self.anchor)) == self.anchor
 
     def _first_time(self, record: dict) -> bool:
-        rid = record.get("id")
+        rid = record.get(self.id_field) if self.id_field else None
         if isinstance(rid, str) and rid:
             if rid in self.seen_ids:
                 return False
@@ -145,6 +149,7 @@ class Follower:
         self.project = project
         self.discovery = Discovery(project, selection)
         self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
+        self.maker = ev.EventMaker()
 
     def __len__(self) -> int:
         return len(self.files)
@@ -176,19 +181,38 @@ class Follower:
     def _discover(self) -> list[tuple[Source, LogFile | SnapshotFile]]:
         for source in self.discovery.sources():
             if source.key not in self.files:
-                state = SnapshotFile(source.path) if source.snapshot else LogFile(source.path)
+                state = SnapshotFile(source.path) if source.snapshot else LogFile(source.path, source.id_field)
                 self.files[source.key] = (source, state)
         return list(self.files.values())
 
-    @staticmethod
-    def _read(source: Source, state: LogFile | SnapshotFile) -> list[dict]:
+    def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict]:
+        if isinstance(state, LogFile) and state.identity is None and source.family == "group":
+            self._continue_renamed(source, state)
         if isinstance(state, SnapshotFile):
             change = state.read_changed()
-            return ev.from_snapshot(source, *change) if change else []
+            return self.maker.from_snapshot(source, *change) if change else []
         out = []
         for record in state.read_new():
-            out += ev.from_record(source, record)
+            if self._shown_elsewhere(source, record):
+                continue
+            out += self.maker.from_record(source, record)
         return out
+
+    def _shown_elsewhere(self, source: Source, record: dict) -> bool:
+        """Under --all, a group envelope in a member's inbox repeats the group's own events."""
+        tag = record.get("tag")
+        return self.discovery.selection.all and source.family == "inbox" and isinstance(tag, str) and tag.startswith("group:")
+
+
+    def _continue_renamed(self, source: Source, state: LogFile) -> None:
+        """A renamed group's new log repeats the old log's events: what was printed from the old
+        one counts as seen in the new one."""
+        for record in jsonl.scan(source.path).records:
+            old = record.get("from")
+            if record.get("ev") == "renamed" and record.get("to") == source.name and is_valid_name(old):
+                known = self.files.get(str(source.path.with_name(f"{old}.jsonl")))
+                if known and isinstance(known[1], LogFile):
+                    state.seen_content |= known[1].seen_content
 
 
 def _ts(event: dict) -> str:

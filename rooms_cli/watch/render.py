@@ -59,50 +59,69 @@ def _chat(what: str, event: dict) -> Parts:
     text = str(event.get("text", ""))
     if what == "message":
         return [(speaker, speaker_style(speaker)), (": ", ""), (text, "")]
-    if what == "pass":
-        return [(f"{speaker} passes" + (f" ({_one_line(text, 80)})" if text and text != "/pass" else ""), "italic dim")]
-    if what == "flavor":
-        return [(f"{speaker} ", "italic " + speaker_style(speaker).replace("bold ", "")), (text, "italic")]
+    if what in ("pass", "flavor"):  # as chat shows them: `* architect leans back and listens *`
+        colour = speaker_style(speaker).replace("bold ", "italic ")
+        said = text if text and text != "/pass" else ("passes" if what == "pass" else "")
+        return [("* ", "italic dim"), (speaker, colour), (f" {_one_line(said)} *" if said else " *", "italic dim")]
     if what == "budget_exhausted":
-        return [("⏸ budget exhausted", "bold yellow"), (f" {_one_line(text)}" if text else "", "yellow")]
+        return [("⏸ " + (_one_line(text) or "budget exhausted"), "bold yellow")]
+    if what in ("join", "kick", "mute", "unmute", "continue"):
+        return [(f"· {speaker} {_one_line(text)}", "dim")]
     if what in QUIET_CHAT:
-        label = what.replace("_", " ")
-        return [(f"· {label}", "dim"), (f" {speaker}" if speaker else "", "dim"), (f": {_one_line(text)}" if text else "", "dim")]
+        return [(f"· {what.replace('_', ' ')}", "dim"), (f" {speaker}" if speaker else "", "dim"),
+                (f": {_one_line(text)}" if text else "", "dim")]
     return _generic(what, event)
 
 
 def _task(what: str, event: dict) -> Parts:
-    task = event.get("task") or event.get("task_id") or ""
-    title = event.get("title")
-    who = event.get("agent") or event.get("by") or event.get("plate") or ""
-    parts: Parts = [("▸ ", "bold blue"), (f"{task} ", "blue"), (what.replace("_", " "), "bold")]
-    if title:
-        parts.append((f" “{_one_line(title, 60)}”", ""))
-    if who:
-        parts.append((f" by {who}", ""))
-    details = [f"{k}: {_one_line(event[k], 100)}" for k in ("summary", "next", "lease_until", "to", "reason") if event.get(k)]
+    label = str(event.get("status") or what) if what == "status" else what.replace("_", " ")
+    parts: Parts = [("▸ ", "bold blue"), (str(event.get("task", ""))[:12] + " ", "blue"),
+                    (label, "bold green" if what == "done" else "bold")]
+    if event.get("title"):
+        parts.append((f" “{_one_line(event['title'], 60)}”", ""))
+    who = event.get("agent") or event.get("by")
+    if what == "assigned":
+        parts.append((f" {event.get('from', '?')} → {event.get('to', '?')}" + (" (pending)" if event.get("pending") else ""), ""))
+    elif who:
+        parts.append((" held by " if what == "lease_expired" else " by ", "dim"))
+        parts.append((str(who), speaker_style(str(who))))
+    details = []
+    if event.get("lease_until"):
+        details.append(f"lease until {_clock(event['lease_until'])}")
+    if event.get("summary"):
+        details.append(_one_line(event["summary"], 120))
+    if event.get("next"):
+        details.append(f"next: {_one_line(event['next'], 80)}")
+    if what == "created" and event.get("lane"):
+        details.append(f"lane {event['lane']}")
     if details:
         parts.append((" — " + " · ".join(details), "dim"))
-    if what not in _KNOWN_TASK and "record" in event:
+    if "record" in event:
         parts.append((" " + summarize(event["record"]), "dim"))
     return parts
 
 
-_KNOWN_TASK = {"created", "claimed", "renewed", "released", "lease_expired", "done", "status", "assigned",
-               "updated", "archived", "accepted", "rejected", "blocked", "failed", "cancelled", "proposed"}
-
-
 def _group(what: str, event: dict) -> Parts:
-    who = event.get("handle") or event.get("by") or ""
     parts: Parts = [(what.replace("_", " "), "bold magenta")]
     if event.get("broadcast"):
-        parts.append((f" {event['broadcast']}", "dim"))
+        parts.append((f" {str(event['broadcast'])[:12]}", "dim"))
+    who = event.get("handle") or event.get("sender") or event.get("by")
     if who:
-        parts.append((f" {who}", speaker_style(str(who))))
-    text = event.get("text") or event.get("objective") or event.get("summary")
+        parts.append((" ", ""))
+        parts.append((str(who), speaker_style(str(who))))
+    if what == "broadcast" and event.get("members"):
+        parts.append((" → " + ", ".join(map(str, event["members"])), "dim"))
+    if what == "result":
+        winner = f", winner {event['winner_handle']}" if event.get("winner_handle") else ""
+        parts.append((f" {event.get('reducer', '')} {event.get('replied', '?')}/{event.get('members', '?')} replied{winner}", "dim"))
+    if what == "renamed":
+        parts.append((f" {event.get('from', '?')} → {event.get('to', '?')}", ""))
+    if what == "reply" and event.get("status") not in (None, "ok"):
+        parts.append((f" [{event['status']}]", "red"))
+    text = event.get("text") or event.get("objective") or event.get("reduced") or event.get("reason")
     if text:
         parts.append((": " + _one_line(text), ""))
-    elif "record" in event:
+    if "record" in event:
         parts.append((" " + summarize(event["record"]), "dim"))
     return parts
 
@@ -116,18 +135,19 @@ def _inbox(what: str, event: dict) -> Parts:
 
 
 def _spawn(what: str, event: dict) -> Parts:
-    alias = str(event.get("alias") or event.get("spawn") or "")
+    alias = str(event.get("agent") or event.get("spawn") or "")
     parts: Parts = [("⚙ ", "bold"), (alias, speaker_style(alias)), (f" {what}", "bold")]
     if event.get("parent"):
-        parts.append((f" (by {event['parent']})", "dim"))
+        parts.append((f" (spawned by {event['parent']})", "dim"))
     if what == "start" and event.get("description"):
         parts.append((": " + _one_line(event["description"], 80), ""))
     if what in ("finish", "status"):
-        status = event.get("status", "")
+        status = str(event.get("status", ""))
         code = event.get("exit_code")
-        parts.append((f" {status}" + (f" (exit {code})" if code not in (None, 0) else ""), "red" if status in ("failed", "lost", "error") else "green"))
+        parts.append((f" {status}" + (f" (exit {code})" if code not in (None, 0) else ""),
+                      "red" if status in ("failed", "lost", "error") else "green"))
         if event.get("output") or event.get("error"):
-            parts.append((": " + _one_line(event.get("output") or event.get("error"), 120), "dim"))
+            parts.append((": " + _one_line(event.get("error") or event.get("output"), 120), "dim"))
     return parts
 
 

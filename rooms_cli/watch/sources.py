@@ -36,6 +36,11 @@ class Source:
     snapshot: bool = False  # a JSON document replaced whole (spawn records), not an append-only log
 
     @property
+    def id_field(self) -> str | None:
+        """The field unique to each record of this log (group and board events share or lack ids)."""
+        return "id" if self.family in ("chat", "inbox") else None
+
+    @property
     def key(self) -> str:
         return str(self.path)
 
