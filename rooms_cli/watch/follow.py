@@ -1,0 +1,243 @@
+"""The follower: per-file byte offsets, whole lines only, replaced and truncated files re-read safely.
+
+A log (JSONL) is read from the byte offset just after the last whole line already read; a line
+without its newline yet is held back and read again, complete, next time. The file is read again
+from the start when it was replaced (new inode: rehydrate, compaction via os.replace), truncated
+(smaller than the offset), or rewritten in place (the bytes just before the offset changed). On such
+a re-read a record already emitted is recognised and skipped, so nothing is printed twice and nothing
+is lost: by its `id` in logs whose records each have one (transcripts, inboxes), else by its content
+and how many identical records came before it (board and group events; a group's broadcast id is
+shared by its replies). A renamed group's new log inherits what was seen in the old one.
+
+A snapshot (a spawn's JSON record, replaced whole) is read again when its inode, size or mtime
+changes, and the two versions are compared to make events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import os
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from rooms_cli.store import jsonl
+from rooms_cli.store.clock import parse_time
+from rooms_cli.store.ids import is_valid_name
+from rooms_cli.store.paths import Project
+from rooms_cli.watch import events as ev
+from rooms_cli.watch.sources import Discovery, Selection, Source
+from rooms_cli.watch.wake import StopFlag, Waker
+
+ANCHOR = 64  # bytes before the offset that must be unchanged for an append-only read to be valid
+
+
+class LogFile:
+    """One append-only JSONL file, followed by byte offset."""
+
+    def __init__(self, path: Path, id_field: str | None = "id"):
+        self.path = Path(path)
+        self.id_field = id_field  # a field unique to each record, when the log has one
+        self.identity: tuple[int, int] | None = None
+        self.offset = 0
+        self.anchor = b""
+        self.lineno = 1  # line number at `offset`, for warnings about bad lines
+        self.seen_ids: set[str] = set()
+        self.seen_content: set[tuple[bytes, int]] = set()
+        self.occurrences: Counter[bytes] = Counter()
+        self._warned_unreadable = False
+
+    def read_new(self) -> list[dict]:
+        """The records that are whole now and were never returned before, in file order."""
+        try:
+            handle = open(self.path, "rb")
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            self._unreadable(exc)
+            return []
+        with handle:
+            stat = os.fstat(handle.fileno())
+            identity = (stat.st_dev, stat.st_ino)
+            whole = identity != self.identity or stat.st_size < self.offset or not self._anchored(handle)
+            start = 0 if whole else self.offset
+            if stat.st_size == start:
+                self.identity = identity
+                return []
+            handle.seek(start)
+            try:
+                data = handle.read()
+            except OSError as exc:
+                self._unreadable(exc)
+                return []
+        scan = jsonl.parse_bytes(data, first_lineno=1 if whole else self.lineno)
+        for lineno, reason in scan.bad:
+            jsonl.warn(self.path, lineno, reason)
+        if whole:
+            self.occurrences = Counter()
+            self.lineno, self.anchor = 1, b""
+        fresh = [record for record in scan.records if self._first_time(record)]
+        read = data[: scan.end]
+        self.identity = identity
+        self.offset = start + scan.end
+        self.lineno += read.count(b"\n")
+        self.anchor = (self.anchor + read[-ANCHOR:])[-ANCHOR:]
+        return fresh
+
+    def _anchored(self, handle) -> bool:
+        if not self.anchor:
+            return True
+        handle.seek(self.offset - len(self.anchor))
+        return handle.read(len(self.anchor)) == self.anchor
+
+    def _first_time(self, record: dict) -> bool:
+        rid = record.get(self.id_field) if self.id_field else None
+        if isinstance(rid, str) and rid:
+            if rid in self.seen_ids:
+                return False
+            self.seen_ids.add(rid)
+            return True
+        digest = hashlib.blake2b(json.dumps(record, sort_keys=True).encode(), digest_size=12).digest()
+        key = (digest, self.occurrences[digest])
+        self.occurrences[digest] += 1
+        if key in self.seen_content:
+            return False
+        self.seen_content.add(key)
+        return True
+
+    def _unreadable(self, exc: OSError) -> None:
+        if not self._warned_unreadable:
+            self._warned_unreadable = True
+            jsonl.warn(self.path, 0, f"cannot be read ({exc.strerror}); still watching")
+
+
+class SnapshotFile:
+    """One JSON document replaced whole (os.replace); remembers the last version read."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.signature: tuple[int, ...] | None = None
+        self.data: dict | None = None
+
+    def read_changed(self) -> tuple[dict | None, dict] | None:
+        """(previous version, new version) when the document changed, else None."""
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        signature = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if signature == self.signature:
+            return None
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return None  # being written by a non-atomic writer: read it again next time
+        self.signature = signature
+        if not isinstance(data, dict) or data == self.data:
+            return None
+        before, self.data = self.data, data
+        return before, data
+
+
+class Follower:
+    """Follows every source of a selection; `start()` takes the baseline, `poll()` returns what is new."""
+
+    def __init__(self, project: Project, selection: Selection):
+        self.project = project
+        self.discovery = Discovery(project, selection)
+        self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
+        self.maker = ev.EventMaker()
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    def start(self, since: datetime | None = None, last: int | None = None) -> list[dict]:
+        """Count everything already written as seen; return the past events `since`/`last` ask for."""
+        streams = [self._read(source, state) for source, state in self._discover()]
+        history = list(heapq.merge(*streams, key=_ts))
+        if since is not None:
+            return [e for e in history if _after(e, since)]
+        if last:
+            return history[-last:]
+        return []
+
+    def poll(self, changed: set[str] | None = None) -> list[dict]:
+        """Events written since the last call, merged across files by time (each file's order kept).
+
+        `changed`: the paths the OS reported (only those are read, plus files seen for the first
+        time); None reads every file.
+        """
+        before = set(self.files)
+        streams = [
+            self._read(source, state)
+            for source, state in self._discover()
+            if changed is None or source.key in changed or source.key not in before
+        ]
+        return list(heapq.merge(*streams, key=_ts))
+
+    def _discover(self) -> list[tuple[Source, LogFile | SnapshotFile]]:
+        for source in self.discovery.sources():
+            if source.key not in self.files:
+                state = SnapshotFile(source.path) if source.snapshot else LogFile(source.path, source.id_field)
+                self.files[source.key] = (source, state)
+        return list(self.files.values())
+
+    def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict]:
+        if isinstance(state, LogFile) and state.identity is None and source.family == "group":
+            self._continue_renamed(source, state)
+        if isinstance(state, SnapshotFile):
+            change = state.read_changed()
+            return self.maker.from_snapshot(source, *change) if change else []
+        out = []
+        for record in state.read_new():
+            if self._shown_elsewhere(source, record):
+                continue
+            out += self.maker.from_record(source, record)
+        return out
+
+    def _shown_elsewhere(self, source: Source, record: dict) -> bool:
+        """Under --all, a group envelope in a member's inbox repeats the group's own events."""
+        tag = record.get("tag")
+        return self.discovery.selection.all and source.family == "inbox" and isinstance(tag, str) and tag.startswith("group:")
+
+
+    def _continue_renamed(self, source: Source, state: LogFile) -> None:
+        """A renamed group's new log repeats the old log's events: what was printed from the old
+        one counts as seen in the new one."""
+        for record in jsonl.scan(source.path).records:
+            old = record.get("from")
+            if record.get("ev") == "renamed" and record.get("to") == source.name and is_valid_name(old):
+                known = self.files.get(str(source.path.with_name(f"{old}.jsonl")))
+                if known and isinstance(known[1], LogFile):
+                    state.seen_content |= known[1].seen_content
+
+
+def _ts(event: dict) -> str:
+    return str(event.get("ts", ""))
+
+
+def _after(event: dict, since: datetime) -> bool:
+    try:
+        return parse_time(_ts(event)) >= since
+    except Exception:
+        return False
+
+
+def watch(
+    project: Project, selection: Selection, *, since: datetime | None = None, last: int | None = None,
+    timeout: float | None = None, stop: StopFlag | None = None,
+) -> Iterator[dict]:
+    """Yield past events (`since`/`last`), then each new event once as it lands, until `stop` is set
+    or `timeout` seconds have passed."""
+    stop = stop or StopFlag()
+    if timeout is not None:
+        stop.deadline = StopFlag(timeout).deadline
+    follower = Follower(project, selection)
+    # the waker starts watching before the baseline is read, so nothing slips in between
+    with Waker(project.dir, stop, lambda base: max(base, len(follower) / 20000)) as waker:
+        yield from follower.start(since, last)
+        for changed in waker:
+            yield from follower.poll(changed)

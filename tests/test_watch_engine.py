@@ -1,0 +1,116 @@
+"""The watch engine in-process: selection rules, id-less records, rendering, and choosing a backend."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from conftest import REPO
+from test_watch_support import Watcher, run_python, say
+
+from rooms_cli.store import atomic, jsonl
+from rooms_cli.watch import Follower, Selection
+from rooms_cli.watch.follow import LogFile
+from rooms_cli.watch.render import line, speaker_style
+from rooms_cli.watch.wake import StopFlag, Waker
+
+
+def test_selection_rules_follow_the_current_room_unless_told_otherwise():
+    assert Selection.from_flags(current_room="lab") == Selection(rooms=("lab",))
+    assert Selection.from_flags(board=True, current_room="lab") == Selection(boards=("lab",))
+    assert Selection.from_flags(rooms=["a", "b"], board=True, current_room="lab") == Selection(rooms=("a", "b"), boards=("a", "b"))
+    assert Selection.from_flags(inboxes=["bob"], current_room="lab") == Selection(inboxes=("bob",))
+    assert Selection.from_flags(groups=True, current_room="lab") == Selection(groups=True)
+    from rooms_cli.errors import InvalidInput
+
+    with pytest.raises(InvalidInput):
+        Selection.from_flags(rooms=["../etc"])
+    with pytest.raises(InvalidInput):
+        Selection.from_flags(inboxes=["Bob/x"])
+
+
+def test_the_sources_of_each_filter(project):
+    from rooms_cli.chat.rooms import create_room
+
+    create_room(project, "lab")
+    jsonl.append(project.path("rooms", "lab", "board", "tasks", "t-1.jsonl"), {"event": "created"})
+    jsonl.append(project.path("groups", "rev.jsonl"), {"type": "created"})
+    jsonl.append(project.path("inbox", "bob.jsonl"), {"n": 1})
+    atomic.write_json(project.path("spawns", "s-1.json"), {"status": "running"})
+    (project.path("groups") / "rev.jsonl.lock").write_text("")
+
+    def followed(selection):
+        follower = Follower(project, selection)
+        follower.start()
+        return sorted((s.family, s.name, project.relative(s.path)) for s, _ in follower.files.values())
+
+    assert followed(Selection(boards=("lab",))) == [("task", "lab", ".rooms/rooms/lab/board/tasks/t-1.jsonl")]
+    assert followed(Selection(groups=True)) == [("group", "rev", ".rooms/groups/rev.jsonl")]
+    assert followed(Selection(inboxes=("carol",))) == [("inbox", "carol", ".rooms/inbox/carol.jsonl")]
+    everything = followed(Selection(all=True))
+    assert {f[0] for f in everything} == {"chat", "task", "group", "inbox", "spawn"}
+    assert ("chat", "lab", ".rooms/rooms/lab/transcript.jsonl") in everything
+
+
+def test_records_without_ids_are_told_apart_by_content_and_position(tmp_path):
+    path = tmp_path / "g.jsonl"
+    follower = LogFile(path)
+    same = {"type": "ping"}
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in [same, same, {"type": "pong"}]))
+    assert follower.read_new() == [same, same, {"type": "pong"}]
+    # replaced by the same records and one more identical ping: only that third ping is new
+    atomic.write_bytes(path, path.read_bytes() + json.dumps(same).encode() + b"\n")
+    assert follower.read_new() == [same]
+    assert follower.read_new() == []
+
+
+def test_a_line_without_its_newline_is_never_returned(tmp_path):
+    path = tmp_path / "t.jsonl"
+    follower = LogFile(path)
+    path.write_bytes(b'{"id": "a"}\n{"id": "b"')
+    assert follower.read_new() == [{"id": "a"}]
+    assert follower.read_new() == []
+    with open(path, "ab") as handle:
+        handle.write(b"}\n")
+    assert follower.read_new() == [{"id": "b"}]
+
+
+def test_passes_and_flavor_lines_are_italic_and_speakers_keep_their_colour():
+    def styles(event):
+        return [style for _text, style in line({"ts": "2026-11-21T09:00:00.000Z", "room": "r", **event})]
+
+    assert all("italic" in s for s in styles({"type": "chat.pass", "speaker": "ana", "text": ""})[2:])
+    assert all("italic" in s for s in styles({"type": "chat.flavor", "speaker": "ana", "text": "*nods*"})[2:])
+    message = styles({"type": "chat.message", "speaker": "ana", "text": "hi"})
+    assert message[2] == speaker_style("ana") == speaker_style("ana")
+    assert "italic" not in "".join(message)
+    assert len({speaker_style(n) for n in ("ana", "bob", "cy", "dee", "eve", "fay")}) >= 4
+    text = "".join(t for t, _ in line({"type": "task.claimed", "ts": "2026-11-21T09:00:00.000Z", "room": "r",
+                                       "task": "t-01AB", "agent": "ana", "title": "Write spec"}))
+    assert text == "09:00:00 #r ▸ t-01AB claimed “Write spec” by ana"
+    odd = "".join(t for t, _ in line({"type": "zzz.what", "ts": "?", "record": {"a": [1], "b": None}}))
+    assert "zzz.what" in odd and "a=[1]" in odd
+
+
+def test_notifications_are_used_when_available_and_polling_when_asked(project, monkeypatch):
+    with Waker(project.dir, StopFlag()) as waker:
+        assert waker.mode == "notify"
+    monkeypatch.setenv("ROOMS_WATCH_POLL", "1")
+    with Waker(project.dir, StopFlag()) as waker:
+        assert waker.mode == "poll"
+
+
+def test_polling_takes_over_when_watchfiles_cannot_be_imported(project_dir, tmp_path):
+    fake = tmp_path / "fake" / "watchfiles"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('watchfiles is not installed')\n")
+    env = {"PYTHONPATH": f"{fake.parent}{os.pathsep}{REPO}", "ROOMS_WATCH_INTERVAL": "0.1"}
+    w = Watcher("--since", "2000-01-01T00:00:00Z", env=env)
+    try:
+        run_python(say("default", "alice", "polled in"))
+        assert w.wait_text("polled in")["speaker"] == "alice"
+        assert w.stop() == 0
+    finally:
+        w.kill()
+    assert w.stderr == ""
