@@ -51,7 +51,14 @@ def write_text(path: Path, text: str, mode: int = 0o644) -> None:
 
 def write_json(path: Path, data, mode: int = 0o644) -> None:
     """Write JSON with sorted keys and a final newline (stable diffs in git)."""
-    write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", mode)
+    try:
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # NaN/Infinity are not JSON: no other tool could read the file back
+        from rooms_cli.errors import InvalidInput
+        from rooms_cli.store.jsonl import non_finite_field
+
+        raise InvalidInput(f"{non_finite_field(data)} is not a finite number (NaN or infinity); use a finite number") from None
+    write_text(path, text + "\n", mode)
 
 
 def read_json(path: Path, default=None):

@@ -24,8 +24,29 @@ _warned: set[tuple[str, int, str]] = set()
 
 
 def dumps(record: dict) -> str:
-    """One record as one line (no newline inside: JSON escapes them)."""
-    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+    """One record as one line (no newline inside: JSON escapes them).
+
+    NaN and infinities are refused (InvalidInput): they are not JSON, and other tools (jq, git
+    merge drivers, JavaScript) could not read the log back.
+    """
+    try:
+        return json.dumps(record, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    except ValueError:
+        from rooms_cli.errors import InvalidInput
+
+        raise InvalidInput(f"{non_finite_field(record)} is not a finite number (NaN or infinity); use a finite number") from None
+
+
+def non_finite_field(value, where: str = "a field") -> str:
+    """The name of the (first) field of `value` holding NaN or an infinity, for error messages."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return where
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = non_finite_field(item, f"field {key!r}" if isinstance(key, str) else where)
+        if found:
+            return found
+    return ""
 
 
 def warn(path: Path, lineno: int, reason: str) -> None:
