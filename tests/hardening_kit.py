@@ -7,6 +7,7 @@ and a queued roundtable; each test works on its own copy.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -90,8 +91,10 @@ def invoke(args, input: str | None = None) -> Outcome:
 
     from rooms_cli.cli import output
     from rooms_cli.cli.app import app
+    from rooms_cli.store import jsonl
 
     output.reset()
+    jsonl._warned.clear()  # a real process warns once per bad line; so does each invocation here
     result = CliRunner().invoke(app, [str(a) for a in args], input=input, catch_exceptions=False)
     output.reset()
     return Outcome(result.exit_code, result.stdout, result.stderr)
@@ -113,6 +116,13 @@ def problems_with_error(out: Outcome, codes=(1,)) -> list[str]:
         errs = [ln for ln in lines if ln.startswith("Error:")]
         if len(errs) != 1:
             found.append(f"usage error without one 'Error:' line: {err!r}")
+    elif out.exit_code != 0 and lines and lines[-1].startswith('{"error"'):
+        try:
+            error = json.loads(lines[-1])["error"]
+            if not error["message"] or not error["code"]:
+                found.append(f"a JSON error without code or message: {lines[-1]}")
+        except (ValueError, KeyError, TypeError):
+            found.append(f"a broken JSON error: {lines[-1]!r}")
     elif out.exit_code != 0:
         if len(lines) != 1 or not lines[0].startswith("error: ") or len(lines[0]) < 20:
             found.append(f"not one clear error line on stderr: {err!r}")
