@@ -90,14 +90,15 @@ def test_agent_outside_the_room_is_named_not_matched(project):
     assert any("judge is not in this room" in n for n in data["notes"])
 
 
-def test_mute_skips_open_and_jam_but_not_direct_or_everyone(project):
+def test_mute_skips_open_messages_but_direct_everyone_and_jam_override_it(project):
     room(project)
     set_muted(project, "sync", "ops", True, "alice")
     config = load_config(project)
     assert "ops" not in explain(project, config, "sync", "deploy latency")["eligible"]
     assert explain(project, config, "sync", "deploy latency")["filtered"]["ops"] == "muted"
-    assert "ops" not in explain(project, config, "sync", "@jam deploy?")["eligible"]
+    assert "ops" in explain(project, config, "sync", "@jam deploy?")["eligible"]
     assert "ops" in explain(project, config, "sync", "@everyone deploy?")["eligible"]
+    assert "ops" in [r.speaker for r in say(project, "@jam deploy latency?").replies]
     result = say(project, "@ops deploy latency?")
     assert [r.speaker for r in result.replies] == ["ops"]
     assert state(project).muted == ["ops"], "the mute stays"

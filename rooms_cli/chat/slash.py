@@ -21,7 +21,7 @@ COMMANDS: dict[str, str] = {
     "leave": "leave chat mode (the room keeps running)",
     "drop": "/drop [--no-save]: stop the room (saves first unless --no-save)",
     "halt": "stop the room without saving",
-    "mute": "/mute <agent>: keep it out of open messages and @jam here",
+    "mute": "/mute <agent>: keep it out of open messages here (a mention still reaches it)",
     "unmute": "/unmute <agent>: lift the mute",
     "invite": "/invite <agent>: add it to the roster",
     "kick": "/kick <agent>: remove it and delete its session here",

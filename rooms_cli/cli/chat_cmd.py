@@ -171,7 +171,7 @@ def _agent_command(name: str, summary: str, example: str) -> None:
 
 _agent_command("invite", "Add an agent to the room's roster (= /invite).", "rooms room invite judge")
 _agent_command("kick", "Remove an agent and delete its session in this room (= /kick).", "rooms room kick hustler")
-_agent_command("mute", "Keep an agent out of open messages and @jam in this room (= /mute).", "rooms room mute wildcard")
+_agent_command("mute", "Keep an agent out of open messages in this room; mentions still reach it (= /mute).", "rooms room mute wildcard")
 _agent_command("unmute", "Lift a mute (= /unmute).", "rooms room unmute wildcard")
 _agent_command("handoff", "Summarise an agent's session into a deliberation and start it fresh (= /handoff).", "rooms room handoff researcher")
 
