@@ -154,3 +154,9 @@ def test_chat_commands_do_not_import_heavy_modules_at_startup(rooms):
 
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=rooms_env(), timeout=60)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_agents_cannot_use_slash_commands_in_chat(project, cli):
+    run = cli("chat", "--as", "researcher", "/kick ops")
+    assert run.exit_code == 1 and "only people can use slash commands" in run.stderr
+    assert "ops" in state(project, "default").roster

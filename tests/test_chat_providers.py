@@ -191,3 +191,27 @@ def test_busy_floor_no_wait_exits_3_and_waiting_shows_a_note(project_dir, projec
     reader.join(timeout=10)
     assert waiting.returncode == 0, "".join(seen)
     assert records(project)[0].speaker == "bob"
+
+
+def test_kill_9_mid_turn_leaves_files_parseable_and_the_floor_free(project_dir, project, server):
+    import random
+
+    from rooms_cli.chat.rooms import load_room
+    from rooms_cli.store import jsonl
+
+    use_server(project, server, ["a0", "a1", "a2"])
+    room(project, agents=["a0", "a1", "a2"])
+    server.set_default(Reply(text="a reply that streams in a few pieces", chunk_delay=0.02, delay=0.05))
+    chance = random.Random(7)
+    for round_ in range(4):
+        proc = _chat_process(["--room", "sync", f"@everyone round {round_}"], project_dir)
+        time.sleep(0.4 + chance.random() * 0.8)
+        proc.kill()
+        proc.wait(timeout=30)
+        scan = jsonl.scan(project.path("rooms", "sync", "transcript.jsonl"))
+        assert scan.bad == [] and not scan.torn
+        load_room(project, "sync")
+    done = say(project, "@a0 still fine?")
+    assert [r.speaker for r in done.replies] == ["a0"]
+    answered = {r.meta["answering"] for r in records(project) if r.kind == "message" and r.speaker in ("a0", "a1", "a2")}
+    assert answered <= {m.id for m in records(project)}, "every reply answers a message that was written"

@@ -306,3 +306,28 @@ def test_activation_never_excludes_by_score(project):
     agents = {a: load_agent(project, a) for a in st.roster}
     act = activate(st, agents, parse("zebra", st.roster, st.roster), "zebra")
     assert act.eligible == DEV and set(act.scores.values()) == {0.0}
+
+
+def test_an_agent_posting_through_the_cli_prompts_only_whom_it_mentions(project):
+    room(project)
+    quiet = say(project, "@everyone I finished the deploy script", speaker="ops")
+    assert quiet.eligible == [] and quiet.replies == []
+    assert any("only the agents it @-mentions" in n for n in quiet.notes)
+    asked = say(project, "@reviewer please check the deploy script @jam", speaker="ops")
+    assert asked.mode == "direct" and [r.speaker for r in asked.replies] == ["reviewer"]
+
+
+def test_deltas_stream_and_concatenate_to_the_reply(project):
+    from rooms_cli.chat.coordinator import run_message
+
+    room(project)
+    events = []
+    result = run_message(project, load_config(project), "sync", "alice", "How should we design the auth middleware?",
+                         on_event=lambda kind, data: events.append((kind, data)))
+    deltas = {}
+    for kind, data in events:
+        if kind == "delta":
+            deltas.setdefault(data["agent"], []).append(data["text"])
+    assert set(deltas) == {"architect"}, "passes stream nothing"
+    assert len(deltas["architect"]) > 3
+    assert "".join(deltas["architect"]).strip() == result.replies[0].text

@@ -375,20 +375,34 @@ def _finish(project, room: str, result: TurnResult) -> TurnResult:
 
 
 def run_message(project, config, room: str, speaker: str, text: str, on_event: Event | None = None) -> TurnResult:
-    """Post `text` as `speaker` (a person) and run the turn it sets off. Hold the floor around it."""
+    """Post `text` as `speaker` and run the turn it sets off. Hold the floor around it.
+
+    A `speaker` that is an agent id (an external agent answering through the CLI) is not a person:
+    its text is data, so only the agents it @-mentions are prompted, as in a cascade.
+    """
     from rooms_cli.agents import agent_ids
 
     state = live_room(project, room)
     result = TurnResult(room=room, message=None, mode="open")
     agents = roster_agents(project, state, result.notes)
-    addressing = parse(text, state.roster, agent_ids(project), from_person=True)
+    known = agent_ids(project)
+    from_person = speaker not in known
+    addressing = parse(text, state.roster, known, from_person=from_person)
+    if not from_person:
+        addressing.targets = [t for t in addressing.targets if t != speaker]
+        addressing.mode = "direct" if addressing.targets else "open"
     result.mode = addressing.mode
     result.notes.extend(_mention_notes(addressing))
     meta: dict[str, Any] = {"mode": addressing.mode}
     if addressing.targets:
         meta["mentions"] = addressing.targets
+    if not from_person:
+        meta["agent"] = True
     message = result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
     act: Activation = activate(state, agents, addressing, text)
+    if not from_person and addressing.mode == "open":
+        act.eligible = []
+        result.notes.append(f"{speaker} is an agent: its message prompts only the agents it @-mentions")
     result.eligible = act.eligible
     turn = Turn(project, config, state, agents, result, on_event)
     for note in result.notes:

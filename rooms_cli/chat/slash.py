@@ -71,6 +71,16 @@ def parse(line: str) -> tuple[str, list[str]]:
     return name, args
 
 
+def refuse_agents(project, me: str) -> None:
+    """Only people type slash commands in `rooms chat`; an agent identity (`--as researcher`) may not."""
+    from rooms_cli.agents import agent_ids
+    from rooms_cli.errors import InvalidInput
+
+    if me in agent_ids(project):
+        raise InvalidInput(f"{me} is an agent: only people can use slash commands in `rooms chat` "
+                           "(agents may @-mention agents; the `rooms room …` commands are still there)")
+
+
 def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: bool = True, on_wait=None) -> SlashResult:
     """Do the slash command `line` in `room` as `me`."""
     from rooms_cli.chat import handoff, lifecycle, membership

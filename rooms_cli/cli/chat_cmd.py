@@ -58,6 +58,7 @@ def chat_cmd(
         return
     view = None if json_ else chat_view.TurnView()
     if message.lstrip().startswith("/"):
+        slash.refuse_agents(ctx.project, ctx.me)
         result = slash.run(ctx.project, ctx.config, ctx.room, ctx.me, message, on_event=view, wait=not no_wait, on_wait=output.note)
         output.print_json(result) if json_ else chat_view.print_slash(result)
         return
