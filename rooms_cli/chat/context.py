@@ -97,7 +97,7 @@ def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *
         # the message being answered comes last, as itself; who wrote it is said in the system prompt
         if snapshot and snapshot[-1].id == trigger.id and history:
             history.pop()
-        history.append(Message("user", trigger.text, name=trigger.speaker))
+        history.append(Message("user", trigger.text))
         system += f"\n\nYou are answering {trigger.speaker}'s message (the last one)."
     if not history:
         history.append(Message("user", "(The room is quiet.)"))
