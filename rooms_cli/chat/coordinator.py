@@ -350,8 +350,14 @@ class Turn:
         chosen = eligible[: self.remaining]
         if len(chosen) < len(eligible):
             self.result.notes.append(f"@jam: only {len(chosen)} turns left, so {', '.join(eligible[len(chosen):])} sat out")
-        tasks = [self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False) for agent_id in chosen]
-        self.settle(list(await asyncio.gather(*tasks)))
+
+        async def one(agent_id: str) -> Outcome:
+            outcome = await self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False)
+            if outcome.kind == "message":  # shown as it arrives; written with the others below
+                self.emit("draft", agent=agent_id, text=outcome.text)
+            return outcome
+
+        self.settle(list(await asyncio.gather(*(one(agent_id) for agent_id in chosen))))
 
     async def cascades(self) -> None:
         while self.cascade:
