@@ -239,3 +239,19 @@ def test_agent_is_not_eligible_while_another_process_hands_it_off(project_dir, p
     assert proc.returncode == 0, err
     assert state(project).handoff == []
     assert latest_deliberation(project, "a0").text == "Hand-off note: we said hello."
+
+
+def test_jam_shows_each_reply_as_it_arrives(project, server):
+    from rooms_cli.chat.coordinator import run_message
+    from rooms_cli.config import load_config
+
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.set_default(lambda r: Reply(text=f"take {speaker_of(r)}", delay=0.6 if speaker_of(r) == "a0" else 0.05))
+    events = []
+    result = run_message(project, load_config(project), "sync", "alice", "@jam go",
+                         on_event=lambda kind, data: events.append((kind, data.get("agent"))))
+    drafts = [agent for kind, agent in events if kind == "draft"]
+    assert drafts == ["a1", "a0"], "the fast agent is shown first"
+    assert [r.speaker for r in result.replies] == ["a0", "a1"], "written together, in prompt order"
+    assert events.index(("draft", "a1")) < events.index(("draft", "a0")) < events.index(("message", None))
