@@ -152,6 +152,10 @@ def roster_agents(project, state: RoomState, notes: list[str]) -> dict:
     return agents
 
 
+def external_agents(config, agents: dict) -> frozenset[str]:
+    return frozenset(a for a, agent in agents.items() if agent.is_external(config.default_model))
+
+
 def explain(project, config, room: str, text: str) -> dict:
     """Who would be prompted for `text` and why — no model call, nothing written."""
     from rooms_cli.agents import agent_ids
@@ -160,7 +164,7 @@ def explain(project, config, room: str, text: str) -> dict:
     notes: list[str] = []
     agents = roster_agents(project, state, notes)
     addressing = parse(text, state.roster, agent_ids(project))
-    act = activate(state, agents, addressing, text)
+    act = activate(state, agents, addressing, text, external_agents(config, agents))
     notes.extend(_mention_notes(addressing))
     if state.budget_remaining <= 0:
         notes.append("the budget is at zero: nobody would be prompted" +
@@ -405,7 +409,7 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
     if not from_person:
         meta["agent"] = True
     message = result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
-    act: Activation = activate(state, agents, addressing, text)
+    act: Activation = activate(state, agents, addressing, text, external_agents(config, agents))
     if not from_person and addressing.mode == "open":
         act.eligible = []
         result.notes.append(f"{speaker} is an agent: its message prompts only the agents it @-mentions")
