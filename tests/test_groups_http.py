@@ -155,3 +155,24 @@ def test_a_killed_waiter_leaves_the_broadcast_in_flight_and_the_next_wait_finish
     assert run.exit_code == 0, run.stderr
     assert run.json()["metadata"]["replied"] == 2
     assert [r.json["model"] for r in server.requests] == ["medium"]  # only the member that had not answered
+
+
+def test_wait_any_cancels_a_losing_sub_group_its_calls_and_its_external_members(project, server):
+    from rooms_cli.messaging.inbox import read_inbox
+
+    bots(project, hare="fast", tortoise="slow")
+    create_agent(project, Agent(id="coder", directive="An outside agent.", model="external"))
+
+    async def scenario():
+        await rooms_cli.spawn_group("inner", ["tortoise", "coder"], project=project)
+        await rooms_cli.spawn_group("outer", ["hare", "group:inner"], project=project)
+        await rooms_cli.broadcast("outer", objective="go", output_format="", tool_guidance="", boundaries="", project=project)
+        return await rooms_cli.wait_any("outer", project=project)
+
+    result = asyncio.run(scenario())
+    assert result.metadata["winner_handle"] == "hare" and result.by_member["inner"].status == "cancelled"
+    assert server.wait_closed_early(1, timeout=2.0)  # the sub-group's slow call was closed
+    inner = status.status(project, "inner")
+    assert inner["in_flight"] is None and inner["recent"][0]["status"] == "cancelled"
+    assert [m.kind for m in read_inbox(project, "coder")] == ["group", "group_cancel"]
+    assert read_inbox(project, "coder")[1].tag.startswith("group:inner/cancel:")

@@ -291,8 +291,9 @@ def test_senders_killed_mid_write_lose_nothing_acknowledged(project_dir, project
         """
     )
     acked: set[int] = set()
-    for delay in (0.4, 0.55, 0.7):
+    for delay in (0.0, 0.03, 0.07, 0.11):
         proc = subprocess.Popen([sys.executable, "-c", script, str(project_dir)], stdout=subprocess.PIPE, text=True, env=rooms_env())
+        acked.add(int(proc.stdout.readline()))  # it is writing: now kill it at some instant
         time.sleep(delay)
         proc.kill()
         out, _ = proc.communicate(timeout=30)

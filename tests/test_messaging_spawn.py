@@ -245,3 +245,27 @@ def test_a_running_spawn_from_another_machine_is_not_called_lost(rooms, project)
     run = rooms("wait", "--as", "alice", "--timeout", "0.5", "--json")
     assert run.exit_code == 4 and run.err_json()["error"]["data"]["pending"][0]["alias"] == "remote-job"
     assert spawn_record(project, "s-01remote").status == "running"
+
+
+def test_a_missing_runner_program_is_reported_as_a_spawn_error(runner_project):
+    from rooms_cli.config import load_config
+    from rooms_cli.messaging.spawn import start_spawn
+    from rooms_cli.messaging.wait import wait_for_spawns
+
+    spawn = start_spawn(runner_project, load_config(runner_project), "alice", "hello", runner=["/nonexistent/agent-cli"])
+    assert not wait_for_spawns(runner_project, "alice", timeout=60).timed_out
+    [message] = inbox_of(runner_project, "alice")
+    assert message.kind == "spawn_error" and "cannot run /nonexistent/agent-cli" in message.text
+    assert spawn_record(runner_project, spawn.id).exit_code == 127
+
+
+def test_sigterm_to_a_spawn_stops_its_runner_and_reports_failed(cli, runner_project):
+    spawn = cli("spawn", "sleep 60 forever", "--as", "alice", "--json").json()
+    running = wait_until(lambda: (r := spawn_record(runner_project, spawn["id"])).runner_pid and r)
+    os.kill(running.pid, signal.SIGTERM)
+    run = cli("wait", "--as", "alice", "--timeout", "30", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert "was killed by signal 15" in run.json()["messages"][0]["content"]
+    assert spawn_record(runner_project, spawn["id"]).status == "failed"
+    with pytest.raises(ProcessLookupError):
+        wait_until(lambda: os.kill(running.runner_pid, 0), timeout=5)

@@ -61,6 +61,8 @@ def send_broadcast(project: Project, config, name: str, fields: dict, sender: st
         group = log.load(project, name)
         if group.in_flight:
             raise in_flight_error(name, group.in_flight)
+        if set(group.sub_groups) - set(subs):
+            raise Conflict(f"the members of group {name!r} changed while broadcasting; try again", code="lock_busy")
         sub_ids: dict[str, str] = {}
         sub_events = []
         for m in group.members:

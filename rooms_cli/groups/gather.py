@@ -79,7 +79,6 @@ async def stored_result(project: Project, config, name: str, b: Broadcast, reduc
     fn = reducers.resolve(reducer, config, project.root)
     if fn is None:
         run = _Gathering(project, config, name, b, any_=False, cancel_losers=True, by="rooms")
-        run.load_agents()
         try:
             reduction = await run._rank(result.by_member, result.order)
         finally:
@@ -364,6 +363,7 @@ class _Gathering:
     async def _rank(self, by_member: dict[str, MemberResult], order: list[str]) -> reducers.Reduction:
         candidates = [h for h in order if by_member[h].status == OK]
         labels = rank.assign_labels(self.b.id, candidates)
+        self.load_agents()  # members answered by an earlier (killed) waiter rank too
         rankers = [h for h in candidates if h in self.agents]
         if len(candidates) > 1 and rankers:
             ballots, errors = await rank.collect_ballots(
