@@ -156,5 +156,5 @@ class BoardRules(RuleBasedStateMachine):
             assert seen.lease is None
 
 
-BoardRules.TestCase.settings = settings(max_examples=25, stateful_step_count=25, deadline=None)
+BoardRules.TestCase.settings = settings(max_examples=40, stateful_step_count=30, deadline=None)
 test_board_follows_the_rules = BoardRules.TestCase
