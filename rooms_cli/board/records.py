@@ -31,7 +31,7 @@ def _project_file(project: Project, target: str, what: str) -> str:
     root = project.root.resolve()
     candidate = Path(target)
     full = (candidate if candidate.is_absolute() else root / candidate).resolve()
-    if full != root and root not in full.parents:
+    if root not in full.parents:
         raise InvalidInput(f"{what} file:{target} is outside the project ({root}); refusing it")
     if not full.exists():
         raise NotFound(f"{what} file:{target} does not exist (paths are relative to {root})")
@@ -62,16 +62,14 @@ def make_record(
     result_ref: str | None = None,
     summary_required: bool = True,
 ) -> dict:
-    """The compact record: {task_id, plate, status, summary, artifacts, next, result_ref}."""
+    """The compact record: {task_id, plate, status, summary, artifacts, next, result_ref} (every key, always)."""
     record: dict = {
         "task_id": task_id,
         "plate": plate,
         "status": status,
         "summary": one_line(summary or "", "--summary", SUMMARY_MAX, required=summary_required),
         "artifacts": [validate_ref(project, room, a, "artifact") for a in artifacts],
+        "next": one_line(next_step, "--next", SUMMARY_MAX) if next_step else None,
+        "result_ref": validate_ref(project, room, result_ref, "result_ref") if result_ref else None,
     }
-    if next_step:
-        record["next"] = one_line(next_step, "--next", SUMMARY_MAX)
-    if result_ref:
-        record["result_ref"] = validate_ref(project, room, result_ref, "result_ref")
     return record

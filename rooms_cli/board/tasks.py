@@ -30,7 +30,8 @@ def one_line(value: str, what: str, limit: int, *, required: bool = True) -> str
     return text
 
 
-def event(kind: str, by: str, **fields) -> dict:
+def new_event(kind: str, by: str, **fields) -> dict:
+    """An event line: `ev`, `at` (the clock), `by`, and the fields that are not None."""
     return {"ev": kind, "at": now_iso(), "by": by, **{k: v for k, v in fields.items() if v is not None}}
 
 
@@ -44,18 +45,34 @@ def load_board(project: Project, room: str, now: str | None = None, *, archived:
                lane: str | None = None, claimable: bool = False, keep_headless: bool = False) -> list[Task]:
     """The room's tasks in creation order: all, one lane's, or only those that may be claimable now.
 
-    Archived tasks, and logs without a create event (`keep_headless`), only when asked. `claimable` keeps todo tasks and claimed ones (their lease may
-    have lapsed by `now`) that await no proposal; the caller checks `Task.claimable`.
+    Archived tasks, and logs without a create event (`keep_headless`), only when asked. `claimable`
+    keeps todo tasks and claimed ones (their lease may have lapsed by `now`) that await no proposal;
+    the caller checks `Task.claimable`.
     """
     from rooms_cli.board.snapshot import replayed_tasks
 
     def keep(data: dict) -> bool:
-        if (not data["created_at"] and not keep_headless) or (data["archived"] and not archived) or (lane is not None and data["lane"] != lane):
+        if not data["created_at"] and not keep_headless:
+            return False
+        if (data["archived"] and not archived) or (lane is not None and data["lane"] != lane):
             return False
         return not claimable or (data["status"] in ("todo", "doing") and not data["pending"] and not data["archived"])
 
     moment = now or now_iso()
     return [seen_at(t, moment) for t in replayed_tasks(project, room, keep)]
+
+
+def board_json(project: Project, room: str, now: str | None = None) -> list[dict]:
+    """Every task on the board (not archived) as JSON, seen at `now`: the fast path for whole boards."""
+    from rooms_cli.board.snapshot import replayed_json
+
+    moment = now or now_iso()
+    out = []
+    for data in replayed_json(project, room, lambda d: bool(d["created_at"]) and not d["archived"]):
+        if data["status"] == "doing":  # only a claimed task can read differently as the clock moves
+            data = seen_at(Task.from_json(data), moment).to_json()
+        out.append(data)
+    return out
 
 
 def lane_order(tasks: list[Task]) -> list[Task]:
@@ -86,7 +103,7 @@ def add_task(
     task_id = new_id("t")
     store.append_events(
         project, room, task_id,
-        [event("create", by, task=task_id, lane=lane, title=title, detail=(detail or "").strip(),
+        [new_event("create", by, task=task_id, lane=lane, title=title, detail=(detail or "").strip(),
                definition_of_done=definition, order=order)],
         held=False,
     )
@@ -119,7 +136,7 @@ def update_task(
     if not changes:
         raise InvalidInput("nothing to update: give --title, --detail, --done or --order")
     full = store.resolve_task_id(project, room, task_id)
-    store.append_events(project, room, full, [event("update", by, changes=changes)], held=False)
+    store.append_events(project, room, full, [new_event("update", by, changes=changes)], held=False)
     return load_task(project, room, full)
 
 
@@ -133,7 +150,7 @@ def archive_task(project: Project, room: str, task_id: str, *, by: str) -> Task:
         if task.archived:
             return task
         refuse_if_held(task, "archive")
-        store.append_events(project, room, full, [event("archive", by)], held=True)
+        store.append_events(project, room, full, [new_event("archive", by)], held=True)
     return load_task(project, room, full)
 
 
@@ -143,7 +160,7 @@ def resolve_conflicts(project: Project, room: str, task_id: str, *, by: str) -> 
     task = load_task(project, room, full)
     if not task.conflicts:
         raise InvalidInput(f"task {full} has no conflicts to resolve")
-    store.append_events(project, room, full, [event("resolve", by, resolved=len(task.conflicts))], held=False)
+    store.append_events(project, room, full, [new_event("resolve", by, resolved=len(task.conflicts))], held=False)
     return load_task(project, room, full)
 
 
