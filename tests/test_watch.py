@@ -197,8 +197,9 @@ def test_only_the_selected_sources_are_followed(project_dir, watchers, rooms):
 
 
 def test_last_and_since_print_past_events_first(project_dir, rooms):
-    for k in range(5):
-        run_python(say("default", "alice", f"past-{k}"), env={"ROOMS_NOW": f"2026-11-21T09:0{k}:00Z"})
+    run_python("import os\nfrom rooms_cli.store import open_project\nfrom rooms_cli.chat.transcript import append_message\n"
+               "for k in range(5):\n    os.environ['ROOMS_NOW'] = f'2026-11-21T09:0{k}:00Z'\n"
+               "    append_message(open_project(), 'default', 'alice', f'past-{k}')\n")
     last = rooms("watch", "--last", "2", "--json", "--timeout", "0.5")
     assert last.exit_code == 0, last.stderr
     assert [json.loads(x)["text"] for x in last.stdout.splitlines()] == ["past-3", "past-4"]

@@ -19,6 +19,7 @@ import hashlib
 import heapq
 import json
 import os
+import time
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
@@ -29,7 +30,7 @@ from rooms_cli.store.clock import parse_time
 from rooms_cli.store.ids import is_valid_name
 from rooms_cli.store.paths import Project
 from rooms_cli.watch import events as ev
-from rooms_cli.watch.sources import Discovery, Selection, Source
+from rooms_cli.watch.sources import RACY_S, Discovery, Selection, Source
 from rooms_cli.watch.wake import StopFlag, Waker
 
 ANCHOR = 64  # bytes before the offset that must be unchanged for an append-only read to be valid
@@ -49,9 +50,22 @@ class LogFile:
         self.seen_content: set[tuple[bytes, int]] = set()
         self.occurrences: Counter[bytes] = Counter()
         self._warned_unreadable = False
+        self._stat: tuple[int, ...] | None = None
+
+    def unchanged(self) -> bool:
+        """True when a stat shows the file exactly as last read (cheap: no open). A file changed
+        within RACY_S of its last read is never taken as unchanged: its mtime may not have moved."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return self._stat is None
+        stat = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return stat == self._stat and time.time_ns() - st.st_mtime_ns > RACY_S * 1e9
 
     def read_new(self) -> list[dict]:
         """The records that are whole now and were never returned before, in file order."""
+        if self.unchanged():
+            return []
         try:
             handle = open(self.path, "rb")
         except FileNotFoundError:
@@ -61,6 +75,7 @@ class LogFile:
             return []
         with handle:
             stat = os.fstat(handle.fileno())
+            self._stat = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
             identity = (stat.st_dev, stat.st_ino)
             whole = identity != self.identity or stat.st_size < self.offset or not self._anchored(handle)
             start = 0 if whole else self.offset
@@ -151,9 +166,6 @@ class Follower:
         self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
         self.maker = ev.EventMaker()
 
-    def __len__(self) -> int:
-        return len(self.files)
-
     def start(self, since: datetime | None = None, last: int | None = None) -> list[dict]:
         """Count everything already written as seen; return the past events `since`/`last` ask for."""
         streams = [self._read(source, state) for source, state in self._discover()]
@@ -237,7 +249,7 @@ def watch(
         stop.deadline = StopFlag(timeout).deadline
     follower = Follower(project, selection)
     # the waker starts watching before the baseline is read, so nothing slips in between
-    with Waker(project.dir, stop, lambda base: max(base, len(follower) / 20000)) as waker:
+    with Waker(project.dir, stop) as waker:
         yield from follower.start(since, last)
         for changed in waker:
             yield from follower.poll(changed)

@@ -84,8 +84,18 @@ class Discovery:
         self.project = project
         self.selection = selection
         self._listings: dict[Path, tuple[int, list[tuple[str, bool]]]] = {}
+        self._last: tuple[list[tuple[Path, int]], list[Source]] | None = None
 
     def sources(self) -> list[Source]:
+        """Every source now; the last answer again when no directory it came from changed."""
+        if self._last and all(_mtime(d) == m and time.time_ns() - m > RACY_S * 1e9 for d, m in self._last[0]):
+            return self._last[1]
+        self._visited: list[tuple[Path, int]] = []
+        found = self._find()
+        self._last = (self._visited, found)
+        return found
+
+    def _find(self) -> list[Source]:
         sel, project = self.selection, self.project
         found: dict[str, Source] = {}
 
@@ -137,9 +147,9 @@ class Discovery:
         return out
 
     def _entries(self, directory: Path) -> list[tuple[str, bool]]:
-        try:
-            mtime = os.stat(directory).st_mtime_ns
-        except OSError:
+        mtime = _mtime(directory)
+        self._visited.append((directory, mtime))
+        if mtime < 0:
             self._listings.pop(directory, None)
             return []
         cached = self._listings.get(directory)
@@ -152,3 +162,11 @@ class Discovery:
             return []
         self._listings[directory] = (mtime, entries)
         return entries
+
+
+def _mtime(directory: Path) -> int:
+    """The directory's mtime in ns, or -1 when it does not exist (yet)."""
+    try:
+        return os.stat(directory).st_mtime_ns
+    except OSError:
+        return -1

@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,6 +25,7 @@ DEFAULT_INTERVAL = 0.25
 DEFAULT_RESCAN = 10.0
 DEBOUNCE_MS = 200
 STEP_MS = 50
+POLL_SHARE = 19  # sleep 19x as long as a poll took
 IGNORED_SUFFIXES = (".lock", ".tmp")
 
 
@@ -96,18 +97,17 @@ class Waker:
     Iterating yields changed paths (notifications) or None (check everything) until `stop` is set.
     """
 
-    def __init__(self, root: Path, stop: StopFlag, interval_for: Callable[[float], float] | None = None):
+    def __init__(self, root: Path, stop: StopFlag):
         self.root = root
         self.stop = stop
         self.interval = _seconds("ROOMS_WATCH_INTERVAL", DEFAULT_INTERVAL)
         self.rescan = _seconds("ROOMS_WATCH_RESCAN", DEFAULT_RESCAN)
-        self.interval_for = interval_for
         self.notifier = _notifier(root) if backend() == "notify" else None
         self.mode = "notify" if self.notifier is not None else "poll"
 
     def __iter__(self) -> Iterator[set[str] | None]:
         if self.notifier is None:
-            return _polled(self.stop, self.interval, self.interval_for)
+            return _polled(self.stop, self.interval)
         return _notified(self.notifier, self.root, self.stop, self.rescan)
 
     def close(self) -> None:
@@ -132,12 +132,16 @@ def _notifier(root: Path):
         return None
 
 
-def _polled(stop: StopFlag, interval: float, interval_for) -> Iterator[None]:
+def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
+    work = 0.0
     while not stop.is_set():
-        time.sleep(stop.remaining(interval_for(interval) if interval_for else interval))
+        # a poll that costs much (thousands of files) is spaced out so it takes at most ~5% of a core
+        time.sleep(stop.remaining(max(interval, POLL_SHARE * work)))
         if stop.is_set():
             return
+        began = time.monotonic()
         yield None
+        work = time.monotonic() - began
 
 
 def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[set[str] | None]:
