@@ -271,3 +271,17 @@ def test_human_output_shows_every_kind_without_crashing(project_dir, rooms):
     assert "09:00:00 #default ⏸ out of turns" in lines
     assert any("chat.telepathy" in x for x in lines)
     assert "\x1b[" not in shown.stdout  # plain when piped
+
+
+def test_a_torn_line_left_by_a_killed_writer_is_never_printed(project_dir, watchers):
+    w = watchers(env=MODES["notify"])
+    sync(w)
+    with open(transcript(project_dir), "ab") as handle:  # a writer killed mid-line
+        handle.write(b'{"id": "m-01TORN", "ts": "2026-11-21T10:00:00.000Z", "speaker": "crash", "text": "cut he')
+    time.sleep(0.5)
+    run_python(say("default", "alice", "after the crash"))  # the next append cuts the torn fragment off
+    w.wait_text("after the crash")
+    time.sleep(0.5)
+    assert w.stop() == 0
+    assert [e["text"] for e in w.snapshot()] == ["sync", "after the crash"]
+    assert "not valid JSON" not in w.stderr
