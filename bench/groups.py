@@ -29,7 +29,7 @@ from rooms_cli.project import initialize  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
 
 LATENCY = {"fast": 0.300, "slow": 0.900}
-ROUNDS = 5
+ROUNDS = 7
 FIELDS = {"objective": "answer", "output_format": "", "tool_guidance": "", "boundaries": ""}
 
 

@@ -19,8 +19,16 @@ Quick use::
         ...
         assert server.requests[0].json["model"] == "m"
 
-As a pytest fixture (``fake_server`` below) import it into the test module, or write your own
-fixture that does ``with FakeServer() as s: yield s``.
+As a pytest fixture, write one in the test module (importing ``fake_server`` from here works too,
+but ruff then wants ``# noqa: F401`` on the import and ``# noqa: F811`` on each test using it)::
+
+    @pytest.fixture
+    def server():
+        with FakeServer("pong") as s:
+            yield s
+
+The module is importable as ``fakeserver`` because pytest puts tests/ on sys.path (tests/ has no
+__init__.py).
 
 Behaviour
 ---------
@@ -57,6 +65,7 @@ Recording
 ``server.requests`` lists a ``Request`` per request in arrival order: ``method``, ``path``,
 ``headers`` (lower-case keys), ``body`` (bytes), ``json`` (parsed or None), ``protocol``
 ("openai" | "anthropic" | None), ``stream`` (bool), ``at`` (time.monotonic() on arrival),
+``messages`` (the request's messages) and ``last_user_text`` (the last user message's text),
 ``closed_early`` (the client closed the connection before the answer was complete) and
 ``closed_at``. ``server.closed_early`` counts such closes; ``server.wait_closed_early(n, timeout)``
 waits for them (True when seen) so a test can assert that a cancellation reached the server.
@@ -193,8 +202,7 @@ class FakeServer:
         class Handler(_Handler):
             server_owner = owner
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -276,6 +284,11 @@ class FakeServer:
                 request.closed_at = time.monotonic()
                 self.closed_early += 1
                 self._lock.notify_all()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # many parallel clients (a @jam of agents) must not overflow the backlog
 
 
 class _Handler(BaseHTTPRequestHandler):

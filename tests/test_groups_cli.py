@@ -370,3 +370,98 @@ def test_group_help_does_not_import_httpx(rooms):
     code = "import sys, runpy; sys.argv=['rooms','group','--help']\ntry:\n    runpy.run_module('rooms_cli', run_name='__main__')\nexcept SystemExit: pass\nprint('httpx' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=rooms_env(), timeout=60)
     assert proc.stdout.strip().splitlines()[-1] == "False"
+
+
+# -- examples and demo ----------------------------------------------------------------------
+
+EXAMPLES = {
+    "multi_lens_audit.py": "reviewer:",
+    "fastest_answer_race.py": "winner: ",
+    "cross_provider_consensus.py": "oracle-1:",
+    "generate_and_pick.py": "picked: ",
+    "persona_panel.py": "ranked best by the panel: ",
+}
+
+
+@pytest.mark.parametrize("script", sorted(EXAMPLES))
+def test_each_example_pattern_runs_on_the_offline_model(project_dir, script):
+    from conftest import REPO
+
+    from rooms_cli.project import initialize
+
+    initialize(project_dir, example="gamedev")  # the persona panel's engineer and designer
+    proc = subprocess.run([sys.executable, str(REPO / "examples" / "groups" / script)], capture_output=True, text=True,
+                          env=rooms_env({"ROOMS_DIR": str(project_dir)}), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert EXAMPLES[script] in proc.stdout
+
+
+def test_demo_shows_a_group_vote_and_a_race(tmp_path, cli):
+    run = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "groups", "--json")
+    assert run.exit_code == 0, run.stderr
+    texts = [e["text"] for e in run.json()["events"]]
+    assert any("majority:" in t for t in texts) and any(t.startswith("winner ") for t in texts)
+    assert any("dropped:" in t for t in texts)
+
+
+def test_waiting_again_with_another_reducer_re_reduces_the_recorded_replies(project, cli):
+    cli("group", "spawn-mixed", "g", "--profiles", "analyst,wildcard,boss")
+    bcast(cli, "g")
+    first = cli("group", "wait", "g", "--reducer", "join_by_handle", "--json").json()
+    ranked = cli("group", "wait", "g", "--reducer", "rank", "--json").json()
+    assert ranked["broadcast_id"] == first["broadcast_id"] and ranked["by_member"] == first["by_member"]
+    assert ranked["reduced"] == first["reduced"][ranked["metadata"]["winner_handle"]]
+    assert cli("group", "wait", "g", "--json").json()["metadata"]["reducer"] == "join_by_handle"  # the record is unchanged
+
+
+def test_a_second_waiter_follows_the_first_and_returns_the_same_result(project, cli):
+    external(project, "coder")
+    cli("group", "spawn-mixed", "g", "--profiles", "coder,analyst")
+    bcast(cli, "g")
+    first = popen("group", "wait", "g", "--timeout", "60", "--json")
+    time.sleep(0.4)
+    second = popen("group", "wait", "g", "--timeout", "60", "--json")
+    time.sleep(0.4)
+    assert cli("group", "reply", "g", "--as", "coder", "done").exit_code == 0
+    out1, err1 = first.communicate(timeout=60)
+    out2, err2 = second.communicate(timeout=60)
+    assert first.returncode == 0 and second.returncode == 0, (err1, err2)
+    assert json.loads(out1) == json.loads(out2)
+    assert len([e for e in events(project.root, "g") if e["ev"] == "reply" and e["handle"] == "analyst"]) == 1
+
+
+def test_replies_racing_from_many_processes_are_all_recorded_once(project, cli):
+    handles = [f"ext{i}" for i in range(5)]
+    external(project, *handles)
+    cli("group", "spawn-mixed", "g", "--profiles", ",".join(handles))
+    bcast(cli, "g")
+    procs = [popen("group", "reply", "g", "--as", h, f"from {h}") for h in handles + handles[:2]]
+    for proc in procs:
+        proc.communicate(timeout=60)
+        assert proc.returncode == 0
+    evs = events(project.root, "g")
+    assert sorted(e["handle"] for e in evs if e["ev"] == "reply") == sorted(handles)
+    assert sorted(e["handle"] for e in evs if e["ev"] == "dropped") == sorted(handles[:2])  # the second reply of each
+
+
+def test_killing_repliers_at_random_moments_loses_no_acknowledged_reply(project, cli):
+    import random
+    import signal
+
+    from rooms_cli.store import jsonl
+
+    handles = [f"ext{i}" for i in range(6)]
+    external(project, *handles)
+    cli("group", "spawn-mixed", "g", "--profiles", ",".join(handles))
+    bcast(cli, "g")
+    procs = {h: popen("group", "reply", "g", "--as", h, f"from {h} " + "x" * 2000) for h in handles}
+    chance = random.Random(7)
+    for h in handles[::2]:
+        time.sleep(chance.uniform(0.0, 0.4))
+        procs[h].send_signal(signal.SIGKILL)
+    acknowledged = {h for h, p in procs.items() if p.wait(timeout=60) == 0}
+    scan = jsonl.scan(project.path("groups", "g.jsonl"))
+    assert not scan.bad
+    replied = {e["handle"] for e in scan.records if e["ev"] == "reply"}
+    assert acknowledged <= replied
+    assert cli("group", "status", "g", "--json").exit_code == 0

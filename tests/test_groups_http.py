@@ -128,3 +128,51 @@ def test_a_failing_provider_marks_the_member_errored_without_failing_the_others(
     assert result.by_member["bad"].status == "error" and "500" in result.by_member["bad"].text
     assert result.by_member["good"].status == "ok" and result.reduced == "fast answer"
     assert status.status(project, "g")["label"] == "▣ g [0/2 ⚠]"
+
+
+def test_a_killed_waiter_leaves_the_broadcast_in_flight_and_the_next_wait_finishes_it(project, server, rooms):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import rooms_env
+
+    bots(project, quick="fast", steady="medium")
+    rooms("group", "spawn-mixed", "g", "--profiles", "quick,steady")
+    rooms("group", "broadcast", "g", "--objective", "go", "--output-format", "", "--tool-guidance", "", "--boundaries", "")
+    waiter = subprocess.Popen([sys.executable, "-m", "rooms_cli", "group", "wait", "g"], env=rooms_env(),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not [e for e in log_events(project, "g") if e["ev"] == "reply"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(waiter.pid, signal.SIGKILL)  # after the quick reply landed, before the medium one
+    waiter.wait(timeout=10)
+    info = rooms("group", "status", "g", "--json").json()
+    assert info["in_flight"] is not None and info["in_flight"]["pending"] == ["steady"]
+    server.reset()
+    run = rooms("group", "wait", "g", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert run.json()["metadata"]["replied"] == 2
+    assert [r.json["model"] for r in server.requests] == ["medium"]  # only the member that had not answered
+
+
+def test_wait_any_cancels_a_losing_sub_group_its_calls_and_its_external_members(project, server):
+    from rooms_cli.messaging.inbox import read_inbox
+
+    bots(project, hare="fast", tortoise="slow")
+    create_agent(project, Agent(id="coder", directive="An outside agent.", model="external"))
+
+    async def scenario():
+        await rooms_cli.spawn_group("inner", ["tortoise", "coder"], project=project)
+        await rooms_cli.spawn_group("outer", ["hare", "group:inner"], project=project)
+        await rooms_cli.broadcast("outer", objective="go", output_format="", tool_guidance="", boundaries="", project=project)
+        return await rooms_cli.wait_any("outer", project=project)
+
+    result = asyncio.run(scenario())
+    assert result.metadata["winner_handle"] == "hare" and result.by_member["inner"].status == "cancelled"
+    assert server.wait_closed_early(1, timeout=2.0)  # the sub-group's slow call was closed
+    inner = status.status(project, "inner")
+    assert inner["in_flight"] is None and inner["recent"][0]["status"] == "cancelled"
+    assert [m.kind for m in read_inbox(project, "coder")] == ["group", "group_cancel"]
+    assert read_inbox(project, "coder")[1].tag.startswith("group:inner/cancel:")

@@ -52,6 +52,7 @@ def test_non_streaming_reply_carries_text_usage_and_the_request_is_the_documente
     assert req.json["messages"] == [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hello to the team."}]
     assert req.json["temperature"] == 0.3 and req.json["max_tokens"] == 50
     assert "authorization" not in req.headers  # no key configured: none sent
+    assert server.closed_early == 0  # a finished call is not counted as a close mid-answer
 
 
 def test_streaming_deltas_arrive_in_order_and_join_to_the_text(server):
@@ -64,6 +65,7 @@ def test_streaming_deltas_arrive_in_order_and_join_to_the_text(server):
     req = server.requests[0]
     assert req.json["stream"] is True and req.json["stream_options"] == {"include_usage": True}
     assert req.headers["accept"] == "text/event-stream"
+    assert server.closed_early == 0
 
 
 def test_deltas_are_delivered_as_they_arrive_not_at_the_end(server):
@@ -322,8 +324,8 @@ def test_spec_headers_are_sent(server):
 def test_a_model_name_is_required_unless_the_spec_has_one(server):
     with pytest.raises(ProviderError, match=r"needs a model name: write local:MODEL"):
         provider(server).complete(MESSAGES, model="")
-    provider(server, model="llama3.2").complete(MESSAGES, model="")
-    assert server.requests[0].json["model"] == "llama3.2"
+    done = provider(server, model="llama3.2").complete(MESSAGES, model="")
+    assert server.requests[0].json["model"] == "llama3.2" and done.model == "local:llama3.2"
 
 
 def test_startup_does_not_import_httpx():
@@ -332,3 +334,41 @@ def test_startup_does_not_import_httpx():
                          cwd=str(Path(__file__).resolve().parent.parent))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_a_base_url_without_a_scheme_is_a_clear_error():
+    p = OpenAIProvider("local", {"type": "openai", "base_url": "localhost:8080/v1"})
+    with pytest.raises(ProviderError, match=r"invalid URL .*fix providers.local.base_url in .rooms.yaml"):
+        p.complete(MESSAGES, model="m")
+
+
+def test_speaker_names_are_sent_in_the_form_openai_accepts(server):
+    provider(server).complete([Message("user", "hi", name="dr.who")], model="m")
+    assert server.requests[0].json["messages"] == [{"role": "user", "content": "hi", "name": "dr_who"}]
+
+
+def test_connect_timeout_applies_when_the_server_never_accepts():
+    # a listening socket whose backlog is full: the kernel drops further SYNs, so connecting hangs
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket()
+        filler.setblocking(False)
+        try:
+            filler.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fillers.append(filler)
+    try:
+        p = OpenAIProvider("local", {"type": "openai", "base_url": f"http://127.0.0.1:{port}/v1",
+                                     "connect_timeout": 0.3, "max_retries": 1, "retry_backoff": 0.01})
+        start = time.monotonic()
+        with pytest.raises(ProviderError, match="connection timed out after 2 tries"):
+            p.complete(MESSAGES, model="m")
+        assert time.monotonic() - start < 5
+    finally:
+        for s in [*fillers, listener]:
+            s.close()

@@ -39,7 +39,7 @@ def _profiles(ctx, profiles: str | None, preset: str | None) -> list[str]:
         raise UsageError("give exactly one of --profiles a,b,c or --preset NAME")
     if preset:
         return preset_profiles(ctx.project, ctx.config, preset)
-    return [p.strip() for p in profiles.split(",") if p.strip()]
+    return [p.strip() for p in (profiles or "").split(",") if p.strip()]
 
 
 def _timeout(value: str | None) -> float | None:
@@ -219,6 +219,8 @@ def status_cmd(name: NameArg, dir: DirOpt = None, json_: JsonOpt = False) -> Non
     if info["in_flight"]:
         f = info["in_flight"]
         output.say(f"in flight: {f['broadcast_id']} · {f['objective']} · waiting for {', '.join(f['pending']) or 'the gather'}")
+    if info["recent"]:
+        output.say("recent:")
     for b in info["recent"]:
         output.say(f"  {b['broadcast_id']} {b['status']:<9} {len(b['replied'])}/{len(b['members'])} {b.get('reducer') or '-'} · {b['objective']}")
 

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from rooms_cli.config import Config, load_config
 from rooms_cli.groups import broadcasts, gather, roster
 from rooms_cli.groups.model import GroupResult
 from rooms_cli.groups.reducers import Reduction, register_reducer
@@ -37,9 +38,7 @@ __all__ = [
 ]
 
 
-def _open(project: Project | str | os.PathLike | None) -> tuple[Project, object]:
-    from rooms_cli.config import load_config
-
+def _open(project: Project | str | os.PathLike | None) -> tuple[Project, Config]:
     if not isinstance(project, Project):
         project = open_project(Path(project) if project is not None else None)
     return project, load_config(project)

@@ -61,6 +61,8 @@ def send_broadcast(project: Project, config, name: str, fields: dict, sender: st
         group = log.load(project, name)
         if group.in_flight:
             raise in_flight_error(name, group.in_flight)
+        if set(group.sub_groups) - set(subs):
+            raise Conflict(f"the members of group {name!r} changed while broadcasting; try again", code="lock_busy")
         sub_ids: dict[str, str] = {}
         sub_events = []
         for m in group.members:
@@ -83,7 +85,7 @@ def send_broadcast(project: Project, config, name: str, fields: dict, sender: st
     for sub, sev in sub_events:
         _deliver(project, config, sub, sev["id"], sub.members, fields, sender)
     _deliver(project, config, group, bid, [m for m in group.members if not m.sub_group], fields, sender)
-    return log.load(project, name).broadcast(bid)
+    return log.load(project, name).require(bid)
 
 
 def _deliver(project, config, group: Group, bid: str, members: list[Member], fields: dict, sender: str) -> None:
@@ -118,10 +120,7 @@ def record_reply(project: Project, name: str, bid: str, handle: str, text: str, 
                  elapsed_s: float | None = None, source: str = "external") -> ReplyOutcome:
     """Record a member's reply; one that comes after the result (or twice) is recorded as dropped."""
     with log.locked_groups(project, name):
-        group = log.load(project, name)
-        b = group.broadcast(bid)
-        if b is None:
-            raise NotFound(f"group {name!r} has no broadcast {bid}")
+        b = log.load(project, name).require(bid)
         if b.member(handle) is None:
             raise NotFound(f"{handle!r} was not a member of group {name!r} when broadcast {bid} went out")
         if b.in_flight and handle not in b.replies:
@@ -142,7 +141,7 @@ def reply(project: Project, config, name: str, handle: str, text: str, bid: str 
     if not group.broadcasts:
         raise NotFound(f"group {name!r} has had no broadcast yet; nothing to reply to")
     if bid:
-        b = group.broadcast(resolve_prefix(bid, [x.id for x in group.broadcasts], "broadcast id"))
+        b = group.require(resolve_prefix(bid, [x.id for x in group.broadcasts], "broadcast id"))
     else:
         b = group.in_flight or group.broadcasts[-1]
     member = b.member(handle)
@@ -169,17 +168,16 @@ def cancel(project: Project, config, name: str, by: str, reason: str | None = No
     closed = close_cancelled(project, name, b.id, by, reason)
     for sub_name, sub_b in closed:
         notify_cancel(project, config, log.load(project, sub_name), sub_b, [m.handle for m in sub_b.pending()], reason)
-    return log.load(project, name).broadcast(b.id)
+    return log.load(project, name).require(b.id)
 
 
 def close_cancelled(project: Project, name: str, bid: str, by: str, reason: str) -> list[tuple[str, Broadcast]]:
     """Record the cancellation of `bid` and of its in-flight sub-broadcasts; return what was closed."""
-    group = log.load(project, name)
-    b = group.broadcast(bid)
-    subs = [(m.sub_group, b.sub.get(m.handle)) for m in b.members if m.sub_group and b.sub.get(m.handle)]
+    b = log.load(project, name).require(bid)
+    subs = [(m.sub_group, b.sub[m.handle]) for m in b.members if m.sub_group and m.handle in b.sub]
     closed: list[tuple[str, Broadcast]] = []
     with log.locked_groups(project, name, *[s for s, _ in subs if log.exists(project, s)]):
-        current = log.load(project, name).broadcast(bid)
+        current = log.load(project, name).require(bid)
         if current.in_flight:
             log.append(project, name, log.event("cancelled", id=bid, by=by, reason=reason))
             closed.append((name, current))

@@ -69,15 +69,24 @@ async def drain() -> None:
         await asyncio.gather(*list(_background), return_exceptions=True)
 
 
-def stored_result(project: Project, config, name: str, b: Broadcast, reducer: str | None) -> GroupResult:
-    """The result recorded for a closed broadcast (re-reduced when another reducer is asked for)."""
+async def stored_result(project: Project, config, name: str, b: Broadcast, reducer: str | None) -> GroupResult:
+    """The result recorded for a closed broadcast; re-reduced (not recorded) when another reducer is asked for."""
     if b.status == "cancelled":
         raise Conflict(f"broadcast {b.id} of group {name!r} was cancelled; there is no result", code="broadcast_cancelled")
-    result = GroupResult.from_json(b.result)
-    if reducer and reducer != result.metadata.get("reducer") and reducer not in reducers.MODEL_REDUCERS:
-        reduction = reducers.apply(reducers.resolve(reducer, config, project.root), reducer, result.by_member, result.order)
-        result.reduced = reduction.value
-        result.metadata = {**result.metadata, "reducer": reducer, **reduction.metadata}
+    result = GroupResult.from_json(b.result or {"broadcast_id": b.id})
+    if not reducer or reducer == result.metadata.get("reducer"):
+        return result
+    fn = reducers.resolve(reducer, config, project.root)
+    if fn is None:
+        run = _Gathering(project, config, name, b, any_=False, cancel_losers=True, by="rooms")
+        try:
+            reduction = await run._rank(result.by_member, result.order)
+        finally:
+            await run._close_providers()
+    else:
+        reduction = reducers.apply(fn, reducer, result.by_member, result.order)
+    result.reduced = reduction.value
+    result.metadata = {**result.metadata, "reducer": reducer, **reduction.metadata}
     return result
 
 
@@ -97,22 +106,22 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
     if b is None:
         raise NotFound(f"group {name!r} has had no broadcast yet; send one with rooms group broadcast {name} …")
     if not b.in_flight:
-        return stored_result(project, config, name, b, reducer)
+        return await stored_result(project, config, name, b, reducer)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     lock = try_lock(log.gather_lock_path(project, name))
     while lock is None:  # another process is gathering: follow the log
-        current = log.load(project, name).broadcast(b.id)
+        current = log.load(project, name).require(b.id)
         if not current.in_flight:
-            return stored_result(project, config, name, current, reducer)
+            return await stored_result(project, config, name, current, reducer)
         if loop.time() >= deadline:
             raise TimedOut(f"another process is gathering broadcast {b.id} of {name!r}; no result within {timeout:g}s")
         await asyncio.sleep(0.1)
         lock = try_lock(log.gather_lock_path(project, name))
     try:
-        current = log.load(project, name).broadcast(b.id)
+        current = log.load(project, name).require(b.id)
         if not current.in_flight:
-            return stored_result(project, config, name, current, reducer)
+            return await stored_result(project, config, name, current, reducer)
         run = _Gathering(project, config, name, current, any_=any_, cancel_losers=cancel_losers, by=by)
         return await run.run(deadline, reducer_name, fn)
     finally:
@@ -173,6 +182,20 @@ class _Gathering:
         end = loop.time()
         return Outcome(handle, text, status, end - start, end, "group")
 
+    def load_agents(self) -> None:
+        """The agents of the model-backed members (the ones that can rank)."""
+        from rooms_cli.agents import load_agent
+
+        for m in self.b.members:
+            if m.sub_group:
+                continue
+            try:
+                agent = load_agent(self.project, m.profile)
+            except RoomsError:
+                continue
+            if not agent.is_external(self.config.default_model):
+                self.agents[m.handle] = agent
+
     def _start(self, deadline: float) -> None:
         from rooms_cli.agents import load_agent
 
@@ -198,7 +221,7 @@ class _Gathering:
             raise Conflict(f"group {self.name!r} was dissolved while gathering", code="broadcast_cancelled") from None
         if size != self._size:
             self._size = size
-            self.b = log.load(self.project, self.name).broadcast(self.b.id)
+            self.b = log.load(self.project, self.name).require(self.b.id)
         return self.b
 
     def _first_ok(self, b: Broadcast) -> str | None:
@@ -340,6 +363,7 @@ class _Gathering:
     async def _rank(self, by_member: dict[str, MemberResult], order: list[str]) -> reducers.Reduction:
         candidates = [h for h in order if by_member[h].status == OK]
         labels = rank.assign_labels(self.b.id, candidates)
+        self.load_agents()  # members answered by an earlier (killed) waiter rank too
         rankers = [h for h in candidates if h in self.agents]
         if len(candidates) > 1 and rankers:
             ballots, errors = await rank.collect_ballots(
@@ -353,7 +377,7 @@ class _Gathering:
 
     def _record(self, result: GroupResult, late: list[Outcome]) -> None:
         with log.locked_groups(self.project, self.name):
-            current = log.load(self.project, self.name).broadcast(self.b.id)
+            current = log.load(self.project, self.name).require(self.b.id)
             if current.status == "cancelled":
                 raise Conflict(f"broadcast {self.b.id} of group {self.name!r} was cancelled", code="broadcast_cancelled")
             events = [] if not current.in_flight else [log.event("gathered", id=self.b.id, result=result.to_json())]

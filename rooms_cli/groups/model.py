@@ -66,7 +66,7 @@ class Broadcast:
         return next((m for m in self.members if m.handle == handle), None)
 
     def summary(self) -> dict:
-        data = {
+        data: dict = {
             "broadcast_id": self.id, "status": self.status, "ts": self.ts, "sender": self.sender,
             "objective": self.fields.get("objective", ""), "members": [m.handle for m in self.members],
             "replied": [h for h in self.replies], "dropped": [d["handle"] for d in self.dropped],
@@ -93,6 +93,15 @@ class Group:
 
     def broadcast(self, bid: str) -> Broadcast | None:
         return next((b for b in self.broadcasts if b.id == bid), None)
+
+    def require(self, bid: str) -> Broadcast:
+        """The broadcast `bid`; NotFound when the log has none."""
+        from rooms_cli.errors import NotFound
+
+        b = self.broadcast(bid)
+        if b is None:
+            raise NotFound(f"group {self.name!r} has no broadcast {bid}")
+        return b
 
     def member(self, handle: str) -> Member | None:
         return next((m for m in self.members if m.handle == handle), None)

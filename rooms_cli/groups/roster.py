@@ -55,8 +55,8 @@ def check_profile(project: Project, group_name: str, profile: str) -> None:
         )
 
 
-def _free_handle(group: Group | None, wanted: str, explicit: bool) -> str:
-    taken = {m.handle for m in group.members} if group else set()
+def _free_handle(group: Group, wanted: str, explicit: bool) -> str:
+    taken = {m.handle for m in group.members}
     if wanted not in taken:
         return wanted
     if explicit:
@@ -89,6 +89,7 @@ def spawn(project: Project, name: str, profiles: list[str], handles: list[str | 
         if group is None:
             events.append(log.event("created", name=name, gid=new_id("g"), ephemeral=ephemeral))
             group = Group(name=name, gid="", created="")
+        group.name = name
         added = []
         for profile, handle in zip(profiles, handles, strict=True):
             default = profile[len(GROUP_PREFIX):] if profile.startswith(GROUP_PREFIX) else profile

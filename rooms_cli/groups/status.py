@@ -8,6 +8,7 @@ timed out on the last gathered broadcast; idle otherwise. The label shows the wo
 
 from __future__ import annotations
 
+from rooms_cli.errors import InvalidInput
 from rooms_cli.groups import log
 from rooms_cli.groups.model import ERROR, TIMEOUT, Group, Member
 from rooms_cli.store.paths import Project
@@ -21,14 +22,15 @@ def _exists(project: Project, m: Member) -> bool:
         return log.exists(project, m.sub_group)
     try:
         return project.path("agents", m.profile + ".md").exists()
-    except Exception:
+    except InvalidInput:
         return False
 
 
 def member_states(project: Project, group: Group) -> dict[str, str]:
     inflight = group.in_flight
     last = next((b for b in reversed(group.broadcasts) if b.status == "gathered" and b.result), None)
-    last_status = {h: r.get("status") for h, r in (last.result.get("by_member") or {}).items()} if last else {}
+    result = (last.result if last else None) or {}
+    last_status = {h: r.get("status") for h, r in (result.get("by_member") or {}).items()}
     states = {}
     for m in group.members:
         if not _exists(project, m) or last_status.get(m.handle) == TIMEOUT:

@@ -99,6 +99,8 @@ class CommandProvider(Provider):
         except PermissionError:
             raise ProviderError(f"provider {self.name!r}: command {argv[0]!r} is not executable") from None
 
+        stdin, stdout, stderr_pipe = proc.stdin, proc.stdout, proc.stderr
+        assert stdin is not None and stdout is not None and stderr_pipe is not None  # all three are PIPEs
         out: list[str] = []
         err_tail: deque[bytes] = deque(maxlen=64)
         pending = [""]  # whitespace held back until more text follows (the reply is trimmed)
@@ -116,24 +118,24 @@ class CommandProvider(Provider):
 
         async def feed() -> None:
             try:
-                proc.stdin.write(prompt.encode("utf-8"))
-                await proc.stdin.drain()
+                stdin.write(prompt.encode("utf-8"))
+                await stdin.drain()
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the program does not read its stdin: fine
             finally:
                 try:
-                    proc.stdin.close()
+                    stdin.close()
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
         async def read_out() -> None:
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-            while chunk := await proc.stdout.read(4096):
+            while chunk := await stdout.read(4096):
                 emit(decoder.decode(chunk))
             emit(decoder.decode(b"", final=True))
 
         async def read_err() -> None:
-            while chunk := await proc.stderr.read(4096):
+            while chunk := await stderr_pipe.read(4096):
                 err_tail.append(chunk)
 
         limit = self.timeout()

@@ -212,7 +212,7 @@ def _connect_failure(exc: BaseException) -> str:
     import socket
 
     seen: BaseException | None = exc
-    texts = []
+    texts: list[str] = []
     while seen is not None and len(texts) < 10:
         if isinstance(seen, ConnectionRefusedError):
             return "connection refused"
@@ -261,8 +261,13 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
                 ) from None
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                 failure = f"the server closed the connection without answering ({exc or type(exc).__name__}) after {attempt} {'try' if attempt == 1 else 'tries'}"
-            except httpx.InvalidURL as exc:
-                raise call.error(f"invalid URL ({exc}); fix providers.{call.provider}.base_url in .rooms.yaml") from None
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+                raise call.error(
+                    f"invalid URL {call.endpoint!r} ({exc}); fix providers.{call.provider}.base_url in .rooms.yaml "
+                    f"(it starts with http:// or https://)"
+                ) from None
+            except httpx.HTTPError as exc:  # proxies, TLS, protocol: nothing a retry would fix
+                raise call.error(f"request failed: {type(exc).__name__}: {exc}") from None
             else:
                 if response.status_code < 300:
                     try:
@@ -343,13 +348,15 @@ async def sse_events(call: Call, response, progress: list[int]) -> AsyncIterator
     far, reported when the stream breaks. Transport failures become ProviderError."""
     import httpx
 
-    event, data = "", []
+    event = ""
+    data: list[str] = []
     try:
         async for line in response.aiter_lines():
             if not line:
                 if data:
                     yield SSEEvent(event or "message", "\n".join(data))
-                event, data = "", []
+                event = ""
+                data = []
                 continue
             if line.startswith(":"):
                 continue

@@ -17,6 +17,7 @@ when the server reports none.
 from __future__ import annotations
 
 import os
+import re
 from urllib.parse import urlsplit
 
 from rooms_cli.errors import ProviderError
@@ -53,6 +54,14 @@ def ollama_base_url(host: str | None) -> str:
     if not path.endswith("/v1"):
         path += "/v1"
     return f"{parts.scheme}://{netloc}{path}"
+
+
+def wire_message(message) -> dict:
+    """A message as OpenAI wants it: `name` only of [A-Za-z0-9_-], at most 64 (ids may hold dots)."""
+    data = message.to_json()
+    if data.get("name"):
+        data["name"] = re.sub(r"[^A-Za-z0-9_-]", "_", data["name"])[:64]
+    return data
 
 
 def prompt_chars(messages) -> int:
@@ -103,7 +112,7 @@ class OpenAIProvider(Provider):
         headers.update(self.spec_headers())
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        body: dict = {"model": model, "messages": [m.to_json() for m in messages], "stream": stream}
+        body: dict = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
         if temperature is not None:
             body["temperature"] = temperature
         if max_tokens:
