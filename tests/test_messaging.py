@@ -268,3 +268,62 @@ def test_the_claude_code_example_settings_run_as_written(cli, project):
         assert run.exit_code == 0, run.stderr
     # the prompt hook (first) handed the message over, so the Stop hook let the session stop
     assert "hello from the example" not in run.stdout
+
+
+def test_senders_killed_mid_write_lose_nothing_acknowledged(project_dir, project):
+    import time
+
+    from rooms_cli.store import jsonl
+
+    script = textwrap.dedent(
+        """
+        import sys
+        from rooms_cli.config import load_config
+        from rooms_cli.messaging.send import send_message
+        from rooms_cli.store.paths import open_project
+        project = open_project(sys.argv[1])
+        config = load_config(project)
+        i = 0
+        while True:
+            result = send_message(project, config, "alice", f"m{i} " + "x" * 3000, to="bob")
+            print(result.delivered[0].n, flush=True)
+            i += 1
+        """
+    )
+    acked: set[int] = set()
+    for delay in (0.0, 0.03, 0.07, 0.11):
+        proc = subprocess.Popen([sys.executable, "-c", script, str(project_dir)], stdout=subprocess.PIPE, text=True, env=rooms_env())
+        acked.add(int(proc.stdout.readline()))  # it is writing: now kill it at some instant
+        time.sleep(delay)
+        proc.kill()
+        out, _ = proc.communicate(timeout=30)
+        acked.update(int(line) for line in out.split())
+    scan = jsonl.scan(project.path("inbox", "bob.jsonl"))
+    assert scan.bad == []
+    numbers = [int(r["n"]) for r in scan.records]
+    assert acked and acked <= set(numbers)
+    assert numbers == list(range(1, len(numbers) + 1))
+
+
+def test_inbox_records_round_trip():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from rooms_cli.messaging.inbox import InboxMessage
+    from rooms_cli.store import jsonl
+
+    names = st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}", fullmatch=True)
+    messages = st.builds(
+        InboxMessage, n=st.integers(1, 10**6), id=st.just("i-01ABC"), ts=st.just("2026-11-21T10:00:00.000Z"),
+        sender=names, to=names, kind=st.sampled_from(["direct", "broadcast", "group", "spawn_output"]), text=st.text(),
+        tag=st.one_of(st.none(), st.text(min_size=1)), reply_to=st.one_of(st.none(), st.integers(1, 999)),
+        meta=st.dictionaries(st.text(), st.one_of(st.text(), st.integers(), st.booleans())),
+    )
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(messages, max_size=5))
+    def check(batch):
+        data = "".join(jsonl.dumps(m.to_json()) + "\n" for m in batch).encode()
+        assert [InboxMessage.from_json(r) for r in jsonl.parse_bytes(data).records] == batch
+
+    check()

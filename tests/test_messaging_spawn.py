@@ -24,7 +24,7 @@ RUNNER = textwrap.dedent(
     if "sleep" in words:
         time.sleep(float(words[words.index("sleep") + 1]))
     if "nest" in words:
-        subprocess.run([sys.executable, "-m", "rooms_cli", "spawn", "sleep 2 grandchild work", "--description", "grandchild"],
+        subprocess.run([sys.executable, "-m", "rooms_cli", "spawn", "sleep 4 grandchild work", "--description", "grandchild"],
                        check=True, stdout=subprocess.DEVNULL)
     if "fail" in words:
         print("half done")
@@ -78,21 +78,18 @@ def inbox_of(project, agent):
 
 
 def test_spawn_returns_at_once_and_its_output_lands_in_the_parents_inbox_after_it_exited(rooms, runner_project, project_dir):
-    started = time.monotonic()
-    run = rooms("spawn", "sleep 1.5 build the API", "--description", "API work", "--as", "alice", "--json")
-    took = time.monotonic() - started
+    run = rooms("spawn", "sleep 3 build the API", "--description", "API work", "--as", "alice", "--json")
     assert run.exit_code == 0, run.stderr
     spawn = run.json()
     assert spawn["alias"] == "api-work" and spawn["parent"] == "alice" and spawn["pid"]
-    assert took < 1.5 + 1.0  # did not wait for the runner (python start-up aside)
-    # `rooms spawn` has exited; the spawn is still running, detached
+    # `rooms spawn` has exited without waiting for the runner; the spawn is still running, detached
     assert spawn_record(runner_project, spawn["id"]).status in ("starting", "running")
     assert inbox_of(runner_project, "alice") == []
     done = wait_until(lambda: (r := spawn_record(runner_project, spawn["id"])).status == "done" and r)
-    assert done.exit_code == 0 and done.duration_s >= 1.4 and done.delivered == 1
+    assert done.exit_code == 0 and done.duration_s >= 2.9 and done.delivered == 1
     message = inbox_of(runner_project, "alice")[0]
     assert (message.sender, message.kind, message.meta["spawn"]) == ("api-work", "spawn_output", spawn["id"])
-    assert f"agent=api-work parent=alice dir={project_dir} prompt=sleep 1.5 build the API" in message.text
+    assert f"agent=api-work parent=alice dir={project_dir} prompt=sleep 3 build the API" in message.text
     assert done.output == message.text
 
 
@@ -152,9 +149,9 @@ def test_nested_spawns_and_wait_waits_for_the_whole_tree(rooms, runner_project):
     assert set(records) == {"parent", "grandchild"}
     child = records["grandchild"]
     assert (child.parent, child.depth, records["parent"].depth) == ("parent", 2, 1)
-    # wait returned only after the grandchild (which outlived its parent by ~2 s) finished
+    # wait returned only after the grandchild (which outlives its parent by ~4 s) finished
     assert all(s.status == "done" for s in records.values())
-    assert {s["alias"] for s in run.json()["spawns"]} == {"parent", "grandchild"}
+    assert "grandchild" in {s["alias"] for s in run.json()["spawns"]}  # (the parent may be done before wait starts)
     assert [m["from"] for m in run.json()["messages"]] == ["parent"]
     assert top["id"] == records["parent"].id
     [grand_msg] = inbox_of(runner_project, "parent")  # the grandchild reported to its own spawner
@@ -182,7 +179,7 @@ def test_wait_times_out_with_exit_4(rooms, cli, runner_project):
 
 
 def test_wait_sleeps_instead_of_busy_looping(rooms, cli, runner_project):
-    cli("spawn", "sleep 3 slow", "--as", "alice")
+    rooms("spawn", "sleep 3 slow", "--as", "alice")  # a separate process: the worker is not our child
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     run = rooms("wait", "--as", "alice", "--timeout", "60")
@@ -237,3 +234,38 @@ def test_demo_spawns_a_helper_whose_output_comes_back(rooms, tmp_path):
     assert run.exit_code == 0, run.stderr
     lines = [e["text"] for e in run.json()["events"] if e["kind"] == "line"]
     assert any("changelog-check [spawn output]: changelog-check here (spawned by you)" in line for line in lines)
+
+
+def test_a_running_spawn_from_another_machine_is_not_called_lost(rooms, project):
+    from rooms_cli.messaging.spawn import Spawn, save_spawn
+
+    save_spawn(project, Spawn(id="s-01remote", parent="alice", alias="remote-job", prompt="x", status="running",
+                              created="2026-11-21T10:00:00.000Z", pid=4242, host="another-machine.example"))
+    assert rooms("tick", "--json").json()["steps"]["spawns"] == []
+    run = rooms("wait", "--as", "alice", "--timeout", "0.5", "--json")
+    assert run.exit_code == 4 and run.err_json()["error"]["data"]["pending"][0]["alias"] == "remote-job"
+    assert spawn_record(project, "s-01remote").status == "running"
+
+
+def test_a_missing_runner_program_is_reported_as_a_spawn_error(runner_project):
+    from rooms_cli.config import load_config
+    from rooms_cli.messaging.spawn import start_spawn
+    from rooms_cli.messaging.wait import wait_for_spawns
+
+    spawn = start_spawn(runner_project, load_config(runner_project), "alice", "hello", runner=["/nonexistent/agent-cli"])
+    assert not wait_for_spawns(runner_project, "alice", timeout=60).timed_out
+    [message] = inbox_of(runner_project, "alice")
+    assert message.kind == "spawn_error" and "cannot run /nonexistent/agent-cli" in message.text
+    assert spawn_record(runner_project, spawn.id).exit_code == 127
+
+
+def test_sigterm_to_a_spawn_stops_its_runner_and_reports_failed(cli, runner_project):
+    spawn = cli("spawn", "sleep 60 forever", "--as", "alice", "--json").json()
+    running = wait_until(lambda: (r := spawn_record(runner_project, spawn["id"])).runner_pid and r)
+    os.kill(running.pid, signal.SIGTERM)
+    run = cli("wait", "--as", "alice", "--timeout", "30", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert "was killed by signal 15" in run.json()["messages"][0]["content"]
+    assert spawn_record(runner_project, spawn["id"]).status == "failed"
+    with pytest.raises(ProcessLookupError):
+        wait_until(lambda: os.kill(running.runner_pid, 0), timeout=5)

@@ -69,6 +69,8 @@ def send_cmd(
     output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
     for woken in result.woken:
         output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
+    if wake and not result.woken:
+        output.note("note: no recipient is an LLM-backed agent with something to answer; sessions read their inbox themselves")
 
 
 def inbox_cmd(
@@ -80,13 +82,13 @@ def inbox_cmd(
 
     Example: rooms inbox --unread
     """
-    from rooms_cli.messaging.inbox import mark_read, read_inbox, read_upto
+    from rooms_cli.messaging.inbox import mark_read, read_inbox, read_upto, unread_messages
     from rooms_cli.messaging.status import touch
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
     upto = read_upto(ctx.project, ctx.me)
-    messages = [m for m in read_inbox(ctx.project, ctx.me) if m.n > upto or not unread]
+    messages = unread_messages(ctx.project, ctx.me) if unread else read_inbox(ctx.project, ctx.me)
     fresh = [m for m in messages if m.n > upto]
     if fresh and not peek:
         mark_read(ctx.project, ctx.me, max(m.n for m in fresh))

@@ -110,9 +110,26 @@ def mark_read(project: Project, agent: str, upto: int) -> bool:
 
 
 def unread_messages(project: Project, agent: str) -> list[InboxMessage]:
-    """Messages of `agent` not read yet, oldest first."""
+    """Messages of `agent` not read yet, oldest first.
+
+    Read from the end of the inbox, so the cost follows the number of unread messages, not the
+    size of the inbox (numbers grow along the file).
+    """
     upto = read_upto(project, agent)
-    return [m for m in read_inbox(project, agent) if m.n > upto]
+    path = inbox_path(project, agent)
+    count = 32
+    while True:
+        records = jsonl.tail(path, count)
+        if len(records) < count or _number(records[0]) <= upto:
+            return [InboxMessage.from_json(r) for r in records if _number(r) > upto]
+        count *= 4
+
+
+def _number(record: dict) -> int:
+    try:
+        return int(record.get("n", 0))
+    except (TypeError, ValueError):
+        return 0
 
 
 def take_unread(project: Project, agent: str) -> list[InboxMessage]:

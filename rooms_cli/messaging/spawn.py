@@ -19,7 +19,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
@@ -61,17 +61,19 @@ class Spawn:
     output: str | None = None
     error: str | None = None
     delivered: int | None = None  # the message number in the parent's inbox
-    extra: dict = field(default_factory=dict)
+    host: str | None = None  # the machine it runs on: only there can its liveness be known
 
     @property
     def active(self) -> bool:
         return self.status in ACTIVE
 
+    @property
+    def local(self) -> bool:
+        """True when it runs (or ran) on this machine; a record pulled from another clone is not."""
+        return not self.host or self.host == this_host()
+
     def to_json(self) -> dict:
-        data = asdict(self)
-        if not data["extra"]:
-            data.pop("extra")
-        return data
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict, where: str = "spawn record") -> Spawn:
@@ -205,9 +207,18 @@ def block_until_finished(project: Project, spawn_id: str, timeout: float | None)
     return released.wait(timeout)
 
 
+def this_host() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
 def reap_lost(project: Project, spawn: Spawn, *, dry_run: bool = False) -> bool:
-    """If `spawn` is active but its worker is gone, mark it lost and tell its parent. True if lost."""
-    if not spawn.active or worker_alive(project, spawn.id):
+    """If `spawn` is active but its worker is gone, mark it lost and tell its parent. True if lost.
+
+    Only spawns of this machine are judged: a record committed while running elsewhere is left alone.
+    """
+    if not spawn.active or not spawn.local or worker_alive(project, spawn.id):
         return False
     if dry_run:
         return True
@@ -326,7 +337,7 @@ def start_spawn(
             spawn = Spawn(
                 id=spawn_id, parent=parent, alias=choose_alias(description, taken), prompt=prompt,
                 description=(description or "").strip(), profile=profile, runner=plan_runner, model=model,
-                depth=depth, status="starting", created=now_iso(),
+                depth=depth, status="starting", created=now_iso(), host=this_host(),
             )
             save_spawn(project, spawn)
         try:
