@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -17,7 +18,12 @@ from rooms_cli.chat.coordinator import FLAVOR_LINES, floor
 
 
 @pytest.fixture
-def server():
+def server(monkeypatch):
+    # socketserver listens with a backlog of 5: with 8 simultaneous connects the kernel drops SYNs
+    # and the client retransmits a second later, which would measure TCP, not the coordinator
+    from http.server import ThreadingHTTPServer
+
+    monkeypatch.setattr(ThreadingHTTPServer, "request_queue_size", 64)
     with FakeServer() as srv:
         yield srv
 
@@ -172,13 +178,40 @@ def test_busy_floor_no_wait_exits_3_and_waiting_shows_a_note(project_dir, projec
         busy = rooms("chat", "--room", "sync", "--no-wait", "hello")
         assert busy.exit_code == 3 and "busy" in busy.stderr
         waiting = _chat_process(["--room", "sync", "--as", "bob", "deploy latency?"], project_dir)
+        seen: list[str] = []
+        reader = threading.Thread(target=lambda: seen.extend(waiting.stderr), daemon=True)
+        reader.start()
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not records(project):
-            time.sleep(0.2)
-            if waiting.poll() is not None:
-                break
+        while time.monotonic() < deadline and not any("waiting for the other turn" in line for line in seen):
+            time.sleep(0.05)
+        assert any("waiting for the other turn" in line for line in seen), "a visible note on stderr"
         assert waiting.poll() is None, "it waits for the floor"
         assert records(project) == [], "nothing is posted while another turn holds the floor"
-    out, err = waiting.communicate(timeout=60)
-    assert waiting.returncode == 0 and "waiting for the other turn" in err
+    waiting.wait(timeout=60)
+    reader.join(timeout=10)
+    assert waiting.returncode == 0, "".join(seen)
     assert records(project)[0].speaker == "bob"
+
+
+def test_kill_9_mid_turn_leaves_files_parseable_and_the_floor_free(project_dir, project, server):
+    import random
+
+    from rooms_cli.chat.rooms import load_room
+    from rooms_cli.store import jsonl
+
+    use_server(project, server, ["a0", "a1", "a2"])
+    room(project, agents=["a0", "a1", "a2"])
+    server.set_default(Reply(text="a reply that streams in a few pieces", chunk_delay=0.02, delay=0.05))
+    chance = random.Random(7)
+    for round_ in range(4):
+        proc = _chat_process(["--room", "sync", f"@everyone round {round_}"], project_dir)
+        time.sleep(0.4 + chance.random() * 0.8)
+        proc.kill()
+        proc.wait(timeout=30)
+        scan = jsonl.scan(project.path("rooms", "sync", "transcript.jsonl"))
+        assert scan.bad == [] and not scan.torn
+        load_room(project, "sync")
+    done = say(project, "@a0 still fine?")
+    assert [r.speaker for r in done.replies] == ["a0"]
+    answered = {r.meta["answering"] for r in records(project) if r.kind == "message" and r.speaker in ("a0", "a1", "a2")}
+    assert answered <= {m.id for m in records(project)}, "every reply answers a message that was written"

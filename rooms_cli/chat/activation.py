@@ -1,7 +1,9 @@
 """Activation: who is eligible to answer a message, and in which order (two stages).
 
-1. Structural filter, no model calls: by mode; muted agents dropped (open and @jam only); agents
-   mid-handoff dropped; on open messages quiet agents dropped while a non-quiet one is eligible.
+1. Structural filter, no model calls: by mode; muted agents dropped on open messages (direct address,
+   @everyone and @jam override a mute — chat.md says so three times, and its one "open and @jam"
+   aside contradicts the issue's rule "mute bypassed by direct/@everyone/@jam but not open");
+   agents mid-handoff dropped; on open messages quiet agents dropped while a non-quiet one is eligible.
 2. Open messages only: TF-IDF overlap between the message's words and each agent's tags and
    disposition (IDF over the roster). Highest first, ties in roster order, quiet agents last.
    The score orders; it never excludes.
@@ -81,7 +83,7 @@ def activate(state, agents: dict, addressing: Addressing, message: str) -> Activ
     for agent_id in candidates:
         if agent_id in state.handoff:
             act.filtered[agent_id] = "mid-handoff"
-        elif agent_id in state.muted and addressing.mode in ("open", "jam"):
+        elif agent_id in state.muted and addressing.mode == "open":
             act.filtered[agent_id] = "muted"
         else:
             kept.append(agent_id)

@@ -13,14 +13,13 @@ from rooms_cli.chat.rooms import budget_for, update_room
 EXHAUSTED_TEXT = "Turn budget used up. /continue to keep going."
 
 
-def charge(project, room: str) -> int | None:
-    """Spend one turn; return what is left, or None when the budget was already at zero."""
-    left: list[int | None] = [None]
+def charge(project, room: str, turns: int = 1) -> int:
+    """Spend `turns` (never below zero); return what is left."""
+    left = [0]
 
     def spend(state):
-        if state.budget_remaining > 0:
-            state.budget_remaining -= 1
-            left[0] = state.budget_remaining
+        state.budget_remaining = max(0, state.budget_remaining - turns)
+        left[0] = state.budget_remaining
 
     update_room(project, room, spend)
     return left[0]

@@ -93,9 +93,12 @@ def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *
         budget -= cost
         history.append(item)
     history.reverse()
-    if trigger is not None and (not snapshot or snapshot[-1].id != trigger.id):
-        # the message being answered is not the last one (a cascade, @everyone in series): say which
-        history.append(Message("user", f"(You are answering {trigger.speaker}: {trigger.text})"))
+    if trigger is not None:
+        # the message being answered comes last, as itself; who wrote it is said in the system prompt
+        if snapshot and snapshot[-1].id == trigger.id and history:
+            history.pop()
+        history.append(Message("user", trigger.text))
+        system += f"\n\nYou are answering {trigger.speaker}'s message (the last one)."
     if not history:
         history.append(Message("user", "(The room is quiet.)"))
     return [Message("system", system), *history]

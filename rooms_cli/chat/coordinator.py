@@ -15,13 +15,14 @@ import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
 from rooms_cli.chat.addressing import Addressing, parse
 from rooms_cli.chat.context import build_prompt, read_snapshot
 from rooms_cli.chat.rooms import RoomState, load_room
-from rooms_cli.chat.transcript import Message, append_message
+from rooms_cli.chat.transcript import Message, append_message, make_message
 from rooms_cli.errors import Conflict, LockBusy, RoomsError
 from rooms_cli.store.rand import rng
 
@@ -45,6 +46,26 @@ FLAVOR_LINES = (
 )
 
 Event = Callable[[str, dict], None]
+
+
+@dataclass
+class Outcome:
+    """What one prompted agent produced, before it is written."""
+
+    agent: Any  # rooms_cli.agents.Agent
+    trigger: Message
+    mode: str
+    kind: str  # message | pass | flavor | failed | external
+    text: str = ""
+    completion: Any = None  # rooms_cli.models.Completion
+
+
+def append_records(project, room: str, messages: list[Message]) -> None:
+    """Append several records to a room's transcript in one locked write."""
+    from rooms_cli.chat.rooms import transcript_path
+    from rooms_cli.store import jsonl
+
+    jsonl.append_many(transcript_path(project, room), [m.to_json() for m in messages])
 
 
 @dataclass
@@ -179,9 +200,6 @@ class Turn:
         self.emit(kind, record=msg)
         return msg
 
-    def system(self, text: str, **meta) -> Message:
-        return self.record("rooms", text, "system", meta=meta)
-
     def _line(self, pool: tuple[str, ...], *key) -> str:
         choices = [line for line in pool if line not in self.used_lines] or list(pool)
         line = rng("chat-line", *key).choice(choices)
@@ -215,7 +233,7 @@ class Turn:
                 pass
 
     async def call(self, agent, trigger: Message, snapshot: list, *, must_answer: bool, stream: bool):
-        """One model call: its Completion, or None (and a system line) when the provider fails."""
+        """One model call: (Completion, None), or (None, the reason) when the provider fails."""
         messages = build_prompt(self.project, self.state, agent, self.agents, snapshot, trigger, must_answer=must_answer)
         on_delta = _PassFilter(lambda piece: self.emit("delta", agent=agent.id, text=piece)) if stream else None
         try:
@@ -227,54 +245,72 @@ class Turn:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # any provider failure: visible, named, and the turn goes on
-            reason = exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
             self.emit("failed", agent=agent.id)
-            self.system(f"{agent.id} failed to answer: {reason}", agent=agent.id, error=True)
-            return None
-        return completion
+            return None, exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
+        return completion, None
 
-    async def ask(self, agent_id: str, trigger: Message, *, mode: str, snapshot: list | None = None,
-                  stream: bool = True) -> Message | None:
-        """Prompt one agent about `trigger`; record its reply, pass or flavor line."""
+    async def produce(self, agent_id: str, trigger: Message, *, mode: str, snapshot: list | None = None,
+                      stream: bool = True) -> Outcome:
+        """Prompt one agent about `trigger` (asking again once on @everyone); nothing is written yet."""
         agent = self.agents[agent_id]
         if agent.is_external(self.config.default_model):
-            return self.notify_external(agent, trigger)
+            return Outcome(agent, trigger, mode, "external")
         if snapshot is None:
             snapshot = read_snapshot(self.project, self.room, self.config)
         self.emit("start", agent=agent.id, mode=mode)
-        completion = await self.call(agent, trigger, snapshot, must_answer=False, stream=stream)
-        if completion is None:
-            return None
-        if is_pass(completion.text) and mode == "everyone":
+        completion, error = await self.call(agent, trigger, snapshot, must_answer=False, stream=stream)
+        if completion is not None and is_pass(completion.text) and mode == "everyone":
             self.emit("retry", agent=agent.id)
-            completion = await self.call(agent, trigger, snapshot, must_answer=True, stream=stream)
-            if completion is None:
-                return None
-            if is_pass(completion.text):
-                return self.record(agent.id, self._line(FLAVOR_LINES, agent.id, trigger.id, "flavor"), "flavor",
-                                   meta={"answering": trigger.id})
+            completion, error = await self.call(agent, trigger, snapshot, must_answer=True, stream=stream)
+            if completion is not None and is_pass(completion.text):
+                return Outcome(agent, trigger, mode, "flavor", self._line(FLAVOR_LINES, agent.id, trigger.id, "flavor"))
+        if completion is None:
+            return Outcome(agent, trigger, mode, "failed", error or "no answer")
         if is_pass(completion.text):
-            return self.record(agent.id, self._line(PASS_LINES, agent.id, trigger.id, "pass"), "pass",
-                               meta={"answering": trigger.id})
-        return self.reply(agent, completion, trigger, mode)
+            return Outcome(agent, trigger, mode, "pass", self._line(PASS_LINES, agent.id, trigger.id, "pass"))
+        return Outcome(agent, trigger, mode, "message", completion.text.strip(), completion)
 
-    def reply(self, agent, completion, trigger: Message, mode: str) -> Message:
-        """Record a substantive reply: costs one turn, feeds the session, may cascade or exhaust."""
-        text = completion.text.strip()
-        left = budget.charge(self.project, self.room)
-        self.spent = True
-        self.remaining = left or 0
-        label = "offline" if completion.offline else completion.model
-        usage = completion.usage.to_json()
-        msg = self.record(agent.id, text, "message", model=label, usage=usage, meta={"answering": trigger.id, "mode": mode})
-        sessions.record_turn(self.project, self.room, agent.id, answered=trigger.id, reply=text, usage=usage)
-        self.suggest_handoff(agent)
-        for target in parse(text, self.state.roster, [], from_person=False).targets:
-            if target != agent.id and target in self.agents:
-                self.cascade.append((target, msg))
-        if self.remaining <= 0:
-            self.exhaust()
-        return msg
+    async def ask(self, agent_id: str, trigger: Message, *, mode: str) -> None:
+        self.settle([await self.produce(agent_id, trigger, mode=mode)])
+
+    def settle(self, outcomes: list[Outcome]) -> list[Message]:
+        """Write what the agents said: one budget charge and one transcript append for the lot
+        (an @jam's eight replies cost two writes, not sixteen), then sessions and cascades."""
+        substantive = [o for o in outcomes if o.kind == "message"]
+        if substantive:
+            self.remaining = budget.charge(self.project, self.room, len(substantive))
+            self.spent = True
+        drafts: list[Message] = []
+        for o in outcomes:
+            answering = {"answering": o.trigger.id}
+            if o.kind == "external":
+                drafts.append(self.notify_external(o.agent, o.trigger))
+            elif o.kind == "failed":
+                drafts.append(make_message(self.room, "rooms", f"{o.agent.id} failed to answer: {o.text}", "system",
+                                           meta={"agent": o.agent.id, "error": True}))
+            elif o.kind in ("pass", "flavor"):
+                drafts.append(make_message(self.room, o.agent.id, o.text, o.kind, meta=answering))
+            else:
+                c = o.completion
+                drafts.append(make_message(self.room, o.agent.id, o.text, "message", model="offline" if c.offline else c.model,
+                                           usage=c.usage.to_json(), meta={**answering, "mode": o.mode}))
+        if substantive and self.remaining <= 0 and not self.result.exhausted:
+            self.result.exhausted = True
+            drafts.append(make_message(self.room, "rooms", budget.EXHAUSTED_TEXT, "budget_exhausted"))
+        append_records(self.project, self.room, drafts)
+        for msg in drafts:
+            self.result.replies.append(msg)
+            self.emit(msg.kind, record=msg)
+        for o, msg in zip(outcomes, drafts, strict=False):
+            if o.kind != "message":
+                continue
+            sessions.record_turn(self.project, self.room, o.agent.id, answered=o.trigger.id, reply=o.text,
+                                 usage=msg.usage)
+            self.suggest_handoff(o.agent)
+            for target in parse(o.text, self.state.roster, [], from_person=False).targets:
+                if target != o.agent.id and target in self.agents:
+                    self.cascade.append((target, msg))
+        return drafts
 
     def suggest_handoff(self, agent) -> None:
         summary = sessions.summarize_session(self.project, self.room, agent.id)
@@ -286,13 +322,14 @@ class Turn:
                         meta={"agent": agent.id, "tokens": summary.tokens})
 
     def notify_external(self, agent, trigger: Message) -> Message:
+        """An external agent is not called: it is told through its inbox (the line is returned, unwritten)."""
         from rooms_cli.messaging.inbox import deliver
 
         deliver(self.project, to=agent.id, sender=trigger.speaker, kind="direct",
                 text=f"[room {self.room}] {trigger.speaker}: {trigger.text}",
                 meta={"room": self.room, "message": trigger.id})
-        return self.system(f"{agent.id} answers outside rooms: notified through its inbox "
-                           f"(reply with `rooms chat --as {agent.id} --room {self.room} …`)", agent=agent.id)
+        return make_message(self.room, "rooms", f"{agent.id} answers outside rooms: notified through its inbox "
+                            f"(reply with `rooms chat --as {agent.id} --room {self.room} …`)", "system", meta={"agent": agent.id})
 
     # --- the modes ------------------------------------------------------------------------
     async def series(self, eligible: list[str], trigger: Message, mode: str) -> None:
@@ -313,8 +350,8 @@ class Turn:
         chosen = eligible[: self.remaining]
         if len(chosen) < len(eligible):
             self.result.notes.append(f"@jam: only {len(chosen)} turns left, so {', '.join(eligible[len(chosen):])} sat out")
-        tasks = [self.ask(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False) for agent_id in chosen]
-        await asyncio.gather(*tasks)
+        tasks = [self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False) for agent_id in chosen]
+        self.settle(list(await asyncio.gather(*tasks)))
 
     async def cascades(self) -> None:
         while self.cascade:
@@ -338,20 +375,34 @@ def _finish(project, room: str, result: TurnResult) -> TurnResult:
 
 
 def run_message(project, config, room: str, speaker: str, text: str, on_event: Event | None = None) -> TurnResult:
-    """Post `text` as `speaker` (a person) and run the turn it sets off. Hold the floor around it."""
+    """Post `text` as `speaker` and run the turn it sets off. Hold the floor around it.
+
+    A `speaker` that is an agent id (an external agent answering through the CLI) is not a person:
+    its text is data, so only the agents it @-mentions are prompted, as in a cascade.
+    """
     from rooms_cli.agents import agent_ids
 
     state = live_room(project, room)
     result = TurnResult(room=room, message=None, mode="open")
     agents = roster_agents(project, state, result.notes)
-    addressing = parse(text, state.roster, agent_ids(project), from_person=True)
+    known = agent_ids(project)
+    from_person = speaker not in known
+    addressing = parse(text, state.roster, known, from_person=from_person)
+    if not from_person:
+        addressing.targets = [t for t in addressing.targets if t != speaker]
+        addressing.mode = "direct" if addressing.targets else "open"
     result.mode = addressing.mode
     result.notes.extend(_mention_notes(addressing))
-    meta = {"mode": addressing.mode}
+    meta: dict[str, Any] = {"mode": addressing.mode}
     if addressing.targets:
         meta["mentions"] = addressing.targets
-    result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
+    if not from_person:
+        meta["agent"] = True
+    message = result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
     act: Activation = activate(state, agents, addressing, text)
+    if not from_person and addressing.mode == "open":
+        act.eligible = []
+        result.notes.append(f"{speaker} is an agent: its message prompts only the agents it @-mentions")
     result.eligible = act.eligible
     turn = Turn(project, config, state, agents, result, on_event)
     for note in result.notes:
@@ -360,9 +411,9 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
     async def go() -> None:
         try:
             if addressing.mode == "jam":
-                await turn.jam(act.eligible, result.message)
+                await turn.jam(act.eligible, message)
             else:
-                await turn.series(act.eligible, result.message, addressing.mode)
+                await turn.series(act.eligible, message, addressing.mode)
             await turn.cascades()
         finally:
             await turn.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from typing import Any
 
 from rooms_cli.errors import UsageError
 
@@ -20,7 +21,7 @@ COMMANDS: dict[str, str] = {
     "leave": "leave chat mode (the room keeps running)",
     "drop": "/drop [--no-save]: stop the room (saves first unless --no-save)",
     "halt": "stop the room without saving",
-    "mute": "/mute <agent>: keep it out of open messages and @jam here",
+    "mute": "/mute <agent>: keep it out of open messages here (a mention still reaches it)",
     "unmute": "/unmute <agent>: lift the mute",
     "invite": "/invite <agent>: add it to the roster",
     "kick": "/kick <agent>: remove it and delete its session here",
@@ -39,7 +40,7 @@ class SlashResult:
     data: dict = field(default_factory=dict)
     room: str | None = None  # the room to continue in (after /join)
     leave: bool = False
-    turn: object = None  # a TurnResult when the command ran agents (/continue)
+    turn: Any = None  # a TurnResult when the command ran agents (/continue)
 
     def to_json(self) -> dict:
         data = {"command": self.command, "result": self.data}
@@ -70,6 +71,16 @@ def parse(line: str) -> tuple[str, list[str]]:
     return name, args
 
 
+def refuse_agents(project, me: str) -> None:
+    """Only people type slash commands in `rooms chat`; an agent identity (`--as researcher`) may not."""
+    from rooms_cli.agents import agent_ids
+    from rooms_cli.errors import InvalidInput
+
+    if me in agent_ids(project):
+        raise InvalidInput(f"{me} is an agent: only people can use slash commands in `rooms chat` "
+                           "(agents may @-mention agents; the `rooms room …` commands are still there)")
+
+
 def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: bool = True, on_wait=None) -> SlashResult:
     """Do the slash command `line` in `room` as `me`."""
     from rooms_cli.chat import handoff, lifecycle, membership
@@ -78,9 +89,7 @@ def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: 
 
     name, args = parse(line)
     result = SlashResult(command=name, room=room)
-    agent = args[0] if name in NEEDS_AGENT else None
-    if agent is not None:
-        agent = _agent_id(project, agent, resolve_mention)
+    agent = _agent_id(project, args[0], resolve_mention) if name in NEEDS_AGENT else ""
     if name in ("leave", "quit"):
         result.leave = True
     elif name == "help":

@@ -147,6 +147,8 @@ def print_slash(result) -> None:
                    f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
     elif name == "join":
         output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
+        if data["left_out"]:
+            output.note(f"left out (no definition in .rooms/agents/): {', '.join(data['left_out'])}")
     elif name in ("drop", "halt"):
         saved = f"; saved to {data['saved']['path']}" if data.get("saved") else ""
         output.say(f"Room {data['room']} is {data['status']}{saved}" + ("" if data["changed"] else " (it already was)"))
