@@ -122,10 +122,10 @@ def test_a_replaced_transcript_is_read_again_without_duplicates_or_losses(projec
     assert texts == expected
 
 
-def test_a_compacted_transcript_with_fewer_records_loses_nothing_new(project_dir, mode, watchers):
+def test_a_compacted_transcript_with_fewer_records_loses_nothing_new(project_dir, watchers):
     from rooms_cli.store import atomic
 
-    w = watchers(env=mode)
+    w = watchers(env=MODES["notify"])
     run_python(say("default", "alice", *[f"old-{k}" for k in range(6)]))
     w.wait_text("old-5")
     path = transcript(project_dir)
@@ -140,8 +140,8 @@ def test_a_compacted_transcript_with_fewer_records_loses_nothing_new(project_dir
     assert texts == [f"old-{k}" for k in range(6)] + ["after compaction", "sync"]
 
 
-def test_a_truncated_or_rewritten_file_is_read_again_from_the_start(project_dir, mode, watchers):
-    w = watchers(env=mode)
+def test_a_truncated_or_rewritten_file_is_read_again_from_the_start(project_dir, watchers):
+    w = watchers(env=MODES["notify"])
     run_python(say("default", "alice", "one", "two", "three"))
     w.wait_text("three")
     path = transcript(project_dir)
@@ -162,8 +162,8 @@ def test_a_truncated_or_rewritten_file_is_read_again_from_the_start(project_dir,
     assert texts == ["one", "two", "three", "fresh", "rewritten-0", "rewritten-1", "rewritten-2", "sync"]
 
 
-def test_new_rooms_groups_and_inboxes_are_picked_up_under_all(project_dir, mode, watchers):
-    w = watchers("--all", env=mode)
+def test_new_rooms_groups_and_inboxes_are_picked_up_under_all(project_dir, watchers):
+    w = watchers("--all", env=MODES["notify"])
     sync(w)
     run_python("from rooms_cli.store import open_project\nfrom rooms_cli.chat.rooms import create_room\n"
                "from rooms_cli.chat.transcript import append_message\nfrom rooms_cli.messaging.inbox import deliver\n"
