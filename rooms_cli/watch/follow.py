@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from rooms_cli.errors import InvalidInput
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import parse_time
 from rooms_cli.store.ids import is_valid_name
@@ -215,14 +216,13 @@ class Follower:
         tag = record.get("tag")
         return self.discovery.selection.all and source.family == "inbox" and isinstance(tag, str) and tag.startswith("group:")
 
-
     def _continue_renamed(self, source: Source, state: LogFile) -> None:
         """A renamed group's new log repeats the old log's events: what was printed from the old
         one counts as seen in the new one."""
         for record in jsonl.scan(source.path).records:
             old = record.get("from")
             if record.get("ev") == "renamed" and record.get("to") == source.name and is_valid_name(old):
-                known = self.files.get(str(source.path.with_name(f"{old}.jsonl")))
+                known = self.files.get(Source("group", source.path.with_name(f"{old}.jsonl"), "group", old).key)
                 if known and isinstance(known[1], LogFile):
                     state.seen_content |= known[1].seen_content
 
@@ -234,7 +234,7 @@ def _ts(event: dict) -> str:
 def _after(event: dict, since: datetime) -> bool:
     try:
         return parse_time(_ts(event)) >= since
-    except Exception:
+    except InvalidInput:  # a record without a usable time is not "since" anything
         return False
 
 
@@ -246,7 +246,7 @@ def watch(
     or `timeout` seconds have passed."""
     stop = stop or StopFlag()
     if timeout is not None:
-        stop.deadline = StopFlag(timeout).deadline
+        stop.expire_in(timeout)
     follower = Follower(project, selection)
     # the waker starts watching before the baseline is read, so nothing slips in between
     with Waker(project.dir, stop) as waker:

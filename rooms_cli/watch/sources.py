@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from rooms_cli.errors import NotFound
@@ -40,9 +41,10 @@ class Source:
         """The field unique to each record of this log (group and board events share or lack ids)."""
         return "id" if self.family in ("chat", "inbox") else None
 
-    @property
+    @cached_property
     def key(self) -> str:
-        return str(self.path)
+        """The path as a normalized string: how notifications name the file too."""
+        return os.path.normpath(self.path)
 
 
 @dataclass(frozen=True)

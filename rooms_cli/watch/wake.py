@@ -35,7 +35,12 @@ class StopFlag:
 
     def __init__(self, timeout: float | None = None):
         self._set = False
-        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.deadline: float | None = None
+        if timeout is not None:
+            self.expire_in(timeout)
+
+    def expire_in(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
 
     def set(self) -> None:
         self._set = True
@@ -166,5 +171,5 @@ def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[s
 def _under(root: Path, real_root: str, path: str) -> str:
     """A reported path spelled the way the sources spell theirs (`root` may hold a symlink)."""
     if path.startswith(real_root + os.sep) and real_root != str(root):
-        return str(root) + path[len(real_root):]
-    return path
+        path = str(root) + path[len(real_root):]
+    return os.path.normpath(path)
