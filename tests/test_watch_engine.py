@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 
 import pytest
 from conftest import REPO
@@ -114,3 +116,30 @@ def test_polling_takes_over_when_watchfiles_cannot_be_imported(project_dir, tmp_
     finally:
         w.kill()
     assert w.stderr == ""
+
+
+def test_on_a_terminal_speakers_are_coloured_and_passes_italic(project_dir):
+    import pexpect
+    from conftest import rooms_env
+
+    run_python(say("default", "ana", "first", "second") + say("default", "bob", "third")
+               + say("default", "ana", "lets this one go by", kind="pass"))
+    env = {k: v for k, v in rooms_env({"TERM": "xterm-256color", "COLUMNS": "120"}).items() if k != "NO_COLOR"}
+    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "watch", "--last", "4", "--timeout", "1"],
+                          env=env, cwd=str(project_dir), encoding="utf-8", timeout=30)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    lines = [x for x in child.before.splitlines() if "#default" in x]
+    assert len(lines) == 4, lines
+
+    def colour_of(name, text):
+        return text[: text.index(name)].rsplit("#default", 1)[1]
+
+    assert colour_of("ana", lines[0]) == colour_of("ana", lines[1]) != colour_of("bob", lines[2])
+    assert "\x1b[" in colour_of("ana", lines[0])
+
+    def italic(text):  # SGR parameter 3
+        return any("3" in m.split(";") for m in re.findall(r"\x1b\[([0-9;]*)m", text))
+
+    assert italic(lines[3].split("#default", 1)[1]) and not italic(lines[0].split("#default", 1)[1])

@@ -57,8 +57,8 @@ def _one_line(text: object, limit: int = 160) -> str:
 def _chat(what: str, event: dict) -> Parts:
     speaker = str(event.get("speaker", ""))
     text = str(event.get("text", ""))
-    if what == "message":
-        return [(speaker, speaker_style(speaker)), (": ", ""), (text, "")]
+    if what == "message":  # continuation lines indented under the text
+        return [(speaker, speaker_style(speaker)), (": ", ""), (text.replace("\n", "\n    "), "")]
     if what in ("pass", "flavor"):  # as chat shows them: `* architect leans back and listens *`
         colour = speaker_style(speaker).replace("bold ", "italic ")
         said = text if text and text != "/pass" else ("passes" if what == "pass" else "")
