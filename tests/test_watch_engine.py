@@ -9,6 +9,8 @@ import sys
 
 import pytest
 from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_watch_support import Watcher, run_python, say
 
 from rooms_cli.store import atomic, jsonl
@@ -143,3 +145,82 @@ def test_on_a_terminal_speakers_are_coloured_and_passes_italic(project_dir):
         return any("3" in m.split(";") for m in re.findall(r"\x1b\[([0-9;]*)m", text))
 
     assert italic(lines[3].split("#default", 1)[1]) and not italic(lines[0].split("#default", 1)[1])
+
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("append"), st.integers(1, 3)),
+        st.tuples(st.just("partial"), st.integers(1, 60)),
+        st.tuples(st.just("replace"), st.integers(0, 4), st.integers(0, 3)),
+        st.tuples(st.just("rewrite"), st.integers(0, 4), st.integers(0, 3)),
+        st.tuples(st.just("truncate"), st.integers(0, 3)),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=_OPS, with_ids=st.booleans())
+def test_any_mix_of_appends_half_lines_replaces_and_truncations_yields_each_record_once(tmp_path_factory, ops, with_ids):
+    path = tmp_path_factory.mktemp("log") / "t.jsonl"
+    path.write_bytes(b"")
+    follower = LogFile(path, "id" if with_ids else None)
+    counter = iter(range(10_000))
+    current: list[dict] = []  # the whole lines of the file
+    partial = b""  # an unfinished last line
+    emitted: list[dict] = []
+    expected: list[dict] = []
+
+    def new(k):
+        made = [{"id": f"m-{n:05d}", "ts": "2026-11-21T09:00:00.000Z", "speaker": "a", "text": "same text"}
+                for n in (next(counter) for _ in range(k))]
+        expected.extend(made)
+        return made
+
+    def body(records):
+        return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+    for op in ops:
+        if partial and op[0] != "partial":  # finish the line being written before anything else
+            rest = partial
+            partial = b""
+            with open(path, "ab") as handle:
+                handle.write(rest)
+            follower._stat = None
+            emitted += follower.read_new()
+        if op[0] == "append":
+            current += new(op[1])
+            with open(path, "ab") as handle:
+                handle.write(body(current[-op[1]:]))
+        elif op[0] == "partial" and not partial:
+            record = new(1)[0]
+            line = json.dumps(record).encode() + b"\n"
+            cut = min(op[1], len(line) - 1)
+            with open(path, "ab") as handle:
+                handle.write(line[:cut])
+            current.append(record)
+            partial = line[cut:]
+        elif op[0] in ("replace", "rewrite"):
+            current = current[op[1]:] + new(op[2])
+            if op[0] == "replace":
+                atomic.write_bytes(path, body(current))
+            else:
+                with open(path, "r+b") as handle:
+                    handle.truncate(0)
+                    handle.write(body(current))
+        elif op[0] == "truncate":
+            current = new(op[1])
+            with open(path, "r+b") as handle:
+                handle.truncate(0)
+                handle.write(body(current))
+        follower._stat = None  # the same second: never trust a stat in this test
+        got = follower.read_new()
+        emitted += got
+        if partial:
+            assert all(r["id"] != current[-1]["id"] for r in emitted)  # a half line is never returned
+    if partial:
+        with open(path, "ab") as handle:
+            handle.write(partial)
+    follower._stat = None
+    emitted += follower.read_new()
+    assert emitted == expected

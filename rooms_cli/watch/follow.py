@@ -34,7 +34,7 @@ from rooms_cli.watch import events as ev
 from rooms_cli.watch.sources import RACY_S, Discovery, Selection, Source
 from rooms_cli.watch.wake import StopFlag, Waker
 
-ANCHOR = 64  # bytes before the offset that must be unchanged for an append-only read to be valid
+ANCHOR = 4096  # bytes before the offset (the last lines read) that must be unchanged for an append-only read
 
 
 class LogFile:
