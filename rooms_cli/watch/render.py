@@ -67,8 +67,8 @@ def _chat(what: str, event: dict) -> Parts:
         return [("⏸ " + (_one_line(text) or "budget exhausted"), "bold yellow")]
     if what in ("join", "kick", "mute", "unmute", "continue"):
         return [(f"· {speaker} {_one_line(text)}", "dim")]
-    if what in QUIET_CHAT:
-        return [(f"· {what.replace('_', ' ')}", "dim"), (f" {speaker}" if speaker else "", "dim"),
+    if what in QUIET_CHAT:  # `rooms` itself speaks these: its name adds nothing
+        return [(f"· {what.replace('_', ' ')}", "dim"), (f" {speaker}" if speaker not in ("", "rooms") else "", "dim"),
                 (f": {_one_line(text)}" if text else "", "dim")]
     return _generic(what, event)
 
