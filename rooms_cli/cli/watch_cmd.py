@@ -46,11 +46,23 @@ def watch_cmd(
         rooms=room or (), all=all_, inboxes=inbox or (), board=board, groups=groups, current_room=ctx.room,
     )
     selection.check(ctx.project)
-    seconds = parse_duration(timeout) if timeout is not None else None
-    start = parse_time(since) if since is not None else None
+    seconds = _option("--timeout", parse_duration, timeout)
+    start = _option("--since", parse_time, since)
     with stop_on_sigint(StopFlag()) as stop:
         for event in watch(ctx.project, selection, since=start, last=last, timeout=seconds, stop=stop):
             _show(event, json_)
+
+
+def _option(name: str, parse, value):
+    """`parse(value)`, its error naming the option; None stays None."""
+    from rooms_cli.errors import InvalidInput
+
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{name}: {exc.message}") from None
 
 
 def _show(event: dict, as_json: bool) -> None:
