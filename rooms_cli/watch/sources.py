@@ -87,12 +87,13 @@ class Discovery:
         self.selection = selection
         self._listings: dict[Path, tuple[int, list[tuple[str, bool]]]] = {}
         self._last: tuple[list[tuple[Path, int]], list[Source]] | None = None
+        self._visited: list[tuple[Path, int]] = []  # the directories (and mtimes) the last answer came from
 
     def sources(self) -> list[Source]:
         """Every source now; the last answer again when no directory it came from changed."""
         if self._last and all(_mtime(d) == m and time.time_ns() - m > RACY_S * 1e9 for d, m in self._last[0]):
             return self._last[1]
-        self._visited: list[tuple[Path, int]] = []
+        self._visited = []
         found = self._find()
         self._last = (self._visited, found)
         return found

@@ -26,6 +26,7 @@ DEFAULT_RESCAN = 10.0
 DEBOUNCE_MS = 200
 STEP_MS = 50
 POLL_SHARE = 19  # sleep 19x as long as a poll took
+SLICE_S = 0.25  # the longest sleep between two looks at the stop flag
 IGNORED_SUFFIXES = (".lock", ".tmp")
 
 
@@ -141,7 +142,9 @@ def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
     work = 0.0
     while not stop.is_set():
         # a poll that costs much (thousands of files) is spaced out so it takes at most ~5% of a core
-        time.sleep(stop.remaining(max(interval, POLL_SHARE * work)))
+        wake_at = time.monotonic() + max(interval, POLL_SHARE * work)
+        while not stop.is_set() and time.monotonic() < wake_at:
+            time.sleep(stop.remaining(min(SLICE_S, wake_at - time.monotonic())))  # Ctrl-C is seen within a slice
         if stop.is_set():
             return
         began = time.monotonic()
