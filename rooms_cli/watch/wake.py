@@ -50,8 +50,9 @@ class StopFlag:
         return self._set or (self.deadline is not None and time.monotonic() >= self.deadline)
 
     def remaining(self, cap: float) -> float:
+        """`cap`, or less when the deadline comes sooner; never negative."""
         if self.deadline is None:
-            return cap
+            return max(0.0, cap)
         return max(0.0, min(cap, self.deadline - time.monotonic()))
 
 
