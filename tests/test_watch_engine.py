@@ -26,6 +26,8 @@ def test_selection_rules_follow_the_current_room_unless_told_otherwise():
     assert Selection.from_flags(rooms=["a", "b"], board=True, current_room="lab") == Selection(rooms=("a", "b"), boards=("a", "b"))
     assert Selection.from_flags(inboxes=["bob"], current_room="lab") == Selection(inboxes=("bob",))
     assert Selection.from_flags(groups=True, current_room="lab") == Selection(groups=True)
+    described = Selection.from_flags(rooms=["api"], board=True, inboxes=["bob"], groups=True).describe()
+    assert described == "#api, the board of #api, every group, bob's inbox"
     from rooms_cli.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
@@ -132,7 +134,9 @@ def test_on_a_terminal_speakers_are_coloured_and_passes_italic(project_dir):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    lines = [x for x in child.before.splitlines() if "#default" in x]
+    out = child.before.splitlines()
+    assert "watching #default · Ctrl-C to stop" in out[0]  # a banner, on stderr, only on a terminal
+    lines = [x for x in out[1:] if "#default" in x]
     assert len(lines) == 4, lines
 
     def colour_of(name, text):

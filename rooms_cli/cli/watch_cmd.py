@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -48,6 +49,8 @@ def watch_cmd(
     selection.check(ctx.project)
     seconds = _option("--timeout", parse_duration, timeout)
     start = _option("--since", parse_time, since)
+    if not json_ and sys.stderr.isatty():
+        output.note(f"watching {selection.describe()} · Ctrl-C to stop")
     with stop_on_sigint(StopFlag()) as stop:
         for event in watch(ctx.project, selection, since=start, last=last, timeout=seconds, stop=stop):
             _show(event, json_)

@@ -72,6 +72,15 @@ class Selection:
         boards = (rooms or (current_room,)) if board else ()
         return cls(rooms=transcripts, boards=boards, inboxes=inboxes, groups=groups, all=all)
 
+    def describe(self) -> str:
+        """What is followed, in a few words (`#api, the board of #api, bob's inbox`)."""
+        if self.all:
+            return "every room, board, group, inbox and spawn"
+        parts = [f"#{r}" for r in self.rooms] + [f"the board of #{r}" for r in self.boards]
+        parts += ["every group"] if self.groups else []
+        parts += [f"{a}'s inbox" for a in self.inboxes]
+        return ", ".join(parts)
+
     def check(self, project: Project) -> None:
         """Refuse a named room that does not exist (a typo would otherwise watch nothing forever)."""
         for room in dict.fromkeys(self.rooms + self.boards):
