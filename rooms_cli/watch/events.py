@@ -39,6 +39,13 @@ class EventMaker:
             pass
         return [generic(source, record)]
 
+    def remember(self, source: Source, records: list[dict]) -> None:
+        """Take note of records without making events (task titles, for the events to come)."""
+        if source.family == "task":
+            for record in records:
+                if record.get("ev") == "create" and isinstance(record.get("title"), str):
+                    self.titles[str(record.get("task") or task_id_of(source))] = record["title"]
+
     def from_snapshot(self, source: Source, before: dict | None, after: dict) -> list[dict]:
         """The events between two versions of a replaced JSON document (`before` None: first seen)."""
         if source.family == "spawn":
