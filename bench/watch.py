@@ -4,7 +4,8 @@
 
 For each backend: the latency from an append (in another process) to the event on the watcher's
 stdout (median of 20), the watcher's CPU over 5 idle seconds (/proc/<pid>/stat), and the same idle
-CPU with a board of 10 000 task files. Prints a table; not a test.
+CPU with a board of 10 000 task files; then the start-up time and peak memory on a transcript of
+100 and of 100 000 messages. Prints tables; not a test.
 """
 
 from __future__ import annotations
@@ -69,12 +70,33 @@ def measure(mode: str, tasks: int) -> tuple[float, float]:
     return statistics.median(latencies), idle
 
 
+def start_up(messages: int) -> tuple[float, float]:
+    """Seconds and peak MB for `rooms watch --timeout 0` on a transcript of `messages` records."""
+    root = project(0)
+    text = "hello there, this is a message of a moderate length " * 3
+    with open(root / ".rooms" / "rooms" / "default" / "transcript.jsonl", "w") as handle:
+        for k in range(messages):
+            handle.write(json.dumps({"id": f"m-{k:026d}", "ts": "2026-11-21T09:00:00.000Z", "room": "default",
+                                     "speaker": "alice", "kind": "message", "text": text}) + "\n")
+    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+            "subprocess.run([sys.executable, '-m', 'rooms_cli', 'watch', '--timeout', '0'], check=True); "
+            "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env({"ROOMS_DIR": str(root)}), check=True,
+                         capture_output=True, text=True).stdout.split()
+    return float(out[0]), float(out[1])
+
+
 def main() -> None:
     print(f"{'backend':8} {'board tasks':>11} {'latency (median)':>17} {'idle CPU':>9}")
     for tasks in (0, 10_000):
         for mode in MODES:
             latency, idle = measure(mode, tasks)
             print(f"{mode:8} {tasks:>11} {latency * 1000:>14.0f} ms {idle * 100:>8.1f}%")
+    print()
+    print(f"{'transcript':>12} {'start-up':>9} {'peak memory':>12}")
+    for messages in (100, 100_000):
+        seconds, mb = start_up(messages)
+        print(f"{messages:>12} {seconds:>8.2f}s {mb:>9.0f} MB")
 
 
 if __name__ == "__main__":
