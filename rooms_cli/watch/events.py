@@ -43,8 +43,13 @@ class EventMaker:
         """Take note of records without making events (task titles, for the events to come)."""
         if source.family == "task":
             for record in records:
-                if record.get("ev") == "create" and isinstance(record.get("title"), str):
-                    self.titles[str(record.get("task") or task_id_of(source))] = record["title"]
+                self._note_title(str(record.get("task") or task_id_of(source)), record)
+
+    def _note_title(self, task: str, record: dict) -> None:
+        changes = record.get("changes") if record.get("ev") == "update" else record
+        title = changes.get("title") if isinstance(changes, dict) and record.get("ev") in ("create", "update") else None
+        if isinstance(title, str) and title:
+            self.titles[task] = title
 
     def from_snapshot(self, source: Source, before: dict | None, after: dict) -> list[dict]:
         """The events between two versions of a replaced JSON document (`before` None: first seen)."""
@@ -57,8 +62,7 @@ class EventMaker:
     def _task(self, source: Source, record: dict) -> dict:
         what = record["ev"]
         task = str(record.get("task") or task_id_of(source))
-        if what == "create" and record.get("title"):
-            self.titles[task] = str(record["title"])
+        self._note_title(task, record)
         event = _base(f"task.{TASK_EVENTS.get(what) or tag(what) or 'record'}", source, record, ("at", "ts"))
         event["task"] = task
         if task in self.titles:
