@@ -1,0 +1,125 @@
+"""Reading the board: the structured view (`rooms board --json`) and the compact markdown for prompts."""
+
+from __future__ import annotations
+
+from rooms_cli.board.model import FINISHED, STATUSES, Task
+from rooms_cli.board.tasks import lane_order, load_board, require_room
+from rooms_cli.errors import InvalidInput
+from rooms_cli.store.clock import now_iso
+from rooms_cli.store.ids import validate_name
+from rooms_cli.store.paths import Project
+
+MIN_SHORT = 10  # characters after `t-`: the first 10 are the creation millisecond
+DONE_IN_MARKDOWN = 10
+
+
+def board_view(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
+               now: str | None = None) -> dict:
+    """{room, at, counts, lanes: [{lane, tasks}], done: [...], conflicts: [...]} (tasks as JSON)."""
+    if lane is not None:
+        validate_name(lane, "lane")
+    if status is not None and status not in (*STATUSES, "pending"):
+        raise InvalidInput(f"--status must be one of {', '.join((*STATUSES, 'pending'))}, not {status!r}")
+    require_room(project, room)
+    moment = now or now_iso()
+    tasks = load_board(project, room, moment)
+    counts = {s: 0 for s in STATUSES}
+    for task in tasks:
+        counts[task.status] += 1
+    counts["pending"] = sum(1 for t in tasks if t.pending)
+    conflicts = [{"task_id": t.id, "title": t.title, "lane": t.lane, "conflicts": [c.to_json() for c in t.conflicts]}
+                 for t in tasks if t.conflicts]
+    shown = [t for t in tasks if (lane is None or t.lane == lane) and _matches(t, status)]
+    lanes: dict[str, list[Task]] = {}
+    for task in lane_order([t for t in shown if t.status not in FINISHED]):
+        lanes.setdefault(task.lane, []).append(task)
+    finished = sorted((t for t in shown if t.status in FINISHED), key=lambda t: t.updated_at, reverse=True)
+    return {
+        "room": room,
+        "at": moment,
+        "counts": counts,
+        "lanes": [{"lane": name, "tasks": [t.to_json() for t in lanes[name]]} for name in sorted(lanes)],
+        "done": [t.to_json() for t in finished],
+        "conflicts": conflicts,
+        "short_ids": short_ids([t.id for t in tasks]),
+    }
+
+
+def _matches(task: Task, status: str | None) -> bool:
+    if status is None:
+        return True
+    return bool(task.pending) if status == "pending" else task.status == status
+
+
+def short_ids(ids: list[str]) -> dict[str, str]:
+    """The shortest unique prefix of each id (at least MIN_SHORT characters after `t-`), like git."""
+    width = 2 + MIN_SHORT
+    result: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
+    for task_id in ids:
+        groups.setdefault(task_id[:width], []).append(task_id)
+    for prefix, members in groups.items():
+        if len(members) == 1:
+            result[members[0]] = prefix
+            continue
+        for task_id in members:  # ids minted in the same millisecond: lengthen until unique
+            size = width + 1
+            while any(o != task_id and o.startswith(task_id[:size]) for o in members):
+                size += 1
+            result[task_id] = task_id[:size]
+    return result
+
+
+def _line(task: dict, short: dict[str, str]) -> str:
+    head = f"- {task['status']} `{short.get(task['id'], task['id'])}` {task['title']}"
+    parts = []
+    if task["status"] == "doing" and task["lease"]:
+        lease = task["lease"]
+        parts.append(f"held by {lease['plate'] or lease['holder']} until {lease['expires_at']}")
+    if task["pending"]:
+        parts.append(f"pending: awaits {task['pending']['owner']} (from lane {task['pending']['from']})")
+    if task["status"] in ("todo", "doing"):
+        parts.append(f"done when: {task['definition_of_done']}")
+    record = task["record"]
+    if record and task["status"] != "todo":
+        if record.get("summary"):
+            parts.append(record["summary"])
+        if record.get("result_ref"):
+            parts.append(f"→ {record['result_ref']}")
+        if record.get("next"):
+            parts.append(f"next: {record['next']}")
+    if task["conflicts"]:
+        parts.append(f"CONFLICT ×{len(task['conflicts'])}")
+    return head + (" · " + " · ".join(parts) if parts else "")
+
+
+def markdown_from_view(view: dict) -> str:
+    """The compact markdown board for prompts and commits ('' when the board is empty)."""
+    counts = view["counts"]
+    if not any(counts[s] for s in STATUSES):
+        return ""
+    short = view["short_ids"]
+    summary = " · ".join(f"{n} {s}" for s, n in counts.items() if n)
+    out = [f"## Board of room {view['room']} ({summary})", ""]
+    for lane in view["lanes"]:
+        out.append(f"### {lane['lane']}")
+        out.extend(_line(t, short) for t in lane["tasks"])
+        out.append("")
+    if view["done"]:
+        out.append("### done")
+        out.extend(_line(t, short) for t in view["done"][:DONE_IN_MARKDOWN])
+        if len(view["done"]) > DONE_IN_MARKDOWN:
+            out.append(f"- … and {len(view['done']) - DONE_IN_MARKDOWN} more (rooms board --status done)")
+        out.append("")
+    if view["conflicts"]:
+        out.append("### conflicts (rooms task show ID; rooms task resolve ID)")
+        for item in view["conflicts"]:
+            for conflict in item["conflicts"]:
+                out.append(f"- `{short.get(item['task_id'], item['task_id'])}` {conflict['message']}")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def board_markdown(project: Project, room: str) -> str:
+    """The room's board as compact markdown, for prompts ('' when the room has no tasks)."""
+    return markdown_from_view(board_view(project, room))
