@@ -17,7 +17,7 @@ from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpir
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
 from rooms_cli.board.replay import replay
-from rooms_cli.board.tasks import event, lane_order, load_board
+from rooms_cli.board.tasks import lane_order, load_board
 from rooms_cli.board.transitions import SETTABLE, check_transition
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
