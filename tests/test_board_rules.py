@@ -474,12 +474,16 @@ def test_event_lines_have_sorted_keys(project, at):
 
 
 def test_board_cache_never_serves_stale_state(project, at):
-    task = add(project)
-    assert board_view(project, ROOM)["counts"]["todo"] == 1
-    claims.claim_task(project, ROOM, task.id, agent="researcher")
+    ids = [add(project, f"t{n}").id for n in range(12)]
+    assert board_view(project, ROOM)["counts"]["todo"] == 12
+    cache = project.path("run", "board", "default.json")
+    assert cache.exists(), "a board this size is cached"
+    claims.claim_task(project, ROOM, ids[3], agent="researcher")
     assert board_view(project, ROOM)["counts"]["doing"] == 1
-    project.path("run", "board", "default.json").write_text("{not json")
-    assert board_view(project, ROOM)["counts"]["doing"] == 1
+    tasks.update_task(project, ROOM, ids[4], by="alice", title="renamed")
+    assert [t.title for t in tasks.load_board(project, ROOM) if t.id == ids[4]] == ["renamed"]
+    cache.write_text("{not json")
+    assert board_view(project, ROOM)["counts"] == {**board_view(project, ROOM)["counts"], "doing": 1, "todo": 11}
 
 
 def test_errors_are_conflicts_with_exit_code_3(project):

@@ -108,7 +108,7 @@ def next_task(project: Project, room: str, *, agent: str, lease: str | float | N
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
     plate = plate or plate_for(agent)
-    candidates = [t.id for t in lane_order(load_board(project, room)) if t.lane == agent and t.claimable]
+    candidates = [t.id for t in lane_order(load_board(project, room, lane=agent, claimable=True)) if t.claimable]
     busy = []
     for task_id in candidates:  # first pass: skip tasks another process is locking right now
         with store.task_lock_nowait(project, room, task_id) as held:

@@ -10,15 +10,18 @@ accelerator: a missing or unreadable one is rebuilt from the logs.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 import os
+import tempfile
 
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
-from rooms_cli.store import atomic
 from rooms_cli.store.paths import Project
 
 VERSION = 1
+REWRITE_AT_LEAST = 8  # stale entries before the cache is rewritten…
+REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
 
 
 def _cache_path(project: Project, room: str):
@@ -35,8 +38,12 @@ def _read_cache(path) -> dict:
     return data.get("tasks") or {}
 
 
-def replayed_tasks(project: Project, room: str) -> list[Task]:
-    """Every task of the board replayed from its log (through the cache), in id order."""
+def replayed_tasks(project: Project, room: str, keep: Callable[[dict], bool] | None = None) -> list[Task]:
+    """Every task of the board replayed from its log (through the cache), in id order.
+
+    `keep(task_json)` filters before Task objects are built (a lane out of 10 000 tasks stays cheap).
+    The cache is rewritten only when enough entries are stale: replaying a few logs is cheaper.
+    """
     try:
         entries = sorted(
             (e for e in os.scandir(store.tasks_dir(project, room)) if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)),
@@ -48,27 +55,38 @@ def replayed_tasks(project: Project, room: str) -> list[Task]:
     cached = _read_cache(path)
     fresh: dict = {}
     tasks = []
-    dirty = len(cached) != len(entries)
+    hits = 0
     for entry in entries:
         st = entry.stat()
         key = [st.st_ino, st.st_size, st.st_mtime_ns]
         task_id = store.id_from_name(entry.name)
         hit = cached.get(task_id)
+        task = None
         if hit is not None and hit["stat"] == key:
-            data = hit["task"]
-            task = Task.from_json(data)
-            task.expiry_recorded = hit.get("expiry_recorded", False)
+            hits += 1
         else:
             task = replay_log(task_id, room, store.read_events(project, room, task_id))
-            data = task.to_json()
-            hit = {"stat": key, "task": data, "expiry_recorded": task.expiry_recorded}
-            dirty = True
+            hit = {"stat": key, "task": task.to_json(), "expiry_recorded": task.expiry_recorded}
         fresh[task_id] = hit
+        if keep is not None and not keep(hit["task"]):
+            continue
+        if task is None:
+            task = Task.from_json(hit["task"])
+            task.expiry_recorded = hit.get("expiry_recorded", False)
         tasks.append(task)
-    if dirty:
-        try:
-            blob = json.dumps({"version": VERSION, "tasks": fresh}, separators=(",", ":")).encode()
-            atomic.write_bytes(path, blob)
-        except OSError:
-            pass  # a read-only checkout still reads the board, only slower
+    stale = (len(entries) - hits) + (len(cached) - hits)
+    if stale >= max(REWRITE_AT_LEAST, len(entries) // REWRITE_FRACTION):
+        _write_cache(path, json.dumps({"version": VERSION, "tasks": fresh}, separators=(",", ":")).encode())
     return tasks
+
+
+def _write_cache(path, blob: bytes) -> None:
+    """Replace the cache atomically but without fsync: losing it in a crash only costs a rebuild."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(blob)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only checkout still reads the board, only slower

@@ -40,12 +40,22 @@ def load_task(project: Project, room: str, task_id: str, now: str | None = None)
     return replay(full, room, store.read_events(project, room, full), now or now_iso())
 
 
-def load_board(project: Project, room: str, now: str | None = None, *, archived: bool = False) -> list[Task]:
-    """Every task of the room's board (archived ones only when asked), in creation order."""
+def load_board(project: Project, room: str, now: str | None = None, *, archived: bool = False,
+               lane: str | None = None, claimable: bool = False) -> list[Task]:
+    """The room's tasks in creation order: all, one lane's, or only those that may be claimable now.
+
+    Archived tasks only when asked. `claimable` keeps todo tasks and claimed ones (their lease may
+    have lapsed by `now`) that await no proposal; the caller checks `Task.claimable`.
+    """
     from rooms_cli.board.snapshot import replayed_tasks
 
+    def keep(data: dict) -> bool:
+        if not data["created_at"] or (data["archived"] and not archived) or (lane is not None and data["lane"] != lane):
+            return False
+        return not claimable or (data["status"] in ("todo", "doing") and not data["pending"] and not data["archived"])
+
     moment = now or now_iso()
-    return [seen_at(t, moment) for t in replayed_tasks(project, room) if t.created_at and (archived or not t.archived)]
+    return [seen_at(t, moment) for t in replayed_tasks(project, room, keep)]
 
 
 def lane_order(tasks: list[Task]) -> list[Task]:
@@ -71,7 +81,7 @@ def add_task(
     if not definition:
         raise InvalidInput("--done (the definition of done) is required: the one condition that means the task is finished")
     if order is None:
-        in_lane = [t.order for t in load_board(project, room, archived=True) if t.lane == lane]
+        in_lane = [t.order for t in load_board(project, room, archived=True, lane=lane)]
         order = int(max(in_lane)) + 1 if in_lane else 1
     task_id = new_id("t")
     store.append_events(
