@@ -224,7 +224,7 @@ def set_status(project: Project, room: str, task_id: str, status: str, *, by: st
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task, moment = _replay_locked(project, room, full)
-        ev = {"ev": "status", "at": moment, "by": by, "status": status}
+        ev: dict = {"ev": "status", "at": moment, "by": by, "status": status}
         if lease_id:
             held = check_lease(task, lease_id)
             ev.update(lease_id=held.lease_id, fence=held.fence)

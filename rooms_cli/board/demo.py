@@ -29,10 +29,10 @@ def _clock(moment: str):
             os.environ["ROOMS_NOW"] = before
 
 
-def _race(project, task_id: str) -> list[tuple[str, object]]:
+def _race(project, task_id: str) -> list[tuple[str, claims.Claim | Conflict]]:
     """Two threads claim the same task at once (real file locks); return (plate, Claim | error)."""
     start = threading.Barrier(2)
-    results: list[tuple[str, object]] = []
+    results: list[tuple[str, claims.Claim | Conflict]] = []
 
     def attempt(plate: str) -> None:
         start.wait()

@@ -10,9 +10,9 @@ accelerator: a missing or unreadable one is rebuilt from the logs.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 import os
 import tempfile
+from collections.abc import Callable
 
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
