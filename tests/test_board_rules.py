@@ -491,3 +491,13 @@ def test_errors_are_conflicts_with_exit_code_3(project):
         assert issubclass(err, Conflict) and err("x").exit_code == 3
     codes = {e.code for e in (AlreadyClaimed, LeaseMismatch, LeaseExpired, LeaseFenced, InvalidTransition)}
     assert codes == {"already_claimed", "lease_mismatch", "lease_expired", "lease_fenced", "invalid_transition"}
+
+
+def test_doctor_reports_lapsed_leases_until_tick_records_them(project, at, cli):
+    task = add(project)
+    claims.claim_task(project, ROOM, task.id, agent="researcher")
+    at("2026-11-21T10:00:00.000Z")
+    found = [f for f in cli("doctor", "--json").json()["findings"] if f["check"] == "board"]
+    assert len(found) == 1 and "lapsed" in found[0]["message"] and found[0]["fix"].startswith("rooms tick")
+    expire_leases(project, None, False)
+    assert not [f for f in cli("doctor", "--json").json()["findings"] if f["check"] == "board"]
