@@ -14,6 +14,30 @@ from rooms_cli.board.model import BoardConflict, Lease, Task
 from rooms_cli.board.transitions import allowed
 
 LEASE_EVENTS = ("renew", "release", "done", "expire")
+_TEXT = ("at", "by", "lease_id", "expires_at", "holder", "plate", "status", "to", "from", "lane", "title", "detail",
+         "definition_of_done")
+_MAPS = ("changes", "pending", "record")
+_REQUIRED = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status",), "assign": ("to",)}
+_REQUIRED.update({kind: ("lease_id",) for kind in LEASE_EVENTS})
+
+
+def _malformed(event: dict) -> str | None:
+    """Why an event cannot be applied as written (a hand edit or a bad merge), or None."""
+    for key in _TEXT:
+        if key in event and not isinstance(event[key], str):
+            return f"field {key!r} is not text"
+    for key in _MAPS:
+        if key in event and event[key] is not None and not isinstance(event[key], dict):
+            return f"field {key!r} is not an object"
+    for key in ("fence", "order"):
+        value = event.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (key == "fence" and not isinstance(value, int)):
+            return f"field {key!r} is not a number"
+    pending = event.get("pending")
+    if pending and not all(isinstance(pending.get(k), str) for k in ("from", "to", "owner")):
+        return "field 'pending' lacks from, to or owner"
+    missing = [k for k in _REQUIRED.get(event.get("ev"), ()) if k not in event]
+    return f"missing {', '.join(missing)}" if missing else None
 
 
 def replay(task_id: str, room: str, events: list[dict], now: str) -> Task:
@@ -34,6 +58,10 @@ def replay_log(task_id: str, room: str, events: list[dict]) -> Task:
     task = Task(id=task_id, room=room, lane="", title="", definition_of_done="")
     leases = task.leases
     for event in events:
+        problem = _malformed(event)
+        if problem:
+            _conflict(task, "invalid_event", f"{event.get('ev')!r} event cannot be applied: {problem}", event)
+            continue
         _lapse(task, event.get("at", ""))
         _apply(task, event, leases)
         task.updated_at = event.get("at", task.updated_at)
@@ -81,8 +109,10 @@ def _apply(task: Task, event: dict, leases: dict[str, Lease]) -> None:
             task.lapsed_lease = None
     elif kind == "update":
         for key, value in (event.get("changes") or {}).items():
-            if key in ("title", "detail", "definition_of_done", "order"):
+            if key in ("title", "detail", "definition_of_done") and isinstance(value, str):
                 setattr(task, key, value)
+            elif key == "order" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                task.order = value
     elif kind == "assign":
         pending = event.get("pending")
         task.pending = dict(pending) if pending else None
@@ -151,7 +181,10 @@ def _apply_lease_event(task: Task, event: dict, leases: dict[str, Lease]) -> Non
     elif kind == "done":
         task.status, task.record, task.lease = "done", event.get("record"), None
     elif kind == "status":
-        task.status, task.lease = event.get("status", "todo"), None
+        if not allowed("doing", event["status"]):
+            _conflict(task, "invalid_event", f"set-status doing → {event['status']} is not a possible transition", event)
+            return
+        task.status, task.lease = event["status"], None
         task.record = event.get("record") or task.record
     else:  # release, expire
         task.status, task.lease = "todo", None
