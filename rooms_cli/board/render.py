@@ -54,20 +54,18 @@ def _matches(task: Task, status: str | None) -> bool:
 def short_ids(ids: list[str]) -> dict[str, str]:
     """The shortest unique prefix of each id (at least MIN_SHORT characters after `t-`), like git."""
     width = 2 + MIN_SHORT
-    result: dict[str, str] = {}
-    groups: dict[str, list[str]] = {}
-    for task_id in ids:
-        groups.setdefault(task_id[:width], []).append(task_id)
-    for prefix, members in groups.items():
-        if len(members) == 1:
-            result[members[0]] = prefix
+    ordered = sorted(ids)
+    need = [width] * len(ordered)
+    for i in range(1, len(ordered)):
+        a, b = ordered[i - 1], ordered[i]
+        if a[:width] != b[:width]:
             continue
-        for task_id in members:  # ids minted in the same millisecond: lengthen until unique
-            size = width + 1
-            while any(o != task_id and o.startswith(task_id[:size]) for o in members):
-                size += 1
-            result[task_id] = task_id[:size]
-    return result
+        common = width
+        while common < min(len(a), len(b)) and a[common] == b[common]:
+            common += 1
+        need[i - 1] = max(need[i - 1], common + 1)
+        need[i] = max(need[i], common + 1)
+    return {task_id: task_id[:size] for task_id, size in zip(ordered, need, strict=True)}
 
 
 def _line(task: dict, short: dict[str, str]) -> str:
