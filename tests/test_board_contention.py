@@ -103,7 +103,7 @@ def test_eight_rooms_commands_racing_for_one_task_have_one_winner(project):
 
 
 def test_eight_rooms_task_next_loops_share_a_lane_without_double_claims(project):
-    ids = fill_lane(project, 24)
+    ids = fill_lane(project, 16)
     loop = (
         'while out=$("$PY" -m rooms_cli task next --as worker --json); do '
         '[ "$out" = "null" ] && exit 0; printf "%s\\n" "$out" | tr -d "\\n "; echo; done; exit 1'

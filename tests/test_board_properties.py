@@ -48,7 +48,7 @@ events = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(events, max_size=12))
 def test_replay_never_fails_on_any_event_sequence(log):
     task = replay("t-X", "default", log, "2026-11-21T09:00:00.000Z")
