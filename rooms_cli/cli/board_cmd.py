@@ -161,15 +161,15 @@ def show_cmd(task_id: IdArg, room: RoomOpt = None, dir: DirOpt = None, json_: Js
     if task.detail:
         output.say(f"  detail: {task.detail}")
     if task.record:
-        output.say(f"  record: {output_json_line(task.record)}")
+        output.say(f"  record: {_json_line(task.record)}")
     for conflict in task.conflicts:
         output.say(f"  CONFLICT: {conflict.message}", style="red")
     for ev in history:
         extra = {k: v for k, v in ev.items() if k not in ("at", "by", "ev")}
-        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {output_json_line(extra) if extra else ''}".rstrip())
+        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {_json_line(extra) if extra else ''}".rstrip())
 
 
-def output_json_line(data) -> str:
+def _json_line(data) -> str:
     import json
 
     return json.dumps(data, ensure_ascii=False, sort_keys=True)
@@ -213,7 +213,7 @@ def archive_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: Di
 
 @task_app.command("resolve")
 def resolve_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
-    """Acknowledge a task's merge conflicts (e.g. a double claim after a git merge), keeping its state.
+    """Acknowledge a task's merge conflicts, such as a double claim after a git merge; keeps its state.
 
     Example: rooms task resolve t-01JD3Z
     """
@@ -310,7 +310,7 @@ def done_cmd(
     ctx = _ctx(dir, room=room)
     task = finish_task(ctx.project, ctx.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
                        next_step=next_, result_ref=result_ref)
-    _emit(json_, {"record": task.record, "task": task}, f"done: {task.id} {task.title}\nrecord: {output_json_line(task.record)}")
+    _emit(json_, {"record": task.record, "task": task}, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
 
 
 @task_app.command("set-status")
