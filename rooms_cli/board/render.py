@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rooms_cli.board.model import FINISHED, STATUSES, Task
-from rooms_cli.board.tasks import lane_order, load_board, require_room
+from rooms_cli.board.model import FINISHED, STATUSES
+from rooms_cli.board.tasks import board_json, require_room
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
@@ -22,33 +22,33 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
         raise InvalidInput(f"--status must be one of {', '.join((*STATUSES, 'pending'))}, not {status!r}")
     require_room(project, room)
     moment = now or now_iso()
-    tasks = load_board(project, room, moment)
+    tasks = board_json(project, room, moment)
     counts = {s: 0 for s in STATUSES}
     for task in tasks:
-        counts[task.status] += 1
-    counts["pending"] = sum(1 for t in tasks if t.pending)
-    conflicts = [{"task_id": t.id, "title": t.title, "lane": t.lane, "conflicts": [c.to_json() for c in t.conflicts]}
-                 for t in tasks if t.conflicts]
-    shown = [t for t in tasks if (lane is None or t.lane == lane) and _matches(t, status)]
-    lanes: dict[str, list[Task]] = {}
-    for task in lane_order([t for t in shown if t.status not in FINISHED]):
-        lanes.setdefault(task.lane, []).append(task)
-    finished = sorted((t for t in shown if t.status in FINISHED), key=lambda t: t.updated_at, reverse=True)
+        counts[task["status"]] += 1
+    counts["pending"] = sum(1 for t in tasks if t["pending"])
+    conflicts = [{"task_id": t["id"], "title": t["title"], "lane": t["lane"], "conflicts": t["conflicts"]}
+                 for t in tasks if t["conflicts"]]
+    shown = [t for t in tasks if (lane is None or t["lane"] == lane) and _matches(t, status)]
+    lanes: dict[str, list[dict]] = {}
+    for task in sorted((t for t in shown if t["status"] not in FINISHED), key=lambda t: (t["order"], t["id"])):
+        lanes.setdefault(task["lane"], []).append(task)
+    finished = sorted((t for t in shown if t["status"] in FINISHED), key=lambda t: t["updated_at"], reverse=True)
     return {
         "room": room,
         "at": moment,
         "counts": counts,
-        "lanes": [{"lane": name, "tasks": [t.to_json() for t in lanes[name]]} for name in sorted(lanes)],
-        "done": [t.to_json() for t in finished],
+        "lanes": [{"lane": name, "tasks": lanes[name]} for name in sorted(lanes)],
+        "done": finished,
         "conflicts": conflicts,
-        "short_ids": short_ids([t.id for t in tasks]),
+        "short_ids": short_ids([t["id"] for t in tasks]),
     }
 
 
-def _matches(task: Task, status: str | None) -> bool:
+def _matches(task: dict, status: str | None) -> bool:
     if status is None:
         return True
-    return bool(task.pending) if status == "pending" else task.status == status
+    return bool(task["pending"]) if status == "pending" else task["status"] == status
 
 
 def short_ids(ids: list[str]) -> dict[str, str]:
