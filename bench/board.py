@@ -26,15 +26,31 @@ from rooms_cli.store.paths import open_project  # noqa: E402
 ROOM = "default"
 
 
+ADD_SECONDS: list[float] = []
+
+
 def make_board(size: int, lanes: int = 10):
     root = Path(tempfile.mkdtemp(prefix=f"rooms-bench-{size}-"))
     initialize(root)
     project = open_project(root)
-    ids = [
-        tasks.add_task(project, ROOM, f"task {n}", lane=f"agent{n % lanes}", done="it is done", by="bench", order=n).id
-        for n in range(size)
-    ]
+    ids = []
+    for n in range(size):
+        start = time.perf_counter()
+        ids.append(tasks.add_task(project, ROOM, f"task {n}", lane=f"agent{n % lanes}", done="it is done", by="bench",
+                                  order=n).id)
+        ADD_SECONDS.append(time.perf_counter() - start)
     return project, ids
+
+
+def ready_work(project, lane: str, runs: int = 5) -> float:
+    """The claimable tasks of one lane, in order (what `task next` reads before claiming)."""
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        ready = [t for t in tasks.lane_order(tasks.load_board(project, ROOM, lane=lane, claimable=True)) if t.claimable]
+        samples.append(time.perf_counter() - start)
+        assert ready
+    return median_ms(samples)
 
 
 def env_for(project) -> dict:
@@ -122,6 +138,9 @@ def main() -> None:
     large, large_ids = make_board(10_000)
     medium, _ = make_board(1_000)
 
+    rows.append(("add a task, library call (median over 11 010)", f"{median_ms(ADD_SECONDS):.2f} ms"))
+    tasks.load_board(large, ROOM)  # build the snapshot once, as any earlier read would have
+    rows.append(("ready work: claimable tasks of one lane, board of 10 000 (library)", f"{ready_work(large, 'agent3'):.0f} ms"))
     lib_small = library_claims(small, small_ids, 10)
     lib_large = library_claims(large, large_ids, 200)
     rows.append(("claim, library call, board of 10 (median)", f"{lib_small:.2f} ms"))

@@ -199,3 +199,13 @@ def add_via(rooms):
     result = rooms("task", "add", "race me", "--lane", "researcher", "--done", "d", "--json")
     assert result.exit_code == 0, result.stderr
     return result.json()["id"]
+
+
+def test_demo_shows_a_race_a_lapsed_lease_and_a_done_record(cli, tmp_path):
+    result = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "board", "--json")
+    assert result.exit_code == 0, result.stderr
+    lines = [e["text"] for e in result.json()["events"]]
+    text = "\n".join(lines)
+    assert "already_claimed" in text and "lease_fenced" in text and "lapsed" in text
+    record = json.loads(next(line for line in lines if line.startswith('{"artifacts"')))
+    assert record["status"] == "done" and record["result_ref"] == "file:specs/auth.md"

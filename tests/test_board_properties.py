@@ -55,3 +55,33 @@ def test_replay_never_fails_on_any_event_sequence(log):
     assert task.status in ("todo", "doing", "done", "blocked", "failed", "cancelled")
     assert (task.status == "doing") == (task.lease is not None)
     Task.from_json(task.to_json())
+
+
+@settings(max_examples=80, deadline=None)
+@given(ref=st.text(max_size=40) | st.builds(
+    lambda head, tail: head + tail,
+    st.sampled_from(["file:", "file:./", "file:../", "file:.rooms/", "file:/", "msg:", "msg:m-"]),
+    st.text(alphabet="./abr-", max_size=14),
+))
+def test_a_reference_is_file_or_msg_or_refused(tmp_path_factory, ref):
+    import pytest
+
+    from rooms_cli.board.records import validate_ref
+    from rooms_cli.errors import InvalidInput, NotFound
+    from rooms_cli.project import initialize
+    from rooms_cli.store.paths import open_project
+
+    root = tmp_path_factory.mktemp("refs")
+    initialize(root)
+    project = open_project(root)
+    try:
+        normalized = validate_ref(project, "default", ref)
+    except (InvalidInput, NotFound):
+        return
+    # accepted: it names something that exists inside the project
+    kind, _, target = normalized.partition(":")
+    assert kind == "file", "the room has no messages, so no msg: reference can be valid"
+    full = (root / target).resolve()
+    assert full.exists() and root.resolve() in full.parents
+    with pytest.raises((InvalidInput, NotFound)):
+        validate_ref(project, "default", "file:../" + root.name + "-elsewhere")

@@ -276,6 +276,11 @@ def test_external_agent_is_told_through_its_inbox_not_called(project):
     assert len(inbox) == 1 and inbox[0].meta == {"room": "sync", "message": result.message.id}
     assert [r.kind for r in result.replies] == ["system"]
     assert state(project).budget_remaining == 6
+    open_round = say(project, "how is the deploy going?")
+    assert "claude-code" not in open_round.eligible, "an open message addresses nobody: no inbox spam"
+    assert len(read_inbox(project, "claude-code")) == 1
+    say(project, "@everyone status?")
+    assert len(read_inbox(project, "claude-code")) == 2
 
 
 def test_replies_are_labelled_offline(project):

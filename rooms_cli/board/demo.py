@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from rooms_cli.board import claims, tasks
 from rooms_cli.board.render import board_markdown
 from rooms_cli.board.tick import expire_leases
-from rooms_cli.errors import Conflict
+from rooms_cli.errors import Conflict, RoomsError
 from rooms_cli.store.clock import add_seconds, iso, now
 
 ROOM = "default"
@@ -66,7 +66,8 @@ def run(project, show) -> None:
             show("line", f"{plate}: claimed, lease {result.lease.lease_id} (fence {result.lease.fence})")
         else:
             show("line", f"{plate}: {result.code}: {result}")
-    assert winner is not None
+    if winner is None:
+        raise RoomsError("board demo: neither instance won the claim race")
 
     later = iso(add_seconds(now(), 11 * 60))
     show("italic", f"The winner goes quiet. Eleven minutes later (ROOMS_NOW={later}) its 10-minute lease has lapsed:")
@@ -76,7 +77,8 @@ def run(project, show) -> None:
             show("line", f"leases: {action['action']} {action['detail']}")
         show("cmd", "rooms task next --as researcher   # the other instance")
         second = claims.next_task(project, ROOM, agent="researcher", plate="researcher/2")
-        assert second is not None
+        if second is None:
+            raise RoomsError("board demo: the lapsed task could not be claimed again")
         show("line", f"researcher/2: claimed {second.task.id[:12]}, lease {second.lease.lease_id} (fence {second.lease.fence})")
         show("italic", "The first instance wakes up and tries to finish with its old lease: fencing refuses it.")
         show("cmd", f"rooms task done {task.id[:12]} --lease-id {winner.lease.lease_id} --summary 'spec written'")

@@ -31,7 +31,7 @@ def _project_file(project: Project, target: str, what: str) -> str:
     root = project.root.resolve()
     candidate = Path(target)
     full = (candidate if candidate.is_absolute() else root / candidate).resolve()
-    if full != root and root not in full.parents:
+    if root not in full.parents:
         raise InvalidInput(f"{what} file:{target} is outside the project ({root}); refusing it")
     if not full.exists():
         raise NotFound(f"{what} file:{target} does not exist (paths are relative to {root})")

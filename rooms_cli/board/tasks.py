@@ -44,13 +44,16 @@ def load_board(project: Project, room: str, now: str | None = None, *, archived:
                lane: str | None = None, claimable: bool = False, keep_headless: bool = False) -> list[Task]:
     """The room's tasks in creation order: all, one lane's, or only those that may be claimable now.
 
-    Archived tasks, and logs without a create event (`keep_headless`), only when asked. `claimable` keeps todo tasks and claimed ones (their lease may
-    have lapsed by `now`) that await no proposal; the caller checks `Task.claimable`.
+    Archived tasks, and logs without a create event (`keep_headless`), only when asked. `claimable`
+    keeps todo tasks and claimed ones (their lease may have lapsed by `now`) that await no proposal;
+    the caller checks `Task.claimable`.
     """
     from rooms_cli.board.snapshot import replayed_tasks
 
     def keep(data: dict) -> bool:
-        if (not data["created_at"] and not keep_headless) or (data["archived"] and not archived) or (lane is not None and data["lane"] != lane):
+        if not data["created_at"] and not keep_headless:
+            return False
+        if (data["archived"] and not archived) or (lane is not None and data["lane"] != lane):
             return False
         return not claimable or (data["status"] in ("todo", "doing") and not data["pending"] and not data["archived"])
 

@@ -68,8 +68,12 @@ def tfidf_scores(message: str, agents: list) -> dict[str, float]:
     return scores
 
 
-def activate(state, agents: dict, addressing: Addressing, message: str) -> Activation:
-    """Apply both stages to the room `state`; `agents` maps id -> Agent for the roster."""
+def activate(state, agents: dict, addressing: Addressing, message: str, external: frozenset[str] = frozenset()) -> Activation:
+    """Apply both stages to the room `state`; `agents` maps id -> Agent for the roster.
+
+    `external`: agents with `model: external`; they are told through their inbox when addressed,
+    so an open message (which addresses nobody) leaves them out.
+    """
     act = Activation(mode=addressing.mode)
     roster = [a for a in state.roster if a in agents]
     if addressing.mode == "direct":
@@ -85,6 +89,8 @@ def activate(state, agents: dict, addressing: Addressing, message: str) -> Activ
             act.filtered[agent_id] = "mid-handoff"
         elif agent_id in state.muted and addressing.mode == "open":
             act.filtered[agent_id] = "muted"
+        elif agent_id in external and addressing.mode == "open":
+            act.filtered[agent_id] = "external (told through its inbox only when addressed)"
         else:
             kept.append(agent_id)
     if addressing.mode == "open":
