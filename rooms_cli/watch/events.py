@@ -147,7 +147,8 @@ def _group(source: Source, record: dict) -> dict:
         event["members"] = [m.get("handle") for m in record.get("members") or [] if isinstance(m, dict)]
     result = record.get("result")
     if what == "gathered" and isinstance(result, dict):
-        meta = result.get("metadata") if isinstance(result.get("metadata"), dict) else {}
+        meta = result.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
         event["reduced"] = result.get("reduced")
         _put(event, meta, "reducer", "replied", "members", "winner_handle", "timed_out", "elapsed_s")
         event["result"] = result

@@ -191,7 +191,7 @@ class Follower:
                 kept.extend(e for e in events if since is None or _after(e, since))
             streams.append(list(kept))
         history = list(heapq.merge(*streams, key=_ts))
-        return history[-last:] if tail else history
+        return history[-last:] if tail and last else history
 
     def poll(self, changed: set[str] | None = None) -> list[dict]:
         """Events written since the last call, merged across files by time (each file's order kept).
@@ -243,7 +243,7 @@ class Follower:
         one counts as seen in the new one."""
         for record in jsonl.scan(source.path).records:
             old = record.get("from")
-            if record.get("ev") == "renamed" and record.get("to") == source.name and is_valid_name(old):
+            if record.get("ev") == "renamed" and record.get("to") == source.name and isinstance(old, str) and is_valid_name(old):
                 known = self.files.get(Source("group", source.path.with_name(f"{old}.jsonl"), "group", old).key)
                 if known and isinstance(known[1], LogFile):
                     state.seen_content |= known[1].seen_content
