@@ -97,6 +97,11 @@ def test_passes_and_flavor_lines_are_italic_and_speakers_keep_their_colour():
     assert text == "09:00:00 #r ▸ t-01AB claimed “Write spec” by ana"
     odd = "".join(t for t, _ in line({"type": "zzz.what", "ts": "?", "record": {"a": [1], "b": None}}))
     assert "zzz.what" in odd and "a=[1]" in odd
+    shaped = "".join(t for t, _ in line({"type": "group.broadcast", "ts": "?", "group": "g", "members": 3}))
+    assert "group.broadcast" in shaped  # a known type with an odd shape falls back to the summary
+    hostile = "".join(t for t, _ in line({"type": "chat.message", "ts": "?", "room": "r", "speaker": "x\x1b[2J",
+                                          "text": "hi\x1b]0;pwned\x07\nsecond line"}))
+    assert "\x1b" not in hostile and "\x07" not in hostile and "hi]0;pwned\n    second line" in hostile
 
 
 def test_notifications_are_used_when_available_and_polling_when_asked(project, monkeypatch):

@@ -7,6 +7,7 @@ event this module does not know is shown as its type and a `key=value` summary.
 
 from __future__ import annotations
 
+import re
 import zlib
 
 from rooms_cli.watch.events import summarize
@@ -17,6 +18,8 @@ PALETTE = (
     "cyan", "magenta", "green", "yellow", "blue", "bright_red",
     "bright_cyan", "bright_magenta", "bright_green", "bright_yellow", "bright_blue", "red",
 )
+# agent text is data: no escape sequence or other control character reaches the terminal
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 QUIET_CHAT = {"join", "kick", "mute", "unmute", "handoff", "handoff_suggested", "continue", "roundtable", "system"}
 
 
@@ -32,8 +35,11 @@ def line(event: dict) -> Parts:
     where = _where(event)
     if where:
         head.append((where + " ", "dim"))
-    body = _BODIES.get(family, _generic)(what, event)
-    return head + body
+    try:
+        body = _BODIES.get(family, _generic)(what, event)
+    except (TypeError, ValueError, AttributeError, KeyError):  # a known type with an odd shape
+        body = _generic(what, event)
+    return [(_CONTROL_RE.sub("", text), style) for text, style in head + body]
 
 
 def _clock(ts: object) -> str:
