@@ -19,6 +19,7 @@ import hashlib
 import heapq
 import json
 import os
+import sys
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
@@ -138,7 +139,7 @@ class LogFile:
     def _unreadable(self, exc: OSError) -> None:
         if not self._warned_unreadable:
             self._warned_unreadable = True
-            jsonl.warn(self.path, 0, f"cannot be read ({exc.strerror}); still watching")
+            print(f"warning: {self.path} cannot be read ({exc.strerror}); still watching it", file=sys.stderr)
 
 
 class SnapshotFile:
