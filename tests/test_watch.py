@@ -122,10 +122,10 @@ def test_a_replaced_transcript_is_read_again_without_duplicates_or_losses(projec
     assert texts == expected
 
 
-def test_a_compacted_transcript_with_fewer_records_loses_nothing_new(project_dir, mode, watchers):
+def test_a_compacted_transcript_with_fewer_records_loses_nothing_new(project_dir, watchers):
     from rooms_cli.store import atomic
 
-    w = watchers(env=mode)
+    w = watchers(env=MODES["notify"])
     run_python(say("default", "alice", *[f"old-{k}" for k in range(6)]))
     w.wait_text("old-5")
     path = transcript(project_dir)
@@ -140,8 +140,8 @@ def test_a_compacted_transcript_with_fewer_records_loses_nothing_new(project_dir
     assert texts == [f"old-{k}" for k in range(6)] + ["after compaction", "sync"]
 
 
-def test_a_truncated_or_rewritten_file_is_read_again_from_the_start(project_dir, mode, watchers):
-    w = watchers(env=mode)
+def test_a_truncated_or_rewritten_file_is_read_again_from_the_start(project_dir, watchers):
+    w = watchers(env=MODES["notify"])
     run_python(say("default", "alice", "one", "two", "three"))
     w.wait_text("three")
     path = transcript(project_dir)
@@ -162,8 +162,8 @@ def test_a_truncated_or_rewritten_file_is_read_again_from_the_start(project_dir,
     assert texts == ["one", "two", "three", "fresh", "rewritten-0", "rewritten-1", "rewritten-2", "sync"]
 
 
-def test_new_rooms_groups_and_inboxes_are_picked_up_under_all(project_dir, mode, watchers):
-    w = watchers("--all", env=mode)
+def test_new_rooms_groups_and_inboxes_are_picked_up_under_all(project_dir, watchers):
+    w = watchers("--all", env=MODES["notify"])
     sync(w)
     run_python("from rooms_cli.store import open_project\nfrom rooms_cli.chat.rooms import create_room\n"
                "from rooms_cli.chat.transcript import append_message\nfrom rooms_cli.messaging.inbox import deliver\n"
@@ -197,8 +197,9 @@ def test_only_the_selected_sources_are_followed(project_dir, watchers, rooms):
 
 
 def test_last_and_since_print_past_events_first(project_dir, rooms):
-    for k in range(5):
-        run_python(say("default", "alice", f"past-{k}"), env={"ROOMS_NOW": f"2026-11-21T09:0{k}:00Z"})
+    run_python("import os\nfrom rooms_cli.store import open_project\nfrom rooms_cli.chat.transcript import append_message\n"
+               "for k in range(5):\n    os.environ['ROOMS_NOW'] = f'2026-11-21T09:0{k}:00Z'\n"
+               "    append_message(open_project(), 'default', 'alice', f'past-{k}')\n")
     last = rooms("watch", "--last", "2", "--json", "--timeout", "0.5")
     assert last.exit_code == 0, last.stderr
     assert [json.loads(x)["text"] for x in last.stdout.splitlines()] == ["past-3", "past-4"]
@@ -209,7 +210,9 @@ def test_last_and_since_print_past_events_first(project_dir, rooms):
     both = rooms("watch", "--last", "2", "--since", "2026-11-21T09:00:00Z", "--timeout", "0.5")
     assert both.exit_code == 2 and "cannot be combined" in both.stderr
     bad = rooms("watch", "--since", "yesterday-ish", "--timeout", "0.5")
-    assert bad.exit_code == 1 and "ISO 8601" in bad.stderr
+    assert bad.exit_code == 1 and "--since: invalid time 'yesterday-ish'" in bad.stderr and "ISO 8601" in bad.stderr
+    bad = rooms("watch", "--timeout", "soon")
+    assert bad.exit_code == 1 and "--timeout: invalid duration 'soon'" in bad.stderr
 
 
 def test_an_idle_watcher_uses_almost_no_cpu(project_dir, mode, watchers):
@@ -270,3 +273,17 @@ def test_human_output_shows_every_kind_without_crashing(project_dir, rooms):
     assert "09:00:00 #default ⏸ out of turns" in lines
     assert any("chat.telepathy" in x for x in lines)
     assert "\x1b[" not in shown.stdout  # plain when piped
+
+
+def test_a_torn_line_left_by_a_killed_writer_is_never_printed(project_dir, watchers):
+    w = watchers(env=MODES["notify"])
+    sync(w)
+    with open(transcript(project_dir), "ab") as handle:  # a writer killed mid-line
+        handle.write(b'{"id": "m-01TORN", "ts": "2026-11-21T10:00:00.000Z", "speaker": "crash", "text": "cut he')
+    time.sleep(0.5)
+    run_python(say("default", "alice", "after the crash"))  # the next append cuts the torn fragment off
+    w.wait_text("after the crash")
+    time.sleep(0.5)
+    assert w.stop() == 0
+    assert [e["text"] for e in w.snapshot()] == ["sync", "after the crash"]
+    assert "not valid JSON" not in w.stderr

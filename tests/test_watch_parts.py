@@ -53,10 +53,7 @@ def types(events, prefix: str) -> list[str]:
     return [e["type"] for e in events if e["type"].startswith(prefix)]
 
 
-def test_every_part_s_commands_show_up_once_in_order(project_dir, watcher):
-    w = watcher("--all")
-    rooms_dir = project_dir / ".rooms"
-    # chat: a small room whose budget runs out, then mute and kick
+def chat_until_the_budget_runs_out(rooms_dir) -> None:
     run("room", "create", "tiny", "--agent", "researcher", "--agent", "ops")
     for k in range(10):
         run("chat", "-r", "tiny", f"@researcher @ops what about the api rate limits and paging {k}?")
@@ -64,13 +61,14 @@ def test_every_part_s_commands_show_up_once_in_order(project_dir, watcher):
             break
     run("room", "mute", "ops", "-r", "tiny")
     run("room", "kick", "researcher", "-r", "tiny")
-    # board: two agents race for one task while a message and a chat turn land
-    task = run("task", "add", "Write spec", "--lane", "researcher", "--done", "spec merged", "--json")
-    task_id = json.loads(task.stdout)["id"]
+
+
+def work_the_board() -> tuple[str, str]:
+    """Two agents race for one task while a message lands; then renew, done, release, a lapsed lease."""
+    task_id = json.loads(run("task", "add", "Write spec", "--lane", "researcher", "--done", "spec merged", "--json").stdout)["id"]
     raced = at_once(["task", "claim", task_id, "--as", "researcher", "--json"],
                     ["task", "claim", task_id, "--as", "ops", "--json"],
-                    ["send", "ready for review", "--to", "bob", "--as", "alice"],
-                    ["chat", "-r", "tiny", "anyone around?"])
+                    ["send", "ready for review", "--to", "bob", "--as", "alice"])
     winners = [r for r in raced[:2] if r.returncode == 0]
     assert len(winners) == 1 and sorted(r.returncode for r in raced[:2]) == [0, 3]
     lease = json.loads(winners[0].stdout)["lease_id"]
@@ -81,7 +79,11 @@ def test_every_part_s_commands_show_up_once_in_order(project_dir, watcher):
     run("task", "release", other, "--lease-id", lease2)
     run("task", "claim", other, "--as", "ops", "--lease", "1s")
     run("tick", env={"ROOMS_NOW": "2099-01-01T00:00:00Z"})  # the lease has lapsed: tick records the expiry
-    # groups: gather all, a race with a dropped loser, a cancel
+    return task_id, other
+
+
+def work_a_group() -> None:
+    """Gather all, a race with a dropped loser, a cancel."""
     run("group", "spawn-mixed", "rev", "--profiles", "researcher,reviewer")
     four = ["--output-format", "one line", "--tool-guidance", "", "--boundaries", ""]
     run("group", "broadcast", "rev", "--objective", "review the api", *four)
@@ -90,10 +92,26 @@ def test_every_part_s_commands_show_up_once_in_order(project_dir, watcher):
     run("group", "wait", "rev", "--any")
     run("group", "broadcast", "rev", "--objective", "never mind", *four)
     run("group", "cancel", "rev")
-    # messaging: a broadcast to everyone, a spawn that reports back
+
+
+def message_and_spawn() -> None:
+    """A broadcast to everyone, a spawn that reports back."""
     run("send", "standup in five", "--as", "alice")
     run("spawn", "summarize the api docs", "--description", "api summary", "--as", "alice")
     run("wait", "--as", "alice", "--timeout", "60")
+
+
+def test_every_part_s_commands_show_up_once_in_order(project_dir, watcher):
+    from concurrent.futures import ThreadPoolExecutor
+
+    w = watcher("--all")
+    rooms_dir = project_dir / ".rooms"
+    with ThreadPoolExecutor(4) as pool:  # the four parts at once, each in its own order
+        jobs = [pool.submit(chat_until_the_budget_runs_out, rooms_dir), pool.submit(work_the_board),
+                pool.submit(work_a_group), pool.submit(message_and_spawn)]
+        task_id, other = jobs[1].result()
+        for job in jobs:
+            job.result()
 
     w.wait_for(lambda evs: "spawn.finish" in types(evs, "spawn.") and "inbox.spawn_output" in types(evs, "inbox."),
                what="the spawn's end")

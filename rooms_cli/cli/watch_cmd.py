@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.options import DirOpt
 
 
 def register(app: typer.Typer) -> None:
@@ -16,16 +17,16 @@ def register(app: typer.Typer) -> None:
 
 
 def watch_cmd(
-    room: Annotated[list[str] | None, typer.Option("--room", "-r", help="Follow this room's transcript (repeatable; default: the current room).", show_default=False)] = None,
+    room: Annotated[list[str] | None, typer.Option("--room", "-r", metavar="ROOM", help="Follow this room's transcript (repeatable; default: the current room).", show_default=False)] = None,
     all_: Annotated[bool, typer.Option("--all", help="Follow every room, board, group, inbox and spawn, new ones included.")] = False,
-    inbox: Annotated[list[str] | None, typer.Option("--inbox", help="Follow this agent's inbox (repeatable).", show_default=False)] = None,
+    inbox: Annotated[list[str] | None, typer.Option("--inbox", metavar="AGENT", help="Follow this agent's inbox (repeatable).", show_default=False)] = None,
     board: Annotated[bool, typer.Option("--board", help="Follow the boards of the rooms given (default: the current room).")] = False,
     groups: Annotated[bool, typer.Option("--groups", help="Follow every group log, new groups included.")] = False,
-    since: Annotated[str | None, typer.Option("--since", help="First print the events since this ISO time.", show_default=False)] = None,
-    last: Annotated[int | None, typer.Option("--last", min=0, help="First print the last N events.", show_default=False)] = None,
-    timeout: Annotated[str | None, typer.Option("--timeout", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="ISO", help="First print the events since this ISO time.", show_default=False)] = None,
+    last: Annotated[int | None, typer.Option("--last", min=0, metavar="N", help="First print the last N events.", show_default=False)] = None,
+    timeout: Annotated[str | None, typer.Option("--timeout", metavar="S", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
     dir: DirOpt = None,
-    json_: JsonOpt = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print one JSON object a line (each with type and ts).")] = False,
 ) -> None:
     """Print each new event once, as it lands: messages, task, group, inbox and spawn events. Ctrl-C ends it.
 
@@ -46,11 +47,25 @@ def watch_cmd(
         rooms=room or (), all=all_, inboxes=inbox or (), board=board, groups=groups, current_room=ctx.room,
     )
     selection.check(ctx.project)
-    seconds = parse_duration(timeout) if timeout is not None else None
-    start = parse_time(since) if since is not None else None
+    seconds = _option("--timeout", parse_duration, timeout)
+    start = _option("--since", parse_time, since)
+    if not json_ and sys.stderr.isatty():
+        output.note(f"watching {selection.describe()} · Ctrl-C to stop")
     with stop_on_sigint(StopFlag()) as stop:
         for event in watch(ctx.project, selection, since=start, last=last, timeout=seconds, stop=stop):
             _show(event, json_)
+
+
+def _option(name: str, parse, value):
+    """`parse(value)`, its error naming the option; None stays None."""
+    from rooms_cli.errors import InvalidInput
+
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{name}: {exc.message}") from None
 
 
 def _show(event: dict, as_json: bool) -> None:

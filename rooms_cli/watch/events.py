@@ -39,6 +39,18 @@ class EventMaker:
             pass
         return [generic(source, record)]
 
+    def remember(self, source: Source, records: list[dict]) -> None:
+        """Take note of records without making events (task titles, for the events to come)."""
+        if source.family == "task":
+            for record in records:
+                self._note_title(str(record.get("task") or task_id_of(source)), record)
+
+    def _note_title(self, task: str, record: dict) -> None:
+        changes = record.get("changes") if record.get("ev") == "update" else record
+        title = changes.get("title") if isinstance(changes, dict) and record.get("ev") in ("create", "update") else None
+        if isinstance(title, str) and title:
+            self.titles[task] = title
+
     def from_snapshot(self, source: Source, before: dict | None, after: dict) -> list[dict]:
         """The events between two versions of a replaced JSON document (`before` None: first seen)."""
         if source.family == "spawn":
@@ -50,8 +62,7 @@ class EventMaker:
     def _task(self, source: Source, record: dict) -> dict:
         what = record["ev"]
         task = str(record.get("task") or task_id_of(source))
-        if what == "create" and record.get("title"):
-            self.titles[task] = str(record["title"])
+        self._note_title(task, record)
         event = _base(f"task.{TASK_EVENTS.get(what) or tag(what) or 'record'}", source, record, ("at", "ts"))
         event["task"] = task
         if task in self.titles:
@@ -136,7 +147,8 @@ def _group(source: Source, record: dict) -> dict:
         event["members"] = [m.get("handle") for m in record.get("members") or [] if isinstance(m, dict)]
     result = record.get("result")
     if what == "gathered" and isinstance(result, dict):
-        meta = result.get("metadata") if isinstance(result.get("metadata"), dict) else {}
+        meta = result.get("metadata")
+        meta = meta if isinstance(meta, dict) else {}
         event["reduced"] = result.get("reduced")
         _put(event, meta, "reducer", "replied", "members", "winner_handle", "timed_out", "elapsed_s")
         event["result"] = result

@@ -19,20 +19,24 @@ import hashlib
 import heapq
 import json
 import os
-from collections import Counter
+import sys
+import time
+from collections import Counter, deque
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from rooms_cli.errors import InvalidInput
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import parse_time
 from rooms_cli.store.ids import is_valid_name
 from rooms_cli.store.paths import Project
 from rooms_cli.watch import events as ev
-from rooms_cli.watch.sources import Discovery, Selection, Source
+from rooms_cli.watch.sources import RACY_S, Discovery, Selection, Source
 from rooms_cli.watch.wake import StopFlag, Waker
 
-ANCHOR = 64  # bytes before the offset that must be unchanged for an append-only read to be valid
+CHUNK = 1 << 20
+ANCHOR = 4096  # bytes before the offset (the last lines read) that must be unchanged for an append-only read
 
 
 class LogFile:
@@ -49,43 +53,67 @@ class LogFile:
         self.seen_content: set[tuple[bytes, int]] = set()
         self.occurrences: Counter[bytes] = Counter()
         self._warned_unreadable = False
+        self._stat: tuple[int, ...] | None = None
+
+    def unchanged(self) -> bool:
+        """True when a stat shows the file exactly as last read (cheap: no open). A file changed
+        within RACY_S of its last read is never taken as unchanged: its mtime may not have moved."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return self._stat is None
+        stat = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return stat == self._stat and time.time_ns() - st.st_mtime_ns > RACY_S * 1e9
 
     def read_new(self) -> list[dict]:
         """The records that are whole now and were never returned before, in file order."""
+        return [record for chunk in self.read_chunks() for record in chunk]
+
+    def read_chunks(self) -> Iterator[list[dict]]:
+        """`read_new` a megabyte at a time, so a large file never sits in memory whole."""
+        if self.unchanged():
+            return
         try:
             handle = open(self.path, "rb")
         except FileNotFoundError:
-            return []
+            return
         except OSError as exc:
             self._unreadable(exc)
-            return []
+            return
         with handle:
             stat = os.fstat(handle.fileno())
+            self._stat = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
             identity = (stat.st_dev, stat.st_ino)
-            whole = identity != self.identity or stat.st_size < self.offset or not self._anchored(handle)
-            start = 0 if whole else self.offset
-            if stat.st_size == start:
-                self.identity = identity
-                return []
-            handle.seek(start)
-            try:
-                data = handle.read()
-            except OSError as exc:
-                self._unreadable(exc)
-                return []
-        scan = jsonl.parse_bytes(data, first_lineno=1 if whole else self.lineno)
+            if identity != self.identity or stat.st_size < self.offset or not self._anchored(handle):
+                self.identity, self.offset, self.lineno, self.anchor = identity, 0, 1, b""
+                self.occurrences = Counter()
+            if stat.st_size == self.offset:
+                return
+            handle.seek(self.offset)
+            carry = b""
+            while True:
+                try:
+                    block = handle.read(CHUNK)
+                except OSError as exc:
+                    self._unreadable(exc)
+                    return
+                if not block:
+                    return  # what is left in `carry` is a line still being written: held back
+                data = carry + block
+                cut = data.rfind(b"\n") + 1
+                lines, carry = data[:cut], data[cut:]
+                if lines:
+                    yield self._take(lines)
+
+    def _take(self, lines: bytes) -> list[dict]:
+        """Parse whole lines just read at `offset`; move past them; return the records never seen."""
+        scan = jsonl.parse_bytes(lines, first_lineno=self.lineno)
         for lineno, reason in scan.bad:
             jsonl.warn(self.path, lineno, reason)
-        if whole:
-            self.occurrences = Counter()
-            self.lineno, self.anchor = 1, b""
-        fresh = [record for record in scan.records if self._first_time(record)]
-        read = data[: scan.end]
-        self.identity = identity
-        self.offset = start + scan.end
-        self.lineno += read.count(b"\n")
-        self.anchor = (self.anchor + read[-ANCHOR:])[-ANCHOR:]
-        return fresh
+        self.offset += len(lines)
+        self.lineno += lines.count(b"\n")
+        self.anchor = (self.anchor + lines[-ANCHOR:])[-ANCHOR:]
+        return [record for record in scan.records if self._first_time(record)]
 
     def _anchored(self, handle) -> bool:
         if not self.anchor:
@@ -111,7 +139,7 @@ class LogFile:
     def _unreadable(self, exc: OSError) -> None:
         if not self._warned_unreadable:
             self._warned_unreadable = True
-            jsonl.warn(self.path, 0, f"cannot be read ({exc.strerror}); still watching")
+            print(f"warning: {self.path} cannot be read ({exc.strerror}); still watching it", file=sys.stderr)
 
 
 class SnapshotFile:
@@ -151,18 +179,20 @@ class Follower:
         self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
         self.maker = ev.EventMaker()
 
-    def __len__(self) -> int:
-        return len(self.files)
-
     def start(self, since: datetime | None = None, last: int | None = None) -> list[dict]:
-        """Count everything already written as seen; return the past events `since`/`last` ask for."""
-        streams = [self._read(source, state) for source, state in self._discover()]
+        """Count everything already written as seen; return the past events `since`/`last` ask for.
+
+        Files are read a chunk at a time and only the events asked for are kept, so a large
+        transcript costs its ids in memory, not its records."""
+        tail = since is None and bool(last)
+        streams = []
+        for source, state in self._discover():
+            kept: deque[dict] | list[dict] = deque(maxlen=last) if tail else []
+            for events in self._chunks(source, state, since is not None or tail):
+                kept.extend(e for e in events if since is None or _after(e, since))
+            streams.append(list(kept))
         history = list(heapq.merge(*streams, key=_ts))
-        if since is not None:
-            return [e for e in history if _after(e, since)]
-        if last:
-            return history[-last:]
-        return []
+        return history[-last:] if tail and last else history
 
     def poll(self, changed: set[str] | None = None) -> list[dict]:
         """Events written since the last call, merged across files by time (each file's order kept).
@@ -186,31 +216,36 @@ class Follower:
         return list(self.files.values())
 
     def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict]:
-        if isinstance(state, LogFile) and state.identity is None and source.family == "group":
-            self._continue_renamed(source, state)
+        return [event for events in self._chunks(source, state, True) for event in events]
+
+    def _chunks(self, source: Source, state: LogFile | SnapshotFile, make_events: bool) -> Iterator[list[dict]]:
+        """The new events of one file, a chunk at a time; with `make_events` False the records are
+        only taken note of (a starting point without history)."""
         if isinstance(state, SnapshotFile):
             change = state.read_changed()
-            return self.maker.from_snapshot(source, *change) if change else []
-        out = []
-        for record in state.read_new():
-            if self._shown_elsewhere(source, record):
+            yield self.maker.from_snapshot(source, *change) if change and make_events else []
+            return
+        if state.identity is None and source.family == "group":
+            self._continue_renamed(source, state)
+        for records in state.read_chunks():
+            records = [r for r in records if not self._shown_elsewhere(source, r)]
+            if not make_events:
+                self.maker.remember(source, records)
                 continue
-            out += self.maker.from_record(source, record)
-        return out
+            yield [event for record in records for event in self.maker.from_record(source, record)]
 
     def _shown_elsewhere(self, source: Source, record: dict) -> bool:
         """Under --all, a group envelope in a member's inbox repeats the group's own events."""
         tag = record.get("tag")
         return self.discovery.selection.all and source.family == "inbox" and isinstance(tag, str) and tag.startswith("group:")
 
-
     def _continue_renamed(self, source: Source, state: LogFile) -> None:
         """A renamed group's new log repeats the old log's events: what was printed from the old
         one counts as seen in the new one."""
         for record in jsonl.scan(source.path).records:
             old = record.get("from")
-            if record.get("ev") == "renamed" and record.get("to") == source.name and is_valid_name(old):
-                known = self.files.get(str(source.path.with_name(f"{old}.jsonl")))
+            if record.get("ev") == "renamed" and record.get("to") == source.name and isinstance(old, str) and is_valid_name(old):
+                known = self.files.get(Source("group", source.path.with_name(f"{old}.jsonl"), "group", old).key)
                 if known and isinstance(known[1], LogFile):
                     state.seen_content |= known[1].seen_content
 
@@ -222,7 +257,7 @@ def _ts(event: dict) -> str:
 def _after(event: dict, since: datetime) -> bool:
     try:
         return parse_time(_ts(event)) >= since
-    except Exception:
+    except InvalidInput:  # a record without a usable time is not "since" anything
         return False
 
 
@@ -234,10 +269,10 @@ def watch(
     or `timeout` seconds have passed."""
     stop = stop or StopFlag()
     if timeout is not None:
-        stop.deadline = StopFlag(timeout).deadline
+        stop.expire_in(timeout)
     follower = Follower(project, selection)
     # the waker starts watching before the baseline is read, so nothing slips in between
-    with Waker(project.dir, stop, lambda base: max(base, len(follower) / 20000)) as waker:
+    with Waker(project.dir, stop) as waker:
         yield from follower.start(since, last)
         for changed in waker:
             yield from follower.poll(changed)

@@ -7,6 +7,7 @@ event this module does not know is shown as its type and a `key=value` summary.
 
 from __future__ import annotations
 
+import re
 import zlib
 
 from rooms_cli.watch.events import summarize
@@ -17,6 +18,8 @@ PALETTE = (
     "cyan", "magenta", "green", "yellow", "blue", "bright_red",
     "bright_cyan", "bright_magenta", "bright_green", "bright_yellow", "bright_blue", "red",
 )
+# agent text is data: no escape sequence or other control character reaches the terminal
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 QUIET_CHAT = {"join", "kick", "mute", "unmute", "handoff", "handoff_suggested", "continue", "roundtable", "system"}
 
 
@@ -32,8 +35,11 @@ def line(event: dict) -> Parts:
     where = _where(event)
     if where:
         head.append((where + " ", "dim"))
-    body = _BODIES.get(family, _generic)(what, event)
-    return head + body
+    try:
+        body = _BODIES.get(family, _generic)(what, event)
+    except (TypeError, ValueError, AttributeError, KeyError):  # a known type with an odd shape
+        body = _generic(what, event)
+    return [(_CONTROL_RE.sub("", text), style) for text, style in head + body]
 
 
 def _clock(ts: object) -> str:
@@ -57,8 +63,8 @@ def _one_line(text: object, limit: int = 160) -> str:
 def _chat(what: str, event: dict) -> Parts:
     speaker = str(event.get("speaker", ""))
     text = str(event.get("text", ""))
-    if what == "message":
-        return [(speaker, speaker_style(speaker)), (": ", ""), (text, "")]
+    if what == "message":  # continuation lines indented under the text
+        return [(speaker, speaker_style(speaker)), (": ", ""), (text.replace("\n", "\n    "), "")]
     if what in ("pass", "flavor"):  # as chat shows them: `* architect leans back and listens *`
         colour = speaker_style(speaker).replace("bold ", "italic ")
         said = text if text and text != "/pass" else ("passes" if what == "pass" else "")
@@ -67,8 +73,8 @@ def _chat(what: str, event: dict) -> Parts:
         return [("⏸ " + (_one_line(text) or "budget exhausted"), "bold yellow")]
     if what in ("join", "kick", "mute", "unmute", "continue"):
         return [(f"· {speaker} {_one_line(text)}", "dim")]
-    if what in QUIET_CHAT:
-        return [(f"· {what.replace('_', ' ')}", "dim"), (f" {speaker}" if speaker else "", "dim"),
+    if what in QUIET_CHAT:  # `rooms` itself speaks these: its name adds nothing
+        return [(f"· {what.replace('_', ' ')}", "dim"), (f" {speaker}" if speaker not in ("", "rooms") else "", "dim"),
                 (f": {_one_line(text)}" if text else "", "dim")]
     return _generic(what, event)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from rooms_cli.errors import NotFound
@@ -40,9 +41,10 @@ class Source:
         """The field unique to each record of this log (group and board events share or lack ids)."""
         return "id" if self.family in ("chat", "inbox") else None
 
-    @property
+    @cached_property
     def key(self) -> str:
-        return str(self.path)
+        """The path as a normalized string: how notifications name the file too."""
+        return os.path.normpath(self.path)
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,15 @@ class Selection:
         boards = (rooms or (current_room,)) if board else ()
         return cls(rooms=transcripts, boards=boards, inboxes=inboxes, groups=groups, all=all)
 
+    def describe(self) -> str:
+        """What is followed, in a few words (`#api, the board of #api, bob's inbox`)."""
+        if self.all:
+            return "every room, board, group, inbox and spawn"
+        parts = [f"#{r}" for r in self.rooms] + [f"the board of #{r}" for r in self.boards]
+        parts += ["every group"] if self.groups else []
+        parts += [f"{a}'s inbox" for a in self.inboxes]
+        return ", ".join(parts)
+
     def check(self, project: Project) -> None:
         """Refuse a named room that does not exist (a typo would otherwise watch nothing forever)."""
         for room in dict.fromkeys(self.rooms + self.boards):
@@ -84,8 +95,19 @@ class Discovery:
         self.project = project
         self.selection = selection
         self._listings: dict[Path, tuple[int, list[tuple[str, bool]]]] = {}
+        self._last: tuple[list[tuple[Path, int]], list[Source]] | None = None
+        self._visited: list[tuple[Path, int]] = []  # the directories (and mtimes) the last answer came from
 
     def sources(self) -> list[Source]:
+        """Every source now; the last answer again when no directory it came from changed."""
+        if self._last and all(_mtime(d) == m and time.time_ns() - m > RACY_S * 1e9 for d, m in self._last[0]):
+            return self._last[1]
+        self._visited = []
+        found = self._find()
+        self._last = (self._visited, found)
+        return found
+
+    def _find(self) -> list[Source]:
         sel, project = self.selection, self.project
         found: dict[str, Source] = {}
 
@@ -137,9 +159,9 @@ class Discovery:
         return out
 
     def _entries(self, directory: Path) -> list[tuple[str, bool]]:
-        try:
-            mtime = os.stat(directory).st_mtime_ns
-        except OSError:
+        mtime = _mtime(directory)
+        self._visited.append((directory, mtime))
+        if mtime < 0:
             self._listings.pop(directory, None)
             return []
         cached = self._listings.get(directory)
@@ -152,3 +174,11 @@ class Discovery:
             return []
         self._listings[directory] = (mtime, entries)
         return entries
+
+
+def _mtime(directory: Path) -> int:
+    """The directory's mtime in ns, or -1 when it does not exist (yet)."""
+    try:
+        return os.stat(directory).st_mtime_ns
+    except OSError:
+        return -1

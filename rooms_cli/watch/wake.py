@@ -15,7 +15,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,6 +25,8 @@ DEFAULT_INTERVAL = 0.25
 DEFAULT_RESCAN = 10.0
 DEBOUNCE_MS = 200
 STEP_MS = 50
+POLL_SHARE = 19  # sleep 19x as long as a poll took
+SLICE_S = 0.25  # the longest sleep between two looks at the stop flag
 IGNORED_SUFFIXES = (".lock", ".tmp")
 
 
@@ -34,7 +36,12 @@ class StopFlag:
 
     def __init__(self, timeout: float | None = None):
         self._set = False
-        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.deadline: float | None = None
+        if timeout is not None:
+            self.expire_in(timeout)
+
+    def expire_in(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
 
     def set(self) -> None:
         self._set = True
@@ -43,8 +50,9 @@ class StopFlag:
         return self._set or (self.deadline is not None and time.monotonic() >= self.deadline)
 
     def remaining(self, cap: float) -> float:
+        """`cap`, or less when the deadline comes sooner; never negative."""
         if self.deadline is None:
-            return cap
+            return max(0.0, cap)
         return max(0.0, min(cap, self.deadline - time.monotonic()))
 
 
@@ -96,18 +104,17 @@ class Waker:
     Iterating yields changed paths (notifications) or None (check everything) until `stop` is set.
     """
 
-    def __init__(self, root: Path, stop: StopFlag, interval_for: Callable[[float], float] | None = None):
+    def __init__(self, root: Path, stop: StopFlag):
         self.root = root
         self.stop = stop
         self.interval = _seconds("ROOMS_WATCH_INTERVAL", DEFAULT_INTERVAL)
         self.rescan = _seconds("ROOMS_WATCH_RESCAN", DEFAULT_RESCAN)
-        self.interval_for = interval_for
         self.notifier = _notifier(root) if backend() == "notify" else None
         self.mode = "notify" if self.notifier is not None else "poll"
 
     def __iter__(self) -> Iterator[set[str] | None]:
         if self.notifier is None:
-            return _polled(self.stop, self.interval, self.interval_for)
+            return _polled(self.stop, self.interval)
         return _notified(self.notifier, self.root, self.stop, self.rescan)
 
     def close(self) -> None:
@@ -132,12 +139,18 @@ def _notifier(root: Path):
         return None
 
 
-def _polled(stop: StopFlag, interval: float, interval_for) -> Iterator[None]:
+def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
+    work = 0.0
     while not stop.is_set():
-        time.sleep(stop.remaining(interval_for(interval) if interval_for else interval))
+        # a poll that costs much (thousands of files) is spaced out so it takes at most ~5% of a core
+        wake_at = time.monotonic() + max(interval, POLL_SHARE * work)
+        while not stop.is_set() and time.monotonic() < wake_at:
+            time.sleep(stop.remaining(min(SLICE_S, wake_at - time.monotonic())))  # Ctrl-C is seen within a slice
         if stop.is_set():
             return
+        began = time.monotonic()
         yield None
+        work = time.monotonic() - began
 
 
 def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[set[str] | None]:
@@ -162,5 +175,5 @@ def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[s
 def _under(root: Path, real_root: str, path: str) -> str:
     """A reported path spelled the way the sources spell theirs (`root` may hold a symlink)."""
     if path.startswith(real_root + os.sep) and real_root != str(root):
-        return str(root) + path[len(real_root):]
-    return path
+        path = str(root) + path[len(real_root):]
+    return os.path.normpath(path)
