@@ -113,6 +113,20 @@ def contended_claims_per_second(tasks_in_lane: int, procs: int = 8) -> tuple[flo
     return sum(counts) / elapsed, sum(1 for c in counts if c)
 
 
+def contended_cli_claims_per_second(tasks_in_lane: int, procs: int = 8) -> float:
+    """8 shell loops of the real `rooms task next` command sharing one lane."""
+    project, _ids = make_board(tasks_in_lane, lanes=1)
+    env = {**env_for(project), "PY": sys.executable}
+    loop = 'while [ "$("$PY" -m rooms_cli task next --as agent0 --json)" != "null" ]; do :; done'
+    start = time.perf_counter()
+    shells = [subprocess.Popen(["sh", "-c", loop], env=env) for _ in range(procs)]
+    for shell in shells:
+        shell.wait()
+    elapsed = time.perf_counter() - start
+    assert all(t.status == "doing" for t in tasks.load_board(project, ROOM))
+    return tasks_in_lane / elapsed
+
+
 def board_json(project, runs: int = 5) -> tuple[float, float]:
     """(median ms of `rooms board --json`, median ms of the library call), cache warm."""
     from rooms_cli.board.render import board_view
@@ -156,6 +170,9 @@ def main() -> None:
 
     rate, active = contended_claims_per_second(400)
     rows.append((f"claims/s, 8 processes on one lane of 400 (`task next`, {active} won some)", f"{rate:.0f} /s"))
+
+    rows.append(("claims/s, 8 loops of the `rooms task next` command on one lane of 40",
+                 f"{contended_cli_claims_per_second(40):.1f} /s"))
 
     for label, project in (("10", small), ("1 000", medium), ("10 000", large)):
         proc, lib = board_json(project)

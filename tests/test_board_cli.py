@@ -103,7 +103,7 @@ def test_done_prints_the_record_and_the_board_shows_it(cli, project_dir, clock):
     done = cli("task", "done", task_id, "--lease-id", lease_id, "--summary", "spec written", "--artifact",
                "file:specs/auth.md", "--result-ref", "file:specs/auth.md", "--next", "review", "--json")
     assert done.exit_code == 0, done.stderr
-    record = done.json()["record"]
+    record = done.json()
     assert record["status"] == "done" and record["artifacts"] == ["file:specs/auth.md"] and record["next"] == "review"
     board = cli("board", "--json").json()
     assert board["done"][0]["record"] == record

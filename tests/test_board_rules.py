@@ -465,6 +465,15 @@ def test_markdown_board_is_compact_and_names_holders_and_records(project, at):
     assert len(md) < 600
 
 
+def test_markdown_board_stays_short_on_a_long_lane(project, at):
+    for n in range(25):
+        add(project, f"task {n}", order=n)
+    claims.claim_task(project, ROOM, tasks.load_board(project, ROOM)[20].id, agent="researcher")
+    md = board_markdown(project, ROOM)
+    assert md.count("- todo ") == 10 and md.count("- doing ") == 1
+    assert "… and 14 more todo (rooms board --lane researcher)" in md
+
+
 def test_event_lines_have_sorted_keys(project, at):
     task = add(project)
     claims.claim_task(project, ROOM, task.id, agent="researcher")

@@ -13,7 +13,7 @@ from rooms_cli.board.claims import refuse_if_held
 from rooms_cli.board.errors import InvalidTransition, NotOwner
 from rooms_cli.board.model import FINISHED, Task
 from rooms_cli.board.replay import replay
-from rooms_cli.board.tasks import event
+from rooms_cli.board.tasks import new_event
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
@@ -54,7 +54,7 @@ def assign_task(project: Project, room: str, task_id: str, *, to: str, by: str) 
         pending = None
         if target_owner is not None and target_owner != owner_of(project, by):
             pending = {"from": task.lane, "to": to, "owner": target_owner, "by": by, "at": now_iso()}
-        store.append_events(project, room, full, [event("assign", by, to=to, pending=pending, **{"from": task.lane})],
+        store.append_events(project, room, full, [new_event("assign", by, to=to, pending=pending, **{"from": task.lane})],
                             held=True)
         return _current(project, room, full)
 
@@ -69,5 +69,5 @@ def answer_proposal(project: Project, room: str, task_id: str, *, by: str, accep
         owner = task.pending.get("owner")
         if by != owner and owner_of(project, by) != owner:
             raise NotOwner(f"only {owner} (the owner of lane {task.pending.get('to')}) can answer this proposal, not {by}")
-        store.append_events(project, room, full, [event("accept" if accept else "reject", by)], held=True)
+        store.append_events(project, room, full, [new_event("accept" if accept else "reject", by)], held=True)
         return _current(project, room, full)

@@ -62,16 +62,14 @@ def make_record(
     result_ref: str | None = None,
     summary_required: bool = True,
 ) -> dict:
-    """The compact record: {task_id, plate, status, summary, artifacts, next, result_ref}."""
+    """The compact record: {task_id, plate, status, summary, artifacts, next, result_ref} (every key, always)."""
     record: dict = {
         "task_id": task_id,
         "plate": plate,
         "status": status,
         "summary": one_line(summary or "", "--summary", SUMMARY_MAX, required=summary_required),
         "artifacts": [validate_ref(project, room, a, "artifact") for a in artifacts],
+        "next": one_line(next_step, "--next", SUMMARY_MAX) if next_step else None,
+        "result_ref": validate_ref(project, room, result_ref, "result_ref") if result_ref else None,
     }
-    if next_step:
-        record["next"] = one_line(next_step, "--next", SUMMARY_MAX)
-    if result_ref:
-        record["result_ref"] = validate_ref(project, room, result_ref, "result_ref")
     return record

@@ -10,7 +10,8 @@ from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
 MIN_SHORT = 10  # characters after `t-`: the first 10 are the creation millisecond
-DONE_IN_MARKDOWN = 10
+DONE_IN_MARKDOWN = 10  # the markdown board stays short enough for a prompt:
+TODO_IN_MARKDOWN = 10  # the first todo tasks of each lane (every doing, blocked, failed one is shown)
 
 
 def board_view(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
@@ -101,7 +102,11 @@ def markdown_from_view(view: dict) -> str:
     out = [f"## Board of room {view['room']} ({summary})", ""]
     for lane in view["lanes"]:
         out.append(f"### {lane['lane']}")
-        out.extend(_line(t, short) for t in lane["tasks"])
+        todo = [t for t in lane["tasks"] if t["status"] == "todo"]
+        hidden = {t["id"] for t in todo[TODO_IN_MARKDOWN:]}
+        out.extend(_line(t, short) for t in lane["tasks"] if t["id"] not in hidden)
+        if hidden:
+            out.append(f"- … and {len(hidden)} more todo (rooms board --lane {lane['lane']})")
         out.append("")
     if view["done"]:
         out.append("### done")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rooms_cli.errors import NotFound
 from rooms_cli.store import jsonl
-from rooms_cli.store.ids import resolve_prefix, validate_name
+from rooms_cli.store.ids import is_valid_name, resolve_prefix, validate_name
 from rooms_cli.store.locks import locked, try_lock
 from rooms_cli.store.paths import Project
 
@@ -97,4 +97,4 @@ def list_board_rooms(project: Project) -> list[str]:
     base = project.path("rooms")
     if not base.is_dir():
         return []
-    return sorted(d.name for d in base.iterdir() if (d / "board" / "tasks").is_dir())
+    return sorted(d.name for d in base.iterdir() if is_valid_name(d.name) and (d / "board" / "tasks").is_dir())

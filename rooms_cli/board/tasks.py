@@ -30,7 +30,8 @@ def one_line(value: str, what: str, limit: int, *, required: bool = True) -> str
     return text
 
 
-def event(kind: str, by: str, **fields) -> dict:
+def new_event(kind: str, by: str, **fields) -> dict:
+    """An event line: `ev`, `at` (the clock), `by`, and the fields that are not None."""
     return {"ev": kind, "at": now_iso(), "by": by, **{k: v for k, v in fields.items() if v is not None}}
 
 
@@ -102,7 +103,7 @@ def add_task(
     task_id = new_id("t")
     store.append_events(
         project, room, task_id,
-        [event("create", by, task=task_id, lane=lane, title=title, detail=(detail or "").strip(),
+        [new_event("create", by, task=task_id, lane=lane, title=title, detail=(detail or "").strip(),
                definition_of_done=definition, order=order)],
         held=False,
     )
@@ -135,7 +136,7 @@ def update_task(
     if not changes:
         raise InvalidInput("nothing to update: give --title, --detail, --done or --order")
     full = store.resolve_task_id(project, room, task_id)
-    store.append_events(project, room, full, [event("update", by, changes=changes)], held=False)
+    store.append_events(project, room, full, [new_event("update", by, changes=changes)], held=False)
     return load_task(project, room, full)
 
 
@@ -149,7 +150,7 @@ def archive_task(project: Project, room: str, task_id: str, *, by: str) -> Task:
         if task.archived:
             return task
         refuse_if_held(task, "archive")
-        store.append_events(project, room, full, [event("archive", by)], held=True)
+        store.append_events(project, room, full, [new_event("archive", by)], held=True)
     return load_task(project, room, full)
 
 
@@ -159,7 +160,7 @@ def resolve_conflicts(project: Project, room: str, task_id: str, *, by: str) -> 
     task = load_task(project, room, full)
     if not task.conflicts:
         raise InvalidInput(f"task {full} has no conflicts to resolve")
-    store.append_events(project, room, full, [event("resolve", by, resolved=len(task.conflicts))], held=False)
+    store.append_events(project, room, full, [new_event("resolve", by, resolved=len(task.conflicts))], held=False)
     return load_task(project, room, full)
 
 

@@ -310,7 +310,7 @@ def done_cmd(
     ctx = _ctx(dir, room=room)
     task = finish_task(ctx.project, ctx.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
                        next_step=next_, result_ref=result_ref)
-    _emit(json_, {"record": task.record, "task": task}, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
+    _emit(json_, task.record, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
 
 
 @task_app.command("set-status")
