@@ -19,6 +19,7 @@ import pytest
 from conftest import rooms_env
 
 BAD_IDS = ("../x", "a/b", "A", "")
+INVOCATIONS = [0]  # commands run in-process by the hardening tests of this session (reported by the matrix)
 
 
 def rooms_proc(*args: str, env: dict | None = None, cwd=None, timeout: float = 120, input: str | None = None):
@@ -93,6 +94,7 @@ def invoke(args, input: str | None = None) -> Outcome:
     from rooms_cli.cli.app import app
     from rooms_cli.store import jsonl
 
+    INVOCATIONS[0] += 1
     output.reset()
     jsonl._warned.clear()  # a real process warns once per bad line; so does each invocation here
     result = CliRunner().invoke(app, [str(a) for a in args], input=input, catch_exceptions=False)

@@ -24,7 +24,7 @@ import pytest
 from conftest import rooms_env
 
 SEED = int(os.environ.get("HARDENING_SEED", "20261121"))
-ROUNDS, PARALLEL = 3, 4
+ROUNDS, PARALLEL = int(os.environ.get("HARDENING_ROUNDS", "3")), 4  # bench/soak.py raises ROUNDS
 KILLS: dict[str, int] = {}
 ACKED: dict[str, int] = {}
 

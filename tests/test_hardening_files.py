@@ -8,6 +8,8 @@ clear sentence naming it, exit 1, and nothing else is changed.
 
 from __future__ import annotations
 
+import json
+
 import hardening_kit
 import pytest
 from hardening_kit import changed_files, invoke, problems_with_error, snapshot
@@ -180,3 +182,62 @@ def test_a_broken_agent_file_is_one_sentence_naming_the_file_and_field(populated
         assert not problems_with_error(out), (how, command, problems_with_error(out))
         assert "researcher.md" in out.stderr, (how, command, out.stderr)
     assert changed_files(before, snapshot(populated)) == []
+
+
+# --- huge input, unreachable providers -------------------------------------------------------------
+
+HUGE = ("lorem ipsum dolor sit amet " * 200_000)[:5_000_000]  # 5 MB, one argument
+HUGE_COMMANDS = [
+    ["chat", HUGE, "--room", "demo-chat"],
+    ["send", HUGE, "--to", "researcher"],
+    ["task", "add", HUGE, "--lane", "scribe", "--done", "x"],
+    ["task", "add", "t", "--lane", "scribe", "--done", "x", "--detail", HUGE],
+    ["group", "reply", "race", HUGE, "--as", "coder"],
+    ["status", "set", HUGE],
+    ["agent", "new", "big", "--directive", HUGE],
+    ["roundtable", "queue", "debate", "--topic", HUGE],
+]
+
+
+@pytest.mark.parametrize("args", HUGE_COMMANDS, ids=lambda a: " ".join(x[:12] for x in a[:3]))
+def test_a_huge_message_is_stored_whole_or_refused_in_one_sentence(populated, args):
+    import time
+
+    before = snapshot(populated)
+    began = time.monotonic()
+    out = invoke(args)
+    took = time.monotonic() - began
+    assert not problems_with_error(out, codes=(0, 1)), (args[:3], problems_with_error(out, codes=(0, 1)))
+    assert took < 60, f"{args[:3]} took {took:.0f}s on a 5 MB input"
+    changed = changed_files(before, snapshot(populated))
+    if out.exit_code == 1:
+        assert changed == [], changed
+        return
+    from rooms_cli.store import jsonl
+
+    for rel in changed:
+        if rel.endswith(".jsonl"):
+            assert not jsonl.parse_bytes((populated / rel).read_bytes()).bad, rel
+
+
+def test_an_unreachable_provider_is_one_sentence_or_a_visible_system_line(populated):
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    (populated / ".rooms.yaml").write_text(
+        f"default_model: dead:tiny\nproviders:\n  dead: {{type: openai, base_url: 'http://127.0.0.1:{port}/v1', max_retries: 0}}\n")
+    for args in (["models", "test", "researcher"], ["roundtable", "run", "standup", "--topic", "x", "--turns", "2"],
+                 ["room", "handoff", "researcher", "--room", "demo-chat"]):
+        out = invoke(args)
+        assert not problems_with_error(out), (args, problems_with_error(out))
+        assert f"127.0.0.1:{port}" in out.stderr and "server running" in out.stderr, (args, out.stderr)
+    transcript = populated / ".rooms/rooms/demo-chat/transcript.jsonl"
+    lines = len(transcript.read_bytes().splitlines())
+    out = invoke(["chat", "@researcher what is the rate limit?", "--room", "demo-chat"])
+    assert out.exit_code == 0 and "Traceback" not in out.stderr, out.stderr
+    new = [json.loads(x) for x in transcript.read_bytes().splitlines()[lines:]]
+    assert [m["speaker"] for m in new][0] == "you"
+    failures = [m for m in new if m["speaker"] != "you"]
+    assert failures and all(f"127.0.0.1:{port}" in m["text"] for m in failures), new  # a system line, no half reply

@@ -334,3 +334,9 @@ def test_json_errors_are_one_json_document_on_stderr(populated):
         assert out.exit_code == 1 and out.stdout == "", (path, out.stdout)
         error = json.loads(out.stderr.strip().splitlines()[-1])["error"]
         assert error["code"] and re.search(r"nosuch9", error["message"]), (path, error)
+
+
+def test_zz_report_inputs(capsys):
+    """Not a check: how many wrong inputs the matrix (and the files before it) ran (see with -s)."""
+    with capsys.disabled():
+        print(f"\nhardening invocations in this session: {hardening_kit.INVOCATIONS[0]}")
