@@ -245,6 +245,30 @@ def test_killed_spawn_workers_never_leave_a_spawn_running_forever(project_dir, e
     run(["wait", "--timeout", "30s"], env)
 
 
+def test_doctor_names_an_orphan_spawn_and_tick_clears_it(project_dir, env):
+    with open(project_dir / ".rooms.yaml", "a") as cfg:
+        cfg.write(f"\nrunner: [{json.dumps(sys.executable)}, -c, 'import time; time.sleep(60)']\n")
+    spawn_id = json.loads(run(["spawn", "a long job", "--json"], env).stdout)["id"]
+    record = project_dir / f".rooms/spawns/{spawn_id}.json"
+    deadline = time.monotonic() + 30
+    while json.loads(record.read_text()).get("status") != "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(json.loads(record.read_text())["pid"], signal.SIGKILL)
+    time.sleep(0.3)
+
+    def spawn_findings():
+        out = subprocess.run([sys.executable, "-m", "rooms_cli", "doctor", "--offline", "--json"], capture_output=True,
+                             text=True, env=rooms_env(env), timeout=60)
+        return [f for f in json.loads(out.stdout)["findings"] if f["check"] == "spawn"]
+
+    found = spawn_findings()
+    assert len(found) == 1 and "orphan" in found[0]["message"] and found[0]["fix"].startswith("rooms tick"), found
+    assert found[0]["file"] == f".rooms/spawns/{spawn_id}.json"
+    run(["tick"], env)
+    assert json.loads(record.read_text())["status"] == "lost"
+    assert spawn_findings() == []
+
+
 def test_killed_ticks_leave_the_queue_runnable(project_dir, env):
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.orchestrator import RoundtableRequest
