@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def run_pytest(test_file: str, env: dict) -> tuple[int, str, float]:
     began = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", test_file],
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file],
                           cwd=REPO, env=env, capture_output=True, text=True)
     return proc.returncode, proc.stdout + proc.stderr, time.monotonic() - began
 
@@ -50,7 +50,7 @@ def main() -> int:
         rows.append((name, found.group(1) if found else "?", found.group(3) if found and found.lastindex == 3 else "-",
                      f"{seconds:.0f}", "ok" if code == 0 else "FAILED", found.group(2) if found else summary))
         if code != 0:
-            print(out[-4000:], file=sys.stderr)
+            print("\n".join(ln for ln in out.splitlines() if ln.startswith(("E ", "FAILED")))[-6000:], file=sys.stderr)
     print(f"soak at scale {args.scale:g} (crash rounds {env['HARDENING_ROUNDS']}, fuzz x{env['HARDENING_EXAMPLES']}), "
           f"{os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}")
     print(f"{'campaign':<16} {'count':>7} {'acked':>6} {'s':>5}  result  detail")
