@@ -41,12 +41,15 @@ def run(args, env, timeout=60):
     return proc
 
 
-def campaign(name: str, make, env, *, rounds: int = ROUNDS, parallel: int = PARALLEL, codes=(0,)) -> list[int]:
+def campaign(name: str, make, env, *, rounds: int = ROUNDS, parallel: int = PARALLEL, codes=(0,), calibration=None) -> list[int]:
     """Run `rounds` × `parallel` writers `make(i)`, each SIGKILLed at a random moment; return the
-    indexes of the acknowledged ones (exited with a code in `codes` before their kill)."""
+    indexes of the acknowledged ones (exited with a code in `codes` before their kill).
+
+    The moments are drawn around the time one unkilled run takes (`calibration`, else `make(-1)`),
+    stretched by the number of writers sharing the 2 cores."""
     rng = random.Random(f"{SEED}:{name}")
     began = time.monotonic()
-    calibrate = start(make(-1), env)
+    calibrate = start(calibration or make(-1), env)
     out, err = calibrate.communicate(timeout=120)
     assert calibrate.returncode in codes, (name, err)
     typical = time.monotonic() - began
@@ -55,7 +58,7 @@ def campaign(name: str, make, env, *, rounds: int = ROUNDS, parallel: int = PARA
         batch = []
         for p in range(parallel):
             i = r * parallel + p
-            batch.append((i, start(make(i), env), time.monotonic(), rng.uniform(0.3, 3.0) * typical))
+            batch.append((i, start(make(i), env), time.monotonic(), rng.uniform(0.3, 2.0) * typical * max(1.0, parallel / 2)))
         while any(proc.poll() is None for _, proc, _, _ in batch):
             for _, proc, t0, delay in batch:
                 if proc.poll() is None and time.monotonic() - t0 >= delay:
@@ -275,9 +278,10 @@ def test_killed_ticks_leave_the_queue_runnable(project_dir, env):
     from rooms_cli.store.paths import open_project
 
     project = open_project(project_dir)
-    for i in range(ROUNDS * 2 + 2):
+    for i in range(ROUNDS * 2 * 3):
         queue.enqueue(project, RoundtableRequest(format="standup", topic=f"topic {i}", turns=2))
-    campaign("tick", lambda i: ["tick"], env, rounds=ROUNDS, parallel=2)
+    # calibrated on a dry run (no roundtable is run), so real ticks are killed while they run them
+    campaign("tick", lambda i: ["tick"], env, rounds=ROUNDS, parallel=2, calibration=["tick", "--dry-run"])
     assert_every_file_parses(project_dir, env)
     # a tick killed mid-run leaves its item running with a dead runner: the next ticks retry it
     for _ in range(10):

@@ -59,7 +59,6 @@ def test_a_symlink_planted_inside_rooms_is_never_followed_outside(populated, tmp
         if out.exit_code != 0 and command[0] != "doctor":  # doctor reports its findings on stdout
             assert not problems_with_error(out), (link, command, problems_with_error(out))
         assert snapshot(elsewhere) == before_outside, (link, command, "a file outside .rooms/ was written")
-        assert sorted(p.name for p in elsewhere.iterdir()) == sorted(before_outside) or target_name, (link, command)
 
 
 def test_a_symlinked_directory_inside_rooms_is_refused(populated, tmp_path):
