@@ -49,9 +49,15 @@ def build_template(root: Path) -> Path:
     return root
 
 
+_built: list[Path] = []
+
+
 @pytest.fixture(scope="session")
 def template(tmp_path_factory) -> Path:
-    return build_template(tmp_path_factory.mktemp("template") / "proj")
+    """The populated project, built once per test process (every module importing it shares it)."""
+    if not _built:
+        _built.append(build_template(tmp_path_factory.mktemp("template") / "proj"))
+    return _built[0]
 
 
 @pytest.fixture

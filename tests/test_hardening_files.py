@@ -55,6 +55,9 @@ KINDS: dict[str, tuple[str, list[list[str]]]] = {
         ["tick", "--dry-run"], ["models", "list"], ["group", "list"], ["inbox", "--peek"]]),
     "saved transcript": (".rooms/chat/demo-chat.md", [["room", "join", "chat/demo-chat"]]),
 }
+# the config is read by nearly every command: four of them are enough per damage (the broken-config
+# test below runs them all)
+SHORT = {"config": 4}
 
 LOGS = {k for k, (p, _) in KINDS.items() if p.endswith(".jsonl")}
 MALFORMED = {
@@ -78,7 +81,8 @@ CONFIG_FREE = {"board", "inbox", "group"}
 
 def damages(kind: str) -> list[str]:
     if kind in LOGS:
-        return ["bad middle line", "not an object", "torn tail", "empty", "binary", "a directory"]
+        # a line that is JSON but not an object takes the same path as "bad middle line" (the fuzzers try both)
+        return ["bad middle line", "torn tail", "empty", "binary", "a directory"]
     return ["malformed", "empty", "binary", "a directory"]
 
 
@@ -122,6 +126,7 @@ CASES = [(kind, how) for kind in KINDS for how in damages(kind)]
 @pytest.mark.parametrize("kind,how", CASES, ids=str)
 def test_a_damaged_file_is_a_warning_or_one_sentence_never_a_traceback(populated, kind, how):
     rel, commands = KINDS[kind]
+    commands = commands[: SHORT.get(kind)]
     fill = placeholders(populated)
     path = populated / resolve(fill, rel)
     assert path.is_file(), f"the template has no {rel}"

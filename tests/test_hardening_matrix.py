@@ -229,11 +229,13 @@ def optional_positional(path: str, key: str) -> bool:
 
 @pytest.mark.parametrize("path", [p for p in sorted(VALID) if id_params(p)], ids=str)
 def test_a_bad_id_is_refused_with_one_sentence_and_changes_nothing(populated, path):
-    """`../x`, `a/b`, `A` and an empty id, in every id parameter of the command, one at a time."""
+    """`../x` and one of `a/b`, `A` and an empty id, in every id parameter of the command, one at a time."""
     valid = prepare(path, populated)
     before = snapshot(populated)
-    for key in id_params(path):
-        for bad in BAD_IDS:
+    for k, key in enumerate(id_params(path)):
+        # "../x" everywhere; the other bad ids take turns across the parameters (every one is used
+        # by many commands, and it keeps the matrix within CI time)
+        for bad in ("../x", BAD_IDS[1 + (k + len(path)) % 3]):
             if bad == "" and (optional_positional(path, key) or (path, key) in EMPTY_ACCEPTED):
                 continue  # an empty optional argument is the same as leaving it out
             args = replace_param(path, valid, key, bad)
