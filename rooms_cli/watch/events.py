@@ -122,7 +122,7 @@ def _chat(source: Source, record: dict) -> dict:
     event = _base(f"chat.{kind}", source, record)
     event["speaker"] = str(record.get("speaker", ""))
     event["text"] = str(record.get("text", ""))
-    return _put(event, record, "id", "model", "mode", "meta")
+    return _put(event, record, "id", "model", "usage", "meta")
 
 
 def _inbox(source: Source, record: dict) -> dict:
