@@ -113,8 +113,7 @@ CREATES = {
     ("roundtable run", "--room"), ("roundtable queue", "--room"),  # a roundtable opens its own room
     ("board", "--lane"),  # a filter: an unknown lane shows an empty board
 }
-# known findings, each with its own xfail test below
-UNKNOWN_ACCEPTED = {("memory list", "agent"), ("memory forget", "agent"), ("task next", "--room")}
+UNKNOWN_ACCEPTED = {("memory forget", "agent")}  # an open finding, see its xfail test
 DURATION_OPTS = {"--lease", "--timeout", "--since", "--pace"}
 NUMBER_OPTS = {"--last", "--turns", "--max-chars", "--order"}
 
@@ -219,8 +218,7 @@ def test_the_valid_invocation_works(populated, path):
     assert "Traceback" not in out.stderr
 
 
-# known findings, each with its own xfail test below
-EMPTY_ACCEPTED = {("spawn", "--profile")}
+EMPTY_ACCEPTED: set[tuple[str, str]] = set()  # open findings (none left: spawn --profile '' was fixed)
 
 
 def optional_positional(path: str, key: str) -> bool:
@@ -244,7 +242,6 @@ def test_a_bad_id_is_refused_with_one_sentence_and_changes_nothing(populated, pa
     assert changed_files(before, snapshot(populated)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="messaging: `rooms spawn --profile ''` spawns with no profile instead of refusing the empty id")
 def test_spawn_refuses_an_empty_profile(populated):
     out = invoke(["spawn", "count the words", "--profile", ""])
     assert out.exit_code == 1 and out.stderr.startswith("error: ")
@@ -284,7 +281,7 @@ def test_a_bad_flag_value_is_refused_with_one_sentence_and_changes_nothing(popul
     assert changed_files(before, snapshot(populated)) == []
 
 
-INF_ACCEPTED = {("roundtable run", "--pace")}  # a known finding, see its xfail test
+INF_ACCEPTED: set[tuple[str, str]] = set()  # open findings (none left: roundtable run --pace inf was fixed)
 
 
 def test_nan_and_infinity_are_never_written_to_a_file(populated):
@@ -299,19 +296,23 @@ def test_nan_and_infinity_are_never_written_to_a_file(populated):
     assert changed_files(before, snapshot(populated)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="roundtable: `roundtable run --pace inf` is accepted (and pauses not at all)")
 def test_roundtable_run_refuses_an_infinite_pace(populated):
     out = invoke(["roundtable", "run", "standup", "--topic", "x", "--turns", "2", "--pace", "inf"])
     assert not problems_with_error(out, codes=(1, 2))
 
 
-@pytest.mark.xfail(strict=True, reason="roundtable: `rooms memory list nosuch9` (an agent that does not exist) exits 0 with nothing")
+@pytest.mark.xfail(strict=True, reason="roundtable: `rooms memory forget nosuch9 --all` (no such agent, no lessons) "
+                                       "says 'Forgot 0 lessons of nosuch9.' and exits 0")
+def test_memory_forget_of_an_unknown_agent_is_not_found(populated):
+    out = invoke(["memory", "forget", "nosuch9", "--all"])
+    assert not problems_with_error(out) and "nosuch9" in out.stderr
+
+
 def test_memory_list_of_an_unknown_agent_is_not_found(populated):
     out = invoke(["memory", "list", "nosuch9"])
     assert not problems_with_error(out) and "nosuch9" in out.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="board: `rooms task next --room nosuch9` says 'nothing to claim' (exit 0) for a room that does not exist")
 def test_task_next_in_an_unknown_room_is_not_found(populated):
     out = invoke(["task", "next", "--as", "judge", "--room", "nosuch9"])
     assert not problems_with_error(out) and "nosuch9" in out.stderr

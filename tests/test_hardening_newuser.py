@@ -34,6 +34,11 @@ def quick_start_commands() -> list[list[str]]:
     return [shlex.split(line)[1:] for line in lines if line.startswith("rooms ")]
 
 
+def watch_briefly(args: list[str]) -> list[str]:
+    """`rooms watch` follows until Ctrl-C; in a test it stops after a second."""
+    return [*args, "--timeout", "1"] if args[:1] == ["watch"] else args
+
+
 def test_a_fresh_clone_runs_the_demo(tmp_path):
     """Only what is committed: a file the package needs but git does not hold fails here."""
     clone = tmp_path / "clone"
@@ -57,7 +62,7 @@ def test_the_quick_start_works_offline(tmp_path):
     assert commands and commands[0][0] == "init"
     proj = tmp_path / "myproj"
     proj.mkdir()
-    outputs = [run(args, cwd=proj).stdout for args in commands]
+    outputs = [run(watch_briefly(args), cwd=proj).stdout for args in commands]
     assert "researcher" in outputs[2], "the fuzzy @reseacher reached the researcher"
     assert len((proj / ".rooms/rooms/default/transcript.jsonl").read_text().splitlines()) >= 4
 
@@ -75,7 +80,7 @@ def test_the_quick_start_works_on_an_openai_compatible_server(tmp_path):
         cfg.write_text(cfg.read_text().replace("default_model: offline", "default_model: openai:gpt-4o-mini"))
         assert "default_model: openai:gpt-4o-mini" in cfg.read_text()
         for args in quick_start_commands()[1:]:
-            run(args, cwd=proj, env=env)
+            run(watch_briefly(args), cwd=proj, env=env)
         models = {r.json.get("model") for r in server.requests if isinstance(r.json, dict)}
     assert models == {"gpt-4o-mini"}
     transcript = (proj / ".rooms/rooms/default/transcript.jsonl").read_text()
@@ -94,7 +99,7 @@ def test_the_quick_start_works_on_a_command_provider(tmp_path):
     test = json.loads(run(["models", "test", "local:default", "--json"], cwd=proj).stdout)
     assert test["reply"].startswith("(cmd)")
     for args in quick_start_commands()[1:]:
-        run(args, cwd=proj)
+        run(watch_briefly(args), cwd=proj)
     assert "(cmd) I read" in (proj / ".rooms/rooms/default/transcript.jsonl").read_text()
 
 
@@ -151,7 +156,8 @@ def test_rooms_help_starts_a_new_user_off(cli):
 
 
 def test_the_readme_quick_start_block_is_found():
-    assert [c[0] for c in quick_start_commands()] == ["init", "chat", "chat", "chat", "transcript"]
+    commands = [c[0] for c in quick_start_commands()]
+    assert commands[0] == "init" and commands.count("chat") >= 2 and "transcript" in commands, commands
 
 
 def test_the_packaged_config_example_is_the_repository_one():
