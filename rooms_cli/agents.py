@@ -64,7 +64,7 @@ def _refuse_non_mapping_frontmatter(text: str, where: str) -> None:
     part of the directive) and a block that is a list or a bare string (dropped)."""
     import yaml
 
-    lines = text.lstrip("\ufeff").splitlines()
+    lines = [line.rstrip("\r") for line in text.lstrip("\ufeff").split("\n")]  # a lone CR ends no line
     if not lines or lines[0].strip() != "---":
         return
     closing = next((i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---"), None)

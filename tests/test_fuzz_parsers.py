@@ -146,7 +146,8 @@ def test_no_path_segment_escapes_rooms(segments, tmp_path_factory):
 # --- agents and config --------------------------------------------------------------------------
 
 @FAST
-@given(st.text(max_size=200) | st.builds(lambda a, b: f"---\n{a}\n---\n{b}", st.text(max_size=80), st.text(max_size=40)))
+@given(st.text(max_size=200) | st.builds(lambda a, b: f"---\n{a}\n---\n{b}", st.text(max_size=80), st.text(max_size=40))
+       | st.sampled_from(["---\n---\r0", "---\r\nname: X\r\n---\r\nYou are x.\r\n", "\ufeff---\nname: X\n---\nhi\n"]))
 def test_any_agent_file_text_is_an_agent_or_a_clear_error_naming_the_file(text):
     from rooms_cli.agents import parse_agent
 
