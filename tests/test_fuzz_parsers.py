@@ -157,7 +157,9 @@ def test_any_agent_file_text_is_an_agent_or_a_clear_error_naming_the_file(text):
     except InvalidData as exc:
         assert exc.message.startswith("agents/x.md")
         return
-    assert agent.directive.strip() and not agent.directive.startswith("---\n")
+    assert agent.directive.strip()
+    if text.startswith("---\n") and "\n---\n" not in text[3:] and not text[3:].startswith("---\n"):
+        raise AssertionError("an unclosed frontmatter was read as a directive")
 
 
 names = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=1, max_size=10)
