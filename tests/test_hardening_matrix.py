@@ -113,7 +113,7 @@ CREATES = {
     ("roundtable run", "--room"), ("roundtable queue", "--room"),  # a roundtable opens its own room
     ("board", "--lane"),  # a filter: an unknown lane shows an empty board
 }
-UNKNOWN_ACCEPTED = {("memory forget", "agent")}  # an open finding, see its xfail test
+UNKNOWN_ACCEPTED: set[tuple[str, str]] = set()
 DURATION_OPTS = {"--lease", "--timeout", "--since", "--pace"}
 NUMBER_OPTS = {"--last", "--turns", "--max-chars", "--order"}
 
@@ -301,8 +301,6 @@ def test_roundtable_run_refuses_an_infinite_pace(populated):
     assert not problems_with_error(out, codes=(1, 2))
 
 
-@pytest.mark.xfail(strict=True, reason="roundtable: `rooms memory forget nosuch9 --all` (no such agent, no lessons) "
-                                       "says 'Forgot 0 lessons of nosuch9.' and exits 0")
 def test_memory_forget_of_an_unknown_agent_is_not_found(populated):
     out = invoke(["memory", "forget", "nosuch9", "--all"])
     assert not problems_with_error(out) and "nosuch9" in out.stderr

@@ -141,12 +141,12 @@ def test_a_common_mistake_gets_an_error_that_says_the_fix(project_dir, tmp_path,
         assert hint in message, f"{what}: {message!r} does not say {hint!r}"
 
 
-@pytest.mark.xfail(strict=True, reason="chat: `rooms room join chat/nosuch` (no saved transcript) creates an empty room "
-                                       "'nosuch' instead of saying there is no .rooms/chat/nosuch.md")
-def test_joining_a_saved_transcript_that_does_not_exist_is_not_found(project_dir):
+def test_joining_a_saved_transcript_that_does_not_exist_makes_a_fresh_room_and_says_so(project_dir):
+    """chat.md: `rooms room join chat/<room>` with no saved transcript of that id gives a fresh room."""
     out = invoke(["room", "join", "chat/nosuch"])
-    assert out.exit_code == 1 and "nosuch" in out.stderr
-    assert not (project_dir / ".rooms/rooms/nosuch").exists()
+    assert out.exit_code == 0
+    assert "No saved transcript .rooms/chat/nosuch.md" in out.stdout and "fresh room nosuch" in out.stdout
+    assert (project_dir / ".rooms/rooms/nosuch/room.yaml").exists()
 
 
 def test_rooms_help_starts_a_new_user_off(cli):

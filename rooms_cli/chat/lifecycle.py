@@ -87,8 +87,10 @@ def join(project, target: str) -> dict:
             update_room(project, room, lambda s: setattr(s, "status", "live"))
     write_current_room(project, room)
     state = load_room(project, room)
+    saved_path = project.path("chat", f"{room}.md")
     return {"room": room, "outcome": outcome, "roster": state.roster, "messages": _count(project, room),
-            "left_out": left_out}
+            "left_out": left_out, "from_saved": from_saved,
+            "saved_transcript": project.relative(saved_path) if from_saved and saved_path.exists() else None}
 
 
 def _count(project, room: str) -> int:

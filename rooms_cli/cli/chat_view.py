@@ -155,7 +155,11 @@ def print_slash(result) -> None:
         output.say(f"{data['agent']} handed off: {data['deliberation']['path']} "
                    f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
     elif name == "join":
-        output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
+        if data["outcome"] == "created" and data.get("saved_transcript") is None and data.get("from_saved"):
+            output.say(f"No saved transcript .rooms/chat/{data['room']}.md: created a fresh room {data['room']} "
+                       f"({len(data['roster'])} agents)")
+        else:
+            output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
         if data["left_out"]:
             output.note(f"left out (no definition in .rooms/agents/): {', '.join(data['left_out'])}")
     elif name in ("drop", "halt"):

@@ -211,6 +211,12 @@ def memory_forget(
     from rooms_cli.memories import forget
 
     ctx = Context.open(dir)
+    from rooms_cli.memories import agents_with_lessons
+
+    if agent not in agents_with_lessons(ctx.project):
+        from rooms_cli.agents import load_agent
+
+        load_agent(ctx.project, agent)  # an unknown agent is not found, not "forgot 0 lessons"
     removed = forget(ctx.project, agent, ids or [], source=source, everything=all_)
     if json_:
         output.print_json({"agent": agent, "removed": removed})
