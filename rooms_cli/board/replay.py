@@ -38,7 +38,7 @@ def _malformed(event: dict) -> str | None:
     pending = event.get("pending")
     if pending and not all(isinstance(pending.get(k), str) for k in ("from", "to", "owner")):
         return "field 'pending' lacks from, to or owner"
-    missing = [k for k in _REQUIRED.get(event.get("ev"), ()) if k not in event]
+    missing = [k for k in _REQUIRED.get(str(event["ev"]), ()) if k not in event]
     return f"missing {', '.join(missing)}" if missing else None
 
 

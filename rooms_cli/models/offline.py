@@ -281,7 +281,7 @@ def _last_user(messages: list[Message]) -> str:
 
 
 def _display(agent) -> str:
-    return getattr(agent, "display_name", None) or getattr(agent, "id", "")
+    return str(getattr(agent, "display_name", None) or getattr(agent, "id", ""))
 
 
 class OfflineProvider(Provider):
