@@ -1,0 +1,167 @@
+"""Integration fixtures: llama.cpp's real server on 127.0.0.1 with a tiny model written on the spot.
+
+`llama_server` (session): writes tests/integration/tinymodel.py's random llama model into a temporary
+directory, starts llama.cpp's server (xllamacpp) on a free loopback port in its own process, waits
+for /health, and stops it by pid (SIGTERM, then SIGKILL) when the session ends, failed tests or not.
+Skipped, with the reason, when xllamacpp, gguf or numpy cannot be imported.
+
+`llama_project`: a project whose agents all run on that server (`model: llamacpp:tiny`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import tinymodel  # noqa: E402
+
+PARALLEL = 4  # slots: `@jam` with 4 agents runs all four at once
+START_TIMEOUT = 60.0
+AGENTS = {
+    "ada": ["data", "metrics", "numbers"],
+    "bo": ["design", "ux", "colours"],
+    "cy": ["ops", "deploy", "latency"],
+    "di": ["writing", "docs", "story"],
+}
+
+
+@dataclass
+class LlamaServer:
+    port: int
+    pid: int
+    model_path: Path
+    log_path: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """What an OpenAI-compatible client is given."""
+        return f"{self.url}/v1"
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text("utf-8", "replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _missing_packages() -> str | None:
+    for name in ("xllamacpp", "gguf", "numpy"):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # ImportError, or a binary wheel that does not load here
+            return f"{name} cannot be imported ({exc}); install the test extras: pip install -e '.[test]'"
+    return None
+
+
+def _wait_healthy(server: LlamaServer, proc: subprocess.Popen, timeout: float) -> bool:
+    """True once /health answers 200; False if the process died first. Fails after `timeout`."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            if httpx.get(f"{server.url}/health", timeout=2).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    stop_server(proc)
+    pytest.fail(f"llama.cpp server not healthy after {timeout:.0f} s; log:\n{server.log_tail()}")
+
+
+def stop_server(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """SIGTERM by pid, then SIGKILL if it is still there after `grace` seconds."""
+    if proc.poll() is not None:
+        return
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    missing = _missing_packages()
+    if missing:
+        pytest.skip(missing)
+    workdir = tmp_path_factory.mktemp("llama")
+    model_path = tinymodel.write_model(workdir / "tiny.gguf")
+    proc = None
+    # A free port can be taken between the probe and the server's bind: try again with another.
+    for attempt in range(3):
+        port = free_port()
+        log_path = workdir / f"server-{attempt}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, str(HERE / "tinymodel.py"), "serve", str(model_path), "--port", str(port),
+                 "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", "24", "--exit-with-parent"],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        server = LlamaServer(port=port, pid=proc.pid, model_path=model_path, log_path=log_path)
+        if _wait_healthy(server, proc, START_TIMEOUT):
+            break
+    else:
+        pytest.fail(f"llama.cpp server exited at start (exit code {proc.returncode}); log:\n{server.log_tail()}")
+    try:
+        yield server
+    finally:
+        stop_server(proc)
+
+
+def write_llama_config(root: Path, server: LlamaServer, extra: str = "") -> None:
+    (root / ".rooms.yaml").write_text(
+        "user: tester\n"
+        "providers:\n"
+        f"  llamacpp: {{type: openai, base_url: \"{server.base_url}\", timeout: 60, max_retries: 1}}\n"
+        + extra,
+        "utf-8",
+    )
+
+
+@pytest.fixture
+def llama_project(tmp_path, monkeypatch, llama_server) -> Path:
+    """A project with agents ada, bo, cy, di on `llamacpp:tiny`; ROOMS_DIR points at it."""
+    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.project import initialize
+    from rooms_cli.store.paths import init_project
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    write_llama_config(root, llama_server)
+    project, _ = init_project(root)
+    for agent_id, tags in AGENTS.items():
+        create_agent(project, Agent(
+            id=agent_id, name=agent_id.title(), tags=tags, model="llamacpp:tiny", temperature=0.8,
+            directive=f"You are {agent_id.title()}. You care about {', '.join(tags)}. Answer in one short line.",
+        ))
+    initialize(root)  # keeps our .rooms.yaml; the default room gets all four agents
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("ROOMS_DIR", str(root))
+    return root
+
