@@ -103,9 +103,9 @@ def parse_agent(text: str, where: str, default_id: str) -> Agent:
             raise _fail(where, key, "a list of words", value)
         return value
 
-    agent_id = meta.get("id", default_id)
+    agent_id: object = meta.get("id", default_id)
     try:
-        validate_name(agent_id, "agent id")
+        valid_id = validate_name(agent_id, "agent id")
     except InvalidInput as exc:
         raise InvalidData(f"{where}: field 'id': {exc}") from None
 
@@ -149,7 +149,7 @@ def parse_agent(text: str, where: str, default_id: str) -> Agent:
         raise InvalidData(f"{where}: the system directive (the text after the frontmatter) is missing")
 
     return Agent(
-        id=agent_id,
+        id=valid_id,
         directive=directive,
         name=text_field("name"),
         tags=list_field("tags"),

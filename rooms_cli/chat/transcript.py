@@ -34,7 +34,7 @@ class Message:
     meta: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        data = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
+        data: dict = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
         if self.model:
             data["model"] = self.model
         if self.usage:

@@ -67,13 +67,12 @@ class RoomsGroup(TyperGroup):
             if os.environ.get("ROOMS_DEBUG"):
                 raise
             from rooms_cli.cli.output import print_error
-            from rooms_cli.errors import RoomsError as _E
 
-            err = _E(
+            internal = RoomsError(
                 f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)",
                 code="internal",
             )
-            print_error(err, ctx.meta.get("rooms_json", False))
+            print_error(internal, ctx.meta.get("rooms_json", False))
             ctx.exit(ExitCode.ERROR)
 
 

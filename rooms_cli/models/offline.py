@@ -126,7 +126,7 @@ def reply_in_voice(agent, message: str, salt: object = "") -> str:
     text = _pick(_OPENERS, agent_id, message, salt, "open").format(topic=topic, take=take)
     text = text[0].upper() + text[1:]
     voice = getattr(agent, "voice", {}) or {}
-    if voice.get("line") and _pick([True, False], agent_id, message, salt, "line"):
+    if voice.get("line") and _pick(["yes", "no"], agent_id, message, salt, "line") == "yes":
         text = f"{voice['line']} {text}"
     return text
 

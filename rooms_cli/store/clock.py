@@ -23,7 +23,8 @@ def now() -> datetime:
 def iso(moment: datetime) -> str:
     """Format as `2026-11-21T13:01:52.123Z` (milliseconds, UTC)."""
     moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    m = moment
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}.{m.microsecond // 1000:03d}Z"
 
 
 def now_iso() -> str:

@@ -1,0 +1,117 @@
+"""The command line as a user meets it: help, version, init, JSON, errors, start-up cost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import rooms_env
+
+
+def all_commands():
+    """Every command path of the app, e.g. ("agent", "show")."""
+    import typer
+
+    from rooms_cli.cli.app import app
+
+    group = typer.main.get_command(app)
+    paths = []
+
+    def walk(cmd, prefix):
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, (*prefix, name))
+        else:
+            paths.append(prefix)
+
+    walk(group, ())
+    return paths
+
+
+def test_rooms_help_lists_commands(cli):
+    run = cli("--help")
+    assert run.exit_code == 0 and "init" in run.stdout and "Example:" in run.stdout
+
+
+@pytest.mark.parametrize("path", all_commands(), ids=lambda p: " ".join(p))
+def test_every_command_has_help_with_an_example(cli, path):
+    run = cli(*path, "--help")
+    assert run.exit_code == 0, run.stderr
+    assert "Example: rooms" in run.stdout or "Example:\n" in run.stdout, f"`rooms {' '.join(path)} --help` has no example"
+
+
+def test_version(cli):
+    from rooms_cli import __version__
+
+    assert cli("--version").stdout.strip() == f"rooms {__version__}"
+
+
+def test_init_twice_changes_nothing_and_says_so(tmp_path, cli):
+    first = cli("init", str(tmp_path), "--example", "roundtable")
+    assert first.exit_code == 0 and "Initialized" in first.stdout
+    snapshot = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    second = cli("init", str(tmp_path), "--example", "roundtable", "--json")
+    assert second.exit_code == 0
+    assert second.json()["changed"] is False
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == snapshot
+    assert "Nothing to do" in cli("init", str(tmp_path)).stdout
+
+
+def test_init_writes_git_friendly_files(tmp_path, cli):
+    cli("init", str(tmp_path))
+    assert (tmp_path / ".rooms" / ".gitattributes").read_text() == "*.jsonl merge=union\n"
+    ignore = (tmp_path / ".rooms" / ".gitignore").read_text()
+    assert "*.lock" in ignore and "*.tmp" in ignore
+    assert (tmp_path / ".rooms.yaml").exists()
+    assert (tmp_path / ".rooms" / "rooms" / "default" / "room.yaml").exists()
+
+
+def test_init_with_an_unknown_example_lists_the_sets(tmp_path, cli):
+    run = cli("init", str(tmp_path), "--example", "nope")
+    assert run.exit_code == 1 and "roundtable" in run.stderr
+    assert not (tmp_path / ".rooms").exists()
+
+
+def test_no_project_is_one_line_saying_run_init(tmp_path, rooms):
+    run = rooms("agent", "list", cwd=tmp_path)
+    assert run.exit_code == 1
+    assert run.stderr.strip() == "error: no .rooms/ directory here or in any parent directory; run `rooms init` first"
+
+
+def test_errors_under_json_are_a_json_document_on_stderr(project_dir, cli):
+    run = cli("agent", "show", "../x", "--json")
+    assert run.exit_code == 1 and run.stdout == ""
+    assert run.err_json()["error"]["code"] == "invalid_input"
+
+
+def test_usage_errors_exit_2(cli):
+    assert cli("agent", "show").exit_code == 2
+    assert cli("no-such-command").exit_code == 2
+
+
+def test_internal_errors_are_one_line_unless_rooms_debug(project_dir, rooms):
+    (project_dir / ".rooms" / "rooms" / "default" / "room.yaml").write_text("id: default\nroster: 7\n")
+    run = rooms("agent", "show", "researcher")
+    assert run.exit_code == 1 and "Traceback" not in run.stderr and "roster" in run.stderr
+    debug = rooms("agent", "show", "researcher", env={"ROOMS_DEBUG": "1"})
+    assert "Traceback" in debug.stderr
+
+
+def test_startup_does_not_import_heavy_modules():
+    code = (
+        "import sys, rooms_cli.cli.app; "
+        "print([m for m in ('httpx', 'rapidfuzz', 'yaml', 'frontmatter', 'rich.progress', 'asyncio') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=rooms_env())
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.replace("'", '"')) == []
+
+
+def test_json_output_of_core_commands_parses(project_dir, cli):
+    for args in (("agent", "list"), ("config", "show"), ("tick", "--dry-run")):
+        run = cli(*args, "--json")
+        assert run.exit_code == 0, (args, run.stderr)
+        json.loads(run.stdout)

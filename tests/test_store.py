@@ -1,0 +1,315 @@
+"""The file store: atomic replace, JSONL logs, locks, ids, clock, randomness."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from conftest import rooms_env
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rooms_cli.errors import InvalidInput, LockBusy, NotFound
+from rooms_cli.store import atomic, jsonl
+from rooms_cli.store.clock import iso, now, parse_duration, parse_time
+from rooms_cli.store.ids import NAME_RE, new_id, resolve_prefix, validate_name
+from rooms_cli.store.locks import locked
+from rooms_cli.store.paths import find_project, init_project, open_project
+from rooms_cli.store.rand import rng, stable_random
+
+# ---------------------------------------------------------------- ids
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "", "A", "x" * 65, "a\x00b", "a\nb", "-x", ".x", "..", "a..b", " a", "é"])
+def test_id_validation_refuses_unsafe_names(bad):
+    with pytest.raises(InvalidInput):
+        validate_name(bad)
+
+
+@pytest.mark.parametrize("good", ["a", "researcher", "agent-2", "x.y_z", "0", "a" * 64])
+def test_id_validation_accepts_names(good):
+    assert validate_name(good) == good
+
+
+@given(st.text(max_size=80))
+def test_validate_name_accepts_exactly_the_documented_pattern(text):
+    ok = bool(NAME_RE.fullmatch(text)) and ".." not in text
+    try:
+        validate_name(text)
+        assert ok
+    except InvalidInput:
+        assert not ok
+
+
+def test_new_ids_are_unique_sorted_and_prefixed():
+    ids = [new_id("m") for _ in range(2000)]
+    assert len(set(ids)) == 2000
+    assert ids == sorted(ids)
+    assert all(i.startswith("m-") and len(i) == 28 for i in ids)
+
+
+def test_new_ids_stay_ordered_under_a_frozen_clock(monkeypatch):
+    monkeypatch.setenv("ROOMS_NOW", "2026-01-01T00:00:00Z")
+    ids = [new_id("t") for _ in range(500)]
+    assert ids == sorted(ids) and len(set(ids)) == 500
+
+
+def test_ids_from_seeded_processes_never_collide(monkeypatch):
+    code = "from rooms_cli.store.ids import new_id; print(new_id('m'))"
+    env = rooms_env({"ROOMS_SEED": "7", "ROOMS_NOW": "2026-01-01T00:00:00Z"})
+    outs = {subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout for _ in range(3)}
+    assert len(outs) == 3
+
+
+def test_unique_prefix_resolves_like_git():
+    ids = ["t-01AAA", "t-01ABB", "t-02CCC"]
+    assert resolve_prefix("t-02", ids) == "t-02CCC"
+    assert resolve_prefix("01ab", ids) == "t-01ABB"  # kind prefix and case are optional
+    with pytest.raises(InvalidInput, match="ambiguous"):
+        resolve_prefix("t-01A", ids)
+    with pytest.raises(NotFound):
+        resolve_prefix("t-09", ids)
+
+
+@given(st.lists(st.text(alphabet="0123456789ABCDEFGHJKMNPQRSTVWXYZ", min_size=6, max_size=12), min_size=1, max_size=20, unique=True))
+def test_every_full_id_resolves_to_itself(bodies):
+    ids = [f"t-{b}" for b in bodies]
+    for full in ids:
+        assert resolve_prefix(full, ids) == full
+
+
+# ---------------------------------------------------------------- clock and chance
+
+
+def test_rooms_now_overrides_the_clock(monkeypatch):
+    monkeypatch.setenv("ROOMS_NOW", "2026-03-04T05:06:07Z")
+    assert iso(now()) == "2026-03-04T05:06:07.000Z"
+
+
+def test_bad_rooms_now_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("ROOMS_NOW", "yesterday")
+    with pytest.raises(InvalidInput, match="ROOMS_NOW"):
+        now()
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("90", 90), ("90s", 90), ("15m", 900), ("1h30m", 5400), ("2d", 172800), ("250ms", 0.25)])
+def test_durations_parse(text, seconds):
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("bad", ["", "-5", "5x", "m", "1h-", "nan", "inf"])
+def test_bad_durations_are_refused(bad):
+    with pytest.raises(InvalidInput):
+        parse_duration(bad)
+
+
+@given(st.datetimes(timezones=st.just(__import__("datetime").UTC)))
+def test_iso_round_trip_to_the_millisecond(moment):
+    again = parse_time(iso(moment))
+    assert abs((again - moment).total_seconds()) < 0.001
+
+
+def test_rooms_seed_fixes_random_choices(monkeypatch):
+    monkeypatch.setenv("ROOMS_SEED", "42")
+    a = [rng("speakers").random() for _ in range(3)]
+    b = [rng("speakers").random() for _ in range(3)]
+    assert a == b
+    assert rng("speakers").random() != rng("other").random()
+    assert stable_random("slot", "2026-01-01") == stable_random("slot", "2026-01-01")
+
+
+# ---------------------------------------------------------------- discovery and paths
+
+
+def test_discovery_finds_the_nearest_rooms_dir_upwards(tmp_path, monkeypatch):
+    init_project(tmp_path)
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    assert find_project(deep).root == tmp_path
+
+
+def test_rooms_dir_env_overrides_discovery(tmp_path, monkeypatch):
+    other = tmp_path / "other"
+    init_project(other)
+    monkeypatch.setenv("ROOMS_DIR", str(other / ".rooms"))
+    assert open_project(start=tmp_path).root == other
+
+
+def test_missing_project_says_run_rooms_init(tmp_path):
+    from rooms_cli.errors import NotInitialized
+
+    with pytest.raises(NotInitialized, match="rooms init"):
+        open_project(start=tmp_path)
+
+
+def test_paths_never_escape_rooms_dir_even_through_symlinks(tmp_path):
+    project, _ = init_project(tmp_path)
+    with pytest.raises(InvalidInput):
+        project.path("rooms", "../../etc")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside, project.dir / "rooms" / "evil")
+    with pytest.raises(InvalidInput, match="outside"):
+        project.path("rooms", "evil", "transcript.jsonl")
+
+
+# ---------------------------------------------------------------- atomic replace
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from rooms_cli.store import atomic
+    path = sys.argv[1]
+    i = 0
+    while True:
+        i += 1
+        body = (f"version {i}\\n" * 2000).encode()
+        atomic.write_bytes(path, body)
+    """
+)
+
+
+def test_atomic_replace_survives_kill_9_at_random_moments(tmp_path):
+    target = tmp_path / "state.txt"
+    atomic.write_bytes(target, b"version 0\n" * 2000)
+    rounds = 25
+    for _ in range(rounds):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target)], env=rooms_env())
+        time.sleep(random.uniform(0.15, 0.45))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        data = target.read_bytes()
+        lines = data.decode().splitlines()
+        # always one whole version: 2000 identical lines
+        assert len(lines) == 2000 and len(set(lines)) == 1, "a reader saw a mix of two versions"
+    leftovers = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert len(leftovers) <= rounds  # temp files of killed writers are ignored by readers and git
+
+
+def test_read_json_refuses_an_unreadable_file_instead_of_resetting_it(tmp_path):
+    from rooms_cli.errors import InvalidData
+
+    bad = tmp_path / "x.json"
+    bad.write_text("{not json")
+    with pytest.raises(InvalidData, match="not valid JSON"):
+        atomic.read_json(bad, default={})
+    assert bad.read_text() == "{not json"
+
+
+# ---------------------------------------------------------------- JSONL
+
+
+APPENDER = textwrap.dedent(
+    """
+    import sys
+    from rooms_cli.store import jsonl
+    path, who, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    for i in range(count):
+        jsonl.append(path, {"who": who, "i": i, "pad": "x" * (i % 7) * 300})
+    """
+)
+
+
+def test_concurrent_appenders_lose_no_line_and_interleave_none(tmp_path):
+    log = tmp_path / "log.jsonl"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", APPENDER, str(log), f"w{n}", "150"], env=rooms_env()) for n in range(6)
+    ]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    scan = jsonl.scan(log)
+    assert not scan.bad and not scan.torn
+    assert len(scan.records) == 900
+    for n in range(6):
+        mine = [r["i"] for r in scan.records if r["who"] == f"w{n}"]
+        assert mine == list(range(150))  # each writer's lines whole and in its order
+
+
+def test_torn_last_line_is_skipped_with_a_warning_and_the_rest_read(tmp_path, capsys):
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"a": 1}\n{"a": 2}\n{"a": 3, "b"')
+    assert jsonl.read(log) == [{"a": 1}, {"a": 2}]
+    # the unfinished line is never glued to the next append
+    jsonl.append(log, {"a": 4})
+    assert jsonl.read(log) == [{"a": 1}, {"a": 2}, {"a": 4}]
+    assert "unfinished" in capsys.readouterr().err
+
+
+def test_a_corrupt_middle_line_is_reported_by_file_and_line_and_skipped(tmp_path, capsys):
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"a": 1}\nnot json\n[1, 2]\n{"a": 2}\n')
+    assert jsonl.read(log) == [{"a": 1}, {"a": 2}]
+    err = capsys.readouterr().err
+    assert f"{log}: line 2" in err and f"{log}: line 3" in err
+    jsonl.read(log)
+    assert capsys.readouterr().err == ""  # reported once per process
+
+
+def test_tail_reads_the_last_records_without_the_whole_file(tmp_path):
+    log = tmp_path / "log.jsonl"
+    jsonl.append_many(log, [{"i": i, "pad": "y" * 200} for i in range(5000)])
+    assert [r["i"] for r in jsonl.tail(log, 3)] == [4997, 4998, 4999]
+    assert len(jsonl.tail(log, 10_000)) == 5000
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=10), json_values, max_size=5), max_size=8))
+def test_jsonl_round_trip_any_records(tmp_path_factory, records):
+    log = tmp_path_factory.mktemp("j") / "log.jsonl"
+    jsonl.append_many(log, records)
+    assert jsonl.read(log) == json.loads(json.dumps(records))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.binary(max_size=400))
+def test_jsonl_parser_never_crashes_and_keeps_good_lines(data):
+    good = b'{"ok": 1}\n'
+    scan = jsonl.parse_bytes(good + data.replace(b"\n", b" ") + b"\n" + good)
+    assert scan.records[0] == {"ok": 1} and scan.records[-1] == {"ok": 1}
+
+
+# ---------------------------------------------------------------- locks
+
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from rooms_cli.store.locks import locked
+    with locked(sys.argv[1]):
+        print("held", flush=True)
+        time.sleep(30)
+    """
+)
+
+
+def test_a_busy_lock_fails_with_lock_busy_not_a_hang(tmp_path):
+    target = tmp_path / "room.yaml"
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(target)], stdout=subprocess.PIPE, text=True, env=rooms_env())
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        start = time.monotonic()
+        with pytest.raises(LockBusy) as info:
+            with locked(target, timeout=0.5):
+                pass
+        assert time.monotonic() - start < 5
+        assert info.value.exit_code == 3
+    finally:
+        proc.kill()
+        proc.wait()
+    with locked(target, timeout=5):  # the kernel released it with the dead holder
+        pass
