@@ -141,14 +141,18 @@ def validate_provider(name: str, spec: object, where: str) -> None:
             f"{where}: key '{key}.api_key' would put a secret in the repository; "
             f"use api_key_env: NAME_OF_ENV_VAR (or api_key_file: a path outside the repo)"
         )
-    for sub in ("base_url", "api_key_env", "api_key_file", "anthropic_version"):
+    for sub in ("base_url", "api_key_env", "api_key_file", "anthropic_version", "model"):
         if sub in spec and not isinstance(spec[sub], str):
             raise InvalidData(f"{where}: key '{key}.{sub}' must be a string")
-    for sub in ("timeout", "connect_timeout"):
+    for sub in ("timeout", "connect_timeout", "retry_backoff", "max_retry_wait"):
         if sub in spec and (isinstance(spec[sub], bool) or not isinstance(spec[sub], (int, float)) or spec[sub] <= 0):
             raise InvalidData(f"{where}: key '{key}.{sub}' must be a positive number of seconds")
     if "max_retries" in spec and (isinstance(spec["max_retries"], bool) or not isinstance(spec["max_retries"], int) or spec["max_retries"] < 0):
         raise InvalidData(f"{where}: key '{key}.max_retries' must be a whole number ≥ 0")
+    if "max_tokens" in spec and (isinstance(spec["max_tokens"], bool) or not isinstance(spec["max_tokens"], int) or spec["max_tokens"] <= 0):
+        raise InvalidData(f"{where}: key '{key}.max_tokens' must be a whole number > 0")
+    if "ollama" in spec and not isinstance(spec["ollama"], bool):
+        raise InvalidData(f"{where}: key '{key}.ollama' must be true or false")
     if "headers" in spec and not isinstance(spec["headers"], dict):
         raise InvalidData(f"{where}: key '{key}.headers' must be a mapping")
     if ptype == "command":

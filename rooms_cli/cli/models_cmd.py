@@ -1,9 +1,71 @@
-"""Commands of the models part (registered by rooms_cli.cli.app)."""
+"""`rooms models list|test`: the configured providers, and a doctor that sends one short prompt."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
+
+from rooms_cli.cli import output
+from rooms_cli.cli.options import DirOpt, JsonOpt
+
+models_app = typer.Typer(
+    help="Model providers (.rooms.yaml providers:).\n\nExample: rooms models test ollama:llama3.2",
+    no_args_is_help=True,
+)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this part's commands to the root app."""
+    app.add_typer(models_app, name="models")
+
+
+@models_app.command("list")
+def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """List the providers usable here (built-ins included); keys show only where they come from.
+
+    Example: rooms models list --json
+    """
+    from rooms_cli.models.doctor import describe_providers, open_config
+
+    config, _ = open_config(dir)
+    providers = describe_providers(config)
+    if json_:
+        output.print_json({"default_model": config.default_model, "providers": providers})
+        return
+    output.say(f"default_model: {config.default_model}")
+    for p in providers:
+        where = p.get("base_url") or (" ".join(p["command"]) if p.get("command") else "")
+        key = ""
+        if p.get("key"):
+            key = f"  key: {p['key']} ({'set' if p.get('key_set') else 'missing'})"
+        output.say(f"  {p['name']:<12} {p['type']:<9} {where}{key}")
+
+
+@models_app.command("test")
+def test_cmd(
+    target: Annotated[
+        str | None,
+        typer.Argument(help="An agent id, provider:model (e.g. ollama:llama3.2) or a provider name (default: default_model)."),
+    ] = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Send one short prompt and report provider, model, latency, usage and the reply (or the exact failure, exit 1).
+
+    Example: rooms models test ollama:llama3.2
+    """
+    from rooms_cli.models.doctor import check_model, open_config, resolve_target
+
+    config, project = open_config(dir)
+    model_string, agent = resolve_target(target, config, project)
+    report = check_model(model_string, config, agent=agent)
+    if json_:
+        output.print_json(report)
+        return
+    where = report.get("base_url") or " ".join(report.get("command") or []) or report["type"]
+    output.say(f"ok  {report['target']}  ({report['type']} · {where})", style="green")
+    first = f" (first text after {report['first_token_s']:.2f} s)" if report.get("first_token_s") is not None else ""
+    output.say(f"  latency: {report['latency_s']:.2f} s{first}")
+    usage = report["usage"]
+    output.say(f"  usage:   {usage['input_tokens']} in / {usage['output_tokens']} out" + ("  (offline model)" if report["offline"] else ""))
+    output.say(f"  reply:   {report['reply']}")

@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(config_app, name="config")
     app.command("demo")(demo_cmd)
     app.command("tick")(tick_cmd)
+    app.command("doctor")(doctor_cmd)
 
 
 def init_cmd(
@@ -132,3 +133,28 @@ def tick_cmd(
             output.say(f"{step}: {prefix}{action.get('action', '')} {action.get('detail', '')}".rstrip())
     if not did:
         output.say("Nothing to do." if not dry_run else "Nothing would be done.")
+
+
+def doctor_cmd(
+    offline: Annotated[bool, typer.Option("--offline", help="Skip the provider reachability checks.")] = False,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Check .rooms/ integrity (logs, state files, agents, config, leases, spawns, providers); exit 1 on errors.
+
+    Example: rooms doctor --offline
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.doctor import run_doctor
+
+    ctx = Context.open(dir)
+    report = run_doctor(ctx.project, ctx.config, providers=not offline)
+    if json_:
+        output.print_json(report)
+    else:
+        for f in report["findings"]:
+            output.say(f"{f.severity}: {f.message}", style="red" if f.severity == "error" else "yellow")
+            output.say(f"  fix: {f.fix}", style="dim")
+        output.say("All good." if not report["findings"] else f"{report['errors']} errors, {report['warnings']} warnings.")
+    if not report["ok"]:
+        raise typer.Exit(1)

@@ -1,0 +1,171 @@
+"""`rooms doctor`: check the integrity of `.rooms/` and say what to do about each finding.
+
+Checks: the config and every agent file load; every JSONL log parses (torn tails, corrupt lines);
+every JSON/YAML state file parses; nothing under .rooms/ is a symlink leading outside it; temp files
+left by killed writers; providers used by agents are reachable; plus each part's own checks
+(dangling leases, orphan spawns…) registered in PART_CHECKS as `(project, config) -> list[Finding]`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from importlib import import_module
+from pathlib import Path
+
+from rooms_cli.errors import RoomsError
+from rooms_cli.store import atomic, jsonl
+from rooms_cli.store.paths import Project
+
+PART_CHECKS = (
+    "rooms_cli.board.doctor:check",
+    "rooms_cli.messaging.doctor:check",
+    "rooms_cli.groups.doctor:check",
+    "rooms_cli.roundtable.doctor:check",
+)
+
+
+@dataclass
+class Finding:
+    severity: str  # error | warning
+    check: str
+    message: str
+    fix: str
+    file: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _files(project: Project):
+    for dirpath, dirnames, filenames in os.walk(project.dir, followlinks=False):
+        base = Path(dirpath)
+        for name in dirnames:
+            if (base / name).is_symlink():
+                yield base / name
+        for name in filenames:
+            yield base / name
+
+
+def check_files(project: Project) -> list[Finding]:
+    findings: list[Finding] = []
+    root = project.dir.resolve()
+    for path in _files(project):
+        rel = project.relative(path)
+        if path.is_symlink():
+            target = path.resolve()
+            if target != root and root not in target.parents:
+                findings.append(Finding("error", "symlink", f"{rel} is a symlink leading outside .rooms/ ({target})",
+                                        f"remove it: rm {rel}", rel))
+            continue
+        name = path.name
+        if name.endswith(".lock"):
+            continue
+        if name.endswith(".tmp"):
+            findings.append(Finding("warning", "temp-file", f"{rel} is a temporary file left by an interrupted write",
+                                    f"it holds nothing acknowledged; remove it: rm {rel}", rel))
+            continue
+        try:
+            if name.endswith(".jsonl"):
+                scan = jsonl.scan(path)
+                for lineno, reason in scan.bad:
+                    findings.append(Finding("error", "log", f"{rel}: line {lineno} {reason}",
+                                            f"fix or delete line {lineno} (readers skip it meanwhile)", rel))
+                if scan.torn:
+                    findings.append(Finding("warning", "log", f"{rel} ends in an unfinished line (a writer crashed or is writing)",
+                                            "the next append repairs it; nothing acknowledged was in that line", rel))
+            elif name.endswith(".json"):
+                atomic.read_json(path)
+            elif name.endswith((".yaml", ".yml")):
+                atomic.read_yaml(path)
+        except RoomsError as err:
+            findings.append(Finding("error", "file", err.message, f"repair or restore {rel} (e.g. from git)", rel))
+    return findings
+
+
+def check_definitions(project: Project) -> list[Finding]:
+    from rooms_cli.agents import load_agent_file
+    from rooms_cli.config import load_config
+
+    findings: list[Finding] = []
+    try:
+        load_config(project)
+    except RoomsError as err:
+        findings.append(Finding("error", "config", err.message, "fix .rooms.yaml (see .rooms.yaml.example)", ".rooms.yaml"))
+    folder = project.dir / "agents"
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        try:
+            load_agent_file(project, path)
+        except RoomsError as err:
+            findings.append(Finding("error", "agent", err.message, "fix the field named in the message", project.relative(path)))
+    return findings
+
+
+def check_providers(project: Project, config) -> list[Finding]:
+    """Each provider an agent uses answers (HTTP reachability / command on PATH); offline needs nothing."""
+    import shutil
+
+    from rooms_cli.agents import list_agents
+    from rooms_cli.models import parse_model
+
+    try:
+        agents = list_agents(project)
+    except RoomsError:
+        return []  # reported by check_definitions
+    used: dict[str, list[str]] = {}
+    for agent in agents:
+        name, _ = parse_model(agent.model_string(config.default_model))
+        used.setdefault(name, []).append(agent.id)
+    findings = []
+    providers = config.providers()
+    for name, agent_ids in sorted(used.items()):
+        spec = providers.get(name)
+        if spec is None:
+            continue
+        who = ", ".join(agent_ids)
+        if spec["type"] == "command":
+            exe = spec["command"][0]
+            if not (shutil.which(exe) or Path(exe).is_file()):
+                findings.append(Finding("error", "provider", f"provider {name!r} runs {exe!r}, which is not on PATH (used by {who})",
+                                        f"install {exe} or change providers.{name}.command", ".rooms.yaml"))
+        elif spec["type"] in ("openai", "anthropic"):
+            problem = _http_unreachable(name, spec)
+            if problem:
+                findings.append(Finding("error", "provider", f"provider {name!r} is unreachable: {problem} (used by {who})",
+                                        f"start the server or fix providers.{name}.base_url; then `rooms models test {agent_ids[0]}`",
+                                        ".rooms.yaml"))
+    return findings
+
+
+def _http_unreachable(name: str, spec: dict) -> str | None:
+    try:
+        from rooms_cli.models.http import base_url_for  # type: ignore[attr-defined]
+
+        url = base_url_for(name, spec)
+    except (ImportError, AttributeError, RoomsError):
+        url = spec.get("base_url") or ("https://api.anthropic.com" if spec["type"] == "anthropic" else "https://api.openai.com/v1")
+    import httpx
+
+    try:
+        httpx.get(url.rstrip("/") + "/models", timeout=3.0)
+    except httpx.HTTPError as exc:
+        return f"{url}: {type(exc).__name__}"
+    return None
+
+
+def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
+    findings = check_files(project) + check_definitions(project)
+    for ref in PART_CHECKS:
+        module, _, func = ref.partition(":")
+        try:
+            check = getattr(import_module(module), func)
+        except (ImportError, AttributeError):
+            continue
+        try:
+            findings.extend(check(project, config))
+        except RoomsError as err:
+            findings.append(Finding("error", module.split(".")[1], err.message, "see the message"))
+    if providers:
+        findings.extend(check_providers(project, config))
+    errors = sum(1 for f in findings if f.severity == "error")
+    return {"ok": errors == 0, "errors": errors, "warnings": len(findings) - errors, "findings": findings}

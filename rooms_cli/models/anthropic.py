@@ -1,0 +1,174 @@
+"""The Anthropic Messages API (`POST {base_url}/v1/messages`) over httpx.
+
+    anthropic: {type: anthropic, api_key_env: ANTHROPIC_API_KEY}     # built in; model e.g. anthropic:claude-sonnet-4-5
+
+The key goes in `x-api-key`, the API version in `anthropic-version` (`anthropic_version`, default
+2023-06-01). System messages become the top-level `system` prompt; consecutive messages of one
+role are merged (the API wants user and assistant to alternate). `max_tokens` is required by the
+API: the caller's, else `providers.NAME.max_tokens`, else 1024. Streaming reads the SSE events
+message_start, content_block_delta (text_delta), message_delta and message_stop; a stream that
+ends without message_stop is an error, never a half reply.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rooms_cli.errors import ProviderError
+from rooms_cli.models.base import Completion, Provider, Usage, estimate_tokens
+from rooms_cli.models.http import (
+    Call,
+    HttpSettings,
+    is_event_stream,
+    open_response,
+    post_json,
+    read_json,
+    read_key,
+    sse_events,
+)
+
+ANTHROPIC_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 1024
+
+
+def to_anthropic(messages) -> tuple[str, list[dict]]:
+    """(system prompt, alternating user/assistant messages) from our messages."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
+    turns: list[dict] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        role = "assistant" if m.role == "assistant" else "user"
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"] += "\n\n" + m.content
+        else:
+            turns.append({"role": role, "content": m.content})
+    return system, turns
+
+
+class AnthropicProvider(Provider):
+    type = "anthropic"
+
+    def base_url(self) -> str:
+        url = self.spec.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
+        return str(url).rstrip("/")
+
+    def key_source(self) -> str | None:
+        if self.spec.get("api_key_file"):
+            return f"file {self.spec['api_key_file']}"
+        return f"${self.spec.get('api_key_env') or 'ANTHROPIC_API_KEY'}"
+
+    def _call(self, messages, model, temperature, max_tokens, stream: bool) -> Call:
+        model = model or self.spec.get("model") or ""
+        if not model:
+            raise ProviderError(
+                f"provider {self.name!r} needs a model name: write {self.name}:MODEL "
+                f"(e.g. {self.name}:claude-sonnet-4-5), or set providers.{self.name}.model in .rooms.yaml"
+            )
+        # ANTHROPIC_API_KEY goes only to Anthropic's own URL unless the spec names it explicitly
+        own_url = not self.spec.get("base_url")
+        key = read_key(self.name, self.spec, fallback_env="ANTHROPIC_API_KEY" if own_url else None, required=own_url)
+        system, turns = to_anthropic(messages)
+        if not turns:
+            raise ProviderError(f"provider {self.name!r}: nothing to send (no user or assistant message)")
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream" if stream else "application/json",
+            "anthropic-version": str(self.spec.get("anthropic_version") or ANTHROPIC_VERSION),
+        }
+        extra = self.spec.get("headers") or {}
+        headers.update({str(k): str(v) for k, v in extra.items()} if isinstance(extra, dict) else {})
+        if key:
+            headers["x-api-key"] = key
+        body: dict = {
+            "model": model,
+            "max_tokens": int(max_tokens or self.spec.get("max_tokens") or DEFAULT_MAX_TOKENS),
+            "messages": turns,
+        }
+        if system:
+            body["system"] = system
+        if temperature is not None:
+            body["temperature"] = temperature
+        if stream:
+            body["stream"] = True
+        base = self.base_url()
+        endpoint = f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
+        return Call(
+            provider=self.name, url=base, endpoint=endpoint, headers=headers, body=body,
+            settings=HttpSettings.from_spec(self.spec), secrets=[key] if key else [],
+        )
+
+    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
+        call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None)
+        if on_delta is None:
+            return _parse(call, await post_json(call), messages)
+        return await _stream(call, messages, on_delta)
+
+
+def _parse(call: Call, data: dict, messages) -> Completion:
+    if data.get("type") == "error":
+        err = data.get("error") or {}
+        raise call.error(f"the server answered with an error: {err.get('message') or err.get('type')}")
+    content = data.get("content")
+    if not isinstance(content, list):
+        raise call.error("the reply has no content (not an Anthropic messages answer?)")
+    text = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return Completion(text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=data.get("stop_reason"))
+
+
+async def _stream(call: Call, messages, on_delta) -> Completion:
+    parts: list[str] = []
+    progress = [0]
+    usage: dict = {}
+    stop_reason = None
+    finished = False
+    async with open_response(call) as response:
+        if not is_event_stream(response):
+            completion = _parse(call, await read_json(call, response), messages)
+            if completion.text:
+                on_delta(completion.text)
+            return completion
+        async for event in sse_events(call, response, progress):
+            data = event.json(call)
+            if not isinstance(data, dict):
+                raise call.error(f"unexpected event in the stream: {event.data[:120]!r}")
+            kind = data.get("type") or event.event
+            if kind == "message_start":
+                usage.update((data.get("message") or {}).get("usage") or {})
+            elif kind == "content_block_delta":
+                delta = data.get("delta") or {}
+                if delta.get("type") == "text_delta" and delta.get("text"):
+                    parts.append(delta["text"])
+                    progress[0] += len(delta["text"])
+                    on_delta(delta["text"])
+            elif kind == "message_delta":
+                stop_reason = (data.get("delta") or {}).get("stop_reason") or stop_reason
+                usage.update({k: v for k, v in (data.get("usage") or {}).items() if v is not None})
+            elif kind == "message_stop":
+                finished = True
+                break
+            elif kind == "error":
+                err = data.get("error") or {}
+                raise call.error(
+                    f"the server reported an error mid-stream: {err.get('message') or err.get('type') or 'unknown error'}"
+                )
+            # ping, content_block_start/stop and event types added later: nothing to do
+    if not finished:
+        raise call.error(
+            f"the stream ended before message_stop after {progress[0]} characters; the partial reply was dropped"
+        )
+    text = "".join(parts)
+    return Completion(text=text, usage=_usage(usage, messages, text), finish_reason=stop_reason)
+
+
+def _usage(data, messages, text: str) -> Usage:
+    """Usage from an Anthropic `usage` object (cache reads and writes count as input), else an estimate."""
+    data = data if isinstance(data, dict) else {}
+    given = [data.get(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+    inputs = [v for v in given if isinstance(v, int)]
+    output = data.get("output_tokens")
+    return Usage(
+        input_tokens=sum(inputs) if inputs else estimate_tokens("x" * sum(len(m.content) for m in messages)),
+        output_tokens=output if isinstance(output, int) else estimate_tokens(text),
+    )

@@ -1,0 +1,120 @@
+"""A doctor for providers: which are configured (`rooms models list`) and does one answer (`rooms models test`).
+
+A test sends one short prompt, streamed, and reports the provider, the model, the latency (total
+and to the first piece of text), the usage and the reply; a failure is the provider's own error
+with the same facts attached. Keys are shown only as where they come from and whether they are set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+from rooms_cli.config import BUILTIN_PROVIDERS, Config
+from rooms_cli.errors import NotFound, ProviderError
+from rooms_cli.models import get_provider, parse_model
+from rooms_cli.models.base import Message
+
+PING = [
+    Message("system", "You are a connectivity check. Answer in at most five words."),
+    Message("user", "Reply with the single word: pong"),
+]
+PING_MAX_TOKENS = 64
+
+
+def open_config(dir: str | None) -> tuple[Config, object]:
+    """(config, project) of the project in reach; outside any project, the built-in defaults and None
+    (a provider can be checked from anywhere; an explicit --dir or ROOMS_DIR must exist)."""
+    from rooms_cli.context import Context
+    from rooms_cli.errors import NotInitialized
+
+    try:
+        ctx = Context.open(dir)
+    except NotInitialized:
+        if dir or os.environ.get("ROOMS_DIR"):
+            raise
+        return Config(), None
+    return ctx.config, ctx.project
+
+
+def resolve_target(target: str | None, config: Config, project=None) -> tuple[str, object]:
+    """(model string, agent or None) for `target`: an agent id, provider:model, a provider name,
+    or nothing (the default_model)."""
+    if not target:
+        return config.default_model, None
+    name, _ = parse_model(target)
+    if ":" in target or name in config.providers():
+        return target, None
+    if project is not None:
+        from rooms_cli.agents import load_agent
+
+        agent = load_agent(project, target)
+        return agent.model_string(config.default_model), agent
+    raise NotFound(
+        f"{target!r} is neither a provider ({', '.join(sorted(config.providers()))}) nor provider:model; "
+        f"agents can be tested only inside a project"
+    )
+
+
+def provider_info(name: str, spec: dict, provider=None) -> dict:
+    """What a provider is and where it talks to, secrets left out."""
+    info: dict = {"name": name, "type": spec.get("type"), "builtin": name in BUILTIN_PROVIDERS}
+    if provider is not None and hasattr(provider, "base_url"):
+        info["base_url"] = provider.base_url()
+    if provider is not None and hasattr(provider, "key_source"):
+        source = provider.key_source()
+        info["key"] = source
+        if source and source.startswith("$"):
+            info["key_set"] = bool(os.environ.get(source[1:]))
+        elif source:
+            info["key_set"] = os.path.exists(os.path.expanduser(source.removeprefix("file ")))
+    if spec.get("type") == "command":
+        info["command"] = spec.get("command")
+        info["timeout"] = spec.get("timeout")
+    if spec.get("model"):
+        info["model"] = spec["model"]
+    return info
+
+
+def describe_providers(config: Config) -> list[dict]:
+    """Every provider usable in this project (built-ins included), for `rooms models list`."""
+    return [provider_info(name, spec, get_provider(name, config)) for name, spec in sorted(config.providers().items())]
+
+
+async def acheck_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict:
+    """Send PING through `model_string`; the report, or ProviderError with the report as data."""
+    name, model = parse_model(model_string)
+    provider = get_provider(name, config)
+    report = {"target": model_string, "agent": getattr(agent, "id", None), **provider_info(name, provider.spec, provider),
+              "model": model or provider.spec.get("model") or ""}
+    report["provider"] = report.pop("name")
+    first: list[float] = []
+    start = time.monotonic()
+
+    def delta(piece: str) -> None:
+        if not first:
+            first.append(time.monotonic() - start)
+        if on_delta:
+            on_delta(piece)
+
+    try:
+        completion = await provider.acomplete(
+            PING, model=model, max_tokens=PING_MAX_TOKENS, temperature=0, on_delta=delta, agent=agent, purpose="answer",
+        )
+    except ProviderError as err:
+        report.update(ok=False, latency_s=round(time.monotonic() - start, 3), error=err.message)
+        raise type(err)(err.message, code=err.code, data=report) from None
+    report.update(
+        ok=True, latency_s=round(completion.elapsed_s, 3),
+        first_token_s=round(first[0], 3) if first else None,
+        usage=completion.usage.to_json(), reply=completion.text, offline=completion.offline,
+        finish_reason=completion.finish_reason,
+    )
+    return report
+
+
+def check_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict:
+    """Synchronous acheck_model."""
+    return asyncio.run(acheck_model(model_string, config, agent=agent, on_delta=on_delta))
+

@@ -1,0 +1,380 @@
+"""HTTP behaviour shared by the network providers (openai, anthropic).
+
+- Timeouts: `connect_timeout` (default 10 s) to open a connection, `timeout` (default 120 s) for
+  each read or write; a silent server is an error after `timeout`, never a hang.
+- Retries: up to `max_retries` (default 3) more tries on 429, 5xx and connection errors, with
+  exponential backoff and full jitter (`retry_backoff` × 2^n, default 0.5 s), or the server's
+  `Retry-After` (seconds or an HTTP date) capped at `max_retry_wait` (default 30 s). Other 4xx
+  answers fail at once: trying again would not help. Nothing is retried once reply text has been
+  streamed to the caller.
+- Errors: one ProviderError naming the provider, the URL and what happened, e.g.
+  "provider 'ollama' (http://127.0.0.1:9/v1): connection refused after 4 tries; is the server running?"
+- Keys: read from the environment or a key file at call time, never kept on the provider, and
+  scrubbed from any text that ends up in an error.
+- Cancellation: every call runs in its own client inside `async with`, so cancelling the awaiting
+  task closes the connection at once (the server sees the close).
+
+httpx is imported here and only here (start-up must not pay for it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+
+from rooms_cli.errors import ProviderError
+from rooms_cli.store.rand import rng
+
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_MAX_RETRIES = 3
+DEFAULT_BACKOFF = 0.5
+DEFAULT_MAX_RETRY_WAIT = 30.0
+BACKOFF_CAP = 30.0
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+
+
+class ProviderTimeout(ProviderError):
+    """The provider did not answer within the configured timeout."""
+
+    code = "provider_timeout"
+
+
+def _number(spec: dict, key: str, default: float) -> float:
+    value = spec.get(key)
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return default
+    return float(value)
+
+
+@dataclass
+class HttpSettings:
+    timeout: float = DEFAULT_TIMEOUT
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    max_retries: int = DEFAULT_MAX_RETRIES
+    retry_backoff: float = DEFAULT_BACKOFF
+    max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> HttpSettings:
+        headers = spec.get("headers") or {}
+        return cls(
+            timeout=_number(spec, "timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT,
+            connect_timeout=_number(spec, "connect_timeout", DEFAULT_CONNECT_TIMEOUT) or DEFAULT_CONNECT_TIMEOUT,
+            max_retries=int(_number(spec, "max_retries", DEFAULT_MAX_RETRIES)),
+            retry_backoff=_number(spec, "retry_backoff", DEFAULT_BACKOFF),
+            max_retry_wait=_number(spec, "max_retry_wait", DEFAULT_MAX_RETRY_WAIT),
+            headers={str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {},
+        )
+
+
+# -- keys ---------------------------------------------------------------------------------------
+
+def read_key(provider: str, spec: dict, *, fallback_env: str | None, required: bool) -> str | None:
+    """The API key for a provider: `api_key_file`, else `api_key_env`, else `fallback_env`.
+
+    A key is required when the spec names where it lives (or `required`); a missing one is an
+    error that names both fixes. The key itself never appears in any message.
+    """
+    key_file = spec.get("api_key_file")
+    if key_file:
+        path = Path(os.path.expandvars(str(key_file))).expanduser()
+        try:
+            key = path.read_text("utf-8").strip()
+        except OSError as exc:
+            raise ProviderError(
+                f"provider {provider!r}: cannot read its key file {str(path)!r} ({exc.strerror or type(exc).__name__}); "
+                f"fix providers.{provider}.api_key_file in .rooms.yaml"
+            ) from None
+        if not key:
+            raise ProviderError(f"provider {provider!r}: its key file {str(path)!r} is empty")
+        return key
+    env = spec.get("api_key_env") or fallback_env
+    if not env:
+        return None
+    key = os.environ.get(str(env), "").strip()
+    if key:
+        return key
+    if required or spec.get("api_key_env"):
+        raise ProviderError(
+            f"provider {provider!r} needs an API key: export {env}=… in your shell, "
+            f"or set api_key_env (the name of an environment variable) or api_key_file "
+            f"(a path outside the repo) under providers.{provider} in .rooms.yaml",
+            code="missing_key",
+        )
+    return None
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    """`text` with every secret replaced by ****."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "****")
+    return text
+
+
+# -- the client ---------------------------------------------------------------------------------
+
+_ssl_context = None
+
+
+def _verify():
+    """One SSL context per process: building one costs more than a local request."""
+    global _ssl_context
+    if _ssl_context is None:
+        import ssl
+
+        try:
+            import certifi
+
+            _ssl_context = ssl.create_default_context(cafile=certifi.where())
+        except ImportError:  # pragma: no cover - certifi comes with httpx
+            _ssl_context = ssl.create_default_context()
+    return _ssl_context
+
+
+@dataclass
+class Call:
+    """One logical request to a provider (possibly several tries)."""
+
+    provider: str
+    url: str  # shown in errors: the base URL the user configured
+    endpoint: str  # the URL posted to
+    headers: dict[str, str]
+    body: dict
+    settings: HttpSettings
+    secrets: list[str] = field(default_factory=list)
+
+    def error(self, what: str, *, cls: type[ProviderError] = ProviderError, code: str | None = None, data=None) -> ProviderError:
+        message = scrub(f"provider {self.provider!r} ({self.url}): {what}", self.secrets)
+        return cls(message, code=code, data=data)
+
+
+def _retry_after(value: str | None, cap: float) -> float | None:
+    """Seconds to wait from a Retry-After header (seconds or an HTTP date), capped; None if absent/bad."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        from datetime import UTC, datetime
+
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        # the real clock, not ROOMS_NOW: this is a wait on a real server
+        seconds = (when - datetime.now(UTC)).total_seconds()
+    if seconds != seconds:  # NaN
+        return None
+    return max(0.0, min(seconds, cap))
+
+
+def _backoff(settings: HttpSettings, attempt: int, provider: str) -> float:
+    """Full jitter: a random wait between 0 and base × 2^(attempt-1), capped."""
+    ceiling = min(BACKOFF_CAP, settings.retry_backoff * (2 ** (attempt - 1)))
+    return rng("provider-backoff", provider, attempt).uniform(0, ceiling)
+
+
+def _error_message(raw: bytes) -> str:
+    """The human part of an error body (OpenAI and Anthropic shapes), else its start."""
+    text = raw.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())[:300]
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            msg = err.get("message") or err.get("type")
+            if msg:
+                return str(msg)[:300]
+        if isinstance(err, str):
+            return err[:300]
+    return " ".join(text.split())[:300]
+
+
+def _connect_failure(exc: BaseException) -> str:
+    """What went wrong when connecting, in words (httpx hides the OS error in the cause chain)."""
+    import socket
+
+    seen: BaseException | None = exc
+    texts: list[str] = []
+    while seen is not None and len(texts) < 10:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, socket.gaierror):
+            return "host name not found"
+        texts.append(str(seen).lower())
+        seen = seen.__cause__ or seen.__context__
+    joined = " ".join(texts)
+    if "refused" in joined or "errno 111" in joined:
+        return "connection refused"
+    if "name or service not known" in joined or "nodename nor servname" in joined or "name resolution" in joined:
+        return "host name not found"
+    return f"could not connect ({str(exc) or type(exc).__name__})"
+
+
+@asynccontextmanager
+async def open_response(call: Call) -> AsyncIterator[Any]:
+    """POST `call.body` and yield the (streaming) httpx response once it answers 2xx.
+
+    Retries 429/5xx/connection failures as the module docstring says; raises ProviderError
+    otherwise. The response and its connection are closed when the block exits (also on cancel).
+    """
+    import httpx
+
+    settings = call.settings
+    timeout = httpx.Timeout(settings.timeout, connect=settings.connect_timeout)
+    tries = settings.max_retries + 1
+    async with httpx.AsyncClient(timeout=timeout, verify=_verify(), follow_redirects=False) as client:
+        attempt = 0
+        while True:
+            attempt += 1
+            wait: float | None = None
+            try:
+                request = client.build_request("POST", call.endpoint, json=call.body, headers=call.headers)
+                response = await client.send(request, stream=True)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                what = "connection timed out" if isinstance(exc, httpx.ConnectTimeout) else _connect_failure(exc)
+                failure = f"{what} after {attempt} {'try' if attempt == 1 else 'tries'}"
+                if what == "connection refused":
+                    failure += "; is the server running?"
+            except (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
+                raise call.error(
+                    f"no answer within {settings.timeout:g} s (timeout); raise providers.{call.provider}.timeout "
+                    f"in .rooms.yaml if the model is slow",
+                    cls=ProviderTimeout,
+                ) from None
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+                failure = f"the server closed the connection without answering ({exc or type(exc).__name__}) after {attempt} {'try' if attempt == 1 else 'tries'}"
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+                raise call.error(
+                    f"invalid URL {call.endpoint!r} ({exc}); fix providers.{call.provider}.base_url in .rooms.yaml "
+                    f"(it starts with http:// or https://)"
+                ) from None
+            except httpx.HTTPError as exc:  # proxies, TLS, protocol: nothing a retry would fix
+                raise call.error(f"request failed: {type(exc).__name__}: {exc}") from None
+            else:
+                if response.status_code < 300:
+                    try:
+                        yield response
+                    finally:
+                        await response.aclose()
+                    return
+                try:
+                    raw = await response.aread()
+                except httpx.HTTPError:
+                    raw = b""
+                finally:
+                    await response.aclose()
+                status = response.status_code
+                detail = _error_message(raw) or response.reason_phrase
+                if status not in RETRY_STATUSES:
+                    hint = ""
+                    if status in (401, 403):
+                        hint = "; check the API key (api_key_env / api_key_file)"
+                    elif status == 404:
+                        hint = "; check base_url and the model name"
+                    raise call.error(f"HTTP {status}: {detail}{hint}", data={"status": status})
+                label = "rate limited (HTTP 429)" if status == 429 else f"HTTP {status}"
+                failure = f"{label} after {attempt} {'try' if attempt == 1 else 'tries'}: {detail}"
+                wait = _retry_after(response.headers.get("retry-after"), settings.max_retry_wait)
+            if attempt >= tries:
+                raise call.error(failure, data={"tries": attempt})
+            if wait is None:
+                wait = _backoff(settings, attempt, call.provider)
+            await asyncio.sleep(wait)
+
+
+async def post_json(call: Call) -> dict:
+    """POST and parse a JSON reply (non-streaming)."""
+    async with open_response(call) as response:
+        return await read_json(call, response)
+
+
+def is_event_stream(response) -> bool:
+    return response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
+
+
+async def read_json(call: Call, response) -> dict:
+    """The whole body of `response` parsed as a JSON object."""
+    import httpx
+
+    try:
+        raw = await response.aread()
+    except httpx.TimeoutException:
+        raise call.error(f"no answer within {call.settings.timeout:g} s (timeout)", cls=ProviderTimeout) from None
+    except httpx.HTTPError as exc:
+        raise call.error(f"the connection was cut before the reply was complete ({exc or type(exc).__name__})") from None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        snippet = " ".join(raw.decode("utf-8", "replace").split())[:120]
+        raise call.error(f"the reply is not valid JSON: {snippet!r}") from None
+    if not isinstance(data, dict):
+        raise call.error("the reply is not a JSON object")
+    return data
+
+
+@dataclass
+class SSEEvent:
+    event: str
+    data: str
+
+    def json(self, call: Call) -> Any:
+        try:
+            return json.loads(self.data)
+        except ValueError:
+            snippet = " ".join(self.data.split())[:120]
+            raise call.error(f"invalid JSON in the event stream: {snippet!r}") from None
+
+
+async def sse_events(call: Call, response, progress: list[int]) -> AsyncIterator[SSEEvent]:
+    """Server-sent events of a streaming response. `progress[0]` is the characters received so
+    far, reported when the stream breaks. Transport failures become ProviderError."""
+    import httpx
+
+    event = ""
+    data: list[str] = []
+    try:
+        async for line in response.aiter_lines():
+            if not line:
+                if data:
+                    yield SSEEvent(event or "message", "\n".join(data))
+                event = ""
+                data = []
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "event":
+                event = value
+            elif name == "data":
+                data.append(value)
+        if data:  # a last event without its blank line: the stream was cut
+            raise call.error(f"the stream was cut off mid-event after {progress[0]} characters of reply")
+    except httpx.TimeoutException:
+        raise call.error(
+            f"the stream stalled: nothing for {call.settings.timeout:g} s (timeout) after {progress[0]} characters",
+            cls=ProviderTimeout,
+        ) from None
+    except httpx.HTTPError as exc:
+        raise call.error(
+            f"the stream was cut off mid-reply after {progress[0]} characters ({exc or type(exc).__name__}); "
+            f"the partial reply was dropped"
+        ) from None
