@@ -73,11 +73,15 @@ def test_request_without_messages_is_refused_with_400(llama_server):
 def test_four_requests_are_served_in_parallel_slots(llama_server):
     # Streamed, so each reply's first and last token can be timed: with parallel slots every
     # stream has its first token before any stream has its last (served one after another, the
-    # fourth would not start until the third had finished).
+    # fourth would not start until the third had finished). `ignore_eos` keeps every reply at
+    # max_tokens, so none ends early by chance.
+    ready = threading.Barrier(4)
+
     def one(spans, i):
-        body = {"model": "tiny", "max_tokens": 300, "seed": i, "stream": True,
+        body = {"model": "tiny", "max_tokens": 600, "seed": i, "stream": True, "ignore_eos": True,
                 "messages": [{"role": "user", "content": f"tell me {i}"}]}
         first = last = None
+        ready.wait(30)
         with httpx.stream("POST", f"{llama_server.base_url}/chat/completions", json=body, timeout=60) as reply:
             for line in reply.iter_lines():
                 if line.startswith("data: {") and '"content":"' in line:
