@@ -1,0 +1,99 @@
+"""Activation: who is eligible to answer a message, and in which order (two stages).
+
+1. Structural filter, no model calls: by mode; muted agents dropped (open and @jam only); agents
+   mid-handoff dropped; on open messages quiet agents dropped while a non-quiet one is eligible.
+2. Open messages only: TF-IDF overlap between the message's words and each agent's tags and
+   disposition (IDF over the roster). Highest first, ties in roster order, quiet agents last.
+   The score orders; it never excludes.
+
+Everything here is explainable: `Activation` carries each filtered agent's reason and each score,
+which `rooms chat --explain` prints.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rooms_cli.chat.addressing import Addressing
+
+
+@dataclass
+class Activation:
+    mode: str
+    eligible: list[str] = field(default_factory=list)  # in prompt order
+    filtered: dict[str, str] = field(default_factory=dict)  # agent -> why it is not prompted
+    scores: dict[str, float] = field(default_factory=dict)  # open messages only
+
+    def to_json(self) -> dict:
+        return {
+            "mode": self.mode,
+            "eligible": self.eligible,
+            "filtered": self.filtered,
+            "scores": {k: round(v, 4) for k, v in self.scores.items()},
+        }
+
+
+def _words(text: str) -> list[str]:
+    from rooms_cli.models.offline import stem, tokens
+
+    return [stem(w) for w in tokens(text)]
+
+
+def persona_terms(agent) -> list[str]:
+    """The words an agent is scored on: its tags and its disposition."""
+    return _words(" ".join([*agent.tags, agent.disposition or ""]))
+
+
+def tfidf_scores(message: str, agents: list) -> dict[str, float]:
+    """Score each agent by TF-IDF overlap of `message` with its tags + disposition (IDF over `agents`)."""
+    docs = {a.id: Counter(persona_terms(a)) for a in agents}
+    n = len(docs)
+    df: Counter = Counter()
+    for terms in docs.values():
+        df.update(set(terms))
+    query = Counter(_words(message))
+    scores = {}
+    for agent_id, terms in docs.items():
+        size = sum(terms.values()) or 1
+        score = 0.0
+        for term, q in query.items():
+            if term in terms:
+                idf = math.log((1 + n) / (1 + df[term])) + 1.0
+                score += q * (terms[term] / size) * idf
+        scores[agent_id] = score
+    return scores
+
+
+def activate(state, agents: dict, addressing: Addressing, message: str) -> Activation:
+    """Apply both stages to the room `state`; `agents` maps id -> Agent for the roster."""
+    act = Activation(mode=addressing.mode)
+    roster = [a for a in state.roster if a in agents]
+    if addressing.mode == "direct":
+        candidates = [a for a in addressing.targets if a in roster]
+    else:
+        candidates = list(roster)
+    for agent_id in roster:
+        if agent_id not in candidates:
+            act.filtered[agent_id] = "not addressed"
+    kept = []
+    for agent_id in candidates:
+        if agent_id in state.handoff:
+            act.filtered[agent_id] = "mid-handoff"
+        elif agent_id in state.muted and addressing.mode in ("open", "jam"):
+            act.filtered[agent_id] = "muted"
+        else:
+            kept.append(agent_id)
+    if addressing.mode == "open":
+        loud = [a for a in kept if not agents[a].quiet]
+        if loud:
+            for agent_id in kept:
+                if agents[agent_id].quiet:
+                    act.filtered[agent_id] = "quiet (a non-quiet agent is eligible)"
+            kept = loud
+        act.scores = tfidf_scores(message, [agents[a] for a in roster])
+        position = {a: i for i, a in enumerate(roster)}
+        kept.sort(key=lambda a: (agents[a].quiet, -act.scores.get(a, 0.0), position[a]))
+    act.eligible = kept
+    return act

@@ -1,0 +1,80 @@
+"""Addressing: how a message names who should answer it.
+
+    @researcher / @agents/researcher / @reseacher   direct (fuzzy match on the agent id, rapidfuzz)
+    @everyone (alias @channel)                      everyone answers in series, /pass rejected once
+    @jam                                            everyone answers in parallel from one snapshot
+    no mention                                      open: every eligible agent, in score order
+
+`@everyone`/`@jam` count only in text written by a person (`from_person=True`); in an agent's reply
+they are plain text, and only direct mentions of agents count (a cascade).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MENTION_RE = re.compile(r"(?<![\w@/.])@([A-Za-z0-9][A-Za-z0-9._/-]*)")
+BROADCAST = {"everyone": "everyone", "channel": "everyone", "jam": "jam"}
+MATCH_CUTOFF = 75.0  # rapidfuzz ratio (0-100) a mention needs to land on an agent
+
+
+@dataclass
+class Addressing:
+    mode: str  # open | direct | everyone | jam
+    targets: list[str] = field(default_factory=list)  # resolved agent ids (direct), in mention order
+    unmatched: list[str] = field(default_factory=list)  # mentions that stayed text, as written (without @)
+    outside: list[str] = field(default_factory=list)  # agents that exist but are not in the room
+
+    def to_json(self) -> dict:
+        return {"mode": self.mode, "targets": self.targets, "unmatched": self.unmatched, "outside": self.outside}
+
+
+def mentions(text: str) -> list[str]:
+    """Every `@word` in `text`, without the `@` and without trailing punctuation."""
+    found = []
+    for raw in MENTION_RE.findall(text):
+        word = raw.rstrip("._-/")
+        if word:
+            found.append(word)
+    return found
+
+
+def resolve_mention(word: str, candidates: list[str]) -> str | None:
+    """The agent id `word` names (`agents/researcher`, `Researcher`, `reseacher`), or None."""
+    from rapidfuzz import fuzz, process
+
+    if not candidates:
+        return None
+    name = word.lower().rsplit("/", 1)[-1]
+    if name in candidates:
+        return name
+    best = process.extractOne(name, candidates, scorer=fuzz.ratio, score_cutoff=MATCH_CUTOFF)
+    return best[0] if best else None
+
+
+def parse(text: str, roster: list[str], known: list[str], *, from_person: bool = True) -> Addressing:
+    """Classify `text`. `roster`: agents in the room; `known`: every agent of the project."""
+    words = mentions(text)
+    broadcast = [BROADCAST[w.lower()] for w in words if w.lower() in BROADCAST] if from_person else []
+    result = Addressing(mode="open")
+    for word in words:
+        if word.lower() in BROADCAST:
+            continue
+        agent = resolve_mention(word, roster)
+        if agent is None:
+            other = resolve_mention(word, [k for k in known if k not in roster])
+            if other is not None:
+                result.outside.append(other)
+            else:
+                result.unmatched.append(word)
+            continue
+        if agent not in result.targets:
+            result.targets.append(agent)
+    if broadcast:
+        # @jam wins over @everyone when both appear: the person asked for independent takes
+        result.mode = "jam" if "jam" in broadcast else "everyone"
+        result.targets = []
+    elif result.targets:
+        result.mode = "direct"
+    return result

@@ -1,0 +1,104 @@
+"""What an agent is given when prompted in a room.
+
+System: its directive, its voice, the newest deliberation (hand-off note) for it, its recent
+lessons, the room's name and roster, optionally the room's board, and the rule for `/pass`.
+Messages: the transcript tail (at most `context_messages`, default 50), speakers named, trimmed
+to fit its context window. Only the tail of the transcript is ever read, so the prompt (and the
+cost of building it) does not grow with the transcript.
+"""
+
+from __future__ import annotations
+
+from rooms_cli.models import Message
+from rooms_cli.models.base import estimate_tokens
+
+DEFAULT_MESSAGES = 50
+BOARD_CHARS = 2000
+REPLY_RESERVE = 0.25  # share of the context window kept free for the reply
+SPOKEN = ("message",)
+
+PASS_RULE = (
+    "If you have nothing useful to add, reply with exactly `/pass` and nothing else; do not fabricate a "
+    "contribution. Otherwise answer in one short message, in your own voice. You may @-mention another "
+    "agent of the room to ask it something."
+)
+MUST_ANSWER = "You were addressed with @everyone: `/pass` is not accepted this time. Give one substantive line."
+
+
+def tail_count(config) -> int:
+    value = config.get("context_messages", DEFAULT_MESSAGES)
+    return max(1, int(value))
+
+
+def read_snapshot(project, room: str, config) -> list:
+    """The transcript tail prompts are built from (spoken messages only, bounded)."""
+    from rooms_cli.chat.transcript import tail
+
+    count = tail_count(config)
+    # read a little more than needed: pass/system lines in between are skipped
+    return [m for m in tail(project, room, count * 2) if m.kind in SPOKEN][-count:]
+
+
+def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False) -> str:
+    from rooms_cli.chat.handoff import latest_deliberation
+    from rooms_cli.memories import recent_lessons
+
+    parts = [agent.directive.strip()]
+    voice = agent.voice or {}
+    if voice:
+        bits = [f"tone: {voice['tone']}" if voice.get("tone") else "", f"quirk: {voice['quirk']}" if voice.get("quirk") else "",
+                f"a line you might use: \"{voice['line']}\"" if voice.get("line") else ""]
+        parts.append("Your voice — " + "; ".join(b for b in bits if b) + ".")
+    note = latest_deliberation(project, agent.id)
+    if note is not None:
+        parts.append(f"Hand-off note from your earlier self (room {note.room}, {note.created}):\n{note.text}")
+    lessons = recent_lessons(project, agent.id)
+    if lessons:
+        parts.append("Lessons you learned earlier:\n" + "\n".join(f"- {lesson}" for lesson in lessons))
+    roster = ", ".join(f"{a} ({agents[a].display_name})" if a in agents else a for a in state.roster)
+    parts.append(f"You are {agent.id} in the chat room '{state.id}'. In the room: {roster}. "
+                 "Messages from others are shown as `name: text`.")
+    board = _board(project, state.id)
+    if board:
+        parts.append(f"The room's board:\n{board}")
+    parts.append(MUST_ANSWER if must_answer else PASS_RULE)
+    return "\n\n".join(parts)
+
+
+def _board(project, room: str) -> str:
+    try:
+        from rooms_cli.board.render import board_markdown
+    except ImportError:
+        return ""
+    try:
+        text = board_markdown(project, room) or ""
+    except Exception:  # the board is optional context; a broken board must not stop a chat turn
+        return ""
+    return text if len(text) <= BOARD_CHARS else text[:BOARD_CHARS] + "\n…"
+
+
+def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *, must_answer: bool = False) -> list[Message]:
+    """The messages for one call: system prompt, the tail that fits, and what to answer."""
+    system = system_prompt(project, state, agent, agents, must_answer=must_answer)
+    budget = int(agent.context_window * (1 - REPLY_RESERVE)) - estimate_tokens(system)
+    history: list[Message] = []
+    for msg in reversed(snapshot):
+        if msg.speaker == agent.id:
+            item = Message("assistant", msg.text)
+        else:
+            item = Message("user", f"{msg.speaker}: {msg.text}")
+        cost = estimate_tokens(item.content) + 4
+        if history and cost > budget:
+            break
+        budget -= cost
+        history.append(item)
+    history.reverse()
+    if trigger is not None:
+        # the message being answered comes last, as itself; who wrote it is said in the system prompt
+        if snapshot and snapshot[-1].id == trigger.id and history:
+            history.pop()
+        history.append(Message("user", trigger.text, name=trigger.speaker))
+        system += f"\n\nYou are answering {trigger.speaker}'s message (the last one)."
+    if not history:
+        history.append(Message("user", "(The room is quiet.)"))
+    return [Message("system", system), *history]

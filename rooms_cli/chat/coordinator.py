@@ -1,0 +1,461 @@
+"""The coordinator: one turn of a room, from a person's message to the last reply it set off.
+
+    result = run_message(project, config, "default", "alice", "@jam what now?", on_event=print)
+
+A turn: record the message, decide who is eligible (activation.py), prompt them — in series for
+open, direct and @everyone messages, concurrently from one transcript snapshot for @jam — then
+follow cascades (an agent's reply that @-mentions another agent prompts it next) while the budget
+lasts. Failures of a provider become a system line naming the agent and the reason; the turn goes
+on. A room's turns are serialized by its floor lock (`floor`), held around the whole turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from rooms_cli.chat import budget, sessions
+from rooms_cli.chat.activation import Activation, activate
+from rooms_cli.chat.addressing import Addressing, parse
+from rooms_cli.chat.context import build_prompt, read_snapshot
+from rooms_cli.chat.rooms import RoomState, load_room
+from rooms_cli.chat.transcript import Message, append_message, make_message
+from rooms_cli.errors import Conflict, LockBusy, RoomsError
+from rooms_cli.store.rand import rng
+
+FLOOR_TIMEOUT = 600.0  # seconds a second `rooms chat` waits for the floor before giving up (exit 3)
+
+PASS_LINES = (
+    "shuffles notes, finds nothing new",
+    "nods along, nothing to add",
+    "leans back and listens",
+    "scribbles something, then crosses it out",
+    "sips coffee, lets this one go by",
+    "checks the notes again: nothing new there",
+    "stays quiet on this one",
+    "raises an eyebrow, says nothing",
+)
+FLAVOR_LINES = (
+    "opens their mouth, closes it again: nothing worth saying that would not be made up",
+    "shrugs: honestly has no take on this one",
+    "looks around the room, then at the floor: still nothing",
+    "taps the table twice and declines to invent an answer",
+)
+
+Event = Callable[[str, dict], None]
+
+
+@dataclass
+class Outcome:
+    """What one prompted agent produced, before it is written."""
+
+    agent: Any  # rooms_cli.agents.Agent
+    trigger: Message
+    mode: str
+    kind: str  # message | pass | flavor | failed | external
+    text: str = ""
+    completion: Any = None  # rooms_cli.models.Completion
+
+
+def append_records(project, room: str, messages: list[Message]) -> None:
+    """Append several records to a room's transcript in one locked write."""
+    from rooms_cli.chat.rooms import transcript_path
+    from rooms_cli.store import jsonl
+
+    jsonl.append_many(transcript_path(project, room), [m.to_json() for m in messages])
+
+
+@dataclass
+class TurnResult:
+    room: str
+    message: Message | None
+    mode: str
+    eligible: list[str] = field(default_factory=list)
+    replies: list[Message] = field(default_factory=list)
+    remaining: int = 0
+    total: int = 0
+    queued: list[dict] = field(default_factory=list)
+    exhausted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "room": self.room,
+            "message": self.message.to_json() if self.message else None,
+            "mode": self.mode,
+            "eligible": self.eligible,
+            "replies": [r.to_json() for r in self.replies],
+            "budget": {"remaining": self.remaining, "total": self.total},
+            "queued": self.queued,
+            "exhausted": self.exhausted,
+            "notes": self.notes,
+        }
+
+
+def floor_path(project, room: str):
+    return project.path("rooms", room, "floor")
+
+
+@contextmanager
+def floor(project, room: str, *, wait: bool = True, on_wait: Callable[[str], None] | None = None,
+          timeout: float = FLOOR_TIMEOUT) -> Iterator[None]:
+    """Hold the room's floor (serializes turns). Busy: wait with a note, or LockBusy at once."""
+    from rooms_cli.store.locks import locked, try_lock
+
+    held = try_lock(floor_path(project, room))
+    if held is not None:
+        try:
+            yield
+        finally:
+            held.release()
+        return
+    if not wait:
+        raise LockBusy(f"room {room!r} is busy: another `rooms chat` holds the floor (run again, or drop --no-wait to wait)")
+    if on_wait:
+        on_wait(f"room {room!r} is busy: waiting for the other turn to finish…")
+    with locked(floor_path(project, room), timeout=timeout, what=f"the floor of room {room!r}"):
+        yield
+
+
+def is_pass(text: str) -> bool:
+    """True for a reply that is just `/pass` (case, backticks, stars and a final period ignored)."""
+    return text.strip().strip("`*_ ").rstrip(".!").strip().lower() == "/pass"
+
+
+def live_room(project, room: str) -> RoomState:
+    from rooms_cli.errors import NotFound
+
+    try:
+        state = load_room(project, room)
+    except NotFound:
+        raise NotFound(f"no room {room!r}; create it with `rooms room create {room}` or `rooms room join {room}`") from None
+    if not state.live:
+        raise Conflict(f"room {room!r} is {state.status}; bring it back with `rooms room join chat/{room}` "
+                       f"(saved copy) or `rooms room join {room}`", code="room_stopped")
+    return state
+
+
+def roster_agents(project, state: RoomState, notes: list[str]) -> dict:
+    """Agent definitions of the roster; a definition that is gone is noted and left out."""
+    from rooms_cli.agents import load_agent
+    from rooms_cli.errors import NotFound
+
+    agents = {}
+    for agent_id in state.roster:
+        try:
+            agents[agent_id] = load_agent(project, agent_id)
+        except NotFound:
+            notes.append(f"{agent_id} is in the roster but has no definition in .rooms/agents/; skipped")
+    return agents
+
+
+def explain(project, config, room: str, text: str) -> dict:
+    """Who would be prompted for `text` and why — no model call, nothing written."""
+    from rooms_cli.agents import agent_ids
+
+    state = live_room(project, room)
+    notes: list[str] = []
+    agents = roster_agents(project, state, notes)
+    addressing = parse(text, state.roster, agent_ids(project))
+    act = activate(state, agents, addressing, text)
+    notes.extend(_mention_notes(addressing))
+    if state.budget_remaining <= 0:
+        notes.append("the budget is at zero: nobody would be prompted" +
+                     (" (the direct mention would be queued for /continue)" if addressing.mode == "direct" else ""))
+    return {"room": room, **act.to_json(), "addressing": addressing.to_json(),
+            "budget": {"remaining": state.budget_remaining, "total": state.budget_total},
+            "quiet": [a for a in state.roster if a in agents and agents[a].quiet], "notes": notes}
+
+
+def _mention_notes(addressing: Addressing) -> list[str]:
+    notes = [f"no agent matches @{word}" for word in addressing.unmatched]
+    notes += [f"{agent} is not in this room (invite it with /invite {agent})" for agent in addressing.outside]
+    return notes
+
+
+class Turn:
+    """The state of one turn: providers, the budget as this turn sees it, cascades, what happened."""
+
+    def __init__(self, project, config, state: RoomState, agents: dict, result: TurnResult, on_event: Event | None):
+        self.project, self.config, self.state, self.agents = project, config, state, agents
+        self.room = state.id
+        self.result = result
+        self.on_event = on_event or (lambda kind, data: None)
+        self.remaining = state.budget_remaining
+        self.cascade: list[tuple[str, Message]] = []
+        self.providers: dict = {}
+        self.used_lines: set[str] = set()
+        self.spent = False
+
+    # --- events and records -------------------------------------------------------------
+    def emit(self, kind: str, **data) -> None:
+        self.on_event(kind, data)
+
+    def record(self, speaker: str, text: str, kind: str, **extra) -> Message:
+        msg = append_message(self.project, self.room, speaker, text, kind=kind, **extra)
+        self.result.replies.append(msg)
+        self.emit(kind, record=msg)
+        return msg
+
+    def _line(self, pool: tuple[str, ...], *key) -> str:
+        choices = [line for line in pool if line not in self.used_lines] or list(pool)
+        line = rng("chat-line", *key).choice(choices)
+        self.used_lines.add(line)
+        return line
+
+    def exhaust(self) -> None:
+        """The budget is at zero: record `budget_exhausted` once (not again on later turns at zero)."""
+        if self.result.exhausted:
+            return
+        self.result.exhausted = True
+        if self.state.budget_remaining > 0 or self.spent:
+            self.record("rooms", budget.EXHAUSTED_TEXT, "budget_exhausted")
+        else:
+            self.emit("exhausted", text=budget.EXHAUSTED_TEXT)
+
+    # --- calling agents -----------------------------------------------------------------
+    def provider(self, agent):
+        from rooms_cli.models import provider_for
+
+        model_string = agent.model_string(self.config.default_model)
+        if model_string not in self.providers:
+            self.providers[model_string] = provider_for(model_string, self.config)
+        return self.providers[model_string]
+
+    async def close(self) -> None:
+        for provider, _model in self.providers.values():
+            try:
+                await provider.aclose()
+            except Exception:  # closing is best effort; the turn's records are already written
+                pass
+
+    async def call(self, agent, trigger: Message, snapshot: list, *, must_answer: bool, stream: bool):
+        """One model call: (Completion, None), or (None, the reason) when the provider fails."""
+        messages = build_prompt(self.project, self.state, agent, self.agents, snapshot, trigger, must_answer=must_answer)
+        on_delta = _PassFilter(lambda piece: self.emit("delta", agent=agent.id, text=piece)) if stream else None
+        try:
+            provider, model = self.provider(agent)
+            completion = await provider.acomplete(
+                messages, model=model, temperature=agent.temperature, on_delta=on_delta,
+                agent=agent, purpose="answer" if must_answer else "chat",
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # any provider failure: visible, named, and the turn goes on
+            self.emit("failed", agent=agent.id)
+            return None, exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
+        return completion, None
+
+    async def produce(self, agent_id: str, trigger: Message, *, mode: str, snapshot: list | None = None,
+                      stream: bool = True) -> Outcome:
+        """Prompt one agent about `trigger` (asking again once on @everyone); nothing is written yet."""
+        agent = self.agents[agent_id]
+        if agent.is_external(self.config.default_model):
+            return Outcome(agent, trigger, mode, "external")
+        if snapshot is None:
+            snapshot = read_snapshot(self.project, self.room, self.config)
+        self.emit("start", agent=agent.id, mode=mode)
+        completion, error = await self.call(agent, trigger, snapshot, must_answer=False, stream=stream)
+        if completion is not None and is_pass(completion.text) and mode == "everyone":
+            self.emit("retry", agent=agent.id)
+            completion, error = await self.call(agent, trigger, snapshot, must_answer=True, stream=stream)
+            if completion is not None and is_pass(completion.text):
+                return Outcome(agent, trigger, mode, "flavor", self._line(FLAVOR_LINES, agent.id, trigger.id, "flavor"))
+        if completion is None:
+            return Outcome(agent, trigger, mode, "failed", error or "no answer")
+        if is_pass(completion.text):
+            return Outcome(agent, trigger, mode, "pass", self._line(PASS_LINES, agent.id, trigger.id, "pass"))
+        return Outcome(agent, trigger, mode, "message", completion.text.strip(), completion)
+
+    async def ask(self, agent_id: str, trigger: Message, *, mode: str) -> None:
+        self.settle([await self.produce(agent_id, trigger, mode=mode)])
+
+    def settle(self, outcomes: list[Outcome]) -> list[Message]:
+        """Write what the agents said: one budget charge and one transcript append for the lot
+        (an @jam's eight replies cost two writes, not sixteen), then sessions and cascades."""
+        substantive = [o for o in outcomes if o.kind == "message"]
+        if substantive:
+            self.remaining = budget.charge(self.project, self.room, len(substantive))
+            self.spent = True
+        drafts: list[Message] = []
+        for o in outcomes:
+            answering = {"answering": o.trigger.id}
+            if o.kind == "external":
+                drafts.append(self.notify_external(o.agent, o.trigger))
+            elif o.kind == "failed":
+                drafts.append(make_message(self.room, "rooms", f"{o.agent.id} failed to answer: {o.text}", "system",
+                                           meta={"agent": o.agent.id, "error": True}))
+            elif o.kind in ("pass", "flavor"):
+                drafts.append(make_message(self.room, o.agent.id, o.text, o.kind, meta=answering))
+            else:
+                c = o.completion
+                drafts.append(make_message(self.room, o.agent.id, o.text, "message", model="offline" if c.offline else c.model,
+                                           usage=c.usage.to_json(), meta={**answering, "mode": o.mode}))
+        if substantive and self.remaining <= 0 and not self.result.exhausted:
+            self.result.exhausted = True
+            drafts.append(make_message(self.room, "rooms", budget.EXHAUSTED_TEXT, "budget_exhausted"))
+        append_records(self.project, self.room, drafts)
+        for msg in drafts:
+            self.result.replies.append(msg)
+            self.emit(msg.kind, record=msg)
+        for o, msg in zip(outcomes, drafts, strict=False):
+            if o.kind != "message":
+                continue
+            sessions.record_turn(self.project, self.room, o.agent.id, answered=o.trigger.id, reply=o.text,
+                                 usage=msg.usage)
+            self.suggest_handoff(o.agent)
+            for target in parse(o.text, self.state.roster, [], from_person=False).targets:
+                if target != o.agent.id and target in self.agents:
+                    self.cascade.append((target, msg))
+        return drafts
+
+    def suggest_handoff(self, agent) -> None:
+        summary = sessions.summarize_session(self.project, self.room, agent.id)
+        threshold = float(self.config.get("context_threshold", sessions.DEFAULT_THRESHOLD))
+        if sessions.needs_handoff(summary, agent.context_window, threshold):
+            sessions.mark_suggested(self.project, self.room, agent.id)
+            self.record("rooms", f"{agent.id} has used {summary.tokens} of {agent.context_window} tokens of context "
+                                 f"in this room; consider /handoff {agent.id}", "handoff_suggested",
+                        meta={"agent": agent.id, "tokens": summary.tokens})
+
+    def notify_external(self, agent, trigger: Message) -> Message:
+        """An external agent is not called: it is told through its inbox (the line is returned, unwritten)."""
+        from rooms_cli.messaging.inbox import deliver
+
+        deliver(self.project, to=agent.id, sender=trigger.speaker, kind="direct",
+                text=f"[room {self.room}] {trigger.speaker}: {trigger.text}",
+                meta={"room": self.room, "message": trigger.id})
+        return make_message(self.room, "rooms", f"{agent.id} answers outside rooms: notified through its inbox "
+                            f"(reply with `rooms chat --as {agent.id} --room {self.room} …`)", "system", meta={"agent": agent.id})
+
+    # --- the modes ------------------------------------------------------------------------
+    async def series(self, eligible: list[str], trigger: Message, mode: str) -> None:
+        for index, agent_id in enumerate(eligible):
+            if self.remaining <= 0:
+                self.exhaust()
+                if mode == "direct":
+                    self.queue(eligible[index:], trigger)
+                return
+            await self.ask(agent_id, trigger, mode=mode)
+
+    async def jam(self, eligible: list[str], trigger: Message) -> None:
+        """Every eligible agent at once, from one snapshot; at most as many as the budget has turns."""
+        if self.remaining <= 0:
+            self.exhaust()
+            return
+        snapshot = read_snapshot(self.project, self.room, self.config)
+        chosen = eligible[: self.remaining]
+        if len(chosen) < len(eligible):
+            self.result.notes.append(f"@jam: only {len(chosen)} turns left, so {', '.join(eligible[len(chosen):])} sat out")
+        tasks = [self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False) for agent_id in chosen]
+        self.settle(list(await asyncio.gather(*tasks)))
+
+    async def cascades(self) -> None:
+        while self.cascade:
+            agent_id, trigger = self.cascade.pop(0)
+            if self.remaining <= 0:
+                self.exhaust()
+                self.queue([agent_id], trigger)
+                continue
+            await self.ask(agent_id, trigger, mode="cascade")
+
+    def queue(self, agent_ids: list[str], trigger: Message) -> None:
+        entry = {"id": trigger.id, "speaker": trigger.speaker, "text": trigger.text, "ts": trigger.ts, "agents": list(agent_ids)}
+        budget.queue_mention(self.project, self.room, entry)
+        self.emit("queued", agents=list(agent_ids), message=trigger.id)
+
+
+def _finish(project, room: str, result: TurnResult) -> TurnResult:
+    state = load_room(project, room)
+    result.remaining, result.total, result.queued = state.budget_remaining, state.budget_total, state.queued
+    return result
+
+
+def run_message(project, config, room: str, speaker: str, text: str, on_event: Event | None = None) -> TurnResult:
+    """Post `text` as `speaker` (a person) and run the turn it sets off. Hold the floor around it."""
+    from rooms_cli.agents import agent_ids
+
+    state = live_room(project, room)
+    result = TurnResult(room=room, message=None, mode="open")
+    agents = roster_agents(project, state, result.notes)
+    addressing = parse(text, state.roster, agent_ids(project), from_person=True)
+    result.mode = addressing.mode
+    result.notes.extend(_mention_notes(addressing))
+    meta: dict[str, Any] = {"mode": addressing.mode}
+    if addressing.targets:
+        meta["mentions"] = addressing.targets
+    message = result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
+    act: Activation = activate(state, agents, addressing, text)
+    result.eligible = act.eligible
+    turn = Turn(project, config, state, agents, result, on_event)
+    for note in result.notes:
+        turn.emit("note", text=note)
+
+    async def go() -> None:
+        try:
+            if addressing.mode == "jam":
+                await turn.jam(act.eligible, message)
+            else:
+                await turn.series(act.eligible, message, addressing.mode)
+            await turn.cascades()
+        finally:
+            await turn.close()
+
+    asyncio.run(go())
+    return _finish(project, room, result)
+
+
+def continue_room(project, config, room: str, speaker: str, on_event: Event | None = None) -> TurnResult:
+    """Reset the budget from the roster and replay the queued mentions (hold the floor around it)."""
+    live_room(project, room)
+    state = budget.reset(project, room)
+    result = TurnResult(room=room, message=None, mode="continue")
+    agents = roster_agents(project, state, result.notes)
+    result.message = append_message(project, room, speaker, f"/continue (budget reset to {state.budget_total})",
+                                    kind="continue", meta={"queued": len(state.queued)})
+    turn = Turn(project, config, state, agents, result, on_event)
+
+    async def go() -> None:
+        try:
+            for entry in list(state.queued):
+                trigger = Message(id=entry["id"], ts=entry.get("ts", ""), room=room, speaker=entry.get("speaker", "?"),
+                                  kind="message", text=entry.get("text", ""))
+                for agent_id in entry.get("agents", []):
+                    if agent_id not in agents:
+                        result.notes.append(f"queued mention of {agent_id} dropped: it is no longer in the room")
+                        budget.dequeue(project, room, entry["id"], agent_id)
+                        continue
+                    if turn.remaining <= 0:
+                        turn.exhaust()
+                        return
+                    result.eligible.append(agent_id)
+                    await turn.ask(agent_id, trigger, mode="direct")
+                    budget.dequeue(project, room, entry["id"], agent_id)
+            await turn.cascades()
+        finally:
+            await turn.close()
+
+    asyncio.run(go())
+    return _finish(project, room, result)
+
+
+class _PassFilter:
+    """Streams deltas, but holds them back while the reply could still be just `/pass`."""
+
+    def __init__(self, sink: Callable[[str], None]):
+        self.sink = sink
+        self.held = ""
+        self.open = False
+
+    def __call__(self, piece: str) -> None:
+        if self.open:
+            self.sink(piece)
+            return
+        self.held += piece
+        probe = self.held.strip().strip("`*_").lower()
+        if not ("/pass".startswith(probe) or (probe.startswith("/pass") and len(probe) <= 6)):
+            self.open = True
+            self.sink(self.held)

@@ -1,0 +1,123 @@
+"""Hand-off: an agent summarises its session into a deliberation, its session is cleared, and the
+newest deliberation goes into its next system prompt.
+
+Deliberations: `.rooms/deliberations/<agent>/<id>.md`, frontmatter `class: deliberation` (agent,
+room, created, turns, tokens) and the summary as body. Unlike saved transcripts they cannot be
+rehydrated into a room; they are notes from an agent's earlier self.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from rooms_cli.chat import sessions
+from rooms_cli.chat.rooms import load_room, update_room
+from rooms_cli.errors import InvalidInput
+from rooms_cli.store import atomic
+from rooms_cli.store.clock import now_iso
+from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.paths import Project
+
+REHYDRATE_MESSAGES = 50
+
+
+@dataclass
+class Deliberation:
+    id: str
+    agent: str
+    room: str
+    created: str
+    text: str
+    path: str = ""
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "agent": self.agent, "room": self.room, "created": self.created, "text": self.text, "path": self.path}
+
+
+def deliberation_dir(project: Project, agent: str):
+    return project.path("deliberations", validate_name(agent, "agent id"))
+
+
+def write_deliberation(project: Project, agent: str, room: str, text: str, extra: dict | None = None) -> Deliberation:
+    import yaml
+
+    did = new_id("d")
+    created = now_iso()
+    meta = {"class": "deliberation", "id": did, "agent": agent, "room": room, "created": created, **(extra or {})}
+    body = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{text.strip()}\n"
+    path = deliberation_dir(project, agent) / f"{did.lower()}.md"
+    atomic.write_text(path, body)
+    return Deliberation(did, agent, room, created, text.strip(), project.relative(path))
+
+
+def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
+    """The newest deliberation for `agent` (ids sort by time), or None."""
+    import frontmatter
+
+    folder = deliberation_dir(project, agent)
+    if not folder.is_dir():
+        return None
+    files = sorted(folder.glob("d-*.md"))
+    if not files:
+        return None
+    path = files[-1]
+    post = frontmatter.loads(path.read_text("utf-8"))
+    meta = post.metadata
+    return Deliberation(str(meta.get("id", path.stem)), agent, str(meta.get("room", "")), str(meta.get("created", "")),
+                        post.content.strip(), project.relative(path))
+
+
+def handoff(project: Project, config, room: str, agent_id: str) -> dict:
+    """Summarise `agent_id`'s session in `room` into a deliberation, clear the session, record it.
+
+    The agent is marked mid-handoff (not eligible) while its summary is being written.
+    """
+    from rooms_cli.agents import load_agent
+    from rooms_cli.chat.transcript import append_message, tail
+
+    agent = load_agent(project, agent_id)
+    state = load_room(project, room)
+    if agent.id not in state.roster:
+        raise InvalidInput(f"{agent.id} is not in room {room!r}; invite it first")
+    update_room(project, room, lambda s: s.handoff.append(agent.id) if agent.id not in s.handoff else None)
+    try:
+        summary = sessions.summarize_session(project, room, agent.id)
+        turns = [r for r in sessions.read_session(project, room, agent.id) if r.get("kind") == "turn"]
+        recent = [m for m in tail(project, room, REHYDRATE_MESSAGES) if m.kind == "message"]
+        text = _summarise(project, config, agent, room, turns, recent)
+        note = write_deliberation(project, agent.id, room, text, {"turns": summary.turns, "tokens": summary.tokens})
+        sessions.clear_session(project, room, agent.id)
+    finally:
+        update_room(project, room, lambda s: s.handoff.remove(agent.id) if agent.id in s.handoff else None)
+    record = append_message(project, room, "rooms", f"{agent.id} handed off: session summarised into {note.path}",
+                            kind="handoff", meta={"agent": agent.id, "deliberation": note.id})
+    return {"agent": agent.id, "room": room, "deliberation": note.to_json(), "session": summary.to_json(),
+            "record": record.to_json()}
+
+
+def _summarise(project, config, agent, room, turns, recent) -> str:
+    """Ask the agent's model for a hand-off note; on failure fall back to an extractive note."""
+    from rooms_cli.models import Message, provider_for
+    from rooms_cli.models.offline import summarize
+
+    lines = [f"{m.speaker}: {m.text}" for m in recent]
+    lines += [f"(you answered) {t.get('reply', '')}" for t in turns[-20:]]
+    material = "\n".join(lines) or "(nothing was said yet)"
+    if agent.is_external(config.default_model):
+        return summarize(material) or "No session to summarise."
+    messages = [
+        Message("system", f"{agent.directive}\n\nYou are handing off your seat in room {room} to a fresh copy of "
+                          "yourself. Write a short hand-off note: what was discussed, what you said, what is open."),
+        Message("user", material),
+    ]
+    provider, model = provider_for(agent.model_string(config.default_model), config)
+
+    async def call():
+        try:
+            return await provider.acomplete(messages, model=model, temperature=agent.temperature, agent=agent, purpose="summary")
+        finally:
+            await provider.aclose()
+
+    completion = asyncio.run(call())
+    return completion.text.strip() or summarize(material) or "No session to summarise."

@@ -1,0 +1,116 @@
+"""Interactive chat mode: `rooms chat` on a terminal without a message.
+
+A line editor (stdlib readline) with history in `.rooms/run/chat-history` (local, gitignored) and
+tab completion of slash commands and agent names; replies stream as they arrive; `/leave` or
+`/quit` (or Ctrl-D) leaves — the room keeps running, it is files.
+"""
+
+from __future__ import annotations
+
+from rooms_cli.chat import slash
+from rooms_cli.errors import RoomsError
+
+HISTORY_LINES = 1000
+
+
+class Completer:
+    """Completes `/commands`, `@mentions` and the agent argument of /mute, /kick, …"""
+
+    def __init__(self, project):
+        self.project = project
+        self.matches: list[str] = []
+
+    def words(self, line: str, text: str) -> list[str]:
+        from rooms_cli.agents import agent_ids
+
+        agents = agent_ids(self.project)
+        stripped = line.lstrip()
+        if stripped.startswith("/") and " " not in stripped:
+            return [f"/{c}" for c in slash.COMMANDS]
+        if stripped.startswith("/"):
+            head = stripped[1:].split(" ", 1)[0]
+            if head in slash.NEEDS_AGENT:
+                return agents
+            if head == "join":
+                from rooms_cli.chat.rooms import list_room_states
+
+                return [s.id for s in list_room_states(self.project)] + [f"chat/{s.id}" for s in list_room_states(self.project)]
+            return []
+        if text.startswith("@"):
+            return ["@everyone", "@channel", "@jam"] + [f"@{a}" for a in agents]
+        return []
+
+    def __call__(self, text: str, state: int) -> str | None:
+        if state == 0:
+            import readline
+
+            line = readline.get_line_buffer()
+            self.matches = [w + " " for w in self.words(line, text) if w.startswith(text)]
+        return self.matches[state] if state < len(self.matches) else None
+
+
+def _setup_readline(project):
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - Windows without pyreadline
+        return None
+    history = project.path("run", "chat-history")
+    history.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        readline.read_history_file(history)
+    except (FileNotFoundError, OSError):
+        pass
+    readline.set_history_length(HISTORY_LINES)
+    readline.set_completer(Completer(project))
+    readline.set_completer_delims(" \t\n")
+    if "libedit" in (readline.__doc__ or ""):
+        readline.parse_and_bind("bind ^I rl_complete")
+    else:
+        readline.parse_and_bind("tab: complete")
+    return history
+
+
+def run_interactive(ctx, view) -> None:
+    """The chat loop; `view` is the rendering module (TurnView, print_slash, print_turn_footer)."""
+    from rooms_cli.chat.coordinator import floor, live_room, run_message
+    from rooms_cli.cli import output
+
+    project, room = ctx.project, ctx.room
+    live_room(project, room)
+    history = _setup_readline(project)
+    output.say(f"Chat mode in room {room}. Type a message; /help lists commands; /leave or /quit leaves.", style="dim")
+    try:
+        while True:
+            try:
+                line = input(f"{room}> ")
+            except EOFError:
+                output.say("")
+                break
+            except KeyboardInterrupt:
+                output.say("")
+                continue
+            if not line.strip():
+                continue
+            try:
+                if line.lstrip().startswith("/"):
+                    result = slash.run(project, ctx.config, room, ctx.me, line, on_event=view.TurnView(), on_wait=output.note)
+                    view.print_slash(result)
+                    if result.leave:
+                        break
+                    room = result.room or room
+                    continue
+                with floor(project, room, on_wait=output.note):
+                    turn = run_message(project, ctx.config, room, ctx.me, line, on_event=view.TurnView())
+                view.print_turn_footer(turn)
+            except RoomsError as err:
+                output.say(f"error: {err.message}", style="red")
+            except KeyboardInterrupt:
+                output.say("\n(interrupted; the room keeps what was already said)", style="dim")
+    finally:
+        if history is not None:
+            import readline
+
+            try:
+                readline.write_history_file(history)
+            except OSError:
+                pass

@@ -1,0 +1,151 @@
+"""Save, rehydrate, drop and halt a room.
+
+- save: `.rooms/chat/<room>.md` (saved.py); meant to be read in a pull request and committed.
+- join `chat/<room>`: rebuild a live room from the saved copy (same roster and messages). No saved
+  copy: a fresh room. The room is live already: switch to it, nothing replaced.
+- join `<room>`: switch to a live room; create it when missing; bring back a dropped/halted one.
+- drop: save, then stop. halt: stop without saving. Stopping only sets the status: the room's
+  files stay, so nothing is destroyed and `join` brings it back.
+When rehydrating over a stopped room whose transcript differs from the saved copy, the old
+transcript is kept beside it as `transcript.<time>.jsonl`.
+"""
+
+from __future__ import annotations
+
+from rooms_cli.chat.rooms import (
+    RoomState,
+    budget_for,
+    create_room,
+    load_room,
+    room_exists,
+    save_room,
+    transcript_path,
+    update_room,
+)
+from rooms_cli.chat.saved import SavedTranscript, decode, encode
+from rooms_cli.chat.transcript import append_message, read_transcript
+from rooms_cli.errors import InvalidData, InvalidInput
+from rooms_cli.store import atomic, jsonl
+from rooms_cli.store.clock import now_iso
+from rooms_cli.store.ids import validate_name
+from rooms_cli.store.locks import locked
+
+
+def saved_path(project, room: str):
+    return project.path("chat", validate_name(room, "room id") + ".md")
+
+
+def save(project, room: str) -> dict:
+    """Write the saved transcript of `room`; return where and how many messages."""
+    state = load_room(project, room)
+    messages = read_transcript(project, room)
+    speakers = [m.speaker for m in messages if m.kind in ("message", "pass", "flavor") and m.speaker not in state.roster
+                and m.speaker != "rooms"]
+    participants = [f"[[agents/{a}]]" for a in state.roster] + [f"[[people/{p}]]" for p in dict.fromkeys(speakers)]
+    doc = SavedTranscript(room=room, saved=now_iso(), roster=list(state.roster), participants=participants, messages=messages)
+    path = saved_path(project, room)
+    atomic.write_text(path, encode(doc))
+    return {"room": room, "path": project.relative(path), "messages": len(messages), "participants": participants}
+
+
+def load_saved(project, room: str) -> SavedTranscript | None:
+    path = saved_path(project, room)
+    try:
+        # bytes, not read_text: newline translation would turn a message's "\r" into "\n"
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise InvalidData(f"{project.relative(path)} is not UTF-8 text") from None
+    return decode(text, project.relative(path))
+
+
+def parse_target(target: str) -> tuple[str, bool]:
+    """`chat/<room>` -> (room, True); `<room>` -> (room, False)."""
+    target = target.strip()
+    if target.startswith("chat/"):
+        return validate_name(target[5:], "room id in chat/<room>"), True
+    if "/" in target:
+        raise InvalidInput(f"cannot join {target!r}: give a room id, or chat/<room> for a saved transcript")
+    return validate_name(target, "room id"), False
+
+
+def join(project, target: str) -> dict:
+    """Switch to a room or rehydrate a saved transcript; the room becomes the current one."""
+    from rooms_cli.context import write_current_room
+
+    room, from_saved = parse_target(target)
+    if from_saved:
+        outcome = _rehydrate(project, room)
+    elif not room_exists(project, room):
+        create_room(project, room)
+        outcome = "created"
+    else:
+        outcome = "switched" if load_room(project, room).live else "revived"
+        if outcome == "revived":
+            update_room(project, room, lambda s: setattr(s, "status", "live"))
+    write_current_room(project, room)
+    state = load_room(project, room)
+    return {"room": room, "outcome": outcome, "roster": state.roster,
+            "messages": _count(project, room)}
+
+
+def _count(project, room: str) -> int:
+    path = transcript_path(project, room)
+    if not path.exists():
+        return 0
+    with open(path, "rb") as handle:
+        return sum(1 for _ in handle)
+
+
+def _rehydrate(project, room: str) -> str:
+    from rooms_cli.agents import agent_ids
+
+    saved = load_saved(project, room)
+    exists = room_exists(project, room)
+    if exists and load_room(project, room).live:
+        return "switched"
+    if saved is None:
+        if exists:
+            update_room(project, room, lambda s: setattr(s, "status", "live"))
+            return "revived"
+        create_room(project, room)
+        return "created"
+    known = set(agent_ids(project))
+    roster = [a for a in saved.roster if a in known]
+    path = transcript_path(project, room)
+    with locked(path):
+        records = [m.to_json() for m in saved.messages]
+        if path.exists():
+            current = jsonl.read(path)
+            if current != records:
+                keep = path.with_name(f"transcript.{now_iso().replace(':', '').replace('.', '')}.jsonl".lower())
+                path.replace(keep)
+        data = "".join(jsonl.dumps(r) + "\n" for r in records)
+        atomic.write_text(path, data)
+    total = budget_for(len(roster))
+    if exists:
+        def revive(state: RoomState):
+            state.status, state.roster, state.muted, state.handoff = "live", roster, [], []
+            state.budget_total = state.budget_remaining = total
+            state.rehydrated_from = f"chat/{room}"
+        update_room(project, room, revive)
+    else:
+        state = RoomState(id=room, created=now_iso(), roster=roster, budget_total=total, budget_remaining=total,
+                          rehydrated_from=f"chat/{room}")
+        with locked(project.path("rooms", room, "room.yaml")):
+            save_room(project, state)
+    return "rehydrated"
+
+
+def stop(project, room: str, status: str, by: str, *, save_first: bool) -> dict:
+    """Drop (save_first) or halt the room: it is no longer live; its files stay."""
+    state = load_room(project, room)
+    if not state.live:
+        return {"room": room, "status": state.status, "saved": None, "changed": False}
+    # the line goes in before the save, so the saved copy and the transcript stay identical
+    append_message(project, room, by, f"{'dropped' if status == 'dropped' else 'halted'} the room", kind="system",
+                   meta={"status": status})
+    saved = save(project, room) if save_first else None
+    update_room(project, room, lambda s: setattr(s, "status", status))
+    return {"room": room, "status": status, "saved": saved, "changed": True}

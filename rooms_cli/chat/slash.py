@@ -1,0 +1,124 @@
+"""Slash commands inside `rooms chat` (a person's message that starts with `/`).
+
+Each does what the matching `rooms room …` subcommand does; the result is data (a `SlashResult`)
+that the command line or interactive mode renders. Only people type slash commands: an agent's
+reply is never parsed for them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from rooms_cli.errors import UsageError
+
+COMMANDS: dict[str, str] = {
+    "save": "write the transcript to .rooms/chat/<room>.md",
+    "continue": "reset the turn budget and replay queued mentions",
+    "handoff": "/handoff <agent>: summarise its session into a deliberation and start it fresh",
+    "join": "/join <room> or /join chat/<room>: switch room, or rehydrate a saved transcript",
+    "leave": "leave chat mode (the room keeps running)",
+    "drop": "/drop [--no-save]: stop the room (saves first unless --no-save)",
+    "halt": "stop the room without saving",
+    "mute": "/mute <agent>: keep it out of open messages and @jam here",
+    "unmute": "/unmute <agent>: lift the mute",
+    "invite": "/invite <agent>: add it to the roster",
+    "kick": "/kick <agent>: remove it and delete its session here",
+    "whois": "/whois <agent>: model, capabilities, rooms, definition file",
+    "rooms": "list live rooms",
+    "list": "this room's roster, budget, mutes and queued mentions",
+    "help": "this list",
+    "quit": "leave chat mode (the room keeps running)",
+}
+NEEDS_AGENT = ("handoff", "mute", "unmute", "invite", "kick", "whois")
+
+
+@dataclass
+class SlashResult:
+    command: str
+    data: dict = field(default_factory=dict)
+    room: str | None = None  # the room to continue in (after /join)
+    leave: bool = False
+    turn: Any = None  # a TurnResult when the command ran agents (/continue)
+
+    def to_json(self) -> dict:
+        data = {"command": self.command, "result": self.data}
+        if self.turn is not None:
+            data["turn"] = self.turn.to_json()
+        return data
+
+
+def parse(line: str) -> tuple[str, list[str]]:
+    """`/mute  researcher` -> ("mute", ["researcher"]); unknown commands are a usage error."""
+    try:
+        words = shlex.split(line.strip()[1:])
+    except ValueError as exc:
+        raise UsageError(f"cannot read the slash command {line.strip()!r}: {exc}") from None
+    if not words:
+        raise UsageError("empty slash command; valid ones: " + ", ".join(f"/{c}" for c in COMMANDS))
+    name, args = words[0].lower(), words[1:]
+    if name not in COMMANDS:
+        raise UsageError(f"unknown command /{name}; valid ones: " + ", ".join(f"/{c}" for c in COMMANDS))
+    if name in NEEDS_AGENT and len(args) != 1:
+        raise UsageError(f"/{name} takes one agent id, e.g. /{name} researcher")
+    if name == "join" and len(args) != 1:
+        raise UsageError("/join takes a room id or chat/<room>, e.g. /join chat/architecture-sync")
+    if name == "drop" and args not in ([], ["--no-save"]):
+        raise UsageError("/drop takes only --no-save")
+    if name not in NEEDS_AGENT and name not in ("join", "drop") and args:
+        raise UsageError(f"/{name} takes no arguments")
+    return name, args
+
+
+def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: bool = True, on_wait=None) -> SlashResult:
+    """Do the slash command `line` in `room` as `me`."""
+    from rooms_cli.chat import handoff, lifecycle, membership
+    from rooms_cli.chat.addressing import resolve_mention
+    from rooms_cli.chat.coordinator import continue_room, floor
+
+    name, args = parse(line)
+    result = SlashResult(command=name, room=room)
+    agent = _agent_id(project, args[0], resolve_mention) if name in NEEDS_AGENT else ""
+    if name in ("leave", "quit"):
+        result.leave = True
+    elif name == "help":
+        result.data = {"commands": {f"/{k}": v for k, v in COMMANDS.items()}}
+    elif name == "save":
+        result.data = lifecycle.save(project, room)
+    elif name == "continue":
+        with floor(project, room, wait=wait, on_wait=on_wait):
+            result.turn = continue_room(project, config, room, me, on_event)
+        result.data = {"budget": result.turn.to_json()["budget"], "replayed": result.turn.eligible}
+    elif name == "handoff":
+        result.data = handoff.handoff(project, config, room, agent)
+    elif name == "join":
+        result.data = lifecycle.join(project, args[0])
+        result.room = result.data["room"]
+    elif name in ("drop", "halt"):
+        status = "dropped" if name == "drop" else "halted"
+        result.data = lifecycle.stop(project, room, status, me, save_first=name == "drop" and not args)
+    elif name in ("mute", "unmute"):
+        result.data = membership.set_muted(project, room, agent, name == "mute", me)
+    elif name == "invite":
+        result.data = membership.invite(project, room, agent, me)
+    elif name == "kick":
+        result.data = membership.kick(project, room, agent, me)
+    elif name == "whois":
+        from rooms_cli.directory import whois
+
+        result.data = whois(project, config, agent)
+    elif name == "rooms":
+        result.data = {"rooms": membership.live_rooms(project)}
+    elif name == "list":
+        result.data = membership.show(project, config, room)
+    return result
+
+
+def _agent_id(project, word: str, resolve) -> str:
+    """Slash commands accept agent ids the way mentions do (`@researcher`, `agents/researcher`, typos)."""
+    from rooms_cli.agents import agent_ids
+
+    word = word.lstrip("@")
+    found = resolve(word, agent_ids(project))
+    return found or word.lower()

@@ -1,0 +1,166 @@
+"""Rendering for the chat part: streaming turn events, slash results, rooms, transcripts.
+
+Agent text is always printed as plain text (rich markup in it is not interpreted).
+"""
+
+from __future__ import annotations
+
+from rooms_cli.cli import output
+
+QUIET_KINDS = ("join", "kick", "mute", "unmute", "continue")
+
+
+class TurnView:
+    """An `on_event` callback that prints replies as they arrive.
+
+    A reply's label is printed with its first streamed piece, so a reply that turns out to be
+    `/pass` (held back by the coordinator) leaves no empty label behind.
+    """
+
+    def __init__(self) -> None:
+        self.pending: str | None = None  # prompted, nothing shown yet
+        self.streaming: str | None = None  # the agent whose reply is being printed
+
+    def _write(self, text: str, style: str = "") -> None:
+        from rich.text import Text
+
+        output.console().print(Text(text, style=style), end="")
+
+    def _end_stream(self) -> None:
+        if self.streaming is not None:
+            self._write("\n")
+            self.streaming = None
+
+    def __call__(self, kind: str, data: dict) -> None:
+        if kind == "start":
+            self._end_stream()
+            self.pending = data["agent"] if data.get("mode") != "jam" else None
+        elif kind == "delta":
+            if self.pending == data["agent"]:
+                self._write(f"{data['agent']}: ", "bold")
+                self.streaming, self.pending = data["agent"], None
+            if self.streaming == data["agent"]:
+                self._write(data["text"])
+        elif kind in ("retry", "failed"):
+            self._end_stream()
+        elif kind == "note":
+            output.note(data["text"])
+        elif kind == "exhausted":
+            self._end_stream()
+            output.say(f"  {data['text']}", style="bold yellow")
+        elif kind == "queued":
+            self._end_stream()
+            output.say(f"  queued {', '.join('@' + a for a in data['agents'])} for /continue", style="yellow")
+        elif "record" in data:
+            self.record(data["record"])
+
+    def record(self, msg) -> None:
+        if msg.kind == "message" and self.streaming == msg.speaker:
+            self._end_stream()
+            return
+        self._end_stream()
+        self.pending = None
+        if msg.kind == "message":
+            self._write(f"{msg.speaker}: ", "bold")
+            self._write(msg.text + "\n")
+        elif msg.kind in ("pass", "flavor"):
+            output.say(f"  * {msg.speaker} {msg.text} *", style="italic dim")
+        elif msg.kind == "budget_exhausted":
+            output.say(f"  {msg.text}", style="bold yellow")
+        else:
+            output.say(f"  · {msg.text}", style="dim")
+
+
+def print_turn_footer(result) -> None:
+    for note in result.notes:
+        if note.startswith("@jam"):
+            output.note(note)
+    if result.remaining <= 0 and not result.exhausted:
+        output.say(f"  budget {result.remaining}/{result.total} — /continue to keep going", style="yellow")
+
+
+def print_explain(data: dict) -> None:
+    output.say(f"mode: {data['mode']}   budget: {data['budget']['remaining']}/{data['budget']['total']}", style="bold")
+    if not data["eligible"]:
+        output.say("  nobody would be prompted")
+    for pos, agent in enumerate(data["eligible"], 1):
+        score = data["scores"].get(agent)
+        shown = f"  score {score:.3f}" if score is not None else ""
+        output.say(f"  {pos}. {agent}{shown}")
+    for agent, why in data["filtered"].items():
+        score = data["scores"].get(agent)
+        shown = f" (score {score:.3f})" if score is not None else ""
+        output.say(f"  - {agent}: {why}{shown}", style="dim")
+    for note in data["notes"]:
+        output.say(f"  note: {note}", style="yellow")
+
+
+def print_room(info: dict) -> None:
+    output.say(f"room {info['id']} ({info['status']})  budget {info['budget']['remaining']}/{info['budget']['total']}", style="bold")
+    for member in info["roster"]:
+        flags = [f for f in ("muted", "handoff", "quiet", "missing") if member.get(f)]
+        session = member["session"]
+        output.say(f"  {member['id']:<14} {member.get('model', '?'):<18} {' '.join(flags):<14} "
+                   f"session: {session['turns']} turns, {session['tokens']} tokens")
+    if info["queued"]:
+        output.say("  queued mentions:")
+        for entry in info["queued"]:
+            output.say(f"    {', '.join('@' + a for a in entry['agents'])} ← {entry['speaker']}: {entry['text'][:60]}")
+    if info["rehydrated_from"]:
+        output.say(f"  rehydrated from {info['rehydrated_from']}", style="dim")
+
+
+def print_rooms(rooms: list[dict]) -> None:
+    if not rooms:
+        output.say("No live rooms. Create one with `rooms room create ID`.")
+    for room in rooms:
+        status = "" if room["status"] == "live" else f" ({room['status']})"
+        output.say(f"{room['id']}{status}  {len(room['roster'])} agents  budget {room['budget']['remaining']}/{room['budget']['total']}")
+
+
+def print_transcript(messages: list) -> None:
+    for msg in messages:
+        stamp = msg.ts[11:19]
+        if msg.kind == "message":
+            output.say(f"[{stamp}] {msg.speaker}: {msg.text}")
+        elif msg.kind in ("pass", "flavor"):
+            output.say(f"[{stamp}]   * {msg.speaker} {msg.text} *", style="italic dim")
+        else:
+            output.say(f"[{stamp}]   · {msg.text}", style="dim")
+
+
+def print_slash(result) -> None:
+    """Human output of a slash command (the turn of /continue has been streamed already)."""
+    name, data = result.command, result.data
+    if name in ("leave", "quit"):
+        output.say("Left chat mode; the room keeps running.")
+    elif name == "help":
+        for cmd, text in data["commands"].items():
+            output.say(f"  {cmd:<10} {text}")
+    elif name == "save":
+        output.say(f"Saved {data['messages']} messages to {data['path']}")
+    elif name == "continue":
+        output.say(f"Budget reset to {data['budget']['remaining']}/{data['budget']['total']}"
+                   + (f"; replayed {', '.join(data['replayed'])}" if data["replayed"] else ""))
+    elif name == "handoff":
+        output.say(f"{data['agent']} handed off: {data['deliberation']['path']} "
+                   f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
+    elif name == "join":
+        output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
+    elif name in ("drop", "halt"):
+        saved = f"; saved to {data['saved']['path']}" if data.get("saved") else ""
+        output.say(f"Room {data['room']} is {data['status']}{saved}" + ("" if data["changed"] else " (it already was)"))
+    elif name in ("mute", "unmute"):
+        output.say(f"{data['agent']} {'muted' if data['muted'] else 'unmuted'} in {data['room']}"
+                   + ("" if data["changed"] else " (no change)"))
+    elif name == "invite":
+        output.say(f"{data['agent']} {'joined' if data['changed'] else 'is already in'} {data['room']}")
+    elif name == "kick":
+        output.say(f"{data['agent']} left {data['room']}" + ("; its session was deleted" if data["session_deleted"] else ""))
+    elif name == "whois":
+        output.say(f"{data['name']} ({data['id']}): model {data['effective_model']}; capabilities "
+                   f"{', '.join(data['capabilities']) or '-'}; rooms {', '.join(data['rooms']) or '-'}; [[{data['path']}]]")
+    elif name == "rooms":
+        print_rooms(data["rooms"])
+    elif name == "list":
+        print_room(data)
