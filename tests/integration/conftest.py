@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -52,6 +53,22 @@ class LlamaServer:
     def base_url(self) -> str:
         """What an OpenAI-compatible client is given."""
         return f"{self.url}/v1"
+
+    def log_mark(self) -> int:
+        """A position in the server's log; `engine_events(mark)` reads what came after it."""
+        return self.log_path.stat().st_size
+
+    def engine_events(self, mark: int = 0) -> list[tuple[str, int, int]]:
+        """("start" | "end", task, tokens) for each request the engine took up or finished after
+        `mark`, in the engine's own order (its log). `tokens` (prompt + generated) is 0 for a start."""
+        with open(self.log_path, "rb") as log:
+            log.seek(mark)
+            text = log.read().decode("utf-8", "replace")
+        events = []
+        for match in re.finditer(r"\| task (\d+) \| (processing task|stop processing: n_tokens = (\d+))", text):
+            task, what, tokens = int(match[1]), match[2], int(match[3] or 0)
+            events.append(("start" if what == "processing task" else "end", task, tokens))
+        return events
 
     def log_tail(self, lines: int = 30) -> str:
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 
 import httpx
@@ -107,10 +106,6 @@ def _slots_busy(server) -> bool:
     return any(slot.get("is_processing") for slot in httpx.get(f"{server.url}/slots", timeout=5).json())
 
 
-def _released_token_counts(server) -> list[int]:
-    return [int(n) for n in re.findall(r"stop processing: n_tokens = (\d+)", server.log_path.read_text("utf-8", "replace"))]
-
-
 def test_cancelling_mid_stream_stops_the_generation_on_the_server(provider, llama_server):
     # 4000 tokens take the engine a couple of seconds; cancelled after the first delta, the
     # connection is closed and llama.cpp releases the slot long before that.
@@ -127,20 +122,20 @@ def test_cancelling_mid_stream_stops_the_generation_on_the_server(provider, llam
         )
         await asyncio.wait_for(first.wait(), 30)
         assert _slots_busy(llama_server)
-        released_before = len(_released_token_counts(llama_server))
+        mark = llama_server.log_mark()
         cancelled_at = time.monotonic()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         returned_in = time.monotonic() - cancelled_at
-        return pieces, released_before, returned_in
+        return pieces, mark, returned_in
 
-    pieces, released_before, returned_in = asyncio.run(scenario())
+    pieces, mark, returned_in = asyncio.run(scenario())
     assert pieces and returned_in < 1.0
     deadline = time.monotonic() + 10
     while _slots_busy(llama_server) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not _slots_busy(llama_server)
-    released = _released_token_counts(llama_server)[released_before:]
+    released = [tokens for what, _, tokens in llama_server.engine_events(mark) if what == "end"]
     # the slot was released well before the 4000 tokens asked for (prompt included)
     assert released and released[-1] < 3500, released

@@ -1,0 +1,129 @@
+"""`rooms chat` in each addressing mode, with four agents on llama.cpp's real server.
+
+Who was prompted, in which order and whether at the same time is read from the engine's own log
+(`engine_events`): a start and an end per request, in the order llama.cpp handled them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+AGENTS = ["ada", "bo", "cy", "di"]
+
+
+def chat(rooms, *args):
+    run = rooms("chat", *args, "--json")
+    assert run.exit_code == 0, run.stderr
+    return run.json()
+
+
+def spoken(turn) -> list[dict]:
+    return [r for r in turn["replies"] if r["kind"] == "message"]
+
+
+def assert_model_replies(replies):
+    for reply in replies:
+        assert reply["model"] == "llamacpp:tiny"
+        assert reply["usage"]["input_tokens"] > 0 and reply["usage"]["output_tokens"] > 0
+        assert isinstance(reply["text"], str) and reply["text"].strip()
+
+
+def overlapping(events) -> bool:
+    """True if every request started before any of them ended."""
+    kinds = [what for what, _, _ in events]
+    return "end" not in kinds[: kinds.count("start")]
+
+
+def serial(events) -> bool:
+    """True if each request ended before the next one started."""
+    return [what for what, _, _ in events] == ["start", "end"] * (len(events) // 2)
+
+
+def test_open_message_prompts_every_eligible_agent_in_score_order(llama_project, llama_server, rooms):
+    mark = llama_server.log_mark()
+    turn = chat(rooms, "the deploy latency is bad, what now?")
+    assert turn["mode"] == "open"
+    assert turn["eligible"][0] == "cy"  # tags ops, deploy, latency: the best score speaks first
+    assert sorted(turn["eligible"]) == AGENTS
+    replies = spoken(turn)
+    assert [r["speaker"] for r in replies] == turn["eligible"][: len(replies)]
+    assert len(replies) == len(turn["eligible"])  # a random model never says just /pass
+    assert_model_replies(replies)
+    assert turn["budget"]["remaining"] == turn["budget"]["total"] - len(replies)
+    assert [what for what, _, _ in llama_server.engine_events(mark)].count("start") == len(replies)
+
+
+def test_direct_mention_prompts_only_that_agent_even_when_muted(llama_project, llama_server, rooms):
+    assert rooms("room", "mute", "bo").exit_code == 0
+    mark = llama_server.log_mark()
+    turn = chat(rooms, "@bo which colours?")
+    assert turn["mode"] == "direct" and turn["eligible"] == ["bo"]
+    assert [r["speaker"] for r in spoken(turn)] == ["bo"]
+    assert_model_replies(spoken(turn))
+    assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]
+
+
+def test_everyone_answers_in_series_each_seeing_the_earlier_replies(llama_project, llama_server, rooms):
+    mark = llama_server.log_mark()
+    turn = chat(rooms, "@everyone one line each")
+    assert turn["mode"] == "everyone"
+    replies = spoken(turn)
+    assert sorted(r["speaker"] for r in replies) == AGENTS
+    assert_model_replies(replies)
+    events = llama_server.engine_events(mark)
+    assert serial(events) and len(events) == 8, events
+    # each prompt holds the replies before it: it is longer by about their length in tokens
+    inputs = [r["usage"]["input_tokens"] for r in replies]
+    for before, after, previous in zip(inputs, inputs[1:], replies, strict=False):
+        assert after - before >= previous["usage"]["output_tokens"] // 2, inputs
+
+
+def test_jam_runs_four_agents_at_once_from_the_same_snapshot(llama_project, llama_server, rooms):
+    mark = llama_server.log_mark()
+    turn = chat(rooms, "@jam ideas, go")
+    assert turn["mode"] == "jam"
+    replies = spoken(turn)
+    assert sorted(r["speaker"] for r in replies) == AGENTS
+    assert_model_replies(replies)
+    events = llama_server.engine_events(mark)
+    assert len(events) == 8 and overlapping(events), events
+    # nobody saw another's draft: the prompts differ only by the agent's own lines, far less than a reply
+    inputs = [r["usage"]["input_tokens"] for r in replies]
+    assert max(inputs) - min(inputs) < min(r["usage"]["output_tokens"] for r in replies), inputs
+
+
+def test_sessions_add_up_the_token_usage_the_server_reported(llama_project, rooms):
+    replies = spoken(chat(rooms, "@jam go")) + spoken(chat(rooms, "@ada and you?"))
+    room = rooms("room", "show", "--json")
+    assert room.exit_code == 0, room.stderr
+    sessions = {entry["id"]: entry["session"] for entry in room.json()["roster"]}
+    for agent in AGENTS:
+        mine = [r["usage"] for r in replies if r["speaker"] == agent]
+        assert sessions[agent]["turns"] == len(mine)
+        assert sessions[agent]["input_tokens"] == sum(u["input_tokens"] for u in mine)
+        assert sessions[agent]["output_tokens"] == sum(u["output_tokens"] for u in mine)
+
+
+def test_transcript_records_who_spoke_with_model_and_usage(llama_project, rooms):
+    turn = chat(rooms, "@jam go")
+    run = rooms("transcript", "--json")
+    assert run.exit_code == 0, run.stderr
+    records = run.json()
+    assert records[-5]["id"] == turn["message"]["id"] and records[-5]["speaker"] == "tester"
+    assert sorted(r["speaker"] for r in records[-4:]) == AGENTS
+    assert {(r["kind"], r["model"]) for r in records[-4:]} == {("message", "llamacpp:tiny")}
+    assert [r["usage"] for r in records[-4:]] == [r["usage"] for r in spoken(turn)]
+
+
+def test_an_engine_error_is_a_system_line_and_costs_no_budget(llama_project, rooms):
+    # a token a character: 6000 characters overflow the 4096-token slot, and llama.cpp says 400
+    turn = chat(rooms, "@ada " + "x " * 3000)
+    assert spoken(turn) == []
+    [line] = turn["replies"]
+    assert line["kind"] == "system" and line["meta"]["agent"] == "ada" and line["meta"]["error"]
+    assert "llamacpp" in line["text"] and "400" in line["text"]
+    assert turn["budget"]["remaining"] == turn["budget"]["total"]
+    records = rooms("transcript", "--json").json()
+    assert [r["kind"] for r in records[-2:]] == ["message", "system"]
