@@ -129,7 +129,7 @@ def check_providers(project: Project, config) -> list[Finding]:
                 findings.append(Finding("error", "provider", f"provider {name!r} runs {exe!r}, which is not on PATH (used by {who})",
                                         f"install {exe} or change providers.{name}.command", ".rooms.yaml"))
         elif spec["type"] in ("openai", "anthropic"):
-            problem = _http_unreachable(name, spec)
+            problem = _http_unreachable(name, spec, config)
             if problem:
                 findings.append(Finding("error", "provider", f"provider {name!r} is unreachable: {problem} (used by {who})",
                                         f"start the server or fix providers.{name}.base_url; then `rooms models test {agent_ids[0]}`",
@@ -137,15 +137,14 @@ def check_providers(project: Project, config) -> list[Finding]:
     return findings
 
 
-def _http_unreachable(name: str, spec: dict) -> str | None:
-    try:
-        from rooms_cli.models.http import base_url_for  # type: ignore[attr-defined]
-
-        url = base_url_for(name, spec)
-    except (ImportError, AttributeError, RoomsError):
-        url = spec.get("base_url") or ("https://api.anthropic.com" if spec["type"] == "anthropic" else "https://api.openai.com/v1")
+def _http_unreachable(name: str, spec: dict, config) -> str | None:
+    """None when the provider's server answers HTTP at all (any status), else what went wrong."""
     import httpx
 
+    from rooms_cli.models import get_provider
+
+    provider = get_provider(name, config)
+    url = provider.base_url() if hasattr(provider, "base_url") else spec.get("base_url") or "https://api.anthropic.com"
     try:
         httpx.get(url.rstrip("/") + "/models", timeout=3.0)
     except httpx.HTTPError as exc:

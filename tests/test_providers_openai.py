@@ -324,8 +324,8 @@ def test_spec_headers_are_sent(server):
 def test_a_model_name_is_required_unless_the_spec_has_one(server):
     with pytest.raises(ProviderError, match=r"needs a model name: write local:MODEL"):
         provider(server).complete(MESSAGES, model="")
-    provider(server, model="llama3.2").complete(MESSAGES, model="")
-    assert server.requests[0].json["model"] == "llama3.2"
+    done = provider(server, model="llama3.2").complete(MESSAGES, model="")
+    assert server.requests[0].json["model"] == "llama3.2" and done.model == "local:llama3.2"
 
 
 def test_startup_does_not_import_httpx():

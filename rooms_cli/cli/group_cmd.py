@@ -1,9 +1,319 @@
-"""Commands of the group part (registered by rooms_cli.cli.app)."""
+"""`rooms group …`: broadcast one four-field prompt to a group and gather the replies."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
+
+from rooms_cli.cli import output
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt
+
+group_app = typer.Typer(
+    help="Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote",
+    no_args_is_help=True,
+)
+
+NameArg = Annotated[str, typer.Argument(help="Group name.")]
+TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Seconds or a duration such as 90s, 5m (default: groups.defaults.broadcast_timeout, 300).", show_default=False)]
+ReducerOpt = Annotated[str | None, typer.Option("--reducer", help="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one (default: groups.defaults.default_reducer, else concat).", show_default=False)]
+ProfilesOpt = Annotated[str | None, typer.Option("--profiles", help="Comma-separated agent ids (group:NAME for a sub-group); repeat one for several members.", show_default=False)]
+PresetOpt = Annotated[str | None, typer.Option("--preset", help="A preset from groups.presets in .rooms.yaml or .rooms/groups/<preset>.yaml.", show_default=False)]
 
 
 def register(app: typer.Typer) -> None:
-    """Add this part's commands to the root app."""
+    app.add_typer(group_app, name="group")
+
+
+def _ctx(dir, as_=None):
+    from rooms_cli.context import Context
+
+    return Context.open(dir, as_=as_)
+
+
+def _profiles(ctx, profiles: str | None, preset: str | None) -> list[str]:
+    from rooms_cli.errors import UsageError
+    from rooms_cli.groups.presets import preset_profiles
+
+    if bool(profiles) == bool(preset):
+        raise UsageError("give exactly one of --profiles a,b,c or --preset NAME")
+    if preset:
+        return preset_profiles(ctx.project, ctx.config, preset)
+    return [p.strip() for p in (profiles or "").split(",") if p.strip()]
+
+
+def _timeout(value: str | None) -> float | None:
+    from rooms_cli.store.clock import parse_duration
+
+    return None if value is None else parse_duration(value)
+
+
+def _show_members(members, json_: bool, name: str) -> None:
+    if json_:
+        output.print_json({"group": name, "members": [m.to_json() for m in members]})
+        return
+    for m in members:
+        output.say(f"{name}: + {m.handle} ({m.profile})")
+
+
+def _show_result(result, name: str, json_: bool) -> None:
+    import json
+
+    if json_:
+        output.print_json(result)
+    else:
+        meta = result.metadata
+        reduced = result.reduced if isinstance(result.reduced, str) else json.dumps(result.reduced, ensure_ascii=False, indent=2)
+        output.say("(no result: nothing to reduce)" if result.reduced is None else reduced)
+        output.note(f"{name} · {result.broadcast_id} · {meta['reducer']} · {meta['replied']}/{meta['members']} replied · {meta['elapsed_s']}s"
+                    + (f" · winner {meta['winner_handle']}" if meta.get("winner_handle") else ""))
+        for handle, r in result.by_member.items():
+            if r.status != "ok":
+                output.note(f"  {handle}: {r.status}")
+    if result.timed_out:
+        raise typer.Exit(4)
+    if _no_winner(result):
+        raise typer.Exit(1)
+
+
+def _no_winner(result) -> bool:
+    return result.metadata.get("mode") == "any" and not result.metadata.get("winner_handle")
+
+
+@group_app.command("spawn")
+def spawn_cmd(name: NameArg, profile: Annotated[str, typer.Option("--profile", help="Agent id, or group:NAME to nest a group.")],
+              handle: Annotated[str | None, typer.Option("--handle", help="Member handle (default: the profile; -2, -3… when taken).")] = None,
+              dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Add one member to a group, creating the group if it is new.
+
+    Example: rooms group spawn rev --profile reviewer --handle sec
+    """
+    from rooms_cli.groups import roster
+
+    ctx = _ctx(dir)
+    _show_members(roster.spawn(ctx.project, name, [profile], [handle]), json_, name)
+
+
+@group_app.command("spawn-mixed")
+def spawn_mixed_cmd(name: NameArg, profiles: ProfilesOpt = None, preset: PresetOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Add several members at once, from a list of profiles or a preset.
+
+    Example: rooms group spawn-mixed audit --profiles reviewer,architect,ops
+    """
+    from rooms_cli.groups import roster
+
+    ctx = _ctx(dir)
+    _show_members(roster.spawn(ctx.project, name, _profiles(ctx, profiles, preset)), json_, name)
+
+
+@group_app.command("broadcast")
+def broadcast_cmd(
+    name: NameArg,
+    objective: Annotated[str, typer.Option("--objective", help="What to accomplish.")],
+    output_format: Annotated[str, typer.Option("--output-format", help="How the reply should be shaped ('' allowed).")],
+    tool_guidance: Annotated[str, typer.Option("--tool-guidance", help="Which tools to reach for or avoid ('' allowed).")],
+    boundaries: Annotated[str, typer.Option("--boundaries", help="What is out of scope ('' allowed).")],
+    as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Send the four-field broadcast to every member (one broadcast in flight at a time).
+
+    Example: rooms group broadcast rev --objective 'review PR 214' --output-format bullets --tool-guidance 'read only' --boundaries 'no patches'
+    """
+    from rooms_cli.groups import broadcasts
+
+    ctx = _ctx(dir, as_)
+    fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
+    b = broadcasts.send_broadcast(ctx.project, ctx.config, name, fields, ctx.me)
+    if json_:
+        output.print_json({"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub})
+        return
+    output.say(f"{name}: broadcast {b.id} sent to {', '.join(m.handle for m in b.members)}")
+    output.note(f"gather with: rooms group wait {name}")
+
+
+@group_app.command("wait")
+def wait_cmd(
+    name: NameArg, timeout: TimeoutOpt = None, reducer: ReducerOpt = None,
+    any_: Annotated[bool, typer.Option("--any", help="Return the first reply and cancel the losers.")] = False,
+    no_cancel_losers: Annotated[bool, typer.Option("--no-cancel-losers", help="With --any: let the losers finish (their replies are dropped).")] = False,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
+
+    Exit 4 on timeout (the partial result is still printed). Example: rooms group wait rev --reducer join_by_handle --timeout 5m
+    """
+    import asyncio
+
+    from rooms_cli.groups import gather
+
+    ctx = _ctx(dir)
+
+    async def run():
+        result = await gather.gather(ctx.project, ctx.config, name, any_=any_, timeout=_timeout(timeout), reducer=reducer,
+                                     cancel_losers=not no_cancel_losers, by=ctx.me)
+        try:
+            _show_result(result, name, json_)
+        finally:
+            await gather.drain()
+
+    asyncio.run(run())
+
+
+@group_app.command("reply")
+def reply_cmd(
+    name: NameArg,
+    text: Annotated[str, typer.Argument(help="The reply ('-' reads it from stdin).")],
+    handle: Annotated[str, typer.Option("--as", help="Your member handle in the group.")],
+    broadcast: Annotated[str | None, typer.Option("--broadcast", help="Broadcast id or a unique prefix (default: the one in flight).")] = None,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Reply to a broadcast as an external member (a late reply is recorded as dropped).
+
+    Example: rooms group reply rev --as coder 'LGTM, one nit in api.py:40'
+    """
+    import sys
+
+    from rooms_cli.groups import broadcasts
+
+    ctx = _ctx(dir)
+    outcome = broadcasts.reply(ctx.project, ctx.config, name, handle, sys.stdin.read() if text == "-" else text, broadcast)
+    if json_:
+        output.print_json(outcome)
+    elif outcome.accepted:
+        output.say(f"{name}: reply from {handle} recorded for {outcome.broadcast_id}")
+    else:
+        output.say(f"{name}: reply from {handle} dropped — {outcome.reason}")
+
+
+@group_app.command("cancel")
+def cancel_cmd(name: NameArg, as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Cancel the broadcast in flight; members still working get a cancel envelope.
+
+    Example: rooms group cancel rev
+    """
+    from rooms_cli.groups import broadcasts
+
+    ctx = _ctx(dir, as_)
+    b = broadcasts.cancel(ctx.project, ctx.config, name, ctx.me)
+    if json_:
+        output.print_json({"group": name, "broadcast_id": b.id, "status": b.status})
+        return
+    output.say(f"{name}: broadcast {b.id} cancelled")
+
+
+@group_app.command("status")
+def status_cmd(name: NameArg, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Members and their state, the broadcast in flight, recent broadcasts, and the ▣ label.
+
+    Example: rooms group status rev --json
+    """
+    from rooms_cli.groups.status import EMOJI, status
+
+    info = status(_ctx(dir).project, name)
+    if json_:
+        output.print_json(info)
+        return
+    output.say(info["label"], style="bold")
+    for m in info["members"]:
+        output.say(f"  {EMOJI[m['state']]} {m['handle']:<16} {m['state']:<8} {m['profile']}")
+    if info["in_flight"]:
+        f = info["in_flight"]
+        output.say(f"in flight: {f['broadcast_id']} · {f['objective']} · waiting for {', '.join(f['pending']) or 'the gather'}")
+    if info["recent"]:
+        output.say("recent:")
+    for b in info["recent"]:
+        output.say(f"  {b['broadcast_id']} {b['status']:<9} {len(b['replied'])}/{len(b['members'])} {b.get('reducer') or '-'} · {b['objective']}")
+
+
+@group_app.command("list")
+def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Every group with its label.
+
+    Example: rooms group list
+    """
+    from rooms_cli.groups.status import list_groups
+
+    rows = list_groups(_ctx(dir).project)
+    if json_:
+        output.print_json(rows)
+        return
+    if not rows:
+        output.say("No groups yet. Create one with rooms group spawn NAME --profile AGENT.")
+    for row in rows:
+        output.say(f"{row['label']}  {', '.join(row['members'])}" + (f"  (in flight: {row['in_flight']})" if row["in_flight"] else ""))
+
+
+@group_app.command("dissolve")
+def dissolve_cmd(name: NameArg, as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Drop a group: cancel its broadcast in flight and delete its log.
+
+    Example: rooms group dissolve rev
+    """
+    from rooms_cli.groups import roster
+
+    ctx = _ctx(dir, as_)
+    info = roster.dissolve(ctx.project, ctx.config, name, ctx.me)
+    if json_:
+        output.print_json(info)
+        return
+    output.say(f"{name}: dissolved" + (f" (cancelled {info['cancelled_broadcast']})" if info["cancelled_broadcast"] else ""))
+
+
+@group_app.command("rename")
+def rename_cmd(old: Annotated[str, typer.Argument(help="Current name.")], new: Annotated[str, typer.Argument(help="New name.")],
+               dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Rename a group (its history moves with it).
+
+    Example: rooms group rename rev reviewers
+    """
+    from rooms_cli.groups import roster
+
+    roster.rename(_ctx(dir).project, old, new)
+    if json_:
+        output.print_json({"from": old, "to": new})
+        return
+    output.say(f"{old} → {new}")
+
+
+@group_app.command("move-member")
+def move_member_cmd(handle: Annotated[str, typer.Argument(help="Member handle.")],
+                    src: Annotated[str, typer.Option("--from", help="Group it is in.")],
+                    dst: Annotated[str, typer.Option("--to", help="Group to move it to (created if new).")],
+                    dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Move a member from one group to another.
+
+    Example: rooms group move-member sec --from rev --to security
+    """
+    from rooms_cli.groups import roster
+
+    member = roster.move_member(_ctx(dir).project, handle, src, dst)
+    if json_:
+        output.print_json({"handle": member.handle, "profile": member.profile, "from": src, "to": dst})
+        return
+    output.say(f"{handle}: {src} → {dst}")
+
+
+@group_app.command("ask")
+def ask_cmd(
+    objective: Annotated[str, typer.Option("--objective", help="What to accomplish.")],
+    profiles: ProfilesOpt = None, preset: PresetOpt = None,
+    output_format: Annotated[str, typer.Option("--output-format", help="How the reply should be shaped.")] = "",
+    tool_guidance: Annotated[str, typer.Option("--tool-guidance", help="Which tools to reach for or avoid.")] = "",
+    boundaries: Annotated[str, typer.Option("--boundaries", help="What is out of scope.")] = "",
+    reducer: ReducerOpt = None, timeout: TimeoutOpt = None,
+    any_: Annotated[bool, typer.Option("--any", help="Return the first reply and cancel the losers.")] = False,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """One-shot committee: spawn an ephemeral group, broadcast, wait, dissolve — no file left behind.
+
+    Example: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote
+    """
+    import asyncio
+
+    from rooms_cli.groups.api import ask
+
+    ctx = _ctx(dir)
+    fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
+    name, result = asyncio.run(ask(_profiles(ctx, profiles, preset), fields, any_=any_, reducer=reducer,
+                                   timeout=_timeout(timeout), project=ctx.project))
+    _show_result(result, name, json_)

@@ -98,6 +98,7 @@ class Provider:
     ) -> Completion:
         loop = asyncio.get_running_loop()
         start = loop.time()
+        model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
         completion = await self._acomplete(
             messages, model=model, temperature=temperature, max_tokens=max_tokens,
             on_delta=on_delta, agent=agent, purpose=purpose,

@@ -1,0 +1,191 @@
+"""Records of the group part: members, broadcasts, groups, and the result of a gather."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FIELDS = ("objective", "output_format", "tool_guidance", "boundaries")
+GROUP_PREFIX = "group:"
+
+# statuses of a member in a result
+OK, ERROR, TIMEOUT, CANCELLED, IGNORED = "ok", "error", "timeout", "cancelled", "ignored"
+
+
+@dataclass
+class Member:
+    handle: str
+    profile: str  # an agent id, or `group:<sub>` for a nested group
+
+    @property
+    def sub_group(self) -> str | None:
+        return self.profile[len(GROUP_PREFIX):] if self.profile.startswith(GROUP_PREFIX) else None
+
+    def to_json(self) -> dict:
+        return {"handle": self.handle, "profile": self.profile}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Member:
+        return cls(handle=str(data["handle"]), profile=str(data["profile"]))
+
+
+@dataclass
+class Reply:
+    handle: str
+    text: str
+    status: str  # ok | error
+    elapsed_s: float
+    ts: str
+    source: str  # model | external | group
+
+
+@dataclass
+class Broadcast:
+    id: str
+    fields: dict[str, str]
+    members: list[Member]
+    sender: str
+    ts: str
+    sub: dict[str, str] = field(default_factory=dict)  # handle of a group member -> its sub-broadcast id
+    parent: dict | None = None  # {"group", "broadcast_id"} when this broadcast serves a parent group
+    replies: dict[str, Reply] = field(default_factory=dict)
+    dropped: list[dict] = field(default_factory=list)
+    status: str = "in_flight"  # in_flight | gathered | cancelled
+    result: dict | None = None
+    closed_ts: str | None = None
+
+    @property
+    def in_flight(self) -> bool:
+        return self.status == "in_flight"
+
+    def pending(self) -> list[Member]:
+        """Members that have not replied yet."""
+        return [m for m in self.members if m.handle not in self.replies]
+
+    def member(self, handle: str) -> Member | None:
+        return next((m for m in self.members if m.handle == handle), None)
+
+    def summary(self) -> dict:
+        data: dict = {
+            "broadcast_id": self.id, "status": self.status, "ts": self.ts, "sender": self.sender,
+            "objective": self.fields.get("objective", ""), "members": [m.handle for m in self.members],
+            "replied": [h for h in self.replies], "dropped": [d["handle"] for d in self.dropped],
+        }
+        if self.result is not None:
+            data["reducer"] = self.result.get("metadata", {}).get("reducer")
+        if self.parent:
+            data["parent"] = self.parent
+        return data
+
+
+@dataclass
+class Group:
+    name: str
+    gid: str
+    created: str
+    ephemeral: bool = False
+    members: list[Member] = field(default_factory=list)
+    broadcasts: list[Broadcast] = field(default_factory=list)
+
+    @property
+    def in_flight(self) -> Broadcast | None:
+        return next((b for b in reversed(self.broadcasts) if b.in_flight), None)
+
+    def broadcast(self, bid: str) -> Broadcast | None:
+        return next((b for b in self.broadcasts if b.id == bid), None)
+
+    def require(self, bid: str) -> Broadcast:
+        """The broadcast `bid`; NotFound when the log has none."""
+        from rooms_cli.errors import NotFound
+
+        b = self.broadcast(bid)
+        if b is None:
+            raise NotFound(f"group {self.name!r} has no broadcast {bid}")
+        return b
+
+    def member(self, handle: str) -> Member | None:
+        return next((m for m in self.members if m.handle == handle), None)
+
+    @property
+    def sub_groups(self) -> list[str]:
+        return [m.sub_group for m in self.members if m.sub_group]
+
+
+@dataclass
+class MemberResult:
+    text: str
+    status: str
+    elapsed_s: float
+
+    def to_json(self) -> dict:
+        return {"text": self.text, "status": self.status, "elapsed_s": round(self.elapsed_s, 3)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> MemberResult:
+        return cls(text=str(data.get("text", "")), status=str(data.get("status", "")), elapsed_s=float(data.get("elapsed_s", 0.0)))
+
+
+@dataclass
+class GroupResult:
+    """What a gather returns: every member's reply, the reducer's output, timing, arrival order."""
+
+    broadcast_id: str
+    by_member: dict[str, MemberResult]
+    reduced: Any
+    metadata: dict
+    order: list[str]
+
+    @property
+    def timed_out(self) -> bool:
+        return bool(self.metadata.get("timed_out"))
+
+    def to_json(self) -> dict:
+        return {
+            "broadcast_id": self.broadcast_id,
+            "by_member": {h: r.to_json() for h, r in self.by_member.items()},
+            "reduced": _jsonable(self.reduced),
+            "metadata": _jsonable(self.metadata),
+            "order": list(self.order),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> GroupResult:
+        return cls(
+            broadcast_id=str(data["broadcast_id"]),
+            by_member={h: MemberResult.from_json(r) for h, r in (data.get("by_member") or {}).items()},
+            reduced=data.get("reduced"), metadata=dict(data.get("metadata") or {}), order=list(data.get("order") or []),
+        )
+
+
+def _jsonable(value: Any) -> Any:
+    """Reducers may return anything; keep what JSON can hold and show the rest as text."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    return repr(value)
+
+
+def render_fields(fields: dict[str, str]) -> str:
+    """The four labelled fields, one a line (multi-line values indented)."""
+    lines = []
+    for key in FIELDS:
+        value = (fields.get(key) or "").strip().replace("\n", "\n  ")
+        lines.append(f"{key}: {value}")
+    return "\n".join(lines)
+
+
+def render_envelope(group: str, bid: str, handle: str, fields: dict[str, str]) -> str:
+    """The text of a broadcast envelope as it appears in a member's inbox."""
+    return (
+        f"[group {group} · broadcast {bid}] you are member {handle!r}\n{render_fields(fields)}\n"
+        f"Reply with: rooms group reply {group} --as {handle} \"…\""
+    )
+
+
+def render_cancel(group: str, bid: str, handle: str, reason: str) -> str:
+    return f"[group {group} · broadcast {bid}] stop working on it, member {handle!r}: {reason}. A reply now is dropped."

@@ -1,0 +1,175 @@
+"""Reducers turn the replies of one broadcast into one result: `(by_member, order) -> Any`.
+
+`by_member` maps each handle to its MemberResult (text, status, elapsed_s) — every member, also
+those that timed out or were cancelled; `order` lists the handles that replied, in arrival order.
+The built-in reducers read only replies with status `ok`.
+
+Custom reducers: `reducers: {name: "module:function"}` in .rooms.yaml (imported with the project
+directory on sys.path), or `register_reducer(name, fn)` from Python. A reducer may return a
+`Reduction(value, metadata)` to add keys to the result's metadata.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
+from rooms_cli.groups.model import OK, MemberResult
+
+Reducer = Callable[[dict[str, MemberResult], list[str]], Any]
+
+
+@dataclass
+class Reduction:
+    value: Any
+    metadata: dict = field(default_factory=dict)
+
+
+def _replies(by_member: dict[str, MemberResult], order: list[str]) -> list[tuple[str, str]]:
+    """(handle, text) of the ok replies, in arrival order."""
+    return [(h, by_member[h].text) for h in order if h in by_member and by_member[h].status == OK]
+
+
+def concat(by_member, order):
+    """Every reply, in arrival order, joined by a blank line."""
+    return "\n\n".join(text for _, text in _replies(by_member, order))
+
+
+def join_by_handle(by_member, order):
+    """{handle: reply} for every member that replied, in member order."""
+    replied = dict(_replies(by_member, order))
+    return {h: replied[h] for h in by_member if h in replied}
+
+
+def last_wins(by_member, order):
+    """The reply that arrived last (None when nobody replied)."""
+    replies = _replies(by_member, order)
+    return replies[-1][1] if replies else None
+
+
+def vote_key(text: str) -> str:
+    """What two answers must share to count as the same vote: case, spacing, end punctuation aside."""
+    return re.sub(r"\s+", " ", text).strip().strip(".!").strip().casefold()
+
+
+def majority_vote(by_member, order):
+    """The most common answer. Answers that match no other are ignored; the first finisher wins ties.
+
+    No answer shared by two members: None (no consensus). The winning text is the first
+    finisher's literal reply; `votes` in the metadata counts each answer.
+    """
+    replies = _replies(by_member, order)
+    counts: dict[str, int] = {}
+    first: dict[str, tuple[int, str, str]] = {}
+    for idx, (handle, text) in enumerate(replies):
+        key = vote_key(text)
+        if not key:
+            continue
+        counts[key] = counts.get(key, 0) + 1
+        first.setdefault(key, (idx, handle, text))
+    votes = {first[k][2].strip(): n for k, n in counts.items()}
+    shared = [k for k, n in counts.items() if n >= 2]
+    if not shared:
+        return Reduction(None, {"votes": votes, "consensus": False})
+    best = min(shared, key=lambda k: (-counts[k], first[k][0]))
+    return Reduction(first[best][2].strip(), {"votes": votes, "consensus": True, "winner_handle": first[best][1]})
+
+
+def rank_from_ballots(labels: dict[str, str], ballots: dict[str, list[str]], by_member, order) -> Reduction:
+    """The candidate with the best (lowest) average rank over the ballots that ranked it.
+
+    `labels` maps A, B, C… to handles; `ballots` maps a ranker to its labels, best first. A
+    candidate no ballot ranked comes after every ranked one; ties go to the earlier arrival.
+    """
+    sums: dict[str, list[int]] = {h: [] for h in labels.values()}
+    for ballot in ballots.values():
+        for position, label in enumerate(ballot, start=1):
+            if label in labels:
+                sums[labels[label]].append(position)
+    average = {h: (sum(p) / len(p) if p else None) for h, p in sums.items()}
+    arrival = {h: i for i, h in enumerate(order)}
+    if not average:
+        return Reduction(None, {"labels": labels, "ballots": ballots, "average_rank": {}})
+    winner = min(average, key=lambda h: (average[h] is None, average[h] or 0, arrival.get(h, len(order))))
+    return Reduction(
+        by_member[winner].text,
+        {"labels": labels, "ballots": ballots, "average_rank": {h: (round(v, 3) if v is not None else None) for h, v in average.items()},
+         "winner_handle": winner},
+    )
+
+
+BUILTIN: dict[str, Reducer] = {
+    "concat": concat,
+    "join_by_handle": join_by_handle,
+    "last_wins": last_wins,
+    "majority_vote": majority_vote,
+}
+# `rank` needs model calls (the ballots), so the gather runs it; see rank.py
+MODEL_REDUCERS = ("rank",)
+
+_registered: dict[str, Reducer] = {}
+
+
+def register_reducer(name: str, fn: Reducer) -> None:
+    """Make `fn` available as reducer `name` in this process. Built-in names cannot be replaced."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("a reducer needs a non-empty name")
+    if name in BUILTIN or name in MODEL_REDUCERS:
+        raise InvalidInput(f"{name!r} is a built-in reducer; register yours under another name")
+    if not callable(fn):
+        raise InvalidInput(f"reducer {name!r} must be a function (by_member, order) -> Any")
+    _registered[name] = fn
+
+
+def _import(name: str, ref: object, project_root) -> Reducer:
+    where = f".rooms.yaml reducers.{name}"
+    if not isinstance(ref, str) or ref.count(":") != 1:
+        raise InvalidData(f"{where}: expected \"module:function\", found {ref!r}")
+    module_name, _, func = ref.partition(":")
+    from importlib import import_module
+
+    root = str(project_root)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    try:
+        module = import_module(module_name)
+    except Exception as exc:
+        raise InvalidData(f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+    fn = getattr(module, func, None)
+    if not callable(fn):
+        raise InvalidData(f"{where}: {module_name!r} has no function {func!r}")
+    return fn
+
+
+def known(config=None) -> list[str]:
+    configured = list(((config.get("reducers") if config else None) or {}).keys())
+    return sorted({*BUILTIN, *MODEL_REDUCERS, *_registered, *configured})
+
+
+def resolve(name: str, config=None, project_root=None) -> Reducer | None:
+    """The function for reducer `name` (None for `rank`, which the gather runs); unknown is an error."""
+    if name in BUILTIN:
+        return BUILTIN[name]
+    if name in MODEL_REDUCERS:
+        return None
+    if name in _registered:
+        return _registered[name]
+    configured = (config.get("reducers") if config else None) or {}
+    if name in configured:
+        return _import(name, configured[name], project_root)
+    raise InvalidInput(f"unknown reducer {name!r}; known reducers: {', '.join(known(config))}")
+
+
+def apply(fn: Reducer, name: str, by_member: dict[str, MemberResult], order: list[str]) -> Reduction:
+    """Run a reducer; its failure is one clear error naming it, never a traceback."""
+    try:
+        value = fn(dict(by_member), list(order))
+    except RoomsError:
+        raise
+    except Exception as exc:
+        raise RoomsError(f"reducer {name!r} failed: {type(exc).__name__}: {exc}", code="reducer_failed") from None
+    return value if isinstance(value, Reduction) else Reduction(value)
