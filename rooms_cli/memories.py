@@ -1,26 +1,41 @@
 """Memories: lessons agents learned, `.rooms/memories/<agent>.jsonl`, fed into later prompts.
 
 A record: {"id": "l-…", "ts": ISO, "agent": "analyst", "lesson": "one line", "source": "rt-…"}.
-Chat and roundtable prompts include `recent_lessons(project, agent, limit)`; the limit keeps
-prompts bounded however many lessons pile up.
+Chat and roundtable prompts include `recent_lessons(project, agent, limit)`; the limit (and the
+cap on a lesson's length) keeps prompts bounded however many lessons pile up.
 """
 
 from __future__ import annotations
 
-from rooms_cli.store import jsonl
+from rooms_cli.errors import InvalidInput
+from rooms_cli.store import atomic, jsonl
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import new_id, resolve_prefix, validate_name
+from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 DEFAULT_PROMPT_LIMIT = 5
+MAX_LESSON_CHARS = 200
 
 
 def memories_path(project: Project, agent: str):
     return project.path("memories", validate_name(agent, "agent id") + ".jsonl")
 
 
+def clip_lesson(text: str) -> str:
+    """One line of at most MAX_LESSON_CHARS characters."""
+    text = " ".join(str(text).split())
+    if len(text) <= MAX_LESSON_CHARS:
+        return text
+    return text[: MAX_LESSON_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
 def add_lessons(project: Project, agent: str, lessons: list[str], source: str) -> list[dict]:
-    records = [{"id": new_id("l"), "ts": now_iso(), "agent": agent, "lesson": lesson, "source": source} for lesson in lessons]
+    records = [
+        {"id": new_id("l"), "ts": now_iso(), "agent": agent, "lesson": clip_lesson(lesson), "source": source}
+        for lesson in lessons
+        if str(lesson).strip()
+    ]
     jsonl.append_many(memories_path(project, agent), records)
     return records
 
@@ -29,6 +44,54 @@ def list_lessons(project: Project, agent: str) -> list[dict]:
     return jsonl.read(memories_path(project, agent))
 
 
+def agents_with_lessons(project: Project) -> list[str]:
+    folder = project.path("memories")
+    return sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
+
+
 def recent_lessons(project: Project, agent: str, limit: int = DEFAULT_PROMPT_LIMIT) -> list[str]:
     """The newest `limit` lessons of `agent` (read from the end of its log)."""
     return [r.get("lesson", "") for r in jsonl.tail(memories_path(project, agent), limit) if r.get("lesson")]
+
+
+def prompt_limit(config) -> int:
+    """`memory: {max_per_prompt: N}` in .rooms.yaml, else DEFAULT_PROMPT_LIMIT."""
+    value = (config.get("memory") or {}).get("max_per_prompt", DEFAULT_PROMPT_LIMIT) if config else DEFAULT_PROMPT_LIMIT
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        from rooms_cli.errors import InvalidData
+
+        raise InvalidData(f".rooms.yaml: memory.max_per_prompt must be a whole number ≥ 0, found {value!r}")
+    return value
+
+
+def lessons_block(project: Project, agent: str, config=None) -> str:
+    """The lines a system prompt carries about what `agent` learned ('' when nothing)."""
+    lessons = recent_lessons(project, agent, prompt_limit(config))
+    if not lessons:
+        return ""
+    return "Lessons you learned in earlier conversations:\n" + "\n".join(f"- {clip_lesson(x)}" for x in lessons)
+
+
+def forget(
+    project: Project, agent: str, ids: list[str] | None = None, *, source: str | None = None, everything: bool = False
+) -> list[dict]:
+    """Remove lessons of `agent` (by id prefix, by source roundtable, or all); return the removed ones.
+
+    The log is rewritten atomically under its lock, so a concurrent append is never lost.
+    """
+    if not (ids or source or everything):
+        raise InvalidInput("say what to forget: lesson ids, --source ROUNDTABLE_ID, or --all")
+    path = memories_path(project, agent)
+    with locked(path):
+        records = jsonl.read(path)
+        doomed: set[str] = set()
+        for given in ids or []:
+            doomed.add(resolve_prefix(given, [str(r.get("id", "")) for r in records], "lesson id"))
+        removed = [
+            r for r in records
+            if everything or r.get("id") in doomed or (source is not None and r.get("source") == source)
+        ]
+        if removed:
+            kept = [r for r in records if r not in removed]
+            atomic.write_text(path, "".join(jsonl.dumps(r) + "\n" for r in kept))
+    return removed

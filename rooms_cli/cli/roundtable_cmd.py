@@ -1,9 +1,214 @@
-"""Commands of the roundtable part (registered by rooms_cli.cli.app)."""
+"""Commands of the roundtable part: `rooms roundtable formats|run|queue`, `rooms schedule`, `rooms memory`."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
+
+from rooms_cli.cli import output
+from rooms_cli.cli.options import DirOpt, JsonOpt
+
+roundtable_app = typer.Typer(
+    help="Conversations among a few agents, turn by turn, in a format.\n\n"
+    "Example: rooms roundtable run standup --topic 'launch week'",
+    no_args_is_help=True,
+)
+memory_app = typer.Typer(
+    help="Lessons agents learned in conversations (.rooms/memories/<agent>.jsonl).\n\nExample: rooms memory list analyst",
+    no_args_is_help=True,
+)
+
+TopicOpt = Annotated[str | None, typer.Option("--topic", "-t", help="What to talk about (default: what matters most this week).")]
+ParticipantsOpt = Annotated[
+    str | None,
+    typer.Option("--participants", "-p", help="Comma-separated agent ids and random:N (default: drawn in the format's range)."),
+]
+RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
+TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
+MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=20, help="Cap on each turn, cut at a word.")]
+PaceOpt = Annotated[float, typer.Option("--pace", min=0, help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
 
 
 def register(app: typer.Typer) -> None:
-    """Add this part's commands to the root app."""
+    app.add_typer(roundtable_app, name="roundtable")
+    app.command("schedule")(schedule_cmd)
+    app.add_typer(memory_app, name="memory")
+
+
+def _request(fmt, topic, participants, room, turns, max_chars, pace):
+    from rooms_cli.roundtable.orchestrator import RoundtableRequest
+
+    people = [p.strip() for p in participants.split(",") if p.strip()] if participants else None
+    return RoundtableRequest(fmt, topic=topic, participants=people, room=room, turns=turns, max_chars=max_chars, pace=pace)
+
+
+@roundtable_app.command("formats")
+def formats_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """List the conversation formats: agents, turns, temperature, who opens, purpose.
+
+    Example: rooms roundtable formats --json
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.roundtable.formats import load_formats
+
+    formats = list(load_formats(Context.open(dir).config).values())
+    if json_:
+        output.print_json(formats)
+        return
+    from rich.table import Table
+
+    table = Table("format", "agents", "turns", "temp", "opens", "purpose", box=None, pad_edge=False)
+    for f in formats:
+        mark = "" if f.source == "built-in" else f" ({f.source})"
+        table.add_row(f.name + mark, f"{f.min_agents}–{f.max_agents}", f"{f.min_turns}–{f.max_turns}",
+                      f"{f.temperature:g}", f.opens, f.purpose)
+    output.console().print(table)
+
+
+@roundtable_app.command("run")
+def run_cmd(
+    format: Annotated[str, typer.Argument(help="Format name (see `rooms roundtable formats`).")],
+    topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
+    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0,
+    explain: Annotated[bool, typer.Option("--explain", help="Print each turn's speaker weights.")] = False,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Run a roundtable now, printing each turn as it happens, then extract lessons.
+
+    Example: rooms roundtable run debate --topic 'monorepo or not' --participants analyst,hustler
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.roundtable.orchestrator import run_roundtable_sync
+
+    ctx = Context.open(dir)
+
+    def show(kind: str, data: dict) -> None:
+        if json_:
+            return
+        if kind == "start":
+            output.say(f"{data['format']} · {data['topic']} · {', '.join(data['participants'])} · "
+                       f"{data['planned_turns']} turns · room {data['room']}", style="bold")
+        elif kind in ("turn", "skip"):
+            if explain and "opens" in data:
+                output.say(f"   opens: the format's rule ({data['opens']})", style="dim")
+            elif explain:
+                output.say("   weights: " + "  ".join(f"{a} {w:.2f}" for a, w in data["weights"].items()), style="dim")
+            said = data["text"] if kind == "turn" else "(nothing usable twice: turn skipped)"
+            output.say(f"{data['turn']:>2} {data['speaker']}: {said}")
+        elif kind == "lessons" and data["lessons"]:
+            count = sum(len(v) for v in data["lessons"].values())
+            output.say(f"learned {count} lessons (rooms memory list)", style="dim")
+
+    result = run_roundtable_sync(ctx.project, ctx.config, _request(format, topic, participants, room, turns, max_chars, pace),
+                                 on_event=show)
+    if json_:
+        output.print_json(result)
+
+
+@roundtable_app.command("queue")
+def queue_cmd(
+    format: Annotated[str | None, typer.Argument(help="Format to enqueue; leave out to list the queue.")] = None,
+    topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
+    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0, dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Enqueue a roundtable for the next `rooms tick`, or list the queue.
+
+    Example: rooms roundtable queue retro --topic 'last sprint' && rooms tick
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.roundtable import queue
+    from rooms_cli.roundtable.formats import get_format
+
+    ctx = Context.open(dir)
+    if format is None:
+        items = queue.list_items(ctx.project)
+        if json_:
+            output.print_json(items)
+            return
+        for item in items:
+            extra = item.roundtable or item.error or ""
+            output.say(f"{item.id}  {item.status:<8} {item.request.format:<14} {item.enqueued}  {extra}".rstrip())
+        if not items:
+            output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
+        return
+    get_format(ctx.config, format)
+    item, _new = queue.enqueue(ctx.project, _request(format, topic, participants, room, turns, max_chars, pace))
+    if json_:
+        output.print_json(item)
+        return
+    output.say(f"Queued {item.id} ({format}); `rooms tick` will run it.")
+
+
+def schedule_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Show today's schedule slots (UTC): next fire time, and whether today's roll ran, won or lost.
+
+    Example: rooms schedule --json
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.roundtable.schedule import today_status
+    from rooms_cli.store.clock import now
+
+    ctx = Context.open(dir)
+    rows = today_status(ctx.project, ctx.config, now())
+    if json_:
+        output.print_json(rows)
+        return
+    if not rows:
+        output.say("No schedule: add slots under schedule: in .rooms.yaml (see examples/schedule/).")
+        return
+    for row in rows:
+        if len(row["today"]) > 3:  # a busy cron slot: counts, not every time
+            from collections import Counter
+
+            today = ", ".join(f"{n} {st}" for st, n in Counter(t["status"] for t in row["today"]).items())
+        else:
+            today = ", ".join(f"{t['at'][11:16]} {t['status']}" for t in row["today"]) or "not today"
+        output.say(f"{row['name']:<22} {row['when']:<18} {row['format']:<14} p={row['probability']:<4g} "
+                   f"today: {today:<18} next: {row['next'] or 'never'}")
+
+
+@memory_app.command("list")
+def memory_list(
+    agent: Annotated[str | None, typer.Argument(help="Agent id (default: every agent with lessons).")] = None,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Show the lessons agents learned, oldest first.
+
+    Example: rooms memory list analyst --json
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.memories import agents_with_lessons, list_lessons
+
+    ctx = Context.open(dir)
+    lessons = [r for a in ([agent] if agent else agents_with_lessons(ctx.project)) for r in list_lessons(ctx.project, a)]
+    if json_:
+        output.print_json(lessons)
+        return
+    for r in lessons:
+        output.say(f"{r.get('id', '')}  {r.get('agent', ''):<10} {r.get('lesson', '')}  [{r.get('source', '')}]")
+    if not lessons:
+        output.say("No lessons yet: they are extracted after each roundtable.")
+
+
+@memory_app.command("forget")
+def memory_forget(
+    agent: Annotated[str, typer.Argument(help="Agent id.")],
+    ids: Annotated[list[str] | None, typer.Argument(help="Lesson ids (any unique prefix).")] = None,
+    source: Annotated[str | None, typer.Option("--source", help="Forget every lesson from this roundtable id.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Forget every lesson of the agent.")] = False,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Remove lessons so they stop reaching the agent's prompts.
+
+    Example: rooms memory forget analyst l-01JD3Z
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.memories import forget
+
+    ctx = Context.open(dir)
+    removed = forget(ctx.project, agent, ids or [], source=source, everything=all_)
+    if json_:
+        output.print_json({"agent": agent, "removed": removed})
+        return
+    output.say(f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")

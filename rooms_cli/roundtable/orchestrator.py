@@ -1,0 +1,270 @@
+"""Running one roundtable: turn by turn, one model call per turn, into a room transcript.
+
+    result = run_roundtable_sync(project, config, RoundtableRequest("standup", topic="launch"))
+
+Each turn: pick the speaker (speakers.py), build its prompt (voice, format, turn number, history,
+recent lessons), call its model at the format's temperature, sanitize the reply (re-ask once when
+nothing is left, then skip the turn), append it to the transcript and report it through `on_event`.
+Afterwards the lessons are extracted (lessons.py) and appended to each participant's memories.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from rooms_cli.agents import Agent, list_agents, load_agent
+from rooms_cli.errors import InvalidInput, ProviderError
+from rooms_cli.models.base import Completion, Message
+from rooms_cli.roundtable import lessons as lessons_mod
+from rooms_cli.roundtable import speakers
+from rooms_cli.roundtable.formats import Format, get_format
+from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, sanitize
+from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.paths import Project
+from rooms_cli.store.rand import rng
+
+HISTORY_TURNS = 16  # the prompt carries at most this many earlier turns
+DEFAULT_TOPIC = "what matters most this week"
+OnEvent = Callable[[str, dict], None]
+
+
+@dataclass
+class RoundtableRequest:
+    """What to run; also the body of a queue item."""
+
+    format: str
+    topic: str | None = None
+    participants: list[str] | None = None  # agent ids and `random:N`
+    room: str | None = None
+    turns: int | None = None
+    max_chars: int = DEFAULT_MAX_CHARS
+    pace: float = 0.0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> RoundtableRequest:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def check(self) -> None:
+        validate_name(self.format, "format")
+        if self.room is not None:
+            validate_name(self.room, "room id")
+        if self.turns is not None and self.turns < 1:
+            raise InvalidInput(f"--turns must be at least 1, got {self.turns}")
+        if self.max_chars < 20:
+            raise InvalidInput(f"--max-chars must be at least 20, got {self.max_chars}")
+        if self.pace < 0:
+            raise InvalidInput(f"--pace must not be negative, got {self.pace}")
+
+
+@dataclass
+class RoundtableResult:
+    id: str
+    format: str
+    topic: str
+    room: str
+    participants: list[str]
+    planned_turns: int
+    turns: list[dict] = field(default_factory=list)  # {turn, speaker, text, weights?, skipped?}
+    lessons: dict[str, list[str]] = field(default_factory=dict)
+    status: str = "done"
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def talking_agents(project: Project, config) -> dict[str, Agent]:
+    """Agents that can take part: every agent whose model is not `external`."""
+    return {a.id: a for a in list_agents(project) if not a.is_external(config.default_model)}
+
+
+def system_prompt(project: Project, config, agent: Agent, fmt: Format, others: list[str], n: int, total: int,
+                  max_chars: int) -> str:
+    """The speaker's system prompt: directive, voice, the format's rules, recent lessons (bounded)."""
+    from rooms_cli.memories import lessons_block
+
+    voice = agent.voice or {}
+    parts = [agent.directive.strip(), f"You are {agent.display_name} (id {agent.id})."]
+    if voice:
+        parts.append(" ".join(f"{k.capitalize()}: {voice[k]}." for k in ("tone", "quirk", "line") if voice.get(k)))
+    parts.append(
+        f"This is a {fmt.name} ({fmt.purpose}) with {', '.join(others)}. It is turn {n} of {total}. "
+        f"Reply with what you say, in your own voice, at most {max_chars} characters: "
+        f"no name prefix, no links, no lists."
+    )
+    block = lessons_block(project, agent.id, config)
+    if block:
+        parts.append(block)
+    return "\n\n".join(parts)
+
+
+def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: str, history: list[dict],
+                  names: dict[str, str], n: int, total: int, max_chars: int) -> list[Message]:
+    """The messages of one turn: system prompt, the recent history, and the cue to speak."""
+    others = [names[p] for p in names if p != agent.id]
+    messages = [Message("system", system_prompt(project, config, agent, fmt, others, n, total, max_chars))]
+    for turn in history[-HISTORY_TURNS:]:
+        role = "assistant" if turn["speaker"] == agent.id else "user"
+        messages.append(Message(role, f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
+    # the history is in the messages above; the cue names only the topic (stopwords aside), which is
+    # also what the offline model, reading the last message alone, keys its reply on
+    cue = f"{topic} — over to you." if history else f"{topic} — you open the {fmt.name}."
+    messages.append(Message("user", cue))
+    return messages
+
+
+class _Providers:
+    """One provider object per model string for the whole roundtable, closed at the end."""
+
+    def __init__(self, config):
+        self.config = config
+        self.cache: dict[str, tuple] = {}
+
+    def get(self, agent: Agent):
+        from rooms_cli.models import provider_for
+
+        key = agent.model_string(self.config.default_model)
+        if key not in self.cache:
+            self.cache[key] = provider_for(key, self.config)
+        return self.cache[key]
+
+    async def close(self) -> None:
+        for provider, _model in self.cache.values():
+            await provider.aclose()
+
+
+async def _speak(providers: _Providers, agent: Agent, messages: list[Message], fmt: Format, max_chars: int,
+                 names: list[str]) -> tuple[str, Completion]:
+    """One model call, sanitized; one re-ask when nothing is left. Returns ('', completion) to skip."""
+    provider, model = providers.get(agent)
+    for attempt in range(2):
+        completion = await provider.acomplete(
+            messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2),
+            agent=agent, purpose="answer",
+        )
+        text = sanitize(completion.text, max_chars, names)
+        if text:
+            return text, completion
+        if attempt == 0:
+            messages = [*messages, Message("assistant", completion.text or ""),
+                        Message("user", "That reply was empty once cleaned up. Say one short sentence, no links.")]
+    return "", completion
+
+
+async def run_roundtable(project: Project, config, request: RoundtableRequest, *, roundtable_id: str | None = None,
+                         on_event: OnEvent | None = None, heartbeat: Callable[[], None] | None = None) -> RoundtableResult:
+    """Run one roundtable to the end (see the module docstring); raises ProviderError after recording it."""
+    from rooms_cli.chat.rooms import create_room
+    from rooms_cli.chat.transcript import append_message
+
+    request.check()
+    emit = on_event or (lambda kind, data: None)
+    fmt = get_format(config, request.format)
+    talking = talking_agents(project, config)
+    leader = config.get("leader")
+    chance = rng("roundtable", fmt.name, request.topic or "", ",".join(request.participants or []))
+    participants = speakers.resolve_participants(request.participants, list(talking), fmt, chance, leader)
+    agents = {p: load_agent(project, p) for p in participants}
+    names = {p: agents[p].display_name for p in participants}
+    total = speakers.draw_turns(fmt, chance, request.turns)
+    topic = (request.topic or "").strip() or DEFAULT_TOPIC
+    rt_id = roundtable_id or new_id("rt")
+    room = request.room or f"roundtable-{fmt.name}-{rt_id[-6:].lower()}"
+    create_room(project, room, agents=participants, exist_ok=request.room is not None)
+    result = RoundtableResult(rt_id, fmt.name, topic, room, participants, total)
+    meta = {"roundtable": rt_id}
+    append_message(project, room, "rooms", f"{fmt.name} on “{topic}” with {', '.join(participants)} ({total} turns)",
+                   kind="roundtable", meta={**meta, "event": "start", "format": fmt.name, "participants": participants})
+    emit("start", result.to_json())
+
+    providers = _Providers(config)
+    pace = rng("roundtable-pace", rt_id)
+    spoken: list[str] = []
+    history: list[dict] = []
+    last: str | None = None
+    sanitize_names = [*participants, *names.values()]
+    try:
+        for n in range(1, total + 1):
+            if n == 1:
+                pick = speakers.Pick(speakers.first_speaker(fmt, participants, leader, chance), {})
+            else:
+                pick = speakers.select_next_speaker(
+                    participants, last, spoken, lambda a, b: agents[a].affinity.get(b, 0.0), chance
+                )
+            messages = turn_messages(project, config, agents[pick.speaker], fmt, topic, history, names, n, total,
+                                     request.max_chars)
+            try:
+                text, completion = await _speak(providers, agents[pick.speaker], messages, fmt, request.max_chars,
+                                                sanitize_names)
+            except ProviderError as err:
+                append_message(project, room, "rooms", f"turn {n}: {pick.speaker}'s model failed: {err.message}",
+                               kind="system", meta={**meta, "turn": n})
+                raise
+            turn = {"turn": n, "speaker": pick.speaker, "text": text, "weights": pick.to_json()["weights"]}
+            if n == 1:
+                turn["opens"] = fmt.opens
+            if not text:
+                turn["skipped"] = True
+                emit("skip", turn)
+            else:
+                append_message(project, room, pick.speaker, text, kind="message", model=completion.model,
+                               usage=completion.usage.to_json(), meta={**meta, "turn": n})
+                history.append(turn)
+                spoken.append(pick.speaker)
+                last = pick.speaker
+                emit("turn", turn)
+            result.turns.append(turn)
+            if heartbeat:
+                heartbeat()
+            if request.pace and n < total:
+                await asyncio.sleep(pace.uniform(request.pace, request.pace * 8 / 3))
+        result.lessons = await extract_lessons(project, config, providers, fmt, topic, history, agents, names, rt_id)
+        emit("lessons", {"lessons": result.lessons})
+    except BaseException:
+        result.status = "failed"
+        raise
+    finally:
+        await providers.close()
+        said = len(history)
+        append_message(project, room, "rooms", f"{fmt.name} {result.status}: {said} turns",
+                       kind="roundtable", meta={**meta, "event": "end", "status": result.status})
+    return result
+
+
+async def extract_lessons(project: Project, config, providers: _Providers, fmt: Format, topic: str,
+                          history: list[dict], agents: dict[str, Agent], names: dict[str, str],
+                          rt_id: str) -> dict[str, list[str]]:
+    """A few lessons per participant, appended to `.rooms/memories/<agent>.jsonl`."""
+    from rooms_cli.memories import add_lessons
+    from rooms_cli.models.offline import persona_words
+
+    participants = list(agents)
+    if not history:
+        return {}
+    found: dict[str, list[str]] = {}
+    provider, model = providers.get(agents[history[0]["speaker"]])
+    if not provider.offline:
+        messages = lessons_mod.extraction_messages(fmt.name, topic, history, participants)
+        try:
+            completion = await provider.acomplete(messages, model=model, temperature=0.2, max_tokens=600,
+                                                  purpose="summary")
+            found = lessons_mod.parse_lessons(completion.text, participants, names)
+        except ProviderError:
+            found = {}
+    if not found:
+        interests = {p: persona_words(agents[p]) for p in participants}
+        found = lessons_mod.extractive_lessons(topic, history, participants, interests, names)
+    stored: dict[str, list[str]] = {}
+    for agent_id, lessons in found.items():
+        records = add_lessons(project, agent_id, lessons, rt_id)
+        stored[agent_id] = [r["lesson"] for r in records]
+    return stored
+
+
+def run_roundtable_sync(project: Project, config, request: RoundtableRequest, **kwargs) -> RoundtableResult:
+    return asyncio.run(run_roundtable(project, config, request, **kwargs))

@@ -1,0 +1,224 @@
+"""The roundtable queue: `.rooms/roundtables/queue.jsonl`, an append-only log of what happened to each item.
+
+    {"op": "enqueue",   "id": "q-…", "ts", "request": {…}, "by": "cli|schedule", "key": "slot@date"?}
+    {"op": "claim",     "id", "ts", "runner": {"host", "pid", "started"}, "lease_until", "attempt"}
+    {"op": "heartbeat", "id", "ts", "lease_until"}
+    {"op": "requeue",   "id", "ts", "reason"}
+    {"op": "done",      "id", "ts", "roundtable": "rt-…", "room"}
+    {"op": "failed",    "id", "ts", "error"}
+
+An item's status (pending, running, done, failed) is the replay of its lines. Claiming happens under
+the queue's lock (read, check pending, append the claim), so two ticks never run the same item. A
+running item whose runner is gone — its process no longer exists on this host, or its lease (renewed
+after every turn) lapsed — goes back to pending; after MAX_ATTEMPTS runners died it is failed.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+
+from rooms_cli.errors import NotFound
+from rooms_cli.roundtable.orchestrator import RoundtableRequest
+from rooms_cli.store import jsonl
+from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
+from rooms_cli.store.ids import new_id, resolve_prefix
+from rooms_cli.store.locks import locked
+from rooms_cli.store.paths import Project
+
+LEASE_SECONDS = 15 * 60
+MAX_ATTEMPTS = 3
+STATUSES = ("pending", "running", "done", "failed")
+
+
+def queue_path(project: Project):
+    return project.path("roundtables", "queue.jsonl")
+
+
+@dataclass
+class QueueItem:
+    id: str
+    request: RoundtableRequest
+    enqueued: str = ""
+    by: str = "cli"
+    key: str | None = None
+    status: str = "pending"
+    attempts: int = 0
+    runner: dict | None = None
+    lease_until: str | None = None
+    roundtable: str | None = None
+    room: str | None = None
+    error: str | None = None
+    history: list[str] = field(default_factory=list)  # requeue reasons
+
+    def to_json(self) -> dict:
+        data = {
+            "id": self.id, "status": self.status, "format": self.request.format, "request": self.request.to_json(),
+            "enqueued": self.enqueued, "by": self.by, "attempts": self.attempts,
+        }
+        for name in ("key", "runner", "lease_until", "roundtable", "room", "error"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        if self.history:
+            data["requeued"] = self.history
+        return data
+
+
+def replay(records: list[dict]) -> dict[str, QueueItem]:
+    """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
+    items: dict[str, QueueItem] = {}
+    for rec in records:
+        op, item_id = rec.get("op"), str(rec.get("id", ""))
+        if op == "enqueue" and isinstance(rec.get("request"), dict):
+            items[item_id] = QueueItem(item_id, RoundtableRequest.from_json(rec["request"]), rec.get("ts", ""),
+                                       rec.get("by", "cli"), rec.get("key"))
+            continue
+        item = items.get(item_id)
+        if item is None:
+            continue
+        if op == "claim":
+            item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
+            item.attempts = int(rec.get("attempt", item.attempts + 1))
+        elif op == "heartbeat":
+            item.lease_until = rec.get("lease_until")
+        elif op == "requeue":
+            item.status, item.runner, item.lease_until = "pending", None, None
+            item.history.append(str(rec.get("reason", "")))
+        elif op == "done":
+            item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
+        elif op == "failed":
+            item.status, item.error = "failed", rec.get("error")
+            item.roundtable = rec.get("roundtable", item.roundtable)
+    return items
+
+
+def list_items(project: Project) -> list[QueueItem]:
+    return list(replay(jsonl.read(queue_path(project))).values())
+
+
+def get_item(project: Project, prefix: str) -> QueueItem:
+    items = replay(jsonl.read(queue_path(project)))
+    return items[resolve_prefix(prefix, list(items), "queue item")]
+
+
+def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", key: str | None = None) -> tuple[QueueItem, bool]:
+    """Add a pending item; with `key`, an item already enqueued under it is returned instead (False)."""
+    request.check()
+    path = queue_path(project)
+    with locked(path, what="the roundtable queue"):
+        items = replay(jsonl.read(path))
+        if key is not None:
+            for item in items.values():
+                if item.key == key:
+                    return item, False
+        item_id = new_id("q")
+        rec: dict = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
+        if key is not None:
+            rec["key"] = key
+        jsonl.append_many(path, [rec], lock=False)
+    return replay([rec])[item_id], True
+
+
+def _process_start(pid: int) -> str | None:
+    """The kernel's start time of `pid` (guards against a reused pid), when /proc has it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+def this_runner() -> dict:
+    pid = os.getpid()
+    return {"host": socket.gethostname(), "pid": pid, "started": _process_start(pid)}
+
+
+def runner_gone(item: QueueItem, moment) -> str | None:
+    """Why `item`'s runner is gone (its process died, or its lease lapsed), or None if it may be alive."""
+    runner = item.runner or {}
+    if runner.get("host") == socket.gethostname() and isinstance(runner.get("pid"), int):
+        pid = runner["pid"]
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return f"runner pid {pid} died"
+        except PermissionError:
+            pass
+        started = runner.get("started")
+        if started and _process_start(pid) not in (None, started):
+            return f"runner pid {pid} died (the pid was reused)"
+    if item.lease_until and parse_time(item.lease_until) < moment:
+        return f"runner lease lapsed at {item.lease_until}"
+    return None
+
+
+def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[QueueItem, str]]:
+    """Put running items whose runner is gone back to pending (or fail them after MAX_ATTEMPTS)."""
+    path = queue_path(project)
+    if dry_run:
+        moment = now()
+        return [(i, r) for i in list_items(project) if i.status == "running" and (r := runner_gone(i, moment))]
+    recovered: list[tuple[QueueItem, str]] = []
+    with locked(path, what="the roundtable queue"):
+        moment = now()
+        records = []
+        for item in replay(jsonl.read(path)).values():
+            reason = item.status == "running" and runner_gone(item, moment)
+            if not reason:
+                continue
+            if item.attempts >= MAX_ATTEMPTS:
+                records.append({"op": "failed", "id": item.id, "ts": now_iso(),
+                                "error": f"{reason}; gave up after {item.attempts} attempts"})
+            else:
+                records.append({"op": "requeue", "id": item.id, "ts": now_iso(), "reason": reason})
+            recovered.append((item, reason))
+        jsonl.append_many(path, records, lock=False)
+    return recovered
+
+
+def claim_next(project: Project) -> QueueItem | None:
+    """Claim the oldest pending item for this process, or None when nothing is pending."""
+    path = queue_path(project)
+    with locked(path, what="the roundtable queue"):
+        pending = [i for i in replay(jsonl.read(path)).values() if i.status == "pending"]
+        if not pending:
+            return None
+        item = pending[0]
+        item.status, item.runner, item.attempts = "running", this_runner(), item.attempts + 1
+        item.lease_until = iso(add_seconds(now(), LEASE_SECONDS))
+        jsonl.append_many(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
+                                  "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
+    return item
+
+
+def _finish(project: Project, item: QueueItem, record: dict) -> None:
+    """Append a final line if this process still holds the claim (a requeued item is not ours)."""
+    path = queue_path(project)
+    with locked(path, what="the roundtable queue"):
+        current = replay(jsonl.read(path)).get(item.id)
+        if current is None:
+            raise NotFound(f"queue item {item.id} vanished from {project.relative(path)}")
+        if current.status != "running" or current.runner != item.runner:
+            return
+        jsonl.append_many(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
+
+
+def renew(project: Project, item: QueueItem) -> None:
+    """Extend the lease when half of it is used (called after every turn)."""
+    moment = now()
+    if item.lease_until and (parse_time(item.lease_until) - moment).total_seconds() > LEASE_SECONDS / 2:
+        return
+    item.lease_until = iso(add_seconds(moment, LEASE_SECONDS))
+    _finish(project, item, {"op": "heartbeat", "lease_until": item.lease_until})
+
+
+def mark_done(project: Project, item: QueueItem, roundtable: str, room: str) -> None:
+    _finish(project, item, {"op": "done", "roundtable": roundtable, "room": room})
+
+
+def mark_failed(project: Project, item: QueueItem, error: str, roundtable: str | None = None) -> None:
+    record = {"op": "failed", "error": error}
+    if roundtable:
+        record["roundtable"] = roundtable
+    _finish(project, item, record)

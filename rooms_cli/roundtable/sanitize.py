@@ -1,0 +1,61 @@
+"""Cleaning a model's turn so agents talk like people, not essays.
+
+In order: URLs stripped, whitespace collapsed, wrapping quotes and leading speaker labels
+("Boss:", "**Boss**:", "[analyst]:") removed, then capped at `max_chars` at a word boundary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+DEFAULT_MAX_CHARS = 120
+
+_URL_RE = re.compile(r"(?:https?://|ftp://|www\.)\S+", re.IGNORECASE)
+_MD_LINK_RE = re.compile(r"\[([^\]]*)\]\((?:https?://|www\.)[^)]*\)", re.IGNORECASE)
+# a leading label: one to three words (optionally bold/bracketed) then a colon
+_LABEL_RE = re.compile(r"^\s*[\*_\[\(]*([A-Za-z][\w .'-]{0,30}?)[\*_\]\)]*\s*:(?:\s+|$)")
+_QUOTES = "\"'“”‘’`"
+
+
+def _strip_labels(text: str, names: set[str]) -> str:
+    for _ in range(3):  # "Boss: Analyst: …" happens when models echo the history
+        match = _LABEL_RE.match(text)
+        if not match:
+            break
+        label = match.group(1).strip().lower()
+        if names and label not in names:
+            break
+        if not names and len(label.split()) > 1:
+            break
+        text = text[match.end() :]
+    return text
+
+
+def cut_at_word(text: str, max_chars: int) -> str:
+    """`text` if it fits, else its longest prefix ending at a word boundary within `max_chars`."""
+    if len(text) <= max_chars:
+        return text
+    head = text[: max_chars + 1]
+    if " " in head:
+        head = head[: head.rfind(" ")]
+    else:
+        head = head[:max_chars]  # one huge word: cut it
+    return head.rstrip(" ,;:-–—")
+
+
+def sanitize(text: str, max_chars: int = DEFAULT_MAX_CHARS, names: Iterable[str] = ()) -> str:
+    """The cleaned turn (possibly empty). `names` are the speakers' ids and display names."""
+    known = {n.strip().lower() for n in names if n}
+    text = _MD_LINK_RE.sub(r"\1", text or "")
+    text = _URL_RE.sub("", text)
+    text = " ".join(text.split())
+    text = _strip_labels(text, known)
+    text = text.strip()
+    if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
+        text = text[1:-1].strip()
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)  # "see  ." left by a stripped URL
+    text = re.sub(r"\(\s*\)", "", text).strip()
+    if not re.search(r"\w", text):
+        return ""
+    return cut_at_word(text, max_chars)

@@ -1,0 +1,319 @@
+"""The daily schedule (`.rooms.yaml` → `schedule:`) and what `rooms tick` already fired.
+
+A slot: {name, hour_utc, minute (0), format, participants: [ids, "random:N"], probability (1.0), topic?}
+or `cron: "M H dom mon dow"` instead of hour_utc/minute; `pace` (seconds, default 3: gaps of 3–8 s). Times are UTC: no daylight saving, ever.
+
+A slot occurrence at time T is due while T ≤ now ≤ T + catch_up (default 1h). Its probability is
+rolled once — `stable_random("schedule", name, day)`, so the same slot on the same date always rolls
+the same number — and it is enqueued if the roll is below the probability. What fired is recorded in
+`.rooms/schedule/state.json`, read and written under its lock, so repeated or concurrent ticks fire an
+occurrence once. The key of an occurrence is its date (`2026-11-21`), or date and time for a cron
+slot that matches several times that day (`2026-11-21T06:30`). When several occurrences of one slot are
+due at once (a busy cron slot, a long catch_up), only the latest is rolled; the others are recorded as
+superseded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+
+from rooms_cli.errors import InvalidData
+from rooms_cli.store import atomic
+from rooms_cli.store.ids import is_valid_name
+from rooms_cli.store.paths import Project
+from rooms_cli.store.rand import stable_random
+
+DEFAULT_CATCH_UP = 3600.0
+KEEP_DAYS = 8  # state older than this is pruned
+SLOT_KEYS = ("name", "hour_utc", "minute", "cron", "format", "participants", "probability", "topic", "pace")
+DEFAULT_PACE = 3.0  # scheduled roundtables keep the source's human-like 3–8 s gaps; the command line defaults to 0
+
+
+def _fail(where: str, message: str) -> InvalidData:
+    return InvalidData(f".rooms.yaml: {where} {message}")
+
+
+# ---- cron ---------------------------------------------------------------------------------------
+
+_CRON_FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
+
+
+def _cron_field(text: str, name: str, low: int, high: int, where: str) -> set[int]:
+    values: set[int] = set()
+    for part in text.split(","):
+        rng, _, step_text = part.partition("/")
+        step = 1
+        if step_text:
+            if not step_text.isdigit() or int(step_text) < 1:
+                raise _fail(where, f"has a bad step {part!r} in the {name} field")
+            step = int(step_text)
+        if rng == "*":
+            start, end = low, high
+        elif "-" in rng:
+            a, _, b = rng.partition("-")
+            if not (a.isdigit() and b.isdigit()):
+                raise _fail(where, f"has a bad range {part!r} in the {name} field")
+            start, end = int(a), int(b)
+        elif rng.isdigit():
+            start = int(rng)
+            end = high if step_text else start
+        else:
+            raise _fail(where, f"has {part!r} in the {name} field; use numbers, ranges, lists, * and /step")
+        if not low <= start <= end <= high:
+            raise _fail(where, f"has {part!r} out of range {low}–{high} in the {name} field")
+        values.update(range(start, end + 1, step))
+    return values
+
+
+@dataclass(frozen=True)
+class Cron:
+    text: str
+    minutes: frozenset[int]
+    hours: frozenset[int]
+    days: frozenset[int]
+    months: frozenset[int]
+    weekdays: frozenset[int]  # 0 = Sunday
+    any_day: bool
+    any_weekday: bool
+
+    @classmethod
+    def parse(cls, text: str, where: str = "cron") -> Cron:
+        fields = str(text).split()
+        if len(fields) != 5:
+            raise _fail(where, f"must have 5 fields (minute hour day-of-month month day-of-week), found {text!r}")
+        sets = [_cron_field(f, n, lo, hi, where) for f, (n, lo, hi) in zip(fields, _CRON_FIELDS, strict=True)]
+        weekdays = frozenset(d % 7 for d in sets[4])
+        return cls(text, frozenset(sets[0]), frozenset(sets[1]), frozenset(sets[2]), frozenset(sets[3]), weekdays,
+                   fields[2] == "*", fields[4] == "*")
+
+    def matches_day(self, day: date) -> bool:
+        if day.month not in self.months:
+            return False
+        dom = day.day in self.days
+        dow = (day.isoweekday() % 7) in self.weekdays
+        if self.any_day and self.any_weekday:
+            return True
+        if self.any_day:
+            return dow
+        if self.any_weekday:
+            return dom
+        return dom or dow  # cron's rule: either restriction matches
+
+    def times_on(self, day: date) -> list[datetime]:
+        if not self.matches_day(day):
+            return []
+        return [datetime(day.year, day.month, day.day, h, m, tzinfo=UTC)
+                for h in sorted(self.hours) for m in sorted(self.minutes)]
+
+
+# ---- slots --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    format: str
+    participants: tuple[str, ...] = ()
+    probability: float = 1.0
+    topic: str | None = None
+    pace: float = DEFAULT_PACE
+    hour: int | None = None
+    minute: int = 0
+    cron: Cron | None = None
+
+    def times_on(self, day: date) -> list[datetime]:
+        if self.cron is not None:
+            return self.cron.times_on(day)
+        return [datetime(day.year, day.month, day.day, self.hour or 0, self.minute, tzinfo=UTC)]
+
+    @property
+    def when(self) -> str:
+        return f"cron {self.cron.text}" if self.cron else f"{self.hour:02d}:{self.minute:02d} UTC"
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "format": self.format, "participants": list(self.participants),
+                "probability": self.probability, "topic": self.topic, "when": self.when}
+
+
+def _whole(value, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _fail(where, f"must be a whole number from {low} to {high}, found {value!r}")
+    return value
+
+
+def parse_slot(index: int, spec: object, formats: dict) -> Slot:
+    where = f"schedule[{index}]"
+    if not isinstance(spec, dict):
+        raise _fail(where, "must be a mapping such as {name: standup, hour_utc: 6, format: standup}")
+    for key in spec:
+        if key not in SLOT_KEYS:
+            raise _fail(f"{where}.{key}", f"is not a slot key; use {', '.join(SLOT_KEYS)}")
+    name = spec.get("name")
+    if not is_valid_name(name):
+        raise _fail(f"{where}.name", f"must be a name of lowercase letters, digits, '.', '_' or '-', found {name!r}")
+    where = f"schedule[{index}] ({name})"
+    fmt = spec.get("format")
+    if fmt not in formats:
+        raise _fail(f"{where}.format", f"names no format ({fmt!r}); known: {', '.join(formats)}")
+    participants = spec.get("participants") or []
+    if not isinstance(participants, list) or not all(isinstance(p, str) for p in participants):
+        raise _fail(f"{where}.participants", "must be a list of agent ids and random:N")
+    probability = spec.get("probability", 1.0)
+    if isinstance(probability, bool) or not isinstance(probability, (int, float)) or not 0 <= probability <= 1:
+        raise _fail(f"{where}.probability", f"must be a number from 0 to 1, found {probability!r}")
+    topic = spec.get("topic")
+    if topic is not None and not isinstance(topic, str):
+        raise _fail(f"{where}.topic", "must be text")
+    pace = spec.get("pace", DEFAULT_PACE)
+    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or pace < 0:
+        raise _fail(f"{where}.pace", f"must be a number of seconds ≥ 0, found {pace!r}")
+    if "cron" in spec:
+        if "hour_utc" in spec or "minute" in spec:
+            raise _fail(where, "has both cron and hour_utc/minute; use one")
+        cron = Cron.parse(spec["cron"], f"{where}.cron")
+        return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, float(pace), cron=cron)
+    if "hour_utc" not in spec:
+        raise _fail(where, "needs hour_utc (0–23) or cron")
+    hour = _whole(spec["hour_utc"], f"{where}.hour_utc", 0, 23)
+    minute = _whole(spec.get("minute", 0), f"{where}.minute", 0, 59)
+    return Slot(str(name), str(fmt), tuple(participants), float(probability), topic, float(pace), hour=hour,
+                minute=minute)
+
+
+def load_slots(config) -> list[Slot]:
+    """The validated slots of `.rooms.yaml` (names unique)."""
+    from rooms_cli.roundtable.formats import load_formats
+
+    specs = config.get("schedule") or []
+    formats = load_formats(config) if specs else {}
+    slots = [parse_slot(i, spec, formats) for i, spec in enumerate(specs)]
+    seen: set[str] = set()
+    for slot in slots:
+        if slot.name in seen:
+            raise _fail("schedule", f"has two slots named {slot.name!r}; names must be unique")
+        seen.add(slot.name)
+    return slots
+
+
+def catch_up_seconds(config) -> float:
+    from rooms_cli.errors import InvalidInput
+    from rooms_cli.store.clock import parse_duration
+
+    try:
+        return parse_duration(config.get("catch_up", DEFAULT_CATCH_UP))
+    except InvalidInput as exc:
+        raise InvalidData(f".rooms.yaml: catch_up: {exc}") from None
+
+
+# ---- occurrences and rolls ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Occurrence:
+    slot: Slot
+    at: datetime
+    key: str  # the state key: the date, or date and time when the slot fires several times that day
+
+    @property
+    def roll(self) -> float:
+        return stable_random("schedule", self.slot.name, self.key)
+
+    @property
+    def wins(self) -> bool:
+        return self.roll < self.slot.probability  # 0 never wins, 1 always does
+
+
+def occurrences_on(slot: Slot, day: date) -> list[Occurrence]:
+    times = slot.times_on(day)
+    several = len(times) > 1
+    return [Occurrence(slot, t, t.strftime("%Y-%m-%dT%H:%M") if several else t.strftime("%Y-%m-%d")) for t in times]
+
+
+def due_occurrences(slots: list[Slot], moment: datetime, catch_up: float) -> list[Occurrence]:
+    """Occurrences with at ≤ moment ≤ at + catch_up, oldest first."""
+    earliest = moment - timedelta(seconds=catch_up)
+    due: list[Occurrence] = []
+    day = earliest.date()
+    while day <= moment.date():
+        for slot in slots:
+            due.extend(o for o in occurrences_on(slot, day) if earliest <= o.at <= moment)
+        day += timedelta(days=1)
+    return sorted(due, key=lambda o: (o.at, o.slot.name))
+
+
+def next_fire(slot: Slot, moment: datetime) -> datetime | None:
+    """The first occurrence strictly after `moment` (within a year)."""
+    day = moment.date()
+    for _ in range(367):
+        for occ in occurrences_on(slot, day):
+            if occ.at > moment:
+                return occ.at
+        day += timedelta(days=1)
+    return None
+
+
+# ---- state --------------------------------------------------------------------------------------
+
+@dataclass
+class ScheduleState:
+    fired: dict[str, dict[str, dict]] = field(default_factory=dict)  # slot -> key -> {roll, won, queued, at, error}
+
+    def has(self, occ: Occurrence) -> bool:
+        return occ.key in self.fired.get(occ.slot.name, {})
+
+    def get(self, occ: Occurrence) -> dict | None:
+        return self.fired.get(occ.slot.name, {}).get(occ.key)
+
+    def record(self, occ: Occurrence, entry: dict) -> None:
+        self.fired.setdefault(occ.slot.name, {})[occ.key] = entry
+
+    def prune(self, moment: datetime) -> None:
+        cutoff = (moment - timedelta(days=KEEP_DAYS)).strftime("%Y-%m-%d")
+        for name in list(self.fired):
+            self.fired[name] = {k: v for k, v in self.fired[name].items() if k[:10] >= cutoff}
+            if not self.fired[name]:
+                del self.fired[name]
+
+    def to_json(self) -> dict:
+        return {"fired": self.fired}
+
+
+def state_path(project: Project):
+    return project.path("schedule", "state.json")
+
+
+def read_state(project: Project) -> ScheduleState:
+    path = state_path(project)
+    data = atomic.read_json(path, default={})
+    if not isinstance(data, dict) or not isinstance(data.get("fired", {}), dict):
+        raise InvalidData(f"{project.relative(path)}: expected {{\"fired\": {{slot: {{day: …}}}}}}; fix or remove it")
+    return ScheduleState(fired=data.get("fired", {}))
+
+
+def write_state(project: Project, state: ScheduleState) -> None:
+    atomic.write_json(state_path(project), state.to_json())
+
+
+def today_status(project: Project, config, moment: datetime) -> list[dict]:
+    """Every slot with today's occurrences (won, lost, error, due, missed, upcoming) and its next fire time."""
+    from rooms_cli.store.clock import iso
+
+    catch = catch_up_seconds(config)
+    state = read_state(project)
+    rows = []
+    for slot in load_slots(config):
+        today = []
+        for occ in occurrences_on(slot, moment.date()):
+            entry = state.get(occ)
+            if entry is not None:
+                status = ("superseded" if entry.get("superseded_by") else "error" if entry.get("error")
+                          else "won" if entry.get("won") else "lost")
+            elif occ.at > moment:
+                status = "upcoming"
+            elif (moment - occ.at).total_seconds() <= catch:
+                status = "due"
+            else:
+                status = "missed"
+            today.append({"at": iso(occ.at), "key": occ.key, "status": status, **({"entry": entry} if entry else {})})
+        nxt = next_fire(slot, moment)
+        rows.append({**slot.to_json(), "today": today, "next": iso(nxt) if nxt else None})
+    return rows

@@ -1,0 +1,122 @@
+"""The roundtable steps of `rooms tick`: fire due schedule slots, then run pending roundtables.
+
+Both return a list of {"action", "detail"}; with `dry_run` they report what they would do and write
+nothing (not even a lock file).
+"""
+
+from __future__ import annotations
+
+from rooms_cli.errors import RoomsError
+from rooms_cli.store.clock import iso, now
+from rooms_cli.store.locks import locked
+from rooms_cli.store.paths import Project
+
+MAX_RUNS_PER_TICK = 20  # a runaway queue must not keep one tick busy forever
+
+
+def _request_for(project: Project, config, occ):
+    """The roundtable a slot occurrence asks for; `random:N` drawn now, fixed by slot + day (+ ROOMS_SEED),
+    so a dry run names the participants the real tick will draw."""
+    import os
+    import random
+
+    from rooms_cli.roundtable.formats import get_format
+    from rooms_cli.roundtable.orchestrator import RoundtableRequest, talking_agents
+    from rooms_cli.roundtable.speakers import resolve_participants
+
+    slot = occ.slot
+    fmt = get_format(config, slot.format)
+    chance = random.Random("\x1f".join(["schedule", os.environ.get("ROOMS_SEED", ""), slot.name, occ.key]))
+    participants = resolve_participants(list(slot.participants), list(talking_agents(project, config)), fmt, chance,
+                                        config.get("leader"))
+    return RoundtableRequest(fmt.name, topic=slot.topic, participants=participants, pace=slot.pace)
+
+
+def fire_schedule(project: Project, config, dry_run: bool = False) -> list[dict]:
+    """Roll every due, not yet rolled slot occurrence once; enqueue the winners."""
+    from rooms_cli.roundtable import schedule
+
+    slots = schedule.load_slots(config)
+    if not slots:
+        return []
+    catch = schedule.catch_up_seconds(config)
+    if dry_run:
+        return _fire(project, config, schedule.read_state(project), slots, catch, dry_run=True)
+    with locked(schedule.state_path(project), what="the schedule state"):
+        state = schedule.read_state(project)
+        actions = _fire(project, config, state, slots, catch, dry_run=False)
+        state.prune(now())
+        if actions:
+            schedule.write_state(project, state)
+    return actions
+
+
+def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
+    from rooms_cli.roundtable import queue, schedule
+
+    actions = []
+    due = [occ for occ in schedule.due_occurrences(slots, now(), catch) if not state.has(occ)]
+    latest = {occ.slot.name: occ for occ in due}  # due is oldest first
+    for occ in due:
+        if latest[occ.slot.name] is not occ:
+            # a backlog of one slot (a busy cron, a long catch_up) fires once, at its latest time
+            if not dry_run:
+                state.record(occ, {"at": iso(occ.at), "superseded_by": latest[occ.slot.name].key})
+            continue
+        slot, roll = occ.slot, occ.roll
+        where = f"{slot.name} ({slot.format}, {occ.key}): rolled {roll:.3f} vs p {slot.probability:g}"
+        entry = {"at": iso(occ.at), "roll": round(roll, 6), "won": occ.wins, "fired": iso(now())}
+        if not occ.wins:
+            actions.append({"action": "skip", "detail": f"{where}, lost"})
+        else:
+            try:
+                request = _request_for(project, config, occ)
+            except RoomsError as err:
+                entry["error"] = err.message
+                actions.append({"action": "skip", "detail": f"{where}, won but cannot run: {err.message}"})
+            else:
+                detail = f"{where}, won: {request.format} with {', '.join(request.participants or [])}"
+                if not dry_run:
+                    # keyed by slot + day: a crash between enqueue and the state write cannot fire it twice
+                    item, _new = queue.enqueue(project, request, by="schedule", key=f"{slot.name}@{occ.key}")
+                    entry["queued"] = item.id
+                    detail += f" → {item.id}"
+                actions.append({"action": "fire", "detail": detail})
+        if not dry_run:
+            state.record(occ, entry)
+    return actions
+
+
+def run_pending(project: Project, config, dry_run: bool = False) -> list[dict]:
+    """Retry items whose runner died, then claim and run pending roundtables one by one."""
+    from rooms_cli.roundtable import queue
+    from rooms_cli.roundtable.orchestrator import run_roundtable_sync
+    from rooms_cli.store.ids import new_id
+
+    actions = [
+        {"action": "retry", "detail": f"{item.id} ({item.request.format}): {reason}"}
+        for item, reason in queue.recover_dead(project, dry_run=dry_run)
+    ]
+    if dry_run:
+        pending = [i for i in queue.list_items(project) if i.status == "pending"]
+        return actions + [{"action": "run", "detail": f"{i.id} ({i.request.format})"} for i in pending]
+    for _ in range(MAX_RUNS_PER_TICK):
+        item = queue.claim_next(project)
+        if item is None:
+            break
+        rt_id = new_id("rt")
+        try:
+            result = run_roundtable_sync(project, config, item.request, roundtable_id=rt_id,
+                                         heartbeat=lambda item=item: queue.renew(project, item))
+        except RoomsError as err:
+            queue.mark_failed(project, item, err.message, rt_id)
+            actions.append({"action": "run", "detail": f"{item.id} ({item.request.format}) failed: {err.message}"})
+            continue
+        except Exception as exc:  # a bug must not wedge the queue: record it and go on
+            queue.mark_failed(project, item, f"internal error: {type(exc).__name__}: {exc}", rt_id)
+            actions.append({"action": "run", "detail": f"{item.id} ({item.request.format}) failed: {exc}"})
+            continue
+        queue.mark_done(project, item, result.id, result.room)
+        said = sum(1 for t in result.turns if not t.get("skipped"))
+        actions.append({"action": "run", "detail": f"{item.id} ({result.format}): {said} turns in room {result.room}"})
+    return actions

@@ -1,0 +1,258 @@
+"""Running a roundtable: transcript, sanitizing with one re-ask, memory extraction and prompts, pace."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rooms_cli.config import load_config
+from rooms_cli.models.base import Completion, Provider
+from rooms_cli.roundtable.lessons import parse_lessons
+from rooms_cli.roundtable.orchestrator import (
+    RoundtableRequest,
+    run_roundtable_sync,
+    system_prompt,
+    turn_messages,
+)
+
+
+class Scripted(Provider):
+    """A provider that replays scripted replies and records every prompt it was given."""
+
+    type = "scripted"
+
+    def __init__(self, replies, summary=""):
+        super().__init__("scripted")
+        self.replies = list(replies)
+        self.summary = summary
+        self.calls: list[dict] = []
+
+    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose):
+        self.calls.append({"messages": messages, "temperature": temperature, "purpose": purpose,
+                           "agent": getattr(agent, "id", None)})
+        if purpose == "summary":
+            return Completion(self.summary)
+        return Completion(self.replies.pop(0) if self.replies else "Fine by me.")
+
+
+@pytest.fixture
+def scripted(monkeypatch):
+    def install(replies, summary=""):
+        provider = Scripted(replies, summary)
+        monkeypatch.setattr("rooms_cli.models.provider_for", lambda model_string, config: (provider, "m"))
+        return provider
+
+    return install
+
+
+def test_turns_are_appended_to_a_new_roundtable_room_with_meta(cli, project):
+    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--topic", "pricing", "--json")
+    assert run.exit_code == 0, run.stderr
+    doc = run.json()
+    assert doc["room"].startswith("roundtable-debate-") and doc["status"] == "done"
+    from rooms_cli.chat.rooms import load_room
+    from rooms_cli.chat.transcript import read_transcript
+
+    assert load_room(project, doc["room"]).roster == ["analyst", "hustler"]
+    records = read_transcript(project, doc["room"])
+    said = [m for m in records if m.kind == "message"]
+    assert [m.meta for m in said] == [{"roundtable": doc["id"], "turn": n} for n in (1, 2, 3, 4)]
+    assert [m.speaker for m in said] == [t["speaker"] for t in doc["turns"]]
+    assert all(len(m.text) <= 120 for m in said)
+    assert records[0].kind == records[-1].kind == "roundtable"
+
+
+def test_turns_are_printed_as_they_happen_and_into_a_given_room(cli, project):
+    from rooms_cli.chat.rooms import create_room
+    from rooms_cli.chat.transcript import read_transcript
+
+    create_room(project, "strategy-room", agents=["boss", "analyst", "writer"])
+    run = cli("roundtable", "run", "check-in", "--participants", "boss,analyst", "--turns", "3", "--room", "strategy-room")
+    assert run.exit_code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("check-in · ") and "room strategy-room" in lines[0]
+    assert [line.split(":")[0].strip() for line in lines[1:4]] == ["1 boss", "2 analyst", "3 boss"]
+    assert len([m for m in read_transcript(project, "strategy-room") if m.kind == "message"]) == 3
+
+
+def test_each_turn_is_one_call_at_the_formats_temperature_with_voice_topic_turn_and_history(scripted, project):
+    provider = scripted(["Boss: We ship Friday.", "Friday is fine if the numbers hold.", "Numbers first.", "Agreed."])
+    config = load_config(project)
+    # deep-dive: the first participant opens, temperature 0.5; with two agents they alternate
+    result = run_roundtable_sync(project, config, RoundtableRequest("deep-dive", topic="launch date",
+                                                                     participants=["boss", "analyst"], turns=4))
+    answers = [c for c in provider.calls if c["purpose"] == "answer"]
+    assert len(answers) == 4 and all(c["temperature"] == 0.5 for c in answers)
+    assert [c["agent"] for c in answers] == ["boss", "analyst", "boss", "analyst"]
+    assert result.turns[0]["text"] == "We ship Friday."  # "Boss:" prefix removed
+    second = answers[1]["messages"]
+    assert "Tone: measured" in second[0].content and "turn 2 of 4" in second[0].content
+    assert second[1].content == "Boss: We ship Friday." and second[-1].content.startswith("launch date")
+
+
+def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, project):
+    provider = scripted(["https://spam.example", "Boss:", "", "https://x.y", "ok then", "last word"])
+    result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
+        "debate", topic="t", participants=["boss", "analyst"], turns=3))
+    answers = [c for c in provider.calls if c["purpose"] == "answer"]
+    # turn 1: empty, re-asked, empty again -> skipped; turn 2: empty, re-asked, empty -> skipped; turn 3: "ok then"
+    assert len(answers) == 5
+    assert [t.get("skipped", False) for t in result.turns] == [True, True, False]
+    assert "empty" in answers[1]["messages"][-1].content
+    from rooms_cli.chat.transcript import read_transcript
+
+    said = [m.text for m in read_transcript(project, result.room) if m.kind == "message"]
+    assert said == ["ok then"]
+
+
+def test_lessons_are_extracted_offline_without_a_model_call_and_listed(cli, project):
+    run = cli("roundtable", "run", "standup", "--participants", "boss,analyst,hustler,writer", "--turns", "6", "--json")
+    doc = run.json()
+    assert set(doc["lessons"]) <= {"boss", "analyst", "hustler", "writer"} and len(doc["lessons"]) >= 3
+    listed = cli("memory", "list", "analyst", "--json").json()
+    assert listed and all(r["agent"] == "analyst" and r["source"] == doc["id"] for r in listed)
+    assert [r["lesson"] for r in listed] == doc["lessons"]["analyst"]
+    everyone = cli("memory", "list", "--json").json()
+    assert {r["agent"] for r in everyone} == set(doc["lessons"])
+
+
+def test_later_prompts_include_recent_lessons_capped(cli, project, project_dir):
+    cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "6")
+    from rooms_cli.agents import load_agent
+    from rooms_cli.memories import list_lessons
+    from rooms_cli.roundtable.formats import BUILTINS
+
+    analyst = load_agent(project, "analyst")
+    lessons = [r["lesson"] for r in list_lessons(project, "analyst")]
+    prompt = system_prompt(project, load_config(project), analyst, BUILTINS["debate"], ["Hustler"], 1, 6, 120)
+    assert lessons and all(lesson in prompt for lesson in lessons)
+    for _ in range(4):  # pile up lessons: the prompt keeps only the newest max_per_prompt
+        cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "6", "--topic", "more")
+    (project_dir / ".rooms.yaml").write_text("memory: {max_per_prompt: 3}\n")
+    config = load_config(project)
+    prompt = system_prompt(project, config, analyst, BUILTINS["debate"], ["Hustler"], 1, 6, 120)
+    assert prompt.count("\n- ") == 3
+    messages = turn_messages(project, config, analyst, BUILTINS["debate"], "x", [], {"analyst": "Analyst"}, 1, 6, 120)
+    assert list_lessons(project, "analyst")[-1]["lesson"] in messages[0].content
+
+
+def test_with_a_real_model_one_extraction_call_is_parsed(scripted, project):
+    summary = 'Sure! ```json\n{"lessons": [{"agent": "boss", "lesson": "Analyst wants data before Friday."},' \
+              ' {"agent": "analyst", "lesson": "Boss will not move the date."}, {"agent": "nobody", "lesson": "x"}]}\n```'
+    provider = scripted(["a", "b", "c"], summary=summary)
+    result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
+        "debate", topic="t", participants=["boss", "analyst"], turns=3))
+    assert sum(c["purpose"] == "summary" for c in provider.calls) == 1
+    assert result.lessons == {"boss": ["Analyst wants data before Friday."], "analyst": ["Boss will not move the date."]}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '[{"agent": "boss", "lesson": "ship"}, {"agent": "analyst", "lesson": "measure"}]',
+        '{"boss": ["ship"], "analyst": "measure"}',
+        "- boss: ship\n- **Analyst**: measure\nnot a lesson line",
+        "Here you go:\n1. Boss — ship\n2. analyst: measure",
+    ],
+)
+def test_lesson_replies_are_parsed_robustly(reply):
+    assert parse_lessons(reply, ["boss", "analyst"], {"boss": "Boss", "analyst": "Analyst"}) == {
+        "boss": ["ship"], "analyst": ["measure"]}
+
+
+def test_an_unusable_extraction_reply_falls_back_to_extractive(scripted, project):
+    scripted(["We ship Friday.", "Numbers first.", "Fine."], summary="I cannot do that.")
+    result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
+        "debate", topic="launch", participants=["boss", "analyst"], turns=3))
+    by_others = {t["text"] for t in result.turns if t["speaker"] != "analyst"}
+    assert result.lessons["analyst"]
+    assert all(lesson.split(" said: ", 1)[1] in by_others for lesson in result.lessons["analyst"])
+
+
+def test_memory_forget_by_id_source_and_all(cli, project):
+    first = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--json").json()
+    second = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--json").json()
+    lessons = cli("memory", "list", "analyst", "--json").json()
+    one = lessons[0]["id"]
+    out = cli("memory", "forget", "analyst", one, "--json")
+    assert out.exit_code == 0 and [r["id"] for r in out.json()["removed"]] == [one]
+    out = cli("memory", "forget", "analyst", "--source", first["id"], "--json")
+    assert all(r["source"] == first["id"] for r in out.json()["removed"])
+    left = cli("memory", "list", "analyst", "--json").json()
+    assert left and {r["source"] for r in left} == {second["id"]}
+    assert cli("memory", "forget", "analyst", "--all").stdout.startswith("Forgot")
+    assert cli("memory", "list", "analyst", "--json").json() == []
+    bad = cli("memory", "forget", "analyst")
+    assert bad.exit_code == 1 and "say what to forget" in bad.stderr
+
+
+def test_pace_adds_a_gap_between_turns(cli, project):
+    start = time.monotonic()
+    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "3", "--pace", "0.2")
+    elapsed = time.monotonic() - start
+    assert run.exit_code == 0
+    assert elapsed >= 0.4  # two gaps of at least 0.2 s
+
+
+def test_bad_arguments_are_one_clear_sentence(cli, project):
+    run = cli("roundtable", "run", "debate", "--participants", "analyst,ghost", "--json")
+    assert run.exit_code == 1 and "ghost" in run.err_json()["error"]["message"]
+    run = cli("roundtable", "run", "standup", "--participants", "analyst,boss")
+    assert run.exit_code == 1 and "takes 4–6 agents, got 2" in run.stderr
+    assert cli("roundtable", "run", "debate", "--turns", "0").exit_code == 2
+
+
+def test_external_agents_never_take_part(cli, project, project_dir):
+    for agent in ("architect", "judge", "ops", "researcher", "reviewer", "scribe", "boss", "writer", "wildcard"):
+        path = project_dir / ".rooms" / "agents" / f"{agent}.md"
+        path.write_text(path.read_text().replace("---\n", "---\nmodel: external\n", 1))
+    run = cli("roundtable", "run", "debate", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert sorted(run.json()["participants"]) == ["analyst", "hustler"]
+    assert cli("roundtable", "run", "standup").exit_code == 1
+    json.loads(cli("roundtable", "formats", "--json").stdout)
+
+
+
+@given(st.text(max_size=300))
+def test_lesson_parsing_never_fails_and_keeps_only_participants(text):
+    found = parse_lessons(text, ["boss", "analyst"], {"boss": "Boss"})
+    assert set(found) <= {"boss", "analyst"}
+    assert all(0 < len(v) <= 3 and all(x.strip() for x in v) for v in found.values())
+
+
+class Failing(Scripted):
+    async def _acomplete(self, messages, **kwargs):
+        if len([c for c in self.calls if c["purpose"] == "answer"]) >= 1:
+            from rooms_cli.errors import ProviderError
+
+            raise ProviderError("provider 'scripted' answered 500 three times")
+        return await super()._acomplete(messages, **kwargs)
+
+
+def test_a_provider_failure_is_recorded_and_leaves_the_transcript_consistent(monkeypatch, project, cli):
+    provider = Failing(["first turn"])
+    monkeypatch.setattr("rooms_cli.models.provider_for", lambda model_string, config: (provider, "m"))
+    run = cli("roundtable", "run", "deep-dive", "--participants", "boss,analyst", "--turns", "3", "--json")
+    assert run.exit_code == 1 and "answered 500" in run.err_json()["error"]["message"]
+    from rooms_cli.chat.rooms import list_room_states
+    from rooms_cli.chat.transcript import read_transcript
+
+    room = next(r.id for r in list_room_states(project) if r.id.startswith("roundtable-"))
+    records = read_transcript(project, room)
+    assert [m.kind for m in records] == ["roundtable", "message", "system", "roundtable"]
+    assert records[2].text.startswith("turn 2: analyst's model failed") and records[-1].meta["status"] == "failed"
+
+
+def test_demo_shows_a_standup_and_a_debate(cli, tmp_path):
+    run = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "roundtable", "--json")
+    assert run.exit_code == 0, run.stderr
+    events = run.json()["events"]
+    commands = [e["text"] for e in events if e["kind"] == "cmd"]
+    assert commands[0].startswith("rooms roundtable run standup") and commands[1].startswith("rooms roundtable run debate")
+    assert sum(e["kind"] == "line" for e in events) >= 12
+    assert (tmp_path / "demo" / ".rooms" / "memories" / "analyst.jsonl").exists()
