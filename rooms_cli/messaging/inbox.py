@@ -76,3 +76,83 @@ def deliver(
 def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
     """Every message in `agent`'s inbox, oldest first."""
     return [InboxMessage.from_json(r) for r in jsonl.read(inbox_path(project, agent))]
+
+
+# Read state: `.rooms/inbox/read/<agent>.jsonl`, append-only lines {"ts", "upto": n}. Messages are
+# numbered in append order, so "read up to n" is the whole state; the highest `upto` wins, which
+# also makes a git union merge of two clones' lines come out right. (A subdirectory, not
+# `<agent>.read.jsonl`, so no agent name can collide with another agent's inbox file.)
+
+
+def read_state_path(project: Project, agent: str):
+    return project.path("inbox", "read", validate_name(agent, "agent id") + ".jsonl")
+
+
+def read_upto(project: Project, agent: str) -> int:
+    """The highest message number `agent` has read (0: none)."""
+    best = 0
+    for record in jsonl.read(read_state_path(project, agent)):
+        try:
+            best = max(best, int(record.get("upto", 0)))
+        except (TypeError, ValueError):
+            continue
+    return best
+
+
+def mark_read(project: Project, agent: str, upto: int) -> bool:
+    """Record that `agent` has read every message up to `upto`; False when nothing changed."""
+    path = read_state_path(project, agent)
+    with locked(path):
+        if upto <= read_upto(project, agent):
+            return False
+        jsonl.append_many(path, [{"ts": now_iso(), "upto": int(upto)}], lock=False)
+    return True
+
+
+def unread_messages(project: Project, agent: str) -> list[InboxMessage]:
+    """Messages of `agent` not read yet, oldest first.
+
+    Read from the end of the inbox, so the cost follows the number of unread messages, not the
+    size of the inbox (numbers grow along the file).
+    """
+    upto = read_upto(project, agent)
+    path = inbox_path(project, agent)
+    count = 32
+    while True:
+        records = jsonl.tail(path, count)
+        if len(records) < count or _number(records[0]) <= upto:
+            return [InboxMessage.from_json(r) for r in records if _number(r) > upto]
+        count *= 4
+
+
+def _number(record: dict) -> int:
+    try:
+        return int(record.get("n", 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def take_unread(project: Project, agent: str) -> list[InboxMessage]:
+    """The unread messages of `agent`, marked read (they are being shown to it now)."""
+    messages = unread_messages(project, agent)
+    if messages:
+        mark_read(project, agent, max(m.n for m in messages))
+    return messages
+
+
+def find_message(project: Project, agent: str, n: int) -> InboxMessage:
+    """Message number `n` in `agent`'s inbox, or NotFound."""
+    from rooms_cli.errors import NotFound
+
+    for message in read_inbox(project, agent):
+        if message.n == n:
+            return message
+    raise NotFound(f"no message {n} in {agent}'s inbox (see `rooms inbox --as {agent}`)")
+
+
+def inbox_owners(project: Project) -> list[str]:
+    """Agents that have an inbox file."""
+    folder = project.path("inbox")
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.jsonl") if p.is_file())

@@ -1,0 +1,68 @@
+"""`rooms send`: a message to one agent, to everyone, or in reply to a message in your own inbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rooms_cli.errors import InvalidInput
+from rooms_cli.messaging.inbox import InboxMessage, deliver, find_message
+from rooms_cli.messaging.status import known_names, mark_announced, recipients_for_everyone, touch
+from rooms_cli.store.ids import validate_name
+from rooms_cli.store.paths import Project
+
+MAX_TEXT = 100_000
+
+
+@dataclass
+class SendResult:
+    sender: str
+    kind: str  # direct or broadcast
+    delivered: list[InboxMessage] = field(default_factory=list)
+    reply_to: int | None = None
+    unknown: list[str] = field(default_factory=list)  # recipients no part of rooms has heard of yet
+    woken: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "from": self.sender, "kind": self.kind, "reply_to": self.reply_to,
+            "to": [m.to for m in self.delivered],
+            "delivered": [{"to": m.to, "n": m.n, "id": m.id} for m in self.delivered],
+            "unknown": self.unknown, "woken": self.woken,
+        }
+
+
+def send_message(
+    project: Project, config, sender: str, text: str, *, to: str | None = None, reply_to: int | None = None,
+) -> SendResult:
+    """Deliver `text` from `sender`: to `to`, to the sender of message `reply_to` in the sender's
+    own inbox, or (neither given) to every other agent on the roster."""
+    validate_name(sender, "sender")
+    if not text or not text.strip():
+        raise InvalidInput("the message is empty")
+    if len(text) > MAX_TEXT:
+        raise InvalidInput(f"the message is {len(text)} characters; the limit is {MAX_TEXT}")
+    meta: dict = {}
+    if reply_to is not None:
+        original = find_message(project, sender, reply_to)
+        if to is not None and validate_name(to, "--to") != original.sender:
+            raise InvalidInput(
+                f"--reply-to {reply_to} answers {original.sender}, but --to says {to}; give one or the other"
+            )
+        to = original.sender
+        meta = {"reply_to_id": original.id, "quote": original.text[:120]}
+    if to is not None:
+        validate_name(to, "recipient (--to)")
+        if to == sender:
+            raise InvalidInput(f"{sender} cannot send a message to itself")
+        recipients, kind = [to], "direct"
+    else:
+        recipients, kind = recipients_for_everyone(project, config, sender), "broadcast"
+        if not recipients:
+            raise InvalidInput("there is no other agent to send to yet (rooms agents lists them)")
+    known = known_names(project) if to is not None else set(recipients)
+    result = SendResult(sender=sender, kind=kind, reply_to=reply_to, unknown=[r for r in recipients if r not in known])
+    for recipient in recipients:
+        result.delivered.append(deliver(project, recipient, sender, text, kind=kind, reply_to=reply_to, meta=meta))
+    mark_announced(project, sender)
+    touch(project, sender)
+    return result

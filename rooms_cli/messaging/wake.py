@@ -1,0 +1,102 @@
+"""Resuming LLM-backed agents that have unread messages (`rooms tick` with `wake: true`, `rooms send --wake`).
+
+A woken agent reads its unread messages in one model call, and its reply goes to each sender of a
+message that woke it, as an ordinary inbox message that answers it. Group envelopes are left to
+the groups part. A woken agent's reply (marked `meta.auto`) never wakes its recipient by itself,
+so two LLM agents cannot keep each other talking forever; it is read the next time that agent is
+woken by something else.
+"""
+
+from __future__ import annotations
+
+from rooms_cli.agents import Agent, agent_ids, load_agent
+from rooms_cli.errors import RoomsError
+from rooms_cli.messaging.inbox import InboxMessage, deliver, mark_read, unread_messages
+from rooms_cli.messaging.status import mark_announced, touch
+from rooms_cli.store.locks import try_lock
+from rooms_cli.store.paths import Project
+
+WAKE_KINDS = ("direct", "broadcast", "spawn_output", "spawn_error")
+
+
+def wakes(message: InboxMessage) -> bool:
+    """Whether this message is reason enough to resume its recipient."""
+    return message.kind in WAKE_KINDS and not message.meta.get("auto")
+
+
+def llm_backed(project: Project, config, agent_id: str) -> Agent | None:
+    """The agent's definition if rooms runs it with a model (not external, not a session), else None."""
+    if agent_id not in agent_ids(project):
+        return None
+    agent = load_agent(project, agent_id)
+    return None if agent.is_external(config.default_model) else agent
+
+
+def due_agents(project: Project, config) -> list[tuple[str, int]]:
+    """(agent id, unread count) of every LLM-backed agent with wake on and a message that wakes it."""
+    due = []
+    for agent_id in agent_ids(project):
+        try:
+            agent = llm_backed(project, config, agent_id)
+        except RoomsError:
+            continue  # a broken definition: `rooms agent show` reports it
+        if agent is None or not (config.get("wake", False) or agent.wake):
+            continue
+        unread = unread_messages(project, agent_id)
+        if any(wakes(m) for m in unread):
+            due.append((agent_id, len(unread)))
+    return due
+
+
+def _system_prompt(agent: Agent) -> str:
+    return (
+        f"{agent.directive}\n\nYou are {agent.id}. Other agents wrote to your inbox; your reply is delivered to "
+        "each of them. Answer what they need; be brief."
+    )
+
+
+def wake_agent(project: Project, config, agent: Agent) -> dict | None:
+    """Run one turn of `agent` on its unread messages; None when there was nothing to do or it is already awake."""
+    from rooms_cli.models import provider_for
+    from rooms_cli.models.base import Message
+
+    lock = try_lock(project.path("run", "wake", agent.id))
+    if lock is None:
+        return None
+    try:
+        unread = unread_messages(project, agent.id)
+        if not any(wakes(m) for m in unread):
+            return None
+        prompt = "\n\n".join(f"#{m.n} from {m.sender}: {m.text}" for m in unread)
+        provider, model = provider_for(agent.model_string(config.default_model), config)
+        completion = provider.complete(
+            [Message("system", _system_prompt(agent)), Message("user", prompt)],
+            model=model, temperature=agent.temperature, agent=agent, purpose="answer",
+        )
+        text = completion.text.strip()
+        targets = {m.sender: m for m in unread if wakes(m) and m.sender != agent.id}
+        replies = []
+        if text and text != "/pass":
+            for sender, original in targets.items():
+                meta = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
+                replies.append(deliver(project, sender, agent.id, text, kind="direct", reply_to=original.n, meta=meta))
+            mark_announced(project, agent.id)
+        mark_read(project, agent.id, max(m.n for m in unread))
+        touch(project, agent.id)
+        return {
+            "agent": agent.id, "read": [m.n for m in unread], "model": completion.model, "text": text,
+            "replies": [{"to": r.to, "n": r.n} for r in replies],
+        }
+    finally:
+        lock.release()
+
+
+def wake_recipients(project: Project, config, names: list[str]) -> list[dict]:
+    """`rooms send --wake`: run each LLM-backed recipient now; people and sessions are left to read their inbox."""
+    woken = []
+    for name in names:
+        agent = llm_backed(project, config, name)
+        result = wake_agent(project, config, agent) if agent else None
+        if result is not None:
+            woken.append(result)
+    return woken
