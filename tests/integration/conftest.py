@@ -70,6 +70,14 @@ class LlamaServer:
             events.append(("start" if what == "processing task" else "end", task, tokens))
         return events
 
+    def busiest(self, mark: int = 0) -> int:
+        """The most requests the engine had in progress at once after `mark`."""
+        running = most = 0
+        for what, _, _ in self.engine_events(mark):
+            running += 1 if what == "start" else -1
+            most = max(most, running)
+        return most
+
     def log_tail(self, lines: int = 30) -> str:
         try:
             return "\n".join(self.log_path.read_text("utf-8", "replace").splitlines()[-lines:])
@@ -137,7 +145,7 @@ def llama_server(tmp_path_factory):
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, str(HERE / "tinymodel.py"), "serve", str(model_path), "--port", str(port),
-                 "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", "24", "--exit-with-parent"],
+                 "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", "64", "--exit-with-parent"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         server = LlamaServer(port=port, pid=proc.pid, model_path=model_path, log_path=log_path)

@@ -13,8 +13,8 @@ pytestmark = pytest.mark.integration
 AGENTS = ["ada", "bo", "cy", "di"]
 
 
-def chat(rooms, *args):
-    run = rooms("chat", *args, "--json")
+def chat(cli, *args):
+    run = cli("chat", *args, "--json")
     assert run.exit_code == 0, run.stderr
     return run.json()
 
@@ -30,20 +30,14 @@ def assert_model_replies(replies):
         assert isinstance(reply["text"], str) and reply["text"].strip()
 
 
-def overlapping(events) -> bool:
-    """True if every request started before any of them ended."""
-    kinds = [what for what, _, _ in events]
-    return "end" not in kinds[: kinds.count("start")]
-
-
 def serial(events) -> bool:
     """True if each request ended before the next one started."""
     return [what for what, _, _ in events] == ["start", "end"] * (len(events) // 2)
 
 
-def test_open_message_prompts_every_eligible_agent_in_score_order(llama_project, llama_server, rooms):
+def test_open_message_prompts_every_eligible_agent_in_score_order(llama_project, llama_server, cli):
     mark = llama_server.log_mark()
-    turn = chat(rooms, "the deploy latency is bad, what now?")
+    turn = chat(cli, "the deploy latency is bad, what now?")
     assert turn["mode"] == "open"
     assert turn["eligible"][0] == "cy"  # tags ops, deploy, latency: the best score speaks first
     assert sorted(turn["eligible"]) == AGENTS
@@ -55,19 +49,19 @@ def test_open_message_prompts_every_eligible_agent_in_score_order(llama_project,
     assert [what for what, _, _ in llama_server.engine_events(mark)].count("start") == len(replies)
 
 
-def test_direct_mention_prompts_only_that_agent_even_when_muted(llama_project, llama_server, rooms):
-    assert rooms("room", "mute", "bo").exit_code == 0
+def test_direct_mention_prompts_only_that_agent_even_when_muted(llama_project, llama_server, cli):
+    assert cli("room", "mute", "bo").exit_code == 0
     mark = llama_server.log_mark()
-    turn = chat(rooms, "@bo which colours?")
+    turn = chat(cli, "@bo which colours?")
     assert turn["mode"] == "direct" and turn["eligible"] == ["bo"]
     assert [r["speaker"] for r in spoken(turn)] == ["bo"]
     assert_model_replies(spoken(turn))
     assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]
 
 
-def test_everyone_answers_in_series_each_seeing_the_earlier_replies(llama_project, llama_server, rooms):
+def test_everyone_answers_in_series_each_seeing_the_earlier_replies(llama_project, llama_server, cli):
     mark = llama_server.log_mark()
-    turn = chat(rooms, "@everyone one line each")
+    turn = chat(cli, "@everyone one line each")
     assert turn["mode"] == "everyone"
     replies = spoken(turn)
     assert sorted(r["speaker"] for r in replies) == AGENTS
@@ -80,23 +74,25 @@ def test_everyone_answers_in_series_each_seeing_the_earlier_replies(llama_projec
         assert after - before >= previous["usage"]["output_tokens"] // 2, inputs
 
 
-def test_jam_runs_four_agents_at_once_from_the_same_snapshot(llama_project, llama_server, rooms):
+def test_jam_runs_four_agents_at_once_from_the_same_snapshot(llama_project, llama_server, cli):
     mark = llama_server.log_mark()
-    turn = chat(rooms, "@jam ideas, go")
+    turn = chat(cli, "@jam ideas, go")
     assert turn["mode"] == "jam"
     replies = spoken(turn)
     assert sorted(r["speaker"] for r in replies) == AGENTS
     assert_model_replies(replies)
     events = llama_server.engine_events(mark)
-    assert len(events) == 8 and overlapping(events), events
+    assert len(events) == 8, events
+    # in flight together (four when nothing else loads the machine; a serial @jam would show one)
+    assert llama_server.busiest(mark) >= 3, events
     # nobody saw another's draft: the prompts differ only by the agent's own lines, far less than a reply
     inputs = [r["usage"]["input_tokens"] for r in replies]
     assert max(inputs) - min(inputs) < min(r["usage"]["output_tokens"] for r in replies), inputs
 
 
-def test_sessions_add_up_the_token_usage_the_server_reported(llama_project, rooms):
-    replies = spoken(chat(rooms, "@jam go")) + spoken(chat(rooms, "@ada and you?"))
-    room = rooms("room", "show", "--json")
+def test_sessions_add_up_the_token_usage_the_server_reported(llama_project, cli):
+    replies = spoken(chat(cli, "@jam go")) + spoken(chat(cli, "@ada and you?"))
+    room = cli("room", "show", "--json")
     assert room.exit_code == 0, room.stderr
     sessions = {entry["id"]: entry["session"] for entry in room.json()["roster"]}
     for agent in AGENTS:
@@ -106,9 +102,9 @@ def test_sessions_add_up_the_token_usage_the_server_reported(llama_project, room
         assert sessions[agent]["output_tokens"] == sum(u["output_tokens"] for u in mine)
 
 
-def test_transcript_records_who_spoke_with_model_and_usage(llama_project, rooms):
-    turn = chat(rooms, "@jam go")
-    run = rooms("transcript", "--json")
+def test_transcript_records_who_spoke_with_model_and_usage(llama_project, cli):
+    turn = chat(cli, "@jam go")
+    run = cli("transcript", "--json")
     assert run.exit_code == 0, run.stderr
     records = run.json()
     assert records[-5]["id"] == turn["message"]["id"] and records[-5]["speaker"] == "tester"
@@ -117,13 +113,13 @@ def test_transcript_records_who_spoke_with_model_and_usage(llama_project, rooms)
     assert [r["usage"] for r in records[-4:]] == [r["usage"] for r in spoken(turn)]
 
 
-def test_an_engine_error_is_a_system_line_and_costs_no_budget(llama_project, rooms):
+def test_an_engine_error_is_a_system_line_and_costs_no_budget(llama_project, cli):
     # a token a character: 6000 characters overflow the 4096-token slot, and llama.cpp says 400
-    turn = chat(rooms, "@ada " + "x " * 3000)
+    turn = chat(cli, "@ada " + "x " * 3000)
     assert spoken(turn) == []
     [line] = turn["replies"]
     assert line["kind"] == "system" and line["meta"]["agent"] == "ada" and line["meta"]["error"]
     assert "llamacpp" in line["text"] and "400" in line["text"]
     assert turn["budget"]["remaining"] == turn["budget"]["total"]
-    records = rooms("transcript", "--json").json()
+    records = cli("transcript", "--json").json()
     assert [r["kind"] for r in records[-2:]] == ["message", "system"]

@@ -16,27 +16,28 @@ def ok(run):
 
 
 @pytest.fixture
-def group(llama_project, rooms):
-    ok(rooms("group", "spawn-mixed", "rev", "--profiles", ",".join(AGENTS), "--json"))
+def group(llama_project, cli):
+    ok(cli("group", "spawn-mixed", "rev", "--profiles", ",".join(AGENTS), "--json"))
     return "rev"
 
 
-def test_gather_calls_every_member_at_once_and_reduces_their_replies(group, llama_server, rooms):
-    ok(rooms("group", "broadcast", group, *FIELDS, "--json"))
+def test_gather_calls_every_member_at_once_and_reduces_their_replies(group, llama_server, cli):
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
     mark = llama_server.log_mark()
-    result = ok(rooms("group", "wait", group, "--reducer", "join_by_handle", "--json"))
+    result = ok(cli("group", "wait", group, "--reducer", "join_by_handle", "--json"))
     assert sorted(result["by_member"]) == AGENTS
     assert {m["status"] for m in result["by_member"].values()} == {"ok"}
     assert sorted(result["order"]) == AGENTS
     assert result["reduced"] == {h: m["text"] for h, m in result["by_member"].items()}
     assert (result["metadata"]["replied"], result["metadata"]["members"], result["metadata"]["mode"]) == (4, 4, "all")
-    events = [what for what, _, _ in llama_server.engine_events(mark)]
-    assert events.count("start") == 4 and "end" not in events[:4], events  # four slots busy together
+    events = llama_server.engine_events(mark)
+    assert [what for what, _, _ in events].count("start") == 4
+    assert llama_server.busiest(mark) >= 3, events  # in flight together, not one after another
 
 
-def test_wait_any_takes_the_first_reply_and_stops_the_others(group, llama_server, rooms):
-    ok(rooms("group", "broadcast", group, *FIELDS, "--json"))
-    result = ok(rooms("group", "wait", group, "--any", "--json"))
+def test_wait_any_takes_the_first_reply_and_stops_the_others(group, llama_server, cli):
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
+    result = ok(cli("group", "wait", group, "--any", "--json"))
     winner = result["metadata"]["winner_handle"]
     assert winner in AGENTS and result["order"] == [winner]
     assert result["by_member"][winner]["status"] == "ok"
@@ -44,23 +45,23 @@ def test_wait_any_takes_the_first_reply_and_stops_the_others(group, llama_server
     losers = {h: m["status"] for h, m in result["by_member"].items() if h != winner}
     assert set(losers.values()) <= {"cancelled", "dropped"}, losers
     # the group is free again: the next broadcast is accepted
-    ok(rooms("group", "broadcast", group, *FIELDS, "--json"))
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
 
 
-def test_rank_over_gibberish_ballots_still_names_a_member(group, rooms):
+def test_rank_over_gibberish_ballots_still_names_a_member(group, cli):
     # each member ranks the others' replies; a random model's ballots are mostly unreadable
-    ok(rooms("group", "broadcast", group, *FIELDS, "--json"))
-    result = ok(rooms("group", "wait", group, "--reducer", "rank", "--json"))
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
+    result = ok(cli("group", "wait", group, "--reducer", "rank", "--json"))
     meta = result["metadata"]
     assert sorted(meta["labels"].values()) == AGENTS
     assert meta["winner_handle"] in AGENTS
     assert result["reduced"] == result["by_member"][meta["winner_handle"]]["text"]
 
 
-def test_ask_gathers_an_ephemeral_group_and_leaves_no_trace(llama_project, rooms):
+def test_ask_gathers_an_ephemeral_group_and_leaves_no_trace(llama_project, cli):
     groups = llama_project / ".rooms" / "groups"
     before = sorted(p.name for p in groups.iterdir())
-    result = ok(rooms("group", "ask", "--profiles", "ada,bo,cy", "--objective", "ship it?", "--reducer", "majority_vote", "--json"))
+    result = ok(cli("group", "ask", "--profiles", "ada,bo,cy", "--objective", "ship it?", "--reducer", "majority_vote", "--json"))
     assert sorted(result["by_member"]) == ["ada", "bo", "cy"]
     assert {m["status"] for m in result["by_member"].values()} == {"ok"}
     assert result["metadata"]["reducer"] == "majority_vote"

@@ -9,16 +9,16 @@ pytestmark = pytest.mark.integration
 AGENTS = ["ada", "bo", "cy", "di"]
 
 
-def run_standup(rooms, seed="3"):
-    run = rooms("roundtable", "run", "standup", "--participants", ",".join(AGENTS), "--turns", "6",
+def run_standup(cli, seed="3"):
+    run = cli("roundtable", "run", "standup", "--participants", ",".join(AGENTS), "--turns", "6",
                 "--topic", "launch week", "--json", env={"ROOMS_SEED": seed})
     assert run.exit_code == 0, run.stderr
     return run.json()
 
 
-def test_roundtable_runs_its_turns_one_call_each_and_records_them(llama_project, llama_server, rooms):
+def test_roundtable_runs_its_turns_one_call_each_and_records_them(llama_project, llama_server, cli):
     mark = llama_server.log_mark()
-    result = run_standup(rooms)
+    result = run_standup(cli)
     assert result["status"] == "done" and result["participants"] == AGENTS
     turns = result["turns"]
     assert [t["turn"] for t in turns] == [1, 2, 3, 4, 5, 6]
@@ -33,7 +33,7 @@ def test_roundtable_runs_its_turns_one_call_each_and_records_them(llama_project,
     assert [what for what, _, _ in events] == ["start", "end"] * (len(events) // 2)
     assert len(events) // 2 == len(turns) + 1, events
 
-    records = rooms("transcript", "--room", result["room"], "--json").json()
+    records = cli("transcript", "--room", result["room"], "--json").json()
     assert [r["kind"] for r in records] == ["roundtable"] + ["message"] * 6 + ["roundtable"]
     assert [r["meta"]["event"] for r in (records[0], records[-1])] == ["start", "end"]
     messages = records[1:-1]
@@ -45,17 +45,17 @@ def test_roundtable_runs_its_turns_one_call_each_and_records_them(llama_project,
     assert all(m["usage"]["output_tokens"] > 0 for m in messages)
 
 
-def test_lessons_are_kept_for_every_participant_even_from_gibberish(llama_project, rooms):
+def test_lessons_are_kept_for_every_participant_even_from_gibberish(llama_project, cli):
     # the extraction call's reply has no usable lessons (random model): the extractive way takes over
-    result = run_standup(rooms)
-    lessons = rooms("memory", "list", "--json").json()
+    result = run_standup(cli)
+    lessons = cli("memory", "list", "--json").json()
     for agent in AGENTS:
         mine = [entry for entry in lessons if entry["agent"] == agent]
         assert mine and {entry["source"] for entry in mine} == {result["id"]}
         assert [entry["lesson"] for entry in mine] == result["lessons"][agent]
 
 
-def test_seed_fixes_who_speaks_whatever_the_model_says(llama_project, rooms):
+def test_seed_fixes_who_speaks_whatever_the_model_says(llama_project, cli):
     # the engine samples with its own random seed, so the words differ from run to run
-    first, second = run_standup(rooms, seed="11"), run_standup(rooms, seed="11")
+    first, second = run_standup(cli, seed="11"), run_standup(cli, seed="11")
     assert [t["speaker"] for t in first["turns"]] == [t["speaker"] for t in second["turns"]]
