@@ -25,12 +25,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--parallel", type=int, default=4, help="parallel slots (agents answering at once)")
+    parser.add_argument("--slot-ctx", type=int, default=4096, help="context tokens per slot (at most 8192)")
     parser.add_argument("--model", default=str(Path(tempfile.gettempdir()) / "rooms-tiny.gguf"))
     args = parser.parse_args()
     model = tinymodel.write_model(args.model)
     print(f"model: {model}", flush=True)
     print(f"serving on http://127.0.0.1:{args.port}/v1 (model alias: tiny); Ctrl-C stops", flush=True)
-    tinymodel.serve(model, port=args.port, parallel=args.parallel, n_ctx=args.parallel * 4096)
+    tinymodel.serve(model, port=args.port, parallel=args.parallel, n_ctx=args.parallel * args.slot_ctx)
     return 0
 
 
