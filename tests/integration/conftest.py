@@ -23,10 +23,9 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from . import tinymodel
 
-import tinymodel  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 PARALLEL = 4  # slots: `@jam` with 4 agents runs all four at once
 START_TIMEOUT = 60.0
