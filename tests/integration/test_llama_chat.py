@@ -123,3 +123,16 @@ def test_an_engine_error_is_a_system_line_and_costs_no_budget(llama_project, cli
     assert turn["budget"]["remaining"] == turn["budget"]["total"]
     records = cli("transcript", "--json").json()
     assert [r["kind"] for r in records[-2:]] == ["message", "system"]
+
+
+def test_handoff_summarises_the_session_through_the_model(llama_project, llama_server, cli):
+    chat(cli, "@ada how are the numbers?")
+    mark = llama_server.log_mark()
+    run = cli("room", "handoff", "ada", "--json")
+    assert run.exit_code == 0, run.stderr
+    result = run.json()
+    note = result["deliberation"]
+    assert note["agent"] == "ada" and note["text"].strip()
+    assert (llama_project / note["path"]).read_text("utf-8").count(note["text"]) == 1
+    assert result["record"]["kind"] == "handoff"
+    assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]  # one summary call

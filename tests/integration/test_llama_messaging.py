@@ -54,3 +54,15 @@ def test_send_wake_runs_a_llama_agent_whose_reply_comes_back_to_the_sender(llama
     [reply] = [m for m in inbox["messages"] if m["from"] == "bo"]
     assert reply["text"] == woken["text"] and reply["meta"]["auto"] == "wake"
     assert reply["meta"]["quote"] == "status please"
+
+
+def test_tick_wakes_a_llama_agent_with_unread_messages(llama_project, rooms):
+    with open(llama_project / ".rooms.yaml", "a", encoding="utf-8") as config:
+        config.write("wake: true\n")
+    ok(rooms("send", "--as", "tester", "--to", "cy", "deploy status?", "--json"))
+    tick = ok(rooms("tick", "--json"))
+    [woken] = tick["steps"]["wake"]
+    assert woken["action"] == "wake" and woken["detail"].startswith("cy "), woken
+    inbox = ok(rooms("inbox", "--as", "tester", "--json"))
+    [reply] = [m for m in inbox["messages"] if m["from"] == "cy"]
+    assert reply["meta"]["auto"] == "wake" and reply["text"].strip()

@@ -59,3 +59,17 @@ def test_seed_fixes_who_speaks_whatever_the_model_says(llama_project, cli):
     # the engine samples with its own random seed, so the words differ from run to run
     first, second = run_standup(cli, seed="11"), run_standup(cli, seed="11")
     assert [t["speaker"] for t in first["turns"]] == [t["speaker"] for t in second["turns"]]
+
+
+def test_tick_runs_a_queued_roundtable_on_the_model(llama_project, llama_server, rooms):
+    queued = rooms("roundtable", "queue", "watercooler", "--participants", "ada,bo", "--turns", "2", "--json")
+    assert queued.exit_code == 0, queued.stderr
+    mark = llama_server.log_mark()
+    tick = rooms("tick", "--json")
+    assert tick.exit_code == 0, tick.stderr
+    [ran] = tick.json()["steps"]["roundtables"]
+    assert ran["action"] == "run" and queued.json()["id"] in ran["detail"]
+    room = ran["detail"].rsplit(" ", 1)[-1]
+    messages = [r for r in rooms("transcript", "--room", room, "--json").json() if r["kind"] == "message"]
+    assert [m["model"] for m in messages] == ["llamacpp:tiny"] * 2
+    assert len(llama_server.engine_events(mark)) == 2 * 3  # two turns and the lessons
