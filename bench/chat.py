@@ -53,34 +53,37 @@ def refill(project, room: str) -> None:
 
 
 def overhead(sizes=(100, 100_000), reps: int = 30, process_reps: int = 9) -> list[tuple]:
+    """Median time of one turn per room size. The sizes are measured alternately, so that load
+    from other processes on the machine falls on both alike."""
     from rooms_cli.chat.coordinator import floor, run_message
     from rooms_cli.chat.rooms import create_room
     from rooms_cli.config import load_config
 
-    rows = []
+    projects = {}
     for size in sizes:
         project = make_project()
         create_room(project, "bench", ["ops", "architect"])
         fill(project, "bench", size)
-        config = load_config(project)
-        times = []
-        for _ in range(reps):
+        projects[size] = project
+    turn: dict[int, list[float]] = {size: [] for size in sizes}
+    proc: dict[int, list[float]] = {size: [] for size in sizes}
+    for rep in range(reps):
+        for size, project in projects.items():
             refill(project, "bench")
             start = time.perf_counter()
             with floor(project, "bench"):
-                run_message(project, config, "bench", "alice", "@ops deploy latency?")
-            times.append(time.perf_counter() - start)
-        env = {**os.environ, "PYTHONPATH": str(REPO), "ROOMS_DIR": str(project.root)}
-        ptimes = []
-        subprocess.run([sys.executable, "-m", "rooms_cli", "room", "show", "bench"], env=env, check=True, capture_output=True)
-        for _ in range(process_reps):
+                run_message(project, load_config(project), "bench", "alice", "@ops deploy latency?")
+            turn[size].append(time.perf_counter() - start)
+            if rep >= process_reps + 1:
+                continue
+            env = {**os.environ, "PYTHONPATH": str(REPO), "ROOMS_DIR": str(project.root)}
             refill(project, "bench")
             start = time.perf_counter()
             subprocess.run([sys.executable, "-m", "rooms_cli", "chat", "--room", "bench", "@ops deploy latency?"],
                            env=env, check=True, capture_output=True)
-            ptimes.append(time.perf_counter() - start)
-        rows.append((size, statistics.median(times) * 1000, statistics.median(ptimes) * 1000))
-    return rows
+            if rep:  # the first process run warms the OS caches
+                proc[size].append(time.perf_counter() - start)
+    return [(size, statistics.median(turn[size]) * 1000, statistics.median(proc[size]) * 1000) for size in sizes]
 
 
 def jam(agents: int = 8, delay: float = 0.3, reps: int = 3) -> tuple[float, float]:

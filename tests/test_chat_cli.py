@@ -154,3 +154,30 @@ def test_chat_commands_do_not_import_heavy_modules_at_startup(rooms):
 
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=rooms_env(), timeout=60)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_agents_cannot_use_slash_commands_in_chat(project, cli):
+    run = cli("chat", "--as", "researcher", "/kick ops")
+    assert run.exit_code == 1 and "only people can use slash commands" in run.stderr
+    assert "ops" in state(project, "default").roster
+
+
+@pytest.mark.parametrize("command", [
+    ["chat"], ["transcript"], ["room", "create"], ["room", "list"], ["room", "show"], ["room", "use"], ["room", "invite"],
+    ["room", "kick"], ["room", "mute"], ["room", "unmute"], ["room", "continue"], ["room", "handoff"], ["room", "save"],
+    ["room", "join"], ["room", "drop"], ["room", "halt"],
+])
+def test_every_chat_command_has_help_with_an_example(cli, command):
+    run = cli(*command, "--help")
+    assert run.exit_code == 0 and "Example: rooms " in run.stdout
+
+
+def test_demo_chat_section_shows_each_mode_a_pass_and_the_budget_running_out(tmp_path, cli):
+    run = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "chat", "--json")
+    events = run.json()["events"]
+    commands = " ".join(e["text"] for e in events if e["kind"] == "cmd")
+    for needle in ("Anyone have context", "@reseacher", "@everyone", "@jam", "rooms room continue"):
+        assert needle in commands
+    assert any(e["kind"] == "italic" for e in events), "a pass"
+    assert any("Turn budget used up" in e["text"] for e in events)
+    assert any(e["text"].startswith("queued @ops") for e in events)

@@ -191,3 +191,67 @@ def test_busy_floor_no_wait_exits_3_and_waiting_shows_a_note(project_dir, projec
     reader.join(timeout=10)
     assert waiting.returncode == 0, "".join(seen)
     assert records(project)[0].speaker == "bob"
+
+
+def test_kill_9_mid_turn_leaves_files_parseable_and_the_floor_free(project_dir, project, server):
+    import random
+
+    from rooms_cli.chat.rooms import load_room
+    from rooms_cli.store import jsonl
+
+    use_server(project, server, ["a0", "a1", "a2"])
+    room(project, agents=["a0", "a1", "a2"])
+    server.set_default(Reply(text="a reply that streams in a few pieces", chunk_delay=0.02, delay=0.05))
+    chance = random.Random(7)
+    for round_ in range(4):
+        proc = _chat_process(["--room", "sync", f"@everyone round {round_}"], project_dir)
+        time.sleep(0.4 + chance.random() * 0.8)
+        proc.kill()
+        proc.wait(timeout=30)
+        scan = jsonl.scan(project.path("rooms", "sync", "transcript.jsonl"))
+        assert scan.bad == [] and not scan.torn
+        load_room(project, "sync")
+    done = say(project, "@a0 still fine?")
+    assert [r.speaker for r in done.replies] == ["a0"]
+    answered = {r.meta["answering"] for r in records(project) if r.kind == "message" and r.speaker in ("a0", "a1", "a2")}
+    assert answered <= {m.id for m in records(project)}, "every reply answers a message that was written"
+
+
+def test_agent_is_not_eligible_while_another_process_hands_it_off(project_dir, project, server, rooms):
+    from rooms_cli.chat.coordinator import explain
+    from rooms_cli.chat.handoff import latest_deliberation
+    from rooms_cli.config import load_config
+
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.push("first answer")
+    say(project, "@a0 hello")
+    server.set_default(Reply(text="Hand-off note: we said hello.", delay=1.5))
+    proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "room", "handoff", "a0", "--room", "sync"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=rooms_env({"ROOMS_DIR": str(project_dir)}))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "a0" not in state(project).handoff:
+        time.sleep(0.05)
+    data = explain(project, load_config(project), "sync", "@everyone anyone?")
+    assert data["eligible"] == ["a1"] and data["filtered"]["a0"] == "mid-handoff"
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert state(project).handoff == []
+    assert latest_deliberation(project, "a0").text == "Hand-off note: we said hello."
+
+
+def test_jam_shows_each_reply_as_it_arrives(project, server):
+    from rooms_cli.chat.coordinator import run_message
+    from rooms_cli.config import load_config
+
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.set_default(lambda r: Reply(text=f"take {speaker_of(r)}", delay=0.6 if speaker_of(r) == "a0" else 0.05))
+    events = []
+    result = run_message(project, load_config(project), "sync", "alice", "@jam go",
+                         on_event=lambda kind, data: events.append((kind, data.get("agent"))))
+    drafts = [agent for kind, agent in events if kind == "draft"]
+    assert drafts == ["a1", "a0"], "the fast agent is shown first"
+    assert [r.speaker for r in result.replies] == ["a0", "a1"], "written together, in prompt order"
+    assert events.index(("draft", "a1")) < events.index(("draft", "a0")) < events.index(("message", None))

@@ -90,14 +90,15 @@ def test_agent_outside_the_room_is_named_not_matched(project):
     assert any("judge is not in this room" in n for n in data["notes"])
 
 
-def test_mute_skips_open_and_jam_but_not_direct_or_everyone(project):
+def test_mute_skips_open_messages_but_direct_everyone_and_jam_override_it(project):
     room(project)
     set_muted(project, "sync", "ops", True, "alice")
     config = load_config(project)
     assert "ops" not in explain(project, config, "sync", "deploy latency")["eligible"]
     assert explain(project, config, "sync", "deploy latency")["filtered"]["ops"] == "muted"
-    assert "ops" not in explain(project, config, "sync", "@jam deploy?")["eligible"]
+    assert "ops" in explain(project, config, "sync", "@jam deploy?")["eligible"]
     assert "ops" in explain(project, config, "sync", "@everyone deploy?")["eligible"]
+    assert "ops" in [r.speaker for r in say(project, "@jam deploy latency?").replies]
     result = say(project, "@ops deploy latency?")
     assert [r.speaker for r in result.replies] == ["ops"]
     assert state(project).muted == ["ops"], "the mute stays"
@@ -275,6 +276,11 @@ def test_external_agent_is_told_through_its_inbox_not_called(project):
     assert len(inbox) == 1 and inbox[0].meta == {"room": "sync", "message": result.message.id}
     assert [r.kind for r in result.replies] == ["system"]
     assert state(project).budget_remaining == 6
+    open_round = say(project, "how is the deploy going?")
+    assert "claude-code" not in open_round.eligible, "an open message addresses nobody: no inbox spam"
+    assert len(read_inbox(project, "claude-code")) == 1
+    say(project, "@everyone status?")
+    assert len(read_inbox(project, "claude-code")) == 2
 
 
 def test_replies_are_labelled_offline(project):
@@ -305,3 +311,28 @@ def test_activation_never_excludes_by_score(project):
     agents = {a: load_agent(project, a) for a in st.roster}
     act = activate(st, agents, parse("zebra", st.roster, st.roster), "zebra")
     assert act.eligible == DEV and set(act.scores.values()) == {0.0}
+
+
+def test_an_agent_posting_through_the_cli_prompts_only_whom_it_mentions(project):
+    room(project)
+    quiet = say(project, "@everyone I finished the deploy script", speaker="ops")
+    assert quiet.eligible == [] and quiet.replies == []
+    assert any("only the agents it @-mentions" in n for n in quiet.notes)
+    asked = say(project, "@reviewer please check the deploy script @jam", speaker="ops")
+    assert asked.mode == "direct" and [r.speaker for r in asked.replies] == ["reviewer"]
+
+
+def test_deltas_stream_and_concatenate_to_the_reply(project):
+    from rooms_cli.chat.coordinator import run_message
+
+    room(project)
+    events = []
+    result = run_message(project, load_config(project), "sync", "alice", "How should we design the auth middleware?",
+                         on_event=lambda kind, data: events.append((kind, data)))
+    deltas = {}
+    for kind, data in events:
+        if kind == "delta":
+            deltas.setdefault(data["agent"], []).append(data["text"])
+    assert set(deltas) == {"architect"}, "passes stream nothing"
+    assert len(deltas["architect"]) > 3
+    assert "".join(deltas["architect"]).strip() == result.replies[0].text

@@ -109,3 +109,12 @@ def test_rehydrating_over_a_changed_stopped_room_keeps_the_old_transcript(projec
     kept = list(project.path("rooms", "sync").glob("transcript.*.jsonl"))
     assert len(kept) == 1 and "never saved" in kept[0].read_text()
     assert not any("never saved" in m.text for m in records(project))
+
+
+def test_join_leaves_out_agents_whose_definition_is_gone(project):
+    room(project, agents=["ops", "reviewer"])
+    save(project, "sync")
+    stop(project, "sync", "halted", "alice", save_first=False)
+    project.path("agents", "reviewer.md").unlink()
+    out = join(project, "chat/sync")
+    assert out["roster"] == ["ops"] and out["left_out"] == ["reviewer"]

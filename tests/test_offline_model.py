@@ -71,3 +71,19 @@ def test_offline_never_fails_on_any_text(text):
 def test_model_strings_split_on_the_first_colon():
     assert parse_model("ollama:llama3.2:3b") == ("ollama", "llama3.2:3b")
     assert parse_model("offline") == ("offline", "")
+
+
+def test_offline_voices_differ_by_temperament(project):
+    boss, analyst = load_agent(project, "boss"), load_agent(project, "analyst")
+    text = "should we ship the beta on friday?"
+    assert ask(boss, text, purpose="answer").text != ask(analyst, text, purpose="answer").text
+
+
+def test_offline_reacts_to_the_previous_speaker_by_affinity(project):
+    from rooms_cli.models.offline import reply_in_voice
+
+    analyst = load_agent(project, "analyst")  # affinity: hustler -0.4, boss 0.5
+    against = reply_in_voice(analyst, "ship it now", previous="Hustler")
+    towards = reply_in_voice(analyst, "ship it now", previous="Boss")
+    assert "Hustler" in against and any(w in against for w in ("don't buy", "no.", "skips", "Pushing back"))
+    assert "Boss" in towards and any(w in towards for w in ("right", "Building", "Agree", "Yes"))

@@ -1,7 +1,9 @@
 """Activation: who is eligible to answer a message, and in which order (two stages).
 
-1. Structural filter, no model calls: by mode; muted agents dropped (open and @jam only); agents
-   mid-handoff dropped; on open messages quiet agents dropped while a non-quiet one is eligible.
+1. Structural filter, no model calls: by mode; muted agents dropped on open messages (direct address,
+   @everyone and @jam override a mute — chat.md says so three times, and its one "open and @jam"
+   aside contradicts the issue's rule "mute bypassed by direct/@everyone/@jam but not open");
+   agents mid-handoff dropped; on open messages quiet agents dropped while a non-quiet one is eligible.
 2. Open messages only: TF-IDF overlap between the message's words and each agent's tags and
    disposition (IDF over the roster). Highest first, ties in roster order, quiet agents last.
    The score orders; it never excludes.
@@ -66,8 +68,12 @@ def tfidf_scores(message: str, agents: list) -> dict[str, float]:
     return scores
 
 
-def activate(state, agents: dict, addressing: Addressing, message: str) -> Activation:
-    """Apply both stages to the room `state`; `agents` maps id -> Agent for the roster."""
+def activate(state, agents: dict, addressing: Addressing, message: str, external: frozenset[str] = frozenset()) -> Activation:
+    """Apply both stages to the room `state`; `agents` maps id -> Agent for the roster.
+
+    `external`: agents with `model: external`; they are told through their inbox when addressed,
+    so an open message (which addresses nobody) leaves them out.
+    """
     act = Activation(mode=addressing.mode)
     roster = [a for a in state.roster if a in agents]
     if addressing.mode == "direct":
@@ -81,8 +87,10 @@ def activate(state, agents: dict, addressing: Addressing, message: str) -> Activ
     for agent_id in candidates:
         if agent_id in state.handoff:
             act.filtered[agent_id] = "mid-handoff"
-        elif agent_id in state.muted and addressing.mode in ("open", "jam"):
+        elif agent_id in state.muted and addressing.mode == "open":
             act.filtered[agent_id] = "muted"
+        elif agent_id in external and addressing.mode == "open":
+            act.filtered[agent_id] = "external (told through its inbox only when addressed)"
         else:
             kept.append(agent_id)
     if addressing.mode == "open":

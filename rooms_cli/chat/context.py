@@ -41,7 +41,8 @@ def read_snapshot(project, room: str, config) -> list:
 
 def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False) -> str:
     from rooms_cli.chat.handoff import latest_deliberation
-    from rooms_cli.memories import recent_lessons
+    from rooms_cli.config import load_config
+    from rooms_cli.memories import lessons_block
 
     parts = [agent.directive.strip()]
     voice = agent.voice or {}
@@ -52,9 +53,9 @@ def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = Fa
     note = latest_deliberation(project, agent.id)
     if note is not None:
         parts.append(f"Hand-off note from your earlier self (room {note.room}, {note.created}):\n{note.text}")
-    lessons = recent_lessons(project, agent.id)
+    lessons = lessons_block(project, agent.id, load_config(project))  # capped by memory.max_per_prompt
     if lessons:
-        parts.append("Lessons you learned earlier:\n" + "\n".join(f"- {lesson}" for lesson in lessons))
+        parts.append(lessons)
     roster = ", ".join(f"{a} ({agents[a].display_name})" if a in agents else a for a in state.roster)
     parts.append(f"You are {agent.id} in the chat room '{state.id}'. In the room: {roster}. "
                  "Messages from others are shown as `name: text`.")
@@ -97,7 +98,7 @@ def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *
         # the message being answered comes last, as itself; who wrote it is said in the system prompt
         if snapshot and snapshot[-1].id == trigger.id and history:
             history.pop()
-        history.append(Message("user", trigger.text, name=trigger.speaker))
+        history.append(Message("user", trigger.text))
         system += f"\n\nYou are answering {trigger.speaker}'s message (the last one)."
     if not history:
         history.append(Message("user", "(The room is quiet.)"))

@@ -152,6 +152,10 @@ def roster_agents(project, state: RoomState, notes: list[str]) -> dict:
     return agents
 
 
+def external_agents(config, agents: dict) -> frozenset[str]:
+    return frozenset(a for a, agent in agents.items() if agent.is_external(config.default_model))
+
+
 def explain(project, config, room: str, text: str) -> dict:
     """Who would be prompted for `text` and why — no model call, nothing written."""
     from rooms_cli.agents import agent_ids
@@ -160,7 +164,7 @@ def explain(project, config, room: str, text: str) -> dict:
     notes: list[str] = []
     agents = roster_agents(project, state, notes)
     addressing = parse(text, state.roster, agent_ids(project))
-    act = activate(state, agents, addressing, text)
+    act = activate(state, agents, addressing, text, external_agents(config, agents))
     notes.extend(_mention_notes(addressing))
     if state.budget_remaining <= 0:
         notes.append("the budget is at zero: nobody would be prompted" +
@@ -350,8 +354,14 @@ class Turn:
         chosen = eligible[: self.remaining]
         if len(chosen) < len(eligible):
             self.result.notes.append(f"@jam: only {len(chosen)} turns left, so {', '.join(eligible[len(chosen):])} sat out")
-        tasks = [self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False) for agent_id in chosen]
-        self.settle(list(await asyncio.gather(*tasks)))
+
+        async def one(agent_id: str) -> Outcome:
+            outcome = await self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False)
+            if outcome.kind == "message":  # shown as it arrives; written with the others below
+                self.emit("draft", agent=agent_id, text=outcome.text)
+            return outcome
+
+        self.settle(list(await asyncio.gather(*(one(agent_id) for agent_id in chosen))))
 
     async def cascades(self) -> None:
         while self.cascade:
@@ -375,20 +385,34 @@ def _finish(project, room: str, result: TurnResult) -> TurnResult:
 
 
 def run_message(project, config, room: str, speaker: str, text: str, on_event: Event | None = None) -> TurnResult:
-    """Post `text` as `speaker` (a person) and run the turn it sets off. Hold the floor around it."""
+    """Post `text` as `speaker` and run the turn it sets off. Hold the floor around it.
+
+    A `speaker` that is an agent id (an external agent answering through the CLI) is not a person:
+    its text is data, so only the agents it @-mentions are prompted, as in a cascade.
+    """
     from rooms_cli.agents import agent_ids
 
     state = live_room(project, room)
     result = TurnResult(room=room, message=None, mode="open")
     agents = roster_agents(project, state, result.notes)
-    addressing = parse(text, state.roster, agent_ids(project), from_person=True)
+    known = agent_ids(project)
+    from_person = speaker not in known
+    addressing = parse(text, state.roster, known, from_person=from_person)
+    if not from_person:
+        addressing.targets = [t for t in addressing.targets if t != speaker]
+        addressing.mode = "direct" if addressing.targets else "open"
     result.mode = addressing.mode
     result.notes.extend(_mention_notes(addressing))
     meta: dict[str, Any] = {"mode": addressing.mode}
     if addressing.targets:
         meta["mentions"] = addressing.targets
+    if not from_person:
+        meta["agent"] = True
     message = result.message = append_message(project, room, speaker, text, kind="message", meta=meta)
-    act: Activation = activate(state, agents, addressing, text)
+    act: Activation = activate(state, agents, addressing, text, external_agents(config, agents))
+    if not from_person and addressing.mode == "open":
+        act.eligible = []
+        result.notes.append(f"{speaker} is an agent: its message prompts only the agents it @-mentions")
     result.eligible = act.eligible
     turn = Turn(project, config, state, agents, result, on_event)
     for note in result.notes:

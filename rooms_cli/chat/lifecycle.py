@@ -75,8 +75,9 @@ def join(project, target: str) -> dict:
     from rooms_cli.context import write_current_room
 
     room, from_saved = parse_target(target)
+    left_out: list[str] = []
     if from_saved:
-        outcome = _rehydrate(project, room)
+        outcome = _rehydrate(project, room, left_out)
     elif not room_exists(project, room):
         create_room(project, room)
         outcome = "created"
@@ -86,8 +87,8 @@ def join(project, target: str) -> dict:
             update_room(project, room, lambda s: setattr(s, "status", "live"))
     write_current_room(project, room)
     state = load_room(project, room)
-    return {"room": room, "outcome": outcome, "roster": state.roster,
-            "messages": _count(project, room)}
+    return {"room": room, "outcome": outcome, "roster": state.roster, "messages": _count(project, room),
+            "left_out": left_out}
 
 
 def _count(project, room: str) -> int:
@@ -98,7 +99,7 @@ def _count(project, room: str) -> int:
         return sum(1 for _ in handle)
 
 
-def _rehydrate(project, room: str) -> str:
+def _rehydrate(project, room: str, left_out: list[str]) -> str:
     from rooms_cli.agents import agent_ids
 
     saved = load_saved(project, room)
@@ -113,6 +114,7 @@ def _rehydrate(project, room: str) -> str:
         return "created"
     known = set(agent_ids(project))
     roster = [a for a in saved.roster if a in known]
+    left_out.extend(a for a in saved.roster if a not in known)
     path = transcript_path(project, room)
     with locked(path):
         records = [m.to_json() for m in saved.messages]

@@ -5,7 +5,7 @@ answered, its reply, token usage) and a marker when a hand-off was suggested. Ki
 hand-off clears it (the summary lives on as a deliberation). The transcript is never touched.
 
 Token usage of a session is the sum of every turn's input and output tokens since the session
-began. When it passes `context_threshold` (default 0.70) × the agent's `context_window`, the room
+began; every record carries the running totals, so they are read from the last line alone. When it passes `context_threshold` (default 0.70) × the agent's `context_window`, the room
 records a `handoff_suggested` line, once per session.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
+from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 DEFAULT_THRESHOLD = 0.70
@@ -42,12 +43,28 @@ class SessionSummary:
                 "output_tokens": self.output_tokens, "tokens": self.tokens, "suggested": self.suggested}
 
 
+def _last(project: Project, room: str, agent: str) -> dict:
+    records = jsonl.tail(session_path(project, room, agent), 1)
+    return records[0] if records else {}
+
+
+def _totals(last: dict) -> dict:
+    return {key: int(last.get(key, 0)) for key in ("turns", "input_total", "output_total")} | {
+        "suggested": bool(last.get("suggested", False))}
+
+
 def record_turn(project: Project, room: str, agent: str, *, answered: str, reply: str, usage: dict | None) -> None:
+    """Append one turn. Each record carries the session's running totals, so reading them back
+    costs one record from the end of the file however long the session is."""
     usage = usage or {}
-    jsonl.append(session_path(project, room, agent), {
-        "ts": now_iso(), "kind": "turn", "answered": answered, "reply": reply,
-        "input_tokens": int(usage.get("input_tokens", 0)), "output_tokens": int(usage.get("output_tokens", 0)),
-    })
+    path = session_path(project, room, agent)
+    with locked(path):
+        totals = _totals(_last(project, room, agent))
+        inp, out = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+        totals.update(turns=totals["turns"] + 1, input_total=totals["input_total"] + inp,
+                      output_total=totals["output_total"] + out)
+        jsonl.append_many(path, [{"ts": now_iso(), "kind": "turn", "answered": answered, "reply": reply,
+                                  "input_tokens": inp, "output_tokens": out, **totals}], lock=False)
 
 
 def read_session(project: Project, room: str, agent: str) -> list[dict]:
@@ -55,15 +72,9 @@ def read_session(project: Project, room: str, agent: str) -> list[dict]:
 
 
 def summarize_session(project: Project, room: str, agent: str) -> SessionSummary:
-    summary = SessionSummary(agent=agent)
-    for rec in read_session(project, room, agent):
-        if rec.get("kind") == "turn":
-            summary.turns += 1
-            summary.input_tokens += int(rec.get("input_tokens", 0))
-            summary.output_tokens += int(rec.get("output_tokens", 0))
-        elif rec.get("kind") == "handoff_suggested":
-            summary.suggested = True
-    return summary
+    totals = _totals(_last(project, room, agent))
+    return SessionSummary(agent=agent, turns=totals["turns"], input_tokens=totals["input_total"],
+                          output_tokens=totals["output_total"], suggested=totals["suggested"])
 
 
 def needs_handoff(summary: SessionSummary, context_window: int, threshold: float = DEFAULT_THRESHOLD) -> bool:
@@ -72,7 +83,10 @@ def needs_handoff(summary: SessionSummary, context_window: int, threshold: float
 
 
 def mark_suggested(project: Project, room: str, agent: str) -> None:
-    jsonl.append(session_path(project, room, agent), {"ts": now_iso(), "kind": "handoff_suggested"})
+    path = session_path(project, room, agent)
+    with locked(path):
+        totals = _totals(_last(project, room, agent)) | {"suggested": True}
+        jsonl.append_many(path, [{"ts": now_iso(), "kind": "handoff_suggested", **totals}], lock=False)
 
 
 def delete_session(project: Project, room: str, agent: str) -> bool:

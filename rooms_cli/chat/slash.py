@@ -21,7 +21,7 @@ COMMANDS: dict[str, str] = {
     "leave": "leave chat mode (the room keeps running)",
     "drop": "/drop [--no-save]: stop the room (saves first unless --no-save)",
     "halt": "stop the room without saving",
-    "mute": "/mute <agent>: keep it out of open messages and @jam here",
+    "mute": "/mute <agent>: keep it out of open messages here (a mention still reaches it)",
     "unmute": "/unmute <agent>: lift the mute",
     "invite": "/invite <agent>: add it to the roster",
     "kick": "/kick <agent>: remove it and delete its session here",
@@ -69,6 +69,16 @@ def parse(line: str) -> tuple[str, list[str]]:
     if name not in NEEDS_AGENT and name not in ("join", "drop") and args:
         raise UsageError(f"/{name} takes no arguments")
     return name, args
+
+
+def refuse_agents(project, me: str) -> None:
+    """Only people type slash commands in `rooms chat`; an agent identity (`--as researcher`) may not."""
+    from rooms_cli.agents import agent_ids
+    from rooms_cli.errors import InvalidInput
+
+    if me in agent_ids(project):
+        raise InvalidInput(f"{me} is an agent: only people can use slash commands in `rooms chat` "
+                           "(agents may @-mention agents; the `rooms room …` commands are still there)")
 
 
 def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: bool = True, on_wait=None) -> SlashResult:

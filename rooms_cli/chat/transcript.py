@@ -8,7 +8,6 @@ handoff_suggested, join, kick, mute, unmute, handoff, continue, roundtable.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from rooms_cli.chat.rooms import transcript_path
 from rooms_cli.store import jsonl
@@ -35,7 +34,7 @@ class Message:
     meta: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        data: dict[str, Any] = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
+        data: dict = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
         if self.model:
             data["model"] = self.model
         if self.usage:

@@ -58,6 +58,7 @@ def chat_cmd(
         return
     view = None if json_ else chat_view.TurnView()
     if message.lstrip().startswith("/"):
+        slash.refuse_agents(ctx.project, ctx.me)
         result = slash.run(ctx.project, ctx.config, ctx.room, ctx.me, message, on_event=view, wait=not no_wait, on_wait=output.note)
         output.print_json(result) if json_ else chat_view.print_slash(result)
         return
@@ -171,7 +172,7 @@ def _agent_command(name: str, summary: str, example: str) -> None:
 
 _agent_command("invite", "Add an agent to the room's roster (= /invite).", "rooms room invite judge")
 _agent_command("kick", "Remove an agent and delete its session in this room (= /kick).", "rooms room kick hustler")
-_agent_command("mute", "Keep an agent out of open messages and @jam in this room (= /mute).", "rooms room mute wildcard")
+_agent_command("mute", "Keep an agent out of open messages in this room; mentions still reach it (= /mute).", "rooms room mute wildcard")
 _agent_command("unmute", "Lift a mute (= /unmute).", "rooms room unmute wildcard")
 _agent_command("handoff", "Summarise an agent's session into a deliberation and start it fresh (= /handoff).", "rooms room handoff researcher")
 

@@ -20,6 +20,7 @@ class TurnView:
     def __init__(self) -> None:
         self.pending: str | None = None  # prompted, nothing shown yet
         self.streaming: str | None = None  # the agent whose reply is being printed
+        self.drafts: set[str] = set()  # @jam replies printed on arrival, before they are written
 
     def _write(self, text: str, style: str = "") -> None:
         from rich.text import Text
@@ -35,6 +36,11 @@ class TurnView:
         if kind == "start":
             self._end_stream()
             self.pending = data["agent"] if data.get("mode") != "jam" else None
+        elif kind == "draft":
+            self._end_stream()
+            self._write(f"{data['agent']}: ", "bold")
+            self._write(data["text"] + "\n")
+            self.drafts.add(data["agent"])
         elif kind == "delta":
             if self.pending == data["agent"]:
                 self._write(f"{data['agent']}: ", "bold")
@@ -55,6 +61,9 @@ class TurnView:
             self.record(data["record"])
 
     def record(self, msg) -> None:
+        if msg.kind == "message" and msg.speaker in self.drafts:
+            self.drafts.discard(msg.speaker)
+            return
         if msg.kind == "message" and self.streaming == msg.speaker:
             self._end_stream()
             return
@@ -147,6 +156,8 @@ def print_slash(result) -> None:
                    f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
     elif name == "join":
         output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
+        if data["left_out"]:
+            output.note(f"left out (no definition in .rooms/agents/): {', '.join(data['left_out'])}")
     elif name in ("drop", "halt"):
         saved = f"; saved to {data['saved']['path']}" if data.get("saved") else ""
         output.say(f"Room {data['room']} is {data['status']}{saved}" + ("" if data["changed"] else " (it already was)"))

@@ -65,70 +65,154 @@ def _pick(options: list[str], *key: object) -> str:
     return options[int.from_bytes(digest[:4], "big") % len(options)]
 
 
-_OPENERS = [
-    "On {topic}: {take}",
-    "{take}",
-    "Quick thought on {topic} — {take}",
-    "Re {topic}: {take}",
-]
-_TAKES = [
-    "from where I sit, {angle}.",
-    "I'd start with {angle}.",
-    "the part I'd push on is {angle}.",
-    "we should be explicit about {angle}.",
-    "my read: {angle}.",
-]
-_ANGLES_BY_TONE = {
-    "direct": ["who owns it and by when", "the one thing that blocks shipping", "a date we can commit to"],
-    "measured": ["what the data actually shows", "a baseline before we change anything", "the error bars on that claim"],
-    "data": ["what the numbers say — call it 3 of 5 cases", "a measurement first, opinions second", "the 80th percentile, not the average"],
-    "high-energy": ["trying it today and measuring tomorrow", "a scrappy version we can ship this week", "the fastest experiment that tells us something"],
-    "emotional": ["the story a user would tell about it", "why anyone should care", "the narrative, not just the feature list"],
-    "intuitive": ["the option nobody has put on the table yet", "flipping the assumption entirely", "a bolder version of the same idea"],
-}
-_DEFAULT_ANGLES = ["the trade-off we are making", "what would change our mind", "the smallest next step", "the risk we have not named"]
-
-
-def _angles(agent) -> list[str]:
-    voice = getattr(agent, "voice", {}) or {}
-    tone = " ".join([voice.get("tone", ""), getattr(agent, "disposition", "") or ""]).lower()
-    for key, angles in _ANGLES_BY_TONE.items():
-        if key in tone:
-            return angles
-    tags = getattr(agent, "tags", []) or []
-    if tags:
-        return [f"the {tag} side of it" for tag in tags[:3]] + _DEFAULT_ANGLES[:2]
-    return _DEFAULT_ANGLES
-
-
-def _last_user(messages: list[Message]) -> str:
-    for msg in reversed(messages):
-        if msg.role == "user":
-            return msg.content
-    return ""
-
-
-def topic_of(text: str, limit: int = 3) -> str:
-    words = tokens(text)
+def topic_phrase(text: str, width: int = 6) -> str:
+    """The span of `text` (at most `width` words) richest in content words, trimmed of filler words."""
+    clean = re.sub(r"@[\w./-]+", " ", text)
+    clause = re.split(r"[?!.;:\n—–]| - ", clean.strip(), maxsplit=1)[0] or clean
+    words = clause.split()
     if not words:
         return "this"
+    content = [1 if tokens(w) else 0 for w in words]
+    best, best_score = (0, min(width, len(words))), -1
+    for start in range(len(words)):
+        end = min(len(words), start + width)
+        score = sum(content[start:end])
+        if score > best_score:
+            best, best_score = (start, end), score
+    span = words[best[0] : best[1]]
+    while span and not tokens(span[0]):
+        span = span[1:]
+    while span and not tokens(span[-1]):
+        span = span[:-1]
+    start = best[0] + (len(words[best[0] : best[1]]) - len(span) if span else 0)
+    if span and start > 0 and words[start - 1].lower() in ("the", "our", "this", "a", "an"):
+        span = [words[start - 1], *span]
+    phrase = " ".join(span).strip(",\"'()[]") or "this"
+    return phrase[0].lower() + phrase[1:] if len(phrase) > 1 and not phrase[:2].isupper() else phrase
+
+
+def _focus(text: str) -> str:
+    """The single most telling content word of `text` (for "the X" phrasing)."""
+    words = tokens(re.sub(r"@[\w./-]+", " ", text))
+    if not words:
+        return "plan"
     counts = Counter(words)
-    ranked = sorted(dict.fromkeys(words), key=lambda w: (-counts[w], words.index(w)))
-    return " ".join(ranked[:limit])
+    return max(dict.fromkeys(words), key=lambda w: (counts[w], len(w)))
 
 
-def reply_in_voice(agent, message: str, salt: object = "") -> str:
+def _number(*key: object, low: int = 2, high: int = 40) -> int:
+    digest = hashlib.sha256("\x1f".join(map(str, key)).encode()).digest()
+    return low + int.from_bytes(digest[:4], "big") % (high - low + 1)
+
+
+# Sentence shapes by temperament; {topic} is a phrase from the message, {focus} its key word,
+# {n}/{m} deterministic numbers, {tag} one of the agent's tags.
+_SHAPES = {
+    "direct": [
+        "Bottom line on {topic}: who owns it, and by when?",
+        "Let's decide on the {focus} today and stop circling. I want a date.",
+        "Keep it short — what is actually blocking {topic}?",
+        "Fine. The {focus} ships when it's ready, and I want that to be this sprint.",
+        "Two things on the {focus}: an owner and a deadline. Everything else is noise.",
+    ],
+    "data": [
+        "Before we commit to {topic}: {n}% of last month's cases say otherwise.",
+        "I pulled the numbers on the {focus} — {n} of {m} sessions hit it. That's the baseline.",
+        "Careful. We have {n} data points on the {focus}; that's an anecdote, not a trend.",
+        "If we change the {focus}, I want a metric and a {n}-day window to judge it.",
+        "The {focus} moved {n}% week over week. Signal or noise? I'd wait one more cycle.",
+    ],
+    "energy": [
+        "Let's just try {topic} this week and see what happens.",
+        "We could have a rough {focus} live by Friday. Why wait?",
+        "Every day we debate the {focus} is a day nobody uses it. Ship the small version.",
+        "I'll take {topic} — give me two days and a feature flag.",
+        "Run it as an experiment: half the users get the new {focus}, we read it Monday.",
+    ],
+    "story": [
+        "What's the story {topic} tells the people who use it?",
+        "Picture a user meeting the {focus} for the first time — what do they feel?",
+        "The {focus} isn't a feature, it's a promise. Let's write that promise down first.",
+        "I keep thinking about the person on the other end of {topic}.",
+        "If we can't explain the {focus} in one sentence, the audience won't either.",
+    ],
+    "lateral": [
+        "Hear me out — what if we did the opposite of {topic}?",
+        "Wild thought: drop the {focus} entirely and see who notices.",
+        "What if the {focus} were the product, not the side quest?",
+        "Nobody's said it yet: we could partner on the {focus} instead of building it.",
+        "Flip it — make the {focus} something users brag about.",
+    ],
+    "careful": [
+        "Show me the failing case for {topic} first.",
+        "What happens to the {focus} when two of these run at once?",
+        "I'd want a test around the {focus} before anyone touches it.",
+        "The edge case worries me: the {focus} under load, or half-written.",
+    ],
+    "generic": [
+        "From the {tag} side, {topic} needs a clear next step.",
+        "My read on the {focus}: {tag} is where it gets hard.",
+        "On {topic}, I'd start with the {tag} part and keep it small.",
+        "I can take the {tag} angle on the {focus}, if nobody else has it.",
+    ],
+}
+_TEMPERAMENTS = (
+    ("direct", ("direct", "results", "impatient", "decisive")),
+    ("data", ("data", "measured", "numbers", "evidence", "cautious")),
+    ("energy", ("high-energy", "energy", "action", "growth")),
+    ("story", ("emotional", "narrative", "story", "empathetic")),
+    ("lateral", ("intuitive", "lateral", "bold", "contrarian")),
+    ("careful", ("skeptical", "precise", "meticulous")),
+)
+_AGREE = ["{name} is right.", "Building on {name}'s point:", "Agree with {name}.", "Yes, and"]
+_DISAGREE = ["I don't buy that, {name}.", "Respectfully, {name}, no.", "{name}, that skips a step.", "Pushing back on {name}:"]
+
+
+def temperament(agent) -> str:
+    """The agent's temperament, read from its voice tone first, then quirk, then disposition."""
+    voice = getattr(agent, "voice", {}) or {}
+    for text in (voice.get("tone", ""), voice.get("quirk", ""), getattr(agent, "disposition", "") or ""):
+        lowered = text.lower()
+        for name, keys in _TEMPERAMENTS:
+            if any(k in lowered for k in keys):
+                return name
+    return "generic"
+
+
+def _previous_speaker(messages: list[Message], me: str) -> str | None:
+    """The display name of the last other speaker in the conversation, if one is recognisable."""
+    for msg in reversed(messages[:-1] if messages else []):
+        if msg.role == "system":
+            continue
+        name = msg.name
+        if not name:
+            match = re.match(r"\s*\[?([A-Za-z][\w .-]{0,30}?)\]?\s*(?::| said:)\s", msg.content)
+            name = match.group(1) if match else None
+        if name and name.lower() != me.lower():
+            return name
+    return None
+
+
+def reply_in_voice(agent, message: str, salt: object = "", previous: str | None = None) -> str:
     """A short deterministic reply in the agent's voice about `message`."""
     agent_id = getattr(agent, "id", "agent")
-    topic = topic_of(message)
-    angle = _pick(_angles(agent), agent_id, message, salt, "angle")
-    take = _pick(_TAKES, agent_id, message, salt, "take").format(angle=angle)
-    text = _pick(_OPENERS, agent_id, message, salt, "open").format(topic=topic, take=take)
-    text = text[0].upper() + text[1:]
+    key = (agent_id, message, salt)
+    tags = getattr(agent, "tags", []) or ["this"]
+    shape = _pick(_SHAPES[temperament(agent)], *key, "shape")
+    text = shape.format(
+        topic=topic_phrase(message), focus=_focus(message), n=_number(*key, "n"), m=_number(*key, "m", low=41, high=120),
+        tag=_pick(list(tags), *key, "tag"),
+    )
+    if previous:
+        affinity = (getattr(agent, "affinity", {}) or {}).get(previous.lower(), 0.0)
+        pool = _DISAGREE if affinity < 0 else _AGREE
+        if affinity != 0 or _pick(["yes", "no", "no"], *key, "react") == "yes":
+            lead = _pick(pool, *key, "lead").format(name=previous)
+            text = f"{lead} {text[0].lower() + text[1:] if lead.endswith(('and', ':')) else text}"
     voice = getattr(agent, "voice", {}) or {}
-    if voice.get("line") and _pick(["yes", "no"], agent_id, message, salt, "line") == "yes":
+    if voice.get("line") and voice["line"] not in text and _pick(["yes", "no", "no"], *key, "line") == "yes":
         text = f"{voice['line']} {text}"
-    return text
+    return text[0].upper() + text[1:]
 
 
 def should_pass(agent, message: str) -> bool:
@@ -171,6 +255,17 @@ def rank_labels(agent, prompt: str) -> str:
     return ", ".join(order)
 
 
+def _last_user(messages: list[Message]) -> str:
+    for msg in reversed(messages):
+        if msg.role == "user":
+            return msg.content
+    return ""
+
+
+def _display(agent) -> str:
+    return getattr(agent, "display_name", None) or getattr(agent, "id", "")
+
+
 class OfflineProvider(Provider):
     type = "offline"
     offline = True
@@ -184,7 +279,7 @@ class OfflineProvider(Provider):
         elif purpose == "chat" and agent is not None and should_pass(agent, last):
             text = "/pass"
         elif agent is not None:
-            text = reply_in_voice(agent, last, salt=len(messages))
+            text = reply_in_voice(agent, last, salt=len(messages), previous=_previous_speaker(messages, _display(agent)))
         else:
             text = f"(offline) {summarize(last, 200) or 'Noted.'}"
         if max_tokens:

@@ -1,0 +1,17 @@
+"""Lessons from roundtables reach chat prompts, capped by memory.max_per_prompt."""
+
+from __future__ import annotations
+
+from rooms_cli.agents import list_agents, load_agent
+from rooms_cli.chat.context import system_prompt
+from rooms_cli.chat.rooms import load_room
+from rooms_cli.memories import add_lessons
+
+
+def test_chat_prompts_carry_recent_lessons_capped_by_config(project_dir, project):
+    (project_dir / ".rooms.yaml").write_text("memory: {max_per_prompt: 2}\n")
+    add_lessons(project, "researcher", [f"lesson number {i}" for i in range(10)], source="rt-x")
+    agents = {a.id: a for a in list_agents(project)}
+    prompt = system_prompt(project, load_room(project, "default"), load_agent(project, "researcher"), agents)
+    assert "lesson number 9" in prompt and "lesson number 8" in prompt
+    assert "lesson number 7" not in prompt
