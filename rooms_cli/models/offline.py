@@ -91,13 +91,31 @@ def topic_phrase(text: str, width: int = 6) -> str:
     return phrase[0].lower() + phrase[1:] if len(phrase) > 1 and not phrase[:2].isupper() else phrase
 
 
+_DETERMINERS = frozenset("the a an our this that your my their its".split())
+_NOT_FOCUS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday today tomorrow week month now best guess
+    angle context anyone something idea ideas thought thoughts way""".split()
+)
+
+
 def _focus(text: str) -> str:
-    """The single most telling content word of `text` (for "the X" phrasing)."""
-    words = tokens(re.sub(r"@[\w./-]+", " ", text))
-    if not words:
-        return "plan"
-    counts = Counter(words)
-    return max(dict.fromkeys(words), key=lambda w: (counts[w], len(w)))
+    """The thing a message is about, for "the X" phrasing: the head of its first noun phrase
+    ("the auth middleware" -> middleware), else its longest content word."""
+    words = re.sub(r"@[\w./-]+", " ", text).split()
+    for i, word in enumerate(words):
+        if word.lower() in _DETERMINERS:
+            head = None
+            for nxt in words[i + 1 : i + 5]:
+                toks = tokens(nxt)
+                if not toks or toks[-1] in _NOT_FOCUS:
+                    break
+                head = toks[-1]
+                if re.search(r"[?!.,;:]$", nxt):
+                    break
+            if head:
+                return head
+    candidates = [w for w in tokens(" ".join(words)) if w not in _NOT_FOCUS]
+    return max(candidates, key=len) if candidates else "plan"
 
 
 def _number(*key: object, low: int = 2, high: int = 40) -> int:
