@@ -28,6 +28,10 @@ from . import tinymodel
 HERE = Path(__file__).resolve().parent
 
 PARALLEL = 4  # slots: `@jam` with 4 agents runs all four at once
+# Reply length when a request sets no max_tokens (rooms' chat and groups set none). A token takes
+# the engine a fraction of a millisecond: replies much shorter than this end before a concurrent
+# caller's next request has arrived, and overlap could not be seen.
+PREDICT = 256
 START_TIMEOUT = 60.0
 AGENTS = {
     "ada": ["data", "metrics", "numbers"],
@@ -57,17 +61,29 @@ class LlamaServer:
         """A position in the server's log; `engine_events(mark)` reads what came after it."""
         return self.log_path.stat().st_size
 
-    def engine_events(self, mark: int = 0) -> list[tuple[str, int, int]]:
-        """("start" | "end", task, tokens) for each request the engine took up or finished after
-        `mark`, in the engine's own order (its log). `tokens` (prompt + generated) is 0 for a start."""
-        with open(self.log_path, "rb") as log:
-            log.seek(mark)
-            text = log.read().decode("utf-8", "replace")
-        events = []
-        for match in re.finditer(r"\| task (\d+) \| (processing task|stop processing: n_tokens = (\d+))", text):
-            task, what, tokens = int(match[1]), match[2], int(match[3] or 0)
-            events.append(("start" if what == "processing task" else "end", task, tokens))
-        return events
+    def engine_events(self, mark: int = 0, settle: float = 3.0) -> list[tuple[str, int, int]]:
+        """("start" | "end", task, tokens) for each request the engine took up after `mark`, and
+        its end, in the engine's own order (its log). `tokens` (prompt + generated) is 0 for a start.
+
+        The server writes its log from a thread of its own, so an end may reach the file a moment
+        after the reply reached us: wait up to `settle` seconds for every start to have its end.
+        """
+        deadline = time.monotonic() + settle
+        while True:
+            with open(self.log_path, "rb") as log:
+                log.seek(mark)
+                text = log.read().decode("utf-8", "replace")
+            events, started = [], set()
+            for match in re.finditer(r"\| task (\d+) \| (processing task|stop processing: n_tokens = (\d+))", text):
+                task, what, tokens = int(match[1]), match[2], int(match[3] or 0)
+                if what == "processing task":
+                    started.add(task)
+                    events.append(("start", task, 0))
+                elif task in started:  # ends of requests started before `mark` are not ours
+                    events.append(("end", task, tokens))
+            if len(events) == 2 * len(started) or time.monotonic() > deadline:
+                return events
+            time.sleep(0.02)
 
     def busiest(self, mark: int = 0) -> int:
         """The most requests the engine had in progress at once after `mark`."""
@@ -144,7 +160,7 @@ def llama_server(tmp_path_factory):
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, str(HERE / "tinymodel.py"), "serve", str(model_path), "--port", str(port),
-                 "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", "64", "--exit-with-parent"],
+                 "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", str(PREDICT), "--exit-with-parent"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         server = LlamaServer(port=port, pid=proc.pid, model_path=model_path, log_path=log_path)

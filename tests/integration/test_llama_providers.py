@@ -117,12 +117,12 @@ def test_cancelling_mid_stream_stops_the_generation_on_the_server(provider, llam
             pieces.append(piece)
             first.set()
 
+        mark = llama_server.log_mark()
         task = asyncio.create_task(
             provider.acomplete(messages(), model="tiny", max_tokens=4000, temperature=1.0, on_delta=on_delta)
         )
         await asyncio.wait_for(first.wait(), 30)
         assert _slots_busy(llama_server)
-        mark = llama_server.log_mark()
         cancelled_at = time.monotonic()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
