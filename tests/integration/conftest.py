@@ -174,12 +174,12 @@ def llama_server(tmp_path_factory):
         stop_server(proc)
 
 
-def write_llama_config(root: Path, server: LlamaServer, extra: str = "") -> None:
+def write_llama_config(root: Path, server: LlamaServer) -> None:
+    """.rooms.yaml naming the server as provider `llamacpp`."""
     (root / ".rooms.yaml").write_text(
         "user: tester\n"
         "providers:\n"
-        f"  llamacpp: {{type: openai, base_url: \"{server.base_url}\", timeout: 60, max_retries: 1}}\n"
-        + extra,
+        f"  llamacpp: {{type: openai, base_url: \"{server.base_url}\", timeout: 60, max_retries: 1}}\n",
         "utf-8",
     )
 
