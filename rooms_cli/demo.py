@@ -32,7 +32,7 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     initialize(target, example="dev")
     project = open_project(target)
     # the demo's own identity, so it does not depend on $USER
-    os.environ.setdefault("ROOMS_AGENT", "alice")
+    os.environ.setdefault("ROOMS_AGENT", "you")
     ran = []
     for name, ref in SECTIONS:
         if only and name not in only:

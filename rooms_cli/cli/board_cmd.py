@@ -1,9 +1,384 @@
-"""Commands of the board part (registered by rooms_cli.cli.app)."""
+"""`rooms board` and `rooms task …`: lanes of tasks claimed under fenced leases (see docs/board.md)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
+
+from rooms_cli.cli import output
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt
+
+task_app = typer.Typer(
+    help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
+    "Example: rooms task add 'Write the auth spec' --lane researcher --done 'specs/auth.md exists'",
+    no_args_is_help=True,
+)
+
+IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
+LeaseIdOpt = Annotated[
+    str | None,
+    typer.Option("--lease-id", envvar="ROOMS_LEASE", help="The lease id printed by claim (default: ROOMS_LEASE).", show_default=False),
+]
+LeaseOpt = Annotated[str | None, typer.Option("--lease", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
+SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
+RefOpt = Annotated[
+    str | None,
+    typer.Option("--result-ref", help="file:<path in the project> or msg:<message id>.", show_default=False),
+]
 
 
 def register(app: typer.Typer) -> None:
-    """Add this part's commands to the root app."""
+    app.command("board")(board_cmd)
+    app.add_typer(task_app, name="task")
+
+
+def _ctx(dir, as_=None, room=None):
+    from rooms_cli.context import Context
+
+    return Context.open(dir, as_=as_, room=room)
+
+
+def _task_line(task: dict) -> str:
+    line = f"{task['id']}  [{task['status']}]  {task['title']}  (lane {task['lane']})"
+    if task.get("lease"):
+        lease = task["lease"]
+        line += f"  held by {lease['plate'] or lease['holder']} until {lease['expires_at']} (fence {lease['fence']})"
+    if task.get("pending"):
+        line += f"  pending: awaits {task['pending']['owner']}"
+    if task.get("conflicts"):
+        line += f"  CONFLICT ×{len(task['conflicts'])}"
+    return line
+
+
+def _emit(json_: bool, data, human: str) -> None:
+    if json_:
+        output.print_json(data)
+    else:
+        output.say(human)
+
+
+def board_cmd(
+    lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", help="Only tasks with this status (or pending).", show_default=False)] = None,
+    format: Annotated[str, typer.Option("--format", help="table (default) or md: compact markdown for prompts and commits.")] = "table",
+    room: RoomOpt = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Show the board: each lane's open tasks, then the done view, then any conflicts.
+
+    Example: rooms board --format md
+    """
+    from rooms_cli.board.render import board_view, markdown_from_view
+    from rooms_cli.errors import UsageError
+
+    if format not in ("table", "md"):
+        raise UsageError(f"--format must be table or md, not {format!r}")
+    ctx = _ctx(dir, room=room)
+    view = board_view(ctx.project, ctx.room, lane=lane, status=status)
+    if json_:
+        output.print_json(view)
+    elif format == "md":
+        output.say(markdown_from_view(view).rstrip() or f"The board of room {ctx.room} is empty.")
+    else:
+        _print_board(view)
+
+
+def _print_board(view: dict) -> None:
+    from rich.table import Table
+
+    counts = ", ".join(f"{n} {s}" for s, n in view["counts"].items() if n) or "empty"
+    output.say(f"Board of room {view['room']}: {counts}", style="bold")
+    short = view["short_ids"]
+    for lane in view["lanes"]:
+        table = Table("id", "status", "title", "lease / note", title=f"lane {lane['lane']}", title_justify="left", box=None)
+        for t in lane["tasks"]:
+            note = ""
+            if t["lease"]:
+                note = f"{t['lease']['plate'] or t['lease']['holder']} until {t['lease']['expires_at']}"
+            elif t["pending"]:
+                note = f"pending: awaits {t['pending']['owner']}"
+            elif t["record"] and t["status"] != "todo":
+                note = t["record"].get("summary", "")
+            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], note)
+        output.console().print(table)
+    if view["done"]:
+        table = Table("id", "status", "title", "record", title="done", title_justify="left", box=None)
+        for t in view["done"]:
+            rec = t["record"] or {}
+            ref = f" → {rec['result_ref']}" if rec.get("result_ref") else ""
+            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], f"{rec.get('summary', '')}{ref}")
+        output.console().print(table)
+    for item in view["conflicts"]:
+        for conflict in item["conflicts"]:
+            output.say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")
+
+
+@task_app.command("add")
+def add_cmd(
+    title: Annotated[str, typer.Argument(help="One-line title.")],
+    lane: Annotated[str, typer.Option("--lane", help="The agent whose lane gets the task.")],
+    done: Annotated[str, typer.Option("--done", help="Definition of done: the one condition that means it is finished.")],
+    detail: Annotated[str, typer.Option("--detail", help="Optional detail.")] = "",
+    order: Annotated[float | None, typer.Option("--order", help="Position in the lane (default: last).", show_default=False)] = None,
+    as_: AsOpt = None,
+    room: RoomOpt = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Add a task to a lane (alias: create).
+
+    Example: rooms task add 'Write the auth spec' --lane researcher --done 'specs/auth.md exists'
+    """
+    from rooms_cli.board.tasks import add_task
+
+    ctx = _ctx(dir, as_, room)
+    task = add_task(ctx.project, ctx.room, title, lane=lane, done=done, by=ctx.me, detail=detail, order=order)
+    _emit(json_, task, f"added {task.id} to lane {task.lane}: {task.title}")
+
+
+task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms task create 'Fix login' --lane dev --done 'tests pass'")(add_cmd)
+
+
+@task_app.command("show")
+def show_cmd(task_id: IdArg, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Show one task with its history of events.
+
+    Example: rooms task show t-01JD3Z
+    """
+    from rooms_cli.board.tasks import load_task, task_history
+
+    ctx = _ctx(dir, room=room)
+    task = load_task(ctx.project, ctx.room, task_id)
+    history = task_history(ctx.project, ctx.room, task.id)
+    if json_:
+        output.print_json({**task.to_json(), "history": history})
+        return
+    data = task.to_json()
+    output.say(_task_line(data), style="bold")
+    output.say(f"  done when: {task.definition_of_done}")
+    if task.detail:
+        output.say(f"  detail: {task.detail}")
+    if task.record:
+        output.say(f"  record: {_json_line(task.record)}")
+    for conflict in task.conflicts:
+        output.say(f"  CONFLICT: {conflict.message}", style="red")
+    for ev in history:
+        extra = {k: v for k, v in ev.items() if k not in ("at", "by", "ev")}
+        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {_json_line(extra) if extra else ''}".rstrip())
+
+
+def _json_line(data) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+@task_app.command("update")
+def update_cmd(
+    task_id: IdArg,
+    title: Annotated[str | None, typer.Option("--title", show_default=False)] = None,
+    detail: Annotated[str | None, typer.Option("--detail", show_default=False)] = None,
+    done: Annotated[str | None, typer.Option("--done", help="New definition of done.", show_default=False)] = None,
+    order: Annotated[float | None, typer.Option("--order", show_default=False)] = None,
+    as_: AsOpt = None,
+    room: RoomOpt = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Change a task's title, detail, definition of done or order.
+
+    Example: rooms task update t-01JD3Z --order 1 --done 'specs/auth.md reviewed'
+    """
+    from rooms_cli.board.tasks import update_task
+
+    ctx = _ctx(dir, as_, room)
+    task = update_task(ctx.project, ctx.room, task_id, by=ctx.me, title=title, detail=detail, done=done, order=order)
+    _emit(json_, task, f"updated {_task_line(task.to_json())}")
+
+
+@task_app.command("archive")
+def archive_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Take a task off the board (it stays in the files; `rooms task show` still finds it).
+
+    Example: rooms task archive t-01JD3Z
+    """
+    from rooms_cli.board.tasks import archive_task
+
+    ctx = _ctx(dir, as_, room)
+    task = archive_task(ctx.project, ctx.room, task_id, by=ctx.me)
+    _emit(json_, task, f"archived {task.id}: {task.title}")
+
+
+@task_app.command("resolve")
+def resolve_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Acknowledge a task's merge conflicts, such as a double claim after a git merge; keeps its state.
+
+    Example: rooms task resolve t-01JD3Z
+    """
+    from rooms_cli.board.tasks import resolve_conflicts
+
+    ctx = _ctx(dir, as_, room)
+    task = resolve_conflicts(ctx.project, ctx.room, task_id, by=ctx.me)
+    _emit(json_, task, f"resolved the conflicts of {_task_line(task.to_json())}")
+
+
+def _claim_text(claim) -> str:
+    lease = claim.lease
+    return (
+        f"claimed {claim.task.id} ({claim.task.title}) as {lease.holder} until {lease.expires_at} (fence {lease.fence})\n"
+        f"lease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
+    )
+
+
+@task_app.command("claim")
+def claim_cmd(task_id: IdArg, lease: LeaseOpt = None, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None,
+              json_: JsonOpt = False) -> None:
+    """Atomically move a task todo → doing under a lease, and print the lease id.
+
+    Losing a race exits 3 with already_claimed, naming the holder and when the lease ends: stop then.
+
+    Example: rooms task claim t-01JD3Z --as researcher --lease 15m
+    """
+    from rooms_cli.board.claims import claim_task
+
+    ctx = _ctx(dir, as_, room)
+    claim = claim_task(ctx.project, ctx.room, task_id, agent=ctx.me, lease=lease)
+    _emit(json_, claim, _claim_text(claim))
+
+
+@task_app.command("next")
+def next_cmd(lease: LeaseOpt = None, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
+
+    Example: rooms task next --as researcher --json
+    """
+    from rooms_cli.board.claims import next_task
+
+    ctx = _ctx(dir, as_, room)
+    claim = next_task(ctx.project, ctx.room, agent=ctx.me, lease=lease)
+    _emit(json_, claim, _claim_text(claim) if claim else f"nothing to claim in lane {ctx.me} of room {ctx.room}")
+
+
+@task_app.command("renew")
+def renew_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None, room: RoomOpt = None,
+              dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Extend your lease (from now, by --lease, default 10m).
+
+    Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
+    """
+    from rooms_cli.board.claims import renew_lease
+
+    ctx = _ctx(dir, room=room)
+    task = renew_lease(ctx.project, ctx.room, task_id, lease_id, lease=lease)
+    _emit(json_, task, f"renewed: {_task_line(task.to_json())}")
+
+
+@task_app.command("release")
+def release_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, room: RoomOpt = None, dir: DirOpt = None,
+                json_: JsonOpt = False) -> None:
+    """Give the task back to its lane (todo); your lease ends.
+
+    Example: rooms task release t-01JD3Z --lease-id l-01JD40…
+    """
+    from rooms_cli.board.claims import release_task
+
+    ctx = _ctx(dir, room=room)
+    task = release_task(ctx.project, ctx.room, task_id, lease_id)
+    _emit(json_, task, f"released: {_task_line(task.to_json())}")
+
+
+@task_app.command("done")
+def done_cmd(
+    task_id: IdArg,
+    summary: Annotated[str, typer.Option("--summary", help="One line: what happened.")],
+    artifact: Annotated[list[str] | None, typer.Option("--artifact", help="file:<path> or msg:<id>; repeatable.", show_default=False)] = None,
+    next_: Annotated[str | None, typer.Option("--next", help="Optional one line: what should happen next.", show_default=False)] = None,
+    result_ref: RefOpt = None,
+    lease_id: LeaseIdOpt = None,
+    room: RoomOpt = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Finish a task you hold: doing → done with a compact record (not a narration).
+
+    Example: rooms task done t-01JD3Z --summary 'spec written' --artifact file:specs/auth.md --result-ref file:specs/auth.md
+    """
+    from rooms_cli.board.claims import finish_task
+
+    ctx = _ctx(dir, room=room)
+    task = finish_task(ctx.project, ctx.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
+                       next_step=next_, result_ref=result_ref)
+    _emit(json_, task.record, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
+
+
+@task_app.command("set-status")
+def set_status_cmd(
+    task_id: IdArg,
+    status: Annotated[str, typer.Argument(help="todo, blocked, failed or cancelled.")],
+    summary: SummaryOpt = None,
+    result_ref: RefOpt = None,
+    lease_id: LeaseIdOpt = None,
+    as_: AsOpt = None,
+    room: RoomOpt = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id).
+
+    Example: rooms task set-status t-01JD3Z blocked --summary 'waiting for API keys'
+    """
+    from rooms_cli.board.claims import set_status
+
+    ctx = _ctx(dir, as_, room)
+    task = set_status(ctx.project, ctx.room, task_id, status, by=ctx.me, lease_id=lease_id, summary=summary,
+                      result_ref=result_ref)
+    _emit(json_, task, f"{status}: {_task_line(task.to_json())}")
+
+
+@task_app.command("assign")
+def assign_cmd(
+    task_id: IdArg,
+    to: Annotated[str, typer.Option("--to", help="The agent (or person) whose lane gets the task.")],
+    as_: AsOpt = None,
+    room: RoomOpt = None,
+    dir: DirOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    """Move a task to another lane; across owners it becomes a pending proposal until accepted.
+
+    Example: rooms task assign t-01JD3Z --to reviewer
+    """
+    from rooms_cli.board.proposals import assign_task
+
+    ctx = _ctx(dir, as_, room)
+    task = assign_task(ctx.project, ctx.room, task_id, to=to, by=ctx.me)
+    note = f"proposed to {to}: pending until {task.pending['owner']} accepts" if task.pending else f"assigned to {to}"
+    _emit(json_, task, f"{task.id} {note}")
+
+
+@task_app.command("accept")
+def accept_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Accept a pending proposal for your lane (or your agent's): the task becomes claimable there.
+
+    Example: rooms task accept t-01JD3Z --as bob
+    """
+    from rooms_cli.board.proposals import answer_proposal
+
+    ctx = _ctx(dir, as_, room)
+    task = answer_proposal(ctx.project, ctx.room, task_id, by=ctx.me, accept=True)
+    _emit(json_, task, f"accepted: {_task_line(task.to_json())}")
+
+
+@task_app.command("reject")
+def reject_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Reject a pending proposal: the task goes back to the lane it came from.
+
+    Example: rooms task reject t-01JD3Z --as bob
+    """
+    from rooms_cli.board.proposals import answer_proposal
+
+    ctx = _ctx(dir, as_, room)
+    task = answer_proposal(ctx.project, ctx.room, task_id, by=ctx.me, accept=False)
+    _emit(json_, task, f"rejected: {_task_line(task.to_json())}")

@@ -1,0 +1,240 @@
+"""Claim before you work: claim, next, renew, release, done and set-status, all fenced.
+
+Every write is one read-check-append under the task's own lock, so its cost does not depend on the
+size of the board. A claim issues a lease with a fencing number one higher than any before it on
+that task; a later write must present the current lease. A lease that was overtaken (its number is
+lower than the task's newest) is refused whatever the writer's clock says.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+
+from rooms_cli.board import store
+from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpired, LeaseFenced, LeaseMismatch
+from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
+from rooms_cli.board.records import make_record
+from rooms_cli.board.replay import replay
+from rooms_cli.board.tasks import lane_order, load_board
+from rooms_cli.board.transitions import SETTABLE, check_transition
+from rooms_cli.errors import InvalidInput
+from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
+from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.paths import Project
+
+
+@dataclass
+class Claim:
+    task: Task
+    lease: Lease
+
+    def to_json(self) -> dict:
+        return {"expires_at": self.lease.expires_at, "lease": self.lease.to_json(), "lease_id": self.lease.lease_id,
+                "task": self.task.to_json()}
+
+
+def plate_for(agent: str) -> str:
+    """`<agent>/<instance>`: ROOMS_INSTANCE, else host and parent pid (the session that ran rooms)."""
+    instance = os.environ.get("ROOMS_INSTANCE") or f"{socket.gethostname().split('.')[0]}:{os.getppid()}"
+    return f"{agent}/{instance}"
+
+
+def lease_seconds(lease: str | float | None) -> float:
+    seconds = parse_duration(DEFAULT_LEASE if lease is None else lease)
+    if seconds <= 0:
+        raise InvalidInput(f"--lease must be longer than zero, not {lease!r}")
+    return seconds
+
+
+def _held_by(lease: Lease) -> str:
+    return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence}) until {lease.expires_at}"
+
+
+def refuse_if_held(task: Task, action: str) -> None:
+    """AlreadyClaimed when a live lease holds the task (it must be released or lapse first)."""
+    if task.status == "doing" and task.lease is not None:
+        raise AlreadyClaimed(
+            f"cannot {action} task {task.id}: it is held by {_held_by(task.lease)}",
+            data={"task_id": task.id, "holder": task.lease.holder, "lease": task.lease.to_json()},
+        )
+
+
+def _replay_locked(project: Project, room: str, task_id: str) -> tuple[Task, str]:
+    moment = iso(now())
+    return replay(task_id, room, store.read_events(project, room, task_id), moment), moment
+
+
+def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str) -> Claim:
+    task, moment = _replay_locked(project, room, task_id)
+    if task.archived:
+        raise InvalidTransition(f"task {task_id} is archived; it cannot be claimed")
+    if task.pending:
+        raise InvalidTransition(
+            f"task {task_id} is a pending proposal to lane {task.pending.get('to')}: "
+            f"{task.pending.get('owner')} must `rooms task accept` it before it can be claimed"
+        )
+    refuse_if_held(task, "claim")
+    check_transition(task_id, task.status, "doing")
+    lease = Lease(
+        lease_id=new_id("l"), fence=task.fence + 1, holder=agent, plate=plate,
+        claimed_at=moment, expires_at=iso(add_seconds(now(), seconds)),
+    )
+    store.append_events(
+        project, room, task_id,
+        [{"ev": "claim", "at": moment, "by": agent, "lease_id": lease.lease_id, "fence": lease.fence,
+          "holder": agent, "plate": plate, "expires_at": lease.expires_at}],
+        held=True,
+    )
+    task.status, task.lease, task.fence, task.lapsed_lease = "doing", lease, lease.fence, None
+    task.updated_at = moment
+    return Claim(task=task, lease=lease)
+
+
+def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
+               plate: str | None = None) -> Claim:
+    """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed."""
+    validate_name(agent, "agent")
+    seconds = lease_seconds(lease)
+    full = store.resolve_task_id(project, room, task_id)
+    with store.task_lock(project, room, full):
+        return _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent))
+
+
+def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
+              plate: str | None = None) -> Claim | None:
+    """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none."""
+    validate_name(agent, "agent")
+    seconds = lease_seconds(lease)
+    plate = plate or plate_for(agent)
+    candidates = [t.id for t in lane_order(load_board(project, room, lane=agent, claimable=True)) if t.claimable]
+    busy = []
+    for task_id in candidates:  # first pass: skip tasks another process is locking right now
+        with store.task_lock_nowait(project, room, task_id) as held:
+            if not held:
+                busy.append(task_id)
+                continue
+            claim = _try_claim(project, room, task_id, agent, seconds, plate)
+        if claim:
+            return claim
+    for task_id in busy:  # then wait for those: their claim may have failed or been a renew
+        with store.task_lock(project, room, task_id):
+            claim = _try_claim(project, room, task_id, agent, seconds, plate)
+        if claim:
+            return claim
+    return None
+
+
+def _try_claim(project, room, task_id, agent, seconds, plate) -> Claim | None:
+    try:
+        return _claim_locked(project, room, task_id, agent, seconds, plate)
+    except (AlreadyClaimed, InvalidTransition):
+        return None
+
+
+def check_lease(task: Task, lease_id: str | None) -> Lease:
+    """The task's current lease if `lease_id` is it; else the error saying why not (fencing first)."""
+    if not lease_id:
+        raise InvalidInput("no lease id: pass --lease-id (printed by `rooms task claim`) or set ROOMS_LEASE")
+    lease_id = lease_id.strip()
+    current = task.lease
+    if current is not None and current.lease_id == lease_id:
+        return current
+    presented = task.leases.get(lease_id)
+    now_held = f"it is held by {_held_by(current)}" if current else f"it is {task.status}"
+    data = {"task_id": task.id, "lease_id": lease_id, "status": task.status, "fence": task.fence,
+            "holder": current.holder if current else None, "lease": current.to_json() if current else None}
+    if presented is None:
+        raise LeaseMismatch(f"{lease_id} is not a lease of task {task.id}; {now_held}", data=data)
+    if presented.fence < task.fence:
+        raise LeaseFenced(
+            f"lease {lease_id} of {presented.plate or presented.holder} (fence {presented.fence}) was overtaken by "
+            f"a newer claim (fence {task.fence}) on task {task.id}; {now_held}. Stop working on it",
+            data=data,
+        )
+    if task.lapsed_lease is not None and task.lapsed_lease.lease_id == lease_id:
+        raise LeaseExpired(
+            f"lease {lease_id} of {presented.plate or presented.holder} on task {task.id} expired at "
+            f"{presented.expires_at}; the task is back in its lane (claim it again)",
+            data=data,
+        )
+    raise LeaseMismatch(f"lease {lease_id} no longer holds task {task.id}; {now_held}", data=data)
+
+
+def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None, write) -> Task:
+    full = store.resolve_task_id(project, room, task_id)
+    with store.task_lock(project, room, full):
+        task, moment = _replay_locked(project, room, full)
+        lease = check_lease(task, lease_id)
+        events = write(task, lease, moment)
+        store.append_events(project, room, full, events, held=True)
+        return replay(full, room, store.read_events(project, room, full), moment)
+
+
+def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,
+                lease: str | float | None = None) -> Task:
+    """Extend the current lease to now + `lease` (default 10m)."""
+    seconds = lease_seconds(lease)
+
+    def write(task, held, moment):
+        return [{"ev": "renew", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
+                 "expires_at": iso(add_seconds(now(), seconds))}]
+
+    return _with_lease(project, room, task_id, lease_id, write)
+
+
+def release_task(project: Project, room: str, task_id: str, lease_id: str | None) -> Task:
+    """Give the task back to its lane (todo); the lease ends."""
+
+    def write(task, held, moment):
+        return [{"ev": "release", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence}]
+
+    return _with_lease(project, room, task_id, lease_id, write)
+
+
+def finish_task(project: Project, room: str, task_id: str, lease_id: str | None, *, summary: str,
+                artifacts: list[str] | tuple[str, ...] = (), next_step: str | None = None,
+                result_ref: str | None = None) -> Task:
+    """doing → done with the compact record; artifacts and result_ref must point at what exists."""
+
+    def write(task, held, moment):
+        record = make_record(project, room, task_id=task.id, plate=held.plate, status="done", summary=summary,
+                             artifacts=artifacts, next_step=next_step, result_ref=result_ref)
+        return [{"ev": "done", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
+                 "record": record}]
+
+    return _with_lease(project, room, task_id, lease_id, write)
+
+
+def set_status(project: Project, room: str, task_id: str, status: str, *, by: str, lease_id: str | None = None,
+               summary: str | None = None, result_ref: str | None = None) -> Task:
+    """Move a task to todo, blocked, failed or cancelled. A claimed task needs its lease id."""
+    if status not in SETTABLE:
+        raise InvalidInput(
+            f"set-status takes {', '.join(SETTABLE)}, not {status!r} (use `rooms task claim` for doing, `rooms task done` for done)"
+        )
+
+    def record_for(task, plate):
+        if not summary and not result_ref:
+            return None
+        return make_record(project, room, task_id=task.id, plate=plate, status=status, summary=summary,
+                           result_ref=result_ref, summary_required=False)
+
+    full = store.resolve_task_id(project, room, task_id)
+    with store.task_lock(project, room, full):
+        task, moment = _replay_locked(project, room, full)
+        ev: dict = {"ev": "status", "at": moment, "by": by, "status": status}
+        if lease_id:
+            held = check_lease(task, lease_id)
+            ev.update(lease_id=held.lease_id, fence=held.fence)
+            plate = held.plate
+        else:
+            refuse_if_held(task, f"set {status} on")
+            plate = plate_for(by)
+        check_transition(full, task.status, status)
+        record = record_for(task, plate)
+        if record:
+            ev["record"] = record
+        store.append_events(project, room, full, [ev], held=True)
+        return replay(full, room, store.read_events(project, room, full), moment)

@@ -1,0 +1,128 @@
+"""Reading the board: the structured view (`rooms board --json`) and the compact markdown for prompts."""
+
+from __future__ import annotations
+
+from rooms_cli.board.model import FINISHED, STATUSES
+from rooms_cli.board.tasks import board_json, require_room
+from rooms_cli.errors import InvalidInput
+from rooms_cli.store.clock import now_iso
+from rooms_cli.store.ids import validate_name
+from rooms_cli.store.paths import Project
+
+MIN_SHORT = 10  # characters after `t-`: the first 10 are the creation millisecond
+DONE_IN_MARKDOWN = 10  # the markdown board stays short enough for a prompt:
+TODO_IN_MARKDOWN = 10  # the first todo tasks of each lane (every doing, blocked, failed one is shown)
+
+
+def board_view(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
+               now: str | None = None) -> dict:
+    """{room, at, counts, lanes: [{lane, tasks}], done: [...], conflicts: [...]} (tasks as JSON)."""
+    if lane is not None:
+        validate_name(lane, "lane")
+    if status is not None and status not in (*STATUSES, "pending"):
+        raise InvalidInput(f"--status must be one of {', '.join((*STATUSES, 'pending'))}, not {status!r}")
+    require_room(project, room)
+    moment = now or now_iso()
+    tasks = board_json(project, room, moment)
+    counts = {s: 0 for s in STATUSES}
+    for task in tasks:
+        counts[task["status"]] += 1
+    counts["pending"] = sum(1 for t in tasks if t["pending"])
+    conflicts = [{"task_id": t["id"], "title": t["title"], "lane": t["lane"], "conflicts": t["conflicts"]}
+                 for t in tasks if t["conflicts"]]
+    shown = [t for t in tasks if (lane is None or t["lane"] == lane) and _matches(t, status)]
+    lanes: dict[str, list[dict]] = {}
+    for task in sorted((t for t in shown if t["status"] not in FINISHED), key=lambda t: (t["order"], t["id"])):
+        lanes.setdefault(task["lane"], []).append(task)
+    finished = sorted((t for t in shown if t["status"] in FINISHED), key=lambda t: t["updated_at"], reverse=True)
+    return {
+        "room": room,
+        "at": moment,
+        "counts": counts,
+        "lanes": [{"lane": name, "tasks": lanes[name]} for name in sorted(lanes)],
+        "done": finished,
+        "conflicts": conflicts,
+        "short_ids": short_ids([t["id"] for t in tasks]),
+    }
+
+
+def _matches(task: dict, status: str | None) -> bool:
+    if status is None:
+        return True
+    return bool(task["pending"]) if status == "pending" else task["status"] == status
+
+
+def short_ids(ids: list[str]) -> dict[str, str]:
+    """The shortest unique prefix of each id (at least MIN_SHORT characters after `t-`), like git."""
+    width = 2 + MIN_SHORT
+    ordered = sorted(ids)
+    need = [width] * len(ordered)
+    for i in range(1, len(ordered)):
+        a, b = ordered[i - 1], ordered[i]
+        if a[:width] != b[:width]:
+            continue
+        common = width
+        while common < min(len(a), len(b)) and a[common] == b[common]:
+            common += 1
+        need[i - 1] = max(need[i - 1], common + 1)
+        need[i] = max(need[i], common + 1)
+    return {task_id: task_id[:size] for task_id, size in zip(ordered, need, strict=True)}
+
+
+def _line(task: dict, short: dict[str, str]) -> str:
+    head = f"- {task['status']} `{short.get(task['id'], task['id'])}` {task['title']}"
+    parts = []
+    if task["status"] == "doing" and task["lease"]:
+        lease = task["lease"]
+        parts.append(f"held by {lease['plate'] or lease['holder']} until {lease['expires_at']}")
+    if task["pending"]:
+        parts.append(f"pending: awaits {task['pending']['owner']} (from lane {task['pending']['from']})")
+    if task["status"] in ("todo", "doing"):
+        parts.append(f"done when: {task['definition_of_done']}")
+    record = task["record"]
+    if record and task["status"] != "todo":
+        if record.get("summary"):
+            parts.append(record["summary"])
+        if record.get("result_ref"):
+            parts.append(f"→ {record['result_ref']}")
+        if record.get("next"):
+            parts.append(f"next: {record['next']}")
+    if task["conflicts"]:
+        parts.append(f"CONFLICT ×{len(task['conflicts'])}")
+    return head + (" · " + " · ".join(parts) if parts else "")
+
+
+def markdown_from_view(view: dict) -> str:
+    """The compact markdown board for prompts and commits ('' when the board is empty)."""
+    counts = view["counts"]
+    if not any(counts[s] for s in STATUSES):
+        return ""
+    short = view["short_ids"]
+    summary = " · ".join(f"{n} {s}" for s, n in counts.items() if n)
+    out = [f"## Board of room {view['room']} ({summary})", ""]
+    for lane in view["lanes"]:
+        out.append(f"### {lane['lane']}")
+        todo = [t for t in lane["tasks"] if t["status"] == "todo"]
+        hidden = {t["id"] for t in todo[TODO_IN_MARKDOWN:]}
+        out.extend(_line(t, short) for t in lane["tasks"] if t["id"] not in hidden)
+        if hidden:
+            out.append(f"- … and {len(hidden)} more todo (rooms board --lane {lane['lane']})")
+        out.append("")
+    if view["done"]:
+        out.append("### done")
+        out.extend(_line(t, short) for t in view["done"][:DONE_IN_MARKDOWN])
+        if len(view["done"]) > DONE_IN_MARKDOWN:
+            out.append(f"- … and {len(view['done']) - DONE_IN_MARKDOWN} more (rooms board --status done)")
+        out.append("")
+    if view["conflicts"]:
+        out.append("### conflicts (rooms task show ID; rooms task resolve ID)")
+        for item in view["conflicts"]:
+            for conflict in item["conflicts"]:
+                out.append(f"- `{short.get(item['task_id'], item['task_id'])}` {conflict['message']}")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def board_markdown(project: Project, room: str) -> str:
+    """The room's board as compact markdown, for prompts ('' when the room has no tasks)."""
+    return markdown_from_view(board_view(project, room))

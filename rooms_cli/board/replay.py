@@ -1,0 +1,190 @@
+"""Replay: a task's state is the fold of its event log, seen at a moment (`now`).
+
+Writes are checked under the task's lock, so on one machine every event replays cleanly. Events
+that do not apply come from a git merge of two clones that wrote offline (both claimed, or one
+wrote under a lease the other had overtaken): replay keeps them as the task's `conflicts` instead
+of silently picking a winner, until `rooms task resolve` acknowledges them.
+
+Times are compared as strings: every time is written by clock.iso in one fixed format.
+"""
+
+from __future__ import annotations
+
+from rooms_cli.board.model import BoardConflict, Lease, Task
+from rooms_cli.board.transitions import allowed
+
+LEASE_EVENTS = ("renew", "release", "done", "expire")
+_TEXT = ("at", "by", "lease_id", "expires_at", "holder", "plate", "status", "to", "from", "lane", "title", "detail",
+         "definition_of_done")
+_MAPS = ("changes", "pending", "record")
+_REQUIRED = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status",), "assign": ("to",)}
+_REQUIRED.update({kind: ("lease_id",) for kind in LEASE_EVENTS})
+
+
+def _malformed(event: dict) -> str | None:
+    """Why an event cannot be applied as written (a hand edit or a bad merge), or None."""
+    for key in _TEXT:
+        if key in event and not isinstance(event[key], str):
+            return f"field {key!r} is not text"
+    for key in _MAPS:
+        if key in event and event[key] is not None and not isinstance(event[key], dict):
+            return f"field {key!r} is not an object"
+    for key in ("fence", "order"):
+        value = event.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (key == "fence" and not isinstance(value, int)):
+            return f"field {key!r} is not a number"
+    pending = event.get("pending")
+    if pending and not all(isinstance(pending.get(k), str) for k in ("from", "to", "owner")):
+        return "field 'pending' lacks from, to or owner"
+    missing = [k for k in _REQUIRED.get(event.get("ev"), ()) if k not in event]
+    return f"missing {', '.join(missing)}" if missing else None
+
+
+def replay(task_id: str, room: str, events: list[dict], now: str) -> Task:
+    """The task described by `events` as it reads at ISO time `now`."""
+    task = replay_log(task_id, room, events)
+    seen_at(task, now)
+    return task
+
+
+def seen_at(task: Task, now: str) -> Task:
+    """The task as it reads at `now`: a lease that has lapsed by then reopens it."""
+    _lapse(task, now)
+    return task
+
+
+def replay_log(task_id: str, room: str, events: list[dict]) -> Task:
+    """The fold of `events`, before the clock is applied (what the snapshot caches)."""
+    task = Task(id=task_id, room=room, lane="", title="", definition_of_done="")
+    leases = task.leases
+    for event in events:
+        problem = _malformed(event)
+        if problem:
+            _conflict(task, "invalid_event", f"{event.get('ev')!r} event cannot be applied: {problem}", event)
+            continue
+        _lapse(task, event.get("at", ""))
+        _apply(task, event, leases)
+        task.updated_at = event.get("at", task.updated_at)
+        task.events += 1
+    return task
+
+
+def _lapse(task: Task, moment: str) -> None:
+    """A lease whose end has passed reopens the task (the holder may still be working: fencing guards it)."""
+    if task.status == "doing" and task.lease is not None and task.lease.expires_at <= moment:
+        task.status = "todo"
+        task.lapsed_lease, task.lease, task.expiry_recorded = task.lease, None, False
+
+
+def _conflict(task: Task, kind: str, message: str, event: dict) -> None:
+    task.conflicts.append(BoardConflict(kind=kind, message=message, event=event))
+
+
+def _apply(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    kind = event.get("ev")
+    at = event.get("at", "")
+    if kind == "create":
+        if task.created_at:
+            _conflict(task, "invalid_event", "a second create event", event)
+            return
+        task.lane = event.get("lane", "")
+        task.title = event.get("title", "")
+        task.detail = event.get("detail", "")
+        task.definition_of_done = event.get("definition_of_done", "")
+        task.order = event.get("order", 0)
+        task.created_at, task.created_by = at, event.get("by", "")
+    elif kind == "claim":
+        _apply_claim(task, event, leases)
+    elif kind in LEASE_EVENTS or (kind == "status" and event.get("lease_id")):
+        _apply_lease_event(task, event, leases)
+    elif kind == "status":
+        target = event.get("status", "")
+        if task.status == "doing":
+            _conflict(task, "stale_write", f"set-status {target} without the lease while {_holder(task.lease)} held it", event)
+        elif not allowed(task.status, target):
+            _conflict(task, "invalid_event", f"set-status {task.status} → {target} is not a possible transition", event)
+        else:
+            task.status = target
+            task.record = event.get("record") or task.record
+            task.lapsed_lease = None
+    elif kind == "update":
+        for key, value in (event.get("changes") or {}).items():
+            if key in ("title", "detail", "definition_of_done") and isinstance(value, str):
+                setattr(task, key, value)
+            elif key == "order" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                task.order = value
+    elif kind == "assign":
+        pending = event.get("pending")
+        task.pending = dict(pending) if pending else None
+        task.lane = event.get("to", task.lane)
+    elif kind in ("accept", "reject"):
+        if not task.pending:
+            _conflict(task, "invalid_event", f"{kind} without a pending proposal", event)
+            return
+        if kind == "reject":
+            task.lane = task.pending.get("from", task.lane)
+        task.pending = None
+    elif kind == "archive":
+        task.archived = True
+    elif kind == "resolve":
+        task.conflicts = []
+    else:
+        _conflict(task, "invalid_event", f"unknown event {kind!r}", event)
+
+
+def _holder(lease: Lease | None) -> str:
+    return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence})" if lease else "nobody"
+
+
+def _apply_claim(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    lease = Lease(
+        lease_id=event.get("lease_id", ""),
+        fence=int(event.get("fence", 0)),
+        holder=event.get("holder", ""),
+        plate=event.get("plate", ""),
+        claimed_at=event.get("at", ""),
+        expires_at=event.get("expires_at", ""),
+    )
+    leases[lease.lease_id] = lease
+    if lease.fence <= task.fence:
+        rivals = [other for other in leases.values() if other.fence == lease.fence and other.lease_id != lease.lease_id]
+        if rivals:
+            _conflict(
+                task,
+                "double_claim",
+                f"double claim at fence {lease.fence}: {_holder(lease)} and {_holder(rivals[0])} both claimed it",
+                event,
+            )
+        else:
+            _conflict(task, "stale_write", f"claim by {_holder(lease)} is older than fence {task.fence}", event)
+        return
+    task.fence = lease.fence
+    if not task.claimable:
+        _conflict(task, "invalid_event", f"claim by {_holder(lease)} while the task was {task.status}", event)
+        return
+    task.status, task.lease, task.lapsed_lease = "doing", lease, None
+
+
+def _apply_lease_event(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    kind = event["ev"]
+    lease_id = event.get("lease_id", "")
+    if kind == "expire" and task.lapsed_lease is not None and task.lapsed_lease.lease_id == lease_id:
+        task.expiry_recorded = True  # replay already reopened the task; tick only records it
+        return
+    if task.lease is None or task.lease.lease_id != lease_id:
+        owner = leases.get(lease_id)
+        who = _holder(owner) if owner else f"unknown lease {lease_id}"
+        _conflict(task, "stale_write", f"{kind} by {who}, which is not the current lease ({_holder(task.lease)})", event)
+        return
+    if kind == "renew":
+        task.lease.expires_at = event.get("expires_at", task.lease.expires_at)
+    elif kind == "done":
+        task.status, task.record, task.lease = "done", event.get("record"), None
+    elif kind == "status":
+        if not allowed("doing", event["status"]):
+            _conflict(task, "invalid_event", f"set-status doing → {event['status']} is not a possible transition", event)
+            return
+        task.status, task.lease = event["status"], None
+        task.record = event.get("record") or task.record
+    else:  # release, expire
+        task.status, task.lease = "todo", None

@@ -1,0 +1,100 @@
+"""Board files: one append-only event log per task, `.rooms/rooms/<room>/board/tasks/<task-id>.jsonl`.
+
+One file per task keeps a claim's cost independent of the board's size (it reads and locks one
+small file) and makes git merges trivial: tasks added on two clones are different files, and two
+clones appending to the same task merge with `merge=union` (.rooms/.gitattributes). Task ids are
+`t-` + a ULID; the file name is the id in lowercase (store paths are lowercase).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rooms_cli.errors import NotFound
+from rooms_cli.store import jsonl
+from rooms_cli.store.ids import is_valid_name, resolve_prefix, validate_name
+from rooms_cli.store.locks import locked, try_lock
+from rooms_cli.store.paths import Project
+
+SUFFIX = ".jsonl"
+
+
+def board_dir(project: Project, room: str) -> Path:
+    return project.path("rooms", validate_name(room, "room id"), "board")
+
+
+def tasks_dir(project: Project, room: str) -> Path:
+    return project.path("rooms", validate_name(room, "room id"), "board", "tasks")
+
+
+def task_path(project: Project, room: str, task_id: str) -> Path:
+    return project.path("rooms", validate_name(room, "room id"), "board", "tasks", task_id.lower() + SUFFIX)
+
+
+def id_from_name(name: str) -> str:
+    stem = name[: -len(SUFFIX)]
+    return stem[:2] + stem[2:].upper()
+
+
+def list_task_ids(project: Project, room: str) -> list[str]:
+    """Every task id of the room's board, in creation order (ids are time-ordered)."""
+    try:
+        names = os.listdir(tasks_dir(project, room))
+    except FileNotFoundError:
+        return []
+    return sorted(id_from_name(n) for n in names if n.startswith("t-") and n.endswith(SUFFIX))
+
+
+def resolve_task_id(project: Project, room: str, given: str) -> str:
+    """The full id for `given` (a full id or any unique prefix, like git); NotFound names the room."""
+    given = (given or "").strip()
+    if given.lower().startswith("t-") and len(given) == 28:
+        if task_path(project, room, given).exists():
+            return given[:2].lower() + given[2:].upper()
+    try:
+        return resolve_prefix(given, list_task_ids(project, room), "task id")
+    except NotFound:
+        raise NotFound(f"no task {given!r} on the board of room {room!r}") from None
+
+
+def read_events(project: Project, room: str, task_id: str) -> list[dict]:
+    return jsonl.read(task_path(project, room, task_id))
+
+
+def append_events(project: Project, room: str, task_id: str, events: list[dict], *, held: bool) -> None:
+    """Append events as whole lines; `held=True` when the caller holds the task's lock."""
+    jsonl.append_many(task_path(project, room, task_id), [_sorted(e) for e in events], lock=not held)
+
+
+def _sorted(event: dict) -> dict:
+    # stable key order: the same event is always the same line (clean diffs, union merges)
+    return {k: (_sorted(v) if isinstance(v, dict) else v) for k, v in sorted(event.items())}
+
+
+@contextmanager
+def task_lock(project: Project, room: str, task_id: str) -> Iterator[None]:
+    """Hold the task's lock around one read-check-append (waits up to ROOMS_LOCK_TIMEOUT)."""
+    with locked(task_path(project, room, task_id), what=f"task {task_id}"):
+        yield
+
+
+@contextmanager
+def task_lock_nowait(project: Project, room: str, task_id: str) -> Iterator[bool]:
+    """Try the task's lock without waiting; yields whether it is held."""
+    lock = try_lock(task_path(project, room, task_id))
+    try:
+        yield lock is not None
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def list_board_rooms(project: Project) -> list[str]:
+    """Rooms that have a board directory."""
+    base = project.path("rooms")
+    if not base.is_dir():
+        return []
+    return sorted(d.name for d in base.iterdir() if is_valid_name(d.name) and (d / "board" / "tasks").is_dir())
