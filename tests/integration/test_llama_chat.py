@@ -136,3 +136,18 @@ def test_handoff_summarises_the_session_through_the_model(llama_project, llama_s
     assert (llama_project / note["path"]).read_text("utf-8").count(note["text"]) == 1
     assert result["record"]["kind"] == "handoff"
     assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]  # one summary call
+
+
+def test_the_rooms_board_reaches_the_agents_prompt(llama_project, cli):
+    # two rooms alike but for a task on one's board: the engine counts the board in the prompt
+    # (a token a character, a byte at most, in this vocabulary)
+    for room in ("plain", "board"):
+        assert cli("room", "create", room, "--agent", "ada").exit_code == 0
+    added = cli("task", "add", "Write the auth spec", "--lane", "ada", "--done", "specs/auth.md exists", "--room", "board")
+    assert added.exit_code == 0, added.stderr
+    board = cli("board", "--format", "md", "--room", "board").stdout.strip()
+    assert "Write the auth spec" in board
+    [plain] = spoken(chat(cli, "--room", "plain", "@ada hi"))
+    [boarded] = spoken(chat(cli, "--room", "board", "@ada hi"))
+    extra = boarded["usage"]["input_tokens"] - plain["usage"]["input_tokens"]
+    assert len(board) <= extra <= len(board.encode("utf-8")) + 40, (extra, board)
