@@ -151,3 +151,19 @@ def test_the_rooms_board_reaches_the_agents_prompt(llama_project, cli):
     [boarded] = spoken(chat(cli, "--room", "board", "@ada hi"))
     extra = boarded["usage"]["input_tokens"] - plain["usage"]["input_tokens"]
     assert len(board) <= extra <= len(board.encode("utf-8")) + 40, (extra, board)
+
+
+def test_a_context_window_that_fits_the_slot_keeps_an_oversized_message_out_of_later_prompts(llama_project, cli):
+    # rooms trims the transcript tail by an estimate of 4 characters a token; this vocabulary has
+    # about one, so an agent's context_window must be a quarter of the 4096-token slot to fit
+    from rooms_cli.agents import create_agent, load_agent
+    from rooms_cli.store.paths import open_project
+
+    project = open_project(llama_project)
+    ada = load_agent(project, "ada")
+    ada.context_window = 1024
+    create_agent(project, ada, overwrite=True)
+    [failed] = chat(cli, "@ada " + "x " * 3000)["replies"]
+    assert failed["kind"] == "system" and "400" in failed["text"]
+    [reply] = spoken(chat(cli, "@ada and now?"))
+    assert reply["speaker"] == "ada" and 0 < reply["usage"]["input_tokens"] < 4096 - 256
