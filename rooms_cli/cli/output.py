@@ -57,8 +57,10 @@ def to_jsonable(value: Any) -> Any:
 
 
 def print_json(data: Any) -> None:
-    """Print one JSON document on stdout."""
-    sys.stdout.write(json.dumps(to_jsonable(data), ensure_ascii=False, indent=2) + "\n")
+    """Print one JSON document on stdout: indented on a terminal, compact when piped (the C encoder
+    only runs without indent, which matters for boards of thousands of tasks)."""
+    indent = 2 if sys.stdout.isatty() else None
+    sys.stdout.write(json.dumps(to_jsonable(data), ensure_ascii=False, indent=indent) + "\n")
     sys.stdout.flush()
 
 
