@@ -6,7 +6,15 @@ Who was prompted, in which order and whether at the same time is read from the e
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
+import pexpect
 import pytest
+
+from rooms_cli.chat.transcript import read_transcript
+from rooms_cli.store.paths import open_project
 
 pytestmark = pytest.mark.integration
 
@@ -157,7 +165,6 @@ def test_a_context_window_that_fits_the_slot_keeps_an_oversized_message_out_of_l
     # rooms trims the transcript tail by an estimate of 4 characters a token; this vocabulary has
     # about one, so an agent's context_window must be a quarter of the 4096-token slot to fit
     from rooms_cli.agents import create_agent, load_agent
-    from rooms_cli.store.paths import open_project
 
     project = open_project(llama_project)
     ada = load_agent(project, "ada")
@@ -167,3 +174,21 @@ def test_a_context_window_that_fits_the_slot_keeps_an_oversized_message_out_of_l
     assert failed["kind"] == "system" and "400" in failed["text"]
     [reply] = spoken(chat(cli, "@ada and now?"))
     assert reply["speaker"] == "ada" and 0 < reply["usage"]["input_tokens"] < 4096 - 256
+
+
+def test_chat_mode_in_a_terminal_streams_a_jam_from_the_engine(llama_project):
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo), "NO_COLOR": "1", "TERM": "xterm"}
+    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "chat"], env=env, encoding="utf-8", timeout=30,
+                          dimensions=(40, 200), cwd=str(llama_project))
+    child.expect("default> ")
+    child.sendline("@jam ideas, go")
+    seen = {child.expect([f"{agent}: " for agent in AGENTS]) for _ in AGENTS}
+    assert seen == {0, 1, 2, 3}
+    child.expect("default> ")
+    child.sendline("/quit")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    replies = [m for m in read_transcript(open_project(llama_project), "default") if m.kind == "message" and m.speaker != "tester"]
+    assert sorted(m.speaker for m in replies) == AGENTS and {m.model for m in replies} == {"llamacpp:tiny"}
