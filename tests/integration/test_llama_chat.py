@@ -141,7 +141,7 @@ def test_handoff_summarises_the_session_through_the_model(llama_project, llama_s
     result = run.json()
     note = result["deliberation"]
     assert note["agent"] == "ada" and note["text"].strip()
-    assert (llama_project / note["path"]).read_text("utf-8").count(note["text"]) == 1
+    assert (llama_project / note["path"]).read_bytes().decode("utf-8").count(note["text"]) == 1
     assert result["record"]["kind"] == "handoff"
     assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]  # one summary call
 

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+
+import rooms_cli
+from rooms_cli.agents import Agent, create_agent
+from rooms_cli.store.paths import open_project
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.integration
 
@@ -67,3 +79,30 @@ def test_ask_gathers_an_ephemeral_group_and_leaves_no_trace(llama_project, cli):
     assert result["metadata"]["reducer"] == "majority_vote"
     assert sum(result["metadata"]["votes"].values()) == 3
     assert sorted(p.name for p in groups.iterdir()) == before
+
+
+def test_python_api_races_a_llama_panel_against_an_offline_member(llama_project):
+    create_agent(open_project(llama_project), Agent(id="zed", model="offline", tags=["ops"], directive="You are Zed."))
+
+    async def race():
+        async with rooms_cli.ephemeral_group(profiles=["ada", "bo", "zed"], project=llama_project) as g:
+            await g.broadcast(objective="ship it?", output_format="one word", tool_guidance="", boundaries="")
+            panel = await g.wait_all(reducer="join_by_handle")
+            await g.broadcast(objective="first answer wins", output_format="one word", tool_guidance="", boundaries="")
+            return panel, await g.wait_any()
+
+    panel, fastest = asyncio.run(race())
+    assert sorted(panel.reduced) == ["ada", "bo", "zed"]
+    assert {m.status for m in panel.by_member.values()} == {"ok"}
+    winner = fastest.metadata["winner_handle"]
+    assert fastest.by_member[winner].status == "ok" and fastest.order == [winner]
+    assert {m.status for h, m in fastest.by_member.items() if h != winner} <= {"cancelled", "dropped"}
+    assert sorted(p.name for p in (llama_project / ".rooms" / "groups").iterdir()) == []
+
+
+def test_cross_provider_consensus_example_runs_on_llama_and_offline(llama_project):
+    script = REPO / "examples" / "groups" / "cross_provider_consensus.py"
+    run = subprocess.run([sys.executable, str(script), "llamacpp:tiny", "llamacpp:tiny", "offline"], cwd=llama_project,
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert run.returncode == 0, run.stderr
+    assert [line.split(":")[0].strip() for line in run.stdout.splitlines()[:3]] == ["oracle-1", "oracle-2", "oracle-3"]
