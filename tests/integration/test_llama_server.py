@@ -86,3 +86,12 @@ def test_four_requests_are_served_in_parallel_slots(llama_server):
         t.join(60)
     assert codes == [200] * 4
     assert llama_server.busiest(mark) == 4, llama_server.engine_events(mark)
+
+
+def test_any_utf8_text_tokenizes_and_comes_back_unchanged(llama_server):
+    # the byte tokens <0x00>…<0xFF> cover what the printable pieces do not
+    text = "Grüße, 世界 🙂 — tabs\tand\nnewlines, `code` & <tags>"
+    tokens = httpx.post(f"{llama_server.url}/tokenize", json={"content": text}, timeout=30).json()["tokens"]
+    assert len(text) <= len(tokens) <= len(text.encode("utf-8")) + 1  # + SentencePiece's leading "▁"
+    back = httpx.post(f"{llama_server.url}/detokenize", json={"tokens": tokens}, timeout=30).json()["content"]
+    assert back.strip() == text
