@@ -105,7 +105,10 @@ def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
               plate: str | None = None) -> Claim | None:
     """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none."""
+    from rooms_cli.board.tasks import require_room
+
     validate_name(agent, "agent")
+    require_room(project, room)
     seconds = lease_seconds(lease)
     plate = plate or plate_for(agent)
     candidates = [t.id for t in lane_order(load_board(project, room, lane=agent, claimable=True)) if t.claimable]

@@ -23,6 +23,8 @@ _REQUIRED.update({kind: ("lease_id",) for kind in LEASE_EVENTS})
 
 def _malformed(event: dict) -> str | None:
     """Why an event cannot be applied as written (a hand edit or a bad merge), or None."""
+    if not isinstance(event.get("ev"), str):
+        return "field 'ev' is not text"
     for key in _TEXT:
         if key in event and not isinstance(event[key], str):
             return f"field {key!r} is not text"

@@ -182,6 +182,10 @@ def memory_list(
 
     ctx = Context.open(dir)
     lessons = [r for a in ([agent] if agent else agents_with_lessons(ctx.project)) for r in list_lessons(ctx.project, a)]
+    if agent and not lessons:
+        from rooms_cli.agents import load_agent
+
+        load_agent(ctx.project, agent)  # an unknown agent is not found, not an empty list
     if json_:
         output.print_json(lessons)
         return

@@ -62,6 +62,14 @@ def read_events(project: Project, name: str) -> list[dict]:
     return scan.records
 
 
+def _text(ev: dict, key: str) -> str:
+    """A required non-empty string field of an event (TypeError otherwise: a malformed event)."""
+    value = ev[key]
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{key} must be a non-empty string")
+    return value
+
+
 def replay(name: str, events: list[dict]) -> Group | None:
     """Build the group's state from its events; None when the log holds no `created` event."""
     group: Group | None = None
@@ -74,9 +82,9 @@ def replay(name: str, events: list[dict]) -> Group | None:
             elif group is None:
                 continue
             elif kind == "member_added":
-                group.members.append(Member(handle=ev["handle"], profile=ev["profile"]))
+                group.members.append(Member(handle=_text(ev, "handle"), profile=_text(ev, "profile")))
             elif kind == "member_removed":
-                group.members = [m for m in group.members if m.handle != ev["handle"]]
+                group.members = [m for m in group.members if m.handle != _text(ev, "handle")]
             elif kind == "broadcast":
                 group.broadcasts.append(by_id.setdefault(ev["id"], Broadcast(
                     id=ev["id"], fields=dict(ev.get("fields") or {}), members=[Member.from_json(m) for m in ev.get("members", [])],
@@ -86,13 +94,13 @@ def replay(name: str, events: list[dict]) -> Group | None:
                 b = by_id.get(ev["id"])
                 if b is None:
                     continue
-                if kind == "reply" and b.in_flight and ev["handle"] not in b.replies:
+                if kind == "reply" and b.in_flight and _text(ev, "handle") not in b.replies:
                     b.replies[ev["handle"]] = Reply(
                         handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
                         elapsed_s=float(ev.get("elapsed_s", 0.0)), ts=str(ev.get("ts", "")), source=str(ev.get("source", "")),
                     )
                 elif kind == "dropped":
-                    b.dropped.append({"handle": ev["handle"], "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
+                    b.dropped.append({"handle": _text(ev, "handle"), "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
                 elif kind in ("gathered", "cancelled") and b.in_flight:
                     b.status = kind
                     b.closed_ts = ev.get("ts")

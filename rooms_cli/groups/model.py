@@ -26,7 +26,10 @@ class Member:
 
     @classmethod
     def from_json(cls, data: dict) -> Member:
-        return cls(handle=str(data["handle"]), profile=str(data["profile"]))
+        handle, profile = data["handle"], data["profile"]
+        if not isinstance(handle, str) or not isinstance(profile, str):
+            raise TypeError("a member's handle and profile must be strings")
+        return cls(handle=handle, profile=profile)
 
 
 @dataclass

@@ -319,6 +319,8 @@ def start_spawn(
         raise InvalidInput("the spawn prompt is empty: say what the new agent should do")
     if runner is not None and (not runner or not all(isinstance(a, str) for a in runner)):
         raise InvalidInput("runner must be a non-empty list of arguments")
+    if profile is not None:
+        validate_name(profile, "profile (agent id)")
     plan_runner, model = _plan(project, config, profile, runner)
     spawn_id = new_id("s").lower()
     lock_fd = _open_lock(alive_lock_path(project, spawn_id))

@@ -58,8 +58,8 @@ class RoundtableRequest:
             raise InvalidInput(f"--turns must be at least 1, got {self.turns}")
         if self.max_chars < 20:
             raise InvalidInput(f"--max-chars must be at least 20, got {self.max_chars}")
-        if self.pace < 0:
-            raise InvalidInput(f"--pace must not be negative, got {self.pace}")
+        if not 0 <= self.pace < float("inf"):
+            raise InvalidInput(f"--pace must be a finite number of seconds, not negative, got {self.pace}")
 
 
 @dataclass

@@ -19,7 +19,7 @@ import os
 import socket
 from dataclasses import dataclass, field
 
-from rooms_cli.errors import NotFound
+from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
@@ -69,28 +69,43 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
     for rec in records:
-        op, item_id = rec.get("op"), str(rec.get("id", ""))
-        if op == "enqueue" and isinstance(rec.get("request"), dict):
-            items[item_id] = QueueItem(item_id, RoundtableRequest.from_json(rec["request"]), rec.get("ts", ""),
-                                       rec.get("by", "cli"), rec.get("key"))
-            continue
-        item = items.get(item_id)
-        if item is None:
-            continue
-        if op == "claim":
-            item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
-            item.attempts = int(rec.get("attempt", item.attempts + 1))
-        elif op == "heartbeat":
-            item.lease_until = rec.get("lease_until")
-        elif op == "requeue":
-            item.status, item.runner, item.lease_until = "pending", None, None
-            item.history.append(str(rec.get("reason", "")))
-        elif op == "done":
-            item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
-        elif op == "failed":
-            item.status, item.error = "failed", rec.get("error")
-            item.roundtable = rec.get("roundtable", item.roundtable)
+        try:
+            _apply(items, rec)
+        except (TypeError, ValueError, InvalidInput):
+            # a hand-edited or merged line we cannot use: skip it, keep the rest of the queue
+            import sys
+
+            print(f"warning: roundtables/queue.jsonl: unusable {rec.get('op')!r} record for item {rec.get('id')!r}; skipped",
+                  file=sys.stderr)
     return items
+
+
+def _apply(items: dict[str, QueueItem], rec: dict) -> None:
+    op, item_id = rec.get("op"), str(rec.get("id", ""))
+    if op == "enqueue" and isinstance(rec.get("request"), dict):
+        request = RoundtableRequest.from_json(rec["request"])
+        request.check()
+        items[item_id] = QueueItem(item_id, request, rec.get("ts", ""), rec.get("by", "cli"), rec.get("key"))
+        return
+    item = items.get(item_id)
+    if item is not None:
+        _apply_op(item, op, rec)
+
+
+def _apply_op(item: QueueItem, op, rec: dict) -> None:
+    if op == "claim":
+        item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
+        item.attempts = int(rec.get("attempt", item.attempts + 1))
+    elif op == "heartbeat":
+        item.lease_until = rec.get("lease_until")
+    elif op == "requeue":
+        item.status, item.runner, item.lease_until = "pending", None, None
+        item.history.append(str(rec.get("reason", "")))
+    elif op == "done":
+        item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
+    elif op == "failed":
+        item.status, item.error = "failed", rec.get("error")
+        item.roundtable = rec.get("roundtable", item.roundtable)
 
 
 def list_items(project: Project) -> list[QueueItem]:
