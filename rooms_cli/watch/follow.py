@@ -1,0 +1,278 @@
+"""The follower: per-file byte offsets, whole lines only, replaced and truncated files re-read safely.
+
+A log (JSONL) is read from the byte offset just after the last whole line already read; a line
+without its newline yet is held back and read again, complete, next time. The file is read again
+from the start when it was replaced (new inode: rehydrate, compaction via os.replace), truncated
+(smaller than the offset), or rewritten in place (the bytes just before the offset changed). On such
+a re-read a record already emitted is recognised and skipped, so nothing is printed twice and nothing
+is lost: by its `id` in logs whose records each have one (transcripts, inboxes), else by its content
+and how many identical records came before it (board and group events; a group's broadcast id is
+shared by its replies). A renamed group's new log inherits what was seen in the old one.
+
+A snapshot (a spawn's JSON record, replaced whole) is read again when its inode, size or mtime
+changes, and the two versions are compared to make events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import os
+import sys
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from rooms_cli.errors import InvalidInput
+from rooms_cli.store import jsonl
+from rooms_cli.store.clock import parse_time
+from rooms_cli.store.ids import is_valid_name
+from rooms_cli.store.paths import Project
+from rooms_cli.watch import events as ev
+from rooms_cli.watch.sources import RACY_S, Discovery, Selection, Source
+from rooms_cli.watch.wake import StopFlag, Waker
+
+CHUNK = 1 << 20
+ANCHOR = 4096  # bytes before the offset (the last lines read) that must be unchanged for an append-only read
+
+
+class LogFile:
+    """One append-only JSONL file, followed by byte offset."""
+
+    def __init__(self, path: Path, id_field: str | None = "id"):
+        self.path = Path(path)
+        self.id_field = id_field  # a field unique to each record, when the log has one
+        self.identity: tuple[int, int] | None = None
+        self.offset = 0
+        self.anchor = b""
+        self.lineno = 1  # line number at `offset`, for warnings about bad lines
+        self.seen_ids: set[str] = set()
+        self.seen_content: set[tuple[bytes, int]] = set()
+        self.occurrences: Counter[bytes] = Counter()
+        self._warned_unreadable = False
+        self._stat: tuple[int, ...] | None = None
+
+    def unchanged(self) -> bool:
+        """True when a stat shows the file exactly as last read (cheap: no open). A file changed
+        within RACY_S of its last read is never taken as unchanged: its mtime may not have moved."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return self._stat is None
+        stat = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return stat == self._stat and time.time_ns() - st.st_mtime_ns > RACY_S * 1e9
+
+    def read_new(self) -> list[dict]:
+        """The records that are whole now and were never returned before, in file order."""
+        return [record for chunk in self.read_chunks() for record in chunk]
+
+    def read_chunks(self) -> Iterator[list[dict]]:
+        """`read_new` a megabyte at a time, so a large file never sits in memory whole."""
+        if self.unchanged():
+            return
+        try:
+            handle = open(self.path, "rb")
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self._unreadable(exc)
+            return
+        with handle:
+            stat = os.fstat(handle.fileno())
+            self._stat = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+            identity = (stat.st_dev, stat.st_ino)
+            if identity != self.identity or stat.st_size < self.offset or not self._anchored(handle):
+                self.identity, self.offset, self.lineno, self.anchor = identity, 0, 1, b""
+                self.occurrences = Counter()
+            if stat.st_size == self.offset:
+                return
+            handle.seek(self.offset)
+            carry = b""
+            while True:
+                try:
+                    block = handle.read(CHUNK)
+                except OSError as exc:
+                    self._unreadable(exc)
+                    return
+                if not block:
+                    return  # what is left in `carry` is a line still being written: held back
+                data = carry + block
+                cut = data.rfind(b"\n") + 1
+                lines, carry = data[:cut], data[cut:]
+                if lines:
+                    yield self._take(lines)
+
+    def _take(self, lines: bytes) -> list[dict]:
+        """Parse whole lines just read at `offset`; move past them; return the records never seen."""
+        scan = jsonl.parse_bytes(lines, first_lineno=self.lineno)
+        for lineno, reason in scan.bad:
+            jsonl.warn(self.path, lineno, reason)
+        self.offset += len(lines)
+        self.lineno += lines.count(b"\n")
+        self.anchor = (self.anchor + lines[-ANCHOR:])[-ANCHOR:]
+        return [record for record in scan.records if self._first_time(record)]
+
+    def _anchored(self, handle) -> bool:
+        if not self.anchor:
+            return True
+        handle.seek(self.offset - len(self.anchor))
+        return handle.read(len(self.anchor)) == self.anchor
+
+    def _first_time(self, record: dict) -> bool:
+        rid = record.get(self.id_field) if self.id_field else None
+        if isinstance(rid, str) and rid:
+            if rid in self.seen_ids:
+                return False
+            self.seen_ids.add(rid)
+            return True
+        digest = hashlib.blake2b(json.dumps(record, sort_keys=True).encode(), digest_size=12).digest()
+        key = (digest, self.occurrences[digest])
+        self.occurrences[digest] += 1
+        if key in self.seen_content:
+            return False
+        self.seen_content.add(key)
+        return True
+
+    def _unreadable(self, exc: OSError) -> None:
+        if not self._warned_unreadable:
+            self._warned_unreadable = True
+            print(f"warning: {self.path} cannot be read ({exc.strerror}); still watching it", file=sys.stderr)
+
+
+class SnapshotFile:
+    """One JSON document replaced whole (os.replace); remembers the last version read."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.signature: tuple[int, ...] | None = None
+        self.data: dict | None = None
+
+    def read_changed(self) -> tuple[dict | None, dict] | None:
+        """(previous version, new version) when the document changed, else None."""
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return None
+        signature = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if signature == self.signature:
+            return None
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return None  # being written by a non-atomic writer: read it again next time
+        self.signature = signature
+        if not isinstance(data, dict) or data == self.data:
+            return None
+        before, self.data = self.data, data
+        return before, data
+
+
+class Follower:
+    """Follows every source of a selection; `start()` takes the baseline, `poll()` returns what is new."""
+
+    def __init__(self, project: Project, selection: Selection):
+        self.project = project
+        self.discovery = Discovery(project, selection)
+        self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
+        self.maker = ev.EventMaker()
+
+    def start(self, since: datetime | None = None, last: int | None = None) -> list[dict]:
+        """Count everything already written as seen; return the past events `since`/`last` ask for.
+
+        Files are read a chunk at a time and only the events asked for are kept, so a large
+        transcript costs its ids in memory, not its records."""
+        tail = since is None and bool(last)
+        streams = []
+        for source, state in self._discover():
+            kept: deque[dict] | list[dict] = deque(maxlen=last) if tail else []
+            for events in self._chunks(source, state, since is not None or tail):
+                kept.extend(e for e in events if since is None or _after(e, since))
+            streams.append(list(kept))
+        history = list(heapq.merge(*streams, key=_ts))
+        return history[-last:] if tail and last else history
+
+    def poll(self, changed: set[str] | None = None) -> list[dict]:
+        """Events written since the last call, merged across files by time (each file's order kept).
+
+        `changed`: the paths the OS reported (only those are read, plus files seen for the first
+        time); None reads every file.
+        """
+        before = set(self.files)
+        streams = [
+            self._read(source, state)
+            for source, state in self._discover()
+            if changed is None or source.key in changed or source.key not in before
+        ]
+        return list(heapq.merge(*streams, key=_ts))
+
+    def _discover(self) -> list[tuple[Source, LogFile | SnapshotFile]]:
+        for source in self.discovery.sources():
+            if source.key not in self.files:
+                state = SnapshotFile(source.path) if source.snapshot else LogFile(source.path, source.id_field)
+                self.files[source.key] = (source, state)
+        return list(self.files.values())
+
+    def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict]:
+        return [event for events in self._chunks(source, state, True) for event in events]
+
+    def _chunks(self, source: Source, state: LogFile | SnapshotFile, make_events: bool) -> Iterator[list[dict]]:
+        """The new events of one file, a chunk at a time; with `make_events` False the records are
+        only taken note of (a starting point without history)."""
+        if isinstance(state, SnapshotFile):
+            change = state.read_changed()
+            yield self.maker.from_snapshot(source, *change) if change and make_events else []
+            return
+        if state.identity is None and source.family == "group":
+            self._continue_renamed(source, state)
+        for records in state.read_chunks():
+            records = [r for r in records if not self._shown_elsewhere(source, r)]
+            if not make_events:
+                self.maker.remember(source, records)
+                continue
+            yield [event for record in records for event in self.maker.from_record(source, record)]
+
+    def _shown_elsewhere(self, source: Source, record: dict) -> bool:
+        """Under --all, a group envelope in a member's inbox repeats the group's own events."""
+        tag = record.get("tag")
+        return self.discovery.selection.all and source.family == "inbox" and isinstance(tag, str) and tag.startswith("group:")
+
+    def _continue_renamed(self, source: Source, state: LogFile) -> None:
+        """A renamed group's new log repeats the old log's events: what was printed from the old
+        one counts as seen in the new one."""
+        for record in jsonl.scan(source.path).records:
+            old = record.get("from")
+            if record.get("ev") == "renamed" and record.get("to") == source.name and isinstance(old, str) and is_valid_name(old):
+                known = self.files.get(Source("group", source.path.with_name(f"{old}.jsonl"), "group", old).key)
+                if known and isinstance(known[1], LogFile):
+                    state.seen_content |= known[1].seen_content
+
+
+def _ts(event: dict) -> str:
+    return str(event.get("ts", ""))
+
+
+def _after(event: dict, since: datetime) -> bool:
+    try:
+        return parse_time(_ts(event)) >= since
+    except InvalidInput:  # a record without a usable time is not "since" anything
+        return False
+
+
+def watch(
+    project: Project, selection: Selection, *, since: datetime | None = None, last: int | None = None,
+    timeout: float | None = None, stop: StopFlag | None = None,
+) -> Iterator[dict]:
+    """Yield past events (`since`/`last`), then each new event once as it lands, until `stop` is set
+    or `timeout` seconds have passed."""
+    stop = stop or StopFlag()
+    if timeout is not None:
+        stop.expire_in(timeout)
+    follower = Follower(project, selection)
+    # the waker starts watching before the baseline is read, so nothing slips in between
+    with Waker(project.dir, stop) as waker:
+        yield from follower.start(since, last)
+        for changed in waker:
+            yield from follower.poll(changed)

@@ -1,0 +1,179 @@
+"""Waking up when files change: OS notifications (watchfiles, inotify on Linux) or polling.
+
+A Waker yields each time something may have changed: a set of changed paths (notifications)
+or None (look at everything: a poll tick, or the periodic rescan that covers notifications the OS
+dropped). It starts watching before it yields anything, so nothing written between the baseline read
+and the first wait is missed.
+
+Environment: ROOMS_WATCH_POLL=1 forces polling; ROOMS_WATCH_INTERVAL (default 0.25s) is the polling
+period; ROOMS_WATCH_RESCAN (default 10s) the full rescan period under notifications.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from rooms_cli.store.clock import parse_duration
+
+DEFAULT_INTERVAL = 0.25
+DEFAULT_RESCAN = 10.0
+DEBOUNCE_MS = 200
+STEP_MS = 50
+POLL_SHARE = 19  # sleep 19x as long as a poll took
+SLICE_S = 0.25  # the longest sleep between two looks at the stop flag
+IGNORED_SUFFIXES = (".lock", ".tmp")
+
+
+class StopFlag:
+    """Set by Ctrl-C or reached by a deadline; `is_set()` is polled by the notification loop (no locks:
+    it is safe to set from a signal handler)."""
+
+    def __init__(self, timeout: float | None = None):
+        self._set = False
+        self.deadline: float | None = None
+        if timeout is not None:
+            self.expire_in(timeout)
+
+    def expire_in(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set or (self.deadline is not None and time.monotonic() >= self.deadline)
+
+    def remaining(self, cap: float) -> float:
+        """`cap`, or less when the deadline comes sooner; never negative."""
+        if self.deadline is None:
+            return max(0.0, cap)
+        return max(0.0, min(cap, self.deadline - time.monotonic()))
+
+
+@contextmanager
+def stop_on_sigint(flag: StopFlag) -> Iterator[StopFlag]:
+    """While inside, Ctrl-C sets `flag` instead of raising KeyboardInterrupt mid-write."""
+    try:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.set())
+    except ValueError:  # not the main thread: leave signals alone
+        yield flag
+        return
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    from rooms_cli.errors import InvalidInput
+
+    try:
+        value = parse_duration(raw)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{name}: {exc}") from None
+    return max(value, 0.01)
+
+
+def polling_forced() -> bool:
+    return os.environ.get("ROOMS_WATCH_POLL", "").lower() not in ("", "0", "false", "no")
+
+
+def backend() -> str:
+    """`notify` when OS notifications will be used, else `poll`."""
+    if polling_forced():
+        return "poll"
+    try:
+        import watchfiles  # noqa: F401
+    except ImportError:
+        return "poll"
+    return "notify"
+
+
+class Waker:
+    """Starts watching on creation (before the caller reads its baseline); iterate to wait.
+
+    Iterating yields changed paths (notifications) or None (check everything) until `stop` is set.
+    """
+
+    def __init__(self, root: Path, stop: StopFlag):
+        self.root = root
+        self.stop = stop
+        self.interval = _seconds("ROOMS_WATCH_INTERVAL", DEFAULT_INTERVAL)
+        self.rescan = _seconds("ROOMS_WATCH_RESCAN", DEFAULT_RESCAN)
+        self.notifier = _notifier(root) if backend() == "notify" else None
+        self.mode = "notify" if self.notifier is not None else "poll"
+
+    def __iter__(self) -> Iterator[set[str] | None]:
+        if self.notifier is None:
+            return _polled(self.stop, self.interval)
+        return _notified(self.notifier, self.root, self.stop, self.rescan)
+
+    def close(self) -> None:
+        if self.notifier is not None:
+            self.notifier.close()
+            self.notifier = None
+
+    def __enter__(self) -> Waker:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _notifier(root: Path):
+    from watchfiles._rust_notify import RustNotify
+
+    try:
+        return RustNotify([str(root)], False, False, 0, True, True)
+    except Exception as exc:  # e.g. the inotify watch limit: polling still works
+        print(f"warning: file notifications unavailable ({exc}); polling instead", file=sys.stderr)
+        return None
+
+
+def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
+    work = 0.0
+    while not stop.is_set():
+        # a poll that costs much (thousands of files) is spaced out so it takes at most ~5% of a core
+        wake_at = time.monotonic() + max(interval, POLL_SHARE * work)
+        while not stop.is_set() and time.monotonic() < wake_at:
+            time.sleep(stop.remaining(min(SLICE_S, wake_at - time.monotonic())))  # Ctrl-C is seen within a slice
+        if stop.is_set():
+            return
+        began = time.monotonic()
+        yield None
+        work = time.monotonic() - began
+
+
+def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[set[str] | None]:
+    real_root = os.path.realpath(root)
+    while not stop.is_set():
+        timeout_ms = max(1, int(stop.remaining(rescan) * 1000))
+        result = notifier.watch(DEBOUNCE_MS, STEP_MS, timeout_ms, stop)
+        if result == "signal":  # a KeyboardInterrupt the default handler raised: stop like Ctrl-C
+            stop.set()
+        if result in ("stop", "signal"):
+            return
+        if result == "timeout":
+            if not stop.is_set():
+                yield None
+            continue
+        changed = {_under(root, real_root, path) for _change, path in result}
+        changed = {p for p in changed if not p.endswith(IGNORED_SUFFIXES)}
+        if changed:
+            yield changed
+
+
+def _under(root: Path, real_root: str, path: str) -> str:
+    """A reported path spelled the way the sources spell theirs (`root` may hold a symlink)."""
+    if path.startswith(real_root + os.sep) and real_root != str(root):
+        path = str(root) + path[len(real_root):]
+    return os.path.normpath(path)
