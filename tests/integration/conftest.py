@@ -33,11 +33,13 @@ PARALLEL = 4  # slots: `@jam` with 4 agents runs all four at once
 # caller's next request has arrived, and overlap could not be seen.
 PREDICT = 256
 START_TIMEOUT = 60.0
+# Ids long enough that the model's random text never @-mentions one (a 2-letter id would be hit
+# now and then, and the mention would start a cascade the tests do not expect).
 AGENTS = {
-    "ada": ["data", "metrics", "numbers"],
-    "bo": ["design", "ux", "colours"],
-    "cy": ["ops", "deploy", "latency"],
-    "di": ["writing", "docs", "story"],
+    "archer": ["data", "metrics", "numbers"],
+    "builder": ["design", "ux", "colours"],
+    "courier": ["ops", "deploy", "latency"],
+    "drafter": ["writing", "docs", "story"],
 }
 
 
@@ -186,7 +188,7 @@ def write_llama_config(root: Path, server: LlamaServer) -> None:
 
 @pytest.fixture
 def llama_project(tmp_path, monkeypatch, llama_server) -> Path:
-    """A project with agents ada, bo, cy, di on `llamacpp:tiny`; ROOMS_DIR points at it."""
+    """A project with agents archer, builder, courier, drafter on `llamacpp:tiny`; ROOMS_DIR points at it."""
     from rooms_cli.agents import Agent, create_agent
     from rooms_cli.project import initialize
     from rooms_cli.store.paths import init_project

@@ -18,7 +18,7 @@ from rooms_cli.store.paths import open_project
 
 pytestmark = pytest.mark.integration
 
-AGENTS = ["ada", "bo", "cy", "di"]
+AGENTS = ["archer", "builder", "courier", "drafter"]
 
 
 def chat(cli, *args):
@@ -47,7 +47,7 @@ def test_open_message_prompts_every_eligible_agent_in_score_order(llama_project,
     mark = llama_server.log_mark()
     turn = chat(cli, "the deploy latency is bad, what now?")
     assert turn["mode"] == "open"
-    assert turn["eligible"][0] == "cy"  # tags ops, deploy, latency: the best score speaks first
+    assert turn["eligible"][0] == "courier"  # tags ops, deploy, latency: the best score speaks first
     assert sorted(turn["eligible"]) == AGENTS
     replies = spoken(turn)
     assert [r["speaker"] for r in replies] == turn["eligible"][: len(replies)]
@@ -58,11 +58,11 @@ def test_open_message_prompts_every_eligible_agent_in_score_order(llama_project,
 
 
 def test_direct_mention_prompts_only_that_agent_even_when_muted(llama_project, llama_server, cli):
-    assert cli("room", "mute", "bo").exit_code == 0
+    assert cli("room", "mute", "builder").exit_code == 0
     mark = llama_server.log_mark()
-    turn = chat(cli, "@bo which colours?")
-    assert turn["mode"] == "direct" and turn["eligible"] == ["bo"]
-    assert [r["speaker"] for r in spoken(turn)] == ["bo"]
+    turn = chat(cli, "@builder which colours?")
+    assert turn["mode"] == "direct" and turn["eligible"] == ["builder"]
+    assert [r["speaker"] for r in spoken(turn)] == ["builder"]
     assert_model_replies(spoken(turn))
     assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]
 
@@ -99,7 +99,7 @@ def test_jam_runs_four_agents_at_once_from_the_same_snapshot(llama_project, llam
 
 
 def test_sessions_add_up_the_token_usage_the_server_reported(llama_project, cli):
-    replies = spoken(chat(cli, "@jam go")) + spoken(chat(cli, "@ada and you?"))
+    replies = spoken(chat(cli, "@jam go")) + spoken(chat(cli, "@archer and you?"))
     room = cli("room", "show", "--json")
     assert room.exit_code == 0, room.stderr
     sessions = {entry["id"]: entry["session"] for entry in room.json()["roster"]}
@@ -123,10 +123,10 @@ def test_transcript_records_who_spoke_with_model_and_usage(llama_project, cli):
 
 def test_an_engine_error_is_a_system_line_and_costs_no_budget(llama_project, cli):
     # a token a character: 6000 characters overflow the 4096-token slot, and llama.cpp says 400
-    turn = chat(cli, "@ada " + "x " * 3000)
+    turn = chat(cli, "@archer " + "x " * 3000)
     assert spoken(turn) == []
     [line] = turn["replies"]
-    assert line["kind"] == "system" and line["meta"]["agent"] == "ada" and line["meta"]["error"]
+    assert line["kind"] == "system" and line["meta"]["agent"] == "archer" and line["meta"]["error"]
     assert "llamacpp" in line["text"] and "400" in line["text"]
     assert turn["budget"]["remaining"] == turn["budget"]["total"]
     records = cli("transcript", "--json").json()
@@ -134,13 +134,13 @@ def test_an_engine_error_is_a_system_line_and_costs_no_budget(llama_project, cli
 
 
 def test_handoff_summarises_the_session_through_the_model(llama_project, llama_server, cli):
-    chat(cli, "@ada how are the numbers?")
+    chat(cli, "@archer how are the numbers?")
     mark = llama_server.log_mark()
-    run = cli("room", "handoff", "ada", "--json")
+    run = cli("room", "handoff", "archer", "--json")
     assert run.exit_code == 0, run.stderr
     result = run.json()
     note = result["deliberation"]
-    assert note["agent"] == "ada" and note["text"].strip()
+    assert note["agent"] == "archer" and note["text"].strip()
     assert (llama_project / note["path"]).read_bytes().decode("utf-8").count(note["text"]) == 1
     assert result["record"]["kind"] == "handoff"
     assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]  # one summary call
@@ -150,13 +150,13 @@ def test_the_rooms_board_reaches_the_agents_prompt(llama_project, cli):
     # two rooms alike but for a task on one's board: the engine counts the board in the prompt
     # (a token a character, a byte at most, in this vocabulary)
     for room in ("plain", "board"):
-        assert cli("room", "create", room, "--agent", "ada").exit_code == 0
-    added = cli("task", "add", "Write the auth spec", "--lane", "ada", "--done", "specs/auth.md exists", "--room", "board")
+        assert cli("room", "create", room, "--agent", "archer").exit_code == 0
+    added = cli("task", "add", "Write the auth spec", "--lane", "archer", "--done", "specs/auth.md exists", "--room", "board")
     assert added.exit_code == 0, added.stderr
     board = cli("board", "--format", "md", "--room", "board").stdout.strip()
     assert "Write the auth spec" in board
-    [plain] = spoken(chat(cli, "--room", "plain", "@ada hi"))
-    [boarded] = spoken(chat(cli, "--room", "board", "@ada hi"))
+    [plain] = spoken(chat(cli, "--room", "plain", "@archer hi"))
+    [boarded] = spoken(chat(cli, "--room", "board", "@archer hi"))
     extra = boarded["usage"]["input_tokens"] - plain["usage"]["input_tokens"]
     assert len(board) <= extra <= len(board.encode("utf-8")) + 40, (extra, board)
 
@@ -167,13 +167,13 @@ def test_a_context_window_that_fits_the_slot_keeps_an_oversized_message_out_of_l
     from rooms_cli.agents import create_agent, load_agent
 
     project = open_project(llama_project)
-    ada = load_agent(project, "ada")
-    ada.context_window = 1024
-    create_agent(project, ada, overwrite=True)
-    [failed] = chat(cli, "@ada " + "x " * 3000)["replies"]
+    archer = load_agent(project, "archer")
+    archer.context_window = 1024
+    create_agent(project, archer, overwrite=True)
+    [failed] = chat(cli, "@archer " + "x " * 3000)["replies"]
     assert failed["kind"] == "system" and "400" in failed["text"]
-    [reply] = spoken(chat(cli, "@ada and now?"))
-    assert reply["speaker"] == "ada" and 0 < reply["usage"]["input_tokens"] < 4096 - 256
+    [reply] = spoken(chat(cli, "@archer and now?"))
+    assert reply["speaker"] == "archer" and 0 < reply["usage"]["input_tokens"] < 4096 - 256
 
 
 def test_chat_mode_in_a_terminal_streams_a_jam_from_the_engine(llama_project):

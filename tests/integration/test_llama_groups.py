@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.integration
 
-AGENTS = ["ada", "bo", "cy", "di"]
+AGENTS = ["archer", "builder", "courier", "drafter"]
 FIELDS = ["--objective", "review the plan", "--output-format", "one line", "--tool-guidance", "", "--boundaries", "none"]
 
 
@@ -73,8 +73,8 @@ def test_rank_over_gibberish_ballots_still_names_a_member(group, cli):
 def test_ask_gathers_an_ephemeral_group_and_leaves_no_trace(llama_project, cli):
     groups = llama_project / ".rooms" / "groups"
     before = sorted(p.name for p in groups.iterdir())
-    result = ok(cli("group", "ask", "--profiles", "ada,bo,cy", "--objective", "ship it?", "--reducer", "majority_vote", "--json"))
-    assert sorted(result["by_member"]) == ["ada", "bo", "cy"]
+    result = ok(cli("group", "ask", "--profiles", "archer,builder,courier", "--objective", "ship it?", "--reducer", "majority_vote", "--json"))
+    assert sorted(result["by_member"]) == ["archer", "builder", "courier"]
     assert {m["status"] for m in result["by_member"].values()} == {"ok"}
     assert result["metadata"]["reducer"] == "majority_vote"
     assert sum(result["metadata"]["votes"].values()) == 3
@@ -85,14 +85,14 @@ def test_python_api_races_a_llama_panel_against_an_offline_member(llama_project)
     create_agent(open_project(llama_project), Agent(id="zed", model="offline", tags=["ops"], directive="You are Zed."))
 
     async def race():
-        async with rooms_cli.ephemeral_group(profiles=["ada", "bo", "zed"], project=llama_project) as g:
+        async with rooms_cli.ephemeral_group(profiles=["archer", "builder", "zed"], project=llama_project) as g:
             await g.broadcast(objective="ship it?", output_format="one word", tool_guidance="", boundaries="")
             panel = await g.wait_all(reducer="join_by_handle")
             await g.broadcast(objective="first answer wins", output_format="one word", tool_guidance="", boundaries="")
             return panel, await g.wait_any()
 
     panel, fastest = asyncio.run(race())
-    assert sorted(panel.reduced) == ["ada", "bo", "zed"]
+    assert sorted(panel.reduced) == ["archer", "builder", "zed"]
     assert {m.status for m in panel.by_member.values()} == {"ok"}
     winner = fastest.metadata["winner_handle"]
     assert fastest.by_member[winner].status == "ok" and fastest.order == [winner]

@@ -21,8 +21,8 @@ def spawn_record(project_dir, spawn_id) -> dict:
 def test_spawn_with_a_llama_profile_delivers_the_models_reply_to_the_parent(llama_project, llama_server, rooms):
     mark = llama_server.log_mark()
     spawned = ok(rooms("spawn", "--as", "tester", "Summarise the plan", "--description", "plan summary",
-                       "--profile", "ada", "--json"))
-    assert (spawned["alias"], spawned["profile"], spawned["model"]) == ("plan-summary", "ada", "llamacpp:tiny")
+                       "--profile", "archer", "--json"))
+    assert (spawned["alias"], spawned["profile"], spawned["model"]) == ("plan-summary", "archer", "llamacpp:tiny")
     assert spawned["status"] in ("starting", "running")  # detached: `rooms spawn` did not wait for the model
     waited = ok(rooms("wait", "--as", "tester", "--timeout", "60", "--json"))
     assert waited["timed_out"] is False and waited["pending"] == []
@@ -37,7 +37,7 @@ def test_spawn_with_a_llama_profile_delivers_the_models_reply_to_the_parent(llam
 
 def test_a_spawn_the_engine_refuses_reports_the_error_to_the_parent(llama_project, rooms):
     # a token a character: this prompt overflows the 4096-token slot and llama.cpp answers 400
-    spawned = ok(rooms("spawn", "--as", "tester", "y " * 3000, "--profile", "cy", "--json"))
+    spawned = ok(rooms("spawn", "--as", "tester", "y " * 3000, "--profile", "courier", "--json"))
     waited = ok(rooms("wait", "--as", "tester", "--timeout", "60", "--json"))
     [message] = waited["messages"]
     assert message["kind"] == "spawn_error" and message["meta"]["spawn"] == spawned["id"]
@@ -47,11 +47,11 @@ def test_a_spawn_the_engine_refuses_reports_the_error_to_the_parent(llama_projec
 
 
 def test_send_wake_runs_a_llama_agent_whose_reply_comes_back_to_the_sender(llama_project, rooms):
-    sent = ok(rooms("send", "--as", "tester", "--to", "bo", "--wake", "status please", "--json"))
+    sent = ok(rooms("send", "--as", "tester", "--to", "builder", "--wake", "status please", "--json"))
     [woken] = sent["woken"]
-    assert (woken["agent"], woken["model"]) == ("bo", "llamacpp:tiny") and woken["text"].strip()
+    assert (woken["agent"], woken["model"]) == ("builder", "llamacpp:tiny") and woken["text"].strip()
     inbox = ok(rooms("inbox", "--as", "tester", "--json"))
-    [reply] = [m for m in inbox["messages"] if m["from"] == "bo"]
+    [reply] = [m for m in inbox["messages"] if m["from"] == "builder"]
     assert reply["text"] == woken["text"] and reply["meta"]["auto"] == "wake"
     assert reply["meta"]["quote"] == "status please"
 
@@ -59,10 +59,10 @@ def test_send_wake_runs_a_llama_agent_whose_reply_comes_back_to_the_sender(llama
 def test_tick_wakes_a_llama_agent_with_unread_messages(llama_project, rooms):
     with open(llama_project / ".rooms.yaml", "a", encoding="utf-8") as config:
         config.write("wake: true\n")
-    ok(rooms("send", "--as", "tester", "--to", "cy", "deploy status?", "--json"))
+    ok(rooms("send", "--as", "tester", "--to", "courier", "deploy status?", "--json"))
     tick = ok(rooms("tick", "--json"))
     [woken] = tick["steps"]["wake"]
-    assert woken["action"] == "wake" and woken["detail"].startswith("cy "), woken
+    assert woken["action"] == "wake" and woken["detail"].startswith("courier "), woken
     inbox = ok(rooms("inbox", "--as", "tester", "--json"))
-    [reply] = [m for m in inbox["messages"] if m["from"] == "cy"]
+    [reply] = [m for m in inbox["messages"] if m["from"] == "courier"]
     assert reply["meta"]["auto"] == "wake" and reply["text"].strip()

@@ -47,9 +47,9 @@ def test_models_test_reports_a_streamed_round_trip_with_real_usage(llama_project
 
 
 def test_models_test_of_an_agent_uses_the_agents_model(llama_project, rooms):
-    run = rooms("models", "test", "ada", "--json")
+    run = rooms("models", "test", "archer", "--json")
     assert run.exit_code == 0, run.stderr
-    assert (run.json()["agent"], run.json()["target"]) == ("ada", "llamacpp:tiny")
+    assert (run.json()["agent"], run.json()["target"]) == ("archer", "llamacpp:tiny")
 
 
 def test_models_test_human_output_names_the_server(llama_project, llama_server, rooms):

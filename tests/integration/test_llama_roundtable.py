@@ -6,7 +6,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-AGENTS = ["ada", "bo", "cy", "di"]
+AGENTS = ["archer", "builder", "courier", "drafter"]
 
 
 def run_standup(cli, seed="3"):
@@ -22,7 +22,7 @@ def test_roundtable_runs_its_turns_one_call_each_and_records_them(llama_project,
     assert result["status"] == "done" and result["participants"] == AGENTS
     turns = result["turns"]
     assert [t["turn"] for t in turns] == [1, 2, 3, 4, 5, 6]
-    assert turns[0]["speaker"] == "ada" and turns[0]["opens"] == "leader"  # no leader: the first participant
+    assert turns[0]["speaker"] == "archer" and turns[0]["opens"] == "leader"  # no leader: the first participant
     speakers = [t["speaker"] for t in turns]
     assert all(a != b for a, b in zip(speakers, speakers[1:], strict=False)), speakers
     for turn in turns:
@@ -62,7 +62,7 @@ def test_seed_fixes_who_speaks_whatever_the_model_says(llama_project, cli):
 
 
 def test_tick_runs_a_queued_roundtable_on_the_model(llama_project, llama_server, rooms):
-    queued = rooms("roundtable", "queue", "watercooler", "--participants", "ada,bo", "--turns", "2", "--json")
+    queued = rooms("roundtable", "queue", "watercooler", "--participants", "archer,builder", "--turns", "2", "--json")
     assert queued.exit_code == 0, queued.stderr
     mark = llama_server.log_mark()
     tick = rooms("tick", "--json")

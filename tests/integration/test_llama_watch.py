@@ -17,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
-AGENTS = ["ada", "bo", "cy", "di"]
+AGENTS = ["archer", "builder", "courier", "drafter"]
 
 
 def test_watch_shows_a_jam_as_it_lands_with_the_servers_usage(llama_project, cli):
