@@ -59,6 +59,25 @@ def _fail(where: str, fld: str, expected: str, value) -> InvalidData:
     return InvalidData(f"{where}: field {fld!r} must be {expected}, found {value!r}")
 
 
+def _refuse_non_mapping_frontmatter(text: str, where: str) -> None:
+    """Refuse what python-frontmatter silently accepts: an unclosed block (the fields would become
+    part of the directive) and a block that is a list or a bare string (dropped)."""
+    import yaml
+
+    lines = [line.rstrip("\r") for line in text.lstrip("\ufeff").split("\n")]  # a lone CR ends no line
+    if not lines or lines[0].strip() != "---":
+        return
+    closing = next((i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---"), None)
+    if closing is None:
+        raise InvalidData(f"{where}: the frontmatter is not closed: add a line '---' after the last field")
+    try:
+        data = yaml.safe_load("\n".join(lines[1:closing]))
+    except yaml.YAMLError:
+        return  # reported by the frontmatter parser with its line
+    if data is not None and not isinstance(data, dict):
+        raise InvalidData(f"{where}: the frontmatter must be a mapping of fields such as 'tags: [a, b]', found {type(data).__name__}")
+
+
 def parse_agent(text: str, where: str, default_id: str) -> Agent:
     """Build an Agent from the text of a definition file; `where` names it in errors."""
     import frontmatter
@@ -72,6 +91,7 @@ def parse_agent(text: str, where: str, default_id: str) -> Agent:
         raise InvalidData(f"{where}: the frontmatter is not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
     except Exception as exc:  # frontmatter raises assorted errors for odd input
         raise InvalidData(f"{where}: cannot read the frontmatter: {exc}") from None
+    _refuse_non_mapping_frontmatter(text, where)
     meta = dict(post.metadata)
     for key in meta:
         if key not in _FIELDS:
@@ -196,6 +216,8 @@ def load_agent_file(project: Project, path: Path) -> Agent:
         text = path.read_text("utf-8")
     except UnicodeDecodeError:
         raise InvalidData(f"{where}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InvalidData(f"cannot read {where}: {exc.strerror}") from None
     agent = parse_agent(text, where, path.stem)
     check_model(agent, project, where)
     agent.path = where

@@ -192,6 +192,8 @@ def identity(explicit: str | None, config: Config) -> str:
     """Who acts: --as, else ROOMS_AGENT, else `user:` in .rooms.yaml, else $USER."""
     from rooms_cli.store.ids import validate_name
 
+    if explicit is not None and not explicit.strip():  # `--as ''` is a mistake, not "unset"
+        validate_name(explicit, "identity (--as)")
     for source, value in (
         ("--as", explicit),
         ("ROOMS_AGENT", os.environ.get("ROOMS_AGENT")),

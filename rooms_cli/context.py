@@ -35,7 +35,7 @@ class Context:
     @cached_property
     def room(self) -> str:
         """The current room: --room, ROOMS_ROOM, `rooms room use`, else `default`."""
-        if self.room_:
+        if self.room_ is not None:  # an explicit empty --room is an error, not "unset"
             return validate_name(self.room_, "room id")
         env = os.environ.get("ROOMS_ROOM")
         if env:

@@ -68,6 +68,12 @@ class RoomsGroup(TyperGroup):
                 raise
             from rooms_cli.cli.output import print_error
 
+            if isinstance(exc, OSError) and exc.filename:
+                # a file the command needs is a directory, unreadable, on a full disk…: the user's to
+                # fix, so one sentence naming the file rather than "internal error"
+                print_error(RoomsError(f"cannot use {exc.filename}: {exc.strerror or exc}", code="io_error"),
+                            ctx.meta.get("rooms_json", False))
+                ctx.exit(ExitCode.ERROR)
             internal = RoomsError(
                 f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)",
                 code="internal",

@@ -47,10 +47,14 @@ class InboxMessage:
 
     @classmethod
     def from_json(cls, data: dict) -> InboxMessage:
+        # a hand-edited or badly merged line may hold any JSON: wrong types read as absent
+        reply_to, tag, meta = data.get("reply_to"), data.get("tag"), data.get("meta")
         return cls(
-            n=int(data.get("n", 0)), id=str(data.get("id", "")), ts=str(data.get("ts", "")),
+            n=_number(data), id=str(data.get("id", "")), ts=str(data.get("ts", "")),
             sender=str(data.get("from", "")), to=str(data.get("to", "")), kind=str(data.get("kind", "direct")),
-            text=str(data.get("text", "")), tag=data.get("tag"), reply_to=data.get("reply_to"), meta=data.get("meta") or {},
+            text=str(data.get("text", "")), tag=tag if isinstance(tag, str) else None,
+            reply_to=reply_to if isinstance(reply_to, int) and not isinstance(reply_to, bool) else None,
+            meta=meta if isinstance(meta, dict) else {},
         )
 
 

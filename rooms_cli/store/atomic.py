@@ -24,8 +24,21 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# read once, at import (single-threaded): os.umask can only be read by setting it
+UMASK = _read_umask()
+
+
 def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Replace `path` with `data` atomically (creating parent directories)."""
+    """Replace `path` with `data` atomically (creating parent directories).
+
+    The file gets `mode` narrowed by the user's umask, like any file `open` creates.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -34,7 +47,7 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
+        os.chmod(tmp, mode & ~UMASK)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -51,7 +64,14 @@ def write_text(path: Path, text: str, mode: int = 0o644) -> None:
 
 def write_json(path: Path, data, mode: int = 0o644) -> None:
     """Write JSON with sorted keys and a final newline (stable diffs in git)."""
-    write_text(path, json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", mode)
+    try:
+        text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # NaN/Infinity are not JSON: no other tool could read the file back
+        from rooms_cli.errors import InvalidInput
+        from rooms_cli.store.jsonl import non_finite_field
+
+        raise InvalidInput(f"{non_finite_field(data)} is not a finite number (NaN or infinity); use a finite number") from None
+    write_text(path, text + "\n", mode)
 
 
 def read_json(path: Path, default=None):

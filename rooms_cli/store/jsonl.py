@@ -24,16 +24,38 @@ _warned: set[tuple[str, int, str]] = set()
 
 
 def dumps(record: dict) -> str:
-    """One record as one line (no newline inside: JSON escapes them)."""
-    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+    """One record as one line (no newline inside: JSON escapes them).
+
+    NaN and infinities are refused (InvalidInput): they are not JSON, and other tools (jq, git
+    merge drivers, JavaScript) could not read the log back.
+    """
+    try:
+        return json.dumps(record, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    except ValueError:
+        from rooms_cli.errors import InvalidInput
+
+        raise InvalidInput(f"{non_finite_field(record)} is not a finite number (NaN or infinity); use a finite number") from None
 
 
-def warn(path: Path, lineno: int, reason: str) -> None:
-    key = (str(path), lineno, reason)
+def non_finite_field(value, where: str = "a field") -> str:
+    """The name of the (first) field of `value` holding NaN or an infinity, for error messages."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return where
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = non_finite_field(item, f"field {key!r}" if isinstance(key, str) else where)
+        if found:
+            return found
+    return ""
+
+
+def warn(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> None:
+    key = (str(path), -lineno if from_end else lineno, reason)
     if key in _warned:
         return
     _warned.add(key)
-    print(f"warning: {path}: line {lineno} {reason}; skipped, the other lines are kept", file=sys.stderr)
+    where = f"line {lineno} from the end" if from_end else f"line {lineno}"
+    print(f"warning: {path}: {where} {reason}; skipped, the other lines are kept (rooms doctor lists them)", file=sys.stderr)
 
 
 def _repair_torn_tail(fd: int, path: Path) -> None:
@@ -162,10 +184,16 @@ def tail(path: Path, count: int) -> list[dict]:
     """The last `count` good records, reading backwards from the end (cost independent of file size)."""
     if count <= 0:
         return []
+    from rooms_cli.errors import InvalidData
+
     try:
         handle = open(path, "rb")
     except FileNotFoundError:
         return []
+    except IsADirectoryError:
+        raise InvalidData(f"{path} is a directory, expected a JSONL file") from None
+    except OSError as exc:
+        raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
     with handle:
         size = handle.seek(0, os.SEEK_END)
         block = 64 * 1024
@@ -182,6 +210,8 @@ def tail(path: Path, count: int) -> list[dict]:
             # drop the first (possibly partial) line: it starts before the bytes we read
             data = data[data.find(b"\n") + 1 :]
     result = parse_bytes(data)
-    for _lineno, reason in result.bad:
-        print(f"warning: {path}: a line near the end {reason}; skipped", file=sys.stderr)
+    # line numbers counted from the end: counting from the start would mean reading the whole file
+    lines = data.count(b"\n")
+    for lineno, reason in result.bad:
+        warn(Path(path), lines - lineno + 1, reason, from_end=True)
     return result.records[-count:]
