@@ -1,0 +1,209 @@
+"""Integration fixtures: llama.cpp's real server on 127.0.0.1 with a tiny model written on the spot.
+
+`llama_server` (session): writes tests/integration/tinymodel.py's random llama model into a temporary
+directory, starts llama.cpp's server (xllamacpp) on a free loopback port in its own process, waits
+for /health, and stops it by pid (SIGTERM, then SIGKILL) when the session ends, failed tests or not.
+Skipped, with the reason, when xllamacpp, gguf or numpy cannot be imported.
+
+`llama_project`: a project whose agents all run on that server (`model: llamacpp:tiny`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from . import tinymodel
+
+HERE = Path(__file__).resolve().parent
+
+PARALLEL = 4  # slots: `@jam` with 4 agents runs all four at once
+# Reply length when a request sets no max_tokens (rooms' chat and groups set none). A token takes
+# the engine a fraction of a millisecond: replies much shorter than this end before a concurrent
+# caller's next request has arrived, and overlap could not be seen.
+PREDICT = 256
+START_TIMEOUT = 60.0
+# Ids long enough that the model's random text never @-mentions one (a 2-letter id would be hit
+# now and then, and the mention would start a cascade the tests do not expect).
+AGENTS = {
+    "archer": ["data", "metrics", "numbers"],
+    "builder": ["design", "ux", "colours"],
+    "courier": ["ops", "deploy", "latency"],
+    "drafter": ["writing", "docs", "story"],
+}
+
+
+@dataclass
+class LlamaServer:
+    port: int
+    pid: int
+    model_path: Path
+    log_path: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """What an OpenAI-compatible client is given."""
+        return f"{self.url}/v1"
+
+    def log_mark(self) -> int:
+        """A position in the server's log; `engine_events(mark)` reads what came after it."""
+        return self.log_path.stat().st_size
+
+    def engine_events(self, mark: int = 0, settle: float = 3.0) -> list[tuple[str, int, int]]:
+        """("start" | "end", task, tokens) for each request the engine took up after `mark`, and
+        its end, in the engine's own order (its log). `tokens` (prompt + generated) is 0 for a start.
+
+        The server writes its log from a thread of its own, so an end may reach the file a moment
+        after the reply reached us: wait up to `settle` seconds for every start to have its end.
+        """
+        deadline = time.monotonic() + settle
+        while True:
+            with open(self.log_path, "rb") as log:
+                log.seek(mark)
+                text = log.read().decode("utf-8", "replace")
+            events, started = [], set()
+            for match in re.finditer(r"\| task (\d+) \| (processing task|stop processing: n_tokens = (\d+))", text):
+                task, what, tokens = int(match[1]), match[2], int(match[3] or 0)
+                if what == "processing task":
+                    started.add(task)
+                    events.append(("start", task, 0))
+                elif task in started:  # ends of requests started before `mark` are not ours
+                    events.append(("end", task, tokens))
+            if len(events) == 2 * len(started) or time.monotonic() > deadline:
+                return events
+            time.sleep(0.02)
+
+    def busiest(self, mark: int = 0) -> int:
+        """The most requests the engine had in progress at once after `mark`."""
+        running = most = 0
+        for what, _, _ in self.engine_events(mark):
+            running += 1 if what == "start" else -1
+            most = max(most, running)
+        return most
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text("utf-8", "replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _missing_packages() -> str | None:
+    for name in ("xllamacpp", "gguf", "numpy"):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # ImportError, or a binary wheel that does not load here
+            return f"{name} cannot be imported ({exc}); install the test extras: pip install -e '.[test]'"
+    return None
+
+
+def _wait_healthy(server: LlamaServer, proc: subprocess.Popen, timeout: float) -> bool:
+    """True once /health answers 200; False if the process died first. Fails after `timeout`."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            if httpx.get(f"{server.url}/health", timeout=2).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    stop_server(proc)
+    pytest.fail(f"llama.cpp server not healthy after {timeout:.0f} s; log:\n{server.log_tail()}")
+
+
+def stop_server(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """SIGTERM by pid, then SIGKILL if it is still there after `grace` seconds."""
+    if proc.poll() is not None:
+        return
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    missing = _missing_packages()
+    if missing:
+        pytest.skip(missing)
+    workdir = tmp_path_factory.mktemp("llama")
+    model_path = tinymodel.write_model(workdir / "tiny.gguf")
+    proc = None
+    # A free port can be taken between the probe and the server's bind: try again with another.
+    for attempt in range(3):
+        port = free_port()
+        log_path = workdir / f"server-{attempt}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, str(HERE / "tinymodel.py"), "serve", str(model_path), "--port", str(port),
+                 "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", str(PREDICT), "--exit-with-parent"],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        server = LlamaServer(port=port, pid=proc.pid, model_path=model_path, log_path=log_path)
+        if _wait_healthy(server, proc, START_TIMEOUT):
+            break
+    else:
+        pytest.fail(f"llama.cpp server exited at start (exit code {proc.returncode}); log:\n{server.log_tail()}")
+    try:
+        yield server
+    finally:
+        stop_server(proc)
+
+
+def write_llama_config(root: Path, server: LlamaServer) -> None:
+    """.rooms.yaml naming the server as provider `llamacpp`."""
+    (root / ".rooms.yaml").write_text(
+        "user: tester\n"
+        "providers:\n"
+        f"  llamacpp: {{type: openai, base_url: \"{server.base_url}\", timeout: 60, max_retries: 1}}\n",
+        "utf-8",
+    )
+
+
+@pytest.fixture
+def llama_project(tmp_path, monkeypatch, llama_server) -> Path:
+    """A project with agents archer, builder, courier, drafter on `llamacpp:tiny`; ROOMS_DIR points at it."""
+    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.project import initialize
+    from rooms_cli.store.paths import init_project
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    write_llama_config(root, llama_server)
+    project, _ = init_project(root)
+    for agent_id, tags in AGENTS.items():
+        create_agent(project, Agent(
+            id=agent_id, name=agent_id.title(), tags=tags, model="llamacpp:tiny", temperature=0.8,
+            directive=f"You are {agent_id.title()}. You care about {', '.join(tags)}. Answer in one short line.",
+        ))
+    initialize(root)  # keeps our .rooms.yaml; the default room gets all four agents
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("ROOMS_DIR", str(root))
+    return root
+

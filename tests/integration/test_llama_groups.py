@@ -1,0 +1,108 @@
+"""Groups on llama.cpp's real server: a gather (wait-all), a race (wait-any), reducers over real replies."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rooms_cli
+from rooms_cli.agents import Agent, create_agent
+from rooms_cli.store.paths import open_project
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.integration
+
+AGENTS = ["archer", "builder", "courier", "drafter"]
+FIELDS = ["--objective", "review the plan", "--output-format", "one line", "--tool-guidance", "", "--boundaries", "none"]
+
+
+def ok(run):
+    assert run.exit_code == 0, run.stderr
+    return run.json()
+
+
+@pytest.fixture
+def group(llama_project, cli):
+    ok(cli("group", "spawn-mixed", "rev", "--profiles", ",".join(AGENTS), "--json"))
+    return "rev"
+
+
+def test_gather_calls_every_member_at_once_and_reduces_their_replies(group, llama_server, cli):
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
+    mark = llama_server.log_mark()
+    result = ok(cli("group", "wait", group, "--reducer", "join_by_handle", "--json"))
+    assert sorted(result["by_member"]) == AGENTS
+    assert {m["status"] for m in result["by_member"].values()} == {"ok"}
+    assert sorted(result["order"]) == AGENTS
+    assert result["reduced"] == {h: m["text"] for h, m in result["by_member"].items()}
+    assert (result["metadata"]["replied"], result["metadata"]["members"], result["metadata"]["mode"]) == (4, 4, "all")
+    events = llama_server.engine_events(mark)
+    assert [what for what, _, _ in events].count("start") == 4
+    assert llama_server.busiest(mark) >= 3, events  # in flight together, not one after another
+
+
+def test_wait_any_takes_the_first_reply_and_stops_the_others(group, llama_server, cli):
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
+    result = ok(cli("group", "wait", group, "--any", "--json"))
+    winner = result["metadata"]["winner_handle"]
+    assert winner in AGENTS and result["order"] == [winner]
+    assert result["by_member"][winner]["status"] == "ok"
+    assert result["reduced"] == result["by_member"][winner]["text"]
+    losers = {h: m["status"] for h, m in result["by_member"].items() if h != winner}
+    assert set(losers.values()) <= {"cancelled", "dropped"}, losers
+    # the group is free again: the next broadcast is accepted
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
+
+
+def test_rank_over_gibberish_ballots_still_names_a_member(group, cli):
+    # each member ranks the others' replies; a random model's ballots are mostly unreadable
+    ok(cli("group", "broadcast", group, *FIELDS, "--json"))
+    result = ok(cli("group", "wait", group, "--reducer", "rank", "--json"))
+    meta = result["metadata"]
+    assert sorted(meta["labels"].values()) == AGENTS
+    assert meta["winner_handle"] in AGENTS
+    assert result["reduced"] == result["by_member"][meta["winner_handle"]]["text"]
+
+
+def test_ask_gathers_an_ephemeral_group_and_leaves_no_trace(llama_project, cli):
+    groups = llama_project / ".rooms" / "groups"
+    before = sorted(p.name for p in groups.iterdir())
+    result = ok(cli("group", "ask", "--profiles", "archer,builder,courier", "--objective", "ship it?", "--reducer", "majority_vote", "--json"))
+    assert sorted(result["by_member"]) == ["archer", "builder", "courier"]
+    assert {m["status"] for m in result["by_member"].values()} == {"ok"}
+    assert result["metadata"]["reducer"] == "majority_vote"
+    assert sum(result["metadata"]["votes"].values()) == 3
+    assert sorted(p.name for p in groups.iterdir()) == before
+
+
+def test_python_api_races_a_llama_panel_against_an_offline_member(llama_project):
+    create_agent(open_project(llama_project), Agent(id="zed", model="offline", tags=["ops"], directive="You are Zed."))
+
+    async def race():
+        async with rooms_cli.ephemeral_group(profiles=["archer", "builder", "zed"], project=llama_project) as g:
+            await g.broadcast(objective="ship it?", output_format="one word", tool_guidance="", boundaries="")
+            panel = await g.wait_all(reducer="join_by_handle")
+            await g.broadcast(objective="first answer wins", output_format="one word", tool_guidance="", boundaries="")
+            return panel, await g.wait_any()
+
+    panel, fastest = asyncio.run(race())
+    assert sorted(panel.reduced) == ["archer", "builder", "zed"]
+    assert {m.status for m in panel.by_member.values()} == {"ok"}
+    winner = fastest.metadata["winner_handle"]
+    assert fastest.by_member[winner].status == "ok" and fastest.order == [winner]
+    assert {m.status for h, m in fastest.by_member.items() if h != winner} <= {"cancelled", "dropped"}
+    assert sorted(p.name for p in (llama_project / ".rooms" / "groups").iterdir()) == []
+
+
+def test_cross_provider_consensus_example_runs_on_llama_and_offline(llama_project):
+    script = REPO / "examples" / "groups" / "cross_provider_consensus.py"
+    run = subprocess.run([sys.executable, str(script), "llamacpp:tiny", "llamacpp:tiny", "offline"], cwd=llama_project,
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert run.returncode == 0, run.stderr
+    assert [line.split(":")[0].strip() for line in run.stdout.splitlines()[:3]] == ["oracle-1", "oracle-2", "oracle-3"]
