@@ -78,16 +78,30 @@ def _board(project, room: str) -> str:
     return text if len(text) <= BOARD_CHARS else text[:BOARD_CHARS] + "\n…"
 
 
+def clip(text: str, max_tokens: int) -> str:
+    """`text` cut to about `max_tokens` tokens, saying how much was left out."""
+    limit = max(16, max_tokens) * 4
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f" …[cut: {len(text) - limit} more characters]"
+
+
 def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *, must_answer: bool = False) -> list[Message]:
-    """The messages for one call: system prompt, the tail that fits, and what to answer."""
+    """The messages for one call: system prompt, the tail that fits, and what to answer.
+
+    Token counts are estimates (4 characters a token), so no single message may take more than a
+    third of the budget: one oversized message must not push every later prompt past a server's
+    real context.
+    """
     system = system_prompt(project, state, agent, agents, must_answer=must_answer)
     budget = int(agent.context_window * (1 - REPLY_RESERVE)) - estimate_tokens(system)
+    per_message = max(16, budget // 3)
     history: list[Message] = []
     for msg in reversed(snapshot):
         if msg.speaker == agent.id:
-            item = Message("assistant", msg.text)
+            item = Message("assistant", clip(msg.text, per_message))
         else:
-            item = Message("user", f"{msg.speaker}: {msg.text}")
+            item = Message("user", f"{msg.speaker}: {clip(msg.text, per_message)}")
         cost = estimate_tokens(item.content) + 4
         if history and cost > budget:
             break
@@ -98,7 +112,7 @@ def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *
         # the message being answered comes last, as itself; who wrote it is said in the system prompt
         if snapshot and snapshot[-1].id == trigger.id and history:
             history.pop()
-        history.append(Message("user", trigger.text))
+        history.append(Message("user", clip(trigger.text, per_message)))
         system += f"\n\nYou are answering {trigger.speaker}'s message (the last one)."
     if not history:
         history.append(Message("user", "(The room is quiet.)"))

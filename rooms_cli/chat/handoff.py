@@ -62,7 +62,7 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
     if not files:
         return None
     path = files[-1]
-    post = frontmatter.loads(path.read_text("utf-8"))
+    post = frontmatter.loads(path.read_bytes().decode("utf-8"))  # bytes: a lone \r in the note survives
     meta = post.metadata
     return Deliberation(str(meta.get("id", path.stem)), agent, str(meta.get("room", "")), str(meta.get("created", "")),
                         post.content.strip(), project.relative(path))
