@@ -161,19 +161,19 @@ def test_the_rooms_board_reaches_the_agents_prompt(llama_project, cli):
     assert len(board) <= extra <= len(board.encode("utf-8")) + 40, (extra, board)
 
 
-def test_a_context_window_that_fits_the_slot_keeps_an_oversized_message_out_of_later_prompts(llama_project, cli):
-    # rooms trims the transcript tail by an estimate of 4 characters a token; this vocabulary has
-    # about one, so an agent's context_window must be a quarter of the 4096-token slot to fit
+def test_an_oversized_message_is_clipped_to_the_agents_window_and_answered(llama_project, cli):
+    # rooms estimates 4 characters a token; this vocabulary has about one, so an agent's
+    # context_window must be a quarter of the 4096-token slot for the estimate to fit the engine
     from rooms_cli.agents import create_agent, load_agent
 
     project = open_project(llama_project)
     archer = load_agent(project, "archer")
     archer.context_window = 1024
     create_agent(project, archer, overwrite=True)
-    [failed] = chat(cli, "@archer " + "x " * 3000)["replies"]
-    assert failed["kind"] == "system" and "400" in failed["text"]
-    [reply] = spoken(chat(cli, "@archer and now?"))
-    assert reply["speaker"] == "archer" and 0 < reply["usage"]["input_tokens"] < 4096 - 256
+    for text in ("@archer " + "x " * 3000, "@archer and now?"):
+        replies = [r for r in spoken(chat(cli, text)) if r["speaker"] == "archer"]
+        assert replies, "archer did not answer"
+        assert 0 < replies[0]["usage"]["input_tokens"] < 4096 - 256
 
 
 def test_chat_mode_in_a_terminal_streams_a_jam_from_the_engine(llama_project):
