@@ -44,6 +44,14 @@ def list_lessons(project: Project, agent: str) -> list[dict]:
     return jsonl.read(memories_path(project, agent))
 
 
+def require_agent(project: Project, agent: str) -> None:
+    """NotFound for a name that is neither an agent nor has lessons (a deleted agent's lessons stay reachable)."""
+    if not memories_path(project, agent).exists():
+        from rooms_cli.agents import load_agent
+
+        load_agent(project, agent)
+
+
 def agents_with_lessons(project: Project) -> list[str]:
     folder = project.path("memories")
     return sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
@@ -81,6 +89,7 @@ def forget(
     """
     if not (ids or source or everything):
         raise InvalidInput("say what to forget: lesson ids, --source ROUNDTABLE_ID, or --all")
+    require_agent(project, agent)
     path = memories_path(project, agent)
     with locked(path):
         records = jsonl.read(path)

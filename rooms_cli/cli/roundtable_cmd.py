@@ -178,14 +178,12 @@ def memory_list(
     Example: rooms memory list analyst --json
     """
     from rooms_cli.context import Context
-    from rooms_cli.memories import agents_with_lessons, list_lessons
+    from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
 
     ctx = Context.open(dir)
+    if agent:
+        require_agent(ctx.project, agent)
     lessons = [r for a in ([agent] if agent else agents_with_lessons(ctx.project)) for r in list_lessons(ctx.project, a)]
-    if agent and not lessons:
-        from rooms_cli.agents import load_agent
-
-        load_agent(ctx.project, agent)  # an unknown agent is not found, not an empty list
     if json_:
         output.print_json(lessons)
         return
@@ -211,12 +209,6 @@ def memory_forget(
     from rooms_cli.memories import forget
 
     ctx = Context.open(dir)
-    from rooms_cli.memories import agents_with_lessons
-
-    if agent not in agents_with_lessons(ctx.project):
-        from rooms_cli.agents import load_agent
-
-        load_agent(ctx.project, agent)  # an unknown agent is not found, not "forgot 0 lessons"
     removed = forget(ctx.project, agent, ids or [], source=source, everything=all_)
     if json_:
         output.print_json({"agent": agent, "removed": removed})

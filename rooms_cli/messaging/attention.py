@@ -46,14 +46,10 @@ def message_line(message: InboxMessage, limit: int | None = MESSAGE_LIMIT) -> st
 
 
 def message_json(message: InboxMessage) -> dict:
-    data = {"id": message.n, "from": message.sender, "content": message.text, "kind": message.kind, "ts": message.ts}
-    if message.tag:
-        data["tag"] = message.tag
-    if message.reply_to is not None:
-        data["reply_to"] = message.reply_to
-    if message.meta:
-        data["meta"] = message.meta
-    return data
+    """The inbox record as the attention block shows it: `id` is the inbox number, `content` the text."""
+    data = message.to_json()
+    del data["id"], data["to"]
+    return {"id": data.pop("n"), "content": data.pop("text"), **data}
 
 
 def _spawn_json(spawn: Spawn) -> dict:

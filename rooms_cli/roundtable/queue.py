@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from dataclasses import dataclass, field
 
 from rooms_cli.errors import InvalidInput, NotFound
@@ -65,6 +66,9 @@ class QueueItem:
         return data
 
 
+_warned: set[str] = set()
+
+
 def replay(records: list[dict]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
@@ -72,11 +76,11 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
         try:
             _apply(items, rec)
         except (TypeError, ValueError, InvalidInput):
-            # a hand-edited or merged line we cannot use: skip it, keep the rest of the queue
-            import sys
-
-            print(f"warning: roundtables/queue.jsonl: unusable {rec.get('op')!r} record for item {rec.get('id')!r}; skipped",
-                  file=sys.stderr)
+            # a hand-edited or merged line we cannot use: skip it (said once), keep the rest of the queue
+            key = f"{rec.get('op')!r} record for item {rec.get('id')!r}"
+            if key not in _warned:
+                _warned.add(key)
+                print(f"warning: roundtables/queue.jsonl: unusable {key}; skipped", file=sys.stderr)
     return items
 
 
