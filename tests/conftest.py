@@ -99,3 +99,23 @@ def rooms():
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
     return run
+
+
+def command_tree() -> dict[str, object]:
+    """Every leaf command of the app by its path ("agent show" -> the click command)."""
+    import typer
+
+    from rooms_cli.cli.app import app
+
+    found: dict[str, object] = {}
+
+    def walk(cmd, prefix):
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, (*prefix, name))
+        else:
+            found[" ".join(prefix)] = cmd
+
+    walk(typer.main.get_command(app), ())
+    return found

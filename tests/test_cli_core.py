@@ -7,28 +7,12 @@ import subprocess
 import sys
 
 import pytest
-from conftest import rooms_env
+from conftest import command_tree, rooms_env
 
 
 def all_commands():
     """Every command path of the app, e.g. ("agent", "show")."""
-    import typer
-
-    from rooms_cli.cli.app import app
-
-    group = typer.main.get_command(app)
-    paths = []
-
-    def walk(cmd, prefix):
-        subs = getattr(cmd, "commands", None)
-        if subs:
-            for name, sub in subs.items():
-                walk(sub, (*prefix, name))
-        else:
-            paths.append(prefix)
-
-    walk(group, ())
-    return paths
+    return [tuple(path.split()) for path in command_tree()]
 
 
 def test_rooms_help_lists_commands(cli):

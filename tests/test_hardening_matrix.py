@@ -13,6 +13,7 @@ import re
 
 import hardening_kit
 import pytest
+from conftest import command_tree
 from hardening_kit import BAD_IDS, changed_files, invoke, problems_with_error, snapshot
 
 template, populated = hardening_kit.template, hardening_kit.populated  # fixtures
@@ -118,26 +119,7 @@ DURATION_OPTS = {"--lease", "--timeout", "--since", "--pace"}
 NUMBER_OPTS = {"--last", "--turns", "--max-chars", "--order"}
 
 
-def all_commands() -> dict[str, object]:
-    import typer
-
-    from rooms_cli.cli.app import app
-
-    found: dict[str, object] = {}
-
-    def walk(cmd, prefix):
-        subs = getattr(cmd, "commands", None)
-        if subs:
-            for name, sub in subs.items():
-                walk(sub, (*prefix, name))
-        else:
-            found[" ".join(prefix)] = cmd
-
-    walk(typer.main.get_command(app), ())
-    return found
-
-
-COMMANDS = all_commands()
+COMMANDS = command_tree()
 
 
 def param_key(param) -> str:
