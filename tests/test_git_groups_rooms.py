@@ -164,3 +164,79 @@ def test_group_replay_reads_the_same_whichever_clone_s_events_come_first_in_the_
     assert one == other
     assert [m.handle for m in one.members] == [m.handle for m in other.members] and len(one.members) == 2
     assert [b.id for b in one.broadcasts] == [b.id for b in other.broadcasts] and len(one.broadcasts) == 2
+
+
+# -- room state --------------------------------------------------------------------------------
+
+
+def room_view(where: Clone, room: str = "default") -> dict:
+    view = where.rooms("room", "show", room)
+    return {**view, "roster": [m["id"] for m in view["roster"]], "sessions": {m["id"]: m["session"] for m in view["roster"]}}
+
+
+def test_a_mute_in_one_clone_and_a_kick_in_the_other_merge_with_both_effects_kept(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "mute", "reviewer", "--room", "default")
+    b.rooms("room", "kick", "ops", "--room", "default")
+    one, other = merged(a, b)
+    view = room_view(one)
+    assert view == room_view(other)
+    assert "ops" not in view["roster"] and "reviewer" in view["roster"]
+    assert view["muted"] == ["reviewer"]
+
+
+def test_a_mute_and_a_kick_of_the_same_agent_leave_it_out_and_unmuted(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "mute", "ops", "--room", "default")
+    b.rooms("room", "kick", "ops", "--room", "default")
+    one, other = merged(a, b)
+    for where in (one, other):
+        view = room_view(where)
+        assert "ops" not in view["roster"] and view["muted"] == []
+
+
+def test_invites_and_budget_spent_in_two_clones_add_up(tmp_path):
+    def setup(seed):
+        seed.rooms("room", "create", "sync", "--agent", "reviewer", "--agent", "architect")
+
+    a, b = world(tmp_path, setup)
+    total = room_view(a, "sync")["budget"]["total"]
+    a.rooms("room", "invite", "ops", "--room", "sync")
+    b.rooms("room", "invite", "scribe", "--room", "sync")
+    a.rooms("chat", "@reviewer hello from A", "--room", "sync", as_="alice")
+    b.rooms("chat", "@architect hello from B", "--room", "sync", as_="bob")
+    spent_a = total - room_view(a, "sync")["budget"]["remaining"]
+    one, other = merged(a, b)
+    view = room_view(one, "sync")
+    assert view == room_view(other, "sync")
+    assert sorted(view["roster"]) == ["architect", "ops", "reviewer", "scribe"]
+    assert view["budget"]["remaining"] < view["budget"]["total"] - spent_a  # B's turn counts too
+
+
+def test_a_room_created_in_two_clones_is_one_room_with_both_rosters(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "create", "war", "--agent", "reviewer")
+    b.rooms("room", "create", "war", "--agent", "ops")
+    one, other = merged(a, b)
+    assert room_view(one, "war") == room_view(other, "war")
+    assert sorted(room_view(one, "war")["roster"]) == ["ops", "reviewer"]
+
+
+def test_a_room_yaml_from_an_earlier_version_is_the_base_its_changes_apply_to(tmp_path):
+    import yaml
+
+    def setup(seed):
+        folder = seed.path / ".rooms" / "rooms" / "old"
+        folder.mkdir(parents=True)
+        (folder / "room.yaml").write_text(yaml.safe_dump({
+            "id": "old", "status": "live", "created": "2026-01-01T00:00:00.000Z", "roster": ["reviewer", "ops"],
+            "muted": [], "budget_total": 6, "budget_remaining": 6, "queued": [], "handoff": []}))
+
+    a, b = world(tmp_path, setup)
+    a.rooms("room", "mute", "reviewer", "--room", "old")
+    b.rooms("room", "kick", "ops", "--room", "old")
+    one, other = merged(a, b)
+    for where in (one, other):
+        view = room_view(where, "old")
+        assert (view["roster"], view["muted"]) == (["reviewer"], ["reviewer"])
+    assert "muted: []" in (a.path / ".rooms" / "rooms" / "old" / "room.yaml").read_text()  # read, never rewritten
