@@ -163,7 +163,9 @@ def crontab_cmd(
 ) -> None:
     """Print a crontab line that runs `rooms tick` for this project (absolute paths; logs to .rooms/run/tick.log).
 
-    Example: (crontab -l; rooms schedule crontab) | crontab -
+    Install it with: (crontab -l 2>/dev/null; rooms schedule crontab) | crontab -
+
+    Example: rooms schedule crontab --every 10
     """
     from rooms_cli.context import Context
     from rooms_cli.tick import crontab_line
