@@ -19,6 +19,7 @@ from rooms_cli.store.paths import Project
 
 PART_CHECKS = (
     "rooms_cli.board.doctor:check",
+    "rooms_cli.chat.doctor:check",
     "rooms_cli.messaging.doctor:check",
     "rooms_cli.groups.doctor:check",
     "rooms_cli.roundtable.doctor:check",
