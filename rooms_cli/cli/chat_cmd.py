@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli import terminal
 from rooms_cli.cli import output
 from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt
 
@@ -49,7 +50,7 @@ def chat_cmd(
 
             run_interactive(ctx, chat_view)
             return
-        message = sys.stdin.read().strip()
+        message = terminal.read_stdin("the message").strip()
     if not message.strip():
         raise typer.BadParameter("the message is empty", param_hint="MESSAGE")
     if explain:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli import terminal
 from rooms_cli.cli import output
 from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt
 
@@ -171,12 +172,11 @@ def reply_cmd(
 
     Example: rooms group reply rev --as coder 'LGTM, one nit in api.py:40'
     """
-    import sys
 
     from rooms_cli.groups import broadcasts
 
     ctx = _ctx(dir)
-    outcome = broadcasts.reply(ctx.project, ctx.config, name, handle, sys.stdin.read() if text == "-" else text, broadcast)
+    outcome = broadcasts.reply(ctx.project, ctx.config, name, handle, terminal.read_stdin("the reply") if text == "-" else text, broadcast)
     if json_:
         output.print_json(outcome)
     elif outcome.accepted:

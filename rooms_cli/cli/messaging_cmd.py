@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli import terminal
 from rooms_cli.cli import output
 from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt
 
@@ -199,13 +200,13 @@ def attention_cmd(
     block = build_attention(ctx.project, ctx.config, ctx.me, mark_read=not peek)
     if json_:
         return output.print_json(block)
-    sys.stdout.write(render_attention(block) + "\n")
+    output.write(render_attention(block) + "\n")
 
 
 def _hook_input() -> dict:
     from rooms_cli.messaging.hooks import parse_payload
 
-    return parse_payload("" if sys.stdin.isatty() else sys.stdin.read())
+    return parse_payload("" if sys.stdin.isatty() else terminal.read_stdin("the hook input"))
 
 
 @claude_app.command("stop")

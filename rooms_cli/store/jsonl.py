@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.store.locks import locked
 
 _warned: set[tuple[str, int, str]] = set()
@@ -55,7 +55,7 @@ def warn(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> Non
         return
     _warned.add(key)
     where = f"line {lineno} from the end" if from_end else f"line {lineno}"
-    print(f"warning: {path}: {where} {reason}; skipped, the other lines are kept (rooms doctor lists them)", file=sys.stderr)
+    terminal.warn(f"{path}: {where} {reason}; skipped, the other lines are kept (rooms doctor lists them)")
 
 
 def _repair_torn_tail(fd: int, path: Path) -> None:
@@ -79,7 +79,7 @@ def _repair_torn_tail(fd: int, path: Path) -> None:
             break
         pos = start
     os.ftruncate(fd, cut)
-    print(f"warning: {path}: removed an unfinished last line ({size - cut} bytes) left by a crash", file=sys.stderr)
+    terminal.warn(f"{path}: removed an unfinished last line ({size - cut} bytes) left by a crash")
 
 
 def append(path: Path, record: dict, *, timeout: float | None = None) -> None:
