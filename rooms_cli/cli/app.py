@@ -78,8 +78,9 @@ class RoomsGroup(TyperGroup):
             if isinstance(exc, OSError) and exc.filename:
                 # a file the command needs is a directory, unreadable, on a full disk…: the user's to
                 # fix, so one sentence naming the file rather than "internal error"
-                print_error(RoomsError(f"cannot use {exc.filename}: {exc.strerror or exc}", code="io_error"),
-                            ctx.meta.get("rooms_json", False))
+                from rooms_cli.errors import storage_error
+
+                print_error(storage_error(exc.filename, exc, "use"), ctx.meta.get("rooms_json", False))
                 ctx.exit(ExitCode.ERROR)
             internal = RoomsError(
                 f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)",

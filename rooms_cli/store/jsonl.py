@@ -88,21 +88,32 @@ def append(path: Path, record: dict, *, timeout: float | None = None) -> None:
 
 
 def append_many(path: Path, records: Iterable[dict], *, timeout: float | None = None, lock: bool = True) -> None:
-    """Append records in one write. Pass `lock=False` only when the caller already holds the lock."""
+    """Append records in one write. Pass `lock=False` only when the caller already holds the lock.
+
+    A failed append (a full disk, a quota, a read-only file system) is a StorageError naming the
+    file, which is left as it was: cut back to its old length, or removed if this append created it.
+    """
+    from rooms_cli.errors import storage_error
+
     data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
     if not data:
         return
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if lock:
-        with locked(path, timeout):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if lock:
+            with locked(path, timeout):
+                _append_bytes(path, data)
+        else:
             _append_bytes(path, data)
-    else:
-        _append_bytes(path, data)
+    except OSError as exc:
+        raise storage_error(path, exc) from None
 
 
 def _append_bytes(path: Path, data: bytes) -> None:
+    created = not path.exists()
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    size = os.fstat(fd).st_size
     try:
         _repair_torn_tail(fd, path)
         view = memoryview(data)
@@ -110,8 +121,22 @@ def _append_bytes(path: Path, data: bytes) -> None:
             written = os.write(fd, view)
             view = view[written:]
         os.fsync(fd)
+    except OSError:
+        _undo_append(fd, path, size, created)
+        raise
     finally:
         os.close(fd)
+
+
+def _undo_append(fd: int, path: Path, size: int, created: bool) -> None:
+    """Leave the log as it was before a failed append: no partial line, no empty new file."""
+    try:
+        if created:
+            os.unlink(path)
+        else:
+            os.ftruncate(fd, size)
+    except OSError:
+        pass  # the next append repairs a torn tail; readers skip it meanwhile
 
 
 @dataclass

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rooms_cli.errors import InvalidInput, LockBusy
+from rooms_cli.errors import InvalidInput, LockBusy, storage_error
 
 
 def default_timeout() -> float:
@@ -34,15 +34,17 @@ def locked(path: Path, timeout: float | None = None, what: str | None = None) ->
     from filelock import FileLock, Timeout
 
     lp = lock_path(path)
-    lp.parent.mkdir(parents=True, exist_ok=True)
     wait = default_timeout() if timeout is None else timeout
     lock = FileLock(str(lp), timeout=wait)
     try:
+        lp.parent.mkdir(parents=True, exist_ok=True)
         lock.acquire()
     except Timeout:
         raise LockBusy(
             f"{what or Path(path).name} is locked by another rooms process (waited {wait:g}s); try again"
         ) from None
+    except OSError as exc:  # the lock file cannot be created: a read-only tree, a full disk
+        raise storage_error(path, exc) from None
     try:
         yield
     finally:
