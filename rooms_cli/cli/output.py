@@ -122,6 +122,11 @@ def warn(text: str) -> None:
     terminal.warn(text)
 
 
+def error_line(text: str) -> None:
+    """One line on stderr that is an error but not the command's end (a failed step of several)."""
+    print("error: " + terminal.safe(" ".join(text.split())), file=sys.stderr)
+
+
 def print_error(err, as_json: bool) -> None:
     """Print a RoomsError as one sentence (or a JSON error on stderr).
 
