@@ -17,7 +17,7 @@ def mcp_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
     The identity (--as, ROOMS_AGENT…) and the project (--dir, ROOMS_DIR…) are fixed at start. Needs the
     extra: pip install 'rooms-cli[mcp]'. Register it with Claude Code: claude mcp add rooms -- rooms mcp
 
-    Example: ROOMS_AGENT=frontend rooms mcp --dir ~/src/shop
+    Example: rooms mcp --as frontend --dir ~/src/shop
     """
     from rooms_cli.errors import RoomsError
 
