@@ -36,6 +36,7 @@ class RoomState:
     budget_remaining: int = 6
     queued: list[dict] = field(default_factory=list)  # direct mentions posted at zero budget
     handoff: list[str] = field(default_factory=list)  # agents mid-handoff
+    kicked: list[str] = field(default_factory=list)  # kicked and not invited back: new agents stay out
     rehydrated_from: str | None = None
 
     @property
@@ -51,7 +52,7 @@ class RoomState:
             raise InvalidData(f"{where}: expected a mapping")
         known = {f for f in cls.__dataclass_fields__}
         clean = {k: v for k, v in data.items() if k in known}
-        for key in ("roster", "muted", "queued", "handoff"):
+        for key in ("roster", "muted", "queued", "handoff", "kicked"):
             if key in clean and not isinstance(clean[key], list):
                 raise InvalidData(f"{where}: field {key!r} must be a list")
         for key in ("budget_total", "budget_remaining"):
@@ -127,6 +128,26 @@ def create_room(project: Project, room: str, agents: list[str] | None = None, *,
         state = RoomState(id=room, created=now_iso(), roster=roster, budget_total=total, budget_remaining=total)
         save_room(project, state)
     return state
+
+
+def admit_new_agents(project: Project, room: str) -> list[str]:
+    """Agents defined after `room` was made join it — every non-idle agent belongs in the default
+    room — unless they were kicked from it. Returns who joined (usually nobody)."""
+    state = load_room(project, room)
+    missing = [a for a in default_roster(project) if a not in state.roster and a not in state.kicked]
+    if not missing:
+        return []
+    joined: list[str] = []
+
+    def join(state: RoomState) -> None:
+        joined[:] = [a for a in missing if a not in state.roster and a not in state.kicked]
+        state.roster.extend(joined)
+        total = budget_for(len(state.roster))
+        state.budget_remaining = min(state.budget_remaining + total - state.budget_total, total)
+        state.budget_total = total
+
+    update_room(project, room, join)
+    return joined
 
 
 def update_room(project: Project, room: str, change: Callable[[RoomState], object]) -> RoomState:
