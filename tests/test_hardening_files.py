@@ -44,7 +44,7 @@ KINDS: dict[str, tuple[str, list[list[str]]]] = {
         ["tick", "--dry-run"], ["roundtable", "queue"], ["roundtable", "queue", "debate", "--topic", "x"], ["tick"]]),
     "spawn record": (".rooms/spawns/{spawn}.json", [["wait", "--timeout", "5s"], ["agents"], ["tick"]]),
     "status": (".rooms/status/you.json", [["agents"], ["attention", "--peek"], ["status", "set", "here"]]),
-    "room state": (".rooms/rooms/demo-chat/room.yaml", [
+    "room state": (".rooms/rooms/demo-chat/state.jsonl", [
         ["room", "show", "demo-chat"], ["room", "list"], ["chat", "hello", "--room", "demo-chat"],
         ["transcript", "--room", "demo-chat"], ["agent", "show", "researcher"]]),
     "agent": (".rooms/agents/researcher.md", [
