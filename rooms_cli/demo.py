@@ -1,22 +1,13 @@
 """`rooms demo`: a short showcase on the offline model, in a temporary directory (or --dir).
 
 Each part contributes a section: a function `(project, show) -> None` where `show(kind, text)`
-prints one line of the demo. Sections whose part is not built yet are skipped.
+prints one line of the demo. The sections are named in `rooms_cli.registry.DEMO_SECTIONS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from pathlib import Path
-
-SECTIONS = (
-    ("chat", "rooms_cli.chat.demo:run"),
-    ("board", "rooms_cli.board.demo:run"),
-    ("roundtable", "rooms_cli.roundtable.demo:run"),
-    ("groups", "rooms_cli.groups.demo:run"),
-    ("messaging", "rooms_cli.messaging.demo:run"),
-)
 
 Show = Callable[[str, str], None]
 
@@ -26,6 +17,7 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     import os
 
     from rooms_cli.project import initialize
+    from rooms_cli.registry import DEMO_SECTIONS, resolve
     from rooms_cli.store.paths import open_project
 
     initialize(target, example="roundtable")
@@ -34,14 +26,10 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     # the demo's own identity, so it does not depend on $USER
     os.environ.setdefault("ROOMS_AGENT", "you")
     ran = []
-    for name, ref in SECTIONS:
+    for name, entry in DEMO_SECTIONS.items():
         if only and name not in only:
             continue
-        module, _, func = ref.partition(":")
-        try:
-            section = getattr(import_module(module), func)
-        except (ImportError, AttributeError):
-            continue
+        section = resolve(entry)
         show("section", name)
         section(project, show)
         ran.append(name)

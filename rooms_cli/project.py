@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.paths import CONFIG, Project, init_project
 
 
@@ -54,7 +54,7 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
     if example:
         base = resources.files("rooms_cli") / "data" / "agents" / example
         for agent_id in sets[example]:
-            dest = project.path("agents", f"{agent_id}.md")
+            dest = layout.agent_file(project, agent_id)
             rel = project.relative(dest)
             if dest.exists():
                 result.kept.append(rel)
@@ -77,12 +77,11 @@ def ensure_default_room(project: Project, result: InitResult) -> None:
     roster = _roster(project)
     new = [a for a in default_roster(project) if a not in roster]
     if new:
-        from rooms_cli.chat.rooms import budget_for
+        from rooms_cli.chat.budget import resize
 
         def join(state):
             state.roster.extend(new)
-            state.budget_total = budget_for(len(state.roster))
-            state.budget_remaining = min(state.budget_remaining + len(new), state.budget_total)
+            resize(state)
 
         update_room(project, DEFAULT_ROOM, join)
         result.created.append(f"default room roster += {', '.join(new)}")

@@ -6,23 +6,18 @@ append-only log (transcript.py).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from rooms_cli.chat.budget import budget_for
 from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 STATUSES = ("live", "dropped", "halted")
-
-
-def budget_for(roster_size: int) -> int:
-    """The turn budget: clamp(ceil(1.5 × roster), 6, 21)."""
-    return max(6, min(21, math.ceil(1.5 * roster_size)))
 
 
 @dataclass
@@ -64,16 +59,9 @@ class RoomState:
         return cls(**clean)
 
 
-def room_dir(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"))
-
-
-def state_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "room.yaml")
-
-
-def transcript_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "transcript.jsonl")
+room_dir = layout.room_dir
+state_path = layout.room_file
+transcript_path = layout.transcript_file
 
 
 def room_exists(project: Project, room: str) -> bool:
@@ -93,7 +81,7 @@ def save_room(project: Project, state: RoomState) -> None:
 
 
 def list_room_states(project: Project) -> list[RoomState]:
-    base = project.path("rooms")
+    base = layout.rooms_dir(project)
     if not base.is_dir():
         return []
     states = []

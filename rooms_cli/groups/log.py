@@ -25,7 +25,7 @@ from contextlib import ExitStack, contextmanager
 
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import jsonl
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.locks import lock_path, locked
@@ -39,12 +39,12 @@ def validate_group_name(name: str) -> str:
 
 
 def log_path(project: Project, name: str):
-    return project.path("groups", validate_group_name(name) + ".jsonl")
+    return layout.group_log(project, name)
 
 
 def gather_lock_path(project: Project, name: str):
     """Held by the process gathering a group's broadcast (model calls run there, once)."""
-    return project.path("groups", validate_group_name(name) + ".gather")
+    return layout.group_gather_lock(project, name)
 
 
 def exists(project: Project, name: str) -> bool:
@@ -127,7 +127,7 @@ def load_optional(project: Project, name: str) -> Group | None:
 
 
 def names(project: Project) -> list[str]:
-    folder = project.path("groups")
+    folder = layout.groups_dir(project)
     if not folder.is_dir():
         return []
     return sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl"))
