@@ -66,24 +66,16 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
 
 
 def ensure_default_room(project: Project, result: InitResult) -> None:
-    from rooms_cli.chat.rooms import create_room, default_roster, room_exists, update_room
+    from rooms_cli.chat.rooms import admit_new_agents, create_room, room_exists
     from rooms_cli.context import DEFAULT_ROOM
 
     if not room_exists(project, DEFAULT_ROOM):
         create_room(project, DEFAULT_ROOM)
         result.created.append(f".rooms/rooms/{DEFAULT_ROOM}/")
         return
-    # agents added by a later `init --example` join the default room too
-    roster = _roster(project)
-    new = [a for a in default_roster(project) if a not in roster]
+    # agents added by a later `init --example` join the default room too (unless kicked from it)
+    new = admit_new_agents(project, DEFAULT_ROOM)
     if new:
-        from rooms_cli.chat.budget import resize
-
-        def join(state):
-            state.roster.extend(new)
-            resize(state)
-
-        update_room(project, DEFAULT_ROOM, join)
         result.created.append(f"default room roster += {', '.join(new)}")
 
 

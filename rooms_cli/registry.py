@@ -28,7 +28,7 @@ COMMANDS: dict[str, str] = {
     "board": "rooms_cli.cli.board_cmd:board_cmd",
     "task": "rooms_cli.cli.board_cmd:task_app",
     "roundtable": "rooms_cli.cli.roundtable_cmd:roundtable_app",
-    "schedule": "rooms_cli.cli.roundtable_cmd:schedule_cmd",
+    "schedule": "rooms_cli.cli.roundtable_cmd:schedule_app",
     "memory": "rooms_cli.cli.roundtable_cmd:memory_app",
     "group": "rooms_cli.cli.group_cmd:group_app",
     "send": "rooms_cli.cli.messaging_cmd:send_cmd",
@@ -55,6 +55,8 @@ TICK_STEPS: dict[str, str] = {
 DOCTOR_CHECKS: dict[str, str] = {
     "board": "rooms_cli.board.doctor:check",
     "messaging": "rooms_cli.messaging.doctor:check",
+    "groups": "rooms_cli.groups.doctor:check",
+    "roundtable": "rooms_cli.roundtable.doctor:check",
 }
 
 # `rooms demo`: one section a part, `(project, show) -> None`, run in this order

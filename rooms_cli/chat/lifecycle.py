@@ -135,8 +135,7 @@ def _rehydrate(project, room: str, left_out: list[str]) -> str:
     else:
         state = RoomState(id=room, created=now_iso(), roster=roster, budget_total=total, budget_remaining=total,
                           rehydrated_from=f"chat/{room}")
-        with locked(layout.room_file(project, room)):
-            save_room(project, state)
+        save_room(project, state)
     return "rehydrated"
 
 

@@ -5,7 +5,8 @@ room)`, `inbox_file(project, agent)`…). Each function validates the ids it is 
 is built, and `Project.path` refuses anything that would resolve outside `.rooms/`.
 
     agents/<agent>.md                         agent_file           (agents_dir)
-    rooms/<room>/room.yaml                    room_file            (rooms_dir, room_dir)
+    rooms/<room>/state.jsonl                  room_state_log       (rooms_dir, room_dir)
+    rooms/<room>/room.yaml                    room_file            (read only: what older versions wrote)
     rooms/<room>/transcript.jsonl             transcript_file
     rooms/<room>/floor                        floor_lock           (one chat turn at a time)
     rooms/<room>/sessions/<agent>.jsonl       session_file
@@ -64,6 +65,10 @@ def room_dir(project: Project, room: str) -> Path:
 
 def room_file(project: Project, room: str) -> Path:
     return project.path("rooms", _room(room), "room.yaml")
+
+
+def room_state_log(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room), "state.jsonl")
 
 
 def transcript_file(project: Project, room: str) -> Path:
@@ -174,6 +179,11 @@ def seen_dir(project: Project) -> Path:
 
 def seen_file(project: Project, agent: str) -> Path:
     return project.path("run", "seen", _agent(agent))
+
+
+def tick_log(project: Project) -> Path:
+    """What cron's `rooms tick` prints (git-ignored like the rest of run/)."""
+    return project.path("run", "tick.log")
 
 
 def wake_lock(project: Project, agent: str) -> Path:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from rooms_cli.chat.rooms import room_exists
 from rooms_cli.errors import NotFound
 from rooms_cli.store import layout
 from rooms_cli.store.ids import is_valid_name, validate_name
@@ -85,7 +86,7 @@ class Selection:
     def check(self, project: Project) -> None:
         """Refuse a named room that does not exist (a typo would otherwise watch nothing forever)."""
         for room in dict.fromkeys(self.rooms + self.boards):
-            if not layout.room_file(project, room).exists():
+            if not room_exists(project, room):
                 raise NotFound(f"no room {room!r}; see `rooms room list`, or watch with --all to pick up new rooms")
 
 
