@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "attention": "rooms_cli.cli.messaging_cmd:attention_cmd",
     "hook": "rooms_cli.cli.messaging_cmd:hook_app",
     "watch": "rooms_cli.cli.watch_cmd:watch_cmd",
+    "mcp": "rooms_cli.cli.mcp_cmd:mcp_cmd",
 }
 
 # `rooms tick`: run in this order; each is `(project, config, dry_run) -> list[dict]` (what it did)
