@@ -60,7 +60,7 @@ def send_cmd(
     if wake:
         from rooms_cli.messaging.wake import wake_recipients
 
-        result.woken = wake_recipients(ctx.project, ctx.config, [m.to for m in result.delivered])
+        result.woken = wake_recipients(ctx.project, ctx.config, result.delivered)
     if json_:
         return output.print_json(result)
     for name in result.unknown:
