@@ -26,23 +26,29 @@ def init_cmd(
     example: Annotated[str | None, typer.Option("--example", help="Add an example agent set: roundtable, gamedev or dev.")] = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing).
+    """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing that exists).
 
     Example: rooms init --example roundtable
     """
     from rooms_cli.project import initialize
 
     result = initialize(path, example=example)
+    if result.nested_in:
+        output.warn(f"{result.root} is inside the rooms project {result.nested_in}: this makes a nested project, "
+                    "and commands run under it will use the new one")
     if json_:
         output.print_json(result)
         return
     if not result.changed:
         output.say(f"Nothing to do: {result.root} is already set up (kept {len(result.kept)} existing files).")
-        return
-    output.say(f"Initialized rooms in {result.root}")
-    for item in result.created:
-        output.say(f"  created {item}")
-    output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+    else:
+        output.say(f"Initialized rooms in {result.root}")
+        for item in result.created:
+            output.say(f"  created {item}")
+    for item in result.skipped:
+        output.say(f"  skipped {item}")
+    if result.changed:
+        output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
 
 
 @config_app.command("show")
