@@ -94,10 +94,10 @@ def ensure_default_room(project: Project, result: InitResult, joined: list[str] 
         result.created.append(f".rooms/rooms/{DEFAULT_ROOM}/")
         return
     roster = _roster(project)
-    joined = set(joined or ())
+    written = set(joined or ())
     outside = [a for a in default_roster(project) if a not in roster]
-    new = [a for a in outside if a in joined]
-    left_out = [a for a in outside if a not in joined]
+    new = [a for a in outside if a in written]
+    left_out = [a for a in outside if a not in written]
     if left_out:
         result.skipped.append(f"{DEFAULT_ROOM} room roster: {', '.join(left_out)} are not on it and stay off (kicked or left; `rooms room invite NAME` adds one)")
     if new:

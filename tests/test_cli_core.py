@@ -130,3 +130,11 @@ def test_json_output_of_core_commands_parses(project_dir, cli):
         run = cli(*args, "--json")
         assert run.exit_code == 0, (args, run.stderr)
         json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("value", ["x", "-1", "nan", "inf"])
+def test_a_bad_rooms_lock_timeout_is_one_sentence_for_every_command(project_dir, cli, value):
+    for command in (["transcript"], ["board"], ["chat", "hello"]):
+        run = cli(*command, env={"ROOMS_LOCK_TIMEOUT": value})
+        assert run.exit_code == 1, (command, run.stdout)
+        assert run.stderr == f"error: ROOMS_LOCK_TIMEOUT must be a number of seconds (0 or more), not {value!r}\n"

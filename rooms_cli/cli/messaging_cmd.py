@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
-TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
 def register(app: typer.Typer) -> None:
@@ -167,14 +167,14 @@ def wait_cmd(timeout: TimeoutOpt = None, as_: AsOpt = None, dir: DirOpt = None, 
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
     from rooms_cli.messaging.wait import wait_for_spawns
-    from rooms_cli.store.clock import parse_duration
+    from rooms_cli.store.clock import describe_duration
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
-    result = wait_for_spawns(ctx.project, ctx.me, None if timeout is None else parse_duration(timeout))
+    result = wait_for_spawns(ctx.project, ctx.me, timeout)
     if result.timed_out:
         names = ", ".join(s.alias for s in result.pending)
-        raise TimedOut(f"timed out after {timeout}: still running: {names}", data=result.to_json())
+        raise TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=result.to_json())
     messages = take_unread(ctx.project, ctx.me)
     if json_:
         return output.print_json({**result.to_json(), "messages": [message_json(m) for m in messages]})
@@ -210,7 +210,7 @@ def _hook_input() -> dict:
 
 @claude_app.command("stop")
 def claude_stop_cmd(
-    timeout: Annotated[str, typer.Option("--timeout", help="How long to wait for running spawns first.")] = "50s",
+    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
     as_: AsOpt = None, dir: DirOpt = None,
 ) -> None:
     """Claude Code Stop hook: block the stop while spawns run or messages are unread (JSON on stdout).
@@ -219,14 +219,13 @@ def claude_stop_cmd(
     """
     from rooms_cli.context import Context
     from rooms_cli.messaging.hooks import claude_stop, find_hook_project
-    from rooms_cli.store.clock import parse_duration
 
     payload = _hook_input()
     project = find_hook_project(dir, payload)
     if project is None:
         return  # not a rooms project: never get in the session's way
     ctx = Context(project=project, as_=as_)
-    answer = claude_stop(project, ctx.config, ctx.me, payload, wait=parse_duration(timeout))
+    answer = claude_stop(project, ctx.config, ctx.me, payload, wait=timeout)
     if answer:
         output.print_json_line(answer)
 
