@@ -138,3 +138,18 @@ def test_a_bad_rooms_lock_timeout_is_one_sentence_for_every_command(project_dir,
         run = cli(*command, env={"ROOMS_LOCK_TIMEOUT": value})
         assert run.exit_code == 1, (command, run.stdout)
         assert run.stderr == f"error: ROOMS_LOCK_TIMEOUT must be a number of seconds (0 or more), not {value!r}\n"
+
+
+def test_demo_removes_its_temporary_directory_unless_keep(tmp_path, rooms):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {"TMPDIR": str(scratch)}
+    gone = rooms("demo", "--only", "board", env=env, cwd=tmp_path)
+    assert gone.exit_code == 0, gone.stderr
+    assert list(scratch.glob("rooms-demo-*")) == []
+    assert "now removed; `rooms demo --keep` keeps its files" in gone.stdout
+    kept = rooms("demo", "--only", "board", "--keep", "--json", env=env, cwd=tmp_path)
+    [left] = scratch.glob("rooms-demo-*")
+    assert kept.json()["dir"] == str(left) and kept.json()["kept"] is True and (left / ".rooms").is_dir()
+    mine = rooms("demo", "--only", "board", "--dir", str(tmp_path / "mine"), "--json", env=env, cwd=tmp_path)
+    assert mine.json()["kept"] is True and (tmp_path / "mine" / ".rooms").is_dir()

@@ -74,17 +74,15 @@ def config_show(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 def demo_cmd(
     dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections (chat, board, roundtable, groups, messaging).")] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary directory to look around (a --dir is always kept).")] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Run a short showcase on the offline model and print where its files are.
+    """Run a short showcase on the offline model in a temporary directory, removed afterwards unless --keep.
 
-    Example: rooms demo
+    Example: rooms demo --keep
     """
-    import tempfile
+    from rooms_cli.demo import demo_directory, run_demo
 
-    from rooms_cli.demo import run_demo
-
-    target = dir or Path(tempfile.mkdtemp(prefix="rooms-demo-"))
     events: list[dict] = []
 
     def show(kind: str, text: str) -> None:
@@ -100,11 +98,16 @@ def demo_cmd(
         else:
             output.say(f"  {text}")
 
-    summary = run_demo(target, show, only)
+    kept = keep or dir is not None
+    with demo_directory(dir, keep=kept) as target:
+        summary = {**run_demo(target, show, only), "kept": kept}
     if json_:
         output.print_json({**summary, "events": events})
         return
     output.say("")
+    if not kept:
+        output.say(f"Done. The demo ran in {summary['dir']}, now removed; `rooms demo --keep` keeps its files.", style="bold")
+        return
     output.say(f"Done. The files are in {summary['dir']}/.rooms — look around, or run:", style="bold")
     output.say(f"  cd {summary['dir']} && rooms transcript --last 20")
 
