@@ -43,7 +43,7 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
 
     Idempotent: a second run changes nothing that exists and reports what it kept and skipped. An
     example set added before is not added again: its agents that were removed since stay removed,
-    and agents kicked from the default room stay out of it (only agents this run creates join).
+    and agents kicked from the default room stay out of it.
     A new project inside another one's directory is made, and reported in `nested_in`.
     """
     sets = example_sets()
@@ -59,16 +59,16 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
     else:
         atomic.write_text(cfg, config_example_text())
         result.created.append(CONFIG)
-    joined = _add_example(project, example, sets[example], result) if example else []
-    ensure_default_room(project, result, joined)
+    if example:
+        _add_example(project, example, sets[example], result)
+    ensure_default_room(project, result)
     return result
 
 
-def _add_example(project: Project, example: str, agent_ids: list[str], result: InitResult) -> list[str]:
-    """Write the set's agent files that are missing, unless the set was added before; the ids written."""
+def _add_example(project: Project, example: str, agent_ids: list[str], result: InitResult) -> None:
+    """Write the set's agent files that are missing, unless the set was added before."""
     base = resources.files("rooms_cli") / "data" / "agents" / example
     present = [a for a in agent_ids if project.path("agents", f"{a}.md").exists()]
-    written = []
     for agent_id in agent_ids:
         dest = project.path("agents", f"{agent_id}.md")
         rel = project.relative(dest)
@@ -79,41 +79,21 @@ def _add_example(project: Project, example: str, agent_ids: list[str], result: I
         else:
             atomic.write_text(dest, (base / f"{agent_id}.md").read_text("utf-8"))
             result.created.append(rel)
-            written.append(agent_id)
-    return written
 
 
-def ensure_default_room(project: Project, result: InitResult, joined: list[str] | None = None) -> None:
-    """Create the default room, or add to its roster the agents this init just wrote (`joined`);
-    agents already defined but off the roster (kicked, left, idle) are not put back."""
-    from rooms_cli.chat.rooms import create_room, default_roster, room_exists, update_room
+def ensure_default_room(project: Project, result: InitResult) -> None:
+    """Create the default room, or seat in it the agents defined since, except those kicked from it."""
+    from rooms_cli.chat.rooms import admit_new_agents, create_room, load_room, room_exists
     from rooms_cli.context import DEFAULT_ROOM
 
     if not room_exists(project, DEFAULT_ROOM):
         create_room(project, DEFAULT_ROOM)
         result.created.append(f".rooms/rooms/{DEFAULT_ROOM}/")
         return
-    roster = _roster(project)
-    written = set(joined or ())
-    outside = [a for a in default_roster(project) if a not in roster]
-    new = [a for a in outside if a in written]
-    left_out = [a for a in outside if a not in written]
-    if left_out:
-        result.skipped.append(f"{DEFAULT_ROOM} room roster: {', '.join(left_out)} are not on it and stay off (kicked or left; `rooms room invite NAME` adds one)")
+    new = admit_new_agents(project, DEFAULT_ROOM)
+    kicked = load_room(project, DEFAULT_ROOM).kicked
+    if kicked:
+        result.skipped.append(f"{DEFAULT_ROOM} room roster: {', '.join(kicked)} stay out (kicked; "
+                              "`rooms room invite NAME` brings one back)")
     if new:
-        from rooms_cli.chat.rooms import budget_for
-
-        def join(state):
-            state.roster.extend(new)
-            state.budget_total = budget_for(len(state.roster))
-            state.budget_remaining = min(state.budget_remaining + len(new), state.budget_total)
-
-        update_room(project, DEFAULT_ROOM, join)
         result.created.append(f"default room roster += {', '.join(new)}")
-
-
-def _roster(project: Project) -> list[str]:
-    from rooms_cli.chat.rooms import load_room
-    from rooms_cli.context import DEFAULT_ROOM
-
-    return load_room(project, DEFAULT_ROOM).roster

@@ -55,7 +55,7 @@ def test_a_second_init_example_keeps_kicked_agents_out_and_removed_agents_remove
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == snapshot
     assert "Nothing to do" in again.stdout
     assert "skipped .rooms/agents/judge.md (the dev set was added before; judge was removed since)" in again.stdout
-    assert "skipped default room roster: ops are not on it and stay off" in again.stdout
+    assert "skipped default room roster: ops stay out (kicked; `rooms room invite NAME` brings one back)" in again.stdout
     assert cli("init", str(tmp_path), "--example", "dev", "--json").json()["skipped"]
 
 
@@ -81,7 +81,7 @@ def test_init_writes_git_friendly_files(tmp_path, cli):
     ignore = (tmp_path / ".rooms" / ".gitignore").read_text()
     assert "*.lock" in ignore and "*.tmp" in ignore
     assert (tmp_path / ".rooms.yaml").exists()
-    assert (tmp_path / ".rooms" / "rooms" / "default" / "room.yaml").exists()
+    assert (tmp_path / ".rooms" / "rooms" / "default" / "state.jsonl").exists()  # an event log: merges in git
 
 
 def test_init_with_an_unknown_example_lists_the_sets(tmp_path, cli):
@@ -109,9 +109,9 @@ def test_usage_errors_exit_2(cli):
 
 def test_internal_errors_are_one_line_unless_rooms_debug(project_dir, rooms):
     (project_dir / ".rooms" / "rooms" / "default" / "room.yaml").write_text("id: default\nroster: 7\n")
-    run = rooms("agent", "show", "researcher")
+    run = rooms("room", "show", "default")
     assert run.exit_code == 1 and "Traceback" not in run.stderr and "roster" in run.stderr
-    debug = rooms("agent", "show", "researcher", env={"ROOMS_DEBUG": "1"})
+    debug = rooms("room", "show", "default", env={"ROOMS_DEBUG": "1"})
     assert "Traceback" in debug.stderr
 
 

@@ -28,7 +28,7 @@ VALID: dict[str, list[str]] = {
     "chat": ["what about rate limits?", "--room", "demo-chat"],
     "transcript": ["--room", "demo-chat", "--last", "3"],
     "board": [],
-    "schedule": [],
+    "schedule crontab": ["--every", "10"],
     "send": ["ping", "--to", "researcher"],
     "inbox": ["--peek"],
     "agents": [],
@@ -92,8 +92,9 @@ VALID: dict[str, list[str]] = {
     "status set": ["busy with the docs"],
     "hook claude-code stop": ["--timeout", "1s"],
     "hook claude-code prompt": [],
+    "hook claude-code session-start": [],
 }
-STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}"}
+STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}"}
 
 # Commands whose flow needs something set up first; the function returns the placeholders.
 NEEDS_LEASE = {"task renew", "task release", "task done"}

@@ -181,6 +181,8 @@ def print_slash(result) -> None:
         output.say(f"{data['agent']} {'joined' if data['changed'] else 'is already in'} {data['room']}")
     elif name == "kick":
         output.say(f"{data['agent']} left {data['room']}" + ("; its session was deleted" if data["session_deleted"] else ""))
+        if data.get("warning"):
+            output.warn(data["warning"])
     elif name == "whois":
         output.say(f"{data['name']} ({data['id']}): model {data['effective_model']}; capabilities "
                    f"{', '.join(data['capabilities']) or '-'}; rooms {', '.join(data['rooms']) or '-'}; [[{data['path']}]]")

@@ -1,0 +1,242 @@
+"""Groups and chat rooms in git: real clones work offline, then merge — in both directions.
+
+Every scenario asserts: git merges with 0 conflicts, nothing either clone wrote is lost or hidden,
+and the merged state reads the same whichever way the merge went.
+"""
+
+from __future__ import annotations
+
+import pytest
+from gitclones import HAVE_GIT, Clone, GitClones, merge_both_ways
+
+pytestmark = pytest.mark.skipif(not HAVE_GIT, reason="git is not installed")
+
+FOUR = ("--output-format", "", "--tool-guidance", "", "--boundaries", "")
+
+
+def world(tmp_path, setup=None, count: int = 2) -> list[Clone]:
+    w = GitClones(tmp_path, example="dev", setup=setup)
+    return [w.clone(name) for name in "abcdefg"[:count]]
+
+
+def one_group(seed: Clone) -> None:
+    seed.rooms("group", "spawn", "rev", "--profile", "reviewer")
+
+
+def merged(a: Clone, b: Clone) -> tuple[Clone, Clone]:
+    merge_both_ways(a, b)
+    return a, b
+
+
+def group_view(where: Clone, name: str) -> dict:
+    status = where.rooms("group", "status", name)
+    return {"members": status["members"], "in_flight": status["in_flight"], "recent": status["recent"]}
+
+
+def broadcast_and_wait(where: Clone, name: str, objective: str) -> str:
+    bid = where.rooms("group", "broadcast", name, "--objective", objective, *FOUR)["broadcast_id"]
+    where.rooms("group", "wait", name)
+    return bid
+
+
+# -- groups ------------------------------------------------------------------------------------
+
+
+def test_a_group_created_in_two_clones_keeps_both_clones_members_and_results(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("group", "spawn", "panel", "--profile", "reviewer")
+    from_a = broadcast_and_wait(a, "panel", "from A")
+    b.rooms("group", "spawn", "panel", "--profile", "architect")
+    from_b = broadcast_and_wait(b, "panel", "from B")
+    one, other = merged(a, b)
+    view = group_view(one, "panel")
+    assert view == group_view(other, "panel")
+    assert [m["handle"] for m in view["members"]] == ["reviewer", "architect"] or \
+        [m["handle"] for m in view["members"]] == ["architect", "reviewer"]
+    assert {r["broadcast_id"] for r in view["recent"]} == {from_a, from_b}
+    assert all(r["status"] == "gathered" for r in view["recent"])
+    findings = [f for f in one.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+    assert [f["message"] for f in findings] == ["group 'panel' was created in two clones; their members and broadcasts are merged into one group"]
+
+
+def test_a_group_renamed_in_one_clone_keeps_what_the_other_clone_added_under_the_old_name(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "rename", "rev", "reviewers")
+    late = broadcast_and_wait(b, "rev", "sent on B before it heard of the rename")
+    one, other = merged(a, b)
+    for where in (one, other):
+        assert [g["name"] for g in where.rooms("group", "list")] == ["reviewers"]
+        assert [r["broadcast_id"] for r in where.rooms("group", "status", "reviewers")["recent"]] == [late]
+        assert "renamed to 'reviewers'" in where.rooms("group", "status", "rev", code=1)["error"]["message"]
+
+
+def test_a_group_renamed_differently_in_two_clones_keeps_both_names_and_doctor_says_so(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "rename", "rev", "left")
+    b.rooms("group", "rename", "rev", "right")
+    one, other = merged(a, b)
+    for where in (one, other):
+        assert [g["name"] for g in where.rooms("group", "list")] == ["left", "right"]
+        findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+        assert any("'left'" in f["message"] and "'right'" in f["message"] for f in findings), findings
+
+
+def test_a_group_dissolved_in_one_clone_while_the_other_used_it_is_kept_and_reported(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "dissolve", "rev")
+    late = broadcast_and_wait(b, "rev", "still in use on B")
+    one, other = merged(a, b)
+    for where in (one, other):
+        assert [r["broadcast_id"] for r in where.rooms("group", "status", "rev")["recent"]] == [late]
+        findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+        assert any("dissolved" in f["message"] and "rooms group dissolve rev" in f["fix"] for f in findings), findings
+
+
+def test_a_group_dissolved_in_both_clones_stays_dissolved(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "dissolve", "rev")
+    b.rooms("group", "dissolve", "rev")
+    one, other = merged(a, b)
+    for where in (one, other):
+        assert where.rooms("group", "list") == []
+
+
+def test_broadcasts_in_flight_in_two_clones_both_stay_visible_and_can_be_gathered(tmp_path):
+    a, b = world(tmp_path, one_group)
+    on_a = a.rooms("group", "broadcast", "rev", "--objective", "A", *FOUR)["broadcast_id"]
+    on_b = b.rooms("group", "broadcast", "rev", "--objective", "B", *FOUR)["broadcast_id"]
+    one, other = merged(a, b)
+    view = group_view(one, "rev")
+    assert view == group_view(other, "rev")
+    assert {view["in_flight"]["broadcast_id"], *(r["broadcast_id"] for r in view["recent"])} == {on_a, on_b}
+    one.rooms("group", "wait", "rev")
+    one.rooms("group", "wait", "rev")
+    assert {r["status"] for r in one.rooms("group", "status", "rev")["recent"]} == {"gathered"}
+
+
+def test_three_clones_adding_members_and_broadcasting_merge_in_any_order(tmp_path):
+    a, b, d = world(tmp_path, one_group, count=3)
+    sent = set()
+    for where, profile in ((a, "architect"), (b, "ops"), (d, "scribe")):
+        where.rooms("group", "spawn", "rev", "--profile", profile)
+        sent.add(broadcast_and_wait(where, "rev", f"from {where.name}"))
+        where.commit()
+    a.pull(b)
+    a.pull(d)
+    d.pull(b)
+    d.pull(a)
+    view = group_view(a, "rev")
+    assert view == group_view(d, "rev")
+    assert sorted(m["handle"] for m in view["members"]) == ["architect", "ops", "reviewer", "scribe"]
+    assert {r["broadcast_id"] for r in view["recent"]} == sent
+
+
+def test_a_group_log_written_before_event_ids_still_replays_in_file_order(project, cli):
+    import json
+
+    lines = [
+        {"ev": "created", "ts": "2026-11-20T10:00:00.000Z", "name": "old", "gid": "g-1", "ephemeral": False},
+        {"ev": "member_added", "ts": "2026-11-20T10:00:00.000Z", "handle": "reviewer", "profile": "reviewer"},
+        {"ev": "broadcast", "ts": "2026-11-20T10:00:01.000Z", "id": "b-1", "fields": {}, "members": [{"handle": "reviewer", "profile": "reviewer"}], "sender": "x"},
+        {"ev": "reply", "ts": "2026-11-20T10:00:01.000Z", "id": "b-1", "handle": "reviewer", "text": "hi", "status": "ok", "elapsed_s": 0.1, "source": "external"},
+        {"ev": "cancelled", "ts": "2026-11-20T10:00:01.000Z", "id": "b-1", "by": "x", "reason": "r"},
+    ]
+    (project.dir / "groups" / "old.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    cli("group", "spawn", "old", "--profile", "architect")
+    status = json.loads(cli("group", "status", "old", "--json").stdout)
+    assert [m["handle"] for m in status["members"]] == ["reviewer", "architect"]
+    assert status["recent"][0]["replied"] == ["reviewer"] and status["recent"][0]["status"] == "cancelled"
+
+
+def test_group_replay_reads_the_same_whichever_clone_s_events_come_first_in_the_file(project):
+    from rooms_cli.groups import log
+
+    base = [log.event("created", name="g", gid="g-1", ephemeral=False)]
+    for i, ev in enumerate(base):
+        ev["seq"] = i
+    ours = [{**log.event("member_added", handle="a", profile="reviewer"), "seq": 1},
+            {**log.event("broadcast", id="b-a", fields={}, members=[], sender="a"), "seq": 2}]
+    theirs = [{**log.event("member_added", handle="b", profile="ops"), "seq": 1},
+              {**log.event("broadcast", id="b-b", fields={}, members=[], sender="b"), "seq": 2},
+              {**log.event("created", name="g", gid="g-2", ephemeral=False), "seq": 3}]
+    one = log.replay("g", base + ours + theirs)
+    other = log.replay("g", base + theirs + ours)
+    assert one == other
+    assert [m.handle for m in one.members] == [m.handle for m in other.members] and len(one.members) == 2
+    assert [b.id for b in one.broadcasts] == [b.id for b in other.broadcasts] and len(one.broadcasts) == 2
+
+
+# -- room state --------------------------------------------------------------------------------
+
+
+def room_view(where: Clone, room: str = "default") -> dict:
+    view = where.rooms("room", "show", room)
+    return {**view, "roster": [m["id"] for m in view["roster"]], "sessions": {m["id"]: m["session"] for m in view["roster"]}}
+
+
+def test_a_mute_in_one_clone_and_a_kick_in_the_other_merge_with_both_effects_kept(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "mute", "reviewer", "--room", "default")
+    b.rooms("room", "kick", "ops", "--room", "default")
+    one, other = merged(a, b)
+    view = room_view(one)
+    assert view == room_view(other)
+    assert "ops" not in view["roster"] and "reviewer" in view["roster"]
+    assert view["muted"] == ["reviewer"]
+
+
+def test_a_mute_and_a_kick_of_the_same_agent_leave_it_out_and_unmuted(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "mute", "ops", "--room", "default")
+    b.rooms("room", "kick", "ops", "--room", "default")
+    one, other = merged(a, b)
+    for where in (one, other):
+        view = room_view(where)
+        assert "ops" not in view["roster"] and view["muted"] == []
+
+
+def test_invites_and_budget_spent_in_two_clones_add_up(tmp_path):
+    def setup(seed):
+        seed.rooms("room", "create", "sync", "--agent", "reviewer", "--agent", "architect")
+
+    a, b = world(tmp_path, setup)
+    total = room_view(a, "sync")["budget"]["total"]
+    a.rooms("room", "invite", "ops", "--room", "sync")
+    b.rooms("room", "invite", "scribe", "--room", "sync")
+    a.rooms("chat", "@reviewer hello from A", "--room", "sync", as_="alice")
+    b.rooms("chat", "@architect hello from B", "--room", "sync", as_="bob")
+    spent_a = total - room_view(a, "sync")["budget"]["remaining"]
+    one, other = merged(a, b)
+    view = room_view(one, "sync")
+    assert view == room_view(other, "sync")
+    assert sorted(view["roster"]) == ["architect", "ops", "reviewer", "scribe"]
+    assert view["budget"]["remaining"] < view["budget"]["total"] - spent_a  # B's turn counts too
+
+
+def test_a_room_created_in_two_clones_is_one_room_with_both_rosters(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "create", "war", "--agent", "reviewer")
+    b.rooms("room", "create", "war", "--agent", "ops")
+    one, other = merged(a, b)
+    assert room_view(one, "war") == room_view(other, "war")
+    assert sorted(room_view(one, "war")["roster"]) == ["ops", "reviewer"]
+
+
+def test_a_room_yaml_from_an_earlier_version_is_the_base_its_changes_apply_to(tmp_path):
+    import yaml
+
+    def setup(seed):
+        folder = seed.path / ".rooms" / "rooms" / "old"
+        folder.mkdir(parents=True)
+        (folder / "room.yaml").write_text(yaml.safe_dump({
+            "id": "old", "status": "live", "created": "2026-01-01T00:00:00.000Z", "roster": ["reviewer", "ops"],
+            "muted": [], "budget_total": 6, "budget_remaining": 6, "queued": [], "handoff": []}))
+
+    a, b = world(tmp_path, setup)
+    a.rooms("room", "mute", "reviewer", "--room", "old")
+    b.rooms("room", "kick", "ops", "--room", "old")
+    one, other = merged(a, b)
+    for where in (one, other):
+        view = room_view(where, "old")
+        assert (view["roster"], view["muted"]) == (["reviewer"], ["reviewer"])
+    assert "muted: []" in (a.path / ".rooms" / "rooms" / "old" / "room.yaml").read_text()  # read, never rewritten
