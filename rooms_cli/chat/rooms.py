@@ -96,7 +96,7 @@ def room_exists(project: Project, room: str) -> bool:
 
 # room state is an event log replayed in (seq, ts, eid) order, so two clones' changes merge in git
 _SCALARS = ("status", "budget_total", "rehydrated_from", "created")
-_LISTS = ("roster", "muted", "handoff")
+_LISTS = ("roster", "muted", "handoff", "kicked")
 _MEMBERS_ONLY = ("muted", "handoff")  # only roster agents can be muted or mid-handoff
 
 
