@@ -86,7 +86,6 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-
 DEFAULT_TEXT = "Hello from the fake server."
 
 

@@ -86,7 +86,7 @@ def test_init_writes_git_friendly_files(tmp_path, cli):
 
 def test_init_with_an_unknown_example_lists_the_sets(tmp_path, cli):
     run = cli("init", str(tmp_path), "--example", "nope")
-    assert run.exit_code == 1 and "roundtable" in run.stderr
+    assert run.exit_code == 2 and run.stderr == "error: --example: must be one of dev, gamedev, roundtable, not 'nope'\n"
     assert not (tmp_path / ".rooms").exists()
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt, finite_number, positive_duration_value
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt, choice_value, duration_value, finite_number
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -20,7 +20,7 @@ LeaseIdOpt = Annotated[
     str | None,
     typer.Option("--lease-id", envvar="ROOMS_LEASE", help="The lease id printed by claim (default: ROOMS_LEASE).", show_default=False),
 ]
-LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=positive_duration_value, metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
+LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=duration_value("--lease", positive=True), metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
 RefOpt = Annotated[
     str | None,
@@ -59,18 +59,15 @@ def _emit(json_: bool, data, human: str) -> None:
         output.say(human)
 
 
-def _status_value(value):
-    """--status: a task status or `pending` (checked while parsing, so a bad one is a usage error)."""
+def _statuses() -> tuple[str, ...]:
     from rooms_cli.board.model import STATUSES
 
-    if value is not None and value not in (*STATUSES, "pending"):
-        raise typer.BadParameter(f"must be one of {', '.join((*STATUSES, 'pending'))}, not {value!r}")
-    return value
+    return (*STATUSES, "pending")
 
 
 def board_cmd(
     lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
-    status: Annotated[str | None, typer.Option("--status", parser=_status_value, help="Only tasks with this status (or pending).", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", _statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
     format: Annotated[str, typer.Option("--format", help="table (default) or md: compact markdown for prompts and commits.")] = "table",
     room: RoomOpt = None,
     dir: DirOpt = None,
@@ -131,7 +128,7 @@ def add_cmd(
     lane: Annotated[str, typer.Option("--lane", help="The agent whose lane gets the task.")],
     done: Annotated[str, typer.Option("--done", help="Definition of done: the one condition that means it is finished.")],
     detail: Annotated[str, typer.Option("--detail", help="Optional detail.")] = "",
-    order: Annotated[float | None, typer.Option("--order", parser=finite_number(), metavar="NUMBER", help="Position in the lane (default: last).", show_default=False)] = None,
+    order: Annotated[float | None, typer.Option("--order", parser=finite_number("--order"), metavar="NUMBER", help="Position in the lane (default: last).", show_default=False)] = None,
     as_: AsOpt = None,
     room: RoomOpt = None,
     dir: DirOpt = None,
@@ -191,7 +188,7 @@ def update_cmd(
     title: Annotated[str | None, typer.Option("--title", show_default=False)] = None,
     detail: Annotated[str | None, typer.Option("--detail", show_default=False)] = None,
     done: Annotated[str | None, typer.Option("--done", help="New definition of done.", show_default=False)] = None,
-    order: Annotated[float | None, typer.Option("--order", parser=finite_number(), metavar="NUMBER", show_default=False)] = None,
+    order: Annotated[float | None, typer.Option("--order", parser=finite_number("--order"), metavar="NUMBER", show_default=False)] = None,
     as_: AsOpt = None,
     room: RoomOpt = None,
     dir: DirOpt = None,

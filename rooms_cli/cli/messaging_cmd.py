@@ -13,7 +13,7 @@ from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
 def register(app: typer.Typer) -> None:
@@ -218,7 +218,7 @@ def _run_hook(hook: str, dir, as_, answer) -> None:
 
 @claude_app.command("stop")
 def claude_stop_cmd(
-    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
+    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
     as_: AsOpt = None, dir: DirOpt = None,
 ) -> None:
     """Claude Code Stop hook: block the stop while spawns run or messages are unread (JSON on stdout).

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.options import DirOpt, JsonOpt, choice_value
 
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
 
@@ -21,9 +21,15 @@ def register(app: typer.Typer) -> None:
     app.command("doctor")(doctor_cmd)
 
 
+def _example_names() -> list[str]:
+    from rooms_cli.project import example_sets
+
+    return sorted(example_sets())
+
+
 def init_cmd(
     path: Annotated[Path, typer.Argument(help="Project directory (default: the current one).")] = Path("."),
-    example: Annotated[str | None, typer.Option("--example", help="Add an example agent set: roundtable, gamedev or dev.")] = None,
+    example: Annotated[str | None, typer.Option("--example", parser=choice_value("--example", _example_names), help="Add an example agent set: roundtable, gamedev or dev.")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing that exists).

@@ -23,9 +23,9 @@ def watch_cmd(
     inbox: Annotated[list[str] | None, typer.Option("--inbox", metavar="AGENT", help="Follow this agent's inbox (repeatable).", show_default=False)] = None,
     board: Annotated[bool, typer.Option("--board", help="Follow the boards of the rooms given (default: the current room).")] = False,
     groups: Annotated[bool, typer.Option("--groups", help="Follow every group log, new groups included.")] = False,
-    since: Annotated[datetime | None, typer.Option("--since", parser=time_value, metavar="ISO", help="First print the events since this ISO time.", show_default=False)] = None,
+    since: Annotated[datetime | None, typer.Option("--since", parser=time_value("--since"), metavar="ISO", help="First print the events since this ISO time.", show_default=False)] = None,
     last: Annotated[int | None, typer.Option("--last", min=0, metavar="N", help="First print the last N events.", show_default=False)] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
     dir: DirOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object a line (each with type and ts).")] = False,
 ) -> None:
