@@ -13,14 +13,6 @@ from rooms_cli.cli.options import DirOpt, JsonOpt, choice_value
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("init")(init_cmd)
-    app.add_typer(config_app, name="config")
-    app.command("demo")(demo_cmd)
-    app.command("tick")(tick_cmd)
-    app.command("doctor")(doctor_cmd)
-
-
 def _example_names() -> list[str]:
     from rooms_cli.project import example_sets
 
