@@ -70,6 +70,8 @@ def test_every_family_is_listed_with_a_description_and_a_schema(project_dir):
         assert tool.description and len(tool.description) > 30, tool.name
         assert tool.input_schema["type"] == "object"
         assert "s" not in tool.input_schema.get("properties", {})  # the session is not an argument
+    read_only = {name for name, tool in tools.items() if tool.annotations and tool.annotations.read_only_hint}
+    assert read_only == {"board", "task_show", "group_status", "transcript"}
     claim = tools["task_claim"].input_schema
     assert claim["required"] == ["task_id"] and "description" in claim["properties"]["lease"]
 

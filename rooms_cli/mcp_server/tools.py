@@ -20,12 +20,18 @@ from rooms_cli.config import Config
 from rooms_cli.store.paths import Project
 
 TOOLS: dict[str, Callable[..., Any]] = {}
+READ_ONLY: set[str] = set()  # tools that change nothing (announced to clients as readOnlyHint)
 
 
-def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Register `fn` as the tool of that name."""
-    TOOLS[fn.__name__] = fn
-    return fn
+def tool(fn: Callable[..., Any] | None = None, *, read_only: bool = False):
+    """Register `fn` as the tool of that name (`@tool`, or `@tool(read_only=True)`)."""
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        TOOLS[fn.__name__] = fn
+        if read_only:
+            READ_ONLY.add(fn.__name__)
+        return fn
+
+    return register(fn) if fn is not None else register
 
 
 @dataclass
@@ -60,7 +66,7 @@ Boundaries = Annotated[str, Field(description="What is out of scope ('' allowed)
 # -- board ---------------------------------------------------------------------------------------
 
 
-@tool
+@tool(read_only=True)
 def board(s: Session, room: Room = None,
           lane: Annotated[str | None, Field(description="Only this agent's lane.")] = None,
           status: Annotated[str | None, Field(description="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending).")] = None):
@@ -70,7 +76,7 @@ def board(s: Session, room: Room = None,
     return board_view(s.project, s.room(room), lane=lane, status=status)
 
 
-@tool
+@tool(read_only=True)
 def task_show(s: Session, task_id: TaskId, room: Room = None):
     """One task with its definition of done, lease, record and the history of its events."""
     from rooms_cli.board.tasks import load_task, task_history
@@ -280,7 +286,7 @@ def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")
     return _gathered(asyncio.run(run()))
 
 
-@tool
+@tool(read_only=True)
 def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
     """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
     from rooms_cli.groups.status import status
@@ -318,7 +324,7 @@ def chat(s: Session, message: Annotated[str, Field(description="The message; @na
         return coordinator.run_message(s.project, s.config, s.room(room), s.me, message)
 
 
-@tool
+@tool(read_only=True)
 def transcript(s: Session, room: Room = None,
                last: Annotated[int, Field(description="How many of the latest records.", ge=1, le=1000)] = 20):
     """The last records of a room's transcript, oldest first."""
