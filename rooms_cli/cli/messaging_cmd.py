@@ -157,19 +157,16 @@ def wait_cmd(timeout: TimeoutOpt = None, as_: AsOpt = None, dir: DirOpt = None, 
 
     Example: rooms wait --timeout 10m
     """
-    from rooms_cli.errors import TimedOut
     from rooms_cli.messaging.attention import message_json
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
     from rooms_cli.messaging.wait import wait_for_spawns
-    from rooms_cli.store.clock import describe_duration
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
     result = wait_for_spawns(ctx.project, ctx.me, timeout)
     if result.timed_out:
-        names = ", ".join(s.alias for s in result.pending)
-        raise TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=result.to_json())
+        raise result.timeout_error(timeout)
     messages = take_unread(ctx.project, ctx.me)
     if json_:
         return output.print_json({**result.to_json(), "messages": [message_json(m) for m in messages]})

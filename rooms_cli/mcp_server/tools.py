@@ -222,7 +222,6 @@ def spawn(s: Session, prompt: Annotated[str, Field(description="The task for the
 def wait(s: Session, timeout_seconds: Seconds = None):
     """Block until all your spawns (and theirs) finished, then return your unread messages (marked read).
     Timing out is the error timed_out, listing what still runs."""
-    from rooms_cli.errors import TimedOut
     from rooms_cli.messaging.attention import message_json
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
@@ -231,8 +230,7 @@ def wait(s: Session, timeout_seconds: Seconds = None):
     touch(s.project, s.me)
     result = wait_for_spawns(s.project, s.me, timeout_seconds)
     if result.timed_out:
-        names = ", ".join(sp.alias for sp in result.pending)
-        raise TimedOut(f"timed out after {timeout_seconds:g}s: still running: {names}", data=result.to_json())
+        raise result.timeout_error(timeout_seconds)
     return {**result.to_json(), "messages": [message_json(m) for m in take_unread(s.project, s.me)]}
 
 
