@@ -34,18 +34,18 @@ def _ctx(dir, as_):
     return Context.open(dir, as_=as_)
 
 
-def _show_messages(messages, unread_from: int = 0) -> None:
+def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
     from rooms_cli.messaging.attention import message_line
 
     for m in messages:
-        mark = "*" if m.n > unread_from else " "
-        output.say(f"{mark} {m.ts}  " + message_line(m, limit=None), style="bold" if m.n > unread_from else None)
+        fresh = unread_ids is None or m.id in unread_ids
+        output.say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
 
 
 def send_cmd(
     message: Annotated[str, typer.Argument(help="What to say.")],
     to: Annotated[str | None, typer.Option("--to", help="One agent (default: every other agent).", show_default=False)] = None,
-    reply_to: Annotated[int | None, typer.Option("--reply-to", help="Answer message N of your inbox: goes to its sender.", show_default=False)] = None,
+    reply_to: Annotated[str | None, typer.Option("--reply-to", help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender.", show_default=False)] = None,
     wake: Annotated[bool, typer.Option("--wake", help="Run LLM-backed recipients now; their replies land in your inbox.")] = False,
     as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
@@ -65,7 +65,7 @@ def send_cmd(
         return output.print_json(result)
     for name in result.unknown:
         output.note(f"note: {name} is not a known agent yet; the message waits in its inbox")
-    to_text = ", ".join(f"{m.to} (#{m.n})" for m in result.delivered)
+    to_text = ", ".join(f"{m.to} ({m.label})" for m in result.delivered)
     output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
     for woken in result.woken:
         output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
@@ -82,22 +82,24 @@ def inbox_cmd(
 
     Example: rooms inbox --unread
     """
-    from rooms_cli.messaging.inbox import mark_read, read_inbox, read_upto, unread_messages
+    from rooms_cli.messaging.inbox import mark_read, read_inbox, read_marks
     from rooms_cli.messaging.status import touch
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
-    upto = read_upto(ctx.project, ctx.me)
-    messages = unread_messages(ctx.project, ctx.me) if unread else read_inbox(ctx.project, ctx.me)
-    fresh = [m for m in messages if m.n > upto]
+    marks = read_marks(ctx.project, ctx.me)
+    everything = read_inbox(ctx.project, ctx.me)
+    fresh = [m for m in everything if not marks.covers(m)]
+    messages = fresh if unread else everything
     if fresh and not peek:
-        mark_read(ctx.project, ctx.me, max(m.n for m in fresh))
+        mark_read(ctx.project, ctx.me, fresh)
     if json_:
+        fresh_ids = {m.id for m in fresh}
         return output.print_json({"agent": ctx.me, "unread": len(fresh), "marked_read": bool(fresh) and not peek,
-                                  "messages": [{**m.to_json(), "read": m.n <= upto} for m in messages]})
+                                  "messages": [{**m.to_json(), "ref": m.ref, "read": m.id not in fresh_ids} for m in messages]})
     if not messages:
         return output.say(f"No {'unread ' if unread else ''}messages for {ctx.me}.")
-    _show_messages(messages, upto)
+    _show_messages(messages, {m.id for m in fresh})
     output.note(f"{len(fresh)} unread" + ("" if peek or not fresh else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
 
 

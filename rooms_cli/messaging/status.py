@@ -1,8 +1,12 @@
 """Who is around: status lines, when an agent was last seen, and the roster `rooms agents` shows.
 
 Files:
-    .rooms/status/<agent>.json   {"agent", "status", "updated", "announced"}: committed, written only
-                                 by the agent itself (one file per agent, so clones never conflict)
+    .rooms/status/<agent>.jsonl  append-only: {"id": "st-…", "ts", "status": text} or {"id", "ts",
+                                 "announced": ts}; the state is the replay in time/id order (the
+                                 latest status wins, the first announcement counts), so two clones
+                                 that both set a status merge with git's union driver, no conflict
+    .rooms/status/<agent>.json   what versions before the log wrote ({"agent", "status", "updated",
+                                 "announced"}); still read, as the oldest record, never written
     .rooms/run/seen/<agent>      the ISO time the agent last ran a messaging command (local state)
 
 An agent is *idle* unless it is a spawn whose process is running, or it ran a messaging command
@@ -13,9 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rooms_cli.store import atomic
+from rooms_cli.errors import RoomsError
+from rooms_cli.store import atomic, jsonl
 from rooms_cli.store.clock import now, now_iso, parse_time
-from rooms_cli.store.ids import is_valid_name, validate_name
+from rooms_cli.store.ids import is_valid_name, new_id, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -25,6 +30,12 @@ RECENT_SPAWN = 3600.0
 
 
 def status_path(project: Project, agent: str):
+    """The agent's status log."""
+    return project.path("status", validate_name(agent, "agent id") + ".jsonl")
+
+
+def legacy_status_path(project: Project, agent: str):
+    """The single JSON file earlier versions kept (read, never written)."""
     return project.path("status", validate_name(agent, "agent id") + ".json")
 
 
@@ -33,18 +44,28 @@ def seen_path(project: Project, agent: str):
 
 
 def read_status(project: Project, agent: str) -> dict:
-    return atomic.read_json(status_path(project, agent), default={}) or {}
+    """{"agent", "status"?, "updated"?, "announced"?}: the replay of the agent's status log."""
+    legacy = atomic.read_json(legacy_status_path(project, agent), default={}) or {}
+    records = jsonl.read(status_path(project, agent))
+    if isinstance(legacy, dict) and legacy:
+        old = {"ts": legacy.get("updated") or legacy.get("announced") or "", "id": ""}
+        if "status" in legacy:
+            old["status"] = legacy["status"]
+        if legacy.get("announced"):
+            old["announced"] = legacy["announced"]
+        records.append(old)
+    state: dict = {"agent": agent}
+    for record in jsonl.in_order(records):
+        if isinstance(record.get("status"), str):
+            state["status"], state["updated"] = record["status"], record.get("ts")
+        if record.get("announced") and not state.get("announced"):
+            state["announced"] = record["announced"]
+    return state
 
 
-def _update_status(project: Project, agent: str, change) -> dict:
-    path = status_path(project, agent)
-    with locked(path):
-        record = read_status(project, agent)
-        record.setdefault("agent", agent)
-        if change(record) is False:
-            return record
-        atomic.write_json(path, record)
-    return record
+def _append_status(project: Project, agent: str, fields: dict) -> dict:
+    jsonl.append(status_path(project, agent), {"id": new_id("st"), "ts": now_iso(), **fields})
+    return read_status(project, agent)
 
 
 def set_status(project: Project, agent: str, text: str) -> dict:
@@ -55,25 +76,18 @@ def set_status(project: Project, agent: str, text: str) -> dict:
     if len(text) > 200:
         raise InvalidInput("status is too long: keep it under 200 characters (one line)")
 
-    def change(record):
-        record["status"] = text
-        record["updated"] = now_iso()
-
     touch(project, agent)
-    return _update_status(project, agent, change)
+    return _append_status(project, agent, {"status": text})
 
 
 def mark_announced(project: Project, agent: str) -> None:
     """Remember that `agent` has sent a message (the announce-yourself hint stops)."""
+    path = status_path(project, agent)
     if read_status(project, agent).get("announced"):
         return
-
-    def change(record):
-        if record.get("announced"):
-            return False
-        record["announced"] = now_iso()
-
-    _update_status(project, agent, change)
+    with locked(path):
+        if not read_status(project, agent).get("announced"):
+            jsonl.append_many(path, [{"id": new_id("st"), "ts": now_iso(), "announced": now_iso()}], lock=False)
 
 
 def has_announced(project: Project, agent: str) -> bool:
@@ -113,6 +127,12 @@ def _names_in(folder, suffix: str = "") -> list[str]:
     return names
 
 
+def status_names(project: Project) -> list[str]:
+    """Agents with a status (a log, or a file an earlier version wrote)."""
+    folder = project.path("status")
+    return sorted(set(_names_in(folder, ".jsonl")) | set(_names_in(folder, ".json")))
+
+
 @dataclass
 class RosterEntry:
     name: str
@@ -122,9 +142,12 @@ class RosterEntry:
     last_seen: str | None = None
     model: str | None = None
     spawn: dict = field(default_factory=dict)
+    problem: dict | None = None  # the error reading this agent's files (an unresolved merge…)
 
     def to_json(self) -> dict:
         data = {"name": self.name, "kind": self.kind, "status": self.status, "idle": self.idle, "last_seen": self.last_seen}
+        if self.problem:
+            data["problem"] = self.problem
         if self.model:
             data["model"] = self.model
         if self.spawn:
@@ -139,7 +162,7 @@ def roster(project: Project, config) -> list[RosterEntry]:
 
     spawns = latest_by_alias(project)
     defined = set(agent_ids(project))
-    sessions = set(_names_in(project.path("status"), ".json")) | set(_names_in(project.path("run", "seen")))
+    sessions = set(status_names(project)) | set(_names_in(project.path("run", "seen")))
     entries: list[RosterEntry] = []
     for name in sorted(defined | sessions | set(spawns)):
         spawn = spawns.get(name)
@@ -147,7 +170,12 @@ def roster(project: Project, config) -> list[RosterEntry]:
             age = _age(spawn.finished)
             if age is not None and age > RECENT_SPAWN:
                 continue
-        record = read_status(project, name)
+        problem = None
+        try:
+            record = read_status(project, name)
+        except RoomsError as exc:
+            # one agent's broken file (an unresolved merge…) must not hide every other agent
+            record, problem = {}, exc.to_json()["error"]
         seen = last_seen(project, name)
         age = _age(seen)
         entry = RosterEntry(
@@ -156,6 +184,7 @@ def roster(project: Project, config) -> list[RosterEntry]:
             status=record.get("status") or "",
             idle=not (age is not None and age <= IDLE_AFTER),
             last_seen=seen,
+            problem=problem,
         )
         if name in defined:
             entry.model = _model_of(project, config, name)
@@ -190,7 +219,7 @@ def known_names(project: Project) -> set[str]:
     from rooms_cli.messaging.spawn import list_spawns
 
     return (
-        set(agent_ids(project)) | set(_names_in(project.path("status"), ".json"))
+        set(agent_ids(project)) | set(status_names(project))
         | set(_names_in(project.path("run", "seen"))) | set(inbox_owners(project))
         | {s.alias for s in list_spawns(project)}
     )

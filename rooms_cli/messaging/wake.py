@@ -67,7 +67,7 @@ def wake_agent(project: Project, config, agent: Agent) -> dict | None:
         unread = unread_messages(project, agent.id)
         if not any(wakes(m) for m in unread):
             return None
-        prompt = "\n\n".join(f"#{m.n} from {m.sender}: {m.text}" for m in unread)
+        prompt = "\n\n".join(f"{m.label} from {m.sender}: {m.text}" for m in unread)
         provider, model = provider_for(agent.model_string(config.default_model), config)
         completion = provider.complete(
             [Message("system", _system_prompt(agent)), Message("user", prompt)],
@@ -81,7 +81,7 @@ def wake_agent(project: Project, config, agent: Agent) -> dict | None:
                 meta = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
                 replies.append(deliver(project, sender, agent.id, text, kind="direct", reply_to=original.n, meta=meta))
             mark_announced(project, agent.id)
-        mark_read(project, agent.id, max(m.n for m in unread))
+        mark_read(project, agent.id, unread)
         touch(project, agent.id)
         return {
             "agent": agent.id, "read": [m.n for m in unread], "model": completion.model, "text": text,

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooms_cli.store import conflicts
 from rooms_cli.store.locks import locked
 
 _warned: set[tuple[str, int, str]] = set()
@@ -167,6 +168,7 @@ def scan(path: Path, offset: int = 0) -> Scan:
         raise InvalidData(f"{path} is a directory, expected a JSONL file") from None
     except OSError as exc:
         raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    conflicts.check(path, data)
     result = parse_bytes(data)
     result.end += offset
     return result
@@ -178,6 +180,27 @@ def read(path: Path) -> list[dict]:
     for lineno, reason in result.bad:
         warn(Path(path), lineno, reason)
     return result.records
+
+
+def order_key(record: dict) -> tuple[str, str]:
+    """How merged logs are read: by record time, then id (ids are time-ordered and unique)."""
+    ts, rid = record.get("ts"), record.get("id")
+    return (ts if isinstance(ts, str) else "", rid if isinstance(rid, str) else "")
+
+
+def in_order(records: list[dict]) -> list[dict]:
+    """`records` by time then id (stable: records without either keep their file order).
+
+    A git union merge puts one clone's new lines after the other's, so file order is not time
+    order after a merge; every reader that cares about order reads through this, so a log reads
+    the same whichever way the merge went.
+    """
+    return sorted(records, key=order_key)
+
+
+def read_ordered(path: Path) -> list[dict]:
+    """`read` in time/id order."""
+    return in_order(read(path))
 
 
 def tail(path: Path, count: int) -> list[dict]:
@@ -209,6 +232,7 @@ def tail(path: Path, count: int) -> list[dict]:
         if pos > 0:
             # drop the first (possibly partial) line: it starts before the bytes we read
             data = data[data.find(b"\n") + 1 :]
+    conflicts.check(path, data)
     result = parse_bytes(data)
     # line numbers counted from the end: counting from the start would mean reading the whole file
     lines = data.count(b"\n")
