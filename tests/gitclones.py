@@ -85,8 +85,11 @@ class Clone:
         return True
 
     def pull(self, other: Clone | None = None) -> None:
-        """Merge `other`'s main (or origin's) into this clone; raise MergeConflict when git cannot."""
+        """Commit (both sides), then merge `other`'s main (or origin's) into this clone; raise
+        MergeConflict when git cannot."""
         self.commit()
+        if other is not None:
+            other.commit()
         source = str(other.path) if other is not None else "origin"
         proc = self.git("pull", "-q", "--no-rebase", "--no-edit", source, "main", check=False)
         if proc.returncode != 0:

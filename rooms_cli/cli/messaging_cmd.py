@@ -132,6 +132,9 @@ def agents_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
     ctx = _ctx(dir, None)
     reap_all(ctx.project)
     entries = roster(ctx.project, ctx.config)
+    for e in entries:
+        if e.problem:
+            output.warn(f"{e.name}: {e.problem['message']}")
     if json_:
         return output.print_json({"agents": entries})
     for e in entries:

@@ -11,6 +11,12 @@ An item's status (pending, running, done, failed) is the replay of its lines. Cl
 the queue's lock (read, check pending, append the claim), so two ticks never run the same item. A
 running item whose runner is gone — its process no longer exists on this host, or its lease (renewed
 after every turn) lapsed — goes back to pending; after MAX_ATTEMPTS runners died it is failed.
+
+In git, the queue merges like every log (union) and is replayed in time order, so both merge
+directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
+`key`) hold two items after the merge: the later one, if still pending, is replayed as failed
+("duplicate of q-…"), so the roundtable is not run a second time; one that already ran in its clone
+stays as it is (`rooms doctor` reports the occurrence that ran twice).
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ _warned: set[str] = set()
 def replay(records: list[dict]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
-    for rec in records:
+    for rec in jsonl.in_order(records):
         try:
             _apply(items, rec)
         except (TypeError, ValueError, InvalidInput):
@@ -81,6 +87,13 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
             if key not in _warned:
                 _warned.add(key)
                 print(f"warning: roundtables/queue.jsonl: unusable {key}; skipped", file=sys.stderr)
+    first_by_key: dict[str, str] = {}
+    for item in items.values():
+        if item.key is None:
+            continue
+        first = first_by_key.setdefault(item.key, item.id)
+        if first != item.id and item.status == "pending" and not item.attempts:
+            item.status, item.error = "failed", f"duplicate of {first} ({item.key} was enqueued in two clones)"
     return items
 
 

@@ -28,20 +28,34 @@ def conflict_line(data: bytes) -> int | None:
     return None
 
 
-def message(path: Path | str, line: int) -> str:
+MARKER = "is a git conflict marker (an unresolved git merge)"
+_MARKER_LINE = re.compile(rb"^(<{7}|>{7})(?: |\r?$)|^={7}\r?$")
+
+
+def is_marker(raw: bytes) -> bool:
+    """Is this one line of a log a conflict marker line?"""
+    return bool(_MARKER_LINE.match(raw))
+
+
+def message(path: Path | str, line: int, *, from_end: bool = False) -> str:
+    where = f"line {line} from the end" if from_end else f"line {line}"
     return (
-        f"{path} has an unresolved git merge (conflict markers from line {line}): edit it to keep both sides' "
-        f"lines, then `git add` it (rooms doctor shows every such file)"
+        f"{path} has an unresolved git merge (conflict markers at {where}): edit it to keep both sides' "
+        f"lines without the marker lines, then `git add` it (rooms doctor lists every such file)"
     )
+
+
+def refuse(path: Path | str, line: int, *, from_end: bool = False):
+    from rooms_cli.errors import MergeConflict
+
+    raise MergeConflict(message(path, line, from_end=from_end), data={"file": str(path), "line": line})
 
 
 def check(path: Path | str, data: bytes) -> None:
     """Raise MergeConflict naming `path` when `data` holds an unresolved conflict."""
     line = conflict_line(data)
     if line is not None:
-        from rooms_cli.errors import MergeConflict
-
-        raise MergeConflict(message(path, line), data={"file": str(path), "line": line})
+        refuse(path, line)
 
 
 def check_text(path: Path | str, text: str) -> None:

@@ -102,9 +102,27 @@ def append_many(path: Path, records: Iterable[dict], *, timeout: float | None = 
         _append_bytes(path, data)
 
 
+def _refuse_unresolved_merge(fd: int, path: Path) -> None:
+    """Never append to a file git left with conflict markers: say so (MergeConflict) instead.
+
+    A memory-mapped search, so the cost stays small however long the log is.
+    """
+    import mmap
+
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as view:
+        if view.find(b"<<<<<<<") < 0:
+            return
+        data = view[:]
+    conflicts.check(path, data)
+
+
 def _append_bytes(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
+        _refuse_unresolved_merge(fd, path)
         _repair_torn_tail(fd, path)
         view = memoryview(data)
         while view:
@@ -143,7 +161,7 @@ def parse_bytes(data: bytes, *, first_lineno: int = 1) -> Scan:
             try:
                 obj = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):
-                scan.bad.append((lineno, "is not valid JSON"))
+                scan.bad.append((lineno, conflicts.MARKER if conflicts.is_marker(raw) else "is not valid JSON"))
             else:
                 if isinstance(obj, dict):
                     scan.records.append(obj)
@@ -168,10 +186,17 @@ def scan(path: Path, offset: int = 0) -> Scan:
         raise InvalidData(f"{path} is a directory, expected a JSONL file") from None
     except OSError as exc:
         raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
-    conflicts.check(path, data)
     result = parse_bytes(data)
+    _refuse_markers(path, result)
     result.end += offset
     return result
+
+
+def _refuse_markers(path: Path, result: Scan, *, from_end: int | None = None) -> None:
+    """A log with a git conflict marker line is an unresolved merge: one clear error, not skipped lines."""
+    for lineno, reason in result.bad:
+        if reason == conflicts.MARKER:
+            conflicts.refuse(path, lineno if from_end is None else from_end - lineno + 1, from_end=from_end is not None)
 
 
 def read(path: Path) -> list[dict]:
@@ -232,10 +257,10 @@ def tail(path: Path, count: int) -> list[dict]:
         if pos > 0:
             # drop the first (possibly partial) line: it starts before the bytes we read
             data = data[data.find(b"\n") + 1 :]
-    conflicts.check(path, data)
     result = parse_bytes(data)
     # line numbers counted from the end: counting from the start would mean reading the whole file
     lines = data.count(b"\n")
+    _refuse_markers(path, result, from_end=lines)
     for lineno, reason in result.bad:
         warn(Path(path), lines - lineno + 1, reason, from_end=True)
     return result.records[-count:]
