@@ -199,7 +199,9 @@ class GitClones:
         self.git(seed, "push", "-q", "origin", "main")
 
     def git(self, cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=_git_env(self.home), timeout=60)
+        # no background gc/maintenance: it would outlive the test and race the temporary directory's removal
+        quiet = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.fsync=none"]
+        proc = subprocess.run(["git", *quiet, *args], cwd=cwd, capture_output=True, text=True, env=_git_env(self.home), timeout=180)
         if check and proc.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} in {cwd}: {proc.stdout}{proc.stderr}")
         return proc

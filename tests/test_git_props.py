@@ -141,7 +141,7 @@ FIGURES = {"examples": 0, "operations": 0, "merges": 0, "conflicts": 0, "losses"
 @settings(max_examples=int(os.environ.get("ROOMS_GIT_EXAMPLES", "4")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(OPS, min_size=4, max_size=16))
 def test_random_work_in_two_clones_merges_with_no_conflict_loss_or_misrouting(ops):
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         world = GitClones(Path(tmp), example=None)
         clones = (world.clone("a"), world.clone("b"))
         model = Model()

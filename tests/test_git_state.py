@@ -90,11 +90,12 @@ def test_a_pending_duplicate_of_a_scheduled_occurrence_is_not_run_again(tmp_path
 
     request = {"format": "watercooler", "topic": "x", "participants": ["analyst", "boss"], "pace": 0}
     records = [
-        {"op": "enqueue", "id": "q-2", "ts": "2026-11-21T06:06:00.000Z", "request": request, "by": "schedule", "key": "s@d"},
-        {"op": "enqueue", "id": "q-1", "ts": "2026-11-21T06:05:00.000Z", "request": request, "by": "schedule", "key": "s@d"},
+        # each clone appended its item as line 4 of the queue: the same seq
+        {"op": "enqueue", "id": "q-2", "ts": "2026-11-21T06:06:00.000Z", "request": request, "by": "schedule", "key": "s@d", "seq": 3},
+        {"op": "enqueue", "id": "q-1", "ts": "2026-11-21T06:05:00.000Z", "request": request, "by": "schedule", "key": "s@d", "seq": 3},
     ]
     items = replay(records)
-    assert [i.id for i in items.values()] == ["q-1", "q-2"]  # time order, not file order
+    assert [i.id for i in items.values()] == ["q-1", "q-2"]  # (seq, time) order, not file order
     assert items["q-1"].status == "pending"
     assert items["q-2"].status == "failed" and "duplicate of q-1" in items["q-2"].error
 

@@ -1,8 +1,8 @@
 """Who is around: status lines, when an agent was last seen, and the roster `rooms agents` shows.
 
 Files:
-    .rooms/status/<agent>.jsonl  append-only: {"id": "st-…", "ts", "status": text} or {"id", "ts",
-                                 "announced": ts}; the state is the replay in time/id order (the
+    .rooms/status/<agent>.jsonl  append-only: {"id": "st-…", "ts", "seq", "status": text} or {"id",
+                                 "ts", "seq", "announced": ts}; the state is the replay in time order (the
                                  latest status wins, the first announcement counts), so two clones
                                  that both set a status merge with git's union driver, no conflict
     .rooms/status/<agent>.json   what versions before the log wrote ({"agent", "status", "updated",
@@ -48,14 +48,16 @@ def read_status(project: Project, agent: str) -> dict:
     legacy = atomic.read_json(legacy_status_path(project, agent), default={}) or {}
     records = jsonl.read(status_path(project, agent))
     if isinstance(legacy, dict) and legacy:
-        old = {"ts": legacy.get("updated") or legacy.get("announced") or "", "id": ""}
+        old = {"ts": legacy.get("updated") or legacy.get("announced") or "", "id": "", "seq": -1}
         if "status" in legacy:
             old["status"] = legacy["status"]
         if legacy.get("announced"):
             old["announced"] = legacy["announced"]
-        records.append(old)
+        records.insert(0, old)
     state: dict = {"agent": agent}
-    for record in jsonl.in_order(records):
+    # time order (the latest status wins); a clone's own records of one instant keep their order by seq
+    records = jsonl.seq_order(records)
+    for record in sorted(records, key=lambda r: r.get("ts") if isinstance(r.get("ts"), str) else ""):
         if isinstance(record.get("status"), str):
             state["status"], state["updated"] = record["status"], record.get("ts")
         if record.get("announced") and not state.get("announced"):
@@ -64,7 +66,7 @@ def read_status(project: Project, agent: str) -> dict:
 
 
 def _append_status(project: Project, agent: str, fields: dict) -> dict:
-    jsonl.append(status_path(project, agent), {"id": new_id("st"), "ts": now_iso(), **fields})
+    jsonl.append_sequenced(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
     return read_status(project, agent)
 
 
@@ -87,7 +89,7 @@ def mark_announced(project: Project, agent: str) -> None:
         return
     with locked(path):
         if not read_status(project, agent).get("announced"):
-            jsonl.append_many(path, [{"id": new_id("st"), "ts": now_iso(), "announced": now_iso()}], lock=False)
+            jsonl.append_sequenced(path, [{"id": new_id("st"), "ts": now_iso(), "announced": now_iso()}], lock=False)
 
 
 def has_announced(project: Project, agent: str) -> bool:

@@ -12,8 +12,9 @@ the queue's lock (read, check pending, append the claim), so two ticks never run
 running item whose runner is gone — its process no longer exists on this host, or its lease (renewed
 after every turn) lapsed — goes back to pending; after MAX_ATTEMPTS runners died it is failed.
 
-In git, the queue merges like every log (union) and is replayed in time order, so both merge
-directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
+In git, the queue merges like every log (union) and is replayed in Lamport order (each line carries
+`seq`, one more than the highest in the file when it was appended: `store.jsonl.seq_order`), so one
+clone's lines keep their order whatever its clock did, and both merge directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
 `key`) hold two items after the merge: the later one, if still pending, is replayed as failed
 ("duplicate of q-…"), so the roundtable is not run a second time; one that already ran in its clone
 stays as it is (`rooms doctor` reports the occurrence that ran twice).
@@ -78,7 +79,7 @@ _warned: set[str] = set()
 def replay(records: list[dict]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
-    for rec in jsonl.in_order(records):
+    for rec in jsonl.seq_order(records):
         try:
             _apply(items, rec)
         except (TypeError, ValueError, InvalidInput):
@@ -148,7 +149,7 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
         rec: dict = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
         if key is not None:
             rec["key"] = key
-        jsonl.append_many(path, [rec], lock=False)
+        jsonl.append_sequenced(path, [rec], lock=False)
     return replay([rec])[item_id], True
 
 
@@ -205,7 +206,7 @@ def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[Queue
             else:
                 records.append({"op": "requeue", "id": item.id, "ts": now_iso(), "reason": reason})
             recovered.append((item, reason))
-        jsonl.append_many(path, records, lock=False)
+        jsonl.append_sequenced(path, records, lock=False)
     return recovered
 
 
@@ -219,8 +220,8 @@ def claim_next(project: Project) -> QueueItem | None:
         item = pending[0]
         item.status, item.runner, item.attempts = "running", this_runner(), item.attempts + 1
         item.lease_until = iso(add_seconds(now(), LEASE_SECONDS))
-        jsonl.append_many(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
-                                  "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
+        jsonl.append_sequenced(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
+                                       "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
     return item
 
 
@@ -233,7 +234,7 @@ def _finish(project: Project, item: QueueItem, record: dict) -> None:
             raise NotFound(f"queue item {item.id} vanished from {project.relative(path)}")
         if current.status != "running" or current.runner != item.runner:
             return
-        jsonl.append_many(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
+        jsonl.append_sequenced(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
 
 
 def renew(project: Project, item: QueueItem) -> None:
