@@ -56,7 +56,8 @@ def _lessons(records: list[dict]) -> list[dict]:
         ids = record.get("forget")
         if isinstance(ids, list):
             forgotten.update(x for x in ids if isinstance(x, str))
-    return [r for r in jsonl.in_order(records) if "forget" not in r and r.get("id") not in forgotten]
+    return [r for r in jsonl.in_order(records)
+            if "forget" not in r and not (isinstance(r.get("id"), str) and r["id"] in forgotten)]
 
 
 def require_agent(project: Project, agent: str) -> None:
