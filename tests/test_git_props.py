@@ -137,8 +137,8 @@ def check(clones, model: Model) -> None:
 FIGURES = {"examples": 0, "operations": 0, "merges": 0, "conflicts": 0, "losses": 0}
 
 
-# few examples in CI (each builds an origin and two clones); ROOMS_GIT_EXAMPLES=200 for a long run
-@settings(max_examples=int(os.environ.get("ROOMS_GIT_EXAMPLES", "4")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# few examples in CI (each builds an origin and two clones); GIT_PROPS_EXAMPLES=200 for a long run
+@settings(max_examples=int(os.environ.get("GIT_PROPS_EXAMPLES", "4")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(OPS, min_size=4, max_size=16))
 def test_random_work_in_two_clones_merges_with_no_conflict_loss_or_misrouting(ops):
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
@@ -152,5 +152,5 @@ def test_random_work_in_two_clones_merges_with_no_conflict_loss_or_misrouting(op
         FIGURES["examples"] += 1
         FIGURES["operations"] += model.operations
         FIGURES["merges"] += model.merges + 2
-    if os.environ.get("ROOMS_GIT_FIGURES"):
-        Path(os.environ["ROOMS_GIT_FIGURES"]).write_text(repr(FIGURES))
+    if os.environ.get("GIT_PROPS_FIGURES"):
+        Path(os.environ["GIT_PROPS_FIGURES"]).write_text(repr(FIGURES))

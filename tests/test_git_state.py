@@ -167,3 +167,23 @@ def test_doctor_reports_one_spawn_alias_chosen_in_two_clones(tmp_path):
     merge_both_ways(a, b)
     found = _findings(a, "spawn")
     assert len(found) == 1 and "api-work" in found[0]["message"] and "2 spawns" in found[0]["message"]
+
+
+def test_a_task_claimed_in_three_clones_merges_and_doctor_names_the_double_claim(tmp_path):
+    world = GitClones(tmp_path)
+    first = world.clone("first")
+    task = first.rooms("task", "add", "Shared", "--lane", "reviewer", "--done", "x")["id"]
+    first.sync()
+    clones = [world.clone(n) for n in ("a", "b", "c")]
+    for i, clone in enumerate(clones):
+        clone.rooms("task", "claim", task, as_=f"worker{i}", now=f"2026-11-21T10:0{i}:00Z")
+        clone.rooms("task", "add", f"Own task {clone.name}", "--lane", "reviewer", "--done", "x")
+    for clone in clones:
+        clone.sync()
+    for clone in clones:
+        clone.pull()
+        titles = sorted(t["title"] for lane in clone.rooms("board")["lanes"] for t in lane["tasks"])
+        assert titles == ["Own task a", "Own task b", "Own task c", "Shared"]
+        board = [f for f in _findings(clone, "board") if task in f["message"]]
+        assert board, "the double claim is not reported"
+    world.assert_no_conflicts()
