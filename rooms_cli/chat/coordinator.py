@@ -21,9 +21,10 @@ from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
 from rooms_cli.chat.addressing import Addressing, parse
 from rooms_cli.chat.context import build_prompt, read_snapshot
-from rooms_cli.chat.rooms import RoomState, load_room
+from rooms_cli.chat.rooms import RoomState, admit_new_agents, load_room
 from rooms_cli.chat.transcript import Message, append_message, make_message
-from rooms_cli.errors import Conflict, LockBusy, RoomsError
+from rooms_cli.context import DEFAULT_ROOM
+from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
 from rooms_cli.store.rand import rng
 
 FLOOR_TIMEOUT = 600.0  # seconds a second `rooms chat` waits for the floor before giving up (exit 3)
@@ -172,6 +173,32 @@ def explain(project, config, room: str, text: str) -> dict:
     return {"room": room, **act.to_json(), "addressing": addressing.to_json(),
             "budget": {"remaining": state.budget_remaining, "total": state.budget_total},
             "quiet": [a for a in state.roster if a in agents and agents[a].quiet], "notes": notes}
+
+
+class EmptyRoom(InvalidInput):
+    """A chat in a room whose roster is empty: nothing is posted."""
+
+
+class NotInRoom(InvalidInput):
+    """A message addressed only to agents that exist but are not in the room: nothing is posted, and
+    nobody else is prompted in their place. Interactive mode offers to invite them."""
+
+    def __init__(self, agents: list[str], room: str):
+        names = ", ".join(agents)
+        verb = "is" if len(agents) == 1 else "are"
+        invite = " && ".join(f"rooms room invite {a} --room {room}" for a in agents)
+        super().__init__(f"{names} {verb} not in room {room!r}, so nobody was asked and nothing was posted; "
+                         f"invite {'it' if len(agents) == 1 else 'them'} first ({invite}, or /invite) and send again",
+                         code="not_in_room", data={"agents": list(agents), "room": room})
+        self.agents = list(agents)
+
+
+def nobody_prompted(act: Activation) -> str:
+    """Why an activation left nobody to prompt, in one note."""
+    if not act.filtered:
+        return "nobody was prompted: no agent in this room has a definition"
+    reasons = "; ".join(f"{agent}: {why}" for agent, why in act.filtered.items())
+    return f"nobody was prompted ({reasons})"
 
 
 def _mention_notes(addressing: Addressing) -> list[str]:
@@ -394,10 +421,19 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
 
     state = live_room(project, room)
     result = TurnResult(room=room, message=None, mode="open")
+    joined = admit_new_agents(project, room) if room == DEFAULT_ROOM else []
+    if joined:
+        state = live_room(project, room)
+        result.notes.append(f"{', '.join(joined)} joined the room (defined after it was made)")
+    if not state.roster:
+        raise EmptyRoom(f"room {room!r} has no agents, so nobody can answer; invite one first: "
+                        f"rooms room invite AGENT --room {room} (or /invite AGENT)", code="empty_room")
     agents = roster_agents(project, state, result.notes)
     known = agent_ids(project)
     from_person = speaker not in known
     addressing = parse(text, state.roster, known, from_person=from_person)
+    if from_person and addressing.mode == "open" and addressing.outside:
+        raise NotInRoom(addressing.outside, room)
     if not from_person:
         addressing.targets = [t for t in addressing.targets if t != speaker]
         addressing.mode = "direct" if addressing.targets else "open"
@@ -414,6 +450,8 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
         act.eligible = []
         result.notes.append(f"{speaker} is an agent: its message prompts only the agents it @-mentions")
     result.eligible = act.eligible
+    if not act.eligible and (from_person or addressing.mode != "open"):
+        result.notes.append(nobody_prompted(act))
     turn = Turn(project, config, state, agents, result, on_event)
     for note in result.notes:
         turn.emit("note", text=note)

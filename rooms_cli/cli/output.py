@@ -88,14 +88,18 @@ def warn(text: str) -> None:
     print(f"warning: {text}", file=sys.stderr)
 
 
+def error_line(text: str) -> None:
+    """One line on stderr that is an error but not the command's end (a failed step of several)."""
+    print("error: " + " ".join(text.split()), file=sys.stderr)
+
+
 def print_error(err, as_json: bool) -> None:
     """Print a RoomsError as one sentence (or a JSON error on stderr).
 
     A message that spans lines (a parser's error quoted whole) is folded onto one line, so that an
     error is always exactly one line a script can read.
     """
-    if "\n" in err.message:
-        err.message = " ".join(part.strip() for part in err.message.splitlines() if part.strip())
+    err.fold()
     if as_json:
         sys.stderr.write(json.dumps(err.to_json(), ensure_ascii=False) + "\n")
     else:

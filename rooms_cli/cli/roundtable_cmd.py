@@ -7,12 +7,16 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.options import DirOpt, JsonOpt, finite_number
 
 roundtable_app = typer.Typer(
     help="Conversations among a few agents, turn by turn, in a format.\n\n"
     "Example: rooms roundtable run standup --topic 'launch week'",
     no_args_is_help=True,
+)
+schedule_app = typer.Typer(
+    help="The daily schedule of roundtables (.rooms.yaml → schedule:) and the cron line that runs it.\n\n"
+    "Example: rooms schedule && rooms schedule crontab",
 )
 memory_app = typer.Typer(
     help="Lessons agents learned in conversations (.rooms/memories/<agent>.jsonl).\n\nExample: rooms memory list analyst",
@@ -27,12 +31,12 @@ ParticipantsOpt = Annotated[
 RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
 MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=20, help="Cap on each turn, cut at a word.")]
-PaceOpt = Annotated[float, typer.Option("--pace", min=0, help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
+PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number(minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
 
 
 def register(app: typer.Typer) -> None:
     app.add_typer(roundtable_app, name="roundtable")
-    app.command("schedule")(schedule_cmd)
+    app.add_typer(schedule_app, name="schedule")
     app.add_typer(memory_app, name="memory")
 
 
@@ -140,11 +144,40 @@ def queue_cmd(
     output.say(f"Queued {item.id} ({format}); `rooms tick` will run it.")
 
 
-def schedule_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
-    """Show today's schedule slots (UTC): next fire time, and whether today's roll ran, won or lost.
+@schedule_app.callback(invoke_without_command=True)
+def schedule_cmd(ctx: typer.Context, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Show today's schedule slots (UTC): next fire time, whether today's roll won or lost, and what
+    became of the roundtable it queued (retrying, failed).
 
     Example: rooms schedule --json
     """
+    if ctx.invoked_subcommand is not None:
+        return
+    _show_schedule(dir, json_)
+
+
+@schedule_app.command("crontab")
+def crontab_cmd(
+    every: Annotated[int, typer.Option("--every", min=1, max=59, help="Minutes between ticks.")] = 5,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Print a crontab line that runs `rooms tick` for this project (absolute paths; logs to .rooms/run/tick.log).
+
+    Install it with: (crontab -l 2>/dev/null; rooms schedule crontab) | crontab -
+
+    Example: rooms schedule crontab --every 10
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.tick import crontab_line
+
+    line = crontab_line(Context.open(dir).project, every=every)
+    if json_:
+        output.print_json({"line": line})
+        return
+    output.say(line)
+
+
+def _show_schedule(dir, json_: bool) -> None:
     from rooms_cli.context import Context
     from rooms_cli.roundtable.schedule import today_status
     from rooms_cli.store.clock import now
@@ -163,9 +196,18 @@ def schedule_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
             today = ", ".join(f"{n} {st}" for st, n in Counter(t["status"] for t in row["today"]).items())
         else:
-            today = ", ".join(f"{t['at'][11:16]} {t['status']}" for t in row["today"]) or "not today"
+            today = ", ".join(f"{t['at'][11:16]} {t['status']}{_run_note(t)}" for t in row["today"]) or "not today"
         output.say(f"{row['name']:<22} {row['when']:<18} {row['format']:<14} p={row['probability']:<4g} "
                    f"today: {today:<18} next: {row['next'] or 'never'}")
+
+
+def _run_note(occurrence: dict) -> str:
+    run = occurrence.get("run") or {}
+    if run.get("status") == "retrying":
+        return f" (failed {run['attempts']}×, retry after {run['retry_after']}: {run['error']})"
+    if run.get("status") == "failed":
+        return f" (failed after {run['attempts']} attempts: {run['error']})"
+    return ""
 
 
 @memory_app.command("list")

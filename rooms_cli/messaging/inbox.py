@@ -197,6 +197,39 @@ def take_unread(project: Project, agent: str) -> list[InboxMessage]:
     return messages
 
 
+@dataclass
+class InboxView:
+    """What `rooms inbox` shows: the messages, which were unread, and whether they are now marked read."""
+
+    agent: str
+    messages: list[InboxMessage]
+    unread_ids: set[str]  # before this read: the messages that were unread
+    marked_read: bool
+
+    @property
+    def fresh(self) -> int:
+        """How many of the inbox's messages were unread."""
+        return len(self.unread_ids)
+
+    def unread(self, message: InboxMessage) -> bool:
+        return message.id in self.unread_ids
+
+    def to_json(self) -> dict:
+        return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read,
+                "messages": [{**m.to_json(), "ref": m.ref or str(m.n), "read": not self.unread(m)} for m in self.messages]}
+
+
+def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek: bool = False) -> InboxView:
+    """`agent`'s inbox (or only its unread messages), the unread ones marked read unless `peek`."""
+    marks = read_marks(project, agent)
+    everything = read_inbox(project, agent)
+    fresh = [m for m in everything if not marks.covers(m)]
+    if fresh and not peek:
+        mark_read(project, agent, fresh)
+    return InboxView(agent=agent, messages=fresh if unread_only else everything, unread_ids={m.id for m in fresh},
+                     marked_read=bool(fresh) and not peek)
+
+
 def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:
     """A message of `agent`'s inbox by number (`3`, `#3`) or by any unique prefix of its id.
 

@@ -66,8 +66,12 @@ def send_message(
     number = original.n if original is not None else None
     result = SendResult(sender=sender, kind=kind, reply_to=number, reply_to_id=original.id if original else None,
                         unknown=[r for r in recipients if r not in known])
+    from rooms_cli.messaging.wake import asleep_on_arrival
+
     for recipient in recipients:
-        result.delivered.append(deliver(project, recipient, sender, text, kind=kind, reply_to=number, meta=meta))
+        # a message that waits while wake is off never wakes its recipient later (messaging/wake.py)
+        stamp = {"wake": False} if asleep_on_arrival(project, config, recipient) else {}
+        result.delivered.append(deliver(project, recipient, sender, text, kind=kind, reply_to=number, meta=meta | stamp))
     mark_announced(project, sender)
     touch(project, sender)
     return result

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import atomic, jsonl
+from rooms_cli.store import atomic, eventlog, jsonl
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id, validate_name
 from rooms_cli.store.locks import locked
@@ -56,8 +56,8 @@ def read_status(project: Project, agent: str) -> dict:
         records.insert(0, old)
     state: dict = {"agent": agent}
     # time order (the latest status wins); a clone's own records of one instant keep their order by seq
-    records = jsonl.seq_order(records)
-    for record in sorted(records, key=lambda r: r.get("ts") if isinstance(r.get("ts"), str) else ""):
+    records = eventlog.ordered(records)
+    for record in sorted(records, key=lambda r: jsonl.order_key(r)[0]):
         if isinstance(record.get("status"), str):
             state["status"], state["updated"] = record["status"], record.get("ts")
         if record.get("announced") and not state.get("announced"):
@@ -66,7 +66,7 @@ def read_status(project: Project, agent: str) -> dict:
 
 
 def _append_status(project: Project, agent: str, fields: dict) -> dict:
-    jsonl.append_sequenced(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
+    eventlog.append(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
     return read_status(project, agent)
 
 
@@ -89,7 +89,7 @@ def mark_announced(project: Project, agent: str) -> None:
         return
     with locked(path):
         if not read_status(project, agent).get("announced"):
-            jsonl.append_sequenced(path, [{"id": new_id("st"), "ts": now_iso(), "announced": now_iso()}], lock=False)
+            eventlog.append(path, [{"id": new_id("st"), "ts": now_iso(), "announced": now_iso()}], lock=False)
 
 
 def has_announced(project: Project, agent: str) -> bool:

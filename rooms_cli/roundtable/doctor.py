@@ -1,26 +1,48 @@
-"""The roundtable part's checks for `rooms doctor`: a scheduled occurrence that ran in two clones.
+"""The roundtable checks for `rooms doctor`: the schedule parses, queued roundtables that failed, and a
+scheduled occurrence that ran in two clones.
 
 Two clones whose `rooms tick` both fired one slot occurrence offline each ran it; after the merge
-the queue holds both items (the second, if it had not run, is dropped as a duplicate by the replay).
+the queue holds both items (the second, if it had not run, is replayed as a duplicate and not run).
 A double run cannot be undone, only avoided: run the schedule from one clone.
 """
 
 from __future__ import annotations
 
+from rooms_cli.errors import RoomsError
+
 
 def check(project, config) -> list:
     from rooms_cli.doctor import Finding
-    from rooms_cli.roundtable.queue import list_items, queue_path
+    from rooms_cli.roundtable import queue, schedule
 
+    findings = []
+    try:
+        schedule.load_slots(config)
+    except RoomsError as err:
+        findings.append(Finding("error", "schedule", err.message, "fix the slot named in the message", ".rooms.yaml"))
+    rel = project.relative(queue.queue_path(project))
+    items = queue.list_items(project)
+    for item in items:
+        if item.duplicate_of:
+            continue  # resolved by the replay: never run
+        if item.status == "failed":
+            findings.append(Finding("warning", "roundtable", f"roundtable {item.id} ({item.request.format}) failed after "
+                                    f"{item.attempts} attempts: {item.error}",
+                                    f"fix the cause, then queue it again: rooms roundtable queue {item.request.format}", rel))
+        elif item.status == "pending" and item.not_before:
+            findings.append(Finding("warning", "roundtable", f"roundtable {item.id} ({item.request.format}) failed "
+                                    f"attempt {item.attempts}/{queue.MAX_ATTEMPTS} ({item.error}); "
+                                    f"a tick retries it after {item.not_before}",
+                                    "fix the cause (often a provider that is down: rooms models test AGENT)", rel))
     by_key: dict[str, list] = {}
-    for item in list_items(project):
+    for item in items:
         if item.key is not None and (item.status in ("running", "done") or item.attempts):
             by_key.setdefault(item.key, []).append(item)
-    rel = project.relative(queue_path(project))
-    return [
+    findings.extend(
         Finding("warning", "schedule",
-                f"scheduled roundtable {key} ran {len(items)} times ({', '.join(i.id for i in items)}): "
+                f"scheduled roundtable {key} ran {len(runs)} times ({', '.join(i.id for i in runs)}): "
                 f"rooms tick fired it in more than one clone before they merged",
                 "keep both transcripts (nothing is lost); to avoid it, run `rooms tick` (cron) in one clone only", rel)
-        for key, items in sorted(by_key.items()) if len(items) > 1
-    ]
+        for key, runs in sorted(by_key.items()) if len(runs) > 1
+    )
+    return findings

@@ -111,9 +111,9 @@ def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: st
     for turn in history[-HISTORY_TURNS:]:
         role = "assistant" if turn["speaker"] == agent.id else "user"
         messages.append(Message(role, f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
-    # the history is in the messages above; the cue names only the topic (stopwords aside), which is
-    # also what the offline model, reading the last message alone, keys its reply on
-    cue = f"{topic} — over to you." if history else f"{topic} — you open the {fmt.name}."
+    # the history is in the messages above and the format in the system prompt; the cue names only the
+    # topic, which is also what the offline model, reading the last message alone, keys its reply on
+    cue = f"{topic} — over to you." if history else f"{topic} — you open."
     messages.append(Message("user", cue))
     return messages
 
@@ -174,7 +174,7 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
     total = speakers.draw_turns(fmt, chance, request.turns)
     topic = (request.topic or "").strip() or DEFAULT_TOPIC
     rt_id = roundtable_id or new_id("rt")
-    room = request.room or f"roundtable-{fmt.name}-{rt_id[-6:].lower()}"
+    room = request.room or own_room(fmt.name, rt_id)
     create_room(project, room, agents=participants, exist_ok=request.room is not None)
     result = RoundtableResult(rt_id, fmt.name, topic, room, participants, total)
     meta = {"roundtable": rt_id}
@@ -194,7 +194,8 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                 pick = speakers.Pick(speakers.first_speaker(fmt, participants, leader, chance), {})
             else:
                 pick = speakers.select_next_speaker(
-                    participants, last, spoken, lambda a, b: agents[a].affinity.get(b, 0.0), chance
+                    participants, last, spoken, lambda a, b: agents[a].affinity.get(b, 0.0), chance,
+                    turns_left=total - n + 1,
                 )
             messages = turn_messages(project, config, agents[pick.speaker], fmt, topic, history, names, n, total,
                                      request.max_chars)
@@ -234,6 +235,11 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
         append_message(project, room, "rooms", f"{fmt.name} {result.status}: {said} turns",
                        kind="roundtable", meta={**meta, "event": "end", "status": result.status})
     return result
+
+
+def own_room(format_name: str, roundtable_id: str) -> str:
+    """The room a roundtable writes into when none is asked for."""
+    return f"roundtable-{format_name}-{roundtable_id[-6:].lower()}"
 
 
 async def extract_lessons(project: Project, config, providers: _Providers, fmt: Format, topic: str,

@@ -3,7 +3,7 @@
     {"op": "enqueue",   "id": "q-…", "ts", "request": {…}, "by": "cli|schedule", "key": "slot@date"?}
     {"op": "claim",     "id", "ts", "runner": {"host", "pid", "started"}, "lease_until", "attempt"}
     {"op": "heartbeat", "id", "ts", "lease_until"}
-    {"op": "requeue",   "id", "ts", "reason"}
+    {"op": "requeue",   "id", "ts", "reason", "not_before"?}
     {"op": "done",      "id", "ts", "roundtable": "rt-…", "room"}
     {"op": "failed",    "id", "ts", "error"}
 
@@ -12,8 +12,13 @@ the queue's lock (read, check pending, append the claim), so two ticks never run
 running item whose runner is gone — its process no longer exists on this host, or its lease (renewed
 after every turn) lapsed — goes back to pending; after MAX_ATTEMPTS runners died it is failed.
 
+A roundtable that fails (its provider is down, a participant is gone…) is retried by a later tick:
+it goes back to pending with `not_before` = now + RETRY_BACKOFF[attempt] (5 min, then 20 min), and
+after MAX_ATTEMPTS failed attempts it is failed for good. `rooms roundtable queue`, `rooms schedule`
+and `rooms doctor` show both.
+
 In git, the queue merges like every log (union) and is replayed in Lamport order (each line carries
-`seq`, one more than the highest in the file when it was appended: `store.jsonl.seq_order`), so one
+`seq`, one more than the highest in the file when it was appended: `store.eventlog`), so one
 clone's lines keep their order whatever its clock did, and both merge directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
 `key`) hold two items after the merge: the later one, if still pending, is replayed as failed
 ("duplicate of q-…"), so the roundtable is not run a second time; one that already ran in its clone
@@ -29,7 +34,7 @@ from dataclasses import dataclass, field
 
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
-from rooms_cli.store import jsonl
+from rooms_cli.store import eventlog, jsonl
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
 from rooms_cli.store.ids import new_id, resolve_prefix
 from rooms_cli.store.locks import locked
@@ -37,6 +42,7 @@ from rooms_cli.store.paths import Project
 
 LEASE_SECONDS = 15 * 60
 MAX_ATTEMPTS = 3
+RETRY_BACKOFF = (5 * 60, 20 * 60)  # seconds to wait after the 1st, 2nd… failed attempt
 STATUSES = ("pending", "running", "done", "failed")
 
 
@@ -58,6 +64,8 @@ class QueueItem:
     roundtable: str | None = None
     room: str | None = None
     error: str | None = None
+    not_before: str | None = None  # a failed attempt waits for its backoff before the next claim
+    duplicate_of: str | None = None  # the item enqueued first under the same key in another clone
     history: list[str] = field(default_factory=list)  # requeue reasons
 
     def to_json(self) -> dict:
@@ -65,7 +73,7 @@ class QueueItem:
             "id": self.id, "status": self.status, "format": self.request.format, "request": self.request.to_json(),
             "enqueued": self.enqueued, "by": self.by, "attempts": self.attempts,
         }
-        for name in ("key", "runner", "lease_until", "roundtable", "room", "error"):
+        for name in ("key", "runner", "lease_until", "roundtable", "room", "error", "not_before", "duplicate_of"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.history:
@@ -79,7 +87,7 @@ _warned: set[str] = set()
 def replay(records: list[dict]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
-    for rec in jsonl.seq_order(records):
+    for rec in eventlog.ordered(records):
         try:
             _apply(items, rec)
         except (TypeError, ValueError, InvalidInput):
@@ -94,7 +102,8 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
             continue
         first = first_by_key.setdefault(item.key, item.id)
         if first != item.id and item.status == "pending" and not item.attempts:
-            item.status, item.error = "failed", f"duplicate of {first} ({item.key} was enqueued in two clones)"
+            item.status, item.duplicate_of = "failed", first
+            item.error = f"duplicate of {first} ({item.key} was enqueued in two clones)"
     return items
 
 
@@ -118,6 +127,8 @@ def _apply_op(item: QueueItem, op, rec: dict) -> None:
         item.lease_until = rec.get("lease_until")
     elif op == "requeue":
         item.status, item.runner, item.lease_until = "pending", None, None
+        item.not_before = rec.get("not_before")
+        item.error = rec.get("error", item.error)
         item.history.append(str(rec.get("reason", "")))
     elif op == "done":
         item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
@@ -149,7 +160,7 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
         rec: dict = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
         if key is not None:
             rec["key"] = key
-        jsonl.append_sequenced(path, [rec], lock=False)
+        eventlog.append(path, [rec], lock=False)
     return replay([rec])[item_id], True
 
 
@@ -206,22 +217,28 @@ def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[Queue
             else:
                 records.append({"op": "requeue", "id": item.id, "ts": now_iso(), "reason": reason})
             recovered.append((item, reason))
-        jsonl.append_sequenced(path, records, lock=False)
+        eventlog.append(path, records, lock=False)
     return recovered
+
+
+def ready(item: QueueItem, moment) -> bool:
+    """A pending item may be claimed once its retry backoff (if any) has passed."""
+    return not item.not_before or parse_time(item.not_before) <= moment
 
 
 def claim_next(project: Project) -> QueueItem | None:
     """Claim the oldest pending item for this process, or None when nothing is pending."""
     path = queue_path(project)
     with locked(path, what="the roundtable queue"):
-        pending = [i for i in replay(jsonl.read(path)).values() if i.status == "pending"]
+        moment = now()
+        pending = [i for i in replay(jsonl.read(path)).values() if i.status == "pending" and ready(i, moment)]
         if not pending:
             return None
         item = pending[0]
         item.status, item.runner, item.attempts = "running", this_runner(), item.attempts + 1
         item.lease_until = iso(add_seconds(now(), LEASE_SECONDS))
-        jsonl.append_sequenced(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
-                                       "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
+        eventlog.append(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
+                               "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
     return item
 
 
@@ -234,7 +251,7 @@ def _finish(project: Project, item: QueueItem, record: dict) -> None:
             raise NotFound(f"queue item {item.id} vanished from {project.relative(path)}")
         if current.status != "running" or current.runner != item.runner:
             return
-        jsonl.append_sequenced(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
+        eventlog.append(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
 
 
 def renew(project: Project, item: QueueItem) -> None:
@@ -250,8 +267,23 @@ def mark_done(project: Project, item: QueueItem, roundtable: str, room: str) -> 
     _finish(project, item, {"op": "done", "roundtable": roundtable, "room": room})
 
 
-def mark_failed(project: Project, item: QueueItem, error: str, roundtable: str | None = None) -> None:
-    record = {"op": "failed", "error": error}
+def mark_failed(project: Project, item: QueueItem, error: str, roundtable: str | None = None, *,
+                retry: bool = True) -> str | None:
+    """Record a failed attempt: back to pending after its backoff, or failed after MAX_ATTEMPTS (at
+    once with `retry=False`: a request that cannot run as asked fails the same way every time).
+
+    Returns when the next attempt may run (an ISO time), or None when the item gave up.
+    """
+    record: dict = {"op": "failed", "error": error}
+    retry_at = None
+    if retry and item.attempts < MAX_ATTEMPTS:
+        wait = RETRY_BACKOFF[min(item.attempts, len(RETRY_BACKOFF)) - 1]
+        retry_at = iso(add_seconds(now(), wait))
+        record = {"op": "requeue", "reason": f"attempt {item.attempts} failed: {error}", "error": error,
+                  "not_before": retry_at}
+    elif retry:
+        record["error"] = f"{error} (gave up after {item.attempts} attempts)"
     if roundtable:
         record["roundtable"] = roundtable
     _finish(project, item, record)
+    return retry_at

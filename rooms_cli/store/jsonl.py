@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -227,51 +226,6 @@ def in_order(records: list[dict]) -> list[dict]:
 def read_ordered(path: Path) -> list[dict]:
     """`read` in time/id order."""
     return in_order(read(path))
-
-
-# Lamport order, for logs whose replay needs each clone's own order kept (one clone's clock may go
-# back, or be frozen): every record appended gets `seq`, one more than the highest seq in the file
-# (a record of an older version, which has none, counts its line number). One clone's records then
-# keep their written order, and two clones' records merged by git sort the same in both directions.
-_SEQ_RE = re.compile(rb'"seq": (\d+)')
-
-
-def next_seq(path: Path) -> int:
-    """One more than the highest `seq` in the log (records without one count their line number)."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        return 0
-    highest = max((int(m.group(1)) for m in _SEQ_RE.finditer(data)), default=-1)
-    return max(highest + 1, data.count(b"\n"))
-
-
-def append_sequenced(path: Path, records: Iterable[dict], *, lock: bool = True, timeout: float | None = None) -> list[dict]:
-    """Append records stamped with the next `seq` numbers; return them as written."""
-    path = Path(path)
-
-    def stamp() -> list[dict]:
-        seq = next_seq(path)
-        stamped = [{**r, "seq": seq + i} for i, r in enumerate(records)]
-        append_many(path, stamped, lock=False)
-        return stamped
-
-    if lock:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(path, timeout):
-            return stamp()
-    return stamp()
-
-
-def seq_of(record: dict, position: int) -> int:
-    seq = record.get("seq")
-    return seq if isinstance(seq, int) and not isinstance(seq, bool) else position
-
-
-def seq_order(records: list[dict]) -> list[dict]:
-    """`records` by (seq, time, id): causal within a clone, the same in both merge directions."""
-    keyed = sorted(enumerate(records), key=lambda pair: (seq_of(pair[1], pair[0]), *order_key(pair[1]), pair[0]))
-    return [record for _, record in keyed]
 
 
 def tail(path: Path, count: int) -> list[dict]:

@@ -85,6 +85,18 @@ def find_project(start: Path | None = None, explicit: str | os.PathLike | None =
     return None
 
 
+def enclosing_project(target: Path) -> Project | None:
+    """The project whose `.rooms/` a directory already lies under (its own `.rooms/` aside), or None."""
+    target = Path(target).absolute()
+    if target.name == ROOMS:
+        target = target.parent
+    for candidate in target.parents:
+        found = _as_project(candidate)
+        if found:
+            return found
+    return None
+
+
 def open_project(explicit: str | os.PathLike | None = None, start: Path | None = None) -> Project:
     """The project to act on, or NotInitialized with the fix in the message."""
     project = find_project(start, explicit)
@@ -113,7 +125,8 @@ def init_project(target: Path) -> tuple[Project, list[str]]:
         if not p.exists():
             atomic.write_text(p, content)
             created.append(f"{ROOMS}/{name}")
-    for sub in ("agents", "rooms", "chat", "deliberations", "groups", "inbox", "spawns", "roundtables", "memories", "schedule"):
+    for sub in ("agents", "rooms", "chat", "deliberations", "groups", "inbox", "spawns", "roundtables", "memories", "schedule",
+                "run"):  # run/: local-only files (git-ignored), such as the tick log the crontab line writes
         d = rooms_dir / sub
         if not d.exists():
             d.mkdir()
