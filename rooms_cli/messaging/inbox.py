@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rooms_cli.store import jsonl
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -75,7 +75,7 @@ class InboxMessage:
 
 
 def inbox_path(project: Project, agent: str):
-    return project.path("inbox", validate_name(agent, "agent id") + ".jsonl")
+    return layout.inbox_file(project, agent)
 
 
 def deliver(
@@ -137,7 +137,7 @@ def short_id(full: str, ids: list[str]) -> str:
 
 
 def read_state_path(project: Project, agent: str):
-    return project.path("inbox", "read", validate_name(agent, "agent id") + ".jsonl")
+    return layout.inbox_read_file(project, agent)
 
 
 @dataclass
@@ -260,7 +260,7 @@ def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:
 
 def inbox_owners(project: Project) -> list[str]:
     """Agents that have an inbox file."""
-    folder = project.path("inbox")
+    folder = layout.inbox_dir(project)
     if not folder.is_dir():
         return []
     return sorted(p.stem for p in folder.glob("*.jsonl") if p.is_file())

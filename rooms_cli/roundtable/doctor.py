@@ -9,10 +9,10 @@ A double run cannot be undone, only avoided: run the schedule from one clone.
 from __future__ import annotations
 
 from rooms_cli.errors import RoomsError
+from rooms_cli.findings import Finding
 
 
-def check(project, config) -> list:
-    from rooms_cli.doctor import Finding
+def check(project, config) -> list[Finding]:
     from rooms_cli.roundtable import queue, schedule
 
     findings = []

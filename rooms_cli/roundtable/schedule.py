@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from rooms_cli.errors import InvalidData
-from rooms_cli.store import atomic, jsonl
+from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
@@ -280,11 +280,11 @@ class ScheduleState:
 
 def state_path(project: Project):
     """The log of fired occurrences (also the lock ticks take)."""
-    return project.path("schedule", "fired.jsonl")
+    return layout.schedule_fired_log(project)
 
 
 def legacy_state_path(project: Project):
-    return project.path("schedule", "state.json")
+    return layout.schedule_state_file(project)
 
 
 def read_state(project: Project) -> ScheduleState:
