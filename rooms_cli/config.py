@@ -141,7 +141,7 @@ def validate_provider(name: str, spec: object, where: str) -> None:
             f"{where}: key '{key}.api_key' would put a secret in the repository; "
             f"use api_key_env: NAME_OF_ENV_VAR (or api_key_file: a path outside the repo)"
         )
-    for sub in ("base_url", "api_key_env", "api_key_file", "anthropic_version", "model"):
+    for sub in ("base_url", "api_key_env", "api_key_file", "auth_token_env", "anthropic_version", "model"):
         if sub in spec and not isinstance(spec[sub], str):
             raise InvalidData(f"{where}: key '{key}.{sub}' must be a string")
     for sub in ("timeout", "connect_timeout", "retry_backoff", "max_retry_wait"):

@@ -224,7 +224,9 @@ def test_rename_move_and_dissolve_persist_across_processes(project_dir, rooms):
     assert rooms("group", "status", "rev").exit_code == 1
     assert rooms("group", "dissolve", "oncall").exit_code == 0
     assert [g["name"] for g in rooms("group", "list", "--json").json()] == ["reviewers"]
-    assert not list((project_dir / ".rooms" / "groups").glob("oncall*"))
+    tombstone = [json.loads(line) for line in (project_dir / ".rooms" / "groups" / "oncall.jsonl").read_text().splitlines()]
+    assert tombstone[-1]["ev"] == "dissolved"  # kept so that a clone appending to it still merges in git
+    assert rooms("group", "status", "oncall").exit_code == 1
     taken = rooms("group", "rename", "reviewers", "reviewers", "--json")
     assert taken.exit_code == 3
 

@@ -92,8 +92,9 @@ VALID: dict[str, list[str]] = {
     "status set": ["busy with the docs"],
     "hook claude-code stop": ["--timeout", "1s"],
     "hook claude-code prompt": [],
+    "hook claude-code session-start": [],
 }
-STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}"}
+STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}"}
 
 # Commands whose flow needs something set up first; the function returns the placeholders.
 NEEDS_LEASE = {"task renew", "task release", "task done"}

@@ -195,3 +195,90 @@ def test_messages_are_merged_so_roles_alternate():
     assert system == "a\n\nb"
     assert turns == [{"role": "user", "content": "u1\n\nu2"}, {"role": "assistant", "content": "r1"},
                      {"role": "user", "content": "u3"}]
+
+
+# -- Anthropic-compatible gateways: ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN, the reply budget ------------
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def builtin(**spec) -> AnthropicProvider:
+    return AnthropicProvider("anthropic", {"type": "anthropic", "retry_backoff": 0.01, **spec})
+
+
+def test_a_local_anthropic_base_url_works_without_a_key(server, clean_env):
+    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    assert builtin().complete(MESSAGES, model="local").text == "We decided to ship on Friday."
+    req = server.requests[0]
+    assert req.path == "/v1/messages"
+    assert "x-api-key" not in req.headers and "authorization" not in req.headers
+
+
+def test_anthropic_auth_token_is_sent_as_a_bearer_token(server, clean_env):
+    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    clean_env.setenv("ANTHROPIC_AUTH_TOKEN", SECRET)
+    builtin().complete(MESSAGES, model="m")
+    req = server.requests[0]
+    assert req.headers["authorization"] == f"Bearer {SECRET}"
+    assert "x-api-key" not in req.headers
+
+
+def test_a_gateway_gets_the_key_the_environment_pairs_with_it(server, clean_env):
+    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url + "/v1")
+    clean_env.setenv("ANTHROPIC_API_KEY", SECRET)
+    builtin().complete(MESSAGES, model="m")
+    assert server.requests[0].headers["x-api-key"] == SECRET and server.requests[0].path == "/v1/messages"
+
+
+def test_anthropics_own_api_accepts_an_auth_token_instead_of_a_key(clean_env):
+    clean_env.setenv("ANTHROPIC_AUTH_TOKEN", SECRET)
+    call = builtin()._call(MESSAGES, "claude-sonnet-4-5", None, None, stream=False)
+    assert call.endpoint == "https://api.anthropic.com/v1/messages"
+    assert call.headers["Authorization"] == f"Bearer {SECRET}" and SECRET in call.secrets
+
+
+def test_a_configured_base_url_gets_only_the_token_it_names(server, clean_env):
+    clean_env.setenv("ANTHROPIC_AUTH_TOKEN", "not-for-this-url")
+    clean_env.setenv("GATEWAY_TOKEN", SECRET)
+    AnthropicProvider("gw", {"type": "anthropic", "base_url": server.base_url}).complete(MESSAGES, model="m")
+    assert "authorization" not in server.requests[0].headers
+    AnthropicProvider("gw", {"type": "anthropic", "base_url": server.base_url, "auth_token_env": "GATEWAY_TOKEN"}).complete(MESSAGES, model="m")
+    assert server.requests[1].headers["authorization"] == f"Bearer {SECRET}"
+
+
+def test_a_bearer_token_never_appears_in_errors(clean_env):
+    port = _closed_port()
+    clean_env.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}/{SECRET}")
+    clean_env.setenv("ANTHROPIC_AUTH_TOKEN", SECRET)
+    with pytest.raises(ProviderError) as err:
+        builtin(max_retries=0).complete(MESSAGES, model="m")
+    assert SECRET not in str(err.value)
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("window, expected", [(8192, 512), (2048, 128), (512, 64), (200_000, 4096)])
+def test_the_default_reply_budget_follows_the_agents_context_window(server, key, window, expected):
+    from rooms_cli.agents import Agent
+
+    agent = Agent(id="scribe", directive="You write.", context_window=window)
+    provider(server).complete(MESSAGES, model="m", agent=agent)
+    assert server.requests[0].json["max_tokens"] == expected
+
+
+def test_the_reply_budget_of_the_caller_or_the_spec_wins_over_the_window(server, key):
+    from rooms_cli.agents import Agent
+
+    agent = Agent(id="scribe", directive="You write.", context_window=8192)
+    provider(server).complete(MESSAGES, model="m", agent=agent, max_tokens=77)
+    provider(server, max_tokens=99).complete(MESSAGES, model="m", agent=agent)
+    assert [r.json["max_tokens"] for r in server.requests] == [77, 99]

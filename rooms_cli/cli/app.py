@@ -12,10 +12,14 @@ from importlib import import_module
 
 import typer
 
-try:  # typer ≥ 0.2x vendors click as typer._click; older versions depend on click itself
-    import click
+# The click typer itself runs on: typer ≥ 0.2x vendors it as typer._click, older versions use click.
+# The vendored copy comes first even when a real click is installed too (the mcp extra brings one):
+# its exceptions are the ones typer raises, and catching the other click's would turn every usage
+# error into an "internal error".
+try:
+    from typer import _click as click
 except ImportError:  # pragma: no cover - depends on the installed typer
-    from typer import _click as click  # type: ignore[no-redef]
+    import click  # type: ignore[no-redef]
 from typer.core import TyperGroup
 
 from rooms_cli import __version__

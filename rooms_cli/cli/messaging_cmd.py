@@ -202,10 +202,23 @@ def attention_cmd(
     sys.stdout.write(render_attention(block) + "\n")
 
 
-def _hook_input() -> dict:
-    from rooms_cli.messaging.hooks import parse_payload
+def _run_hook(hook: str, dir, as_, answer) -> None:
+    """Read the hook's JSON, find the project (none: print nothing, never get in the session's way),
+    and print `answer(project, config, me, payload)` as one JSON line when there is one."""
+    from rooms_cli.context import Context
+    from rooms_cli.messaging.hooks import find_hook_project, hook_event, parse_payload
 
-    return parse_payload("" if sys.stdin.isatty() else sys.stdin.read())
+    payload = parse_payload("" if sys.stdin.isatty() else sys.stdin.read())
+    if hook_event(hook, payload) is None:
+        output.note(f"rooms: `hook claude-code {hook}` ignores a {payload.get('hook_event_name')} event")
+        return
+    project = find_hook_project(dir, payload)
+    if project is None:
+        return
+    ctx = Context(project=project, as_=as_)
+    result = answer(project, ctx.config, ctx.me, payload)
+    if result:
+        output.print_json_line(result)
 
 
 @claude_app.command("stop")
@@ -215,20 +228,15 @@ def claude_stop_cmd(
 ) -> None:
     """Claude Code Stop hook: block the stop while spawns run or messages are unread (JSON on stdout).
 
+    Wired as SubagentStop too, it lets a subagent finish: the session's messages are not its own.
+
     Example: rooms hook claude-code stop --timeout 9m < hook.json
     """
-    from rooms_cli.context import Context
-    from rooms_cli.messaging.hooks import claude_stop, find_hook_project
+    from rooms_cli.messaging.hooks import claude_stop
     from rooms_cli.store.clock import parse_duration
 
-    payload = _hook_input()
-    project = find_hook_project(dir, payload)
-    if project is None:
-        return  # not a rooms project: never get in the session's way
-    ctx = Context(project=project, as_=as_)
-    answer = claude_stop(project, ctx.config, ctx.me, payload, wait=parse_duration(timeout))
-    if answer:
-        output.print_json_line(answer)
+    wait = parse_duration(timeout)
+    _run_hook("stop", dir, as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=wait))
 
 
 @claude_app.command("prompt")
@@ -237,14 +245,19 @@ def claude_prompt_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
 
     Example: rooms hook claude-code prompt < hook.json
     """
-    from rooms_cli.context import Context
-    from rooms_cli.messaging.hooks import claude_prompt, find_hook_project
+    from rooms_cli.messaging.hooks import claude_prompt
 
-    payload = _hook_input()
-    project = find_hook_project(dir, payload)
-    if project is None:
-        return
-    ctx = Context(project=project, as_=as_)
-    answer = claude_prompt(project, ctx.config, ctx.me)
-    if answer:
-        output.print_json_line(answer)
+    _run_hook("prompt", dir, as_, claude_prompt)
+
+
+@claude_app.command("session-start")
+def claude_session_start_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
+    """Claude Code SessionStart hook: who you are, who else is here and what waits for you, as context.
+
+    Runs for every source (startup, resume, clear, compact).
+
+    Example: rooms hook claude-code session-start < hook.json
+    """
+    from rooms_cli.messaging.hooks import claude_session_start
+
+    _run_hook("session-start", dir, as_, claude_session_start)

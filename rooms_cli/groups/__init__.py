@@ -8,6 +8,7 @@
     reducers.py  concat, join_by_handle, last_wins, majority_vote, rank and custom reducers
     rank.py      the ballots of the `rank` reducer (each member ranks the others' anonymised replies)
     presets.py   groups.presets / overlays / groups.defaults
+    doctor.py    `rooms doctor` findings about merged clones (duplicate creations, double renames…)
     status.py    member states and the `▣ name [busy/total state]` label
     api.py       the public Python workflow API (re-exported by `rooms_cli`)
 """

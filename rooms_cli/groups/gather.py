@@ -221,7 +221,10 @@ class _Gathering:
             raise Conflict(f"group {self.name!r} was dissolved while gathering", code="broadcast_cancelled") from None
         if size != self._size:
             self._size = size
-            self.b = log.load(self.project, self.name).require(self.b.id)
+            group = log.load_optional(self.project, self.name)
+            if group is None:
+                raise Conflict(f"group {self.name!r} was dissolved while gathering", code="broadcast_cancelled")
+            self.b = group.require(self.b.id)
         return self.b
 
     def _first_ok(self, b: Broadcast) -> str | None:

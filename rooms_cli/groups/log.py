@@ -1,6 +1,7 @@
 """The append-only group log `.rooms/groups/<name>.jsonl`, replayed on every command.
 
-One event a line, each with `ev` and `ts`:
+One event a line, each with `ev`, `ts`, `eid` (a unique time-ordered id, `e-…`) and `seq` (a
+Lamport counter: one more than the highest seq in the file when it was appended):
 
     created        {name, gid, ephemeral}
     member_added   {handle, profile}
@@ -10,7 +11,13 @@ One event a line, each with `ev` and `ts`:
     dropped        {id, handle, text, reason}          a reply that came too late, never reduced
     gathered       {id, result: GroupResult JSON}
     cancelled      {id, by, reason}
-    renamed        {from, to}
+    renamed        {from, to}       in the new log (after a copy of the old one's events) and in the old log
+    dissolved      {by, seen}        seen: how many events the dissolving clone knew of
+
+The log is merged by git (`merge=union`), so two clones' events can interleave in any order in
+the file: replay sorts them by (seq, ts, eid) and drops duplicates (see `ordered`, `replay`).
+A renamed or dissolved group keeps its log with a tombstone event (deleting it would conflict with
+another clone that appends to it); a log whose group is gone is not listed.
 
 Nothing depends on a process staying alive: state is whatever the replay of these lines says.
 A torn last line (a crash mid-append) is skipped with a warning; the next append repairs it.
@@ -19,6 +26,7 @@ A torn last line (a crash mid-append) is skipped with a warning; the next append
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -27,7 +35,7 @@ from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import validate_name
+from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
 
@@ -47,11 +55,8 @@ def gather_lock_path(project: Project, name: str):
     return project.path("groups", validate_group_name(name) + ".gather")
 
 
-def exists(project: Project, name: str) -> bool:
-    return log_path(project, name).exists()
-
-
 def read_events(project: Project, name: str) -> list[dict]:
+    """The events of one log file as written (file order); bad lines are reported and skipped."""
     path = log_path(project, name)
     scan = jsonl.scan(path)
     for lineno, reason in scan.bad:
@@ -62,6 +67,36 @@ def read_events(project: Project, name: str) -> list[dict]:
     return scan.records
 
 
+def _event_key(ev: dict) -> str:
+    """What makes an event unique: its `eid`; an event of an older version (no eid) by its content."""
+    eid = ev.get("eid")
+    if isinstance(eid, str) and eid:
+        return eid
+    return jsonl.dumps({k: v for k, v in ev.items() if k != "seq"})
+
+
+def ordered(events: list[dict]) -> list[dict]:
+    """Events in replay order: by `seq` (a Lamport counter), then time, then event id; duplicates once.
+
+    One clone's events keep their written order (each append takes a seq above every seq in the
+    file), and the events of two clones merged by git come out in the same order whichever way
+    the merge went. An event of an older version has no seq: its place in the file stands in.
+    """
+    keyed = []
+    seen: set[str] = set()
+    for position, ev in enumerate(events):
+        key = _event_key(ev)
+        if key in seen:
+            continue
+        seen.add(key)
+        seq = ev.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            seq = position
+        keyed.append(((seq, str(ev.get("ts", "")), str(ev.get("eid", "")), position), ev))
+    keyed.sort(key=lambda item: item[0])
+    return [ev for _, ev in keyed]
+
+
 def _text(ev: dict, key: str) -> str:
     """A required non-empty string field of an event (TypeError otherwise: a malformed event)."""
     value = ev[key]
@@ -70,26 +105,55 @@ def _text(ev: dict, key: str) -> str:
     return value
 
 
+_TOMBSTONES = ("renamed", "dissolved")
+
+
 def replay(name: str, events: list[dict]) -> Group | None:
-    """Build the group's state from its events; None when the log holds no `created` event."""
+    """Build the group's state from its events (in `ordered` order); None when no `created` event.
+
+    Merges of two clones: a second `created` of a live group merges into it (noted in
+    `merge_notes`); a member added in both clones under one handle is kept once (same profile) or
+    under a free handle (different profiles). `renamed` away or `dissolved` makes the group `gone`
+    (a later `created` starts it afresh); a dissolve that did not see every event of the group (another
+    clone kept using it) is overruled: the group stays, noted. Events keep applying while gone, so
+    nothing another clone added is dropped from the state.
+    """
     group: Group | None = None
     by_id: dict[str, Broadcast] = {}
-    for ev in events:
+    dissolve_seen: int | None = None
+    for ev in ordered(events):
         kind = ev.get("ev")
         try:
             if kind == "created":
-                group = Group(name=name, gid=str(ev.get("gid", "")), created=str(ev.get("ts", "")), ephemeral=bool(ev.get("ephemeral")))
+                if group is None or group.gone:
+                    group = Group(name=name, gid=str(ev.get("gid", "")), created=str(ev.get("ts", "")), ephemeral=bool(ev.get("ephemeral")))
+                    by_id = {}
+                    dissolve_seen = None
+                else:
+                    group.merge_notes.append({"kind": "duplicate_created", "gid": str(ev.get("gid", "")), "ts": ev.get("ts")})
             elif group is None:
                 continue
             elif kind == "member_added":
-                group.members.append(Member(handle=_text(ev, "handle"), profile=_text(ev, "profile")))
+                member = Member(handle=_text(ev, "handle"), profile=_text(ev, "profile"))
+                same = group.member(member.handle)
+                if same is not None and same.profile != member.profile:
+                    taken = {m.handle for m in group.members}
+                    n = 2
+                    while f"{member.handle}-{n}" in taken:
+                        n += 1
+                    group.merge_notes.append({"kind": "handle_clash", "handle": member.handle, "profile": member.profile,
+                                              "kept_as": f"{member.handle}-{n}"})
+                    member = Member(handle=f"{member.handle}-{n}", profile=member.profile)
+                if same is None or same.profile != member.profile:
+                    group.members.append(member)
             elif kind == "member_removed":
                 group.members = [m for m in group.members if m.handle != _text(ev, "handle")]
             elif kind == "broadcast":
-                group.broadcasts.append(by_id.setdefault(ev["id"], Broadcast(
-                    id=ev["id"], fields=dict(ev.get("fields") or {}), members=[Member.from_json(m) for m in ev.get("members", [])],
-                    sender=str(ev.get("sender", "")), ts=str(ev.get("ts", "")), sub=dict(ev.get("sub") or {}), parent=ev.get("parent"),
-                )))
+                if ev["id"] not in by_id:
+                    group.broadcasts.append(by_id.setdefault(ev["id"], Broadcast(
+                        id=ev["id"], fields=dict(ev.get("fields") or {}), members=[Member.from_json(m) for m in ev.get("members", [])],
+                        sender=str(ev.get("sender", "")), ts=str(ev.get("ts", "")), sub=dict(ev.get("sub") or {}), parent=ev.get("parent"),
+                    )))
             elif kind in ("reply", "dropped", "gathered", "cancelled"):
                 b = by_id.get(ev["id"])
                 if b is None:
@@ -99,23 +163,86 @@ def replay(name: str, events: list[dict]) -> Group | None:
                         handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
                         elapsed_s=float(ev.get("elapsed_s", 0.0)), ts=str(ev.get("ts", "")), source=str(ev.get("source", "")),
                     )
+                elif kind == "reply":
+                    # the same member answered in two clones, or after the result: kept as dropped, never reduced
+                    b.dropped.append({"handle": ev["handle"], "text": ev.get("text", ""), "ts": ev.get("ts"),
+                                      "reason": f"{ev['handle']!r} already replied to {b.id}" if b.in_flight else f"broadcast {b.id} was already {b.status}"})
                 elif kind == "dropped":
                     b.dropped.append({"handle": _text(ev, "handle"), "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
                 elif kind in ("gathered", "cancelled") and b.in_flight:
                     b.status = kind
                     b.closed_ts = ev.get("ts")
                     b.result = ev.get("result") if kind == "gathered" else None
+                elif kind in ("gathered", "cancelled"):
+                    group.merge_notes.append({"kind": "closed_twice", "broadcast_id": b.id, "as": kind, "was": b.status})
             elif kind == "renamed":
-                group.name = str(ev.get("to", group.name))
+                if ev.get("from") == name and ev.get("to") != name:
+                    group.renamed_to.append(str(ev.get("to", "")))
+                    group.gone = group.gone or "renamed"
+                else:
+                    group.renamed_from.append(str(ev.get("from", "")))
+                    group.gone = None
+            elif kind == "dissolved":
+                group.dissolved_by.append(str(ev.get("by", "")))
+                seen = ev.get("seen")
+                dissolve_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) and dissolve_seen is None else dissolve_seen
+                group.gone = "dissolved"
+            if group is not None and kind not in _TOMBSTONES:
+                group.event_count += 1
         except (KeyError, TypeError, ValueError):
             raise InvalidData(f"groups/{name}.jsonl: malformed {kind!r} event: {ev!r}") from None
+    if group is not None and group.gone == "dissolved" and dissolve_seen is not None and group.event_count > dissolve_seen:
+        group.gone = None
+        group.merge_notes.append({"kind": "dissolve_overruled", "seen": dissolve_seen, "events": group.event_count,
+                                  "by": group.dissolved_by})
     return group
 
 
+def gather_events(project: Project, name: str, _visiting: frozenset[str] = frozenset()) -> list[dict]:
+    """The events of group `name`: its own log, plus what another clone appended to the log it was
+    renamed from after the rename copied it (those events are not lost, they follow the group)."""
+    events = read_events(project, name)
+    own = {_event_key(ev) for ev in events}
+    sources = [ev.get("from") for ev in events if ev.get("ev") == "renamed" and ev.get("to") == name and ev.get("from") != name]
+    for src in dict.fromkeys(s for s in sources if isinstance(s, str)):
+        if src in _visiting or not validate_name_ok(src) or not log_path(project, src).exists():
+            continue
+        src_events = ordered(gather_events(project, src, _visiting | {name}))
+        departed = False
+        for ev in src_events:
+            kind = ev.get("ev")
+            if kind == "renamed" and ev.get("from") == src and ev.get("to") == name:
+                departed = True
+            elif departed and kind == "created":
+                break  # the old name was used again for a new group: that is not ours
+            if kind not in _TOMBSTONES and _event_key(ev) not in own:
+                events.append(ev)
+                own.add(_event_key(ev))
+    return events
+
+
+def validate_name_ok(name: str) -> bool:
+    from rooms_cli.store.ids import is_valid_name
+
+    return is_valid_name(name)
+
+
+def has_log(project: Project, name: str) -> bool:
+    """A log file of that name exists (the group may be gone: renamed away or dissolved)."""
+    return log_path(project, name).exists()
+
+
+def load_any(project: Project, name: str) -> Group | None:
+    """The replay of the log `name`, live or gone; None without a log."""
+    return replay(name, gather_events(project, name)) if has_log(project, name) else None
+
+
 def load(project: Project, name: str) -> Group:
-    """The group as its log says; NotFound names the known groups."""
-    group = replay(name, read_events(project, name)) if exists(project, name) else None
-    if group is None:
+    """The live group as its log says; NotFound names the known groups (or where it went)."""
+    group = load_any(project, name)
+    if group is None or group.gone:
+        if group is not None and group.gone == "renamed":
+            raise NotFound(f"no group {name!r}: it was renamed to {' and '.join(map(repr, group.renamed_to))}")
         known = ", ".join(names(project)) or "none yet (rooms group spawn NAME --profile AGENT)"
         raise NotFound(f"no group {name!r}; known groups: {known}")
     group.name = name
@@ -123,23 +250,73 @@ def load(project: Project, name: str) -> Group:
 
 
 def load_optional(project: Project, name: str) -> Group | None:
-    return replay(name, read_events(project, name)) if exists(project, name) else None
+    """The live group, or None (no log, or renamed away, or dissolved)."""
+    group = load_any(project, name)
+    return group if group is not None and not group.gone else None
 
 
-def names(project: Project) -> list[str]:
+def exists(project: Project, name: str) -> bool:
+    """A live group of that name exists."""
+    return load_optional(project, name) is not None
+
+
+def log_names(project: Project) -> list[str]:
+    """Every group log, live or gone."""
     folder = project.path("groups")
     if not folder.is_dir():
         return []
     return sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl"))
 
 
+def names(project: Project) -> list[str]:
+    """The live groups."""
+    return [n for n in log_names(project) if exists(project, n)]
+
+
 def event(kind: str, **data) -> dict:
-    return {"ev": kind, "ts": now_iso(), **data}
+    """A new event: its kind, time and unique id (`seq` is added when it is appended)."""
+    return {"ev": kind, "ts": now_iso(), "eid": new_id("e"), **data}
 
 
 def append(project: Project, name: str, *events: dict, lock: bool = False) -> None:
-    """Append events in one write. `lock=True` takes the log's lock; otherwise the caller holds it."""
-    jsonl.append_many(log_path(project, name), list(events), lock=lock)
+    """Append events in one write. `lock=True` takes the log's lock; otherwise the caller holds it.
+
+    Each event gets the next `seq` above every seq already in the file (see `ordered`); an event
+    that already has one (copied by a rename) keeps it.
+    """
+    path = log_path(project, name)
+    if lock:
+        with locked(path, what=f"group {name!r}"):
+            _append(path, events)
+    else:
+        _append(path, events)
+
+
+_SEQ_RE = re.compile(rb'"seq": (\d+)')
+
+
+def next_seq(path) -> int:
+    """One more than the highest seq in the log (an older version's event counts its line number)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return 0
+    highest = max((int(m.group(1)) for m in _SEQ_RE.finditer(data)), default=-1)
+    return max(highest + 1, data.count(b"\n"))
+
+
+def _append(path, events) -> None:
+    seq = next_seq(path)
+    stamped = []
+    for ev in events:
+        kept = ev.get("seq")
+        if isinstance(kept, int) and not isinstance(kept, bool):
+            stamped.append(ev)
+            seq = max(seq, kept + 1)
+            continue
+        stamped.append({**ev, "seq": seq})
+        seq += 1
+    jsonl.append_many(path, stamped, lock=False)
 
 
 @contextmanager

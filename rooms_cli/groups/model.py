@@ -89,6 +89,13 @@ class Group:
     ephemeral: bool = False
     members: list[Member] = field(default_factory=list)
     broadcasts: list[Broadcast] = field(default_factory=list)
+    # what replay learnt from merged clones (see groups/log.py and groups/doctor.py)
+    gone: str | None = None  # "renamed" | "dissolved": the log is a tombstone, the group is not listed
+    renamed_to: list[str] = field(default_factory=list)
+    renamed_from: list[str] = field(default_factory=list)
+    dissolved_by: list[str] = field(default_factory=list)
+    merge_notes: list[dict] = field(default_factory=list)
+    event_count: int = 0  # events of this group (since its `created`), tombstones left out
 
     @property
     def in_flight(self) -> Broadcast | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from rooms_cli.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.groups import log
 from rooms_cli.groups.model import GROUP_PREFIX, Group, Member
-from rooms_cli.store import atomic, jsonl
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 
@@ -18,7 +17,7 @@ from rooms_cli.store.paths import Project
 def parents_of(project: Project, name: str) -> list[str]:
     """The groups that have group `name` as a member."""
     found = []
-    for other in log.names(project):
+    for other in log.log_names(project):
         if other == name:
             continue
         group = log.load_optional(project, other)
@@ -130,25 +129,31 @@ def move_member(project: Project, handle: str, src: str, dst: str) -> Member:
 
 
 def rename(project: Project, old: str, new: str) -> None:
-    """Rename a group: its whole log is written under the new name (plus a `renamed` event), then the
-    old log is removed."""
+    """Rename a group: the new log gets a copy of the old one's events plus a `renamed` event; the old
+    log keeps its events and gets the same `renamed` event as a tombstone (deleting it would conflict
+    in git with a clone that appends to it; what such a clone appends follows the group, see
+    `log.gather_events`). A name whose log exists, even of a group that is gone, is not reused."""
     log.validate_group_name(new)
     with log.locked_groups(project, old, new):
         group = log.load(project, old)
         if log.exists(project, new):
             raise Conflict(f"a group named {new!r} already exists", code="name_taken")
+        if log.has_log(project, new):
+            raise Conflict(f"the name {new!r} belonged to a group that was renamed or dissolved; its log "
+                           f"{project.relative(log.log_path(project, new))} is kept so that clones merge; choose another name",
+                           code="name_taken")
         if group.in_flight:
             raise Conflict(f"group {old!r} has broadcast {group.in_flight.id} in flight; gather or cancel it first", code="broadcast_in_flight")
         parents = parents_of(project, old)
         if parents:
             raise Conflict(f"group {old!r} is a member of {', '.join(parents)}; move it out before renaming it", code="conflict")
-        events = log.read_events(project, old) + [log.event("renamed", **{"from": old, "to": new})]
-        atomic.write_bytes(log.log_path(project, new), "".join(jsonl.dumps(e) + "\n" for e in events).encode("utf-8"))
-        log.remove(project, old)
+        log.append(project, new, *log.ordered(log.gather_events(project, old)), log.event("renamed", **{"from": old, "to": new}))
+        log.append(project, old, log.event("renamed", **{"from": old, "to": new}))
 
 
 def dissolve(project: Project, config, name: str, by: str) -> dict:
-    """Drop the group: cancel its broadcast in flight (pending members are told), delete its log."""
+    """Drop the group: cancel its broadcast in flight (pending members are told), then end its log with
+    a `dissolved` tombstone (an ephemeral group's log is deleted: it was never shared)."""
     from rooms_cli.groups import broadcasts
 
     group = log.load(project, name)
@@ -159,5 +164,9 @@ def dissolve(project: Project, config, name: str, by: str) -> dict:
     if group.in_flight:
         cancelled = broadcasts.cancel(project, config, name, by, reason="the group was dissolved").id
     with log.locked_groups(project, name):
-        log.remove(project, name)
+        if group.ephemeral:
+            log.remove(project, name)  # never shared: leaves no trace
+        else:
+            # a tombstone, not a deletion: a clone that appends meanwhile must still merge
+            log.append(project, name, log.event("dissolved", by=by, seen=log.load(project, name).event_count))
     return {"group": name, "dissolved": True, "members": [m.handle for m in group.members], "cancelled_broadcast": cancelled}

@@ -62,13 +62,14 @@ def status(project: Project, name: str, recent: int = 5) -> dict:
         "ephemeral": group.ephemeral,
         "members": [{**m.to_json(), "state": states[m.handle]} for m in group.members],
         "in_flight": {**inflight.summary(), "pending": [m.handle for m in inflight.pending()]} if inflight else None,
-        "recent": [b.summary() for b in reversed(group.broadcasts[-recent:]) if not b.in_flight],
+        # another broadcast still in flight (two clones broadcast at once, then merged) shows here
+        "recent": [b.summary() for b in reversed(group.broadcasts[-recent:]) if b is not inflight],
     }
 
 
 def list_groups(project: Project) -> list[dict]:
     rows = []
-    for name in log.names(project):
+    for name in log.log_names(project):
         group = log.load_optional(project, name)
         if group is None:
             continue

@@ -1,14 +1,31 @@
-"""Host integrations: Claude Code's Stop and UserPromptSubmit hooks.
+"""Host integrations: Claude Code's SessionStart, UserPromptSubmit, Stop and SubagentStop hooks.
 
-Stop (`rooms hook claude-code stop`, hook JSON on stdin): wait for the agent's running spawns (up
-to a timeout), then, if unread messages remain, answer `{"decision": "block", "reason": …}` with the
-messages as the reason — Claude Code then keeps working on them. The messages are marked read as
-they are handed over, so every block makes progress and the loop ends when no new message comes.
-Spawns still running after the wait block once more; when Claude Code says `stop_hook_active`
-(it is already continuing because of a stop hook) and only running spawns remain, the agent may
-stop, so a spawn that never ends cannot trap a session forever. Nothing printed: it may stop.
+Every hook reads the JSON Claude Code sends on stdin and first checks its `hook_event_name`: a
+command given another event's payload does nothing (a payload without the field, from a hand test
+or an older host, counts as the command's own event). The fields used:
 
-UserPromptSubmit (`… prompt`): the attention block as `additionalContext`.
+    SessionStart      {"hook_event_name": "SessionStart", "source": "startup|resume|clear|compact", "cwd", …}
+    UserPromptSubmit  {"hook_event_name": "UserPromptSubmit", "prompt": "…", "cwd", …}
+    Stop              {"hook_event_name": "Stop", "stop_hook_active": false, "cwd", …}
+    SubagentStop      {"hook_event_name": "SubagentStop", "stop_hook_active": false, "agent_id", "agent_type", …}
+
+SessionStart (`rooms hook claude-code session-start`): the attention block as `additionalContext`
+(`hookSpecificOutput`), on every source — a new session, a resumed one, after /clear and after a
+compaction — so the session always learns who it is, who else is there and what waits for it.
+
+UserPromptSubmit (`… prompt`): the attention block as `additionalContext`, when there is anything in it.
+
+Stop (`… stop`): wait for the agent's running spawns (up to a timeout), then, if unread messages
+remain, answer `{"decision": "block", "reason": …}` with the messages as the reason — Claude Code
+then keeps working on them. The messages are marked read as they are handed over, so every block
+makes progress and the loop ends when no new message comes. Spawns still running after the wait
+block once more; when Claude Code says `stop_hook_active` (it is already continuing because of a
+stop hook) and only running spawns remain, the agent may stop, so a spawn that never ends cannot
+trap a session forever. Nothing printed: it may stop.
+
+SubagentStop (the same `… stop` wired under SubagentStop): a subagent (Claude Code's Task tool) runs
+under its session's identity, so the session's inbox is not addressed to it: it is let through at
+once, and the session's messages stay unread for the session's own Stop.
 """
 
 from __future__ import annotations
@@ -25,6 +42,13 @@ from rooms_cli.store.paths import Project, find_project
 # Claude Code kills a hook after its `timeout` (60 s unless the settings say otherwise)
 DEFAULT_STOP_WAIT = 50.0
 
+# the events each `rooms hook claude-code …` command handles; the first is assumed when a payload names none
+HOOK_EVENTS = {
+    "session-start": ("SessionStart",),
+    "prompt": ("UserPromptSubmit",),
+    "stop": ("Stop", "SubagentStop"),
+}
+
 
 def parse_payload(text: str) -> dict:
     """The hook's JSON input; empty or unreadable input counts as no fields (a hook must not fail)."""
@@ -33,6 +57,15 @@ def parse_payload(text: str) -> dict:
     except json.JSONDecodeError:
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def hook_event(hook: str, payload: dict) -> str | None:
+    """The event `payload` is for, when the command `hook` handles it; None: not this hook's event."""
+    expected = HOOK_EVENTS[hook]
+    name = payload.get("hook_event_name")
+    if not isinstance(name, str) or not name:
+        return expected[0]
+    return name if name in expected else None
 
 
 def find_hook_project(explicit: str | None, payload: dict) -> Project | None:
@@ -57,7 +90,11 @@ def stop_reason(me: str, messages, pending) -> str:
 
 
 def claude_stop(project: Project, config, me: str, payload: dict, *, wait: float = DEFAULT_STOP_WAIT) -> dict | None:
-    """The Stop hook's answer: a block decision, or None when the agent may stop."""
+    """The Stop hook's answer: a block decision, or None when the agent may stop.
+
+    A SubagentStop payload is always let through: the session's messages are not the subagent's."""
+    if hook_event("stop", payload) != "Stop":
+        return None
     touch(project, me)
     waited = wait_for_spawns(project, me, timeout=wait)
     messages = take_unread(project, me)
@@ -68,9 +105,23 @@ def claude_stop(project: Project, config, me: str, payload: dict, *, wait: float
     return None
 
 
-def claude_prompt(project: Project, config, me: str) -> dict | None:
+def _context(event: str, text: str) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def claude_prompt(project: Project, config, me: str, payload: dict | None = None) -> dict | None:
     """The UserPromptSubmit hook's answer: the attention block as additional context (None: nothing to say)."""
+    if hook_event("prompt", payload or {}) is None:
+        return None
     block = build_attention(project, config, me)
     if block.empty:
         return None
-    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": render_attention(block)}}
+    return _context("UserPromptSubmit", render_attention(block))
+
+
+def claude_session_start(project: Project, config, me: str, payload: dict) -> dict | None:
+    """The SessionStart hook's answer: the attention block as additional context, always (even an
+    empty block says who the session is), for every source: startup, resume, clear, compact."""
+    if hook_event("session-start", payload) is None:
+        return None
+    return _context("SessionStart", render_attention(build_attention(project, config, me)))

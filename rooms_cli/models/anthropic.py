@@ -2,12 +2,23 @@
 
     anthropic: {type: anthropic, api_key_env: ANTHROPIC_API_KEY}     # built in; model e.g. anthropic:claude-sonnet-4-5
 
-The key goes in `x-api-key`, the API version in `anthropic-version` (`anthropic_version`, default
-2023-06-01). System messages become the top-level `system` prompt; consecutive messages of one
-role are merged (the API wants user and assistant to alternate). `max_tokens` is required by the
-API: the caller's, else `providers.NAME.max_tokens`, else 1024. Streaming reads the SSE events
-message_start, content_block_delta (text_delta), message_delta and message_stop; a stream that
-ends without message_stop is an error, never a half reply.
+The API version goes in `anthropic-version` (`anthropic_version`, default 2023-06-01). System
+messages become the top-level `system` prompt; consecutive messages of one role are merged (the
+API wants user and assistant to alternate). Streaming reads the SSE events message_start,
+content_block_delta (text_delta), message_delta and message_stop; a stream that ends without
+message_stop is an error, never a half reply.
+
+Where it goes and what it sends (the environment names are Claude Code's own):
+- Anthropic's API (no `base_url`, no `ANTHROPIC_BASE_URL`): `ANTHROPIC_API_KEY` as `x-api-key`
+  and/or `ANTHROPIC_AUTH_TOKEN` as `Authorization: Bearer`; one of them is required.
+- `ANTHROPIC_BASE_URL` (a gateway or a local server such as llama.cpp's, which serves /v1/messages):
+  the same two variables when they are set, and nothing when they are not — a local server needs no key.
+- `base_url` in .rooms.yaml: only what the spec names (`api_key_env`/`api_key_file` as `x-api-key`,
+  `auth_token_env` as Bearer); Anthropic's variables never go to a URL that did not ask for them.
+
+`max_tokens` is required by the API: the caller's, else `providers.NAME.max_tokens`, else a share of
+the calling agent's `context_window` (a sixteenth, between 64 and 4096: 512 for an 8k window, so a
+small local model's context is not filled by two replies), else 1024 when no agent is known.
 """
 
 from __future__ import annotations
@@ -29,7 +40,17 @@ from rooms_cli.models.http import (
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 1024
+DEFAULT_MAX_TOKENS = 1024  # no agent known (and none configured)
+REPLY_SHARE = 16  # the default reply budget is this fraction of the agent's context window…
+REPLY_MIN, REPLY_MAX = 64, 4096  # …within these bounds
+
+
+def default_max_tokens(agent) -> int:
+    """The reply budget when neither the caller nor the provider's spec sets one."""
+    window = getattr(agent, "context_window", None)
+    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+        return DEFAULT_MAX_TOKENS
+    return max(REPLY_MIN, min(REPLY_MAX, window // REPLY_SHARE))
 
 
 def to_anthropic(messages) -> tuple[str, list[dict]]:
@@ -59,16 +80,36 @@ class AnthropicProvider(Provider):
             return f"file {self.spec['api_key_file']}"
         return f"${self.spec.get('api_key_env') or 'ANTHROPIC_API_KEY'}"
 
-    def _call(self, messages, model, temperature, max_tokens, stream: bool) -> Call:
+    def _credentials(self) -> tuple[dict[str, str], list[str]]:
+        """(auth headers, secrets to scrub from errors), by the rules in the module docstring."""
+        headers: dict[str, str] = {}
+        if self.spec.get("base_url"):  # a URL of the spec's own: only the credentials it names
+            key = read_key(self.name, self.spec, fallback_env=None, required=False)
+            token_env = self.spec.get("auth_token_env")
+            token = read_key(self.name, {"api_key_env": token_env}, fallback_env=None, required=True) if token_env else None
+        else:
+            token = os.environ.get("ANTHROPIC_AUTH_TOKEN", "").strip() or None
+            # Anthropic's own API needs a key or a token; a gateway (often local) may need neither
+            optional = bool(token or os.environ.get("ANTHROPIC_BASE_URL"))
+            env = self.spec.get("api_key_env") or "ANTHROPIC_API_KEY"
+            if optional and not self.spec.get("api_key_file"):
+                key = os.environ.get(str(env), "").strip() or None
+            else:
+                key = read_key(self.name, self.spec, fallback_env="ANTHROPIC_API_KEY", required=True)
+        if key:
+            headers["x-api-key"] = key
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return headers, [s for s in (key, token) if s]
+
+    def _call(self, messages, model, temperature, max_tokens, stream: bool, agent=None) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
                 f"provider {self.name!r} needs a model name: write {self.name}:MODEL "
                 f"(e.g. {self.name}:claude-sonnet-4-5), or set providers.{self.name}.model in .rooms.yaml"
             )
-        # ANTHROPIC_API_KEY goes only to Anthropic's own URL unless the spec names it explicitly
-        own_url = not self.spec.get("base_url")
-        key = read_key(self.name, self.spec, fallback_env="ANTHROPIC_API_KEY" if own_url else None, required=own_url)
+        auth, secrets = self._credentials()
         system, turns = to_anthropic(messages)
         if not turns:
             raise ProviderError(f"provider {self.name!r}: nothing to send (no user or assistant message)")
@@ -79,11 +120,10 @@ class AnthropicProvider(Provider):
         }
         extra = self.spec.get("headers") or {}
         headers.update({str(k): str(v) for k, v in extra.items()} if isinstance(extra, dict) else {})
-        if key:
-            headers["x-api-key"] = key
+        headers.update(auth)
         body: dict = {
             "model": model,
-            "max_tokens": int(max_tokens or self.spec.get("max_tokens") or DEFAULT_MAX_TOKENS),
+            "max_tokens": int(max_tokens or self.spec.get("max_tokens") or default_max_tokens(agent)),
             "messages": turns,
         }
         if system:
@@ -96,11 +136,11 @@ class AnthropicProvider(Provider):
         endpoint = f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
         return Call(
             provider=self.name, url=base, endpoint=endpoint, headers=headers, body=body,
-            settings=HttpSettings.from_spec(self.spec), secrets=[key] if key else [],
+            settings=HttpSettings.from_spec(self.spec), secrets=secrets,
         )
 
     async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
-        call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None)
+        call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None, agent=agent)
         if on_delta is None:
             return _parse(call, await post_json(call), messages)
         return await _stream(call, messages, on_delta)

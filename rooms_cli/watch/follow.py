@@ -235,7 +235,10 @@ class Follower:
             yield [event for record in records for event in self.maker.from_record(source, record)]
 
     def _shown_elsewhere(self, source: Source, record: dict) -> bool:
-        """Under --all, a group envelope in a member's inbox repeats the group's own events."""
+        """Under --all, a group envelope in a member's inbox repeats the group's own events; the
+        `renamed` tombstone left in a renamed group's old log repeats the one in its new log."""
+        if source.family == "group":
+            return record.get("ev") == "renamed" and record.get("from") == source.name and record.get("to") != source.name
         tag = record.get("tag")
         return self.discovery.selection.all and source.family == "inbox" and isinstance(tag, str) and tag.startswith("group:")
 
