@@ -20,9 +20,9 @@ from __future__ import annotations
 import argparse
 import compileall
 import datetime
-import json
 import os
 import platform
+import select
 import shutil
 import statistics
 import subprocess
@@ -124,7 +124,7 @@ def write_tasks(root: Path, count: int, *, lanes: int = 10, lane_prefix: str = "
 
 def run(argv: list[str], env: dict, cwd: Path | None = None) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.decode()[-800:]}")
@@ -207,13 +207,21 @@ def watch_rows(flavour: Flavour, tmp: Path, writes: int = 12, idle_s: float = 4.
     root = new_project(tmp, "watch10k", None)
     ids = write_tasks(root, 10_000)
     env = {**base_env(), "ROOMS_DIR": str(root), "ROOMS_WATCH_POLL": "1"}
-    watcher = subprocess.Popen([*flavour.rooms, "watch", "--board", "--json"], env=env, stdout=subprocess.PIPE)
+    # unbuffered: select() on the pipe must see every line still unread
+    watcher = subprocess.Popen([*flavour.rooms, "watch", "--board", "--json"], env=env, stdout=subprocess.PIPE, bufsize=0)
     project = open_project(root)
     try:
         assert watcher.stdout is not None
-        # the first write also tells when the watcher has read its baseline and is polling
-        tasks.update_task(project, ROOM, ids[0], by="bench", detail="warm-up")
-        watcher.stdout.readline()
+        # write until the watcher prints: then it has read its baseline and is polling
+        for k in range(120):
+            tasks.update_task(project, ROOM, ids[0], by="bench", detail=f"warm-up {k}")
+            if select.select([watcher.stdout], [], [], 1.0)[0]:
+                break
+        else:
+            raise SystemExit("`rooms watch` printed nothing in two minutes")
+        time.sleep(1.0)
+        while select.select([watcher.stdout], [], [], 1.5)[0]:  # drain the warm-up events
+            watcher.stdout.readline()
         latencies = []
         for k in range(writes):
             time.sleep(0.3 + 0.05 * (k % 3))  # land at different points of the polling period
@@ -248,7 +256,7 @@ def group_rows(tmp: Path, rounds: int = 7) -> None:
         name = f"replay{broadcasts}"
         asyncio.run(rooms_cli.spawn_group(name, ["bot0"], project=project))
         lines = []
-        for i in range(broadcasts):
+        for _ in range(broadcasts):
             bid = new_id("b")
             lines.append(log.event("broadcast", id=bid, fields=fields, members=[{"handle": "bot0", "profile": "bot0"}],
                                    sender="bench"))

@@ -152,15 +152,33 @@ def parse_bytes(data: bytes, *, first_lineno: int = 1) -> Scan:
     return scan
 
 
+def _read_from(path: Path, offset: int) -> bytes:
+    """The file's bytes from `offset`, with raw os calls: a board read opens thousands of small logs,
+    and a buffered file object costs about half again as much per file."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if offset:
+            os.lseek(fd, offset, os.SEEK_SET)
+        chunks = []
+        want = max(size - offset, 0) + 1  # one byte more: the file may have grown since fstat
+        while True:
+            chunk = os.read(fd, want)
+            chunks.append(chunk)
+            if len(chunk) < want:  # a regular file reads short only at its end
+                break
+            want = 1 << 20
+        return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+    finally:
+        os.close(fd)
+
+
 def scan(path: Path, offset: int = 0) -> Scan:
     """Read a log from byte `offset` without printing anything (a missing file is empty)."""
     from rooms_cli.errors import InvalidData
 
     try:
-        with open(path, "rb") as handle:
-            if offset:
-                handle.seek(offset)
-            data = handle.read()
+        data = _read_from(path, offset)
     except FileNotFoundError:
         return Scan(end=offset)
     except IsADirectoryError:
