@@ -50,7 +50,7 @@ def test_init_writes_git_friendly_files(tmp_path, cli):
     ignore = (tmp_path / ".rooms" / ".gitignore").read_text()
     assert "*.lock" in ignore and "*.tmp" in ignore
     assert (tmp_path / ".rooms.yaml").exists()
-    assert (tmp_path / ".rooms" / "rooms" / "default" / "room.yaml").exists()
+    assert (tmp_path / ".rooms" / "rooms" / "default" / "state.jsonl").exists()  # an event log: merges in git
 
 
 def test_init_with_an_unknown_example_lists_the_sets(tmp_path, cli):
@@ -78,9 +78,9 @@ def test_usage_errors_exit_2(cli):
 
 def test_internal_errors_are_one_line_unless_rooms_debug(project_dir, rooms):
     (project_dir / ".rooms" / "rooms" / "default" / "room.yaml").write_text("id: default\nroster: 7\n")
-    run = rooms("agent", "show", "researcher")
+    run = rooms("room", "show", "default")
     assert run.exit_code == 1 and "Traceback" not in run.stderr and "roster" in run.stderr
-    debug = rooms("agent", "show", "researcher", env={"ROOMS_DEBUG": "1"})
+    debug = rooms("room", "show", "default", env={"ROOMS_DEBUG": "1"})
     assert "Traceback" in debug.stderr
 
 

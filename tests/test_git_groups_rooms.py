@@ -6,194 +6,127 @@ and the merged state reads the same whichever way the merge went.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
+from gitclones import HAVE_GIT, Clone, GitClones, merge_both_ways
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+pytestmark = pytest.mark.skipif(not HAVE_GIT, reason="git is not installed")
 
 FOUR = ("--output-format", "", "--tool-guidance", "", "--boundaries", "")
 
 
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd)}
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=60)
-    assert not check or proc.returncode == 0, f"git {' '.join(args)}: {proc.stdout}{proc.stderr}"
-    return proc.stdout
+def world(tmp_path, setup=None, count: int = 2) -> list[Clone]:
+    w = GitClones(tmp_path, example="dev", setup=setup)
+    return [w.clone(name) for name in "abcdefg"[:count]]
 
 
-class Clones:
-    """A seeded origin and clones of it; `rooms(clone, …)` runs the CLI in-process on one clone."""
-
-    def __init__(self, tmp_path: Path, cli, count: int):
-        from rooms_cli.project import initialize
-
-        self.cli = cli
-        seed = tmp_path / "seed"
-        seed.mkdir()
-        initialize(seed, example="dev")
-        git(seed, "init", "-q", "-b", "main")
-        self.seed = seed
-        self.paths = [tmp_path / f"clone{i}" for i in range(count)]
-        self.tmp = tmp_path
-        self.committed = False
-
-    def share(self) -> list[Path]:
-        """Commit the seed and clone it (call after setting up what every clone starts from)."""
-        git(self.seed, "add", "-A")
-        git(self.seed, "commit", "-q", "-m", "seed")
-        for path in self.paths:
-            git(self.tmp, "clone", "-q", str(self.seed), str(path))
-        return self.paths
-
-    def rooms(self, where: Path, *args: str, code: int = 0):
-        result = self.cli(*args, "--json", env={"ROOMS_DIR": str(where)})
-        assert result.exit_code == code, f"rooms {' '.join(args)} on {where.name}: {result.stdout}{result.stderr}"
-        return result.json() if code == 0 and result.stdout.strip() else result
-
-    def commit(self, where: Path, message: str = "work") -> None:
-        git(where, "add", "-A")
-        git(where, "commit", "-q", "--allow-empty", "-m", message)
-
-    def merge(self, where: Path, other: Path) -> list[str]:
-        """Merge `other`'s committed head into `where`; return the conflicted files (none expected)."""
-        git(where, "fetch", "-q", str(other), "HEAD")
-        git(where, "merge", "-q", "--no-edit", "FETCH_HEAD", check=False)
-        conflicted = sorted(set(git(where, "diff", "--name-only", "--diff-filter=U").split()))
-        if not conflicted:
-            git(where, "commit", "-q", "--allow-empty", "-m", "merge", check=False)
-        return conflicted
-
-    def merge_both_ways(self, a: Path, b: Path) -> tuple[Path, Path]:
-        """Commit both, then merge b into a copy of a and a into b: two merged clones, both directions."""
-        self.commit(a)
-        self.commit(b)
-        a_copy = self.tmp / (a.name + "-merged")
-        shutil.copytree(a, a_copy)
-        assert self.merge(a_copy, b) == []
-        assert self.merge(b, a) == []
-        return a_copy, b
+def one_group(seed: Clone) -> None:
+    seed.rooms("group", "spawn", "rev", "--profile", "reviewer")
 
 
-@pytest.fixture
-def clones(tmp_path, cli):
-    return lambda count=2: Clones(tmp_path, cli, count)
+def merged(a: Clone, b: Clone) -> tuple[Clone, Clone]:
+    merge_both_ways(a, b)
+    return a, b
 
 
-def group_view(c: Clones, where: Path, name: str) -> dict:
-    status = c.rooms(where, "group", "status", name)
+def group_view(where: Clone, name: str) -> dict:
+    status = where.rooms("group", "status", name)
     return {"members": status["members"], "in_flight": status["in_flight"], "recent": status["recent"]}
 
 
-def broadcast_and_wait(c: Clones, where: Path, name: str, objective: str) -> str:
-    bid = c.rooms(where, "group", "broadcast", name, "--objective", objective, *FOUR)["broadcast_id"]
-    c.rooms(where, "group", "wait", name)
+def broadcast_and_wait(where: Clone, name: str, objective: str) -> str:
+    bid = where.rooms("group", "broadcast", name, "--objective", objective, *FOUR)["broadcast_id"]
+    where.rooms("group", "wait", name)
     return bid
 
 
 # -- groups ------------------------------------------------------------------------------------
 
 
-def test_a_group_created_in_two_clones_keeps_both_clones_members_and_results(clones):
-    c = clones()
-    a, b = c.share()
-    c.rooms(a, "group", "spawn", "panel", "--profile", "reviewer")
-    from_a = broadcast_and_wait(c, a, "panel", "from A")
-    c.rooms(b, "group", "spawn", "panel", "--profile", "architect")
-    from_b = broadcast_and_wait(c, b, "panel", "from B")
-    one, other = c.merge_both_ways(a, b)
-    view = group_view(c, one, "panel")
-    assert view == group_view(c, other, "panel")
+def test_a_group_created_in_two_clones_keeps_both_clones_members_and_results(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("group", "spawn", "panel", "--profile", "reviewer")
+    from_a = broadcast_and_wait(a, "panel", "from A")
+    b.rooms("group", "spawn", "panel", "--profile", "architect")
+    from_b = broadcast_and_wait(b, "panel", "from B")
+    one, other = merged(a, b)
+    view = group_view(one, "panel")
+    assert view == group_view(other, "panel")
     assert [m["handle"] for m in view["members"]] == ["reviewer", "architect"] or \
         [m["handle"] for m in view["members"]] == ["architect", "reviewer"]
     assert {r["broadcast_id"] for r in view["recent"]} == {from_a, from_b}
     assert all(r["status"] == "gathered" for r in view["recent"])
-    findings = [f for f in c.rooms(one, "doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+    findings = [f for f in one.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
     assert [f["message"] for f in findings] == ["group 'panel' was created in two clones; their members and broadcasts are merged into one group"]
 
 
-def test_a_group_renamed_in_one_clone_keeps_what_the_other_clone_added_under_the_old_name(clones):
-    c = clones()
-    c.rooms(c.seed, "group", "spawn", "rev", "--profile", "reviewer")
-    a, b = c.share()
-    c.rooms(a, "group", "rename", "rev", "reviewers")
-    late = broadcast_and_wait(c, b, "rev", "sent on B before it heard of the rename")
-    one, other = c.merge_both_ways(a, b)
+def test_a_group_renamed_in_one_clone_keeps_what_the_other_clone_added_under_the_old_name(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "rename", "rev", "reviewers")
+    late = broadcast_and_wait(b, "rev", "sent on B before it heard of the rename")
+    one, other = merged(a, b)
     for where in (one, other):
-        assert [g["name"] for g in c.rooms(where, "group", "list")] == ["reviewers"]
-        assert [r["broadcast_id"] for r in c.rooms(where, "group", "status", "reviewers")["recent"]] == [late]
-        assert "renamed to 'reviewers'" in c.rooms(where, "group", "status", "rev", code=1).stderr
+        assert [g["name"] for g in where.rooms("group", "list")] == ["reviewers"]
+        assert [r["broadcast_id"] for r in where.rooms("group", "status", "reviewers")["recent"]] == [late]
+        assert "renamed to 'reviewers'" in where.rooms("group", "status", "rev", code=1)["error"]["message"]
 
 
-def test_a_group_renamed_differently_in_two_clones_keeps_both_names_and_doctor_says_so(clones):
-    c = clones()
-    c.rooms(c.seed, "group", "spawn", "rev", "--profile", "reviewer")
-    a, b = c.share()
-    c.rooms(a, "group", "rename", "rev", "left")
-    c.rooms(b, "group", "rename", "rev", "right")
-    one, other = c.merge_both_ways(a, b)
+def test_a_group_renamed_differently_in_two_clones_keeps_both_names_and_doctor_says_so(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "rename", "rev", "left")
+    b.rooms("group", "rename", "rev", "right")
+    one, other = merged(a, b)
     for where in (one, other):
-        assert [g["name"] for g in c.rooms(where, "group", "list")] == ["left", "right"]
-        findings = [f for f in c.rooms(where, "doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+        assert [g["name"] for g in where.rooms("group", "list")] == ["left", "right"]
+        findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
         assert any("'left'" in f["message"] and "'right'" in f["message"] for f in findings), findings
 
 
-def test_a_group_dissolved_in_one_clone_while_the_other_used_it_is_kept_and_reported(clones):
-    c = clones()
-    c.rooms(c.seed, "group", "spawn", "rev", "--profile", "reviewer")
-    a, b = c.share()
-    c.rooms(a, "group", "dissolve", "rev")
-    late = broadcast_and_wait(c, b, "rev", "still in use on B")
-    one, other = c.merge_both_ways(a, b)
+def test_a_group_dissolved_in_one_clone_while_the_other_used_it_is_kept_and_reported(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "dissolve", "rev")
+    late = broadcast_and_wait(b, "rev", "still in use on B")
+    one, other = merged(a, b)
     for where in (one, other):
-        assert [r["broadcast_id"] for r in c.rooms(where, "group", "status", "rev")["recent"]] == [late]
-        findings = [f for f in c.rooms(where, "doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+        assert [r["broadcast_id"] for r in where.rooms("group", "status", "rev")["recent"]] == [late]
+        findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
         assert any("dissolved" in f["message"] and "rooms group dissolve rev" in f["fix"] for f in findings), findings
 
 
-def test_a_group_dissolved_in_both_clones_stays_dissolved(clones):
-    c = clones()
-    c.rooms(c.seed, "group", "spawn", "rev", "--profile", "reviewer")
-    a, b = c.share()
-    c.rooms(a, "group", "dissolve", "rev")
-    c.rooms(b, "group", "dissolve", "rev")
-    one, other = c.merge_both_ways(a, b)
+def test_a_group_dissolved_in_both_clones_stays_dissolved(tmp_path):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "dissolve", "rev")
+    b.rooms("group", "dissolve", "rev")
+    one, other = merged(a, b)
     for where in (one, other):
-        assert c.rooms(where, "group", "list") == []
+        assert where.rooms("group", "list") == []
 
 
-def test_broadcasts_in_flight_in_two_clones_both_stay_visible_and_can_be_gathered(clones):
-    c = clones()
-    c.rooms(c.seed, "group", "spawn", "rev", "--profile", "reviewer")
-    a, b = c.share()
-    on_a = c.rooms(a, "group", "broadcast", "rev", "--objective", "A", *FOUR)["broadcast_id"]
-    on_b = c.rooms(b, "group", "broadcast", "rev", "--objective", "B", *FOUR)["broadcast_id"]
-    one, other = c.merge_both_ways(a, b)
-    view = group_view(c, one, "rev")
-    assert view == group_view(c, other, "rev")
+def test_broadcasts_in_flight_in_two_clones_both_stay_visible_and_can_be_gathered(tmp_path):
+    a, b = world(tmp_path, one_group)
+    on_a = a.rooms("group", "broadcast", "rev", "--objective", "A", *FOUR)["broadcast_id"]
+    on_b = b.rooms("group", "broadcast", "rev", "--objective", "B", *FOUR)["broadcast_id"]
+    one, other = merged(a, b)
+    view = group_view(one, "rev")
+    assert view == group_view(other, "rev")
     assert {view["in_flight"]["broadcast_id"], *(r["broadcast_id"] for r in view["recent"])} == {on_a, on_b}
-    c.rooms(one, "group", "wait", "rev")
-    c.rooms(one, "group", "wait", "rev")
-    assert {r["status"] for r in c.rooms(one, "group", "status", "rev")["recent"]} == {"gathered"}
+    one.rooms("group", "wait", "rev")
+    one.rooms("group", "wait", "rev")
+    assert {r["status"] for r in one.rooms("group", "status", "rev")["recent"]} == {"gathered"}
 
 
-def test_three_clones_adding_members_and_broadcasting_merge_in_any_order(clones):
-    c = clones(3)
-    c.rooms(c.seed, "group", "spawn", "rev", "--profile", "reviewer")
-    a, b, d = c.share()
+def test_three_clones_adding_members_and_broadcasting_merge_in_any_order(tmp_path):
+    a, b, d = world(tmp_path, one_group, count=3)
     sent = set()
     for where, profile in ((a, "architect"), (b, "ops"), (d, "scribe")):
-        c.rooms(where, "group", "spawn", "rev", "--profile", profile)
-        sent.add(broadcast_and_wait(c, where, "rev", f"from {where.name}"))
-        c.commit(where)
-    assert c.merge(a, b) == [] and c.merge(a, d) == []
-    assert c.merge(d, b) == [] and c.merge(d, a) == []
-    view = group_view(c, a, "rev")
-    assert view == group_view(c, d, "rev")
+        where.rooms("group", "spawn", "rev", "--profile", profile)
+        sent.add(broadcast_and_wait(where, "rev", f"from {where.name}"))
+        where.commit()
+    a.pull(b)
+    a.pull(d)
+    d.pull(b)
+    d.pull(a)
+    view = group_view(a, "rev")
+    assert view == group_view(d, "rev")
     assert sorted(m["handle"] for m in view["members"]) == ["architect", "ops", "reviewer", "scribe"]
     assert {r["broadcast_id"] for r in view["recent"]} == sent
 
@@ -231,3 +164,79 @@ def test_group_replay_reads_the_same_whichever_clone_s_events_come_first_in_the_
     assert one == other
     assert [m.handle for m in one.members] == [m.handle for m in other.members] and len(one.members) == 2
     assert [b.id for b in one.broadcasts] == [b.id for b in other.broadcasts] and len(one.broadcasts) == 2
+
+
+# -- room state --------------------------------------------------------------------------------
+
+
+def room_view(where: Clone, room: str = "default") -> dict:
+    view = where.rooms("room", "show", room)
+    return {**view, "roster": [m["id"] for m in view["roster"]], "sessions": {m["id"]: m["session"] for m in view["roster"]}}
+
+
+def test_a_mute_in_one_clone_and_a_kick_in_the_other_merge_with_both_effects_kept(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "mute", "reviewer", "--room", "default")
+    b.rooms("room", "kick", "ops", "--room", "default")
+    one, other = merged(a, b)
+    view = room_view(one)
+    assert view == room_view(other)
+    assert "ops" not in view["roster"] and "reviewer" in view["roster"]
+    assert view["muted"] == ["reviewer"]
+
+
+def test_a_mute_and_a_kick_of_the_same_agent_leave_it_out_and_unmuted(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "mute", "ops", "--room", "default")
+    b.rooms("room", "kick", "ops", "--room", "default")
+    one, other = merged(a, b)
+    for where in (one, other):
+        view = room_view(where)
+        assert "ops" not in view["roster"] and view["muted"] == []
+
+
+def test_invites_and_budget_spent_in_two_clones_add_up(tmp_path):
+    def setup(seed):
+        seed.rooms("room", "create", "sync", "--agent", "reviewer", "--agent", "architect")
+
+    a, b = world(tmp_path, setup)
+    total = room_view(a, "sync")["budget"]["total"]
+    a.rooms("room", "invite", "ops", "--room", "sync")
+    b.rooms("room", "invite", "scribe", "--room", "sync")
+    a.rooms("chat", "@reviewer hello from A", "--room", "sync", as_="alice")
+    b.rooms("chat", "@architect hello from B", "--room", "sync", as_="bob")
+    spent_a = total - room_view(a, "sync")["budget"]["remaining"]
+    one, other = merged(a, b)
+    view = room_view(one, "sync")
+    assert view == room_view(other, "sync")
+    assert sorted(view["roster"]) == ["architect", "ops", "reviewer", "scribe"]
+    assert view["budget"]["remaining"] < view["budget"]["total"] - spent_a  # B's turn counts too
+
+
+def test_a_room_created_in_two_clones_is_one_room_with_both_rosters(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "create", "war", "--agent", "reviewer")
+    b.rooms("room", "create", "war", "--agent", "ops")
+    one, other = merged(a, b)
+    assert room_view(one, "war") == room_view(other, "war")
+    assert sorted(room_view(one, "war")["roster"]) == ["ops", "reviewer"]
+
+
+def test_a_room_yaml_from_an_earlier_version_is_the_base_its_changes_apply_to(tmp_path):
+    import yaml
+
+    def setup(seed):
+        folder = seed.path / ".rooms" / "rooms" / "old"
+        folder.mkdir(parents=True)
+        (folder / "room.yaml").write_text(yaml.safe_dump({
+            "id": "old", "status": "live", "created": "2026-01-01T00:00:00.000Z", "roster": ["reviewer", "ops"],
+            "muted": [], "budget_total": 6, "budget_remaining": 6, "queued": [], "handoff": []}))
+
+    a, b = world(tmp_path, setup)
+    a.rooms("room", "mute", "reviewer", "--room", "old")
+    b.rooms("room", "kick", "ops", "--room", "old")
+    one, other = merged(a, b)
+    for where in (one, other):
+        view = room_view(where, "old")
+        assert (view["roster"], view["muted"]) == (["reviewer"], ["reviewer"])
+    assert "muted: []" in (a.path / ".rooms" / "rooms" / "old" / "room.yaml").read_text()  # read, never rewritten

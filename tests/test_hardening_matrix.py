@@ -28,7 +28,7 @@ VALID: dict[str, list[str]] = {
     "chat": ["what about rate limits?", "--room", "demo-chat"],
     "transcript": ["--room", "demo-chat", "--last", "3"],
     "board": [],
-    "schedule": [],
+    "schedule crontab": ["--every", "10"],
     "send": ["ping", "--to", "researcher"],
     "inbox": ["--peek"],
     "agents": [],

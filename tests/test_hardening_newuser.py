@@ -146,7 +146,7 @@ def test_joining_a_saved_transcript_that_does_not_exist_makes_a_fresh_room_and_s
     out = invoke(["room", "join", "chat/nosuch"])
     assert out.exit_code == 0
     assert "No saved transcript .rooms/chat/nosuch.md" in out.stdout and "fresh room nosuch" in out.stdout
-    assert (project_dir / ".rooms/rooms/nosuch/room.yaml").exists()
+    assert (project_dir / ".rooms/rooms/nosuch/state.jsonl").exists()
 
 
 def test_rooms_help_starts_a_new_user_off(cli):

@@ -148,10 +148,11 @@ def test_agent_replies_with_commands_broadcasts_and_shell_are_inert(project_dir,
         assert proc.returncode == 0, proc.stderr
         calls = len(server.requests)
     assert not marker.exists(), "agent text reached a shell"
-    import yaml
+    from rooms_cli.chat.rooms import load_room
+    from rooms_cli.store.paths import open_project
 
-    room = yaml.safe_load((project_dir / ".rooms/rooms/default/room.yaml").read_text())
-    assert (room["status"], room["muted"]) == ("live", []), "an agent's /halt or /mute was obeyed"
+    room = load_room(open_project(project_dir), "default")
+    assert (room.status, room.muted) == ("live", []), "an agent's /halt or /mute was obeyed"
     records = [json.loads(line) for line in (project_dir / ".rooms/rooms/default/transcript.jsonl").read_text().splitlines()]
     replies = [r for r in records if r.get("speaker") == "researcher"]
     assert replies and replies[0]["text"].startswith("/halt"), "the reply is stored as the text it is"

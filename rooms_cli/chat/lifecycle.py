@@ -137,8 +137,7 @@ def _rehydrate(project, room: str, left_out: list[str]) -> str:
     else:
         state = RoomState(id=room, created=now_iso(), roster=roster, budget_total=total, budget_remaining=total,
                           rehydrated_from=f"chat/{room}")
-        with locked(project.path("rooms", room, "room.yaml")):
-            save_room(project, state)
+        save_room(project, state)
     return "rehydrated"
 
 

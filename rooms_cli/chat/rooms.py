@@ -1,7 +1,16 @@
-"""Room state: `.rooms/rooms/<room>/room.yaml` (roster, mutes, budget, queued mentions, status).
+"""Room state (roster, mutes, budget, queued mentions, handoff flags, status): `.rooms/rooms/<room>/state.jsonl`.
 
-The state file is small and replaced atomically under its lock; the transcript beside it is an
-append-only log (transcript.py).
+Every change appends what it did as operations — `created {state}`, `set {field, value}`, `add` /
+`remove {field, value}` on the roster, mutes, handoff flags and queued mentions (one per message
+and agent), `spend {value}` on the budget — each with an `eid` and a Lamport `seq`
+(store/eventlog.py). Replay in (seq, ts, eid) order gives the state; so a mute in one clone and a
+kick in another merge in git (`merge=union`) with both effects kept, the same whichever way the
+merge went. Replay keeps mutes and handoff flags to roster agents (a kick clears both) and the
+budget within 0..total.
+
+`room.yaml`, which versions before the log rewrote whole, is read as the base state the log
+applies to, and no longer written (two clones rewriting it conflicted in git).
+The transcript beside it is an append-only log (transcript.py).
 """
 
 from __future__ import annotations
@@ -11,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, eventlog, jsonl
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.locks import locked
@@ -76,20 +85,135 @@ def transcript_path(project: Project, room: str):
     return project.path("rooms", validate_name(room, "room id"), "transcript.jsonl")
 
 
+def state_log_path(project: Project, room: str):
+    return project.path("rooms", validate_name(room, "room id"), "state.jsonl")
+
+
 def room_exists(project: Project, room: str) -> bool:
-    return state_path(project, room).exists()
+    return state_log_path(project, room).exists() or state_path(project, room).exists()
+
+
+# room state is an event log replayed in (seq, ts, eid) order, so two clones' changes merge in git
+_SCALARS = ("status", "budget_total", "rehydrated_from", "created")
+_LISTS = ("roster", "muted", "handoff")
+_MEMBERS_ONLY = ("muted", "handoff")  # only roster agents can be muted or mid-handoff
 
 
 def load_room(project: Project, room: str) -> RoomState:
+    """The room as its state log says, on top of `room.yaml` (what versions before the log wrote)."""
     path = state_path(project, room)
-    data = atomic.read_yaml(path, default=None)
-    if data is None:
+    base = atomic.read_yaml(path, default=None)
+    state = RoomState.from_json(base, project.relative(path)) if base is not None else None
+    log = state_log_path(project, room)
+    for ev in eventlog.ordered(jsonl.read(log)):
+        try:
+            state = _apply(state, ev)
+        except (KeyError, TypeError, ValueError):
+            raise InvalidData(f"{project.relative(log)}: malformed {ev.get('op')!r} event: {ev!r}") from None
+    if state is None:
         raise NotFound(f"no room {room!r}; create it with `rooms room create {room}`")
-    return RoomState.from_json(data, project.relative(path))
+    return state
+
+
+def _apply(state: RoomState | None, ev: dict) -> RoomState | None:
+    op, name = ev.get("op"), ev.get("field")
+    if op == "created":
+        created = RoomState.from_json(ev["state"], "room state")
+        if state is None:
+            return created
+        for agent in created.roster:  # created in two clones: one room with both rosters
+            _apply(state, {"op": "add", "field": "roster", "value": agent})
+        return state
+    if state is None:
+        return None
+    if op == "set" and name in _SCALARS:
+        setattr(state, name, ev["value"])
+    elif op == "set" and name == "budget_remaining":
+        state.budget_remaining = max(0, min(state.budget_total, int(ev["value"])))
+    elif op == "spend":
+        state.budget_remaining = max(0, min(state.budget_total, state.budget_remaining - int(ev["value"])))
+    elif op == "add" and name in _LISTS:
+        items = getattr(state, name)
+        if ev["value"] not in items and (name not in _MEMBERS_ONLY or ev["value"] in state.roster):
+            items.append(ev["value"])
+    elif op == "remove" and name in _LISTS:
+        for attr in (name, *_MEMBERS_ONLY) if name == "roster" else (name,):
+            if ev["value"] in getattr(state, attr):
+                getattr(state, attr).remove(ev["value"])
+    elif op == "add" and name == "queued":
+        value = dict(ev["value"])
+        agent = value.pop("agent")
+        entry = next((q for q in state.queued if q.get("id") == value["id"]), None)
+        if entry is None:
+            state.queued.append({**value, "agents": [agent]})
+        elif agent not in entry.setdefault("agents", []):
+            entry["agents"].append(agent)
+    elif op == "remove" and name == "queued":
+        for entry in list(state.queued):
+            if entry.get("id") == ev["value"]["id"]:
+                entry["agents"] = [a for a in entry.get("agents", []) if a != ev["value"]["agent"]]
+                if not entry["agents"]:
+                    state.queued.remove(entry)
+    return state
+
+
+def _queued_pairs(state: RoomState) -> dict[tuple[str, str], dict]:
+    pairs = {}
+    for entry in state.queued:
+        rest = {k: v for k, v in entry.items() if k != "agents"}
+        for agent in entry.get("agents", []):
+            pairs[(str(entry.get("id")), agent)] = {**rest, "agent": agent}
+    return pairs
+
+
+def _changes(before: RoomState, after: RoomState) -> list[dict]:
+    """The events that turn `before` into `after`: what one update did, as operations that commute
+    well with another clone's (list items added/removed, budget spent, fields set)."""
+    events = []
+
+    def ev(op: str, name: str, value) -> None:
+        events.append(eventlog.event("op", op, prefix="e", field=name, value=value))
+
+    for name in _SCALARS:
+        if getattr(after, name) != getattr(before, name):
+            ev("set", name, getattr(after, name))
+    for name in _LISTS:
+        old, new = getattr(before, name), getattr(after, name)
+        for item in old:
+            if item not in new:
+                ev("remove", name, item)
+        for item in new:
+            if item not in old:
+                ev("add", name, item)
+    if after.budget_remaining != before.budget_remaining or after.budget_total != before.budget_total:
+        if after.budget_remaining == after.budget_total:
+            ev("set", "budget_remaining", after.budget_remaining)  # a refill
+        else:
+            ev("spend", "budget_remaining", before.budget_remaining - after.budget_remaining)
+    old_q, new_q = _queued_pairs(before), _queued_pairs(after)
+    for key in old_q.keys() - new_q.keys():
+        ev("remove", "queued", {"id": key[0], "agent": key[1]})
+    for key, value in new_q.items():
+        if key not in old_q:
+            ev("add", "queued", value)
+    return events
+
+
+def _record(project: Project, state: RoomState, before: RoomState | None) -> None:
+    """Append what changed (the caller holds the state log's lock)."""
+    if before is None:
+        events = [eventlog.event("op", "created", prefix="e", state=state.to_json())]
+    else:
+        events = _changes(before, state)
+    if events:
+        eventlog.append(state_log_path(project, state.id), events, lock=False)
 
 
 def save_room(project: Project, state: RoomState) -> None:
-    atomic.write_yaml(state_path(project, state.id), state.to_json())
+    """Record `state` as the room's whole state: a new room, or one rebuilt from a saved transcript."""
+    with locked(state_log_path(project, state.id)):
+        before = load_room(project, state.id) if room_exists(project, state.id) else None
+        _record(project, state, before)
 
 
 def list_room_states(project: Project) -> list[RoomState]:
@@ -98,9 +222,23 @@ def list_room_states(project: Project) -> list[RoomState]:
         return []
     states = []
     for child in sorted(base.iterdir()):
-        if (child / "room.yaml").exists():
-            states.append(load_room(project, child.name))
+        if (child / "state.jsonl").exists() or (child / "room.yaml").exists():
+            try:
+                states.append(load_room(project, child.name))
+            except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
+                _warn_unreadable(project, child.name, err)
     return states
+
+
+_warned_rooms: set[str] = set()
+
+
+def _warn_unreadable(project: Project, room: str, err) -> None:
+    import sys
+
+    if room not in _warned_rooms:
+        _warned_rooms.add(room)
+        print(f"warning: room {room!r} skipped: {err.message}", file=sys.stderr)
 
 
 def default_roster(project: Project) -> list[str]:
@@ -117,23 +255,24 @@ def create_room(project: Project, room: str, agents: list[str] | None = None, *,
     roster = list(dict.fromkeys(agents)) if agents else default_roster(project)
     for agent_id in roster:
         load_agent(project, agent_id)
-    path = state_path(project, room)
-    with locked(path):
-        if path.exists():
+    with locked(state_log_path(project, room)):
+        if room_exists(project, room):
             if exist_ok:
                 return load_room(project, room)
             raise Conflict(f"room {room!r} already exists", code="name_taken")
         total = budget_for(len(roster))
         state = RoomState(id=room, created=now_iso(), roster=roster, budget_total=total, budget_remaining=total)
-        save_room(project, state)
+        _record(project, state, None)
     return state
 
 
 def update_room(project: Project, room: str, change: Callable[[RoomState], object]) -> RoomState:
     """Read-modify-write the room state under its lock; `change` mutates the state in place."""
-    path = state_path(project, room)
-    with locked(path):
+    import copy
+
+    with locked(state_log_path(project, room)):
         state = load_room(project, room)
+        before = copy.deepcopy(state)
         change(state)
-        save_room(project, state)
+        _record(project, state, before)
     return state

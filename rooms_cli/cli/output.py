@@ -88,6 +88,11 @@ def warn(text: str) -> None:
     print(f"warning: {text}", file=sys.stderr)
 
 
+def error_line(text: str) -> None:
+    """One line on stderr that is an error but not the command's end (a failed step of several)."""
+    print("error: " + " ".join(text.split()), file=sys.stderr)
+
+
 def print_error(err, as_json: bool) -> None:
     """Print a RoomsError as one sentence (or a JSON error on stderr).
 

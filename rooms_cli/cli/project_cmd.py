@@ -110,7 +110,8 @@ def tick_cmd(
 ) -> None:
     """Do the scheduled work: fire due schedule slots, run queued roundtables, expire leases, reap spawns.
 
-    Meant for cron: */5 * * * * cd /repo && rooms tick
+    Meant for cron: `rooms schedule crontab` prints the line to install. Every step runs even when
+    one fails; then each failure is one line on stderr and the exit status is 1.
 
     Example: rooms tick --dry-run
     """
@@ -121,13 +122,20 @@ def tick_cmd(
     report = run_tick(ctx.project, ctx.config, dry_run=dry_run)
     if json_:
         output.print_json(report)
-        return
+    else:
+        _show_tick(report, dry_run)
+    for failure in report["failed"]:
+        output.error_line(f"tick step {failure['step']} failed: {failure['message']}")
+    if report["failed"]:
+        raise typer.Exit(1)
+
+
+def _show_tick(report: dict, dry_run: bool) -> None:
     prefix = "would " if dry_run else ""
     did = False
     for step, actions in report["steps"].items():
         if isinstance(actions, dict) and "error" in actions:
-            output.say(f"{step}: failed: {actions['error']['message']}", style="red")
-            continue
+            continue  # said on stderr
         for action in actions or []:
             did = True
             output.say(f"{step}: {prefix}{action.get('action', '')} {action.get('detail', '')}".rstrip())

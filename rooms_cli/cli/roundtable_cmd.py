@@ -14,6 +14,10 @@ roundtable_app = typer.Typer(
     "Example: rooms roundtable run standup --topic 'launch week'",
     no_args_is_help=True,
 )
+schedule_app = typer.Typer(
+    help="The daily schedule of roundtables (.rooms.yaml → schedule:) and the cron line that runs it.\n\n"
+    "Example: rooms schedule && rooms schedule crontab",
+)
 memory_app = typer.Typer(
     help="Lessons agents learned in conversations (.rooms/memories/<agent>.jsonl).\n\nExample: rooms memory list analyst",
     no_args_is_help=True,
@@ -32,7 +36,7 @@ PaceOpt = Annotated[float, typer.Option("--pace", min=0, help="Human-like gap: e
 
 def register(app: typer.Typer) -> None:
     app.add_typer(roundtable_app, name="roundtable")
-    app.command("schedule")(schedule_cmd)
+    app.add_typer(schedule_app, name="schedule")
     app.add_typer(memory_app, name="memory")
 
 
@@ -140,11 +144,40 @@ def queue_cmd(
     output.say(f"Queued {item.id} ({format}); `rooms tick` will run it.")
 
 
-def schedule_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
-    """Show today's schedule slots (UTC): next fire time, and whether today's roll ran, won or lost.
+@schedule_app.callback(invoke_without_command=True)
+def schedule_cmd(ctx: typer.Context, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+    """Show today's schedule slots (UTC): next fire time, whether today's roll won or lost, and what
+    became of the roundtable it queued (retrying, failed).
 
     Example: rooms schedule --json
     """
+    if ctx.invoked_subcommand is not None:
+        return
+    _show_schedule(dir, json_)
+
+
+@schedule_app.command("crontab")
+def crontab_cmd(
+    every: Annotated[int, typer.Option("--every", min=1, max=59, help="Minutes between ticks.")] = 5,
+    dir: DirOpt = None, json_: JsonOpt = False,
+) -> None:
+    """Print a crontab line that runs `rooms tick` for this project (absolute paths; logs to .rooms/run/tick.log).
+
+    Install it with: (crontab -l 2>/dev/null; rooms schedule crontab) | crontab -
+
+    Example: rooms schedule crontab --every 10
+    """
+    from rooms_cli.context import Context
+    from rooms_cli.tick import crontab_line
+
+    line = crontab_line(Context.open(dir).project, every=every)
+    if json_:
+        output.print_json({"line": line})
+        return
+    output.say(line)
+
+
+def _show_schedule(dir, json_: bool) -> None:
     from rooms_cli.context import Context
     from rooms_cli.roundtable.schedule import today_status
     from rooms_cli.store.clock import now
@@ -163,9 +196,18 @@ def schedule_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
             today = ", ".join(f"{n} {st}" for st, n in Counter(t["status"] for t in row["today"]).items())
         else:
-            today = ", ".join(f"{t['at'][11:16]} {t['status']}" for t in row["today"]) or "not today"
+            today = ", ".join(f"{t['at'][11:16]} {t['status']}{_run_note(t)}" for t in row["today"]) or "not today"
         output.say(f"{row['name']:<22} {row['when']:<18} {row['format']:<14} p={row['probability']:<4g} "
                    f"today: {today:<18} next: {row['next'] or 'never'}")
+
+
+def _run_note(occurrence: dict) -> str:
+    run = occurrence.get("run") or {}
+    if run.get("status") == "retrying":
+        return f" (failed {run['attempts']}×, retry after {run['retry_after']}: {run['error']})"
+    if run.get("status") == "failed":
+        return f" (failed after {run['attempts']} attempts: {run['error']})"
+    return ""
 
 
 @memory_app.command("list")

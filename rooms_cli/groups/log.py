@@ -15,7 +15,7 @@ Lamport counter: one more than the highest seq in the file when it was appended)
     dissolved      {by, seen}        seen: how many events the dissolving clone knew of
 
 The log is merged by git (`merge=union`), so two clones' events can interleave in any order in
-the file: replay sorts them by (seq, ts, eid) and drops duplicates (see `ordered`, `replay`).
+the file: replay sorts them by (seq, ts, eid) and drops duplicates (store/eventlog.py, `replay`).
 A renamed or dissolved group keeps its log with a tombstone event (deleting it would conflict with
 another clone that appends to it); a log whose group is gone is not listed.
 
@@ -26,16 +26,14 @@ A torn last line (a crash mid-append) is skipped with a warning; the next append
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import jsonl
-from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store import eventlog, jsonl
+from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
 
@@ -67,36 +65,6 @@ def read_events(project: Project, name: str) -> list[dict]:
     return scan.records
 
 
-def _event_key(ev: dict) -> str:
-    """What makes an event unique: its `eid`; an event of an older version (no eid) by its content."""
-    eid = ev.get("eid")
-    if isinstance(eid, str) and eid:
-        return eid
-    return jsonl.dumps({k: v for k, v in ev.items() if k != "seq"})
-
-
-def ordered(events: list[dict]) -> list[dict]:
-    """Events in replay order: by `seq` (a Lamport counter), then time, then event id; duplicates once.
-
-    One clone's events keep their written order (each append takes a seq above every seq in the
-    file), and the events of two clones merged by git come out in the same order whichever way
-    the merge went. An event of an older version has no seq: its place in the file stands in.
-    """
-    keyed = []
-    seen: set[str] = set()
-    for position, ev in enumerate(events):
-        key = _event_key(ev)
-        if key in seen:
-            continue
-        seen.add(key)
-        seq = ev.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool):
-            seq = position
-        keyed.append(((seq, str(ev.get("ts", "")), str(ev.get("eid", "")), position), ev))
-    keyed.sort(key=lambda item: item[0])
-    return [ev for _, ev in keyed]
-
-
 def _text(ev: dict, key: str) -> str:
     """A required non-empty string field of an event (TypeError otherwise: a malformed event)."""
     value = ev[key]
@@ -121,7 +89,7 @@ def replay(name: str, events: list[dict]) -> Group | None:
     group: Group | None = None
     by_id: dict[str, Broadcast] = {}
     dissolve_seen: int | None = None
-    for ev in ordered(events):
+    for ev in eventlog.ordered(events):
         kind = ev.get("ev")
         try:
             if kind == "created":
@@ -202,12 +170,12 @@ def gather_events(project: Project, name: str, _visiting: frozenset[str] = froze
     """The events of group `name`: its own log, plus what another clone appended to the log it was
     renamed from after the rename copied it (those events are not lost, they follow the group)."""
     events = read_events(project, name)
-    own = {_event_key(ev) for ev in events}
+    own = {eventlog.event_key(ev) for ev in events}
     sources = [ev.get("from") for ev in events if ev.get("ev") == "renamed" and ev.get("to") == name and ev.get("from") != name]
     for src in dict.fromkeys(s for s in sources if isinstance(s, str)):
-        if src in _visiting or not validate_name_ok(src) or not log_path(project, src).exists():
+        if src in _visiting or not is_valid_name(src) or not log_path(project, src).exists():
             continue
-        src_events = ordered(gather_events(project, src, _visiting | {name}))
+        src_events = eventlog.ordered(gather_events(project, src, _visiting | {name}))
         departed = False
         for ev in src_events:
             kind = ev.get("ev")
@@ -215,16 +183,10 @@ def gather_events(project: Project, name: str, _visiting: frozenset[str] = froze
                 departed = True
             elif departed and kind == "created":
                 break  # the old name was used again for a new group: that is not ours
-            if kind not in _TOMBSTONES and _event_key(ev) not in own:
+            if kind not in _TOMBSTONES and eventlog.event_key(ev) not in own:
                 events.append(ev)
-                own.add(_event_key(ev))
+                own.add(eventlog.event_key(ev))
     return events
-
-
-def validate_name_ok(name: str) -> bool:
-    from rooms_cli.store.ids import is_valid_name
-
-    return is_valid_name(name)
 
 
 def has_log(project: Project, name: str) -> bool:
@@ -275,48 +237,21 @@ def names(project: Project) -> list[str]:
 
 def event(kind: str, **data) -> dict:
     """A new event: its kind, time and unique id (`seq` is added when it is appended)."""
-    return {"ev": kind, "ts": now_iso(), "eid": new_id("e"), **data}
+    return eventlog.event("ev", kind, **data)
 
 
 def append(project: Project, name: str, *events: dict, lock: bool = False) -> None:
     """Append events in one write. `lock=True` takes the log's lock; otherwise the caller holds it.
 
-    Each event gets the next `seq` above every seq already in the file (see `ordered`); an event
+    Each event gets the next `seq` above every seq already in the file (store/eventlog.py); an event
     that already has one (copied by a rename) keeps it.
     """
     path = log_path(project, name)
     if lock:
         with locked(path, what=f"group {name!r}"):
-            _append(path, events)
+            eventlog.append(path, events, lock=False)
     else:
-        _append(path, events)
-
-
-_SEQ_RE = re.compile(rb'"seq": (\d+)')
-
-
-def next_seq(path) -> int:
-    """One more than the highest seq in the log (an older version's event counts its line number)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return 0
-    highest = max((int(m.group(1)) for m in _SEQ_RE.finditer(data)), default=-1)
-    return max(highest + 1, data.count(b"\n"))
-
-
-def _append(path, events) -> None:
-    seq = next_seq(path)
-    stamped = []
-    for ev in events:
-        kept = ev.get("seq")
-        if isinstance(kept, int) and not isinstance(kept, bool):
-            stamped.append(ev)
-            seq = max(seq, kept + 1)
-            continue
-        stamped.append({**ev, "seq": seq})
-        seq += 1
-    jsonl.append_many(path, stamped, lock=False)
+        eventlog.append(path, events, lock=False)
 
 
 @contextmanager

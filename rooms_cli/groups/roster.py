@@ -10,6 +10,7 @@ from __future__ import annotations
 from rooms_cli.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.groups import log
 from rooms_cli.groups.model import GROUP_PREFIX, Group, Member
+from rooms_cli.store import eventlog
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 
@@ -147,7 +148,7 @@ def rename(project: Project, old: str, new: str) -> None:
         parents = parents_of(project, old)
         if parents:
             raise Conflict(f"group {old!r} is a member of {', '.join(parents)}; move it out before renaming it", code="conflict")
-        log.append(project, new, *log.ordered(log.gather_events(project, old)), log.event("renamed", **{"from": old, "to": new}))
+        log.append(project, new, *eventlog.ordered(log.gather_events(project, old)), log.event("renamed", **{"from": old, "to": new}))
         log.append(project, old, log.event("renamed", **{"from": old, "to": new}))
 
 

@@ -174,7 +174,7 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
     total = speakers.draw_turns(fmt, chance, request.turns)
     topic = (request.topic or "").strip() or DEFAULT_TOPIC
     rt_id = roundtable_id or new_id("rt")
-    room = request.room or f"roundtable-{fmt.name}-{rt_id[-6:].lower()}"
+    room = request.room or own_room(fmt.name, rt_id)
     create_room(project, room, agents=participants, exist_ok=request.room is not None)
     result = RoundtableResult(rt_id, fmt.name, topic, room, participants, total)
     meta = {"roundtable": rt_id}
@@ -234,6 +234,11 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
         append_message(project, room, "rooms", f"{fmt.name} {result.status}: {said} turns",
                        kind="roundtable", meta={**meta, "event": "end", "status": result.status})
     return result
+
+
+def own_room(format_name: str, roundtable_id: str) -> str:
+    """The room a roundtable writes into when none is asked for."""
+    return f"roundtable-{format_name}-{roundtable_id[-6:].lower()}"
 
 
 async def extract_lessons(project: Project, config, providers: _Providers, fmt: Format, topic: str,

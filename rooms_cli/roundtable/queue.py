@@ -3,7 +3,7 @@
     {"op": "enqueue",   "id": "q-…", "ts", "request": {…}, "by": "cli|schedule", "key": "slot@date"?}
     {"op": "claim",     "id", "ts", "runner": {"host", "pid", "started"}, "lease_until", "attempt"}
     {"op": "heartbeat", "id", "ts", "lease_until"}
-    {"op": "requeue",   "id", "ts", "reason"}
+    {"op": "requeue",   "id", "ts", "reason", "not_before"?}
     {"op": "done",      "id", "ts", "roundtable": "rt-…", "room"}
     {"op": "failed",    "id", "ts", "error"}
 
@@ -11,6 +11,11 @@ An item's status (pending, running, done, failed) is the replay of its lines. Cl
 the queue's lock (read, check pending, append the claim), so two ticks never run the same item. A
 running item whose runner is gone — its process no longer exists on this host, or its lease (renewed
 after every turn) lapsed — goes back to pending; after MAX_ATTEMPTS runners died it is failed.
+
+A roundtable that fails (its provider is down, a participant is gone…) is retried by a later tick:
+it goes back to pending with `not_before` = now + RETRY_BACKOFF[attempt] (5 min, then 20 min), and
+after MAX_ATTEMPTS failed attempts it is failed for good. `rooms roundtable queue`, `rooms schedule`
+and `rooms doctor` show both.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from rooms_cli.store.paths import Project
 
 LEASE_SECONDS = 15 * 60
 MAX_ATTEMPTS = 3
+RETRY_BACKOFF = (5 * 60, 20 * 60)  # seconds to wait after the 1st, 2nd… failed attempt
 STATUSES = ("pending", "running", "done", "failed")
 
 
@@ -51,6 +57,7 @@ class QueueItem:
     roundtable: str | None = None
     room: str | None = None
     error: str | None = None
+    not_before: str | None = None  # a failed attempt waits for its backoff before the next claim
     history: list[str] = field(default_factory=list)  # requeue reasons
 
     def to_json(self) -> dict:
@@ -58,7 +65,7 @@ class QueueItem:
             "id": self.id, "status": self.status, "format": self.request.format, "request": self.request.to_json(),
             "enqueued": self.enqueued, "by": self.by, "attempts": self.attempts,
         }
-        for name in ("key", "runner", "lease_until", "roundtable", "room", "error"):
+        for name in ("key", "runner", "lease_until", "roundtable", "room", "error", "not_before"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.history:
@@ -104,6 +111,8 @@ def _apply_op(item: QueueItem, op, rec: dict) -> None:
         item.lease_until = rec.get("lease_until")
     elif op == "requeue":
         item.status, item.runner, item.lease_until = "pending", None, None
+        item.not_before = rec.get("not_before")
+        item.error = rec.get("error", item.error)
         item.history.append(str(rec.get("reason", "")))
     elif op == "done":
         item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
@@ -196,11 +205,17 @@ def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[Queue
     return recovered
 
 
+def ready(item: QueueItem, moment) -> bool:
+    """A pending item may be claimed once its retry backoff (if any) has passed."""
+    return not item.not_before or parse_time(item.not_before) <= moment
+
+
 def claim_next(project: Project) -> QueueItem | None:
     """Claim the oldest pending item for this process, or None when nothing is pending."""
     path = queue_path(project)
     with locked(path, what="the roundtable queue"):
-        pending = [i for i in replay(jsonl.read(path)).values() if i.status == "pending"]
+        moment = now()
+        pending = [i for i in replay(jsonl.read(path)).values() if i.status == "pending" and ready(i, moment)]
         if not pending:
             return None
         item = pending[0]
@@ -236,8 +251,23 @@ def mark_done(project: Project, item: QueueItem, roundtable: str, room: str) -> 
     _finish(project, item, {"op": "done", "roundtable": roundtable, "room": room})
 
 
-def mark_failed(project: Project, item: QueueItem, error: str, roundtable: str | None = None) -> None:
-    record = {"op": "failed", "error": error}
+def mark_failed(project: Project, item: QueueItem, error: str, roundtable: str | None = None, *,
+                retry: bool = True) -> str | None:
+    """Record a failed attempt: back to pending after its backoff, or failed after MAX_ATTEMPTS (at
+    once with `retry=False`: a request that cannot run as asked fails the same way every time).
+
+    Returns when the next attempt may run (an ISO time), or None when the item gave up.
+    """
+    record: dict = {"op": "failed", "error": error}
+    retry_at = None
+    if retry and item.attempts < MAX_ATTEMPTS:
+        wait = RETRY_BACKOFF[min(item.attempts, len(RETRY_BACKOFF)) - 1]
+        retry_at = iso(add_seconds(now(), wait))
+        record = {"op": "requeue", "reason": f"attempt {item.attempts} failed: {error}", "error": error,
+                  "not_before": retry_at}
+    elif retry:
+        record["error"] = f"{error} (gave up after {item.attempts} attempts)"
     if roundtable:
         record["roundtable"] = roundtable
     _finish(project, item, record)
+    return retry_at

@@ -1,12 +1,12 @@
 """The daily schedule (`.rooms.yaml` → `schedule:`) and what `rooms tick` already fired.
 
-A slot: {name, hour_utc, minute (0), format, participants: [ids, "random:N"], probability (1.0), topic?}
-or `cron: "M H dom mon dow"` instead of hour_utc/minute; `pace` (seconds, default 3: gaps of 3–8 s). Times are UTC: no daylight saving, ever.
+A slot: {name (a display name, any text; its id is derived: `Morning Standup` → `morning-standup`), hour_utc, minute (0), format, participants: [ids, "random:N"], probability (1.0), topic?}
+or `cron: "M H dom mon dow"` (or `@daily`, `@hourly`…) instead of hour_utc/minute; `pace` (seconds, default 3: gaps of 3–8 s). Times are UTC: no daylight saving, ever.
 
 A slot occurrence at time T is due while T ≤ now ≤ T + catch_up (default 1h). Its probability is
 rolled once — `stable_random("schedule", name, day)`, so the same slot on the same date always rolls
 the same number — and it is enqueued if the roll is below the probability. What fired is recorded in
-`.rooms/schedule/state.json`, read and written under its lock, so repeated or concurrent ticks fire an
+`.rooms/schedule/state.json` (by slot id), read and written under its lock, so repeated or concurrent ticks fire an
 occurrence once. The key of an occurrence is its date (`2026-11-21`), or date and time for a cron
 slot that matches several times that day (`2026-11-21T06:30`). When several occurrences of one slot are
 due at once (a busy cron slot, a long catch_up), only the latest is rolled; the others are recorded as
@@ -20,7 +20,6 @@ from datetime import UTC, date, datetime, timedelta
 
 from rooms_cli.errors import InvalidData
 from rooms_cli.store import atomic
-from rooms_cli.store.ids import is_valid_name
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import stable_random
 
@@ -34,84 +33,73 @@ def _fail(where: str, message: str) -> InvalidData:
     return InvalidData(f".rooms.yaml: {where} {message}")
 
 
-# ---- cron ---------------------------------------------------------------------------------------
+# ---- cron ----------------------------------------------------------------------------------------
 
-_CRON_FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
-
-
-def _cron_field(text: str, name: str, low: int, high: int, where: str) -> set[int]:
-    values: set[int] = set()
-    for part in text.split(","):
-        rng, _, step_text = part.partition("/")
-        step = 1
-        if step_text:
-            if not step_text.isdigit() or int(step_text) < 1:
-                raise _fail(where, f"has a bad step {part!r} in the {name} field")
-            step = int(step_text)
-        if rng == "*":
-            start, end = low, high
-        elif "-" in rng:
-            a, _, b = rng.partition("-")
-            if not (a.isdigit() and b.isdigit()):
-                raise _fail(where, f"has a bad range {part!r} in the {name} field")
-            start, end = int(a), int(b)
-        elif rng.isdigit():
-            start = int(rng)
-            end = high if step_text else start
-        else:
-            raise _fail(where, f"has {part!r} in the {name} field; use numbers, ranges, lists, * and /step")
-        if not low <= start <= end <= high:
-            raise _fail(where, f"has {part!r} out of range {low}–{high} in the {name} field")
-        values.update(range(start, end + 1, step))
-    return values
+CRON_EXAMPLES = "'0 9 * * mon-fri', '@daily' or '*/15 9-17 * * *'"
 
 
 @dataclass(frozen=True)
 class Cron:
+    """A standard 5-field cron expression (or @daily, @hourly, @weekly…), read by croniter, in UTC.
+
+    croniter is imported only here, so a schedule without `cron:` slots (and every other command)
+    never pays for it.
+    """
+
     text: str
-    minutes: frozenset[int]
-    hours: frozenset[int]
-    days: frozenset[int]
-    months: frozenset[int]
-    weekdays: frozenset[int]  # 0 = Sunday
-    any_day: bool
-    any_weekday: bool
 
     @classmethod
-    def parse(cls, text: str, where: str = "cron") -> Cron:
-        fields = str(text).split()
-        if len(fields) != 5:
-            raise _fail(where, f"must have 5 fields (minute hour day-of-month month day-of-week), found {text!r}")
-        sets = [_cron_field(f, n, lo, hi, where) for f, (n, lo, hi) in zip(fields, _CRON_FIELDS, strict=True)]
-        weekdays = frozenset(d % 7 for d in sets[4])
-        return cls(text, frozenset(sets[0]), frozenset(sets[1]), frozenset(sets[2]), frozenset(sets[3]), weekdays,
-                   fields[2] == "*", fields[4] == "*")
+    def parse(cls, text: object, where: str = "cron") -> Cron:
+        from croniter import CroniterError, croniter
 
-    def matches_day(self, day: date) -> bool:
-        if day.month not in self.months:
-            return False
-        dom = day.day in self.days
-        dow = (day.isoweekday() % 7) in self.weekdays
-        if self.any_day and self.any_weekday:
-            return True
-        if self.any_day:
-            return dow
-        if self.any_weekday:
-            return dom
-        return dom or dow  # cron's rule: either restriction matches
+        expr = " ".join(str(text).split())
+        # croniter also takes 6 and 7 fields (seconds, years); a crontab line has 5
+        if not expr.startswith("@") and len(expr.split()) != 5:
+            raise _fail(where, f"must have 5 fields (minute hour day-of-month month day-of-week) or be @daily, "
+                               f"@hourly…, found {text!r}; e.g. {CRON_EXAMPLES}")
+        try:
+            croniter(expr, datetime(2000, 1, 1, tzinfo=UTC))
+        except (CroniterError, ValueError, TypeError, KeyError) as exc:
+            raise _fail(where, f"is not a cron expression ({text!r}: {exc}); e.g. {CRON_EXAMPLES}") from None
+        return cls(expr)
+
+    def times_after(self, moment: datetime):
+        """The matching times strictly after `moment`, in order."""
+        from croniter import CroniterBadDateError, croniter
+
+        it = croniter(self.text, moment)
+        while True:
+            try:
+                yield it.get_next(datetime)
+            except CroniterBadDateError:  # a date that never comes, such as 30 February
+                return
 
     def times_on(self, day: date) -> list[datetime]:
-        if not self.matches_day(day):
-            return []
-        return [datetime(day.year, day.month, day.day, h, m, tzinfo=UTC)
-                for h in sorted(self.hours) for m in sorted(self.minutes)]
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        times: list[datetime] = []
+        for moment in self.times_after(start - timedelta(seconds=1)):
+            if moment.date() != day:
+                return times
+            times.append(moment)
+        return times  # pragma: no cover - the generator never ends
 
 
 # ---- slots --------------------------------------------------------------------------------------
 
+def slot_id(name: str) -> str:
+    """The id a slot's display name stands for: lowercase, runs of other characters as '-'.
+
+    `Morning Standup` → `morning-standup`. A name that is already an id is its own id, so state and
+    queue keys written before names could be display names still match.
+    """
+    import re
+
+    return re.sub(r"[^a-z0-9._]+", "-", name.lower()).strip("-").lstrip("._")[:64]
+
+
 @dataclass(frozen=True)
 class Slot:
-    name: str
+    name: str  # display name, any text
     format: str
     participants: tuple[str, ...] = ()
     probability: float = 1.0
@@ -120,6 +108,10 @@ class Slot:
     hour: int | None = None
     minute: int = 0
     cron: Cron | None = None
+
+    @property
+    def id(self) -> str:
+        return slot_id(self.name)
 
     def times_on(self, day: date) -> list[datetime]:
         if self.cron is not None:
@@ -131,7 +123,7 @@ class Slot:
         return f"cron {self.cron.text}" if self.cron else f"{self.hour:02d}:{self.minute:02d} UTC"
 
     def to_json(self) -> dict:
-        return {"name": self.name, "format": self.format, "participants": list(self.participants),
+        return {"name": self.name, "id": self.id, "format": self.format, "participants": list(self.participants),
                 "probability": self.probability, "topic": self.topic, "when": self.when}
 
 
@@ -149,8 +141,8 @@ def parse_slot(index: int, spec: object, formats: dict) -> Slot:
         if key not in SLOT_KEYS:
             raise _fail(f"{where}.{key}", f"is not a slot key; use {', '.join(SLOT_KEYS)}")
     name = spec.get("name")
-    if not is_valid_name(name):
-        raise _fail(f"{where}.name", f"must be a name of lowercase letters, digits, '.', '_' or '-', found {name!r}")
+    if not isinstance(name, str) or not slot_id(name):
+        raise _fail(f"{where}.name", f"must be text with a letter or digit, such as 'Morning Standup', found {name!r}")
     where = f"schedule[{index}] ({name})"
     fmt = spec.get("format")
     if fmt not in formats:
@@ -181,17 +173,18 @@ def parse_slot(index: int, spec: object, formats: dict) -> Slot:
 
 
 def load_slots(config) -> list[Slot]:
-    """The validated slots of `.rooms.yaml` (names unique)."""
+    """The validated slots of `.rooms.yaml` (ids, derived from the names, unique)."""
     from rooms_cli.roundtable.formats import load_formats
 
     specs = config.get("schedule") or []
     formats = load_formats(config) if specs else {}
     slots = [parse_slot(i, spec, formats) for i, spec in enumerate(specs)]
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for slot in slots:
-        if slot.name in seen:
-            raise _fail("schedule", f"has two slots named {slot.name!r}; names must be unique")
-        seen.add(slot.name)
+        if slot.id in seen:
+            raise _fail("schedule", f"has two slots named {seen[slot.id]!r} and {slot.name!r} (both id {slot.id!r}); "
+                                    "names must differ in more than case and punctuation")
+        seen[slot.id] = slot.name
     return slots
 
 
@@ -215,7 +208,7 @@ class Occurrence:
 
     @property
     def roll(self) -> float:
-        return stable_random("schedule", self.slot.name, self.key)
+        return stable_random("schedule", self.slot.id, self.key)
 
     @property
     def wins(self) -> bool:
@@ -237,7 +230,7 @@ def due_occurrences(slots: list[Slot], moment: datetime, catch_up: float) -> lis
         for slot in slots:
             due.extend(o for o in occurrences_on(slot, day) if earliest <= o.at <= moment)
         day += timedelta(days=1)
-    return sorted(due, key=lambda o: (o.at, o.slot.name))
+    return sorted(due, key=lambda o: (o.at, o.slot.id))
 
 
 def next_fire(slot: Slot, moment: datetime) -> datetime | None:
@@ -255,16 +248,16 @@ def next_fire(slot: Slot, moment: datetime) -> datetime | None:
 
 @dataclass
 class ScheduleState:
-    fired: dict[str, dict[str, dict]] = field(default_factory=dict)  # slot -> key -> {roll, won, queued, at, error}
+    fired: dict[str, dict[str, dict]] = field(default_factory=dict)  # slot id -> key -> {roll, won, queued, at, error}
 
     def has(self, occ: Occurrence) -> bool:
-        return occ.key in self.fired.get(occ.slot.name, {})
+        return occ.key in self.fired.get(occ.slot.id, {})
 
     def get(self, occ: Occurrence) -> dict | None:
-        return self.fired.get(occ.slot.name, {}).get(occ.key)
+        return self.fired.get(occ.slot.id, {}).get(occ.key)
 
     def record(self, occ: Occurrence, entry: dict) -> None:
-        self.fired.setdefault(occ.slot.name, {})[occ.key] = entry
+        self.fired.setdefault(occ.slot.id, {})[occ.key] = entry
 
     def prune(self, moment: datetime) -> None:
         cutoff = (moment - timedelta(days=KEEP_DAYS)).strftime("%Y-%m-%d")
@@ -294,11 +287,17 @@ def write_state(project: Project, state: ScheduleState) -> None:
 
 
 def today_status(project: Project, config, moment: datetime) -> list[dict]:
-    """Every slot with today's occurrences (won, lost, error, due, missed, upcoming) and its next fire time."""
+    """Every slot with today's occurrences (won, lost, error, due, missed, upcoming) and its next fire time.
+
+    An occurrence that queued a roundtable carries `run`: its status (pending, running, done, retrying,
+    failed), attempts, retry_after and error.
+    """
+    from rooms_cli.roundtable.queue import list_items
     from rooms_cli.store.clock import iso
 
     catch = catch_up_seconds(config)
     state = read_state(project)
+    runs = {item.id: item for item in list_items(project) if item.by == "schedule"}
     rows = []
     for slot in load_slots(config):
         today = []
@@ -313,7 +312,13 @@ def today_status(project: Project, config, moment: datetime) -> list[dict]:
                 status = "due"
             else:
                 status = "missed"
-            today.append({"at": iso(occ.at), "key": occ.key, "status": status, **({"entry": entry} if entry else {})})
+            row = {"at": iso(occ.at), "key": occ.key, "status": status, **({"entry": entry} if entry else {})}
+            item = runs.get((entry or {}).get("queued", ""))
+            if item is not None:  # what became of the roundtable it queued: ran, retrying, failed
+                row["run"] = {"status": "retrying" if item.status == "pending" and item.not_before else item.status,
+                              "attempts": item.attempts, "retry_after": item.not_before, "error": item.error,
+                              "room": item.room}
+            today.append(row)
         nxt = next_fire(slot, moment)
         rows.append({**slot.to_json(), "today": today, "next": iso(nxt) if nxt else None})
     return rows

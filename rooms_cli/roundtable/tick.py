@@ -1,12 +1,13 @@
 """The roundtable steps of `rooms tick`: fire due schedule slots, then run pending roundtables.
 
-Both return a list of {"action", "detail"}; with `dry_run` they report what they would do and write
+Both return a list of {"action", "detail", "error"?}; an action with "error" makes `rooms tick` exit 1.
+With `dry_run` they report what they would do and write
 nothing (not even a lock file).
 """
 
 from __future__ import annotations
 
-from rooms_cli.errors import RoomsError
+from rooms_cli.errors import InvalidInput, RoomsError
 from rooms_cli.store.clock import iso, now
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
@@ -26,7 +27,7 @@ def _request_for(project: Project, config, occ):
 
     slot = occ.slot
     fmt = get_format(config, slot.format)
-    chance = random.Random("\x1f".join(["schedule", os.environ.get("ROOMS_SEED", ""), slot.name, occ.key]))
+    chance = random.Random("\x1f".join(["schedule", os.environ.get("ROOMS_SEED", ""), slot.id, occ.key]))
     participants = resolve_participants(list(slot.participants), list(talking_agents(project, config)), fmt, chance,
                                         config.get("leader"))
     return RoundtableRequest(fmt.name, topic=slot.topic, participants=participants, pace=slot.pace)
@@ -56,12 +57,12 @@ def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
 
     actions = []
     due = [occ for occ in schedule.due_occurrences(slots, now(), catch) if not state.has(occ)]
-    latest = {occ.slot.name: occ for occ in due}  # due is oldest first
+    latest = {occ.slot.id: occ for occ in due}  # due is oldest first
     for occ in due:
-        if latest[occ.slot.name] is not occ:
+        if latest[occ.slot.id] is not occ:
             # a backlog of one slot (a busy cron, a long catch_up) fires once, at its latest time
             if not dry_run:
-                state.record(occ, {"at": iso(occ.at), "superseded_by": latest[occ.slot.name].key})
+                state.record(occ, {"at": iso(occ.at), "superseded_by": latest[occ.slot.id].key})
             continue
         slot, roll = occ.slot, occ.roll
         where = f"{slot.name} ({slot.format}, {occ.key}): rolled {roll:.3f} vs p {slot.probability:g}"
@@ -73,12 +74,13 @@ def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
                 request = _request_for(project, config, occ)
             except RoomsError as err:
                 entry["error"] = err.message
-                actions.append({"action": "skip", "detail": f"{where}, won but cannot run: {err.message}"})
+                actions.append({"action": "skip", "detail": f"{where}, won but cannot run: {err.message}",
+                                "error": err.message})
             else:
                 detail = f"{where}, won: {request.format} with {', '.join(request.participants or [])}"
                 if not dry_run:
                     # keyed by slot + day: a crash between enqueue and the state write cannot fire it twice
-                    item, _new = queue.enqueue(project, request, by="schedule", key=f"{slot.name}@{occ.key}")
+                    item, _new = queue.enqueue(project, request, by="schedule", key=f"{slot.id}@{occ.key}")
                     entry["queued"] = item.id
                     detail += f" → {item.id}"
                 actions.append({"action": "fire", "detail": detail})
@@ -90,7 +92,7 @@ def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
 def run_pending(project: Project, config, dry_run: bool = False) -> list[dict]:
     """Retry items whose runner died, then claim and run pending roundtables one by one."""
     from rooms_cli.roundtable import queue
-    from rooms_cli.roundtable.orchestrator import run_roundtable_sync
+    from rooms_cli.roundtable.orchestrator import own_room, run_roundtable_sync
     from rooms_cli.store.ids import new_id
 
     actions = [
@@ -98,7 +100,8 @@ def run_pending(project: Project, config, dry_run: bool = False) -> list[dict]:
         for item, reason in queue.recover_dead(project, dry_run=dry_run)
     ]
     if dry_run:
-        pending = [i for i in queue.list_items(project) if i.status == "pending"]
+        moment = now()
+        pending = [i for i in queue.list_items(project) if i.status == "pending" and queue.ready(i, moment)]
         return actions + [{"action": "run", "detail": f"{i.id} ({i.request.format})"} for i in pending]
     for _ in range(MAX_RUNS_PER_TICK):
         item = queue.claim_next(project)
@@ -108,15 +111,31 @@ def run_pending(project: Project, config, dry_run: bool = False) -> list[dict]:
         try:
             result = run_roundtable_sync(project, config, item.request, roundtable_id=rt_id,
                                          heartbeat=lambda item=item: queue.renew(project, item))
-        except RoomsError as err:
-            queue.mark_failed(project, item, err.message, rt_id)
-            actions.append({"action": "run", "detail": f"{item.id} ({item.request.format}) failed: {err.message}"})
-            continue
-        except Exception as exc:  # a bug must not wedge the queue: record it and go on
-            queue.mark_failed(project, item, f"internal error: {type(exc).__name__}: {exc}", rt_id)
-            actions.append({"action": "run", "detail": f"{item.id} ({item.request.format}) failed: {exc}"})
+        except Exception as exc:  # noqa: BLE001 - a bug must not wedge the queue either: record it and go on
+            message = exc.message if isinstance(exc, RoomsError) else f"internal error: {type(exc).__name__}: {exc}"
+            # a request that cannot run as asked (too few agents, an unknown one) fails the same way again
+            retry = not isinstance(exc, InvalidInput)
+            retry_at = queue.mark_failed(project, item, message, rt_id, retry=retry)
+            if item.by == "schedule" and item.request.room is None:
+                _end_room(project, own_room(item.request.format, rt_id))
+            then = (f"retry {item.attempts + 1}/{queue.MAX_ATTEMPTS} after {retry_at}" if retry_at
+                    else f"gave up after {item.attempts} attempts" if retry else "not retried")
+            actions.append({"action": "run", "detail": f"{item.id} ({item.request.format}) failed: {message}; {then}",
+                            "error": message})
             continue
         queue.mark_done(project, item, result.id, result.room)
+        if item.by == "schedule" and item.request.room is None:
+            _end_room(project, result.room)
         said = sum(1 for t in result.turns if not t.get("skipped"))
         actions.append({"action": "run", "detail": f"{item.id} ({result.format}): {said} turns in room {result.room}"})
     return actions
+
+
+def _end_room(project: Project, room: str) -> None:
+    """A scheduled roundtable's own room is dropped once it is over: out of `rooms room list`, still
+    readable (`rooms room list --all`, `rooms transcript --room …`); a day of 24 slots leaves no clutter."""
+    from rooms_cli.chat.lifecycle import stop
+    from rooms_cli.chat.rooms import room_exists
+
+    if room_exists(project, room):  # a roundtable that failed early never made its room
+        stop(project, room, "dropped", "rooms", save_first=False)

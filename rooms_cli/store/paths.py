@@ -107,7 +107,8 @@ def init_project(target: Path) -> tuple[Project, list[str]]:
         if not p.exists():
             atomic.write_text(p, content)
             created.append(f"{ROOMS}/{name}")
-    for sub in ("agents", "rooms", "chat", "deliberations", "groups", "inbox", "spawns", "roundtables", "memories", "schedule"):
+    for sub in ("agents", "rooms", "chat", "deliberations", "groups", "inbox", "spawns", "roundtables", "memories", "schedule",
+                "run"):  # run/: local-only files (git-ignored), such as the tick log the crontab line writes
         d = rooms_dir / sub
         if not d.exists():
             d.mkdir()

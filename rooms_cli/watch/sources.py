@@ -84,7 +84,7 @@ class Selection:
     def check(self, project: Project) -> None:
         """Refuse a named room that does not exist (a typo would otherwise watch nothing forever)."""
         for room in dict.fromkeys(self.rooms + self.boards):
-            if not project.path("rooms", room, "room.yaml").exists():
+            if not (project.path("rooms", room, "state.jsonl").exists() or project.path("rooms", room, "room.yaml").exists()):
                 raise NotFound(f"no room {room!r}; see `rooms room list`, or watch with --all to pick up new rooms")
 
 
