@@ -229,6 +229,8 @@ def watch_rows(flavour: Flavour, tmp: Path, writes: int = 12, idle_s: float = 4.
             tasks.update_task(project, ROOM, ids[1 + k * 97], by="bench", detail=f"edit {k}")
             watcher.stdout.readline()
             latencies.append(time.perf_counter() - began)
+            if os.environ.get("BENCH_VERBOSE"):
+                print(f"    write {k}: {latencies[-1] * 1000:.0f} ms", flush=True)
         time.sleep(2.5)  # past the racy window of the last write
         before = cpu_seconds(watcher.pid)
         time.sleep(idle_s)

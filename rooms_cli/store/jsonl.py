@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooms_cli.store import changes
 from rooms_cli.store.locks import locked
 
 _warned: set[tuple[str, int, str]] = set()
@@ -112,6 +113,7 @@ def _append_bytes(path: Path, data: bytes) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+    changes.note(path)
 
 
 @dataclass
@@ -152,7 +154,7 @@ def parse_bytes(data: bytes, *, first_lineno: int = 1) -> Scan:
     return scan
 
 
-def _read_from(path: Path, offset: int) -> bytes:
+def _read_from(path: Path | str, offset: int) -> bytes:
     """The file's bytes from `offset`, with raw os calls: a board read opens thousands of small logs,
     and a buffered file object costs about half again as much per file."""
     fd = os.open(path, os.O_RDONLY)
@@ -173,7 +175,7 @@ def _read_from(path: Path, offset: int) -> bytes:
         os.close(fd)
 
 
-def scan(path: Path, offset: int = 0) -> Scan:
+def scan(path: Path | str, offset: int = 0) -> Scan:
     """Read a log from byte `offset` without printing anything (a missing file is empty)."""
     from rooms_cli.errors import InvalidData
 
@@ -190,7 +192,7 @@ def scan(path: Path, offset: int = 0) -> Scan:
     return result
 
 
-def read(path: Path) -> list[dict]:
+def read(path: Path | str) -> list[dict]:
     """All good records of a log; bad lines are reported on stderr (once) and skipped."""
     result = scan(path)
     for lineno, reason in result.bad:

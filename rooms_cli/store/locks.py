@@ -1,11 +1,11 @@
 """File locks with a timeout: a lock that cannot be had in time is `LockBusy` (exit 3).
 
-Lock files sit beside what they guard as `<name>.lock` (kept out of git by the .gitignore
+Lock files live under `.rooms/run/locks/` (see lock_path; run/ is kept out of git by the .gitignore
 `rooms init` writes). Default timeout: `ROOMS_LOCK_TIMEOUT` seconds, else 10.
 
 The lock is an exclusive `flock(2)` on the lock file: the kernel lock the filelock library takes on
 POSIX, taken here directly because importing filelock costs ~20 ms, a third of a `rooms task claim`
-(docs/performance.md). Processes of earlier versions, which used filelock, exclude these and back.
+(docs/performance.md).
 The kernel drops the lock when its process dies, so a killed holder never leaves a stale lock.
 """
 
@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, LockBusy
+
+ROOMS = ".rooms"
 
 FIRST_WAIT = 0.001  # a held task lock is usually released within a few ms: retry soon, then back off
 LONGEST_WAIT = 0.05
@@ -34,7 +36,18 @@ def default_timeout() -> float:
 
 
 def lock_path(path: Path) -> Path:
+    """Where the lock guarding `path` lives: `.rooms/run/locks/<path inside .rooms>.lock`.
+
+    Not beside the file: a board of 10 000 tasks would hold 10 000 lock files in its tasks/
+    directory, and creating one changes the directory, which makes every reader of the listing
+    (`rooms watch`, the board) list it again. Outside a `.rooms/` directory: `<name>.lock` beside it."""
     path = Path(path)
+    parts = path.parts
+    if ROOMS in parts:
+        at = len(parts) - 1 - parts[::-1].index(ROOMS)
+        inside = parts[at + 1 :]
+        if inside and inside[0] != "run":
+            return Path(*parts[: at + 1], "run", "locks", *inside[:-1], inside[-1] + ".lock")
     return path.with_name(path.name + ".lock")
 
 
