@@ -94,3 +94,68 @@ def test_chat_on_the_offline_model_imports_no_network_client(project, tmp_path):
     root, _ = project
     modules = imported(root, tmp_path, "chat", "@dev how is the deploy going?")
     assert heavy(modules) & {"httpx", "anyio", "h11", "pydantic"} == set()
+
+
+# --- the lazy command tree keeps the command-line contract --------------------------------------------
+
+def _commands_section(group) -> str:
+    import typer.main
+
+    click = typer.main._click if hasattr(typer.main, "_click") else __import__("click")
+    ctx = click.Context(group, info_name="rooms")
+    formatter = click.HelpFormatter(width=100)
+    group.format_commands(ctx, formatter)
+    return formatter.getvalue()
+
+
+def test_help_lists_every_command_exactly_as_typers_full_conversion_would():
+    import typer.main
+
+    from rooms_cli.cli.app import app, parts
+
+    lazy = typer.main.get_command(app)
+    eager = typer.main.get_group(parts)  # typer converts every command and sub-app
+    assert list(lazy.commands) == list(eager.commands)
+    assert _commands_section(lazy) == _commands_section(eager)
+    assert not lazy.commands.built, "listing the commands converted some"
+
+
+def test_running_one_command_converts_only_that_command(project, monkeypatch):
+    import typer.main
+    from typer.testing import CliRunner
+
+    from rooms_cli.cli.app import app
+
+    root, _ = project
+    group = typer.main.get_command(app)
+    monkeypatch.setattr("typer.testing._get_command", lambda _app: group)  # run this very group
+    result = CliRunner().invoke(app, ["board", "--json"], env={"ROOMS_DIR": str(root)})
+    assert result.exit_code == 0, result.output
+    assert list(group.commands.built) == ["board"]
+
+
+def test_shell_completion_still_completes_commands_and_subcommands(project):
+    root, _ = project
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
+    env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(root), _ROOMS_COMPLETE="complete_bash", COMP_WORDS="rooms ta", COMP_CWORD="1")
+    run = [sys.executable, "-c", "import sys; sys.argv = ['rooms']; from rooms_cli.cli.app import main; main()"]
+    assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["task"]
+    env.update(COMP_WORDS="rooms task cl", COMP_CWORD="2")
+    assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["claim"]
+
+
+def test_every_sub_apps_help_lists_its_commands_as_typers_full_conversion_would():
+    import typer.main
+
+    from rooms_cli.cli.app import app, parts
+
+    lazy, eager = typer.main.get_command(app), typer.main.get_group(parts)
+
+    def compare(lazy_group, eager_group, path):
+        assert list(lazy_group.commands) == list(eager_group.commands), path
+        assert _commands_section(lazy_group) == _commands_section(eager_group), path
+        for name, command in eager_group.commands.items():
+            if hasattr(command, "commands"):
+                compare(lazy_group.commands[name], command, f"{path} {name}")
+
+    compare(lazy, eager, "rooms")
