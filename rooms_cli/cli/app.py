@@ -1,12 +1,12 @@
 """The `rooms` command: the root typer app, its error handler, and the registration of every part.
 
-Each part's commands live in their own module with a `register(app)` function; this file only
-wires them. Errors raised anywhere below are mapped here, once, to a message and an exit code.
+Each part's commands live in their own module; `rooms_cli.registry.COMMANDS` names them and this
+file only wires them. Errors raised anywhere below are mapped here, once, to a message and an exit code.
 
-Start-up stays light (docs/performance.md): the parts register their commands on `parts`, a typer app
-that is never converted whole; the root group converts a command from typer to click only when it is
-run, so `rooms task claim` inspects the board's commands alone, and `rooms --help` lists every command
-from its help text without building any command's parameters.
+Start-up stays light (docs/performance.md): the commands are registered on `parts`, a typer app that
+is never converted whole; the root group converts a command from typer to click only when it is run,
+so `rooms task claim` inspects the board's commands alone, and `rooms --help` lists every command from
+its help text without building any command's parameters.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import inspect
 import os
 import sys
 from collections.abc import Iterator, Mapping
-from importlib import import_module
 from types import SimpleNamespace
 
 import typer
@@ -31,18 +30,6 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from typer.core import TyperGroup
 
 from rooms_cli import __version__
-
-PART_MODULES = (
-    "rooms_cli.cli.project_cmd",
-    "rooms_cli.cli.agent_cmd",
-    "rooms_cli.cli.models_cmd",
-    "rooms_cli.cli.chat_cmd",
-    "rooms_cli.cli.board_cmd",
-    "rooms_cli.cli.roundtable_cmd",
-    "rooms_cli.cli.group_cmd",
-    "rooms_cli.cli.messaging_cmd",
-    "rooms_cli.cli.watch_cmd",
-)
 
 
 class RoomsGroup(TyperGroup):
@@ -75,22 +62,13 @@ class RoomsGroup(TyperGroup):
             except OSError:
                 pass
             ctx.exit(0)
-        except Exception as exc:  # a bug: say so in one line; ROOMS_DEBUG=1 shows the traceback
+        except Exception as exc:  # a bug, or a file we cannot use: one line; ROOMS_DEBUG=1 shows the traceback
             if os.environ.get("ROOMS_DEBUG"):
                 raise
             from rooms_cli.cli.output import print_error
+            from rooms_cli.errors import as_rooms_error
 
-            if isinstance(exc, OSError) and exc.filename:
-                # a file the command needs is a directory, unreadable, on a full disk…: the user's to
-                # fix, so one sentence naming the file rather than "internal error"
-                print_error(RoomsError(f"cannot use {exc.filename}: {exc.strerror or exc}", code="io_error"),
-                            ctx.meta.get("rooms_json", False))
-                ctx.exit(ExitCode.ERROR)
-            internal = RoomsError(
-                f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)",
-                code="internal",
-            )
-            print_error(internal, ctx.meta.get("rooms_json", False))
+            print_error(as_rooms_error(exc), ctx.meta.get("rooms_json", False))
             ctx.exit(ExitCode.ERROR)
 
 
@@ -224,10 +202,25 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """Coordinate LLM agents from the shell."""
+    from rooms_cli.store.locks import default_timeout
+
+    default_timeout()  # a bad ROOMS_LOCK_TIMEOUT is one sentence for every command, not only those that lock
 
 
-for _name in PART_MODULES:
-    import_module(_name).register(parts)
+def _register_commands() -> None:
+    """Add every command named in rooms_cli.registry.COMMANDS to `parts` (an import that fails, fails
+    loudly); nothing is converted to click here."""
+    from rooms_cli.registry import COMMANDS, resolve
+
+    for name, target in COMMANDS.items():
+        command = resolve(target)
+        if isinstance(command, typer.Typer):
+            parts.add_typer(command, name=name)
+        else:
+            parts.command(name)(command)
+
+
+_register_commands()
 
 
 def main() -> None:

@@ -8,24 +8,13 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
-TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
-
-
-def register(app: typer.Typer) -> None:
-    app.command("send")(send_cmd)
-    app.command("inbox")(inbox_cmd)
-    app.add_typer(status_app, name="status")
-    app.command("agents")(agents_cmd)
-    app.command("spawn")(spawn_cmd)
-    app.command("wait")(wait_cmd)
-    app.command("attention")(attention_cmd)
-    hook_app.add_typer(claude_app, name="claude-code")
-    app.add_typer(hook_app, name="hook")
+hook_app.add_typer(claude_app, name="claude-code")
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
 def _ctx(dir, as_):
@@ -62,7 +51,7 @@ def send_cmd(
     if wake:
         from rooms_cli.messaging.wake import wake_recipients
 
-        result.woken = wake_recipients(ctx.project, ctx.config, [m.to for m in result.delivered])
+        result.woken = wake_recipients(ctx.project, ctx.config, result.delivered)
     if json_:
         return output.print_json(result)
     for name in result.unknown:
@@ -84,23 +73,18 @@ def inbox_cmd(
 
     Example: rooms inbox --unread
     """
-    from rooms_cli.messaging.inbox import mark_read, read_inbox, read_upto, unread_messages
+    from rooms_cli.messaging.inbox import open_inbox
     from rooms_cli.messaging.status import touch
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
-    upto = read_upto(ctx.project, ctx.me)
-    messages = unread_messages(ctx.project, ctx.me) if unread else read_inbox(ctx.project, ctx.me)
-    fresh = [m for m in messages if m.n > upto]
-    if fresh and not peek:
-        mark_read(ctx.project, ctx.me, max(m.n for m in fresh))
+    view = open_inbox(ctx.project, ctx.me, unread_only=unread, peek=peek)
     if json_:
-        return output.print_json({"agent": ctx.me, "unread": len(fresh), "marked_read": bool(fresh) and not peek,
-                                  "messages": [{**m.to_json(), "read": m.n <= upto} for m in messages]})
-    if not messages:
+        return output.print_json(view)
+    if not view.messages:
         return output.say(f"No {'unread ' if unread else ''}messages for {ctx.me}.")
-    _show_messages(messages, upto)
-    output.note(f"{len(fresh)} unread" + ("" if peek or not fresh else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
+    _show_messages(view.messages, view.read_upto)
+    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
 
 
 @status_app.command("set")
@@ -126,8 +110,8 @@ def agents_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
     Example: rooms agents --json
     """
+    from rooms_cli.messaging.roster import roster
     from rooms_cli.messaging.spawn import reap_all
-    from rooms_cli.messaging.status import roster
 
     ctx = _ctx(dir, None)
     reap_all(ctx.project)
@@ -169,14 +153,14 @@ def wait_cmd(timeout: TimeoutOpt = None, as_: AsOpt = None, dir: DirOpt = None, 
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
     from rooms_cli.messaging.wait import wait_for_spawns
-    from rooms_cli.store.clock import parse_duration
+    from rooms_cli.store.clock import describe_duration
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
-    result = wait_for_spawns(ctx.project, ctx.me, None if timeout is None else parse_duration(timeout))
+    result = wait_for_spawns(ctx.project, ctx.me, timeout)
     if result.timed_out:
         names = ", ".join(s.alias for s in result.pending)
-        raise TimedOut(f"timed out after {timeout}: still running: {names}", data=result.to_json())
+        raise TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=result.to_json())
     messages = take_unread(ctx.project, ctx.me)
     if json_:
         return output.print_json({**result.to_json(), "messages": [message_json(m) for m in messages]})
@@ -225,7 +209,7 @@ def _run_hook(hook: str, dir, as_, answer) -> None:
 
 @claude_app.command("stop")
 def claude_stop_cmd(
-    timeout: Annotated[str, typer.Option("--timeout", help="How long to wait for running spawns first.")] = "50s",
+    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
     as_: AsOpt = None, dir: DirOpt = None,
 ) -> None:
     """Claude Code Stop hook: block the stop while spawns run or messages are unread (JSON on stdout).
@@ -235,10 +219,8 @@ def claude_stop_cmd(
     Example: rooms hook claude-code stop --timeout 9m < hook.json
     """
     from rooms_cli.messaging.hooks import claude_stop
-    from rooms_cli.store.clock import parse_duration
 
-    wait = parse_duration(timeout)
-    _run_hook("stop", dir, as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=wait))
+    _run_hook("stop", dir, as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=timeout))
 
 
 @claude_app.command("prompt")

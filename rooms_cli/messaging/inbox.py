@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rooms_cli.store import jsonl
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -59,7 +59,7 @@ class InboxMessage:
 
 
 def inbox_path(project: Project, agent: str):
-    return project.path("inbox", validate_name(agent, "agent id") + ".jsonl")
+    return layout.inbox_file(project, agent)
 
 
 def deliver(
@@ -89,7 +89,7 @@ def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
 
 
 def read_state_path(project: Project, agent: str):
-    return project.path("inbox", "read", validate_name(agent, "agent id") + ".jsonl")
+    return layout.inbox_read_file(project, agent)
 
 
 def read_upto(project: Project, agent: str) -> int:
@@ -144,6 +144,34 @@ def take_unread(project: Project, agent: str) -> list[InboxMessage]:
     return messages
 
 
+@dataclass
+class InboxView:
+    """What `rooms inbox` shows: the messages, which were unread, and whether they are now marked read."""
+
+    agent: str
+    messages: list[InboxMessage]
+    read_upto: int  # before this read: messages numbered above it were unread
+    fresh: int  # how many of `messages` were unread
+    marked_read: bool
+
+    def unread(self, message: InboxMessage) -> bool:
+        return message.n > self.read_upto
+
+    def to_json(self) -> dict:
+        return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read,
+                "messages": [{**m.to_json(), "read": not self.unread(m)} for m in self.messages]}
+
+
+def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek: bool = False) -> InboxView:
+    """`agent`'s inbox (or only its unread messages), the unread ones marked read unless `peek`."""
+    upto = read_upto(project, agent)
+    messages = unread_messages(project, agent) if unread_only else read_inbox(project, agent)
+    fresh = [m for m in messages if m.n > upto]
+    if fresh and not peek:
+        mark_read(project, agent, max(m.n for m in fresh))
+    return InboxView(agent=agent, messages=messages, read_upto=upto, fresh=len(fresh), marked_read=bool(fresh) and not peek)
+
+
 def find_message(project: Project, agent: str, n: int) -> InboxMessage:
     """Message number `n` in `agent`'s inbox, or NotFound."""
     from rooms_cli.errors import NotFound
@@ -156,7 +184,7 @@ def find_message(project: Project, agent: str, n: int) -> InboxMessage:
 
 def inbox_owners(project: Project) -> list[str]:
     """Agents that have an inbox file."""
-    folder = project.path("inbox")
+    folder = layout.inbox_dir(project)
     if not folder.is_dir():
         return []
     return sorted(p.stem for p in folder.glob("*.jsonl") if p.is_file())

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from rooms_cli.errors import InvalidInput
 from rooms_cli.messaging.inbox import InboxMessage, deliver, find_message
-from rooms_cli.messaging.status import known_names, mark_announced, recipients_for_everyone, touch
+from rooms_cli.messaging.roster import known_names, recipients_for_everyone
+from rooms_cli.messaging.status import mark_announced, touch
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
@@ -61,8 +62,12 @@ def send_message(
             raise InvalidInput("there is no other agent to send to yet (rooms agents lists them)")
     known = known_names(project) if to is not None else set(recipients)
     result = SendResult(sender=sender, kind=kind, reply_to=reply_to, unknown=[r for r in recipients if r not in known])
+    from rooms_cli.messaging.wake import asleep_on_arrival
+
     for recipient in recipients:
-        result.delivered.append(deliver(project, recipient, sender, text, kind=kind, reply_to=reply_to, meta=meta))
+        # a message that waits while wake is off never wakes its recipient later (messaging/wake.py)
+        stamp = {"wake": False} if asleep_on_arrival(project, config, recipient) else {}
+        result.delivered.append(deliver(project, recipient, sender, text, kind=kind, reply_to=reply_to, meta=meta | stamp))
     mark_announced(project, sender)
     touch(project, sender)
     return result
