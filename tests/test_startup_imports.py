@@ -80,9 +80,10 @@ def test_board_table_piped_does_not_need_pydantic_or_yaml(project, tmp_path):
     assert heavy(imported(root, tmp_path, "board")) <= {"rich"}
 
 
-def test_send_imports_no_heavy_module(project, tmp_path):
+def test_send_imports_no_heavy_module_but_yaml(project, tmp_path):
+    """A send reads the config and the recipient's definition (is it an LLM agent with wake off?)."""
     root, _ = project
-    assert heavy(imported(root, tmp_path, "send", "--to", "dev", "hello", "--as", "alice", "--json")) == set()
+    assert heavy(imported(root, tmp_path, "send", "--to", "dev", "hello", "--as", "alice", "--json")) <= {"yaml"}
 
 
 def test_yaml_is_read_only_when_no_flag_or_variable_names_who_acts(project, tmp_path):
@@ -159,3 +160,9 @@ def test_every_sub_apps_help_lists_its_commands_as_typers_full_conversion_would(
                 compare(lazy_group.commands[name], command, f"{path} {name}")
 
     compare(lazy, eager, "rooms")
+
+
+def test_chat_piped_renders_without_rich(project, tmp_path):
+    """rich only renders for a terminal: piped, the replies are written as plain text."""
+    root, _ = project
+    assert "rich" not in imported(root, tmp_path, "chat", "@dev how is the deploy going?")

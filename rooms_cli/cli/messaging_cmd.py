@@ -45,9 +45,7 @@ def send_cmd(
     from rooms_cli.messaging.send import send_message
 
     ctx = _ctx(dir, as_)
-    # only a message to everyone reads .rooms.yaml (the roster): a direct one never parses YAML
-    config = ctx.config if to is None and reply_to is None else None
-    result = send_message(ctx.project, config, ctx.me, message, to=to, reply_to=reply_to)
+    result = send_message(ctx.project, ctx.config, ctx.me, message, to=to, reply_to=reply_to)
     if wake:
         from rooms_cli.messaging.wake import wake_recipients
 
