@@ -10,6 +10,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from rooms_cli.store import changes
+
 
 def fsync_dir(directory: Path) -> None:
     try:
@@ -56,6 +58,7 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
             pass
         raise
     fsync_dir(path.parent)
+    changes.note(path)
 
 
 def write_text(path: Path, text: str, mode: int = 0o644) -> None:
