@@ -215,3 +215,13 @@ def test_an_unresolved_merge_in_an_inbox_file_is_one_clear_error(world, path):
     assert err["error"]["code"] == "merge_conflict"
     assert path.split("/", 1)[1] in err["error"]["message"]
     assert a.rooms("inbox", as_="alice")["messages"] == []  # other inboxes are untouched
+
+
+def test_a_hand_written_message_without_an_id_can_still_be_read_so_the_hook_lets_go(world):
+    a = world.clone("a")
+    (a.path / ".rooms/inbox").mkdir(exist_ok=True)
+    (a.path / ".rooms/inbox/bob.jsonl").write_text(json.dumps({"n": 1, "ts": at(1), "from": "alice", "text": "no id"}) + "\n")
+    first = a.run("hook", "claude-code", "stop", "--timeout", "0", as_="bob", input="{}")
+    assert json.loads(first.stdout)["decision"] == "block"
+    again = a.run("hook", "claude-code", "stop", "--timeout", "0", as_="bob", input="{}")
+    assert again.stdout.strip() == ""

@@ -27,7 +27,7 @@ def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
     from rooms_cli.messaging.attention import message_line
 
     for m in messages:
-        fresh = unread_ids is None or m.id in unread_ids
+        fresh = unread_ids is None or m.key in unread_ids
         output.say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
 
 

@@ -47,6 +47,11 @@ class InboxMessage:
     ref: str = ""  # how to refer to it: its number, or a short id prefix when a merge duplicated the number
 
     @property
+    def key(self) -> str:
+        """What a read mark names: the id (a hand-edited line without one: its number and time)."""
+        return self.id or f"#{self.n}@{self.ts}"
+
+    @property
     def label(self) -> str:
         """`#3`, or `#i-01M83SV5SY` for a message whose number another message shares after a merge."""
         return f"#{self.ref or self.n}"
@@ -146,7 +151,7 @@ class ReadMarks:
     upto: list[tuple[int, str]] = field(default_factory=list)  # legacy (n, ts) marks
 
     def covers(self, message: InboxMessage) -> bool:
-        if message.id in self.ids:
+        if message.key in self.ids:
             return True
         return any(message.n <= n and (not ts or not message.ts or message.ts <= ts) for n, ts in self.upto)
 
@@ -169,7 +174,7 @@ def mark_read(project: Project, agent: str, messages: list[InboxMessage]) -> boo
     path = read_state_path(project, agent)
     with locked(path):
         marks = read_marks(project, agent)
-        fresh = [m.id for m in messages if m.id and not marks.covers(m)]
+        fresh = [m.key for m in messages if not marks.covers(m)]
         if not fresh:
             return False
         jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": fresh}], lock=False)
@@ -212,7 +217,7 @@ class InboxView:
         return len(self.unread_ids)
 
     def unread(self, message: InboxMessage) -> bool:
-        return message.id in self.unread_ids
+        return message.key in self.unread_ids
 
     def to_json(self) -> dict:
         return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read,
@@ -226,7 +231,7 @@ def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek:
     fresh = [m for m in everything if not marks.covers(m)]
     if fresh and not peek:
         mark_read(project, agent, fresh)
-    return InboxView(agent=agent, messages=fresh if unread_only else everything, unread_ids={m.id for m in fresh},
+    return InboxView(agent=agent, messages=fresh if unread_only else everything, unread_ids={m.key for m in fresh},
                      marked_read=bool(fresh) and not peek)
 
 
