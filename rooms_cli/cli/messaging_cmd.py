@@ -23,18 +23,18 @@ def _ctx(dir, as_):
     return Context.open(dir, as_=as_)
 
 
-def _show_messages(messages, unread_from: int = 0) -> None:
+def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
     from rooms_cli.messaging.attention import message_line
 
     for m in messages:
-        mark = "*" if m.n > unread_from else " "
-        output.say(f"{mark} {m.ts}  " + message_line(m, limit=None), style="bold" if m.n > unread_from else None)
+        fresh = unread_ids is None or m.id in unread_ids
+        output.say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
 
 
 def send_cmd(
     message: Annotated[str, typer.Argument(help="What to say.")],
     to: Annotated[str | None, typer.Option("--to", help="One agent (default: every other agent).", show_default=False)] = None,
-    reply_to: Annotated[int | None, typer.Option("--reply-to", help="Answer message N of your inbox: goes to its sender.", show_default=False)] = None,
+    reply_to: Annotated[str | None, typer.Option("--reply-to", help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender.", show_default=False)] = None,
     wake: Annotated[bool, typer.Option("--wake", help="Run LLM-backed recipients now; their replies land in your inbox.")] = False,
     as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
@@ -54,7 +54,7 @@ def send_cmd(
         return output.print_json(result)
     for name in result.unknown:
         output.note(f"note: {name} is not a known agent yet; the message waits in its inbox")
-    to_text = ", ".join(f"{m.to} (#{m.n})" for m in result.delivered)
+    to_text = ", ".join(f"{m.to} ({m.label})" for m in result.delivered)
     output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
     for woken in result.woken:
         output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
@@ -81,7 +81,7 @@ def inbox_cmd(
         return output.print_json(view)
     if not view.messages:
         return output.say(f"No {'unread ' if unread else ''}messages for {ctx.me}.")
-    _show_messages(view.messages, view.read_upto)
+    _show_messages(view.messages, view.unread_ids)
     output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
 
 
@@ -114,6 +114,9 @@ def agents_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
     ctx = _ctx(dir, None)
     reap_all(ctx.project)
     entries = roster(ctx.project, ctx.config)
+    for e in entries:
+        if e.problem:
+            output.warn(f"{e.name}: {e.problem['message']}")
     if json_:
         return output.print_json({"agents": entries})
     for e in entries:
