@@ -18,12 +18,12 @@ hook_app.add_typer(claude_app, name="claude-code")
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
-def _show_messages(messages, unread_from: int = 0) -> None:
+def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
     from rooms_cli.messaging.attention import message_line
 
     for m in messages:
-        mark = "*" if m.n > unread_from else " "
-        output.say(f"{mark} {m.ts}  " + message_line(m, limit=None), style="bold" if m.n > unread_from else None)
+        fresh = unread_ids is None or m.key in unread_ids
+        output.say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
 
 
 @shared(as_=True)
@@ -31,7 +31,7 @@ def send_cmd(
     run: Run,
     message: Annotated[str, typer.Argument(help="What to say.")],
     to: Annotated[str | None, typer.Option("--to", help="One agent (default: every other agent).", show_default=False)] = None,
-    reply_to: Annotated[int | None, typer.Option("--reply-to", help="Answer message N of your inbox: goes to its sender.", show_default=False)] = None,
+    reply_to: Annotated[str | None, typer.Option("--reply-to", help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender.", show_default=False)] = None,
     wake: Annotated[bool, typer.Option("--wake", help="Run LLM-backed recipients now; their replies land in your inbox.")] = False,
 ) -> None:
     """Send a message to one agent, to everyone, or in reply to a message in your inbox.
@@ -49,7 +49,7 @@ def send_cmd(
         return output.print_json(result)
     for name in result.unknown:
         output.note(f"note: {name} is not a known agent yet; the message waits in its inbox")
-    to_text = ", ".join(f"{m.to} (#{m.n})" for m in result.delivered)
+    to_text = ", ".join(f"{m.to} ({m.label})" for m in result.delivered)
     output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
     for woken in result.woken:
         output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
@@ -76,7 +76,7 @@ def inbox_cmd(
         return output.print_json(view)
     if not view.messages:
         return output.say(f"No {'unread ' if unread else ''}messages for {run.me}.")
-    _show_messages(view.messages, view.read_upto)
+    _show_messages(view.messages, view.unread_ids)
     output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
 
 
@@ -107,6 +107,9 @@ def agents_cmd(run: Run) -> None:
 
     reap_all(run.project)
     entries = roster(run.project, run.config)
+    for e in entries:
+        if e.problem:
+            output.warn(f"{e.name}: {e.problem['message']}")
     if run.json:
         return output.print_json({"agents": entries})
     for e in entries:
