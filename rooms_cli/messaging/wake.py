@@ -18,6 +18,8 @@ from rooms_cli.agents import Agent, agent_ids, load_agent
 from rooms_cli.errors import RoomsError
 from rooms_cli.messaging.inbox import InboxMessage, deliver, mark_read, unread_messages
 from rooms_cli.messaging.status import mark_announced, touch
+from rooms_cli.passes import is_pass
+from rooms_cli.store import layout
 from rooms_cli.store.locks import try_lock
 from rooms_cli.store.paths import Project
 
@@ -85,7 +87,7 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
     from rooms_cli.models import provider_for
     from rooms_cli.models.base import Message
 
-    lock = try_lock(project.path("run", "wake", agent.id))
+    lock = try_lock(layout.wake_lock(project, agent.id))
     if lock is None:
         return None
     try:
@@ -102,12 +104,14 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
         text = completion.text.strip()
         targets = {m.sender: m for m in woke if m.sender != agent.id}
         replies = []
-        if text and text != "/pass":
+        if text and not is_pass(text):
             for sender, original in targets.items():
                 meta = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
                 replies.append(deliver(project, sender, agent.id, text, kind="direct", reply_to=original.n, meta=meta))
             mark_announced(project, agent.id)
-        mark_read(project, agent.id, max(m.n for m in woke))
+        # what came before the last message that woke it is read too (as "read up to" did)
+        last = max(unread.index(m) for m in woke)
+        mark_read(project, agent.id, unread[: last + 1])
         touch(project, agent.id)
         return {
             "agent": agent.id, "read": [m.n for m in woke], "model": completion.model, "text": text,
