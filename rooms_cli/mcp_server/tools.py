@@ -171,9 +171,10 @@ def send(s: Session, message: Annotated[str, Field(description="What to say.")],
 
 
 @tool
-def reply(s: Session, n: Annotated[int, Field(description="The number of the message in your inbox.")],
+def reply(s: Session, n: Annotated[int | str, Field(description="The message in your inbox: its number, or (when a "
+                                                     "git merge left a number shared) its `ref`, any unique prefix of its id.")],
           message: Annotated[str, Field(description="Your answer.")]):
-    """Answer message number n of your inbox: the reply goes to its sender, quoting it."""
+    """Answer message n of your inbox (its number or its `ref`): the reply goes to its sender, quoting it."""
     from rooms_cli.messaging.send import send_message
 
     return send_message(s.project, s.config, s.me, message, reply_to=n)
