@@ -1,7 +1,7 @@
 """The cost of one board step through `rooms mcp` (one server, many tool calls) against a `rooms`
 process per step, as a ratio within one run. Needs the extra rooms-cli[mcp].
 
-    python bench/mcp.py [--calls 30]
+    python bench/mcp_calls.py [--calls 30]
 """
 
 from __future__ import annotations
