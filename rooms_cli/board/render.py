@@ -61,8 +61,8 @@ def short_ids(ids: list[str]) -> dict[str, str]:
         a, b = ordered[i - 1], ordered[i]
         if a[:width] != b[:width]:
             continue
-        common = width
-        while common < min(len(a), len(b)) and a[common] == b[common]:
+        common, limit = width, min(len(a), len(b))
+        while common < limit and a[common] == b[common]:
             common += 1
         need[i - 1] = max(need[i - 1], common + 1)
         need[i] = max(need[i], common + 1)
