@@ -126,6 +126,30 @@ def add_cmd(
 task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms task create 'Fix login' --lane dev --done 'tests pass'")(add_cmd)
 
 
+@task_app.command("list")
+@shared(room=True)
+def list_cmd(
+    run: Run,
+    lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", _statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
+    holder: Annotated[str | None, typer.Option("--holder", help="Only tasks this agent holds under a live lease.", show_default=False)] = None,
+) -> None:
+    """List the board's tasks, one a line, in lane order (archived ones left out); --json: a list.
+
+    Example: rooms task list --holder frontend --status doing --json
+    """
+    from rooms_cli.board.render import list_tasks
+
+    tasks = list_tasks(run.project, run.room, lane=lane, status=status, holder=holder)
+    if run.json:
+        output.print_json(tasks)
+        return
+    for task in tasks:
+        output.say(_task_line(task))
+    if not tasks:
+        output.say(f"No tasks match on the board of room {run.room}.")
+
+
 @task_app.command("show")
 @shared(room=True)
 def show_cmd(run: Run, task_id: IdArg) -> None:
