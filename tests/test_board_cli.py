@@ -22,7 +22,7 @@ def add(cli, title="Write the spec", lane="researcher", *extra):
 
 
 def test_every_task_command_has_help_with_an_example(cli):
-    names = ["add", "create", "show", "update", "archive", "claim", "next", "renew", "release", "done",
+    names = ["add", "create", "list", "show", "update", "archive", "claim", "next", "renew", "release", "done",
              "set-status", "assign", "accept", "reject", "resolve"]
     for name in names:
         result = cli("task", name, "--help")
@@ -227,3 +227,20 @@ def test_demo_shows_a_race_a_lapsed_lease_and_a_done_record(cli, tmp_path):
     assert "already_claimed" in text and "lease_fenced" in text and "lapsed" in text
     record = json.loads(next(line for line in lines if line.startswith('{"artifacts"')))
     assert record["status"] == "done" and record["result_ref"] == "file:specs/auth.md"
+
+
+def test_task_list_filters_by_lane_status_and_holder(cli, project_dir, clock):
+    first = add(cli, "Write the spec")
+    second = add(cli, "Review the spec", "reviewer")
+    third = add(cli, "Archive me", "reviewer")
+    cli("task", "archive", third)
+    cli("task", "claim", second, "--as", "reviewer")
+    every = cli("task", "list", "--json").json()
+    assert [t["id"] for t in every] == [first, second]  # lane order; archived left out
+    assert [t["id"] for t in cli("task", "list", "--lane", "researcher", "--json").json()] == [first]
+    assert [t["id"] for t in cli("task", "list", "--status", "doing", "--json").json()] == [second]
+    assert [t["id"] for t in cli("task", "list", "--holder", "reviewer", "--json").json()] == [second]
+    assert cli("task", "list", "--holder", "researcher", "--json").json() == []
+    text = cli("task", "list").stdout.splitlines()
+    assert text[0].startswith(f"{first}  [todo]  Write the spec") and text[1].startswith(f"{second}  [doing]")
+    assert cli("task", "list", "--status", "bogus").exit_code == 2

@@ -77,7 +77,7 @@ def test_init_inside_an_existing_project_warns_about_nesting(tmp_path, cli):
 
 def test_init_writes_git_friendly_files(tmp_path, cli):
     cli("init", str(tmp_path))
-    assert (tmp_path / ".rooms" / ".gitattributes").read_text() == "*.jsonl merge=union\n"
+    assert "*.jsonl merge=union\n" in (tmp_path / ".rooms" / ".gitattributes").read_text()
     ignore = (tmp_path / ".rooms" / ".gitignore").read_text()
     assert "*.lock" in ignore and "*.tmp" in ignore
     assert (tmp_path / ".rooms.yaml").exists()
@@ -86,7 +86,7 @@ def test_init_writes_git_friendly_files(tmp_path, cli):
 
 def test_init_with_an_unknown_example_lists_the_sets(tmp_path, cli):
     run = cli("init", str(tmp_path), "--example", "nope")
-    assert run.exit_code == 1 and "roundtable" in run.stderr
+    assert run.exit_code == 2 and run.stderr == "error: --example: must be one of dev, gamedev, roundtable, not 'nope'\n"
     assert not (tmp_path / ".rooms").exists()
 
 
