@@ -205,6 +205,14 @@ def save_room(project: Project, state: RoomState) -> None:
         _record(project, state, before)
 
 
+def room_ids(project: Project) -> list[str]:
+    """The ids of every room, without reading their state (tab completion)."""
+    base = layout.rooms_dir(project)
+    if not base.is_dir():
+        return []
+    return sorted(c.name for c in base.iterdir() if is_valid_name(c.name) and room_exists(project, c.name))
+
+
 def list_room_states(project: Project) -> list[RoomState]:
     base = layout.rooms_dir(project)
     if not base.is_dir():

@@ -8,7 +8,7 @@ import typer
 
 from rooms_cli import terminal
 from rooms_cli.cli import output
-from rooms_cli.cli.options import duration_value
+from rooms_cli.cli.options import complete_groups, duration_value
 from rooms_cli.cli.shared import Run, shared
 
 group_app = typer.Typer(
@@ -16,7 +16,7 @@ group_app = typer.Typer(
     no_args_is_help=True,
 )
 
-NameArg = Annotated[str, typer.Argument(help="Group name.")]
+NameArg = Annotated[str, typer.Argument(autocompletion=complete_groups, help="Group name.")]
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Seconds or a duration such as 90s, 5m (default: groups.defaults.broadcast_timeout, 300).", show_default=False)]
 ReducerOpt = Annotated[str | None, typer.Option("--reducer", help="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one (default: groups.defaults.default_reducer, else concat).", show_default=False)]
 ProfilesOpt = Annotated[str | None, typer.Option("--profiles", help="Comma-separated agent ids (group:NAME for a sub-group); repeat one for several members.", show_default=False)]

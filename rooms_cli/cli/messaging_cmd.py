@@ -9,7 +9,7 @@ import typer
 
 from rooms_cli import terminal
 from rooms_cli.cli import output
-from rooms_cli.cli.options import duration_value
+from rooms_cli.cli.options import complete_agents, duration_value
 from rooms_cli.cli.shared import Run, shared
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
@@ -31,7 +31,7 @@ def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
 def send_cmd(
     run: Run,
     message: Annotated[str, typer.Argument(help="What to say.")],
-    to: Annotated[str | None, typer.Option("--to", help="One agent (default: every other agent).", show_default=False)] = None,
+    to: Annotated[str | None, typer.Option("--to", autocompletion=complete_agents, help="One agent (default: every other agent).", show_default=False)] = None,
     reply_to: Annotated[str | None, typer.Option("--reply-to", help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender.", show_default=False)] = None,
     wake: Annotated[bool, typer.Option("--wake", help="Run LLM-backed recipients now; their replies land in your inbox.")] = False,
 ) -> None:
