@@ -5,11 +5,12 @@ Every field is validated with a clear error naming the file and the field. Unkno
 
 from __future__ import annotations
 
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.store import layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
@@ -95,7 +96,7 @@ def parse_agent(text: str, where: str, default_id: str) -> Agent:
     meta = dict(post.metadata)
     for key in meta:
         if key not in _FIELDS:
-            print(f"warning: {where}: unknown field {key!r} ignored", file=sys.stderr)
+            terminal.warn(f"{where}: unknown field {key!r} ignored")
 
     def text_field(key, default=""):
         value = meta.get(key, default)
@@ -200,7 +201,7 @@ def check_model(agent: Agent, project: Project, where: str) -> None:
 
 
 def agent_path(project: Project, agent_id: str) -> Path:
-    return project.path("agents", validate_name(agent_id, "agent id") + ".md")
+    return layout.agent_file(project, agent_id)
 
 
 _cache: dict[tuple[str, int, int], Agent] = {}
@@ -218,6 +219,9 @@ def load_agent_file(project: Project, path: Path) -> Agent:
         raise InvalidData(f"{where}: not UTF-8 text") from None
     except OSError as exc:
         raise InvalidData(f"cannot read {where}: {exc.strerror}") from None
+    from rooms_cli.store import conflicts
+
+    conflicts.check_text(where, text)
     agent = parse_agent(text, where, path.stem)
     check_model(agent, project, where)
     agent.path = where
@@ -227,7 +231,7 @@ def load_agent_file(project: Project, path: Path) -> Agent:
 
 def list_agents(project: Project) -> list[Agent]:
     """Every agent definition, sorted by id."""
-    folder = project.path("agents")
+    folder = layout.agents_dir(project)
     if not folder.is_dir():
         return []
     agents = []
@@ -237,7 +241,7 @@ def list_agents(project: Project) -> list[Agent]:
 
 
 def agent_ids(project: Project) -> list[str]:
-    folder = project.path("agents")
+    folder = layout.agents_dir(project)
     return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
 
 

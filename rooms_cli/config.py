@@ -9,10 +9,11 @@ environment variable (`api_key_env`) or a key file outside the repo (`api_key_fi
 from __future__ import annotations
 
 import os
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidData
 from rooms_cli.store.paths import CONFIG, Project
 
@@ -107,7 +108,7 @@ def validate(data: object, where: str) -> dict:
         raise InvalidData(f"{where}: expected a mapping of settings at the top level, found {_type_name(data)}")
     for key, value in data.items():
         if key not in TOP_LEVEL:
-            print(f"warning: {where}: unknown key {key!r} ignored", file=sys.stderr)
+            terminal.warn(f"{where}: unknown key {key!r} ignored")
             continue
         if value is None:
             continue
@@ -188,8 +189,11 @@ def load_config(project: Project | None) -> Config:
     return config
 
 
-def identity(explicit: str | None, config: Config) -> str:
-    """Who acts: --as, else ROOMS_AGENT, else `user:` in .rooms.yaml, else $USER."""
+def identity(explicit: str | None, config: Config | Callable[[], Config]) -> str:
+    """Who acts: --as, else ROOMS_AGENT, else `user:` in .rooms.yaml, else $USER.
+
+    `config` may be a function giving it: .rooms.yaml is then read only when neither --as nor
+    ROOMS_AGENT says who acts (most agent commands never parse YAML)."""
     from rooms_cli.store.ids import validate_name
 
     if explicit is not None and not explicit.strip():  # `--as ''` is a mistake, not "unset"
@@ -197,9 +201,11 @@ def identity(explicit: str | None, config: Config) -> str:
     for source, value in (
         ("--as", explicit),
         ("ROOMS_AGENT", os.environ.get("ROOMS_AGENT")),
-        ("user in .rooms.yaml", config.user),
+        ("user in .rooms.yaml", None),
         ("$USER", os.environ.get("USER") or os.environ.get("USERNAME")),
     ):
+        if source == "user in .rooms.yaml":
+            value = (config() if callable(config) else config).user
         if value:
             if source == "$USER":
                 value = value.lower()

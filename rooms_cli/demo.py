@@ -1,24 +1,36 @@
 """`rooms demo`: a short showcase on the offline model, in a temporary directory (or --dir).
 
+The temporary directory (`rooms-demo-*` in the system's temp folder) is removed when the demo ends,
+unless `--keep`; a `--dir` is the user's and always stays.
+
 Each part contributes a section: a function `(project, show) -> None` where `show(kind, text)`
-prints one line of the demo. Sections whose part is not built yet are skipped.
+prints one line of the demo. The sections are named in `rooms_cli.registry.DEMO_SECTIONS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from importlib import import_module
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-SECTIONS = (
-    ("chat", "rooms_cli.chat.demo:run"),
-    ("board", "rooms_cli.board.demo:run"),
-    ("roundtable", "rooms_cli.roundtable.demo:run"),
-    ("groups", "rooms_cli.groups.demo:run"),
-    ("messaging", "rooms_cli.messaging.demo:run"),
-)
-
 Show = Callable[[str, str], None]
+
+
+@contextmanager
+def demo_directory(given: Path | None, keep: bool = False) -> Iterator[Path]:
+    """`given`, or a new temporary `rooms-demo-*` directory, removed on the way out unless `keep`."""
+    if given is not None:
+        yield given
+        return
+    import shutil
+    import tempfile
+
+    target = Path(tempfile.mkdtemp(prefix="rooms-demo-"))
+    try:
+        yield target
+    finally:
+        if not keep:
+            shutil.rmtree(target, ignore_errors=True)
 
 
 def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
@@ -26,6 +38,7 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     import os
 
     from rooms_cli.project import initialize
+    from rooms_cli.registry import DEMO_SECTIONS, resolve
     from rooms_cli.store.paths import open_project
 
     initialize(target, example="roundtable")
@@ -34,14 +47,10 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     # the demo's own identity, so it does not depend on $USER
     os.environ.setdefault("ROOMS_AGENT", "you")
     ran = []
-    for name, ref in SECTIONS:
+    for name, entry in DEMO_SECTIONS.items():
         if only and name not in only:
             continue
-        module, _, func = ref.partition(":")
-        try:
-            section = getattr(import_module(module), func)
-        except (ImportError, AttributeError):
-            continue
+        section = resolve(entry)
         show("section", name)
         section(project, show)
         ran.append(name)

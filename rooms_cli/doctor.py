@@ -1,41 +1,26 @@
 """`rooms doctor`: check the integrity of `.rooms/` and say what to do about each finding.
 
-Checks: the config and every agent file load; every JSONL log parses (torn tails, corrupt lines);
+Checks: the config and every agent file load; no file holds git conflict markers (an unresolved
+merge) and `.rooms/.gitattributes`/`.gitignore` have the lines merging needs (docs/git.md); every
+JSONL log parses (torn tails, corrupt lines);
 every JSON/YAML state file parses; nothing under .rooms/ is a symlink leading outside it; temp files
 left by killed writers; providers used by agents are reachable; plus each part's own checks
-(dangling leases, orphan spawns…) registered in PART_CHECKS as `(project, config) -> list[Finding]`.
+(dangling leases, orphan spawns…) named in `rooms_cli.registry.DOCTOR_CHECKS` as
+`(project, config) -> list[Finding]`. A part check that cannot even be imported is an error finding
+(a broken part must never read as a healthy one).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
-from importlib import import_module
 from pathlib import Path
 
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import atomic, jsonl
+from rooms_cli.findings import Finding
+from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.paths import Project
 
-PART_CHECKS = (
-    "rooms_cli.board.doctor:check",
-    "rooms_cli.chat.doctor:check",
-    "rooms_cli.messaging.doctor:check",
-    "rooms_cli.groups.doctor:check",
-    "rooms_cli.roundtable.doctor:check",
-)
-
-
-@dataclass
-class Finding:
-    severity: str  # error | warning
-    check: str
-    message: str
-    fix: str
-    file: str | None = None
-
-    def to_json(self) -> dict:
-        return asdict(self)
+__all__ = ["Finding", "run_doctor"]
 
 
 def _files(project: Project):
@@ -62,6 +47,14 @@ def check_files(project: Project) -> list[Finding]:
         name = path.name
         if name.endswith(".lock"):
             continue
+        conflict = _conflict_in(path)
+        if conflict is not None:
+            findings.append(Finding(
+                "error", "merge-conflict", f"{rel} has an unresolved git merge (conflict markers at line {conflict})",
+                f"edit {rel}: keep the lines of both sides and delete the marker lines (<<<<<<<, =======, >>>>>>>), "
+                f"then `git add {rel}`" + (" — a log merges by itself once .rooms/.gitattributes says *.jsonl merge=union"
+                                          if name.endswith(".jsonl") else ""), rel))
+            continue
         if name.endswith(".tmp"):
             findings.append(Finding("warning", "temp-file", f"{rel} is a temporary file left by an interrupted write",
                                     f"it holds nothing acknowledged; remove it: rm {rel}", rel))
@@ -84,6 +77,47 @@ def check_files(project: Project) -> list[Finding]:
     return findings
 
 
+def _conflict_in(path: Path) -> int | None:
+    from rooms_cli.store import conflicts
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # reported by the parse checks
+    if conflicts.conflict_line(data) is not None:
+        return conflicts.conflict_line(data)
+    if path.name.endswith(".jsonl"):
+        for lineno, raw in enumerate(data.split(b"\n"), 1):
+            if conflicts.is_marker(raw):
+                return lineno
+    return None
+
+
+def check_git_files(project: Project) -> list[Finding]:
+    """`.rooms/.gitattributes` and `.gitignore` hold what merging between clones needs."""
+    from rooms_cli.store.paths import GITATTRIBUTES_LINES, GITIGNORE_LINES
+
+    findings = []
+    for name, needed, why in (
+        (".gitattributes", GITATTRIBUTES_LINES, "without it, two clones that both appended to a log conflict in git"),
+        (".gitignore", GITIGNORE_LINES, "without it, lock and temporary files get committed"),
+    ):
+        path = project.dir / name
+        try:
+            have = {line.strip() for line in path.read_text("utf-8").splitlines()}
+        except FileNotFoundError:
+            have = set()
+        except (OSError, UnicodeDecodeError):
+            continue  # reported by check_files
+        missing = [line for line in needed if line not in have]
+        if missing:
+            rel = project.relative(path)
+            lines = "\\n".join(missing)
+            findings.append(Finding("warning", "git", f"{rel} lacks {', '.join(repr(x) for x in missing)}: {why}",
+                                    f"printf '{lines}\\n' >> {rel} && git add {rel}", rel))
+    return findings
+
+
 def check_definitions(project: Project) -> list[Finding]:
     from rooms_cli.agents import load_agent_file
     from rooms_cli.config import load_config
@@ -93,7 +127,7 @@ def check_definitions(project: Project) -> list[Finding]:
         load_config(project)
     except RoomsError as err:
         findings.append(Finding("error", "config", err.message, "fix .rooms.yaml (see .rooms.yaml.example)", ".rooms.yaml"))
-    folder = project.dir / "agents"
+    folder = layout.agents_dir(project)
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         try:
             load_agent_file(project, path)
@@ -153,18 +187,28 @@ def _http_unreachable(name: str, spec: dict, config) -> str | None:
     return None
 
 
-def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
-    findings = check_files(project) + check_definitions(project)
-    for ref in PART_CHECKS:
-        module, _, func = ref.partition(":")
+def check_parts(project: Project, config) -> list[Finding]:
+    """Each part's own checks (registry.DOCTOR_CHECKS); one that cannot be loaded is an error."""
+    from rooms_cli.registry import DOCTOR_CHECKS, resolve
+
+    findings: list[Finding] = []
+    for part, target in DOCTOR_CHECKS.items():
         try:
-            check = getattr(import_module(module), func)
-        except (ImportError, AttributeError):
+            check = resolve(target)
+        except (ImportError, AttributeError) as exc:
+            findings.append(Finding("error", part, f"the {part} checks cannot be loaded ({type(exc).__name__}: {exc})",
+                                    f"reinstall rooms or repair {target.partition(':')[0]}"))
             continue
         try:
             findings.extend(check(project, config))
         except RoomsError as err:
-            findings.append(Finding("error", module.split(".")[1], err.message, "see the message"))
+            findings.append(Finding("error", part, err.message, "see the message"))
+    return findings
+
+
+def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
+    findings = check_files(project) + check_git_files(project) + check_definitions(project)
+    findings.extend(check_parts(project, config))
     if providers:
         findings.extend(check_providers(project, config))
     errors = sum(1 for f in findings if f.severity == "error")

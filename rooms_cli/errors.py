@@ -31,6 +31,13 @@ class RoomsError(Exception):
             self.exit_code = exit_code
         self.data = data
 
+    def fold(self) -> RoomsError:
+        """The message on one line (a parser's error quoted whole spans lines), so that an error is
+        always exactly one line a script can read."""
+        if "\n" in self.message:
+            self.message = " ".join(part.strip() for part in self.message.splitlines() if part.strip())
+        return self
+
     def to_json(self) -> dict:
         err = {"code": self.code, "message": self.message}
         if self.data is not None:
@@ -52,8 +59,40 @@ class InvalidData(RoomsError):
     code = "invalid_data"
 
 
+class MergeConflict(InvalidData):
+    """A file under .rooms/ still holds git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`): a merge
+    was left unresolved. `data` names the file; `rooms doctor` lists every such file with the fix."""
+
+    code = "merge_conflict"
+
+
 class NotInitialized(RoomsError):
     code = "not_initialized"
+
+
+class StorageError(RoomsError):
+    """A file could not be written or read: a full disk (ENOSPC), a quota (EDQUOT), a read-only
+    file system (EROFS), a permission. Exit 1; the file is named and nothing is left half-written."""
+
+    code = "io_error"
+
+
+_IO_HINTS = {
+    "ENOSPC": "the disk is full; free some space and run the command again",
+    "EDQUOT": "the disk quota is exceeded; free some space and run the command again",
+    "EROFS": "the file system is read-only",
+    "EACCES": "permission denied",
+    "EPERM": "permission denied",
+}
+
+
+def storage_error(path, exc: OSError, doing: str = "write") -> StorageError:
+    """One sentence for an OSError on `path`: the file, the cause, and the fix when there is one."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    cause = _IO_HINTS.get(name) or exc.strerror or type(exc).__name__
+    return StorageError(f"cannot {doing} {path}: {cause}", data={"errno": name} if name else None)
 
 
 class ProviderError(RoomsError):
@@ -77,3 +116,16 @@ class UsageError(RoomsError):
 class TimedOut(RoomsError):
     code = "timed_out"
     exit_code = ExitCode.TIMEOUT
+
+
+def as_rooms_error(exc: BaseException) -> RoomsError:
+    """Any exception as the RoomsError a user is shown: itself; an OSError naming a file (a directory,
+    unreadable, a full disk…: the user's to fix) as one sentence naming the file; else a bug, said
+    in one line ("internal error")."""
+    if isinstance(exc, RoomsError):
+        return exc
+    if isinstance(exc, OSError) and exc.filename:
+        return storage_error(exc.filename, exc, "use")
+    return RoomsError(
+        f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)", code="internal",
+    )

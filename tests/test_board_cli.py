@@ -22,7 +22,7 @@ def add(cli, title="Write the spec", lane="researcher", *extra):
 
 
 def test_every_task_command_has_help_with_an_example(cli):
-    names = ["add", "create", "show", "update", "archive", "claim", "next", "renew", "release", "done",
+    names = ["add", "create", "list", "show", "update", "archive", "claim", "next", "renew", "release", "done",
              "set-status", "assign", "accept", "reject", "resolve"]
     for name in names:
         result = cli("task", name, "--help")
@@ -55,6 +55,23 @@ def test_already_claimed_exits_3_with_holder_and_expiry_in_json(cli, project_dir
     assert "researcher/one" in err["message"] and "2026-11-21T09:10:00.000Z" in err["message"]
     plain = cli("task", "claim", task_id, "--as", "researcher")
     assert plain.exit_code == 3 and plain.stderr.startswith("error: ") and "Traceback" not in plain.stderr
+
+
+def test_claiming_your_own_task_again_says_it_is_yours_and_returns_the_lease(cli, project_dir, clock):
+    task_id = add(cli)
+    env = {"ROOMS_INSTANCE": "vm:16163"}
+    first = cli("task", "claim", task_id, "--as", "frontend", "--json", env=env).json()
+    before = sorted((project_dir / ".rooms").rglob("*.jsonl"))
+    sizes = [p.stat().st_size for p in before]
+    again = cli("task", "claim", task_id, "--as", "frontend", env=env)
+    assert again.exit_code == 0, again.stderr
+    assert f"task {task_id} (Write the spec) is already yours: held as frontend/vm:16163" in again.stdout
+    assert f"lease {first['lease_id']}" in again.stdout
+    doc = cli("task", "claim", task_id, "--as", "frontend", "--json", env=env).json()
+    assert doc["already_yours"] is True and doc["lease_id"] == first["lease_id"] and first["already_yours"] is False
+    assert [p.stat().st_size for p in before] == sizes  # nothing written
+    other = cli("task", "claim", task_id, "--as", "frontend", env={"ROOMS_INSTANCE": "vm:2"})
+    assert other.exit_code == 3  # another session of the same agent still loses the race
 
 
 def test_lease_commands_take_the_lease_from_rooms_lease(cli, project_dir, clock):
@@ -171,6 +188,7 @@ def test_archive_and_resolve(cli, project_dir):
     task_id = add(cli)
     assert cli("task", "archive", task_id, "--json").json()["archived"] is True
     assert cli("board", "--json").json()["counts"]["todo"] == 0
+    assert f"{task_id}  [todo, archived]  Write the spec" in cli("task", "show", task_id).stdout
     nothing = cli("task", "resolve", task_id)
     assert nothing.exit_code == 1 and "no conflicts" in nothing.stderr
 
@@ -209,3 +227,20 @@ def test_demo_shows_a_race_a_lapsed_lease_and_a_done_record(cli, tmp_path):
     assert "already_claimed" in text and "lease_fenced" in text and "lapsed" in text
     record = json.loads(next(line for line in lines if line.startswith('{"artifacts"')))
     assert record["status"] == "done" and record["result_ref"] == "file:specs/auth.md"
+
+
+def test_task_list_filters_by_lane_status_and_holder(cli, project_dir, clock):
+    first = add(cli, "Write the spec")
+    second = add(cli, "Review the spec", "reviewer")
+    third = add(cli, "Archive me", "reviewer")
+    cli("task", "archive", third)
+    cli("task", "claim", second, "--as", "reviewer")
+    every = cli("task", "list", "--json").json()
+    assert [t["id"] for t in every] == [first, second]  # lane order; archived left out
+    assert [t["id"] for t in cli("task", "list", "--lane", "researcher", "--json").json()] == [first]
+    assert [t["id"] for t in cli("task", "list", "--status", "doing", "--json").json()] == [second]
+    assert [t["id"] for t in cli("task", "list", "--holder", "reviewer", "--json").json()] == [second]
+    assert cli("task", "list", "--holder", "researcher", "--json").json() == []
+    text = cli("task", "list").stdout.splitlines()
+    assert text[0].startswith(f"{first}  [todo]  Write the spec") and text[1].startswith(f"{second}  [doing]")
+    assert cli("task", "list", "--status", "bogus").exit_code == 2

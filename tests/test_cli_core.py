@@ -44,9 +44,40 @@ def test_init_twice_changes_nothing_and_says_so(tmp_path, cli):
     assert "Nothing to do" in cli("init", str(tmp_path)).stdout
 
 
+def test_a_second_init_example_keeps_kicked_agents_out_and_removed_agents_removed(tmp_path, cli):
+    env = {"ROOMS_DIR": str(tmp_path)}
+    assert cli("init", str(tmp_path), "--example", "dev").exit_code == 0
+    assert cli("room", "kick", "ops", env=env).exit_code == 0
+    (tmp_path / ".rooms" / "agents" / "judge.md").unlink()
+    snapshot = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    again = cli("init", str(tmp_path), "--example", "dev")
+    assert again.exit_code == 0, again.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == snapshot
+    assert "Nothing to do" in again.stdout
+    assert "skipped .rooms/agents/judge.md (the dev set was added before; judge was removed since)" in again.stdout
+    assert "skipped default room roster: ops stay out (kicked; `rooms room invite NAME` brings one back)" in again.stdout
+    assert cli("init", str(tmp_path), "--example", "dev", "--json").json()["skipped"]
+
+
+def test_init_example_into_an_existing_project_adds_the_set_and_seats_it(tmp_path, cli):
+    cli("init", str(tmp_path))
+    run = cli("init", str(tmp_path), "--example", "gamedev", "--json")
+    assert "default room roster += artist, community, designer, engineer, qa" in run.json()["created"]
+
+
+def test_init_inside_an_existing_project_warns_about_nesting(tmp_path, cli):
+    assert "nested" not in cli("init", str(tmp_path)).stderr
+    inner = tmp_path / "sub" / "dir"
+    inner.mkdir(parents=True)
+    run = cli("init", str(inner))
+    assert run.exit_code == 0 and (inner / ".rooms").is_dir()
+    assert f"warning: {inner} is inside the rooms project {tmp_path}: this makes a nested project" in run.stderr
+    assert "nested" not in cli("init", str(inner)).stderr  # only when it is made
+
+
 def test_init_writes_git_friendly_files(tmp_path, cli):
     cli("init", str(tmp_path))
-    assert (tmp_path / ".rooms" / ".gitattributes").read_text() == "*.jsonl merge=union\n"
+    assert "*.jsonl merge=union\n" in (tmp_path / ".rooms" / ".gitattributes").read_text()
     ignore = (tmp_path / ".rooms" / ".gitignore").read_text()
     assert "*.lock" in ignore and "*.tmp" in ignore
     assert (tmp_path / ".rooms.yaml").exists()
@@ -55,7 +86,7 @@ def test_init_writes_git_friendly_files(tmp_path, cli):
 
 def test_init_with_an_unknown_example_lists_the_sets(tmp_path, cli):
     run = cli("init", str(tmp_path), "--example", "nope")
-    assert run.exit_code == 1 and "roundtable" in run.stderr
+    assert run.exit_code == 2 and run.stderr == "error: --example: must be one of dev, gamedev, roundtable, not 'nope'\n"
     assert not (tmp_path / ".rooms").exists()
 
 
@@ -99,3 +130,55 @@ def test_json_output_of_core_commands_parses(project_dir, cli):
         run = cli(*args, "--json")
         assert run.exit_code == 0, (args, run.stderr)
         json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("value", ["x", "-1", "nan", "inf"])
+def test_a_bad_rooms_lock_timeout_is_one_sentence_for_every_command(project_dir, cli, value):
+    for command in (["transcript"], ["board"], ["chat", "hello"]):
+        run = cli(*command, env={"ROOMS_LOCK_TIMEOUT": value})
+        assert run.exit_code == 1, (command, run.stdout)
+        assert run.stderr == f"error: ROOMS_LOCK_TIMEOUT must be a number of seconds (0 or more), not {value!r}\n"
+
+
+def test_demo_removes_its_temporary_directory_unless_keep(tmp_path, rooms):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {"TMPDIR": str(scratch)}
+    gone = rooms("demo", "--only", "board", env=env, cwd=tmp_path)
+    assert gone.exit_code == 0, gone.stderr
+    assert list(scratch.glob("rooms-demo-*")) == []
+    assert "now removed; `rooms demo --keep` keeps its files" in gone.stdout
+    kept = rooms("demo", "--only", "board", "--keep", "--json", env=env, cwd=tmp_path)
+    [left] = scratch.glob("rooms-demo-*")
+    assert kept.json()["dir"] == str(left) and kept.json()["kept"] is True and (left / ".rooms").is_dir()
+    mine = rooms("demo", "--only", "board", "--dir", str(tmp_path / "mine"), "--json", env=env, cwd=tmp_path)
+    assert mine.json()["kept"] is True and (tmp_path / "mine" / ".rooms").is_dir()
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("rooms send hi --to re", ["researcher", "reviewer"]),
+    ("rooms chat hi --as wr", ["writer"]),
+    ("rooms chat --room d", ["default"]),
+    ("rooms group status r", ["rev"]),
+    ("rooms agent show op", ["ops"]),
+])
+def test_agent_room_and_group_names_tab_complete(project_dir, cli, words, expected):
+    assert cli("group", "spawn", "rev", "--profile", "ops").exit_code == 0
+    run = complete(words)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == expected
+
+
+def complete(words: str, **extra):
+    """What the bash completion script asks the installed `rooms` for (typer's completion protocol)."""
+    from pathlib import Path
+
+    env = rooms_env({"_ROOMS_COMPLETE": "complete_bash", "COMP_WORDS": words,
+                     "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))} | extra)
+    return subprocess.run([str(Path(sys.executable).parent / "rooms")], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_completion_outside_a_project_offers_nothing_and_never_fails(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = complete("rooms send hi --to ", ROOMS_DIR="")
+    assert run.returncode == 0 and run.stdout.strip() == "" and "Traceback" not in run.stderr

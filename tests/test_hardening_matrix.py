@@ -58,6 +58,7 @@ VALID: dict[str, list[str]] = {
     "room halt": ["--room", "demo-chat"],
     "task add": ["Write the docs", "--lane", "scribe", "--done", "a docs page"],
     "task create": ["Write the docs", "--lane", "scribe", "--done", "a docs page"],
+    "task list": ["--lane", "reviewer", "--status", "todo"],
     "task show": ["{TASK}"],
     "task update": ["{TASK}", "--title", "Review the auth spec again"],
     "task archive": ["{TASK}"],
@@ -93,8 +94,9 @@ VALID: dict[str, list[str]] = {
     "hook claude-code stop": ["--timeout", "1s"],
     "hook claude-code prompt": [],
     "hook claude-code session-start": [],
+    "mcp": [],  # stdin closed at once: the server starts and ends cleanly
 }
-STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}"}
+STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": ""}
 
 # Commands whose flow needs something set up first; the function returns the placeholders.
 NEEDS_LEASE = {"task renew", "task release", "task done"}
@@ -113,7 +115,7 @@ CREATES = {
     ("group rename", "new"), ("room use", "room_id"), ("task add", "--lane"), ("task create", "--lane"),
     ("task assign", "--to"), ("send", "--to"), ("group move-member", "--to"),
     ("roundtable run", "--room"), ("roundtable queue", "--room"),  # a roundtable opens its own room
-    ("board", "--lane"),  # a filter: an unknown lane shows an empty board
+    ("board", "--lane"), ("task list", "--lane"),  # a filter: an unknown lane shows an empty board
 }
 UNKNOWN_ACCEPTED: set[tuple[str, str]] = set()
 DURATION_OPTS = {"--lease", "--timeout", "--since", "--pace"}
@@ -259,7 +261,7 @@ def test_a_bad_flag_value_is_refused_with_one_sentence_and_changes_nothing(popul
         for bad in bads:
             args = replace_param(path, valid, key, bad)
             out = invoke([*path.split(), *args], input=STDIN.get(path))
-            assert not problems_with_error(out, codes=(1, 2)), (path, args, problems_with_error(out, codes=(1, 2)))
+            assert not problems_with_error(out, codes=(2,)), (path, args, problems_with_error(out, codes=(2,)))
             assert key.lstrip("-") in out.stderr or bad in out.stderr, (path, args, out.stderr)
     assert changed_files(before, snapshot(populated)) == []
 
@@ -274,7 +276,7 @@ def test_nan_and_infinity_are_never_written_to_a_file(populated):
                  ["task", "add", "x", "--lane", "judge", "--done", "y", "--order", "-inf"],
                  ["roundtable", "queue", "debate", "--topic", "x", "--pace", "inf"]):
         out = invoke(args)
-        assert not problems_with_error(out), (args, problems_with_error(out))
+        assert not problems_with_error(out, codes=(2,)), (args, problems_with_error(out, codes=(2,)))
         assert "finite" in out.stderr
     assert changed_files(before, snapshot(populated)) == []
 

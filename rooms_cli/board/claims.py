@@ -17,8 +17,8 @@ from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpir
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
 from rooms_cli.board.replay import replay
-from rooms_cli.board.tasks import lane_order, load_board
-from rooms_cli.board.transitions import SETTABLE, check_transition
+from rooms_cli.board.tasks import lane_order, load_board, require_room
+from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import new_id, validate_name
@@ -29,10 +29,11 @@ from rooms_cli.store.paths import Project
 class Claim:
     task: Task
     lease: Lease
+    already_yours: bool = False  # the claimant already held it: this is its existing lease, nothing was written
 
     def to_json(self) -> dict:
         return {"expires_at": self.lease.expires_at, "lease": self.lease.to_json(), "lease_id": self.lease.lease_id,
-                "task": self.task.to_json()}
+                "task": self.task.to_json(), "already_yours": self.already_yours}
 
 
 def plate_for(agent: str) -> str:
@@ -46,19 +47,6 @@ def lease_seconds(lease: str | float | None) -> float:
     if seconds <= 0:
         raise InvalidInput(f"--lease must be longer than zero, not {lease!r}")
     return seconds
-
-
-def _held_by(lease: Lease) -> str:
-    return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence}) until {lease.expires_at}"
-
-
-def refuse_if_held(task: Task, action: str) -> None:
-    """AlreadyClaimed when a live lease holds the task (it must be released or lapse first)."""
-    if task.status == "doing" and task.lease is not None:
-        raise AlreadyClaimed(
-            f"cannot {action} task {task.id}: it is held by {_held_by(task.lease)}",
-            data={"task_id": task.id, "holder": task.lease.holder, "lease": task.lease.to_json()},
-        )
 
 
 def _replay_locked(project: Project, room: str, task_id: str) -> tuple[Task, str]:
@@ -75,6 +63,8 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
             f"task {task_id} is a pending proposal to lane {task.pending.get('to')}: "
             f"{task.pending.get('owner')} must `rooms task accept` it before it can be claimed"
         )
+    if task.status == "doing" and task.lease is not None and (task.lease.holder, task.lease.plate) == (agent, plate):
+        return Claim(task=task, lease=task.lease, already_yours=True)  # claiming again is not a race lost
     refuse_if_held(task, "claim")
     check_transition(task_id, task.status, "doing")
     lease = Lease(
@@ -94,7 +84,10 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
 
 def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
                plate: str | None = None) -> Claim:
-    """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed."""
+    """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed.
+
+    Claiming a task you (the same agent and instance, see plate_for) already hold is not an error:
+    it returns your current lease unchanged, marked `already_yours`."""
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
     full = store.resolve_task_id(project, room, task_id)
@@ -105,8 +98,6 @@ def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
               plate: str | None = None) -> Claim | None:
     """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none."""
-    from rooms_cli.board.tasks import require_room
-
     validate_name(agent, "agent")
     require_room(project, room)
     seconds = lease_seconds(lease)
@@ -145,7 +136,7 @@ def check_lease(task: Task, lease_id: str | None) -> Lease:
     if current is not None and current.lease_id == lease_id:
         return current
     presented = task.leases.get(lease_id)
-    now_held = f"it is held by {_held_by(current)}" if current else f"it is {task.status}"
+    now_held = f"it is held by {held_by(current)}" if current else f"it is {task.status}"
     data = {"task_id": task.id, "lease_id": lease_id, "status": task.status, "fence": task.fence,
             "holder": current.holder if current else None, "lease": current.to_json() if current else None}
     if presented is None:

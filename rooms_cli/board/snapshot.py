@@ -9,6 +9,7 @@ accelerator: a missing or unreadable one is rebuilt from the logs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.paths import Project
 
 VERSION = 1
@@ -25,7 +27,7 @@ REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
 
 
 def _cache_path(project: Project, room: str):
-    return project.path("run", "board", room + ".json")
+    return layout.board_snapshot_file(project, room)
 
 
 def _read_cache(path) -> dict:
@@ -82,7 +84,10 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
         if hit is not None and hit["stat"] == key:
             hits += 1
         else:
-            task = replay_log(task_id, room, store.read_events(project, room, task_id))
+            # a plain file is read through its entry (tasks_dir checked the directory once); a symlink
+            # goes through the path check that refuses one leading out of .rooms/
+            events = store.read_events(project, room, task_id) if entry.is_symlink() else jsonl.read(entry.path)
+            task = replay_log(task_id, room, events)
             hit = {"stat": key, "task": task.to_json(), "expiry_recorded": task.expiry_recorded}
         fresh[task_id] = hit
         result.append((hit, task))
@@ -94,6 +99,7 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
 
 def _write_cache(path, blob: bytes) -> None:
     """Replace the cache atomically but without fsync: losing it in a crash only costs a rebuild."""
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -101,4 +107,7 @@ def _write_cache(path, blob: bytes) -> None:
             handle.write(blob)
         os.replace(tmp, path)
     except OSError:
-        pass  # a read-only checkout still reads the board, only slower
+        # a read-only checkout or a full disk still reads the board, only slower; no temp file left
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

@@ -15,15 +15,19 @@ import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
 from rooms_cli.chat.addressing import Addressing, parse
 from rooms_cli.chat.context import build_prompt, read_snapshot
-from rooms_cli.chat.rooms import RoomState, load_room
+from rooms_cli.chat.rooms import RoomState, admit_new_agents, load_room, update_room
 from rooms_cli.chat.transcript import Message, append_message, make_message
-from rooms_cli.errors import Conflict, LockBusy, RoomsError
+from rooms_cli.context import DEFAULT_ROOM
+from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
+from rooms_cli.passes import could_still_be_pass, is_pass
+from rooms_cli.store import layout
 from rooms_cli.store.rand import rng
 
 FLOOR_TIMEOUT = 600.0  # seconds a second `rooms chat` waits for the floor before giving up (exit 3)
@@ -95,8 +99,7 @@ class TurnResult:
         }
 
 
-def floor_path(project, room: str):
-    return project.path("rooms", room, "floor")
+floor_path = layout.floor_lock
 
 
 @contextmanager
@@ -118,11 +121,6 @@ def floor(project, room: str, *, wait: bool = True, on_wait: Callable[[str], Non
         on_wait(f"room {room!r} is busy: waiting for the other turn to finish…")
     with locked(floor_path(project, room), timeout=timeout, what=f"the floor of room {room!r}"):
         yield
-
-
-def is_pass(text: str) -> bool:
-    """True for a reply that is just `/pass` (case, backticks, stars and a final period ignored)."""
-    return text.strip().strip("`*_ ").rstrip(".!").strip().lower() == "/pass"
 
 
 def live_room(project, room: str) -> RoomState:
@@ -172,6 +170,32 @@ def explain(project, config, room: str, text: str) -> dict:
     return {"room": room, **act.to_json(), "addressing": addressing.to_json(),
             "budget": {"remaining": state.budget_remaining, "total": state.budget_total},
             "quiet": [a for a in state.roster if a in agents and agents[a].quiet], "notes": notes}
+
+
+class EmptyRoom(InvalidInput):
+    """A chat in a room whose roster is empty: nothing is posted."""
+
+
+class NotInRoom(InvalidInput):
+    """A message addressed only to agents that exist but are not in the room: nothing is posted, and
+    nobody else is prompted in their place. Interactive mode offers to invite them."""
+
+    def __init__(self, agents: list[str], room: str):
+        names = ", ".join(agents)
+        verb = "is" if len(agents) == 1 else "are"
+        invite = " && ".join(f"rooms room invite {a} --room {room}" for a in agents)
+        super().__init__(f"{names} {verb} not in room {room!r}, so nobody was asked and nothing was posted; "
+                         f"invite {'it' if len(agents) == 1 else 'them'} first ({invite}, or /invite) and send again",
+                         code="not_in_room", data={"agents": list(agents), "room": room})
+        self.agents = list(agents)
+
+
+def nobody_prompted(act: Activation) -> str:
+    """Why an activation left nobody to prompt, in one note."""
+    if not act.filtered:
+        return "nobody was prompted: no agent in this room has a definition"
+    reasons = "; ".join(f"{agent}: {why}" for agent, why in act.filtered.items())
+    return f"nobody was prompted ({reasons})"
 
 
 def _mention_notes(addressing: Addressing) -> list[str]:
@@ -282,7 +306,7 @@ class Turn:
         (an @jam's eight replies cost two writes, not sixteen), then sessions and cascades."""
         substantive = [o for o in outcomes if o.kind == "message"]
         if substantive:
-            self.remaining = budget.charge(self.project, self.room, len(substantive))
+            self.remaining = update_room(self.project, self.room, lambda s: budget.spend(s, len(substantive))).budget_remaining
             self.spent = True
         drafts: list[Message] = []
         for o in outcomes:
@@ -374,7 +398,7 @@ class Turn:
 
     def queue(self, agent_ids: list[str], trigger: Message) -> None:
         entry = {"id": trigger.id, "speaker": trigger.speaker, "text": trigger.text, "ts": trigger.ts, "agents": list(agent_ids)}
-        budget.queue_mention(self.project, self.room, entry)
+        update_room(self.project, self.room, lambda s: budget.add_queued(s, entry))
         self.emit("queued", agents=list(agent_ids), message=trigger.id)
 
 
@@ -394,10 +418,19 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
 
     state = live_room(project, room)
     result = TurnResult(room=room, message=None, mode="open")
+    joined = admit_new_agents(project, room) if room == DEFAULT_ROOM else []
+    if joined:
+        state = live_room(project, room)
+        result.notes.append(f"{', '.join(joined)} joined the room (defined after it was made)")
+    if not state.roster:
+        raise EmptyRoom(f"room {room!r} has no agents, so nobody can answer; invite one first: "
+                        f"rooms room invite AGENT --room {room} (or /invite AGENT)", code="empty_room")
     agents = roster_agents(project, state, result.notes)
     known = agent_ids(project)
     from_person = speaker not in known
     addressing = parse(text, state.roster, known, from_person=from_person)
+    if from_person and addressing.mode == "open" and addressing.outside:
+        raise NotInRoom(addressing.outside, room)
     if not from_person:
         addressing.targets = [t for t in addressing.targets if t != speaker]
         addressing.mode = "direct" if addressing.targets else "open"
@@ -414,6 +447,8 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
         act.eligible = []
         result.notes.append(f"{speaker} is an agent: its message prompts only the agents it @-mentions")
     result.eligible = act.eligible
+    if not act.eligible and (from_person or addressing.mode != "open"):
+        result.notes.append(nobody_prompted(act))
     turn = Turn(project, config, state, agents, result, on_event)
     for note in result.notes:
         turn.emit("note", text=note)
@@ -435,7 +470,7 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
 def continue_room(project, config, room: str, speaker: str, on_event: Event | None = None) -> TurnResult:
     """Reset the budget from the roster and replay the queued mentions (hold the floor around it)."""
     live_room(project, room)
-    state = budget.reset(project, room)
+    state = update_room(project, room, budget.refill)
     result = TurnResult(room=room, message=None, mode="continue")
     agents = roster_agents(project, state, result.notes)
     result.message = append_message(project, room, speaker, f"/continue (budget reset to {state.budget_total})",
@@ -450,14 +485,14 @@ def continue_room(project, config, room: str, speaker: str, on_event: Event | No
                 for agent_id in entry.get("agents", []):
                     if agent_id not in agents:
                         result.notes.append(f"queued mention of {agent_id} dropped: it is no longer in the room")
-                        budget.dequeue(project, room, entry["id"], agent_id)
+                        update_room(project, room, partial(budget.drop_queued, message_id=entry["id"], agent=agent_id))
                         continue
                     if turn.remaining <= 0:
                         turn.exhaust()
                         return
                     result.eligible.append(agent_id)
                     await turn.ask(agent_id, trigger, mode="direct")
-                    budget.dequeue(project, room, entry["id"], agent_id)
+                    update_room(project, room, partial(budget.drop_queued, message_id=entry["id"], agent=agent_id))
             await turn.cascades()
         finally:
             await turn.close()
@@ -479,7 +514,6 @@ class _PassFilter:
             self.sink(piece)
             return
         self.held += piece
-        probe = self.held.strip().strip("`*_").lower()
-        if not ("/pass".startswith(probe) or (probe.startswith("/pass") and len(probe) <= 6)):
+        if not could_still_be_pass(self.held):
             self.open = True
             self.sink(self.held)

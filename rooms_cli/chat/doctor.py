@@ -17,7 +17,7 @@ SPOKEN = ("message", "pass")
 
 
 def check(project, config) -> list:
-    from rooms_cli.doctor import Finding
+    from rooms_cli.findings import Finding
 
     findings = []
     for state in list_room_states(project):

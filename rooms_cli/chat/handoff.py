@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from rooms_cli.chat import sessions
 from rooms_cli.chat.rooms import load_room, update_room
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 
 REHYDRATE_MESSAGES = 50
@@ -35,8 +35,7 @@ class Deliberation:
         return {"id": self.id, "agent": self.agent, "room": self.room, "created": self.created, "text": self.text, "path": self.path}
 
 
-def deliberation_dir(project: Project, agent: str):
-    return project.path("deliberations", validate_name(agent, "agent id"))
+deliberation_dir = layout.deliberations_dir
 
 
 def write_deliberation(project: Project, agent: str, room: str, text: str, extra: dict | None = None) -> Deliberation:
@@ -62,7 +61,11 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
     if not files:
         return None
     path = files[-1]
-    post = frontmatter.loads(path.read_bytes().decode("utf-8"))  # bytes: a lone \r in the note survives
+    from rooms_cli.store import conflicts
+
+    raw = path.read_bytes()
+    conflicts.check(project.relative(path), raw)
+    post = frontmatter.loads(raw.decode("utf-8"))  # bytes: a lone \r in the note survives
     meta = post.metadata
     return Deliberation(str(meta.get("id", path.stem)), agent, str(meta.get("room", "")), str(meta.get("created", "")),
                         post.content.strip(), project.relative(path))

@@ -14,9 +14,9 @@ transcript is kept beside it as `transcript.<time>.jsonl`.
 
 from __future__ import annotations
 
+from rooms_cli.chat.budget import budget_for
 from rooms_cli.chat.rooms import (
     RoomState,
-    budget_for,
     create_room,
     load_room,
     room_exists,
@@ -27,15 +27,12 @@ from rooms_cli.chat.rooms import (
 from rooms_cli.chat.saved import SavedTranscript, decode, encode
 from rooms_cli.chat.transcript import Message, append_message, in_order, read_transcript
 from rooms_cli.errors import InvalidData, InvalidInput
-from rooms_cli.store import atomic, jsonl
+from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
 
-
-def saved_path(project, room: str):
-    """Where versions before one-file-per-save kept a room's saved transcript (still read)."""
-    return project.path("chat", validate_name(room, "room id") + ".md")
+saved_path = layout.saved_transcript_file  # where versions before one-file-per-save kept it (still read)
 
 
 def saves_dir(project, room: str):

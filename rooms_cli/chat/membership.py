@@ -2,24 +2,19 @@
 
 Mute is per room: the agent stays, keeps its session, and direct address / @everyone / @jam
 bypass it. Kick removes the agent and deletes its per-room session; re-invited, it rebuilds its
-context from the transcript. Kick refuses to remove the last agent of the default room.
+context from the transcript. Kick refuses to remove the last agent of the default room; kicking the
+last agent of another room warns (a chat there is an error until someone is invited). A kicked agent
+stays out of the default room when agents defined later join it; inviting it back lifts that.
 """
 
 from __future__ import annotations
 
-from rooms_cli.chat import sessions
-from rooms_cli.chat.rooms import RoomState, budget_for, list_room_states, load_room, update_room
+from rooms_cli.chat import budget, sessions
+from rooms_cli.chat.rooms import RoomState, list_room_states, load_room, update_room
 from rooms_cli.chat.transcript import append_message
 from rooms_cli.errors import Conflict, InvalidInput
 
 DEFAULT_ROOM = "default"
-
-
-def _resize(state: RoomState) -> None:
-    """Recompute the budget total from the roster; the turns left grow or shrink with it."""
-    total = budget_for(len(state.roster))
-    state.budget_remaining = max(0, min(total, state.budget_remaining + total - state.budget_total))
-    state.budget_total = total
 
 
 def invite(project, room: str, agent_id: str, by: str) -> dict:
@@ -29,9 +24,11 @@ def invite(project, room: str, agent_id: str, by: str) -> dict:
     added = [False]
 
     def join(state: RoomState):
+        if agent.id in state.kicked:
+            state.kicked.remove(agent.id)
         if agent.id not in state.roster:
             state.roster.append(agent.id)
-            _resize(state)
+            budget.resize(state)
             added[0] = True
 
     state = update_room(project, room, join)
@@ -48,15 +45,21 @@ def kick(project, room: str, agent_id: str, by: str) -> dict:
             raise Conflict(f"{agent_id} is the last agent of the default room; invite another before kicking it",
                            code="last_agent")
         state.roster.remove(agent_id)
+        if agent_id not in state.kicked:
+            state.kicked.append(agent_id)
         for attr in ("muted", "handoff"):
             if agent_id in getattr(state, attr):
                 getattr(state, attr).remove(agent_id)
-        _resize(state)
+        budget.resize(state)
 
     state = update_room(project, room, remove)
     had_session = sessions.delete_session(project, room, agent_id)
     append_message(project, room, by, f"kicked {agent_id}", kind="kick", meta={"agent": agent_id})
-    return {"room": room, "agent": agent_id, "session_deleted": had_session, "roster": state.roster}
+    result = {"room": room, "agent": agent_id, "session_deleted": had_session, "roster": state.roster}
+    if not state.roster:
+        result["warning"] = (f"room {room!r} has no agents left: nobody will answer there until you invite one "
+                             f"(rooms room invite AGENT --room {room}, or /invite AGENT)")
+    return result
 
 
 def set_muted(project, room: str, agent_id: str, muted: bool, by: str) -> dict:

@@ -15,23 +15,19 @@ The transcript beside it is an append-only log (transcript.py).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from rooms_cli import terminal
+from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.store import atomic, eventlog, jsonl
+from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import validate_name
+from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 STATUSES = ("live", "dropped", "halted")
-
-
-def budget_for(roster_size: int) -> int:
-    """The turn budget: clamp(ceil(1.5 × roster), 6, 21)."""
-    return max(6, min(21, math.ceil(1.5 * roster_size)))
 
 
 @dataclass
@@ -45,6 +41,7 @@ class RoomState:
     budget_remaining: int = 6
     queued: list[dict] = field(default_factory=list)  # direct mentions posted at zero budget
     handoff: list[str] = field(default_factory=list)  # agents mid-handoff
+    kicked: list[str] = field(default_factory=list)  # kicked and not invited back: new agents stay out
     rehydrated_from: str | None = None
 
     @property
@@ -60,7 +57,7 @@ class RoomState:
             raise InvalidData(f"{where}: expected a mapping")
         known = {f for f in cls.__dataclass_fields__}
         clean = {k: v for k, v in data.items() if k in known}
-        for key in ("roster", "muted", "queued", "handoff"):
+        for key in ("roster", "muted", "queued", "handoff", "kicked"):
             if key in clean and not isinstance(clean[key], list):
                 raise InvalidData(f"{where}: field {key!r} must be a list")
         for key in ("budget_total", "budget_remaining"):
@@ -73,20 +70,12 @@ class RoomState:
         return cls(**clean)
 
 
-def room_dir(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"))
+room_dir = layout.room_dir
+state_path = layout.room_file
+transcript_path = layout.transcript_file
 
 
-def state_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "room.yaml")
-
-
-def transcript_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "transcript.jsonl")
-
-
-def state_log_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "state.jsonl")
+state_log_path = layout.room_state_log
 
 
 def room_exists(project: Project, room: str) -> bool:
@@ -95,7 +84,7 @@ def room_exists(project: Project, room: str) -> bool:
 
 # room state is an event log replayed in (seq, ts, eid) order, so two clones' changes merge in git
 _SCALARS = ("status", "budget_total", "rehydrated_from", "created")
-_LISTS = ("roster", "muted", "handoff")
+_LISTS = ("roster", "muted", "handoff", "kicked")
 _MEMBERS_ONLY = ("muted", "handoff")  # only roster agents can be muted or mid-handoff
 
 
@@ -216,13 +205,21 @@ def save_room(project: Project, state: RoomState) -> None:
         _record(project, state, before)
 
 
+def room_ids(project: Project) -> list[str]:
+    """The ids of every room, without reading their state (tab completion)."""
+    base = layout.rooms_dir(project)
+    if not base.is_dir():
+        return []
+    return sorted(c.name for c in base.iterdir() if is_valid_name(c.name) and room_exists(project, c.name))
+
+
 def list_room_states(project: Project) -> list[RoomState]:
-    base = project.path("rooms")
+    base = layout.rooms_dir(project)
     if not base.is_dir():
         return []
     states = []
     for child in sorted(base.iterdir()):
-        if (child / "state.jsonl").exists() or (child / "room.yaml").exists():
+        if is_valid_name(child.name) and room_exists(project, child.name):
             try:
                 states.append(load_room(project, child.name))
             except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
@@ -234,11 +231,9 @@ _warned_rooms: set[str] = set()
 
 
 def _warn_unreadable(project: Project, room: str, err) -> None:
-    import sys
-
     if room not in _warned_rooms:
         _warned_rooms.add(room)
-        print(f"warning: room {room!r} skipped: {err.message}", file=sys.stderr)
+        terminal.warn(f"room {room!r} skipped: {err.message}")
 
 
 def default_roster(project: Project) -> list[str]:
@@ -264,6 +259,24 @@ def create_room(project: Project, room: str, agents: list[str] | None = None, *,
         state = RoomState(id=room, created=now_iso(), roster=roster, budget_total=total, budget_remaining=total)
         _record(project, state, None)
     return state
+
+
+def admit_new_agents(project: Project, room: str) -> list[str]:
+    """Agents defined after `room` was made join it — every non-idle agent belongs in the default
+    room — unless they were kicked from it. Returns who joined (usually nobody)."""
+    state = load_room(project, room)
+    missing = [a for a in default_roster(project) if a not in state.roster and a not in state.kicked]
+    if not missing:
+        return []
+    joined: list[str] = []
+
+    def join(state: RoomState) -> None:
+        joined[:] = [a for a in missing if a not in state.roster and a not in state.kicked]
+        state.roster.extend(joined)
+        resize(state)
+
+    update_room(project, room, join)
+    return joined
 
 
 def update_room(project: Project, room: str, change: Callable[[RoomState], object]) -> RoomState:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rooms_cli.store import eventlog, jsonl
+from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -26,8 +26,7 @@ DEFAULT_THRESHOLD = 0.70
 CLEARED = "cleared"
 
 
-def session_path(project: Project, room: str, agent: str):
-    return project.path("rooms", validate_name(room, "room id"), "sessions", validate_name(agent, "agent id") + ".jsonl")
+session_path = layout.session_file
 
 
 @dataclass

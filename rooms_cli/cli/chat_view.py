@@ -23,9 +23,7 @@ class TurnView:
         self.drafts: set[str] = set()  # @jam replies printed on arrival, before they are written
 
     def _write(self, text: str, style: str = "") -> None:
-        from rich.text import Text
-
-        output.console().print(Text(text, style=style), end="")
+        output.write(text, style, end="")
 
     def _end_stream(self) -> None:
         if self.streaming is not None:
@@ -138,6 +136,16 @@ def print_transcript(messages: list) -> None:
             output.say(f"[{stamp}]   · {msg.text}", style="dim")
 
 
+def continue_text(budget: dict, replayed: list[str]) -> str:
+    """What /continue did to the budget, so that `6/8` after a replay reads as 8 minus the turns it took."""
+    total, left = budget["total"], budget["remaining"]
+    used = total - left
+    if not used:
+        return f"Budget reset to {left}/{total} turns" + ("" if replayed else " (no queued mentions to replay)")
+    by = f"replaying the queued mentions of {', '.join(replayed)}" if replayed else "the replay"
+    return f"Budget reset to {total} turns; {by} took {used}, so {left}/{total} are left"
+
+
 def print_slash(result) -> None:
     """Human output of a slash command (the turn of /continue has been streamed already)."""
     name, data = result.command, result.data
@@ -149,8 +157,7 @@ def print_slash(result) -> None:
     elif name == "save":
         output.say(f"Saved {data['messages']} messages to {data['path']}")
     elif name == "continue":
-        output.say(f"Budget reset to {data['budget']['remaining']}/{data['budget']['total']}"
-                   + (f"; replayed {', '.join(data['replayed'])}" if data["replayed"] else ""))
+        output.say(continue_text(data["budget"], data["replayed"]))
     elif name == "handoff":
         output.say(f"{data['agent']} handed off: {data['deliberation']['path']} "
                    f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
@@ -172,6 +179,8 @@ def print_slash(result) -> None:
         output.say(f"{data['agent']} {'joined' if data['changed'] else 'is already in'} {data['room']}")
     elif name == "kick":
         output.say(f"{data['agent']} left {data['room']}" + ("; its session was deleted" if data["session_deleted"] else ""))
+        if data.get("warning"):
+            output.warn(data["warning"])
     elif name == "whois":
         output.say(f"{data['name']} ({data['id']}): model {data['effective_model']}; capabilities "
                    f"{', '.join(data['capabilities']) or '-'}; rooms {', '.join(data['rooms']) or '-'}; [[{data['path']}]]")

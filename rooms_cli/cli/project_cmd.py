@@ -8,81 +8,85 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.options import choice_value
+from rooms_cli.cli.shared import Run, shared
 
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("init")(init_cmd)
-    app.add_typer(config_app, name="config")
-    app.command("demo")(demo_cmd)
-    app.command("tick")(tick_cmd)
-    app.command("doctor")(doctor_cmd)
+def _example_names() -> list[str]:
+    from rooms_cli.project import example_sets
+
+    return sorted(example_sets())
 
 
+@shared(dir=False)
 def init_cmd(
+    run: Run,
     path: Annotated[Path, typer.Argument(help="Project directory (default: the current one).")] = Path("."),
-    example: Annotated[str | None, typer.Option("--example", help="Add an example agent set: roundtable, gamedev or dev.")] = None,
-    json_: JsonOpt = False,
+    example: Annotated[str | None, typer.Option("--example", parser=choice_value("--example", _example_names), help="Add an example agent set: roundtable, gamedev or dev.")] = None,
 ) -> None:
-    """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing).
+    """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing that exists).
 
     Example: rooms init --example roundtable
     """
     from rooms_cli.project import initialize
 
     result = initialize(path, example=example)
-    if json_:
+    if result.nested_in:
+        output.warn(f"{result.root} is inside the rooms project {result.nested_in}: this makes a nested project, "
+                    "and commands run under it will use the new one")
+    if run.json:
         output.print_json(result)
         return
     if not result.changed:
         output.say(f"Nothing to do: {result.root} is already set up (kept {len(result.kept)} existing files).")
-        return
-    output.say(f"Initialized rooms in {result.root}")
-    for item in result.created:
-        output.say(f"  created {item}")
-    output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+    else:
+        output.say(f"Initialized rooms in {result.root}")
+        for item in result.created:
+            output.say(f"  created {item}")
+    for item in result.skipped:
+        output.say(f"  skipped {item}")
+    if result.changed:
+        output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
 
 
 @config_app.command("show")
-def config_show(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def config_show(run: Run) -> None:
     """Print the effective configuration (built-in providers included, secrets masked).
 
     Example: rooms config show --json
     """
-    from rooms_cli.context import Context
 
-    ctx = Context.open(dir)
-    shown = ctx.config.masked()
-    if json_:
+    shown = run.config.masked()
+    if run.json:
         output.print_json(shown)
         return
     import yaml
 
-    source = ctx.project.relative(ctx.config.path) if ctx.config.path else "(no .rooms.yaml: defaults)"
+    source = run.project.relative(run.config.path) if run.config.path else "(no .rooms.yaml: defaults)"
     output.say(f"# effective config from {source}")
     output.say(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).rstrip())
 
 
+@shared(dir=False)
 def demo_cmd(
+    run: Run,
     dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections (chat, board, roundtable, groups, messaging).")] = None,
-    json_: JsonOpt = False,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary directory to look around (a --dir is always kept).")] = False,
 ) -> None:
-    """Run a short showcase on the offline model and print where its files are.
+    """Run a short showcase on the offline model in a temporary directory, removed afterwards unless --keep.
 
-    Example: rooms demo
+    Example: rooms demo --keep
     """
-    import tempfile
+    from rooms_cli.demo import demo_directory, run_demo
 
-    from rooms_cli.demo import run_demo
-
-    target = dir or Path(tempfile.mkdtemp(prefix="rooms-demo-"))
     events: list[dict] = []
 
     def show(kind: str, text: str) -> None:
-        if json_:
+        if run.json:
             events.append({"kind": kind, "text": text})
         elif kind == "section":
             output.say("")
@@ -94,19 +98,24 @@ def demo_cmd(
         else:
             output.say(f"  {text}")
 
-    summary = run_demo(target, show, only)
-    if json_:
+    kept = keep or dir is not None
+    with demo_directory(dir, keep=kept) as target:
+        summary = {**run_demo(target, show, only), "kept": kept}
+    if run.json:
         output.print_json({**summary, "events": events})
         return
     output.say("")
+    if not kept:
+        output.say(f"Done. The demo ran in {summary['dir']}, now removed; `rooms demo --keep` keeps its files.", style="bold")
+        return
     output.say(f"Done. The files are in {summary['dir']}/.rooms — look around, or run:", style="bold")
     output.say(f"  cd {summary['dir']} && rooms transcript --last 20")
 
 
+@shared()
 def tick_cmd(
+    run: Run,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be done; change nothing.")] = False,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Do the scheduled work: fire due schedule slots, run queued roundtables, expire leases, reap spawns.
 
@@ -115,12 +124,10 @@ def tick_cmd(
 
     Example: rooms tick --dry-run
     """
-    from rooms_cli.context import Context
     from rooms_cli.tick import run_tick
 
-    ctx = Context.open(dir)
-    report = run_tick(ctx.project, ctx.config, dry_run=dry_run)
-    if json_:
+    report = run_tick(run.project, run.config, dry_run=dry_run)
+    if run.json:
         output.print_json(report)
     else:
         _show_tick(report, dry_run)
@@ -143,21 +150,19 @@ def _show_tick(report: dict, dry_run: bool) -> None:
         output.say("Nothing to do." if not dry_run else "Nothing would be done.")
 
 
+@shared()
 def doctor_cmd(
+    run: Run,
     offline: Annotated[bool, typer.Option("--offline", help="Skip the provider reachability checks.")] = False,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Check .rooms/ integrity (logs, state files, agents, config, leases, spawns, providers); exit 1 on errors.
 
     Example: rooms doctor --offline
     """
-    from rooms_cli.context import Context
     from rooms_cli.doctor import run_doctor
 
-    ctx = Context.open(dir)
-    report = run_doctor(ctx.project, ctx.config, providers=not offline)
-    if json_:
+    report = run_doctor(run.project, run.config, providers=not offline)
+    if run.json:
         output.print_json(report)
     else:
         for f in report["findings"]:

@@ -7,7 +7,9 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.options import finite_number
+from rooms_cli.cli.shared import Run, shared
+from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 
 roundtable_app = typer.Typer(
     help="Conversations among a few agents, turn by turn, in a format.\n\n"
@@ -30,14 +32,8 @@ ParticipantsOpt = Annotated[
 ]
 RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
-MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=20, help="Cap on each turn, cut at a word.")]
-PaceOpt = Annotated[float, typer.Option("--pace", min=0, help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(roundtable_app, name="roundtable")
-    app.add_typer(schedule_app, name="schedule")
-    app.add_typer(memory_app, name="memory")
+MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=MIN_MAX_CHARS, help="Cap on each turn, cut at a word.")]
+PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number("--pace", minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
 
 
 def _request(fmt, topic, participants, room, turns, max_chars, pace):
@@ -48,16 +44,16 @@ def _request(fmt, topic, participants, room, turns, max_chars, pace):
 
 
 @roundtable_app.command("formats")
-def formats_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def formats_cmd(run: Run) -> None:
     """List the conversation formats: agents, turns, temperature, who opens, purpose.
 
     Example: rooms roundtable formats --json
     """
-    from rooms_cli.context import Context
     from rooms_cli.roundtable.formats import load_formats
 
-    formats = list(load_formats(Context.open(dir).config).values())
-    if json_:
+    formats = list(load_formats(run.config).values())
+    if run.json:
         output.print_json(formats)
         return
     from rich.table import Table
@@ -71,24 +67,23 @@ def formats_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
 
 @roundtable_app.command("run")
+@shared()
 def run_cmd(
+    run: Run,
     format: Annotated[str, typer.Argument(help="Format name (see `rooms roundtable formats`).")],
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0,
+    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0,
     explain: Annotated[bool, typer.Option("--explain", help="Print each turn's speaker weights.")] = False,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Run a roundtable now, printing each turn as it happens, then extract lessons.
 
     Example: rooms roundtable run debate --topic 'monorepo or not' --participants analyst,hustler
     """
-    from rooms_cli.context import Context
     from rooms_cli.roundtable.orchestrator import run_roundtable_sync
 
-    ctx = Context.open(dir)
 
     def show(kind: str, data: dict) -> None:
-        if json_:
+        if run.json:
             return
         if kind == "start":
             output.say(f"{data['format']} · {data['topic']} · {', '.join(data['participants'])} · "
@@ -104,30 +99,30 @@ def run_cmd(
             count = sum(len(v) for v in data["lessons"].values())
             output.say(f"learned {count} lessons (rooms memory list)", style="dim")
 
-    result = run_roundtable_sync(ctx.project, ctx.config, _request(format, topic, participants, room, turns, max_chars, pace),
+    result = run_roundtable_sync(run.project, run.config, _request(format, topic, participants, room, turns, max_chars, pace),
                                  on_event=show)
-    if json_:
+    if run.json:
         output.print_json(result)
 
 
 @roundtable_app.command("queue")
+@shared()
 def queue_cmd(
+    run: Run,
     format: Annotated[str | None, typer.Argument(help="Format to enqueue; leave out to list the queue.")] = None,
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0, dir: DirOpt = None, json_: JsonOpt = False,
+    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0,
 ) -> None:
     """Enqueue a roundtable for the next `rooms tick`, or list the queue.
 
     Example: rooms roundtable queue retro --topic 'last sprint' && rooms tick
     """
-    from rooms_cli.context import Context
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.formats import get_format
 
-    ctx = Context.open(dir)
     if format is None:
-        items = queue.list_items(ctx.project)
-        if json_:
+        items = queue.list_items(run.project)
+        if run.json:
             output.print_json(items)
             return
         for item in items:
@@ -136,16 +131,14 @@ def queue_cmd(
         if not items:
             output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
         return
-    get_format(ctx.config, format)
-    item, _new = queue.enqueue(ctx.project, _request(format, topic, participants, room, turns, max_chars, pace))
-    if json_:
-        output.print_json(item)
-        return
-    output.say(f"Queued {item.id} ({format}); `rooms tick` will run it.")
+    get_format(run.config, format)
+    item, _new = queue.enqueue(run.project, _request(format, topic, participants, room, turns, max_chars, pace))
+    run.emit(item, f"Queued {item.id} ({format}); `rooms tick` will run it.")
 
 
 @schedule_app.callback(invoke_without_command=True)
-def schedule_cmd(ctx: typer.Context, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def schedule_cmd(run: Run, ctx: typer.Context) -> None:
     """Show today's schedule slots (UTC): next fire time, whether today's roll won or lost, and what
     became of the roundtable it queued (retrying, failed).
 
@@ -153,13 +146,14 @@ def schedule_cmd(ctx: typer.Context, dir: DirOpt = None, json_: JsonOpt = False)
     """
     if ctx.invoked_subcommand is not None:
         return
-    _show_schedule(dir, json_)
+    _show_schedule(run)
 
 
 @schedule_app.command("crontab")
+@shared()
 def crontab_cmd(
+    run: Run,
     every: Annotated[int, typer.Option("--every", min=1, max=59, help="Minutes between ticks.")] = 5,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Print a crontab line that runs `rooms tick` for this project (absolute paths; logs to .rooms/run/tick.log).
 
@@ -167,24 +161,18 @@ def crontab_cmd(
 
     Example: rooms schedule crontab --every 10
     """
-    from rooms_cli.context import Context
     from rooms_cli.tick import crontab_line
 
-    line = crontab_line(Context.open(dir).project, every=every)
-    if json_:
-        output.print_json({"line": line})
-        return
-    output.say(line)
+    line = crontab_line(run.project, every=every)
+    run.emit({"line": line}, line)
 
 
-def _show_schedule(dir, json_: bool) -> None:
-    from rooms_cli.context import Context
+def _show_schedule(run: Run) -> None:
     from rooms_cli.roundtable.schedule import today_status
     from rooms_cli.store.clock import now
 
-    ctx = Context.open(dir)
-    rows = today_status(ctx.project, ctx.config, now())
-    if json_:
+    rows = today_status(run.project, run.config, now())
+    if run.json:
         output.print_json(rows)
         return
     if not rows:
@@ -211,22 +199,21 @@ def _run_note(occurrence: dict) -> str:
 
 
 @memory_app.command("list")
+@shared()
 def memory_list(
+    run: Run,
     agent: Annotated[str | None, typer.Argument(help="Agent id (default: every agent with lessons).")] = None,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Show the lessons agents learned, oldest first.
 
     Example: rooms memory list analyst --json
     """
-    from rooms_cli.context import Context
     from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
 
-    ctx = Context.open(dir)
     if agent:
-        require_agent(ctx.project, agent)
-    lessons = [r for a in ([agent] if agent else agents_with_lessons(ctx.project)) for r in list_lessons(ctx.project, a)]
-    if json_:
+        require_agent(run.project, agent)
+    lessons = [r for a in ([agent] if agent else agents_with_lessons(run.project)) for r in list_lessons(run.project, a)]
+    if run.json:
         output.print_json(lessons)
         return
     for r in lessons:
@@ -236,23 +223,19 @@ def memory_list(
 
 
 @memory_app.command("forget")
+@shared()
 def memory_forget(
+    run: Run,
     agent: Annotated[str, typer.Argument(help="Agent id.")],
     ids: Annotated[list[str] | None, typer.Argument(help="Lesson ids (any unique prefix).")] = None,
     source: Annotated[str | None, typer.Option("--source", help="Forget every lesson from this roundtable id.")] = None,
     all_: Annotated[bool, typer.Option("--all", help="Forget every lesson of the agent.")] = False,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Remove lessons so they stop reaching the agent's prompts.
 
     Example: rooms memory forget analyst l-01JD3Z
     """
-    from rooms_cli.context import Context
     from rooms_cli.memories import forget
 
-    ctx = Context.open(dir)
-    removed = forget(ctx.project, agent, ids or [], source=source, everything=all_)
-    if json_:
-        output.print_json({"agent": agent, "removed": removed})
-        return
-    output.say(f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")
+    removed = forget(run.project, agent, ids or [], source=source, everything=all_)
+    run.emit({"agent": agent, "removed": removed}, f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")

@@ -26,13 +26,13 @@ A torn last line (a crash mid-append) is skipped with a warning; the next append
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import eventlog, jsonl
+from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -45,12 +45,12 @@ def validate_group_name(name: str) -> str:
 
 
 def log_path(project: Project, name: str):
-    return project.path("groups", validate_group_name(name) + ".jsonl")
+    return layout.group_log(project, name)
 
 
 def gather_lock_path(project: Project, name: str):
     """Held by the process gathering a group's broadcast (model calls run there, once)."""
-    return project.path("groups", validate_group_name(name) + ".gather")
+    return layout.group_gather_lock(project, name)
 
 
 def read_events(project: Project, name: str) -> list[dict]:
@@ -61,7 +61,7 @@ def read_events(project: Project, name: str) -> list[dict]:
         jsonl.warn(path, lineno, reason)
     if scan.torn and str(path) not in _torn_warned:
         _torn_warned.add(str(path))
-        print(f"warning: {project.relative(path)}: unfinished last line skipped (a crash cut it)", file=sys.stderr)
+        terminal.warn(f"{project.relative(path)}: unfinished last line skipped (a crash cut it)")
     return scan.records
 
 
@@ -224,7 +224,7 @@ def exists(project: Project, name: str) -> bool:
 
 def log_names(project: Project) -> list[str]:
     """Every group log, live or gone."""
-    folder = project.path("groups")
+    folder = layout.groups_dir(project)
     if not folder.is_dir():
         return []
     return sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl"))

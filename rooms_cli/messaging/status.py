@@ -1,8 +1,12 @@
-"""Who is around: status lines, when an agent was last seen, and the roster `rooms agents` shows.
+"""Who is around: status lines and when an agent was last seen (the roster is in roster.py).
 
 Files:
-    .rooms/status/<agent>.json   {"agent", "status", "updated", "announced"}: committed, written only
-                                 by the agent itself (one file per agent, so clones never conflict)
+    .rooms/status/<agent>.jsonl  append-only: {"id": "st-…", "ts", "seq", "status": text} or {"id",
+                                 "ts", "seq", "announced": ts}; the state is the replay in time order (the
+                                 latest status wins, the first announcement counts), so two clones
+                                 that both set a status merge with git's union driver, no conflict
+    .rooms/status/<agent>.json   what versions before the log wrote ({"agent", "status", "updated",
+                                 "announced"}); still read, as the oldest record, never written
     .rooms/run/seen/<agent>      the ISO time the agent last ran a messaging command (local state)
 
 An agent is *idle* unless it is a spawn whose process is running, or it ran a messaging command
@@ -11,11 +15,10 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from rooms_cli.store import atomic
+from rooms_cli.errors import StorageError
+from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
-from rooms_cli.store.ids import is_valid_name, validate_name
+from rooms_cli.store.ids import is_valid_name, new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -25,26 +28,44 @@ RECENT_SPAWN = 3600.0
 
 
 def status_path(project: Project, agent: str):
-    return project.path("status", validate_name(agent, "agent id") + ".json")
+    """The agent's status log."""
+    return layout.status_log(project, agent)
+
+
+def legacy_status_path(project: Project, agent: str):
+    """The single JSON file earlier versions kept (read, never written)."""
+    return layout.status_file(project, agent)
 
 
 def seen_path(project: Project, agent: str):
-    return project.path("run", "seen", validate_name(agent, "agent id"))
+    return layout.seen_file(project, agent)
 
 
 def read_status(project: Project, agent: str) -> dict:
-    return atomic.read_json(status_path(project, agent), default={}) or {}
+    """{"agent", "status"?, "updated"?, "announced"?}: the replay of the agent's status log."""
+    legacy = atomic.read_json(legacy_status_path(project, agent), default={}) or {}
+    records = jsonl.read(status_path(project, agent))
+    if isinstance(legacy, dict) and legacy:
+        old = {"ts": legacy.get("updated") or legacy.get("announced") or "", "id": "", "seq": -1}
+        if "status" in legacy:
+            old["status"] = legacy["status"]
+        if legacy.get("announced"):
+            old["announced"] = legacy["announced"]
+        records.insert(0, old)
+    state: dict = {"agent": agent}
+    # time order (the latest status wins); a clone's own records of one instant keep their order by seq
+    records = eventlog.ordered(records)
+    for record in sorted(records, key=lambda r: jsonl.order_key(r)[0]):
+        if isinstance(record.get("status"), str):
+            state["status"], state["updated"] = record["status"], record.get("ts")
+        if record.get("announced") and not state.get("announced"):
+            state["announced"] = record["announced"]
+    return state
 
 
-def _update_status(project: Project, agent: str, change) -> dict:
-    path = status_path(project, agent)
-    with locked(path):
-        record = read_status(project, agent)
-        record.setdefault("agent", agent)
-        if change(record) is False:
-            return record
-        atomic.write_json(path, record)
-    return record
+def _append_status(project: Project, agent: str, fields: dict) -> dict:
+    eventlog.append(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
+    return read_status(project, agent)
 
 
 def set_status(project: Project, agent: str, text: str) -> dict:
@@ -55,25 +76,18 @@ def set_status(project: Project, agent: str, text: str) -> dict:
     if len(text) > 200:
         raise InvalidInput("status is too long: keep it under 200 characters (one line)")
 
-    def change(record):
-        record["status"] = text
-        record["updated"] = now_iso()
-
     touch(project, agent)
-    return _update_status(project, agent, change)
+    return _append_status(project, agent, {"status": text})
 
 
 def mark_announced(project: Project, agent: str) -> None:
     """Remember that `agent` has sent a message (the announce-yourself hint stops)."""
+    path = status_path(project, agent)
     if read_status(project, agent).get("announced"):
         return
-
-    def change(record):
-        if record.get("announced"):
-            return False
-        record["announced"] = now_iso()
-
-    _update_status(project, agent, change)
+    with locked(path):
+        if not read_status(project, agent).get("announced"):
+            eventlog.append(path, [{"id": new_id("st"), "ts": now_iso(), "announced": now_iso()}], lock=False)
 
 
 def has_announced(project: Project, agent: str) -> bool:
@@ -81,8 +95,12 @@ def has_announced(project: Project, agent: str) -> bool:
 
 
 def touch(project: Project, agent: str) -> None:
-    """Note that `agent` is active now."""
-    atomic.write_text(seen_path(project, agent), now_iso() + "\n")
+    """Note that `agent` is active now: best effort (local presence, out of git), so that reading
+    commands work on a read-only checkout or a full disk."""
+    try:
+        atomic.write_text(seen_path(project, agent), now_iso() + "\n")
+    except StorageError:
+        pass
 
 
 def last_seen(project: Project, agent: str) -> str | None:
@@ -93,7 +111,7 @@ def last_seen(project: Project, agent: str) -> str | None:
     return value or None
 
 
-def _age(moment: str | None) -> float | None:
+def age_seconds(moment: str | None) -> float | None:
     if not moment:
         return None
     try:
@@ -102,7 +120,7 @@ def _age(moment: str | None) -> float | None:
         return None
 
 
-def _names_in(folder, suffix: str = "") -> list[str]:
+def names_in(folder, suffix: str = "") -> list[str]:
     if not folder.is_dir():
         return []
     names = []
@@ -113,84 +131,18 @@ def _names_in(folder, suffix: str = "") -> list[str]:
     return names
 
 
-@dataclass
-class RosterEntry:
-    name: str
-    kind: str  # agent (defined in .rooms/agents), session (a person or coding-agent session), spawn
-    status: str = ""
-    idle: bool = True
-    last_seen: str | None = None
-    model: str | None = None
-    spawn: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        data = {"name": self.name, "kind": self.kind, "status": self.status, "idle": self.idle, "last_seen": self.last_seen}
-        if self.model:
-            data["model"] = self.model
-        if self.spawn:
-            data["spawn"] = self.spawn
-        return data
+def status_names(project: Project) -> list[str]:
+    """Agents with a status (a log, or a file an earlier version wrote)."""
+    folder = layout.status_dir(project)
+    return sorted(set(names_in(folder, ".jsonl")) | set(names_in(folder, ".json")))
 
 
-def roster(project: Project, config) -> list[RosterEntry]:
-    """Every agent: defined ones, sessions that have spoken up, and running or recent spawns."""
-    from rooms_cli.agents import agent_ids
-    from rooms_cli.messaging.spawn import latest_by_alias
-
-    spawns = latest_by_alias(project)
-    defined = set(agent_ids(project))
-    sessions = set(_names_in(project.path("status"), ".json")) | set(_names_in(project.path("run", "seen")))
-    entries: list[RosterEntry] = []
-    for name in sorted(defined | sessions | set(spawns)):
-        spawn = spawns.get(name)
-        if spawn is not None and name not in defined and not spawn.active:
-            age = _age(spawn.finished)
-            if age is not None and age > RECENT_SPAWN:
-                continue
-        record = read_status(project, name)
-        seen = last_seen(project, name)
-        age = _age(seen)
-        entry = RosterEntry(
-            name=name,
-            kind="agent" if name in defined else "spawn" if spawn is not None else "session",
-            status=record.get("status") or "",
-            idle=not (age is not None and age <= IDLE_AFTER),
-            last_seen=seen,
-        )
-        if name in defined:
-            entry.model = _model_of(project, config, name)
-        if spawn is not None:
-            entry.spawn = {"id": spawn.id, "parent": spawn.parent, "status": spawn.status, "description": spawn.description}
-            entry.idle = not spawn.active
-            if not entry.status:
-                entry.status = spawn.description or ""
-        entries.append(entry)
-    return entries
-
-
-def _model_of(project: Project, config, name: str) -> str | None:
-    from rooms_cli.agents import load_agent
-    from rooms_cli.errors import RoomsError
-
-    try:
-        return load_agent(project, name).model_string(config.default_model)
-    except RoomsError:
-        return None  # a broken definition is reported by the commands that use it
-
-
-def recipients_for_everyone(project: Project, config, sender: str) -> list[str]:
-    """Who a message without --to reaches: every agent on the roster except the sender and finished spawns."""
-    return [e.name for e in roster(project, config) if e.name != sender and not (e.kind == "spawn" and e.idle)]
-
-
-def known_names(project: Project) -> set[str]:
-    """Every name messaging has heard of: defined agents, sessions, inbox owners, spawn aliases."""
+def session_names(project: Project) -> set[str]:
+    """Every name messaging has heard of apart from spawns: defined agents, sessions, inbox owners."""
     from rooms_cli.agents import agent_ids
     from rooms_cli.messaging.inbox import inbox_owners
-    from rooms_cli.messaging.spawn import list_spawns
 
     return (
-        set(agent_ids(project)) | set(_names_in(project.path("status"), ".json"))
-        | set(_names_in(project.path("run", "seen"))) | set(inbox_owners(project))
-        | {s.alias for s in list_spawns(project)}
+        set(agent_ids(project)) | set(status_names(project))
+        | set(names_in(layout.seen_dir(project))) | set(inbox_owners(project))
     )

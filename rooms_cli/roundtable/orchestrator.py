@@ -20,7 +20,7 @@ from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
 from rooms_cli.roundtable.formats import Format, get_format
-from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, sanitize
+from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, sanitize
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
@@ -56,8 +56,8 @@ class RoundtableRequest:
             validate_name(self.room, "room id")
         if self.turns is not None and self.turns < 1:
             raise InvalidInput(f"--turns must be at least 1, got {self.turns}")
-        if self.max_chars < 20:
-            raise InvalidInput(f"--max-chars must be at least 20, got {self.max_chars}")
+        if self.max_chars < MIN_MAX_CHARS:
+            raise InvalidInput(f"--max-chars must be at least {MIN_MAX_CHARS}, got {self.max_chars}")
         if not 0 <= self.pace < float("inf"):
             raise InvalidInput(f"--pace must be a finite number of seconds, not negative, got {self.pace}")
 
@@ -111,9 +111,9 @@ def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: st
     for turn in history[-HISTORY_TURNS:]:
         role = "assistant" if turn["speaker"] == agent.id else "user"
         messages.append(Message(role, f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
-    # the history is in the messages above; the cue names only the topic (stopwords aside), which is
-    # also what the offline model, reading the last message alone, keys its reply on
-    cue = f"{topic} — over to you." if history else f"{topic} — you open the {fmt.name}."
+    # the history is in the messages above and the format in the system prompt; the cue names only the
+    # topic, which is also what the offline model, reading the last message alone, keys its reply on
+    cue = f"{topic} — over to you." if history else f"{topic} — you open."
     messages.append(Message("user", cue))
     return messages
 
@@ -194,7 +194,8 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                 pick = speakers.Pick(speakers.first_speaker(fmt, participants, leader, chance), {})
             else:
                 pick = speakers.select_next_speaker(
-                    participants, last, spoken, lambda a, b: agents[a].affinity.get(b, 0.0), chance
+                    participants, last, spoken, lambda a, b: agents[a].affinity.get(b, 0.0), chance,
+                    turns_left=total - n + 1,
                 )
             messages = turn_messages(project, config, agents[pick.speaker], fmt, topic, history, names, n, total,
                                      request.max_chars)

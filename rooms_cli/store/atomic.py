@@ -10,6 +10,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from rooms_cli.store import changes
+
 
 def fsync_dir(directory: Path) -> None:
     try:
@@ -37,25 +39,34 @@ UMASK = _read_umask()
 def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace `path` with `data` atomically (creating parent directories).
 
-    The file gets `mode` narrowed by the user's umask, like any file `open` creates.
+    The file gets `mode` narrowed by the user's umask, like any file `open` creates. A failed write
+    (a full disk, a quota, a read-only file system) leaves the old file and no temp file behind and
+    is a StorageError naming `path`.
     """
+    from rooms_cli.errors import storage_error
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode & ~UMASK)
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    except BaseException as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        if isinstance(exc, OSError):
+            raise storage_error(path, exc) from None
         raise
     fsync_dir(path.parent)
+    changes.note(path)
 
 
 def write_text(path: Path, text: str, mode: int = 0o644) -> None:
@@ -84,6 +95,9 @@ def read_json(path: Path, default=None):
         return default
     except OSError as exc:
         raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    from rooms_cli.store import conflicts
+
+    conflicts.check(path, raw)
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -110,6 +124,9 @@ def read_yaml(path: Path, default=None):
         raise InvalidData(f"{path} is not UTF-8 text") from None
     except OSError as exc:
         raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    from rooms_cli.store import conflicts
+
+    conflicts.check_text(path, text)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -4,7 +4,8 @@ Discovery: `--dir PATH` (passed in), else `ROOMS_DIR`, else the nearest `.rooms/
 directory upwards, like git. `--dir`/`ROOMS_DIR` may name the `.rooms` directory itself or the
 project directory that holds it.
 
-`Project.path(*segments)` is how every part names a file: each segment must be a valid name
+`Project.path(*segments)` is the primitive under `store/layout.py`, which names every file a part
+uses (parts call the layout, never `Project.path` directly): each segment must be a valid name
 (`[a-z0-9][a-z0-9._-]*`, no `..`), and the result must stay inside `.rooms/` once symlinks are
 resolved, so no id can ever escape it.
 """
@@ -22,8 +23,14 @@ ROOMS = ".rooms"
 CONFIG = ".rooms.yaml"
 _SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,95}")
 
-GITATTRIBUTES = "*.jsonl merge=union\n"
-GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of git\n*.lock\n*.tmp\n.*.tmp\nrun/\n"
+# What git needs to merge .rooms/ between clones (docs/git.md). `rooms init` writes these files;
+# `rooms doctor` names any line an existing project's files lack.
+GITATTRIBUTES_LINES = (
+    "*.jsonl merge=union",  # every log is append-only: a union of both clones' new lines is the merge
+)
+GITIGNORE_LINES = ("*.lock", "*.tmp", ".*.tmp", "run/")  # locks, temporary files, this machine's state
+GITATTRIBUTES = "# written by `rooms init`: how git merges .rooms/ (docs/git.md)\n" + "".join(f"{x}\n" for x in GITATTRIBUTES_LINES)
+GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of git\n" + "".join(f"{x}\n" for x in GITIGNORE_LINES)
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,18 @@ def find_project(start: Path | None = None, explicit: str | os.PathLike | None =
         return _as_project(Path(given))
     here = (start or Path.cwd()).absolute()
     for candidate in [here, *here.parents]:
+        found = _as_project(candidate)
+        if found:
+            return found
+    return None
+
+
+def enclosing_project(target: Path) -> Project | None:
+    """The project whose `.rooms/` a directory already lies under (its own `.rooms/` aside), or None."""
+    target = Path(target).absolute()
+    if target.name == ROOMS:
+        target = target.parent
+    for candidate in target.parents:
         found = _as_project(candidate)
         if found:
             return found

@@ -20,13 +20,13 @@ import heapq
 import itertools
 import json
 import os
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import parse_time
@@ -140,7 +140,7 @@ class LogFile:
     def _unreadable(self, exc: OSError) -> None:
         if not self._warned_unreadable:
             self._warned_unreadable = True
-            print(f"warning: {self.path} cannot be read ({exc.strerror}); still watching it", file=sys.stderr)
+            terminal.warn(f"{self.path} cannot be read ({exc.strerror}); still watching it")
 
 
 class SnapshotFile:
@@ -178,6 +178,8 @@ class Follower:
         self.project = project
         self.discovery = Discovery(project, selection)
         self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
+        self.position: dict[str, int] = {}  # discovery order, kept when only some files are read
+        self._sources: list[Source] | None = None
         self.maker = ev.EventMaker()
 
     def start(self, since: datetime | None = None, last: int | None = None) -> list[dict]:
@@ -188,7 +190,8 @@ class Follower:
         tail = since is None and bool(last)
         streams = []
         order = itertools.count()
-        for source, state in self._discover():
+        self._discover()
+        for source, state in list(self.files.values()):
             # the newest `last` by time, not by place in the file: a git merge puts one clone's
             # lines after the other's
             newest: list[tuple[str, int, dict]] = []
@@ -210,20 +213,29 @@ class Follower:
         `changed`: the paths the OS reported (only those are read, plus files seen for the first
         time); None reads every file.
         """
-        before = set(self.files)
-        streams = [
-            self._read(source, state)
-            for source, state in self._discover()
-            if changed is None or source.key in changed or source.key not in before
-        ]
+        new = self._discover()
+        if changed is None:
+            wanted = list(self.files.values())
+        else:  # only what changed and what is new: a tick costs the changes, not the number of files
+            keys = {key for key in changed if key in self.files} | {source.key for source, _ in new}
+            wanted = sorted((self.files[key] for key in keys), key=lambda entry: self.position[entry[0].key])
+        streams = [self._read(source, state) for source, state in wanted]
         return list(heapq.merge(*streams, key=_ts))
 
     def _discover(self) -> list[tuple[Source, LogFile | SnapshotFile]]:
-        for source in self.discovery.sources():
+        """Take note of sources seen for the first time; returns them."""
+        sources = self.discovery.sources()
+        if sources is self._sources:  # the same answer as last time: nothing new
+            return []
+        self._sources = sources
+        new = []
+        for source in sources:
             if source.key not in self.files:
                 state = SnapshotFile(source.path) if source.snapshot else LogFile(source.path, source.id_field)
                 self.files[source.key] = (source, state)
-        return list(self.files.values())
+                self.position[source.key] = len(self.position)
+                new.append((source, state))
+        return new
 
     def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict]:
         return [event for events in self._chunks(source, state, True) for event in events]
@@ -284,8 +296,43 @@ def watch(
     if timeout is not None:
         stop.expire_in(timeout)
     follower = Follower(project, selection)
-    # the waker starts watching before the baseline is read, so nothing slips in between
+    # the waker (and the change journal) start watching before the baseline is read, so nothing slips in between
     with Waker(project.dir, stop) as waker:
+        looks = PollingLooks(project) if waker.mode == "poll" else None
         yield from follower.start(since, last)
         for changed in waker:
+            if looks is None or changed is not None:
+                yield from follower.poll(changed)
+                continue
+            began = time.monotonic()
+            changed = looks.changed()
             yield from follower.poll(changed)
+            if changed is None:
+                looks.full_look_took(time.monotonic() - began)
+
+
+class PollingLooks:
+    """What a polling tick reads: the logs rooms noted in the change journal (store/changes.py), and
+    now and then everything, for writers that do not note (git, editors, other tools).
+
+    A full look stats every followed file (10 000 on a large board), so it is spaced out to take at most
+    1/FULL_LOOK_SHARE of a core; on a small project that is every tick, as before."""
+
+    FULL_LOOK_SHARE = 200
+
+    def __init__(self, project: Project):
+        from rooms_cli.store.changes import JournalReader
+
+        self.journal = JournalReader(project.dir)
+        self.journal.changed()  # start at its end: what is already noted is in the baseline
+        self.next_full = 0.0
+
+    def changed(self) -> set[str] | None:
+        """Paths to read, or None for a full look."""
+        noted = self.journal.changed()
+        if noted is None or time.monotonic() >= self.next_full:
+            return None
+        return noted
+
+    def full_look_took(self, seconds: float) -> None:
+        self.next_full = time.monotonic() + self.FULL_LOOK_SHARE * seconds

@@ -7,9 +7,9 @@ event this module does not know is shown as its type and a `key=value` summary.
 
 from __future__ import annotations
 
-import re
 import zlib
 
+from rooms_cli.passes import is_pass
 from rooms_cli.watch.events import summarize
 
 Parts = list[tuple[str, str]]
@@ -18,8 +18,6 @@ PALETTE = (
     "cyan", "magenta", "green", "yellow", "blue", "bright_red",
     "bright_cyan", "bright_magenta", "bright_green", "bright_yellow", "bright_blue", "red",
 )
-# agent text is data: no escape sequence or other control character reaches the terminal
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 QUIET_CHAT = {"join", "kick", "mute", "unmute", "handoff", "handoff_suggested", "continue", "roundtable", "system"}
 
 
@@ -39,7 +37,8 @@ def line(event: dict) -> Parts:
         body = _BODIES.get(family, _generic)(what, event)
     except (TypeError, ValueError, AttributeError, KeyError):  # a known type with an odd shape
         body = _generic(what, event)
-    return [(_CONTROL_RE.sub("", text), style) for text, style in head + body]
+    # agent text is data: the console shows any control character as an escape (cli/output.py)
+    return head + body
 
 
 def _clock(ts: object) -> str:
@@ -67,7 +66,7 @@ def _chat(what: str, event: dict) -> Parts:
         return [(speaker, speaker_style(speaker)), (": ", ""), (text.replace("\n", "\n    "), "")]
     if what in ("pass", "flavor"):  # as chat shows them: `* architect leans back and listens *`
         colour = speaker_style(speaker).replace("bold ", "italic ")
-        said = text if text and text != "/pass" else ("passes" if what == "pass" else "")
+        said = text if text and not is_pass(text) else ("passes" if what == "pass" else "")
         return [("* ", "italic dim"), (speaker, colour), (f" {_one_line(said)} *" if said else " *", "italic dim")]
     if what == "budget_exhausted":
         return [("⏸ " + (_one_line(text) or "budget exhausted"), "bold yellow")]
@@ -124,12 +123,22 @@ def _group(what: str, event: dict) -> Parts:
         parts.append((f" {event.get('from', '?')} → {event.get('to', '?')}", ""))
     if what == "reply" and event.get("status") not in (None, "ok"):
         parts.append((f" [{event['status']}]", "red"))
-    text = event.get("text") or event.get("objective") or event.get("reduced") or event.get("reason")
+    text = event.get("text") or event.get("objective") or _reduced_text(event.get("reduced")) or event.get("reason")
     if text:
         parts.append((": " + _one_line(text), ""))
     if "record" in event:
         parts.append((" " + summarize(event["record"]), "dim"))
     return parts
+
+
+def _reduced_text(value: object) -> str:
+    """A reducer's result as words: `sec: ship it · perf: wait` for join_by_handle's {handle: reply},
+    items joined for a list (rank), the text itself for a string (`--json` keeps the structure)."""
+    if isinstance(value, dict):
+        return " · ".join(f"{handle}: {_one_line(reply, 80)}" for handle, reply in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_one_line(item, 80) for item in value)
+    return "" if value is None else str(value)
 
 
 def _inbox(what: str, event: dict) -> Parts:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rooms_cli.chat import slash
 from rooms_cli.errors import RoomsError
+from rooms_cli.store import layout
 
 HISTORY_LINES = 1000
 
@@ -54,7 +55,7 @@ def _setup_readline(project):
         import readline
     except ImportError:  # pragma: no cover - Windows without pyreadline
         return None
-    history = project.path("run", "chat-history")
+    history = layout.chat_history_file(project)
     history.parent.mkdir(parents=True, exist_ok=True)
     try:
         readline.read_history_file(history)
@@ -70,14 +71,27 @@ def _setup_readline(project):
     return history
 
 
+def _confirm(question: str) -> bool:
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except (EOFError, KeyboardInterrupt):
+        return False
+
+
 def run_interactive(ctx, view) -> None:
     """The chat loop; `view` is the rendering module (TurnView, print_slash, print_turn_footer)."""
-    from rooms_cli.chat.coordinator import floor, live_room, run_message
+    from rooms_cli.chat.coordinator import NotInRoom, floor, live_room, run_message
     from rooms_cli.cli import output
 
     project, room = ctx.project, ctx.room
     live_room(project, room)
     history = _setup_readline(project)
+
+    def send(line: str) -> None:
+        with floor(project, room, on_wait=output.note):
+            turn = run_message(project, ctx.config, room, ctx.me, line, on_event=view.TurnView())
+        view.print_turn_footer(turn)
+
     output.say(f"Chat mode in room {room}. Type a message; /help lists commands; /leave or /quit leaves.", style="dim")
     try:
         while True:
@@ -93,15 +107,23 @@ def run_interactive(ctx, view) -> None:
                 continue
             try:
                 if line.lstrip().startswith("/"):
-                    result = slash.run(project, ctx.config, room, ctx.me, line, on_event=view.TurnView(), on_wait=output.note)
+                    result = slash.run(project, ctx.config, room, ctx.me, line, on_event=view.TurnView(), on_wait=output.note,
+                                       chat_mode=True)
                     view.print_slash(result)
                     if result.leave:
                         break
                     room = result.room or room
                     continue
-                with floor(project, room, on_wait=output.note):
-                    turn = run_message(project, ctx.config, room, ctx.me, line, on_event=view.TurnView())
-                view.print_turn_footer(turn)
+                try:
+                    send(line)
+                except NotInRoom as err:
+                    if _confirm(f"{', '.join(err.agents)} {'is' if len(err.agents) == 1 else 'are'} not in room "
+                                f"{room}; invite and send? [y/N] "):
+                        for agent in err.agents:
+                            view.print_slash(slash.run(project, ctx.config, room, ctx.me, f"/invite {agent}"))
+                        send(line)
+                    else:
+                        output.say("Not sent.", style="dim")
             except RoomsError as err:
                 output.say(f"error: {err.message}", style="red")
             except KeyboardInterrupt:
