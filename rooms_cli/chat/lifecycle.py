@@ -35,8 +35,7 @@ from rooms_cli.store.locks import locked
 saved_path = layout.saved_transcript_file  # where versions before one-file-per-save kept it (still read)
 
 
-def saves_dir(project, room: str):
-    return project.path("chat", validate_name(room, "room id"))
+saves_dir = layout.saved_transcripts_dir
 
 
 def saved_files(project, room: str) -> list:
