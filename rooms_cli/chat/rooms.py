@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from rooms_cli import terminal
 from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
 from rooms_cli.store import atomic, eventlog, jsonl, layout
@@ -230,11 +231,9 @@ _warned_rooms: set[str] = set()
 
 
 def _warn_unreadable(project: Project, room: str, err) -> None:
-    import sys
-
     if room not in _warned_rooms:
         _warned_rooms.add(room)
-        print(f"warning: room {room!r} skipped: {err.message}", file=sys.stderr)
+        terminal.warn(f"room {room!r} skipped: {err.message}")
 
 
 def default_roster(project: Project) -> list[str]:

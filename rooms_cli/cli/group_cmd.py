@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli import terminal
 from rooms_cli.cli import output
 from rooms_cli.cli.options import complete_groups, duration_value
 from rooms_cli.cli.shared import Run, shared
@@ -152,11 +153,10 @@ def reply_cmd(
 
     Example: rooms group reply rev --as coder 'LGTM, one nit in api.py:40'
     """
-    import sys
 
     from rooms_cli.groups import broadcasts
 
-    outcome = broadcasts.reply(run.project, run.config, name, handle, sys.stdin.read() if text == "-" else text, broadcast)
+    outcome = broadcasts.reply(run.project, run.config, name, handle, terminal.read_stdin("the reply") if text == "-" else text, broadcast)
     if run.json:
         output.print_json(outcome)
     elif outcome.accepted:
