@@ -211,9 +211,9 @@ def _tree(root: Path) -> dict:
 
 def test_dry_run_writes_nothing(monkeypatch, project, project_dir, rooms):
     write_config(project_dir, [slot(), slot("coffee", minute=1, format="watercooler", probability=0)])
-    queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "boss"], turns=2))
+    queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "boss"], turns=2, force=True))
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    queue.enqueue(project, RoundtableRequest("watercooler", turns=2))
+    queue.enqueue(project, RoundtableRequest("watercooler", turns=2, force=True))
     claimed = queue.claim_next(project)
     lines = queue.queue_path(project).read_text().splitlines()
     lines[-1] = lines[-1].replace(f'"pid": {claimed.runner["pid"]}', f'"pid": {int(dead.stdout)}')

@@ -31,6 +31,7 @@ ParticipantsOpt = Annotated[
 RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
 MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=20, help="Cap on each turn, cut at a word.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --turns and participant counts outside the format's range.")]
 PaceOpt = Annotated[float, typer.Option("--pace", min=0, help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
 
 
@@ -40,11 +41,12 @@ def register(app: typer.Typer) -> None:
     app.add_typer(memory_app, name="memory")
 
 
-def _request(fmt, topic, participants, room, turns, max_chars, pace):
+def _request(fmt, topic, participants, room, turns, max_chars, pace, force):
     from rooms_cli.roundtable.orchestrator import RoundtableRequest
 
     people = [p.strip() for p in participants.split(",") if p.strip()] if participants else None
-    return RoundtableRequest(fmt, topic=topic, participants=people, room=room, turns=turns, max_chars=max_chars, pace=pace)
+    return RoundtableRequest(fmt, topic=topic, participants=people, room=room, turns=turns, max_chars=max_chars, pace=pace,
+                             force=force)
 
 
 @roundtable_app.command("formats")
@@ -74,7 +76,7 @@ def formats_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 def run_cmd(
     format: Annotated[str, typer.Argument(help="Format name (see `rooms roundtable formats`).")],
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0,
+    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0, force: ForceOpt = False,
     explain: Annotated[bool, typer.Option("--explain", help="Print each turn's speaker weights.")] = False,
     dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
@@ -104,7 +106,7 @@ def run_cmd(
             count = sum(len(v) for v in data["lessons"].values())
             output.say(f"learned {count} lessons (rooms memory list)", style="dim")
 
-    result = run_roundtable_sync(ctx.project, ctx.config, _request(format, topic, participants, room, turns, max_chars, pace),
+    result = run_roundtable_sync(ctx.project, ctx.config, _request(format, topic, participants, room, turns, max_chars, pace, force),
                                  on_event=show)
     if json_:
         output.print_json(result)
@@ -114,7 +116,8 @@ def run_cmd(
 def queue_cmd(
     format: Annotated[str | None, typer.Argument(help="Format to enqueue; leave out to list the queue.")] = None,
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0, dir: DirOpt = None, json_: JsonOpt = False,
+    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0, force: ForceOpt = False, dir: DirOpt = None,
+    json_: JsonOpt = False,
 ) -> None:
     """Enqueue a roundtable for the next `rooms tick`, or list the queue.
 
@@ -123,6 +126,7 @@ def queue_cmd(
     from rooms_cli.context import Context
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.formats import get_format
+    from rooms_cli.roundtable.speakers import check_turns
 
     ctx = Context.open(dir)
     if format is None:
@@ -136,8 +140,11 @@ def queue_cmd(
         if not items:
             output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
         return
-    get_format(ctx.config, format)
-    item, _new = queue.enqueue(ctx.project, _request(format, topic, participants, room, turns, max_chars, pace))
+    if turns is not None:  # refused now, not at the next tick
+        check_turns(get_format(ctx.config, format), turns, force)
+    else:
+        get_format(ctx.config, format)
+    item, _new = queue.enqueue(ctx.project, _request(format, topic, participants, room, turns, max_chars, pace, force))
     if json_:
         output.print_json(item)
         return
