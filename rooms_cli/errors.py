@@ -31,6 +31,13 @@ class RoomsError(Exception):
             self.exit_code = exit_code
         self.data = data
 
+    def fold(self) -> RoomsError:
+        """The message on one line (a parser's error quoted whole spans lines), so that an error is
+        always exactly one line a script can read."""
+        if "\n" in self.message:
+            self.message = " ".join(part.strip() for part in self.message.splitlines() if part.strip())
+        return self
+
     def to_json(self) -> dict:
         err = {"code": self.code, "message": self.message}
         if self.data is not None:
@@ -77,3 +84,16 @@ class UsageError(RoomsError):
 class TimedOut(RoomsError):
     code = "timed_out"
     exit_code = ExitCode.TIMEOUT
+
+
+def as_rooms_error(exc: BaseException) -> RoomsError:
+    """Any exception as the RoomsError a user is shown: itself; an OSError naming a file (a directory,
+    unreadable, a full disk…: the user's to fix) as one sentence naming the file; else a bug, said
+    in one line ("internal error")."""
+    if isinstance(exc, RoomsError):
+        return exc
+    if isinstance(exc, OSError) and exc.filename:
+        return RoomsError(f"cannot use {exc.filename}: {exc.strerror or exc}", code="io_error")
+    return RoomsError(
+        f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)", code="internal",
+    )

@@ -93,8 +93,9 @@ VALID: dict[str, list[str]] = {
     "hook claude-code stop": ["--timeout", "1s"],
     "hook claude-code prompt": [],
     "hook claude-code session-start": [],
+    "mcp": [],  # stdin closed at once: the server starts and ends cleanly
 }
-STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}"}
+STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": ""}
 
 # Commands whose flow needs something set up first; the function returns the placeholders.
 NEEDS_LEASE = {"task renew", "task release", "task done"}

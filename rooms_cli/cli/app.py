@@ -34,6 +34,7 @@ PART_MODULES = (
     "rooms_cli.cli.group_cmd",
     "rooms_cli.cli.messaging_cmd",
     "rooms_cli.cli.watch_cmd",
+    "rooms_cli.cli.mcp_cmd",
 )
 
 
@@ -67,22 +68,13 @@ class RoomsGroup(TyperGroup):
             except OSError:
                 pass
             ctx.exit(0)
-        except Exception as exc:  # a bug: say so in one line; ROOMS_DEBUG=1 shows the traceback
+        except Exception as exc:  # a bug, or a file we cannot use: one line; ROOMS_DEBUG=1 shows the traceback
             if os.environ.get("ROOMS_DEBUG"):
                 raise
             from rooms_cli.cli.output import print_error
+            from rooms_cli.errors import as_rooms_error
 
-            if isinstance(exc, OSError) and exc.filename:
-                # a file the command needs is a directory, unreadable, on a full disk…: the user's to
-                # fix, so one sentence naming the file rather than "internal error"
-                print_error(RoomsError(f"cannot use {exc.filename}: {exc.strerror or exc}", code="io_error"),
-                            ctx.meta.get("rooms_json", False))
-                ctx.exit(ExitCode.ERROR)
-            internal = RoomsError(
-                f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)",
-                code="internal",
-            )
-            print_error(internal, ctx.meta.get("rooms_json", False))
+            print_error(as_rooms_error(exc), ctx.meta.get("rooms_json", False))
             ctx.exit(ExitCode.ERROR)
 
 

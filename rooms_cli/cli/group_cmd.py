@@ -70,14 +70,9 @@ def _show_result(result, name: str, json_: bool) -> None:
         for handle, r in result.by_member.items():
             if r.status != "ok":
                 output.note(f"  {handle}: {r.status}")
-    if result.timed_out:
-        raise typer.Exit(4)
-    if _no_winner(result):
-        raise typer.Exit(1)
-
-
-def _no_winner(result) -> bool:
-    return result.metadata.get("mode") == "any" and not result.metadata.get("winner_handle")
+    problem = result.problem()
+    if problem is not None:
+        raise typer.Exit(problem.exit_code)
 
 
 @group_app.command("spawn")

@@ -82,23 +82,18 @@ def inbox_cmd(
 
     Example: rooms inbox --unread
     """
-    from rooms_cli.messaging.inbox import mark_read, read_inbox, read_upto, unread_messages
+    from rooms_cli.messaging.inbox import open_inbox
     from rooms_cli.messaging.status import touch
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
-    upto = read_upto(ctx.project, ctx.me)
-    messages = unread_messages(ctx.project, ctx.me) if unread else read_inbox(ctx.project, ctx.me)
-    fresh = [m for m in messages if m.n > upto]
-    if fresh and not peek:
-        mark_read(ctx.project, ctx.me, max(m.n for m in fresh))
+    view = open_inbox(ctx.project, ctx.me, unread_only=unread, peek=peek)
     if json_:
-        return output.print_json({"agent": ctx.me, "unread": len(fresh), "marked_read": bool(fresh) and not peek,
-                                  "messages": [{**m.to_json(), "read": m.n <= upto} for m in messages]})
-    if not messages:
+        return output.print_json(view)
+    if not view.messages:
         return output.say(f"No {'unread ' if unread else ''}messages for {ctx.me}.")
-    _show_messages(messages, upto)
-    output.note(f"{len(fresh)} unread" + ("" if peek or not fresh else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
+    _show_messages(view.messages, view.read_upto)
+    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
 
 
 @status_app.command("set")

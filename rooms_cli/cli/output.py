@@ -99,8 +99,7 @@ def print_error(err, as_json: bool) -> None:
     A message that spans lines (a parser's error quoted whole) is folded onto one line, so that an
     error is always exactly one line a script can read.
     """
-    if "\n" in err.message:
-        err.message = " ".join(part.strip() for part in err.message.splitlines() if part.strip())
+    err.fold()
     if as_json:
         sys.stderr.write(json.dumps(err.to_json(), ensure_ascii=False) + "\n")
     else:

@@ -149,6 +149,18 @@ class GroupResult:
     def timed_out(self) -> bool:
         return bool(self.metadata.get("timed_out"))
 
+    def problem(self):
+        """Why this result is not a success, as a RoomsError whose exit code the CLI uses (the result
+        itself is still shown): a timeout (4), or a wait-any that no member won (1). None: a success."""
+        from rooms_cli.errors import RoomsError, TimedOut
+
+        meta = self.metadata
+        if self.timed_out:
+            return TimedOut(f"timed out: {meta.get('replied', 0)}/{meta.get('members', 0)} members replied")
+        if meta.get("mode") == "any" and not meta.get("winner_handle"):
+            return RoomsError("no member replied successfully, so wait-any has no winner", code="no_winner")
+        return None
+
     def to_json(self) -> dict:
         return {
             "broadcast_id": self.broadcast_id,

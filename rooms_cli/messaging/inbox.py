@@ -144,6 +144,34 @@ def take_unread(project: Project, agent: str) -> list[InboxMessage]:
     return messages
 
 
+@dataclass
+class InboxView:
+    """What `rooms inbox` shows: the messages, which were unread, and whether they are now marked read."""
+
+    agent: str
+    messages: list[InboxMessage]
+    read_upto: int  # before this read: messages numbered above it were unread
+    fresh: int  # how many of `messages` were unread
+    marked_read: bool
+
+    def unread(self, message: InboxMessage) -> bool:
+        return message.n > self.read_upto
+
+    def to_json(self) -> dict:
+        return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read,
+                "messages": [{**m.to_json(), "read": not self.unread(m)} for m in self.messages]}
+
+
+def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek: bool = False) -> InboxView:
+    """`agent`'s inbox (or only its unread messages), the unread ones marked read unless `peek`."""
+    upto = read_upto(project, agent)
+    messages = unread_messages(project, agent) if unread_only else read_inbox(project, agent)
+    fresh = [m for m in messages if m.n > upto]
+    if fresh and not peek:
+        mark_read(project, agent, max(m.n for m in fresh))
+    return InboxView(agent=agent, messages=messages, read_upto=upto, fresh=len(fresh), marked_read=bool(fresh) and not peek)
+
+
 def find_message(project: Project, agent: str, n: int) -> InboxMessage:
     """Message number `n` in `agent`'s inbox, or NotFound."""
     from rooms_cli.errors import NotFound

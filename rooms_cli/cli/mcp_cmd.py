@@ -1,0 +1,29 @@
+"""`rooms mcp`: serve the parts as MCP tools over stdio (see rooms_cli/mcp_server and examples/mcp/)."""
+
+from __future__ import annotations
+
+import typer
+
+from rooms_cli.cli.options import AsOpt, DirOpt
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp_cmd)
+
+
+def mcp_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
+    """Run an MCP server on stdin/stdout: board, messaging, groups, chat, roundtable and events as tools.
+
+    The identity (--as, ROOMS_AGENT…) and the project (--dir, ROOMS_DIR…) are fixed at start. Needs the
+    extra: pip install 'rooms-cli[mcp]'. Register it with Claude Code: claude mcp add rooms -- rooms mcp
+
+    Example: rooms mcp --as frontend --dir ~/src/shop
+    """
+    from rooms_cli.errors import RoomsError
+
+    try:
+        from rooms_cli.mcp_server.server import serve
+    except ImportError as exc:
+        raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): pip install 'rooms-cli[mcp]'",
+                         code="missing_dependency") from None
+    serve(dir, as_)

@@ -1,0 +1,389 @@
+"""The tools of `rooms mcp`: one small function per tool, each calling one part's service.
+
+A tool's docstring is its description, its annotated parameters are its JSON schema, and what it
+returns (a record with `to_json`, a dict, a list) is its JSON result. The first parameter, the
+`Session`, is filled by the server and is not part of the schema. Errors are the services' own
+`RoomsError`s; server.py turns them into MCP tool errors. No logic lives here that the CLI does not
+share: a rule that both need sits in the part.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from rooms_cli.config import Config
+from rooms_cli.store.paths import Project
+
+TOOLS: dict[str, Callable[..., Any]] = {}
+
+
+def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Register `fn` as the tool of that name."""
+    TOOLS[fn.__name__] = fn
+    return fn
+
+
+@dataclass
+class Session:
+    """The project and identity a server was started with (--dir, --as / ROOMS_AGENT), and its event cursors."""
+
+    project: Project
+    config: Config
+    me: str
+    default_room: str
+    cursors: dict[str, Any] = field(default_factory=dict)  # cursor token -> its watch Follower (cursors.py)
+
+    def room(self, room: str | None) -> str:
+        from rooms_cli.store.ids import validate_name
+
+        return self.default_room if room is None else validate_name(room, "room id")
+
+
+Room = Annotated[str | None, Field(description="Room id (default: the server's current room).")]
+TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
+LeaseId = Annotated[str, Field(description="The lease id that task_claim or task_next returned.")]
+Lease = Annotated[str | None, Field(description="Lease length such as 90s, 15m, 1h (default 10m).")]
+Seconds = Annotated[float | None, Field(description="Give up after this many seconds (default: no limit).", ge=0)]
+Reducer = Annotated[str | None, Field(description="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one.")]
+Mode = Annotated[Literal["all", "any"], Field(description="all: every member's reply; any: the first, the rest cancelled.")]
+Objective = Annotated[str, Field(description="What to accomplish.")]
+OutputFormat = Annotated[str, Field(description="How each reply should be shaped ('' allowed).")]
+ToolGuidance = Annotated[str, Field(description="Which tools to reach for or avoid ('' allowed).")]
+Boundaries = Annotated[str, Field(description="What is out of scope ('' allowed).")]
+
+
+# -- board ---------------------------------------------------------------------------------------
+
+
+@tool
+def board(s: Session, room: Room = None,
+          lane: Annotated[str | None, Field(description="Only this agent's lane.")] = None,
+          status: Annotated[str | None, Field(description="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending).")] = None):
+    """The board of a room: each lane's open tasks (with leases), the done view with result records, and conflicts."""
+    from rooms_cli.board.render import board_view
+
+    return board_view(s.project, s.room(room), lane=lane, status=status)
+
+
+@tool
+def task_show(s: Session, task_id: TaskId, room: Room = None):
+    """One task with its definition of done, lease, record and the history of its events."""
+    from rooms_cli.board.tasks import load_task, task_history
+
+    task = load_task(s.project, s.room(room), task_id)
+    return {**task.to_json(), "history": task_history(s.project, s.room(room), task.id)}
+
+
+@tool
+def task_add(s: Session, title: Annotated[str, Field(description="One-line title.")],
+             lane: Annotated[str, Field(description="The agent whose lane gets the task.")],
+             done: Annotated[str, Field(description="Definition of done: the one condition that means it is finished.")],
+             detail: Annotated[str, Field(description="Optional detail.")] = "", room: Room = None):
+    """Add a task to a lane of the board (you are recorded as its author)."""
+    from rooms_cli.board.tasks import add_task
+
+    return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail)
+
+
+@tool
+def task_claim(s: Session, task_id: TaskId, lease: Lease = None, room: Room = None):
+    """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
+    the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
+    from rooms_cli.board.claims import claim_task
+
+    return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease)
+
+
+@tool
+def task_next(s: Session, lease: Lease = None, room: Room = None):
+    """Claim the first todo task (by order) in your own lane; null when there is nothing to claim."""
+    from rooms_cli.board.claims import next_task
+
+    return next_task(s.project, s.room(room), agent=s.me, lease=lease)
+
+
+@tool
+def task_renew(s: Session, task_id: TaskId, lease_id: LeaseId, lease: Lease = None, room: Room = None):
+    """Extend your lease on a task, from now, by `lease` (default 10m)."""
+    from rooms_cli.board.claims import renew_lease
+
+    return renew_lease(s.project, s.room(room), task_id, lease_id, lease=lease)
+
+
+@tool
+def task_release(s: Session, task_id: TaskId, lease_id: LeaseId, room: Room = None):
+    """Give a task you hold back to its lane (doing → todo); your lease ends."""
+    from rooms_cli.board.claims import release_task
+
+    return release_task(s.project, s.room(room), task_id, lease_id)
+
+
+@tool
+def task_done(s: Session, task_id: TaskId, lease_id: LeaseId,
+              summary: Annotated[str, Field(description="One line: what happened.")],
+              artifacts: Annotated[list[str] | None, Field(description="file:<path> or msg:<id> references.")] = None,
+              next_step: Annotated[str | None, Field(description="Optional one line: what should happen next.")] = None,
+              result_ref: Annotated[str | None, Field(description="file:<path in the project> or msg:<message id>.")] = None,
+              room: Room = None):
+    """Finish a task you hold (doing → done) with a compact result record; returns the record."""
+    from rooms_cli.board.claims import finish_task
+
+    task = finish_task(s.project, s.room(room), task_id, lease_id, summary=summary, artifacts=artifacts or [],
+                       next_step=next_step, result_ref=result_ref)
+    return task.record
+
+
+@tool
+def task_status(s: Session, task_id: TaskId,
+                status: Annotated[Literal["todo", "blocked", "failed", "cancelled"], Field(description="The new status.")],
+                summary: Annotated[str | None, Field(description="One line: why.")] = None,
+                result_ref: Annotated[str | None, Field(description="file:<path> or msg:<id>.")] = None,
+                lease_id: Annotated[str | None, Field(description="Your lease id, when you hold the task.")] = None,
+                room: Room = None):
+    """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id)."""
+    from rooms_cli.board.claims import set_status
+
+    return set_status(s.project, s.room(room), task_id, status, by=s.me, lease_id=lease_id, summary=summary,
+                      result_ref=result_ref)
+
+
+# -- messaging -----------------------------------------------------------------------------------
+
+
+@tool
+def send(s: Session, message: Annotated[str, Field(description="What to say.")],
+         to: Annotated[str | None, Field(description="One agent; leave out to reach every other agent.")] = None):
+    """Send a message to one agent, or to every other agent. It lands in their inboxes."""
+    from rooms_cli.messaging.send import send_message
+
+    return send_message(s.project, s.config, s.me, message, to=to)
+
+
+@tool
+def reply(s: Session, n: Annotated[int, Field(description="The number of the message in your inbox.")],
+          message: Annotated[str, Field(description="Your answer.")]):
+    """Answer message number n of your inbox: the reply goes to its sender, quoting it."""
+    from rooms_cli.messaging.send import send_message
+
+    return send_message(s.project, s.config, s.me, message, reply_to=n)
+
+
+@tool
+def inbox(s: Session, unread_only: Annotated[bool, Field(description="Only messages not read yet.")] = False,
+          peek: Annotated[bool, Field(description="Do not mark anything read.")] = False):
+    """Your inbox (each message has `n` to reply to and `read`); unread messages are marked read unless peek."""
+    from rooms_cli.messaging.inbox import open_inbox
+    from rooms_cli.messaging.status import touch
+
+    touch(s.project, s.me)
+    return open_inbox(s.project, s.me, unread_only=unread_only, peek=peek)
+
+
+@tool
+def attention(s: Session, peek: Annotated[bool, Field(description="Do not mark the messages read.")] = False):
+    """What to know now: the other agents and their status, your unread messages (marked read unless
+    peek), your running spawns, and a hint to announce yourself; `text` is the same as a prompt block."""
+    from rooms_cli.messaging.attention import build_attention, render_attention
+
+    block = build_attention(s.project, s.config, s.me, mark_read=not peek)
+    return {**block.to_json(), "text": render_attention(block)}
+
+
+@tool
+def status_set(s: Session, text: Annotated[str, Field(description="One line, e.g. 'Working on the login form' ('' clears it).")]):
+    """Set your status line, shown to every other agent."""
+    from rooms_cli.messaging.status import set_status
+
+    return set_status(s.project, s.me, text)
+
+
+@tool
+def spawn(s: Session, prompt: Annotated[str, Field(description="The task for the new agent.")],
+          description: Annotated[str | None, Field(description="3-5 words; also names the agent.")] = None,
+          profile: Annotated[str | None, Field(description="Run it as this agent definition (its model and directive).")] = None):
+    """Start a new agent on a prompt and return at once; its output arrives in your inbox (see wait)."""
+    from rooms_cli.messaging.spawn import start_spawn
+
+    return start_spawn(s.project, s.config, s.me, prompt, description=description, profile=profile)
+
+
+@tool
+def wait(s: Session, timeout_seconds: Seconds = None):
+    """Block until all your spawns (and theirs) finished, then return your unread messages (marked read).
+    Timing out is the error timed_out, listing what still runs."""
+    from rooms_cli.errors import TimedOut
+    from rooms_cli.messaging.attention import message_json
+    from rooms_cli.messaging.inbox import take_unread
+    from rooms_cli.messaging.status import touch
+    from rooms_cli.messaging.wait import wait_for_spawns
+
+    touch(s.project, s.me)
+    result = wait_for_spawns(s.project, s.me, timeout_seconds)
+    if result.timed_out:
+        names = ", ".join(sp.alias for sp in result.pending)
+        raise TimedOut(f"timed out after {timeout_seconds:g}s: still running: {names}", data=result.to_json())
+    return {**result.to_json(), "messages": [message_json(m) for m in take_unread(s.project, s.me)]}
+
+
+# -- groups --------------------------------------------------------------------------------------
+
+
+def _gathered(result):
+    """A group result, or its problem (timed out, no winner) as the error, the result attached."""
+    problem = result.problem()
+    if problem is not None:
+        problem.data = result.to_json()
+        raise problem
+    return result
+
+
+@tool
+def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (created if new).")],
+                profiles: Annotated[list[str], Field(description="Agent ids, one member each (group:NAME nests a group).", min_length=1)],
+                handles: Annotated[list[str | None] | None, Field(description="Member handles, in the order of profiles (default: the profile).")] = None):
+    """Add members to a group, creating it if new; returns the members with their handles."""
+    from rooms_cli.groups import roster
+
+    return {"group": name, "members": roster.spawn(s.project, name, profiles, handles)}
+
+
+@tool
+def group_broadcast(s: Session, name: Annotated[str, Field(description="Group name.")], objective: Objective,
+                    output_format: OutputFormat = "", tool_guidance: ToolGuidance = "", boundaries: Boundaries = ""):
+    """Send the four-field broadcast to every member of a group (one broadcast in flight at a time); gather with group_wait."""
+    from rooms_cli.groups import broadcasts
+
+    fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
+    b = broadcasts.send_broadcast(s.project, s.config, name, fields, s.me)
+    return {"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub}
+
+
+@tool
+def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")], mode: Mode = "all",
+               timeout_seconds: Seconds = None, reducer: Reducer = None):
+    """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
+    A timeout is the error timed_out with the partial result attached."""
+    from rooms_cli.groups import gather
+
+    async def run():
+        try:
+            return await gather.gather(s.project, s.config, name, any_=mode == "any", timeout=timeout_seconds,
+                                       reducer=reducer, by=s.me)
+        finally:
+            await gather.drain()
+
+    return _gathered(asyncio.run(run()))
+
+
+@tool
+def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
+    """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
+    from rooms_cli.groups.status import status
+
+    return status(s.project, name)
+
+
+@tool
+def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agent ids, one member each.", min_length=1)],
+              objective: Objective, output_format: OutputFormat = "", tool_guidance: ToolGuidance = "",
+              boundaries: Boundaries = "", reducer: Reducer = None, mode: Mode = "all", timeout_seconds: Seconds = None):
+    """One-shot committee: an ephemeral group of these profiles gets the broadcast; returns the reduced
+    result, and no file is left behind."""
+    from rooms_cli.groups.api import ask
+
+    fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
+    _name, result = asyncio.run(ask(profiles, fields, any_=mode == "any", reducer=reducer, timeout=timeout_seconds,
+                                    project=s.project))
+    return _gathered(result)
+
+
+# -- chat ----------------------------------------------------------------------------------------
+
+
+@tool
+def chat(s: Session, message: Annotated[str, Field(description="The message; @name addresses an agent.")], room: Room = None):
+    """Post a message to a room and return the agents' replies (waits for the room's floor). From an
+    agent identity only the agents it @-mentions answer."""
+    from rooms_cli.chat import coordinator
+    from rooms_cli.errors import InvalidInput
+
+    if message.lstrip().startswith("/"):
+        raise InvalidInput("slash commands are not run over MCP; post a message, or use the `rooms room …` commands")
+    with coordinator.floor(s.project, s.room(room)):
+        return coordinator.run_message(s.project, s.config, s.room(room), s.me, message)
+
+
+@tool
+def transcript(s: Session, room: Room = None,
+               last: Annotated[int, Field(description="How many of the latest records.", ge=1, le=1000)] = 20):
+    """The last records of a room's transcript, oldest first."""
+    from rooms_cli.chat.rooms import load_room
+    from rooms_cli.chat.transcript import tail
+
+    load_room(s.project, s.room(room))
+    return tail(s.project, s.room(room), last)
+
+
+# -- roundtable ----------------------------------------------------------------------------------
+
+Format = Annotated[str, Field(description="A format name: standup, debate, retro, … (rooms roundtable formats).")]
+Topic = Annotated[str | None, Field(description="What to talk about (default: what matters most this week).")]
+Participants = Annotated[list[str] | None, Field(description="Agent ids and random:N (default: drawn in the format's range).")]
+Turns = Annotated[int | None, Field(description="Number of turns (default: drawn in the format's range).", ge=1)]
+MaxChars = Annotated[int, Field(description="Cap on each turn, cut at a word.", ge=20)]
+
+
+def _request(format, topic, participants, room, turns, max_chars):
+    from rooms_cli.roundtable.orchestrator import RoundtableRequest
+
+    return RoundtableRequest(format, topic=topic, participants=participants, room=room, turns=turns, max_chars=max_chars)
+
+
+@tool
+def roundtable_run(s: Session, format: Format, topic: Topic = None, participants: Participants = None,
+                   room: Annotated[str | None, Field(description="Write into this room (default: a new roundtable-… room).")] = None,
+                   turns: Turns = None, max_chars: MaxChars = 120):
+    """Run a roundtable now among a few agents, turn by turn; returns every turn and the lessons learned."""
+    from rooms_cli.roundtable.orchestrator import run_roundtable_sync
+
+    return run_roundtable_sync(s.project, s.config, _request(format, topic, participants, room, turns, max_chars))
+
+
+@tool
+def roundtable_queue(s: Session, format: Annotated[str | None, Field(description="Format to enqueue; leave out to list the queue.")] = None,
+                     topic: Topic = None, participants: Participants = None, turns: Turns = None, max_chars: MaxChars = 120):
+    """Enqueue a roundtable for the next `rooms tick`, or (no format) list the queue."""
+    from rooms_cli.roundtable import queue
+    from rooms_cli.roundtable.formats import get_format
+
+    if format is None:
+        return queue.list_items(s.project)
+    get_format(s.config, format)
+    item, _new = queue.enqueue(s.project, _request(format, topic, participants, None, turns, max_chars), by=s.me)
+    return item
+
+
+# -- events --------------------------------------------------------------------------------------
+
+
+@tool
+def events(s: Session,
+           cursor: Annotated[str | None, Field(description="The cursor the last call returned; leave out to start.")] = None,
+           rooms: Annotated[list[str] | None, Field(description="Follow these rooms' transcripts.")] = None,
+           inboxes: Annotated[list[str] | None, Field(description="Follow these agents' inboxes.")] = None,
+           boards: Annotated[bool, Field(description="Follow the boards of the rooms given.")] = False,
+           groups: Annotated[bool, Field(description="Follow every group.")] = False,
+           wait_seconds: Annotated[float, Field(description="When nothing is new, wait up to this long for an event.", ge=0, le=300)] = 0,
+           last: Annotated[int, Field(description="On a first call, also return the last N past events.", ge=0, le=1000)] = 0):
+    """New events since a cursor: chat messages, task, group, inbox and spawn events (as `rooms watch --json`).
+    With no source named, everything is followed. The first call returns a cursor; pass it back to get
+    only what happened since (the sources are those of the first call)."""
+    from rooms_cli.mcp_server.cursors import poll_events
+
+    return poll_events(s, cursor, rooms=rooms or (), inboxes=inboxes or (), boards=boards, groups=groups,
+                       wait_seconds=wait_seconds, last=last)

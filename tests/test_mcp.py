@@ -1,0 +1,299 @@
+"""`rooms mcp`, driven by the MCP SDK's own client over stdio against real `rooms mcp` processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is the extra rooms-cli[mcp] (in the test extras)")
+
+from tests.conftest import rooms_env  # noqa: E402
+
+FAMILIES = {
+    "board": {"board", "task_show", "task_add", "task_claim", "task_next", "task_renew", "task_release", "task_done", "task_status"},
+    "messaging": {"send", "reply", "inbox", "attention", "status_set", "spawn", "wait"},
+    "groups": {"group_spawn", "group_broadcast", "group_wait", "group_status", "group_ask"},
+    "chat": {"chat", "transcript"},
+    "roundtable": {"roundtable_run", "roundtable_queue"},
+    "events": {"events"},
+}
+
+
+@asynccontextmanager
+async def server(project_dir, as_: str | None = "alice", *extra: str):
+    """A real `rooms mcp` subprocess and an initialized SDK client talking to it over stdio."""
+    from mcp import Client, StdioServerParameters
+
+    args = ["-m", "rooms_cli", "mcp", "--dir", str(project_dir), *(["--as", as_] if as_ else []), *extra]
+    params = StdioServerParameters(command=sys.executable, args=args, env=rooms_env({}), cwd=str(project_dir))
+    async with Client(params, read_timeout_seconds=120) as client:
+        yield Tools(client)
+
+
+class Tools:
+    def __init__(self, client):
+        self.client = client
+
+    async def raw(self, tool: str, /, **arguments):
+        return await self.client.call_tool(tool, arguments)
+
+    async def ok(self, tool: str, /, **arguments):
+        result = await self.raw(tool, **arguments)
+        assert not result.is_error, result.content[0].text
+        return json.loads(result.content[0].text)
+
+    async def error(self, tool: str, /, **arguments) -> dict:
+        result = await self.raw(tool, **arguments)
+        assert result.is_error, result.content[0].text
+        doc = json.loads(result.content[0].text)
+        assert result.structured_content == doc
+        return doc["error"]
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_every_family_is_listed_with_a_description_and_a_schema(project_dir):
+    async def go():
+        async with server(project_dir) as t:
+            return (await t.client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in run(go())}
+    assert set(tools) == set().union(*FAMILIES.values())
+    for tool in tools.values():
+        assert tool.description and len(tool.description) > 30, tool.name
+        assert tool.input_schema["type"] == "object"
+        assert "s" not in tool.input_schema.get("properties", {})  # the session is not an argument
+    claim = tools["task_claim"].input_schema
+    assert claim["required"] == ["task_id"] and "description" in claim["properties"]["lease"]
+
+
+def test_board_tools_add_claim_and_finish_a_task_the_cli_then_shows(project_dir, rooms):
+    async def go():
+        async with server(project_dir, "researcher") as t:
+            task = await t.ok("task_add", title="Write the auth spec", lane="researcher", done="specs/auth.md exists")
+            claim = await t.ok("task_next", lease="15m")
+            assert claim["task"]["id"] == task["id"] and claim["lease"]["holder"] == "researcher"
+            renewed = await t.ok("task_renew", task_id=task["id"][:8], lease_id=claim["lease_id"], lease="20m")
+            assert renewed["status"] == "doing"
+            shown = await t.ok("task_show", task_id=task["id"])
+            assert [e["ev"] for e in shown["history"]][:2] == ["create", "claim"]
+            record = await t.ok("task_done", task_id=task["id"], lease_id=claim["lease_id"], summary="spec written")
+            assert record["summary"] == "spec written"
+            assert await t.ok("task_next") is None
+            board = await t.ok("board")
+            return task["id"], board
+
+    task_id, board = run(go())
+    assert [t["id"] for t in board["done"]] == [task_id]
+    assert rooms("task", "show", task_id, "--json").json()["status"] == "done"
+
+
+def test_two_servers_racing_for_one_task_exactly_one_wins(project_dir, rooms):
+    task_id = rooms("task", "add", "Fix login", "--lane", "dev", "--done", "tests pass", "--json").json()["id"]
+
+    async def claim_as(name: str):
+        async with server(project_dir, name) as t:
+            return await t.raw("task_claim", task_id=task_id)
+
+    async def race():
+        return await asyncio.gather(claim_as("frontend"), claim_as("backend"))
+
+    results = run(race())
+    winners = [r for r in results if not r.is_error]
+    losers = [json.loads(r.content[0].text)["error"] for r in results if r.is_error]
+    assert len(winners) == 1 and len(losers) == 1
+    assert losers[0]["code"] == "already_claimed" and losers[0]["exit_code"] == 3
+    holder = json.loads(winners[0].content[0].text)["lease"]["holder"]
+    assert holder in losers[0]["message"]
+    assert rooms("task", "show", task_id, "--json").json()["lease"]["holder"] == holder
+
+
+def test_messaging_tools_send_reply_read_and_attend(project_dir):
+    async def go():
+        async with server(project_dir, "frontend") as front, server(project_dir, "backend") as back:
+            await front.ok("status_set", text="Working on the login form")
+            sent = await front.ok("send", to="backend", message="can you take the API?")
+            assert sent["to"] == ["backend"]
+            block = await back.ok("attention", peek=True)
+            assert [m["content"] for m in block["messages"]] == ["can you take the API?"]
+            assert "[rooms] You are backend." in block["text"] and "Working on the login form" in block["text"]
+            mail = await back.ok("inbox")
+            assert (mail["unread"], mail["marked_read"]) == (1, True)
+            assert (await back.ok("inbox", unread_only=True))["messages"] == []
+            await back.ok("reply", n=1, message="yes, on it")
+            answer = (await front.ok("inbox", peek=True))["messages"][-1]
+            assert (answer["from"], answer["text"], answer["reply_to"]) == ("backend", "yes, on it", 1)
+            waited = await front.ok("wait", timeout_seconds=5)
+            assert waited["timed_out"] is False and [m["content"] for m in waited["messages"]] == ["yes, on it"]
+            spawned = await front.ok("spawn", prompt="Write the API docs", description="api docs")
+            assert spawned["parent"] == "frontend"
+            done = await front.ok("wait", timeout_seconds=60)
+            return done
+
+    done = run(go())
+    assert done["spawns"] and done["spawns"][0]["status"] in ("done", "failed")
+    assert done["messages"] and done["messages"][0]["kind"] in ("spawn_output", "spawn_error")
+
+
+def test_group_tools_spawn_broadcast_wait_and_ask(project_dir):
+    async def go():
+        async with server(project_dir, "alice") as t:
+            members = await t.ok("group_spawn", name="panel", profiles=["analyst", "wildcard"])
+            assert [m["handle"] for m in members["members"]] == ["analyst", "wildcard"]
+            sent = await t.ok("group_broadcast", name="panel", objective="ship Friday? YES or NO")
+            status = await t.ok("group_status", name="panel")
+            assert status["in_flight"]["broadcast_id"] == sent["broadcast_id"]
+            result = await t.ok("group_wait", name="panel", reducer="join_by_handle", timeout_seconds=60)
+            assert set(result["by_member"]) == {"analyst", "wildcard"}
+            asked = await t.ok("group_ask", profiles=["analyst", "analyst", "wildcard"], objective="ship it? YES or NO",
+                               reducer="majority_vote", timeout_seconds=60)
+            assert asked["metadata"]["members"] == 3
+            missing = await t.error("group_wait", name="nosuch")
+            return missing
+
+    assert run(go())["code"] == "not_found"
+
+
+def test_chat_posts_a_message_and_returns_the_replies(project_dir, rooms):
+    async def go():
+        async with server(project_dir, "alice") as t:
+            turn = await t.ok("chat", message="@researcher what is the rate limit on the API?")
+            tail = await t.ok("transcript", last=5)
+            refused = await t.error("chat", message="/drop")
+            return turn, tail, refused
+
+    turn, tail, refused = run(go())
+    assert turn["message"]["speaker"] == "alice" and [r["speaker"] for r in turn["replies"]] == ["researcher"]
+    assert [m["id"] for m in tail][-2:] == [turn["message"]["id"], turn["replies"][0]["id"]]
+    assert refused["code"] == "invalid_input"
+    assert rooms("transcript", "--last", "1", "--json").json()[0]["speaker"] == "researcher"
+
+
+def test_roundtable_tools_run_one_and_queue_one(project_dir, rooms):
+    async def go():
+        async with server(project_dir, "alice") as t:
+            result = await t.ok("roundtable_run", format="debate", topic="monorepo or not",
+                                participants=["analyst", "hustler"], turns=2)
+            queued = await t.ok("roundtable_queue", format="retro", topic="last sprint")
+            listed = await t.ok("roundtable_queue")
+            bad = await t.error("roundtable_queue", format="nosuchformat")
+            return result, queued, listed, bad
+
+    result, queued, listed, bad = run(go())
+    assert len(result["turns"]) == 2 and set(result["participants"]) == {"analyst", "hustler"}
+    assert [item["id"] for item in listed] == [queued["id"]]
+    assert bad["code"] == "not_found"
+    assert rooms("roundtable", "queue", "--json").json()[0]["id"] == queued["id"]
+
+
+def test_events_since_a_cursor_come_once_and_survive_a_restart(project_dir, rooms):
+    async def first():
+        async with server(project_dir, "bob") as t:
+            start = await t.ok("events")
+            assert start["events"] == []
+            rooms("send", "--as", "alice", "--to", "bob", "ping")
+            new = await t.ok("events", cursor=start["cursor"], wait_seconds=10)
+            again = await t.ok("events", cursor=new["cursor"])
+            return new, again
+
+    new, again = run(first())
+    assert [(e["type"], e["agent"], e["text"]) for e in new["events"]] == [("inbox.direct", "bob", "ping")]
+    assert again["events"] == []
+    rooms("send", "--as", "alice", "--to", "bob", "pong")
+
+    async def restarted():
+        async with server(project_dir, "bob") as t:
+            later = await t.ok("events", cursor=again["cursor"])
+            bad = await t.error("events", cursor="garbage")
+            return later, bad
+
+    later, bad = run(restarted())
+    # an unknown cursor restarts from its instant: nothing later is lost, only that instant may repeat
+    assert [e["text"] for e in later["events"] if e["type"] == "inbox.direct"] in (["pong"], ["ping", "pong"])
+    assert bad["code"] == "invalid_input"
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(project_dir):
+    async def go():
+        async with server(project_dir, "alice") as t:
+            errors = [
+                await t.error("task_claim"),  # missing
+                await t.error("task_add", title="x", lane="dev", done="y", room="../etc"),  # bad id
+                await t.error("task_next", lease="forever"),  # bad duration
+                await t.error("inbox", unread_only={"not": "a bool"}),  # wrong type
+                await t.error("wait", timeout_seconds=-1),  # out of range
+                await t.error("no_such_tool"),
+                await t.error("send", message=""),  # empty
+            ]
+            alive = await t.ok("board")
+            return errors, alive
+
+    errors, alive = run(go())
+    assert [e["code"] for e in errors] == ["usage", "invalid_input", "invalid_input", "usage", "usage", "usage", "invalid_input"]
+    assert [e["exit_code"] for e in errors] == [2, 1, 1, 2, 2, 2, 1]
+    for err in errors:
+        assert "\n" not in err["message"] and "Traceback" not in err["message"]
+    assert "task_id" in errors[0]["message"] and "no_such_tool" in errors[5]["message"]
+    assert alive["room"] == "default"
+
+
+def test_the_identity_comes_from_rooms_agent_when_no_as_is_given(project_dir, monkeypatch):
+    monkeypatch.setenv("ROOMS_AGENT", "ops")
+
+    async def go():
+        async with server(project_dir, None) as t:
+            return await t.ok("attention", peek=True)
+
+    assert run(go())["agent"] == "ops"
+
+
+def test_outside_a_project_the_server_refuses_to_start_in_one_sentence(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(tmp_path / "nowhere")],
+                          input="", capture_output=True, text=True, env=rooms_env({"ROOMS_DIR": ""}), timeout=60)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+
+
+def test_without_the_sdk_rooms_mcp_names_the_extra(project_dir):
+    code = "import sys; sys.modules['mcp'] = None; sys.argv = ['rooms', 'mcp']; from rooms_cli.cli.app import main; main()"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=rooms_env({}), timeout=60)
+    assert proc.returncode == 1
+    assert "pip install 'rooms-cli[mcp]'" in proc.stderr
+
+
+def test_rooms_help_imports_neither_mcp_nor_pydantic():
+    code = ("import sys; sys.argv = ['rooms', '--help']\nfrom rooms_cli.cli.app import main\ntry: main()\n"
+            "except SystemExit: pass\nprint(sorted(m for m in ('mcp', 'pydantic', 'rooms_cli.mcp_server') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=rooms_env({}), timeout=60)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_example_mcp_json_starts_a_working_server(project_dir, monkeypatch):
+    import os
+    import re
+
+    from tests.conftest import REPO
+
+    monkeypatch.delenv("ROOMS_AGENT", raising=False)
+    entry = json.loads((REPO / "examples" / "mcp" / "mcp.json").read_text())["mcpServers"]["rooms"]
+    assert (entry["type"], entry["command"], entry["args"]) == ("stdio", "rooms", ["mcp"])
+    # expand ${VAR:-default} as Claude Code does, with ROOMS_AGENT unset
+    env = {k: re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: os.environ.get(m[1], m[2]), v) for k, v in entry["env"].items()}
+    assert env == {"ROOMS_AGENT": "frontend"}
+
+    async def go():
+        from mcp import Client, StdioServerParameters
+
+        params = StdioServerParameters(command=sys.executable, args=["-m", "rooms_cli", *entry["args"]],
+                                       env={**rooms_env({}), **env}, cwd=str(project_dir))
+        async with Client(params) as client:
+            return json.loads((await client.call_tool("attention", {"peek": True})).content[0].text)
+
+    assert run(go())["agent"] == "frontend"
