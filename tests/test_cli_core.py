@@ -99,3 +99,14 @@ def test_json_output_of_core_commands_parses(project_dir, cli):
         run = cli(*args, "--json")
         assert run.exit_code == 0, (args, run.stderr)
         json.loads(run.stdout)
+
+
+def test_demo_only_takes_a_comma_list_and_refuses_unknown_sections(cli, tmp_path):
+    run = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "board,chat", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert run.json()["sections"] == ["chat", "board"]  # the demo's order, whatever order was asked
+    bad = cli("demo", "--dir", str(tmp_path / "bogus"), "--only", "board,bogus")
+    assert bad.exit_code == 2
+    assert bad.stderr.strip() == ("error: --only names 'bogus': not a demo section; choose from chat, board, roundtable, "
+                                  "groups, messaging (comma-separated, e.g. --only board,chat)")
+    assert not (tmp_path / "bogus").exists()

@@ -67,7 +67,7 @@ def config_show(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
 def demo_cmd(
     dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
-    only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections (chat, board, roundtable, groups, messaging).")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections, comma-separated: chat, board, roundtable, groups, messaging.")] = None,
     json_: JsonOpt = False,
 ) -> None:
     """Run a short showcase on the offline model and print where its files are.
@@ -76,8 +76,9 @@ def demo_cmd(
     """
     import tempfile
 
-    from rooms_cli.demo import run_demo
+    from rooms_cli.demo import run_demo, select_sections
 
+    select_sections(only)  # a bad --only leaves no temporary directory behind
     target = dir or Path(tempfile.mkdtemp(prefix="rooms-demo-"))
     events: list[dict] = []
 
