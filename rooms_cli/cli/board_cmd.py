@@ -18,7 +18,8 @@ task_app = typer.Typer(
 IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
 LeaseIdOpt = Annotated[
     str | None,
-    typer.Option("--lease-id", envvar="ROOMS_LEASE", help="The lease id printed by claim (default: ROOMS_LEASE).", show_default=False),
+    typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
+                 help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task)."),
 ]
 LeaseOpt = Annotated[str | None, typer.Option("--lease", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
@@ -262,30 +263,30 @@ def next_cmd(lease: LeaseOpt = None, as_: AsOpt = None, room: RoomOpt = None, di
 
 
 @task_app.command("renew")
-def renew_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None, room: RoomOpt = None,
-              dir: DirOpt = None, json_: JsonOpt = False) -> None:
+def renew_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None, as_: AsOpt = None,
+              room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
     """Extend your lease (from now, by --lease, default 10m).
 
     Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
     """
     from rooms_cli.board.claims import renew_lease
 
-    ctx = _ctx(dir, room=room)
-    task = renew_lease(ctx.project, ctx.room, task_id, lease_id, lease=lease)
+    ctx = _ctx(dir, as_, room)
+    task = renew_lease(ctx.project, ctx.room, task_id, lease_id, lease=lease, holder=ctx.me)
     _emit(json_, task, f"renewed: {_task_line(task.to_json())}")
 
 
 @task_app.command("release")
-def release_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, room: RoomOpt = None, dir: DirOpt = None,
-                json_: JsonOpt = False) -> None:
+def release_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, as_: AsOpt = None, room: RoomOpt = None,
+                dir: DirOpt = None, json_: JsonOpt = False) -> None:
     """Give the task back to its lane (todo); your lease ends.
 
     Example: rooms task release t-01JD3Z --lease-id l-01JD40…
     """
     from rooms_cli.board.claims import release_task
 
-    ctx = _ctx(dir, room=room)
-    task = release_task(ctx.project, ctx.room, task_id, lease_id)
+    ctx = _ctx(dir, as_, room)
+    task = release_task(ctx.project, ctx.room, task_id, lease_id, holder=ctx.me)
     _emit(json_, task, f"released: {_task_line(task.to_json())}")
 
 
@@ -297,6 +298,7 @@ def done_cmd(
     next_: Annotated[str | None, typer.Option("--next", help="Optional one line: what should happen next.", show_default=False)] = None,
     result_ref: RefOpt = None,
     lease_id: LeaseIdOpt = None,
+    as_: AsOpt = None,
     room: RoomOpt = None,
     dir: DirOpt = None,
     json_: JsonOpt = False,
@@ -307,9 +309,9 @@ def done_cmd(
     """
     from rooms_cli.board.claims import finish_task
 
-    ctx = _ctx(dir, room=room)
+    ctx = _ctx(dir, as_, room)
     task = finish_task(ctx.project, ctx.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
-                       next_step=next_, result_ref=result_ref)
+                       next_step=next_, result_ref=result_ref, holder=ctx.me)
     _emit(json_, task.record, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
 
 
