@@ -191,7 +191,8 @@ def test_the_shipped_24_slot_day_is_valid():
     slots = schedule.load_slots(Config(data))
     assert len(slots) == 24
     assert {s.hour if s.cron is None else s.cron.times_on(date(2026, 11, 22))[0].hour for s in slots} == set(range(24))
-    standup = next(s for s in slots if s.name == "morning-standup")
+    standup = next(s for s in slots if s.id == "morning-standup")
+    assert standup.name == "Morning Standup"  # a display name; the id is derived
     assert standup.pace == 3.0  # scheduled roundtables keep the source's human-like gaps
     assert standup.probability == 1.0 and all(0.4 <= s.probability <= 1 for s in slots)
     assert "rooms tick" in (REPO / "examples" / "schedule" / "crontab").read_text()
