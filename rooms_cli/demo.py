@@ -1,12 +1,16 @@
 """`rooms demo`: a short showcase on the offline model, in a temporary directory (or --dir).
 
+The temporary directory (`rooms-demo-*` in the system's temp folder) is removed when the demo ends,
+unless `--keep`; a `--dir` is the user's and always stays.
+
 Each part contributes a section: a function `(project, show) -> None` where `show(kind, text)`
 prints one line of the demo. Sections whose part is not built yet are skipped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import import_module
 from pathlib import Path
 
@@ -36,6 +40,23 @@ def select_sections(only: list[str] | None) -> list[str]:
         raise UsageError(f"--only names {shown}: not a demo section; choose from {', '.join(known)} "
                          "(comma-separated, e.g. --only board,chat)")
     return [name for name in known if name in asked]
+
+
+@contextmanager
+def demo_directory(given: Path | None, keep: bool = False) -> Iterator[Path]:
+    """`given`, or a new temporary `rooms-demo-*` directory, removed on the way out unless `keep`."""
+    if given is not None:
+        yield given
+        return
+    import shutil
+    import tempfile
+
+    target = Path(tempfile.mkdtemp(prefix="rooms-demo-"))
+    try:
+        yield target
+    finally:
+        if not keep:
+            shutil.rmtree(target, ignore_errors=True)
 
 
 def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store import atomic
-from rooms_cli.store.paths import CONFIG, Project, init_project
+from rooms_cli.store.paths import CONFIG, ROOMS, Project, enclosing_project, init_project
 
 
 def example_sets() -> dict[str, list[str]]:
@@ -26,25 +26,33 @@ class InitResult:
     root: str
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # what a fresh init would have made, left alone on purpose
+    nested_in: str | None = None  # the project this new one lies inside
 
     @property
     def changed(self) -> bool:
         return bool(self.created)
 
     def to_json(self) -> dict:
-        return {"root": self.root, "created": self.created, "kept": self.kept, "changed": self.changed}
+        return {"root": self.root, "created": self.created, "kept": self.kept, "skipped": self.skipped,
+                "changed": self.changed, "nested_in": self.nested_in}
 
 
 def initialize(target: Path, example: str | None = None) -> InitResult:
     """Create .rooms/, .rooms.yaml, the default room and (optionally) an example agent set.
 
-    Idempotent: what exists is kept untouched and reported as kept.
+    Idempotent: a second run changes nothing that exists and reports what it kept and skipped. An
+    example set added before is not added again: its agents that were removed since stay removed,
+    and agents kicked from the default room stay out of it.
+    A new project inside another one's directory is made, and reported in `nested_in`.
     """
     sets = example_sets()
     if example is not None and example not in sets:
         raise InvalidInput(f"no example set {example!r}; available: {', '.join(sorted(sets))}")
+    fresh = not (Path(target).absolute() / ROOMS).is_dir() and Path(target).absolute().name != ROOMS
+    outer = enclosing_project(target) if fresh else None
     project, created = init_project(target)
-    result = InitResult(root=str(project.root), created=created)
+    result = InitResult(root=str(project.root), created=created, nested_in=str(outer.root) if outer else None)
     cfg = project.root / CONFIG
     if cfg.exists():
         result.kept.append(CONFIG)
@@ -52,35 +60,40 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
         atomic.write_text(cfg, config_example_text())
         result.created.append(CONFIG)
     if example:
-        base = resources.files("rooms_cli") / "data" / "agents" / example
-        for agent_id in sets[example]:
-            dest = project.path("agents", f"{agent_id}.md")
-            rel = project.relative(dest)
-            if dest.exists():
-                result.kept.append(rel)
-            else:
-                atomic.write_text(dest, (base / f"{agent_id}.md").read_text("utf-8"))
-                result.created.append(rel)
+        _add_example(project, example, sets[example], result)
     ensure_default_room(project, result)
     return result
 
 
+def _add_example(project: Project, example: str, agent_ids: list[str], result: InitResult) -> None:
+    """Write the set's agent files that are missing, unless the set was added before."""
+    base = resources.files("rooms_cli") / "data" / "agents" / example
+    present = [a for a in agent_ids if project.path("agents", f"{a}.md").exists()]
+    for agent_id in agent_ids:
+        dest = project.path("agents", f"{agent_id}.md")
+        rel = project.relative(dest)
+        if agent_id in present:
+            result.kept.append(rel)
+        elif present:
+            result.skipped.append(f"{rel} (the {example} set was added before; {agent_id} was removed since)")
+        else:
+            atomic.write_text(dest, (base / f"{agent_id}.md").read_text("utf-8"))
+            result.created.append(rel)
+
+
 def ensure_default_room(project: Project, result: InitResult) -> None:
-    from rooms_cli.chat.rooms import admit_new_agents, create_room, room_exists
+    """Create the default room, or seat in it the agents defined since, except those kicked from it."""
+    from rooms_cli.chat.rooms import admit_new_agents, create_room, load_room, room_exists
     from rooms_cli.context import DEFAULT_ROOM
 
     if not room_exists(project, DEFAULT_ROOM):
         create_room(project, DEFAULT_ROOM)
         result.created.append(f".rooms/rooms/{DEFAULT_ROOM}/")
         return
-    # agents added by a later `init --example` join the default room too (unless kicked from it)
     new = admit_new_agents(project, DEFAULT_ROOM)
+    kicked = load_room(project, DEFAULT_ROOM).kicked
+    if kicked:
+        result.skipped.append(f"{DEFAULT_ROOM} room roster: {', '.join(kicked)} stay out (kicked; "
+                              "`rooms room invite NAME` brings one back)")
     if new:
         result.created.append(f"default room roster += {', '.join(new)}")
-
-
-def _roster(project: Project) -> list[str]:
-    from rooms_cli.chat.rooms import load_room
-    from rooms_cli.context import DEFAULT_ROOM
-
-    return load_room(project, DEFAULT_ROOM).roster

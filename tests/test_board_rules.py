@@ -335,6 +335,14 @@ def test_done_writes_the_compact_record(project, at):
     assert done.status == "done" and done.lease is None
 
 
+def test_an_unknown_message_reference_names_the_rooms_transcript_in_plain_words(project, at):
+    task = add(project)
+    claim = claims.claim_task(project, ROOM, task.id, agent="researcher")
+    with pytest.raises(NotFound) as err:
+        claims.finish_task(project, ROOM, task.id, claim.lease.lease_id, summary="x", artifacts=["msg:m-01NOSUCH"])
+    assert err.value.message == f"artifact msg:m-01NOSUCH is not a message in the transcript of room {ROOM!r}"
+
+
 @pytest.mark.parametrize(
     ("ref", "error"),
     [

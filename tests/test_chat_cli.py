@@ -73,7 +73,10 @@ def test_every_slash_command_works_inside_chat(project, cli):
     assert "sync" in [r["id"] for r in slash("/rooms")["result"]["rooms"]]
     assert slash("/save")["result"]["path"] == ".rooms/chat/sync.md"
     assert slash("/continue")["turn"]["budget"]["remaining"] == 6
-    assert slash("/leave")["command"] == "leave" and slash("/quit")["command"] == "quit"
+    for leave in ("/leave", "/quit"):  # only chat mode has something to leave
+        run = cli("chat", "--room", "sync", "--as", "alice", leave)
+        assert run.exit_code == 2 and "this is not chat mode: there is nothing to leave" in run.stderr
+        assert "Left chat mode" not in run.stdout
     assert slash("/join other")["result"]["outcome"] == "created"
     assert slash("/handoff ops")["result"]["agent"] == "ops"
     assert slash("/halt")["result"]["status"] == "halted"
@@ -181,3 +184,17 @@ def test_demo_chat_section_shows_each_mode_a_pass_and_the_budget_running_out(tmp
     assert any(e["kind"] == "italic" for e in events), "a pass"
     assert any("Turn budget used up" in e["text"] for e in events)
     assert any(e["text"].startswith("queued @ops") for e in events)
+
+
+def test_continue_says_how_many_turns_the_replay_took_out_of_the_new_budget(project, cli):
+    from rooms_cli.chat.rooms import update_room
+
+    room(project)
+    fresh = cli("room", "continue", "--room", "sync")
+    assert fresh.stdout.strip() == "Budget reset to 6/6 turns (no queued mentions to replay)"
+    update_room(project, "sync", lambda s: setattr(s, "budget_remaining", 0))
+    cli("chat", "--room", "sync", "--as", "alice", "@ops @reviewer is the deploy safe?")
+    run = cli("room", "continue", "--room", "sync")
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == (
+        "Budget reset to 6 turns; replaying the queued mentions of ops, reviewer took 2, so 4/6 are left")

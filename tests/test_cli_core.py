@@ -44,6 +44,37 @@ def test_init_twice_changes_nothing_and_says_so(tmp_path, cli):
     assert "Nothing to do" in cli("init", str(tmp_path)).stdout
 
 
+def test_a_second_init_example_keeps_kicked_agents_out_and_removed_agents_removed(tmp_path, cli):
+    env = {"ROOMS_DIR": str(tmp_path)}
+    assert cli("init", str(tmp_path), "--example", "dev").exit_code == 0
+    assert cli("room", "kick", "ops", env=env).exit_code == 0
+    (tmp_path / ".rooms" / "agents" / "judge.md").unlink()
+    snapshot = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    again = cli("init", str(tmp_path), "--example", "dev")
+    assert again.exit_code == 0, again.stderr
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == snapshot
+    assert "Nothing to do" in again.stdout
+    assert "skipped .rooms/agents/judge.md (the dev set was added before; judge was removed since)" in again.stdout
+    assert "skipped default room roster: ops stay out (kicked; `rooms room invite NAME` brings one back)" in again.stdout
+    assert cli("init", str(tmp_path), "--example", "dev", "--json").json()["skipped"]
+
+
+def test_init_example_into_an_existing_project_adds_the_set_and_seats_it(tmp_path, cli):
+    cli("init", str(tmp_path))
+    run = cli("init", str(tmp_path), "--example", "gamedev", "--json")
+    assert "default room roster += artist, community, designer, engineer, qa" in run.json()["created"]
+
+
+def test_init_inside_an_existing_project_warns_about_nesting(tmp_path, cli):
+    assert "nested" not in cli("init", str(tmp_path)).stderr
+    inner = tmp_path / "sub" / "dir"
+    inner.mkdir(parents=True)
+    run = cli("init", str(inner))
+    assert run.exit_code == 0 and (inner / ".rooms").is_dir()
+    assert f"warning: {inner} is inside the rooms project {tmp_path}: this makes a nested project" in run.stderr
+    assert "nested" not in cli("init", str(inner)).stderr  # only when it is made
+
+
 def test_init_writes_git_friendly_files(tmp_path, cli):
     cli("init", str(tmp_path))
     assert (tmp_path / ".rooms" / ".gitattributes").read_text() == "*.jsonl merge=union\n"
@@ -110,3 +141,26 @@ def test_demo_only_takes_a_comma_list_and_refuses_unknown_sections(cli, tmp_path
     assert bad.stderr.strip() == ("error: --only names 'bogus': not a demo section; choose from chat, board, roundtable, "
                                   "groups, messaging (comma-separated, e.g. --only board,chat)")
     assert not (tmp_path / "bogus").exists()
+
+
+@pytest.mark.parametrize("value", ["x", "-1", "nan", "inf"])
+def test_a_bad_rooms_lock_timeout_is_one_sentence_for_every_command(project_dir, cli, value):
+    for command in (["transcript"], ["board"], ["chat", "hello"]):
+        run = cli(*command, env={"ROOMS_LOCK_TIMEOUT": value})
+        assert run.exit_code == 1, (command, run.stdout)
+        assert run.stderr == f"error: ROOMS_LOCK_TIMEOUT must be a number of seconds (0 or more), not {value!r}\n"
+
+
+def test_demo_removes_its_temporary_directory_unless_keep(tmp_path, rooms):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {"TMPDIR": str(scratch)}
+    gone = rooms("demo", "--only", "board", env=env, cwd=tmp_path)
+    assert gone.exit_code == 0, gone.stderr
+    assert list(scratch.glob("rooms-demo-*")) == []
+    assert "now removed; `rooms demo --keep` keeps its files" in gone.stdout
+    kept = rooms("demo", "--only", "board", "--keep", "--json", env=env, cwd=tmp_path)
+    [left] = scratch.glob("rooms-demo-*")
+    assert kept.json()["dir"] == str(left) and kept.json()["kept"] is True and (left / ".rooms").is_dir()
+    mine = rooms("demo", "--only", "board", "--dir", str(tmp_path / "mine"), "--json", env=env, cwd=tmp_path)
+    assert mine.json()["kept"] is True and (tmp_path / "mine" / ".rooms").is_dir()

@@ -467,3 +467,18 @@ def test_killing_repliers_at_random_moments_loses_no_acknowledged_reply(project,
     replied = {e["handle"] for e in scan.records if e["ev"] == "reply"}
     assert acknowledged <= replied
     assert cli("group", "status", "g", "--json").exit_code == 0
+
+
+def test_watch_shows_a_join_by_handle_result_as_text_and_json_under_json(project, cli):
+    external(project, "sec", "perf")
+    cli("group", "spawn-mixed", "g", "--profiles", "sec,perf")
+    bcast(cli, "g")
+    assert cli("group", "reply", "g", "--as", "sec", "ship it").exit_code == 0
+    assert cli("group", "reply", "g", "--as", "perf", "wait a day").exit_code == 0
+    assert cli("group", "wait", "g", "--reducer", "join_by_handle").exit_code == 0
+    shown = cli("watch", "--groups", "--last", "1", "--timeout", "0.2")
+    assert shown.exit_code == 0, shown.stderr
+    assert "join_by_handle 2/2 replied: sec: ship it · perf: wait a day" in shown.stdout
+    assert "{" not in shown.stdout
+    doc = json.loads(cli("watch", "--groups", "--last", "1", "--timeout", "0.2", "--json").stdout)
+    assert doc["reduced"] == {"sec": "ship it", "perf": "wait a day"}

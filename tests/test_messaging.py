@@ -225,15 +225,55 @@ def _tick(cli):
 
 
 def test_tick_wakes_llm_agents_only_when_wake_is_on(cli, project, project_dir):
-    cli("send", "--as", "alice", "--to", "analyst", "numbers on the churn please")
-    assert _tick(cli) == []
     with open(project_dir / ".rooms.yaml", "a") as fh:
         fh.write("\nwake: true\n")
-    assert cli("tick", "--dry-run", "--json").json()["steps"]["wake"] == [{"action": "wake", "detail": "analyst (1 unread)"}]
+    cli("send", "--as", "alice", "--to", "analyst", "numbers on the churn please")
+    assert cli("tick", "--dry-run", "--json").json()["steps"]["wake"] == [{"action": "wake", "detail": "analyst (1 to answer)"}]
     actions = _tick(cli)
     assert actions and "analyst read 1 message(s), replied to alice" in actions[0]["detail"]
     assert inbox_of(project, "alice")[-1].sender == "analyst"
     assert _tick(cli) == []  # nothing unread any more
+
+
+def test_messages_that_waited_before_wake_was_turned_on_never_wake_the_agent(cli, project, project_dir):
+    cli("send", "--as", "alice", "hello all")  # wake is off: stamped, answered by nobody
+    assert _tick(cli) == []
+    with open(project_dir / ".rooms.yaml", "a") as fh:
+        fh.write("\nwake: true\n")
+    assert _tick(cli) == []  # the old "hello all" stays unanswered
+    assert not [m for m in inbox_of(project, "alice") if m.meta.get("auto") == "wake"]
+    cli("send", "--as", "alice", "--to", "analyst", "numbers on the churn please")
+    [action] = _tick(cli)
+    assert action["detail"] == "analyst read 1 message(s), replied to alice"
+
+
+def _echo_agent(cli, project_dir):
+    """An agent whose model is `cat`: its reply is exactly the prompt it was given."""
+    with open(project_dir / ".rooms.yaml", "a") as fh:
+        fh.write("\nwake: true\nproviders:\n  echo: {type: command, command: [cat]}\n")
+    assert cli("agent", "new", "echo", "--model", "echo:default").exit_code == 0
+
+
+def test_a_woken_agent_reads_only_new_messages_and_no_record_ids(cli, project, project_dir):
+    from rooms_cli.messaging.inbox import deliver
+
+    cli("send", "--as", "alice", "--to", "analyst", "hello all")  # before the echo agent exists
+    _echo_agent(cli, project_dir)
+    deliver(project, "echo", "lead", "[group rev · broadcast b-01M83J6D5XABCDEFGHJKMNPQRS] you are member 'echo'", kind="group")
+    sent = cli("send", "--as", "alice", "--to", "echo", "Let's decide on the launch date today", "--json").json()
+    [action] = _tick(cli)
+    assert action["detail"] == "echo read 1 message(s), replied to alice"
+    reply = inbox_of(project, "alice")[-1]
+    assert "From alice: Let's decide on the launch date today" in reply.text
+    assert "01M83J6D5X" not in reply.text and sent["delivered"][0]["id"] not in reply.text
+    assert "#1" not in reply.text and "#2" not in reply.text
+
+
+def test_send_wake_answers_the_message_just_sent_even_with_wake_off(cli, project):
+    cli("send", "--as", "bob", "--to", "researcher", "an old question")
+    run = cli("send", "--as", "alice", "--to", "researcher", "--wake", "what is the api rate limit?", "--json")
+    [woken] = run.json()["woken"]
+    assert woken["read"] == [2] and [r["to"] for r in woken["replies"]] == ["alice"]
 
 
 def test_a_woken_agents_reply_does_not_wake_its_recipient(cli, project, project_dir):

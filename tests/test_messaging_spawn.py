@@ -175,6 +175,7 @@ def test_wait_times_out_with_exit_4(rooms, cli, runner_project):
     assert run.exit_code == 4
     error = run.err_json()["error"]
     assert error["code"] == "timed_out" and error["data"]["pending"][0]["alias"] == "agentb"
+    assert error["message"] == "timed out after 1s: still running: agentb"
     assert time.monotonic() - started < 20
 
 

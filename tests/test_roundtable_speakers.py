@@ -67,6 +67,46 @@ def test_never_the_last_speaker_twice_in_a_row_over_many_seeded_conversations(mo
             spoken.append(pick.speaker)
 
 
+def test_every_participant_speaks_when_the_turn_count_allows(monkeypatch):
+    monkeypatch.setenv("ROOMS_SEED", "7")
+    people = [*AGENTS, "judge"]
+    likes = {("boss", "analyst"): 1.0, ("analyst", "boss"): 1.0, ("wildcard", "boss"): -1.0}
+    for run in range(300):
+        chance = rng("everyone", run)
+        total = len(people) + run % 5  # 6…10 turns for 6 people
+        last, spoken = people[0], [people[0]]
+        for n in range(2, total + 1):
+            pick = select_next_speaker(people, last, spoken, lambda a, b: likes.get((a, b), 0.0), chance,
+                                       turns_left=total - n + 1)
+            assert pick.speaker != last
+            last = pick.speaker
+            spoken.append(pick.speaker)
+        assert set(spoken) == set(people), (run, spoken)
+
+
+def test_the_weighting_still_decides_while_there_is_slack(monkeypatch):
+    """With turns to spare, affinity still favours a reply to the last speaker, as before."""
+    aff = {("b", "a"): 1.0}
+    wins = sum(
+        select_next_speaker(["a", "b", "c"], "a", ["a"], lambda x, y: aff.get((x, y), 0.0), rng("slack", i),
+                            turns_left=5).speaker == "b"
+        for i in range(2000)
+    )
+    assert wins / 2000 > 0.6
+
+
+def test_a_roundtable_on_the_offline_model_talks_about_its_topic_and_everyone_speaks(cli, project_dir):
+    people = "boss,analyst,hustler,writer,wildcard,judge"
+    for seed in ("1", "2", "3"):
+        run = cli("roundtable", "run", "standup", "--topic", "launch", "--participants", people, "--turns", "9",
+                  "--json", env={"ROOMS_SEED": seed})
+        assert run.exit_code == 0, run.stderr
+        turns = run.json()["turns"]
+        assert {t["speaker"] for t in turns} == set(people.split(","))
+        assert not [t["text"] for t in turns if "standup" in t["text"].lower()]
+        assert any("launch" in t["text"].lower() for t in turns)
+
+
 def _share_of(affinity_of_b: float, trials: int = 3000) -> float:
     """How often b (not c) answers a, when b's affinity to a is `affinity_of_b` and c's is 0."""
     aff = {("b", "a"): affinity_of_b}

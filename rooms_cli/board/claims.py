@@ -29,10 +29,11 @@ from rooms_cli.store.paths import Project
 class Claim:
     task: Task
     lease: Lease
+    already_yours: bool = False  # the claimant already held it: this is its existing lease, nothing was written
 
     def to_json(self) -> dict:
         return {"expires_at": self.lease.expires_at, "lease": self.lease.to_json(), "lease_id": self.lease.lease_id,
-                "task": self.task.to_json()}
+                "task": self.task.to_json(), "already_yours": self.already_yours}
 
 
 def plate_for(agent: str) -> str:
@@ -75,6 +76,8 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
             f"task {task_id} is a pending proposal to lane {task.pending.get('to')}: "
             f"{task.pending.get('owner')} must `rooms task accept` it before it can be claimed"
         )
+    if task.status == "doing" and task.lease is not None and (task.lease.holder, task.lease.plate) == (agent, plate):
+        return Claim(task=task, lease=task.lease, already_yours=True)  # claiming again is not a race lost
     refuse_if_held(task, "claim")
     check_transition(task_id, task.status, "doing")
     lease = Lease(
@@ -94,7 +97,10 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
 
 def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
                plate: str | None = None) -> Claim:
-    """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed."""
+    """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed.
+
+    Claiming a task you (the same agent and instance, see plate_for) already hold is not an error:
+    it returns your current lease unchanged, marked `already_yours`."""
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
     full = store.resolve_task_id(project, room, task_id)

@@ -46,7 +46,7 @@ def _message_id(project: Project, room: str, target: str, what: str) -> str:
     try:
         return resolve_prefix(target, ids, "message id")
     except NotFound:
-        raise NotFound(f"{what} msg:{target} is not a message of room {room!r}'s transcript") from None
+        raise NotFound(f"{what} msg:{target} is not a message in the transcript of room {room!r}") from None
 
 
 def make_record(

@@ -106,7 +106,8 @@ def run_interactive(ctx, view) -> None:
                 continue
             try:
                 if line.lstrip().startswith("/"):
-                    result = slash.run(project, ctx.config, room, ctx.me, line, on_event=view.TurnView(), on_wait=output.note)
+                    result = slash.run(project, ctx.config, room, ctx.me, line, on_event=view.TurnView(), on_wait=output.note,
+                                       chat_mode=True)
                     view.print_slash(result)
                     if result.leave:
                         break

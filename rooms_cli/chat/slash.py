@@ -81,8 +81,10 @@ def refuse_agents(project, me: str) -> None:
                            "(agents may @-mention agents; the `rooms room …` commands are still there)")
 
 
-def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: bool = True, on_wait=None) -> SlashResult:
-    """Do the slash command `line` in `room` as `me`."""
+def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: bool = True, on_wait=None,
+        chat_mode: bool = False) -> SlashResult:
+    """Do the slash command `line` in `room` as `me` (`chat_mode`: typed in interactive chat mode,
+    the only place /leave and /quit mean something)."""
     from rooms_cli.chat import handoff, lifecycle, membership
     from rooms_cli.chat.addressing import resolve_mention
     from rooms_cli.chat.coordinator import continue_room, floor
@@ -91,6 +93,9 @@ def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: 
     result = SlashResult(command=name, room=room)
     agent = _agent_id(project, args[0], resolve_mention) if name in NEEDS_AGENT else ""
     if name in ("leave", "quit"):
+        if not chat_mode:
+            raise UsageError(f"/{name} ends chat mode, and this is not chat mode: there is nothing to leave "
+                             "(`rooms chat` without a message, on a terminal, starts chat mode)")
         result.leave = True
     elif name == "help":
         result.data = {"commands": {f"/{k}": v for k, v in COMMANDS.items()}}

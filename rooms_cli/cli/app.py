@@ -105,6 +105,9 @@ def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     """Coordinate LLM agents from the shell."""
+    from rooms_cli.store.locks import default_timeout
+
+    default_timeout()  # a bad ROOMS_LOCK_TIMEOUT is one sentence for every command, not only those that lock
 
 
 for _name in PART_MODULES:

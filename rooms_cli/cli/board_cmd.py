@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt, finite_number, positive_duration_value
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -21,7 +21,7 @@ LeaseIdOpt = Annotated[
     typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
                  help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task)."),
 ]
-LeaseOpt = Annotated[str | None, typer.Option("--lease", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
+LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=positive_duration_value, metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
 RefOpt = Annotated[
     str | None,
@@ -41,7 +41,8 @@ def _ctx(dir, as_=None, room=None):
 
 
 def _task_line(task: dict) -> str:
-    line = f"{task['id']}  [{task['status']}]  {task['title']}  (lane {task['lane']})"
+    status = f"{task['status']}, archived" if task.get("archived") else task["status"]
+    line = f"{task['id']}  [{status}]  {task['title']}  (lane {task['lane']})"
     if task.get("lease"):
         lease = task["lease"]
         line += f"  held by {lease['plate'] or lease['holder']} until {lease['expires_at']} (fence {lease['fence']})"
@@ -59,9 +60,18 @@ def _emit(json_: bool, data, human: str) -> None:
         output.say(human)
 
 
+def _status_value(value):
+    """--status: a task status or `pending` (checked while parsing, so a bad one is a usage error)."""
+    from rooms_cli.board.model import STATUSES
+
+    if value is not None and value not in (*STATUSES, "pending"):
+        raise typer.BadParameter(f"must be one of {', '.join((*STATUSES, 'pending'))}, not {value!r}")
+    return value
+
+
 def board_cmd(
     lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
-    status: Annotated[str | None, typer.Option("--status", help="Only tasks with this status (or pending).", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", parser=_status_value, help="Only tasks with this status (or pending).", show_default=False)] = None,
     format: Annotated[str, typer.Option("--format", help="table (default) or md: compact markdown for prompts and commits.")] = "table",
     room: RoomOpt = None,
     dir: DirOpt = None,
@@ -122,7 +132,7 @@ def add_cmd(
     lane: Annotated[str, typer.Option("--lane", help="The agent whose lane gets the task.")],
     done: Annotated[str, typer.Option("--done", help="Definition of done: the one condition that means it is finished.")],
     detail: Annotated[str, typer.Option("--detail", help="Optional detail.")] = "",
-    order: Annotated[float | None, typer.Option("--order", help="Position in the lane (default: last).", show_default=False)] = None,
+    order: Annotated[float | None, typer.Option("--order", parser=finite_number(), metavar="NUMBER", help="Position in the lane (default: last).", show_default=False)] = None,
     as_: AsOpt = None,
     room: RoomOpt = None,
     dir: DirOpt = None,
@@ -182,7 +192,7 @@ def update_cmd(
     title: Annotated[str | None, typer.Option("--title", show_default=False)] = None,
     detail: Annotated[str | None, typer.Option("--detail", show_default=False)] = None,
     done: Annotated[str | None, typer.Option("--done", help="New definition of done.", show_default=False)] = None,
-    order: Annotated[float | None, typer.Option("--order", show_default=False)] = None,
+    order: Annotated[float | None, typer.Option("--order", parser=finite_number(), metavar="NUMBER", show_default=False)] = None,
     as_: AsOpt = None,
     room: RoomOpt = None,
     dir: DirOpt = None,
@@ -227,6 +237,11 @@ def resolve_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: Di
 
 def _claim_text(claim) -> str:
     lease = claim.lease
+    if claim.already_yours:
+        return (
+            f"task {claim.task.id} ({claim.task.title}) is already yours: held as {lease.plate or lease.holder} until "
+            f"{lease.expires_at} (fence {lease.fence})\nlease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
+        )
     return (
         f"claimed {claim.task.id} ({claim.task.title}) as {lease.holder} until {lease.expires_at} (fence {lease.fence})\n"
         f"lease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"

@@ -138,6 +138,16 @@ def print_transcript(messages: list) -> None:
             output.say(f"[{stamp}]   · {msg.text}", style="dim")
 
 
+def continue_text(budget: dict, replayed: list[str]) -> str:
+    """What /continue did to the budget, so that `6/8` after a replay reads as 8 minus the turns it took."""
+    total, left = budget["total"], budget["remaining"]
+    used = total - left
+    if not used:
+        return f"Budget reset to {left}/{total} turns" + ("" if replayed else " (no queued mentions to replay)")
+    by = f"replaying the queued mentions of {', '.join(replayed)}" if replayed else "the replay"
+    return f"Budget reset to {total} turns; {by} took {used}, so {left}/{total} are left"
+
+
 def print_slash(result) -> None:
     """Human output of a slash command (the turn of /continue has been streamed already)."""
     name, data = result.command, result.data
@@ -149,8 +159,7 @@ def print_slash(result) -> None:
     elif name == "save":
         output.say(f"Saved {data['messages']} messages to {data['path']}")
     elif name == "continue":
-        output.say(f"Budget reset to {data['budget']['remaining']}/{data['budget']['total']}"
-                   + (f"; replayed {', '.join(data['replayed'])}" if data["replayed"] else ""))
+        output.say(continue_text(data["budget"], data["replayed"]))
     elif name == "handoff":
         output.say(f"{data['agent']} handed off: {data['deliberation']['path']} "
                    f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")

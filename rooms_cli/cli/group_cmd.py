@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
 
 group_app = typer.Typer(
     help="Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote",
@@ -15,7 +15,7 @@ group_app = typer.Typer(
 )
 
 NameArg = Annotated[str, typer.Argument(help="Group name.")]
-TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Seconds or a duration such as 90s, 5m (default: groups.defaults.broadcast_timeout, 300).", show_default=False)]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Seconds or a duration such as 90s, 5m (default: groups.defaults.broadcast_timeout, 300).", show_default=False)]
 ReducerOpt = Annotated[str | None, typer.Option("--reducer", help="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one (default: groups.defaults.default_reducer, else concat).", show_default=False)]
 ProfilesOpt = Annotated[str | None, typer.Option("--profiles", help="Comma-separated agent ids (group:NAME for a sub-group); repeat one for several members.", show_default=False)]
 PresetOpt = Annotated[str | None, typer.Option("--preset", help="A preset from groups.presets in .rooms.yaml or .rooms/groups/<preset>.yaml.", show_default=False)]
@@ -40,12 +40,6 @@ def _profiles(ctx, profiles: str | None, preset: str | None) -> list[str]:
     if preset:
         return preset_profiles(ctx.project, ctx.config, preset)
     return [p.strip() for p in (profiles or "").split(",") if p.strip()]
-
-
-def _timeout(value: str | None) -> float | None:
-    from rooms_cli.store.clock import parse_duration
-
-    return None if value is None else parse_duration(value)
 
 
 def _show_members(members, json_: bool, name: str) -> None:
@@ -144,7 +138,7 @@ def wait_cmd(
     ctx = _ctx(dir)
 
     async def run():
-        result = await gather.gather(ctx.project, ctx.config, name, any_=any_, timeout=_timeout(timeout), reducer=reducer,
+        result = await gather.gather(ctx.project, ctx.config, name, any_=any_, timeout=timeout, reducer=reducer,
                                      cancel_losers=not no_cancel_losers, by=ctx.me)
         try:
             _show_result(result, name, json_)
@@ -310,5 +304,5 @@ def ask_cmd(
     ctx = _ctx(dir)
     fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
     name, result = asyncio.run(ask(_profiles(ctx, profiles, preset), fields, any_=any_, reducer=reducer,
-                                   timeout=_timeout(timeout), project=ctx.project))
+                                   timeout=timeout, project=ctx.project))
     _show_result(result, name, json_)

@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
-TimeoutOpt = Annotated[str | None, typer.Option("--timeout", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
 def register(app: typer.Typer) -> None:
@@ -60,7 +60,7 @@ def send_cmd(
     if wake:
         from rooms_cli.messaging.wake import wake_recipients
 
-        result.woken = wake_recipients(ctx.project, ctx.config, [m.to for m in result.delivered])
+        result.woken = wake_recipients(ctx.project, ctx.config, result.delivered)
     if json_:
         return output.print_json(result)
     for name in result.unknown:
@@ -162,14 +162,14 @@ def wait_cmd(timeout: TimeoutOpt = None, as_: AsOpt = None, dir: DirOpt = None, 
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
     from rooms_cli.messaging.wait import wait_for_spawns
-    from rooms_cli.store.clock import parse_duration
+    from rooms_cli.store.clock import describe_duration
 
     ctx = _ctx(dir, as_)
     touch(ctx.project, ctx.me)
-    result = wait_for_spawns(ctx.project, ctx.me, None if timeout is None else parse_duration(timeout))
+    result = wait_for_spawns(ctx.project, ctx.me, timeout)
     if result.timed_out:
         names = ", ".join(s.alias for s in result.pending)
-        raise TimedOut(f"timed out after {timeout}: still running: {names}", data=result.to_json())
+        raise TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=result.to_json())
     messages = take_unread(ctx.project, ctx.me)
     if json_:
         return output.print_json({**result.to_json(), "messages": [message_json(m) for m in messages]})
@@ -218,7 +218,7 @@ def _run_hook(hook: str, dir, as_, answer) -> None:
 
 @claude_app.command("stop")
 def claude_stop_cmd(
-    timeout: Annotated[str, typer.Option("--timeout", help="How long to wait for running spawns first.")] = "50s",
+    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
     as_: AsOpt = None, dir: DirOpt = None,
 ) -> None:
     """Claude Code Stop hook: block the stop while spawns run or messages are unread (JSON on stdout).
@@ -228,10 +228,8 @@ def claude_stop_cmd(
     Example: rooms hook claude-code stop --timeout 9m < hook.json
     """
     from rooms_cli.messaging.hooks import claude_stop
-    from rooms_cli.store.clock import parse_duration
 
-    wait = parse_duration(timeout)
-    _run_hook("stop", dir, as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=wait))
+    _run_hook("stop", dir, as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=timeout))
 
 
 @claude_app.command("prompt")

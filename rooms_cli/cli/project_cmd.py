@@ -26,23 +26,29 @@ def init_cmd(
     example: Annotated[str | None, typer.Option("--example", help="Add an example agent set: roundtable, gamedev or dev.")] = None,
     json_: JsonOpt = False,
 ) -> None:
-    """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing).
+    """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing that exists).
 
     Example: rooms init --example roundtable
     """
     from rooms_cli.project import initialize
 
     result = initialize(path, example=example)
+    if result.nested_in:
+        output.warn(f"{result.root} is inside the rooms project {result.nested_in}: this makes a nested project, "
+                    "and commands run under it will use the new one")
     if json_:
         output.print_json(result)
         return
     if not result.changed:
         output.say(f"Nothing to do: {result.root} is already set up (kept {len(result.kept)} existing files).")
-        return
-    output.say(f"Initialized rooms in {result.root}")
-    for item in result.created:
-        output.say(f"  created {item}")
-    output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+    else:
+        output.say(f"Initialized rooms in {result.root}")
+        for item in result.created:
+            output.say(f"  created {item}")
+    for item in result.skipped:
+        output.say(f"  skipped {item}")
+    if result.changed:
+        output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
 
 
 @config_app.command("show")
@@ -68,18 +74,15 @@ def config_show(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 def demo_cmd(
     dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections, comma-separated: chat, board, roundtable, groups, messaging.")] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary directory to look around (a --dir is always kept).")] = False,
     json_: JsonOpt = False,
 ) -> None:
-    """Run a short showcase on the offline model and print where its files are.
+    """Run a short showcase on the offline model in a temporary directory, removed afterwards unless --keep.
 
-    Example: rooms demo
+    Example: rooms demo --keep
     """
-    import tempfile
+    from rooms_cli.demo import demo_directory, run_demo
 
-    from rooms_cli.demo import run_demo, select_sections
-
-    select_sections(only)  # a bad --only leaves no temporary directory behind
-    target = dir or Path(tempfile.mkdtemp(prefix="rooms-demo-"))
     events: list[dict] = []
 
     def show(kind: str, text: str) -> None:
@@ -95,11 +98,16 @@ def demo_cmd(
         else:
             output.say(f"  {text}")
 
-    summary = run_demo(target, show, only)
+    kept = keep or dir is not None
+    with demo_directory(dir, keep=kept) as target:
+        summary = {**run_demo(target, show, only), "kept": kept}
     if json_:
         output.print_json({**summary, "events": events})
         return
     output.say("")
+    if not kept:
+        output.say(f"Done. The demo ran in {summary['dir']}, now removed; `rooms demo --keep` keeps its files.", style="bold")
+        return
     output.say(f"Done. The files are in {summary['dir']}/.rooms — look around, or run:", style="bold")
     output.say(f"  cd {summary['dir']} && rooms transcript --last 20")
 

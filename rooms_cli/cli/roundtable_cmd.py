@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.options import DirOpt, JsonOpt, finite_number
 
 roundtable_app = typer.Typer(
     help="Conversations among a few agents, turn by turn, in a format.\n\n"
@@ -32,7 +32,7 @@ RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into th
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
 MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=20, help="Cap on each turn, cut at a word.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --turns and participant counts outside the format's range.")]
-PaceOpt = Annotated[float, typer.Option("--pace", min=0, help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
+PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number(minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
 
 
 def register(app: typer.Typer) -> None:

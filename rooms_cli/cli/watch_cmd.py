@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 from typing import Annotated
 
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt
+from rooms_cli.cli.options import DirOpt, duration_value, time_value
 
 
 def register(app: typer.Typer) -> None:
@@ -22,9 +23,9 @@ def watch_cmd(
     inbox: Annotated[list[str] | None, typer.Option("--inbox", metavar="AGENT", help="Follow this agent's inbox (repeatable).", show_default=False)] = None,
     board: Annotated[bool, typer.Option("--board", help="Follow the boards of the rooms given (default: the current room).")] = False,
     groups: Annotated[bool, typer.Option("--groups", help="Follow every group log, new groups included.")] = False,
-    since: Annotated[str | None, typer.Option("--since", metavar="ISO", help="First print the events since this ISO time.", show_default=False)] = None,
+    since: Annotated[datetime | None, typer.Option("--since", parser=time_value, metavar="ISO", help="First print the events since this ISO time.", show_default=False)] = None,
     last: Annotated[int | None, typer.Option("--last", min=0, metavar="N", help="First print the last N events.", show_default=False)] = None,
-    timeout: Annotated[str | None, typer.Option("--timeout", metavar="S", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
     dir: DirOpt = None,
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object a line (each with type and ts).")] = False,
 ) -> None:
@@ -36,7 +37,6 @@ def watch_cmd(
     """
     from rooms_cli.context import Context
     from rooms_cli.errors import UsageError
-    from rooms_cli.store.clock import parse_duration, parse_time
     from rooms_cli.watch import Selection, watch
     from rooms_cli.watch.wake import StopFlag, stop_on_sigint
 
@@ -47,25 +47,11 @@ def watch_cmd(
         rooms=room or (), all=all_, inboxes=inbox or (), board=board, groups=groups, current_room=ctx.room,
     )
     selection.check(ctx.project)
-    seconds = _option("--timeout", parse_duration, timeout)
-    start = _option("--since", parse_time, since)
     if not json_ and sys.stderr.isatty():
         output.note(f"watching {selection.describe()} · Ctrl-C to stop")
     with stop_on_sigint(StopFlag()) as stop:
-        for event in watch(ctx.project, selection, since=start, last=last, timeout=seconds, stop=stop):
+        for event in watch(ctx.project, selection, since=since, last=last, timeout=timeout, stop=stop):
             _show(event, json_)
-
-
-def _option(name: str, parse, value):
-    """`parse(value)`, its error naming the option; None stays None."""
-    from rooms_cli.errors import InvalidInput
-
-    if value is None:
-        return None
-    try:
-        return parse(value)
-    except InvalidInput as exc:
-        raise InvalidInput(f"{name}: {exc.message}") from None
 
 
 def _show(event: dict, as_json: bool) -> None:

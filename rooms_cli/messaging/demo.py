@@ -56,7 +56,7 @@ def run(project, show) -> None:
     question = "what rate limits should the release notes mention?"
     show("cmd", f'rooms send --to researcher --wake "{question}"')
     sent = send_message(project, config, me, question, to="researcher")
-    woken = wake_recipients(project, config, [m.to for m in sent.delivered])
+    woken = wake_recipients(project, config, sent.delivered)
     for message in take_unread(project, me):
         show("line", message_line(message))
     if woken:

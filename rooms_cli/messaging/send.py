@@ -61,8 +61,12 @@ def send_message(
             raise InvalidInput("there is no other agent to send to yet (rooms agents lists them)")
     known = known_names(project) if to is not None else set(recipients)
     result = SendResult(sender=sender, kind=kind, reply_to=reply_to, unknown=[r for r in recipients if r not in known])
+    from rooms_cli.messaging.wake import asleep_on_arrival
+
     for recipient in recipients:
-        result.delivered.append(deliver(project, recipient, sender, text, kind=kind, reply_to=reply_to, meta=meta))
+        # a message that waits while wake is off never wakes its recipient later (messaging/wake.py)
+        stamp = {"wake": False} if asleep_on_arrival(project, config, recipient) else {}
+        result.delivered.append(deliver(project, recipient, sender, text, kind=kind, reply_to=reply_to, meta=meta | stamp))
     mark_announced(project, sender)
     touch(project, sender)
     return result

@@ -20,7 +20,7 @@ def wake_agents(project, config, dry_run: bool) -> list[dict]:
     actions = []
     for agent_id, unread in due_agents(project, config):
         if dry_run:
-            actions.append({"action": "wake", "detail": f"{agent_id} ({unread} unread)"})
+            actions.append({"action": "wake", "detail": f"{agent_id} ({unread} to answer)"})
             continue
         try:
             agent = llm_backed(project, config, agent_id)

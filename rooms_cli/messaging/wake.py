@@ -1,10 +1,15 @@
 """Resuming LLM-backed agents that have unread messages (`rooms tick` with `wake: true`, `rooms send --wake`).
 
-A woken agent reads its unread messages in one model call, and its reply goes to each sender of a
-message that woke it, as an ordinary inbox message that answers it. Group envelopes are left to
-the groups part. A woken agent's reply (marked `meta.auto`) never wakes its recipient by itself,
-so two LLM agents cannot keep each other talking forever; it is read the next time that agent is
-woken by something else.
+A woken agent reads the messages that woke it in one model call, and its reply goes to each sender
+of one, as an ordinary inbox message that answers it. Group envelopes are left to the groups part.
+A woken agent's reply (marked `meta.auto`) never wakes its recipient by itself, so two LLM agents
+cannot keep each other talking forever; it is read the next time that agent is woken by something else.
+
+Only messages newer than the agent's last turn wake it: unread ones (a wake turn marks what it
+answered read) that arrived while wake was on for it. `rooms send` stamps `meta.wake: false` on a
+message to an LLM-backed agent whose wake is off, so turning wake on later never makes it answer
+what waited in its inbox before (a `--wake` send still wakes it for that message). The prompt holds
+the senders and texts, no inbox numbers or record ids: the reply goes back automatically.
 """
 
 from __future__ import annotations
@@ -20,8 +25,22 @@ WAKE_KINDS = ("direct", "broadcast", "spawn_output", "spawn_error")
 
 
 def wakes(message: InboxMessage) -> bool:
-    """Whether this message is reason enough to resume its recipient."""
-    return message.kind in WAKE_KINDS and not message.meta.get("auto")
+    """Whether this message is reason enough to resume its recipient (by `rooms tick`)."""
+    return message.kind in WAKE_KINDS and not message.meta.get("auto") and message.meta.get("wake") is not False
+
+
+def wake_enabled(agent: Agent, config) -> bool:
+    """`wake: true` in `.rooms.yaml` or in the agent's definition."""
+    return bool(config.get("wake", False) or agent.wake)
+
+
+def asleep_on_arrival(project: Project, config, agent_id: str) -> bool:
+    """Whether a message to `agent_id` arriving now should never wake it: an LLM-backed agent with wake off."""
+    try:
+        agent = llm_backed(project, config, agent_id)
+    except RoomsError:
+        return False  # a broken definition: `rooms agent show` reports it
+    return agent is not None and not wake_enabled(agent, config)
 
 
 def llm_backed(project: Project, config, agent_id: str) -> Agent | None:
@@ -33,18 +52,18 @@ def llm_backed(project: Project, config, agent_id: str) -> Agent | None:
 
 
 def due_agents(project: Project, config) -> list[tuple[str, int]]:
-    """(agent id, unread count) of every LLM-backed agent with wake on and a message that wakes it."""
+    """(agent id, messages to answer) of every LLM-backed agent with wake on and a message that wakes it."""
     due = []
     for agent_id in agent_ids(project):
         try:
             agent = llm_backed(project, config, agent_id)
         except RoomsError:
             continue  # a broken definition: `rooms agent show` reports it
-        if agent is None or not (config.get("wake", False) or agent.wake):
+        if agent is None or not wake_enabled(agent, config):
             continue
         unread = unread_messages(project, agent_id)
         if any(wakes(m) for m in unread):
-            due.append((agent_id, len(unread)))
+            due.append((agent_id, sum(wakes(m) for m in unread)))
     return due
 
 
@@ -55,8 +74,14 @@ def _system_prompt(agent: Agent) -> str:
     )
 
 
-def wake_agent(project: Project, config, agent: Agent) -> dict | None:
-    """Run one turn of `agent` on its unread messages; None when there was nothing to do or it is already awake."""
+def wake_prompt(messages: list[InboxMessage]) -> str:
+    """The messages as the woken agent reads them: who wrote what, no numbers or ids."""
+    return "\n\n".join(f"From {m.sender}: {m.text}" for m in messages)
+
+
+def wake_agent(project: Project, config, agent: Agent, also: str | None = None) -> dict | None:
+    """Run one turn of `agent` on the unread messages that wake it, plus message id `also` (the one
+    `send --wake` just delivered); None when there was nothing to do or it is already awake."""
     from rooms_cli.models import provider_for
     from rooms_cli.models.base import Message
 
@@ -65,38 +90,40 @@ def wake_agent(project: Project, config, agent: Agent) -> dict | None:
         return None
     try:
         unread = unread_messages(project, agent.id)
-        if not any(wakes(m) for m in unread):
+        woke = [m for m in unread if wakes(m) or m.id == also]
+        if not woke:
             return None
-        prompt = "\n\n".join(f"#{m.n} from {m.sender}: {m.text}" for m in unread)
+        prompt = wake_prompt(woke)
         provider, model = provider_for(agent.model_string(config.default_model), config)
         completion = provider.complete(
             [Message("system", _system_prompt(agent)), Message("user", prompt)],
             model=model, temperature=agent.temperature, agent=agent, purpose="answer",
         )
         text = completion.text.strip()
-        targets = {m.sender: m for m in unread if wakes(m) and m.sender != agent.id}
+        targets = {m.sender: m for m in woke if m.sender != agent.id}
         replies = []
         if text and text != "/pass":
             for sender, original in targets.items():
                 meta = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
                 replies.append(deliver(project, sender, agent.id, text, kind="direct", reply_to=original.n, meta=meta))
             mark_announced(project, agent.id)
-        mark_read(project, agent.id, max(m.n for m in unread))
+        mark_read(project, agent.id, max(m.n for m in woke))
         touch(project, agent.id)
         return {
-            "agent": agent.id, "read": [m.n for m in unread], "model": completion.model, "text": text,
+            "agent": agent.id, "read": [m.n for m in woke], "model": completion.model, "text": text,
             "replies": [{"to": r.to, "n": r.n} for r in replies],
         }
     finally:
         lock.release()
 
 
-def wake_recipients(project: Project, config, names: list[str]) -> list[dict]:
-    """`rooms send --wake`: run each LLM-backed recipient now; people and sessions are left to read their inbox."""
+def wake_recipients(project: Project, config, delivered: list[InboxMessage]) -> list[dict]:
+    """`rooms send --wake`: run each LLM-backed recipient now on the message just delivered to it (and
+    any other unread message that wakes it); people and sessions are left to read their inbox."""
     woken = []
-    for name in names:
-        agent = llm_backed(project, config, name)
-        result = wake_agent(project, config, agent) if agent else None
+    for message in delivered:
+        agent = llm_backed(project, config, message.to)
+        result = wake_agent(project, config, agent, also=message.id) if agent else None
         if result is not None:
             woken.append(result)
     return woken

@@ -115,9 +115,9 @@ def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: st
     for turn in history[-HISTORY_TURNS:]:
         role = "assistant" if turn["speaker"] == agent.id else "user"
         messages.append(Message(role, f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
-    # the history is in the messages above; the cue names only the topic (stopwords aside), which is
-    # also what the offline model, reading the last message alone, keys its reply on
-    cue = f"{topic} — over to you." if history else f"{topic} — you open the {fmt.name}."
+    # the history is in the messages above and the format in the system prompt; the cue names only the
+    # topic, which is also what the offline model, reading the last message alone, keys its reply on
+    cue = f"{topic} — over to you." if history else f"{topic} — you open."
     messages.append(Message("user", cue))
     return messages
 
@@ -199,7 +199,8 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                 pick = speakers.Pick(speakers.first_speaker(fmt, participants, leader, chance), {})
             else:
                 pick = speakers.select_next_speaker(
-                    participants, last, spoken, lambda a, b: agents[a].affinity.get(b, 0.0), chance
+                    participants, last, spoken, lambda a, b: agents[a].affinity.get(b, 0.0), chance,
+                    turns_left=total - n + 1,
                 )
             messages = turn_messages(project, config, agents[pick.speaker], fmt, topic, history, names, n, total,
                                      request.max_chars)

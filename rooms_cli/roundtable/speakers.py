@@ -9,6 +9,9 @@ rapport with whoever just spoke makes a reply more likely. `recency_penalty(agen
 "how recently" (1/k when the agent spoke k turns ago, 0 if never) and half "how much" (its share of the
 turns so far), so whoever just had the floor or has been hogging it steps back. Every draw comes from
 one `random.Random` (seeded by ROOMS_SEED through rooms_cli.store.rand.rng).
+
+Everyone gets a turn when the turn count allows it: once the turns left are no more than the
+participants who have not spoken yet, the draw (still weighted) is among those only.
 """
 
 from __future__ import annotations
@@ -148,10 +151,17 @@ def speaker_weights(
 
 
 def select_next_speaker(
-    participants: Sequence[str], last: str | None, history: Sequence[str], affinity: Affinity, rng: random.Random
+    participants: Sequence[str], last: str | None, history: Sequence[str], affinity: Affinity, rng: random.Random,
+    turns_left: int | None = None,
 ) -> Pick:
-    """Weighted random pick of the next speaker; never `last` (when anyone else is there)."""
+    """Weighted random pick of the next speaker; never `last` (when anyone else is there). With
+    `turns_left` (this turn included), a participant who has not spoken yet is picked while the
+    turns left would not otherwise reach every one of them."""
     weights = speaker_weights(participants, last, history, affinity, rng)
     candidates = [a for a in participants if a != last] or list(participants)
+    silent = [a for a in candidates if a not in history]
+    if turns_left is not None and silent and turns_left <= len(silent):
+        candidates = silent
+        weights = {a: (w if a in silent else 0.0) for a, w in weights.items()}
     chosen = rng.choices(candidates, weights=[weights[a] or FLOOR for a in candidates])[0]
     return Pick(chosen, weights)

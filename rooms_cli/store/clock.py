@@ -75,5 +75,18 @@ def parse_duration(text: str | float | int) -> float:
     return seconds
 
 
+def describe_duration(seconds: float) -> str:
+    """A duration as people write it: `1s`, `0.5s`, `1m30s`, `2h`, `1d3h` (the inverse of parse_duration)."""
+    if seconds < 60:
+        return f"{seconds:g}s"
+    whole = round(seconds)
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if whole >= size:
+            parts.append(f"{whole // size}{unit}")
+            whole %= size
+    return "".join(parts)
+
+
 def add_seconds(moment: datetime, seconds: float) -> datetime:
     return moment + timedelta(seconds=seconds)

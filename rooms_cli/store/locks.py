@@ -15,11 +15,15 @@ from rooms_cli.errors import InvalidInput, LockBusy
 
 
 def default_timeout() -> float:
+    """`ROOMS_LOCK_TIMEOUT` in seconds (default 10); a value that is not a finite number ≥ 0 is an error,
+    checked by every command as it starts (a negative one would make filelock wait forever)."""
     raw = os.environ.get("ROOMS_LOCK_TIMEOUT", "10")
     try:
         value = float(raw)
     except ValueError:
-        raise InvalidInput(f"ROOMS_LOCK_TIMEOUT must be a number of seconds, not {raw!r}") from None
+        value = float("nan")
+    if not 0 <= value < float("inf"):
+        raise InvalidInput(f"ROOMS_LOCK_TIMEOUT must be a number of seconds (0 or more), not {raw!r}")
     return value
 
 

@@ -79,6 +79,18 @@ def find_project(start: Path | None = None, explicit: str | os.PathLike | None =
     return None
 
 
+def enclosing_project(target: Path) -> Project | None:
+    """The project whose `.rooms/` a directory already lies under (its own `.rooms/` aside), or None."""
+    target = Path(target).absolute()
+    if target.name == ROOMS:
+        target = target.parent
+    for candidate in target.parents:
+        found = _as_project(candidate)
+        if found:
+            return found
+    return None
+
+
 def open_project(explicit: str | os.PathLike | None = None, start: Path | None = None) -> Project:
     """The project to act on, or NotInitialized with the fix in the message."""
     project = find_project(start, explicit)

@@ -124,12 +124,22 @@ def _group(what: str, event: dict) -> Parts:
         parts.append((f" {event.get('from', '?')} → {event.get('to', '?')}", ""))
     if what == "reply" and event.get("status") not in (None, "ok"):
         parts.append((f" [{event['status']}]", "red"))
-    text = event.get("text") or event.get("objective") or event.get("reduced") or event.get("reason")
+    text = event.get("text") or event.get("objective") or _reduced_text(event.get("reduced")) or event.get("reason")
     if text:
         parts.append((": " + _one_line(text), ""))
     if "record" in event:
         parts.append((" " + summarize(event["record"]), "dim"))
     return parts
+
+
+def _reduced_text(value: object) -> str:
+    """A reducer's result as words: `sec: ship it · perf: wait` for join_by_handle's {handle: reply},
+    items joined for a list (rank), the text itself for a string (`--json` keeps the structure)."""
+    if isinstance(value, dict):
+        return " · ".join(f"{handle}: {_one_line(reply, 80)}" for handle, reply in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_one_line(item, 80) for item in value)
+    return "" if value is None else str(value)
 
 
 def _inbox(what: str, event: dict) -> Parts:
