@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rooms_cli.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.store import layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
@@ -200,7 +201,7 @@ def check_model(agent: Agent, project: Project, where: str) -> None:
 
 
 def agent_path(project: Project, agent_id: str) -> Path:
-    return project.path("agents", validate_name(agent_id, "agent id") + ".md")
+    return layout.agent_file(project, agent_id)
 
 
 _cache: dict[tuple[str, int, int], Agent] = {}
@@ -227,7 +228,7 @@ def load_agent_file(project: Project, path: Path) -> Agent:
 
 def list_agents(project: Project) -> list[Agent]:
     """Every agent definition, sorted by id."""
-    folder = project.path("agents")
+    folder = layout.agents_dir(project)
     if not folder.is_dir():
         return []
     agents = []
@@ -237,7 +238,7 @@ def list_agents(project: Project) -> list[Agent]:
 
 
 def agent_ids(project: Project) -> list[str]:
-    folder = project.path("agents")
+    folder = layout.agents_dir(project)
     return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from rooms_cli.config import Config, identity, load_config
+from rooms_cli.store import layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project, open_project
 
@@ -46,7 +47,7 @@ class Context:
 
 def current_room_path(project: Project):
     # run/ is local state, kept out of git by .rooms/.gitignore
-    return project.path("run", "current-room")
+    return layout.current_room_file(project)
 
 
 def read_current_room(project: Project) -> str | None:

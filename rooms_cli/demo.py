@@ -4,23 +4,14 @@ The temporary directory (`rooms-demo-*` in the system's temp folder) is removed 
 unless `--keep`; a `--dir` is the user's and always stays.
 
 Each part contributes a section: a function `(project, show) -> None` where `show(kind, text)`
-prints one line of the demo. Sections whose part is not built yet are skipped.
+prints one line of the demo. The sections are named in `rooms_cli.registry.DEMO_SECTIONS`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from importlib import import_module
 from pathlib import Path
-
-SECTIONS = (
-    ("chat", "rooms_cli.chat.demo:run"),
-    ("board", "rooms_cli.board.demo:run"),
-    ("roundtable", "rooms_cli.roundtable.demo:run"),
-    ("groups", "rooms_cli.groups.demo:run"),
-    ("messaging", "rooms_cli.messaging.demo:run"),
-)
 
 Show = Callable[[str, str], None]
 
@@ -28,7 +19,9 @@ Show = Callable[[str, str], None]
 def select_sections(only: list[str] | None) -> list[str]:
     """The sections `--only` names — repeated or comma-separated (`board,chat`), run in the demo's
     order — or every section. An unknown name is a usage error naming the known ones."""
-    known = [name for name, _ in SECTIONS]
+    from rooms_cli.registry import DEMO_SECTIONS
+
+    known = list(DEMO_SECTIONS)
     if not only:
         return known
     asked = [part.strip().lower() for item in only for part in item.split(",") if part.strip()]
@@ -66,6 +59,7 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     selected = select_sections(only)  # before anything is created
 
     from rooms_cli.project import initialize
+    from rooms_cli.registry import DEMO_SECTIONS, resolve
     from rooms_cli.store.paths import open_project
 
     initialize(target, example="roundtable")
@@ -74,14 +68,10 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     # the demo's own identity, so it does not depend on $USER
     os.environ.setdefault("ROOMS_AGENT", "you")
     ran = []
-    for name, ref in SECTIONS:
+    for name, entry in DEMO_SECTIONS.items():
         if name not in selected:
             continue
-        module, _, func = ref.partition(":")
-        try:
-            section = getattr(import_module(module), func)
-        except (ImportError, AttributeError):
-            continue
+        section = resolve(entry)
         show("section", name)
         section(project, show)
         ran.append(name)

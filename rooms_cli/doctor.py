@@ -3,38 +3,22 @@
 Checks: the config and every agent file load; every JSONL log parses (torn tails, corrupt lines);
 every JSON/YAML state file parses; nothing under .rooms/ is a symlink leading outside it; temp files
 left by killed writers; providers used by agents are reachable; plus each part's own checks
-(dangling leases, orphan spawns…) registered in PART_CHECKS as `(project, config) -> list[Finding]`.
+(dangling leases, orphan spawns…) named in `rooms_cli.registry.DOCTOR_CHECKS` as
+`(project, config) -> list[Finding]`. A part check that cannot even be imported is an error finding
+(a broken part must never read as a healthy one).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
-from importlib import import_module
 from pathlib import Path
 
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import atomic, jsonl
+from rooms_cli.findings import Finding
+from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.paths import Project
 
-PART_CHECKS = (
-    "rooms_cli.board.doctor:check",
-    "rooms_cli.messaging.doctor:check",
-    "rooms_cli.groups.doctor:check",
-    "rooms_cli.roundtable.doctor:check",
-)
-
-
-@dataclass
-class Finding:
-    severity: str  # error | warning
-    check: str
-    message: str
-    fix: str
-    file: str | None = None
-
-    def to_json(self) -> dict:
-        return asdict(self)
+__all__ = ["Finding", "run_doctor"]
 
 
 def _files(project: Project):
@@ -92,7 +76,7 @@ def check_definitions(project: Project) -> list[Finding]:
         load_config(project)
     except RoomsError as err:
         findings.append(Finding("error", "config", err.message, "fix .rooms.yaml (see .rooms.yaml.example)", ".rooms.yaml"))
-    folder = project.dir / "agents"
+    folder = layout.agents_dir(project)
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         try:
             load_agent_file(project, path)
@@ -152,18 +136,28 @@ def _http_unreachable(name: str, spec: dict, config) -> str | None:
     return None
 
 
-def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
-    findings = check_files(project) + check_definitions(project)
-    for ref in PART_CHECKS:
-        module, _, func = ref.partition(":")
+def check_parts(project: Project, config) -> list[Finding]:
+    """Each part's own checks (registry.DOCTOR_CHECKS); one that cannot be loaded is an error."""
+    from rooms_cli.registry import DOCTOR_CHECKS, resolve
+
+    findings: list[Finding] = []
+    for part, target in DOCTOR_CHECKS.items():
         try:
-            check = getattr(import_module(module), func)
-        except (ImportError, AttributeError):
+            check = resolve(target)
+        except (ImportError, AttributeError) as exc:
+            findings.append(Finding("error", part, f"the {part} checks cannot be loaded ({type(exc).__name__}: {exc})",
+                                    f"reinstall rooms or repair {target.partition(':')[0]}"))
             continue
         try:
             findings.extend(check(project, config))
         except RoomsError as err:
-            findings.append(Finding("error", module.split(".")[1], err.message, "see the message"))
+            findings.append(Finding("error", part, err.message, "see the message"))
+    return findings
+
+
+def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
+    findings = check_files(project) + check_definitions(project)
+    findings.extend(check_parts(project, config))
     if providers:
         findings.extend(check_providers(project, config))
     errors = sum(1 for f in findings if f.severity == "error")

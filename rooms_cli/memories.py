@@ -8,9 +8,9 @@ cap on a lesson's length) keeps prompts bounded however many lessons pile up.
 from __future__ import annotations
 
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic, jsonl
+from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, resolve_prefix, validate_name
+from rooms_cli.store.ids import new_id, resolve_prefix
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -19,7 +19,7 @@ MAX_LESSON_CHARS = 200
 
 
 def memories_path(project: Project, agent: str):
-    return project.path("memories", validate_name(agent, "agent id") + ".jsonl")
+    return layout.memories_file(project, agent)
 
 
 def clip_lesson(text: str) -> str:
@@ -53,7 +53,7 @@ def require_agent(project: Project, agent: str) -> None:
 
 
 def agents_with_lessons(project: Project) -> list[str]:
-    folder = project.path("memories")
+    folder = layout.memories_dir(project)
     return sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
 
 

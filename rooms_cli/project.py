@@ -7,7 +7,7 @@ from importlib import resources
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.paths import CONFIG, ROOMS, Project, enclosing_project, init_project
 
 
@@ -68,9 +68,9 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
 def _add_example(project: Project, example: str, agent_ids: list[str], result: InitResult) -> None:
     """Write the set's agent files that are missing, unless the set was added before."""
     base = resources.files("rooms_cli") / "data" / "agents" / example
-    present = [a for a in agent_ids if project.path("agents", f"{a}.md").exists()]
+    present = [a for a in agent_ids if layout.agent_file(project, a).exists()]
     for agent_id in agent_ids:
-        dest = project.path("agents", f"{agent_id}.md")
+        dest = layout.agent_file(project, agent_id)
         rel = project.relative(dest)
         if agent_id in present:
             result.kept.append(rel)

@@ -1,44 +1,25 @@
 """`rooms tick`: the scheduled work, meant to run from cron. No daemon: each run does what is due.
 
-Steps run in order; each is a function `(project, config, dry_run) -> list[dict]` in its part,
-returning what it did (or would do). A step fails when it raises, or when one of its actions carries
+Steps (`rooms_cli.registry.TICK_STEPS`) run in order; each is a function `(project, config, dry_run)
+-> list[dict]` in its part, returning what it did (or would do). A step fails when it raises, or when one of its actions carries
 an "error" (a roundtable whose provider is down): the next steps still run, and the report lists one
 line per failure under "failed" — `rooms tick` prints those on stderr and exits 1, so cron (which
-only sees the exit status) can tell.
+only sees the exit status) can tell. A step that cannot even be imported fails the same way.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-
 from rooms_cli.errors import RoomsError
-
-STEPS = (
-    ("schedule", "rooms_cli.roundtable.tick:fire_schedule"),
-    ("roundtables", "rooms_cli.roundtable.tick:run_pending"),
-    ("leases", "rooms_cli.board.tick:expire_leases"),
-    ("spawns", "rooms_cli.messaging.tick:reap_spawns"),
-    ("wake", "rooms_cli.messaging.tick:wake_agents"),
-)
-
-
-def _resolve(target: str):
-    module, _, func = target.partition(":")
-    try:
-        return getattr(import_module(module), func)
-    except (ImportError, AttributeError):
-        return None
 
 
 def run_tick(project, config, *, dry_run: bool = False) -> dict:
     """Run every step; return {"dry_run", "ok", "steps": {name: [actions] | {"error": …}}, "failed": [{step, message}]}."""
+    from rooms_cli.registry import TICK_STEPS, resolve
+
     report: dict = {"dry_run": dry_run, "ok": True, "steps": {}, "failed": []}
-    for name, target in STEPS:
-        step = _resolve(target)
-        if step is None:
-            continue
+    for name, target in TICK_STEPS.items():
         try:
-            actions = step(project, config, dry_run)
+            actions = resolve(target)(project, config, dry_run)
         except RoomsError as err:
             report["steps"][name] = {"error": err.to_json()["error"]}
             report["failed"].append({"step": name, "message": err.message})
@@ -54,9 +35,6 @@ def run_tick(project, config, *, dry_run: bool = False) -> dict:
     return report
 
 
-TICK_LOG = ("run", "tick.log")  # under .rooms/; git-ignored like the rest of run/
-
-
 def crontab_line(project, *, every: int = 5) -> str:
     """A crontab line that runs this project's `rooms tick` every `every` minutes, as cron runs it.
 
@@ -67,7 +45,9 @@ def crontab_line(project, *, every: int = 5) -> str:
     """
     import shlex
 
-    log = project.path(*TICK_LOG)
+    from rooms_cli.store import layout
+
+    log = layout.tick_log(project)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.touch(exist_ok=True)
     command = f"cd {shlex.quote(str(project.root))} && {rooms_command()} tick >> {shlex.quote(project.relative(log))} 2>&1"

@@ -8,11 +8,12 @@ from chatkit import DEV, cont, new_agent, records, room, say, state
 from rooms_cli.chat import sessions
 from rooms_cli.chat.activation import activate
 from rooms_cli.chat.addressing import parse
+from rooms_cli.chat.budget import budget_for
 from rooms_cli.chat.context import build_prompt, read_snapshot
 from rooms_cli.chat.coordinator import FLAVOR_LINES, PASS_LINES, append_records, explain
 from rooms_cli.chat.handoff import latest_deliberation
 from rooms_cli.chat.membership import invite, kick, set_muted
-from rooms_cli.chat.rooms import budget_for, create_room, update_room
+from rooms_cli.chat.rooms import create_room, update_room
 from rooms_cli.chat.transcript import make_message
 from rooms_cli.config import load_config
 from rooms_cli.errors import Conflict

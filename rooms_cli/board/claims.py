@@ -17,8 +17,8 @@ from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpir
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
 from rooms_cli.board.replay import replay
-from rooms_cli.board.tasks import lane_order, load_board
-from rooms_cli.board.transitions import SETTABLE, check_transition
+from rooms_cli.board.tasks import lane_order, load_board, require_room
+from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import new_id, validate_name
@@ -47,19 +47,6 @@ def lease_seconds(lease: str | float | None) -> float:
     if seconds <= 0:
         raise InvalidInput(f"--lease must be longer than zero, not {lease!r}")
     return seconds
-
-
-def _held_by(lease: Lease) -> str:
-    return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence}) until {lease.expires_at}"
-
-
-def refuse_if_held(task: Task, action: str) -> None:
-    """AlreadyClaimed when a live lease holds the task (it must be released or lapse first)."""
-    if task.status == "doing" and task.lease is not None:
-        raise AlreadyClaimed(
-            f"cannot {action} task {task.id}: it is held by {_held_by(task.lease)}",
-            data={"task_id": task.id, "holder": task.lease.holder, "lease": task.lease.to_json()},
-        )
 
 
 def _replay_locked(project: Project, room: str, task_id: str) -> tuple[Task, str]:
@@ -111,8 +98,6 @@ def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
               plate: str | None = None) -> Claim | None:
     """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none."""
-    from rooms_cli.board.tasks import require_room
-
     validate_name(agent, "agent")
     require_room(project, room)
     seconds = lease_seconds(lease)
@@ -153,7 +138,7 @@ def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> 
         current = task.lease
         if holder and current is not None and current.holder == holder:
             return current
-        held = f"it is held by {_held_by(current)}" if current else f"it is {task.status}"
+        held = f"it is held by {held_by(current)}" if current else f"it is {task.status}"
         mine = f"{holder} holds no lease on task {task.id} ({held})" if holder else f"task {task.id}: {held}"
         raise InvalidInput(f"no lease id and {mine}: pass --lease-id (printed by `rooms task claim`) or set ROOMS_LEASE")
     lease_id = lease_id.strip()
@@ -161,7 +146,7 @@ def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> 
     if current is not None and current.lease_id == lease_id:
         return current
     presented = task.leases.get(lease_id)
-    now_held = f"it is held by {_held_by(current)}" if current else f"it is {task.status}"
+    now_held = f"it is held by {held_by(current)}" if current else f"it is {task.status}"
     data = {"task_id": task.id, "lease_id": lease_id, "status": task.status, "fence": task.fence,
             "holder": current.holder if current else None, "lease": current.to_json() if current else None}
     if presented is None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from rooms_cli.board import store
 from rooms_cli.board.tasks import load_board
+from rooms_cli.findings import Finding
 
 
-def check(project, config) -> list:
-    from rooms_cli.doctor import Finding
-
+def check(project, config) -> list[Finding]:
     findings = []
     for room in store.list_board_rooms(project):
         for task in load_board(project, room, archived=True, keep_headless=True):

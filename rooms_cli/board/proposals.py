@@ -9,11 +9,11 @@ the new lane, unclaimable, until that owner accepts it; rejecting puts it back w
 from __future__ import annotations
 
 from rooms_cli.board import store
-from rooms_cli.board.claims import refuse_if_held
 from rooms_cli.board.errors import InvalidTransition, NotOwner
 from rooms_cli.board.model import FINISHED, Task
 from rooms_cli.board.replay import replay
 from rooms_cli.board.tasks import new_event
+from rooms_cli.board.transitions import refuse_if_held
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
+from rooms_cli.store import layout
 from rooms_cli.store.paths import Project
 
 VERSION = 1
@@ -25,7 +26,7 @@ REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
 
 
 def _cache_path(project: Project, room: str):
-    return project.path("run", "board", room + ".json")
+    return layout.board_snapshot_file(project, room)
 
 
 def _read_cache(path) -> dict:

@@ -11,27 +11,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from rooms_cli.errors import NotFound
-from rooms_cli.store import jsonl
-from rooms_cli.store.ids import is_valid_name, resolve_prefix, validate_name
+from rooms_cli.store import jsonl, layout
+from rooms_cli.store.ids import is_valid_name, resolve_prefix
 from rooms_cli.store.locks import locked, try_lock
 from rooms_cli.store.paths import Project
 
-SUFFIX = ".jsonl"
-
-
-def board_dir(project: Project, room: str) -> Path:
-    return project.path("rooms", validate_name(room, "room id"), "board")
-
-
-def tasks_dir(project: Project, room: str) -> Path:
-    return project.path("rooms", validate_name(room, "room id"), "board", "tasks")
-
-
-def task_path(project: Project, room: str, task_id: str) -> Path:
-    return project.path("rooms", validate_name(room, "room id"), "board", "tasks", task_id.lower() + SUFFIX)
+SUFFIX = layout.TASK_SUFFIX
+board_dir = layout.board_dir
+tasks_dir = layout.tasks_dir
+task_path = layout.task_file
 
 
 def id_from_name(name: str) -> str:
@@ -94,7 +84,7 @@ def task_lock_nowait(project: Project, room: str, task_id: str) -> Iterator[bool
 
 def list_board_rooms(project: Project) -> list[str]:
     """Rooms that have a board directory."""
-    base = project.path("rooms")
+    base = layout.rooms_dir(project)
     if not base.is_dir():
         return []
     return sorted(d.name for d in base.iterdir() if is_valid_name(d.name) and (d / "board" / "tasks").is_dir())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rooms_cli.board import store
 from rooms_cli.board.model import TITLE_MAX, Task
 from rooms_cli.board.replay import replay, seen_at
+from rooms_cli.board.transitions import refuse_if_held
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
@@ -142,8 +143,6 @@ def update_task(
 
 def archive_task(project: Project, room: str, task_id: str, *, by: str) -> Task:
     """Take a task off the board (its file stays); a task held under a live lease is refused."""
-    from rooms_cli.board.claims import refuse_if_held
-
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task = replay(full, room, store.read_events(project, room, full), now_iso())

@@ -1,8 +1,9 @@
-"""Which status changes are possible, and the error that lists them when one is not."""
+"""Which status changes are possible (the error lists them when one is not), and what a held task refuses."""
 
 from __future__ import annotations
 
-from rooms_cli.board.errors import InvalidTransition
+from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition
+from rooms_cli.board.model import Lease, Task
 
 # todo → doing → done is the main path; blocked, failed, cancelled hold or end a task.
 TRANSITIONS: dict[str, tuple[str, ...]] = {
@@ -33,4 +34,17 @@ def check_transition(task_id: str, current: str, target: str) -> None:
         raise InvalidTransition(
             f"task {task_id} cannot go from {current} to {target} ({possible_text(current)})",
             data={"task_id": task_id, "status": current, "target": target, "possible": list(TRANSITIONS.get(current, ()))},
+        )
+
+
+def held_by(lease: Lease) -> str:
+    return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence}) until {lease.expires_at}"
+
+
+def refuse_if_held(task: Task, action: str) -> None:
+    """AlreadyClaimed when a live lease holds the task (it must be released or lapse first)."""
+    if task.status == "doing" and task.lease is not None:
+        raise AlreadyClaimed(
+            f"cannot {action} task {task.id}: it is held by {held_by(task.lease)}",
+            data={"task_id": task.id, "holder": task.lease.holder, "lease": task.lease.to_json()},
         )

@@ -1,7 +1,8 @@
 """What an agent is given when prompted in a room.
 
 System: its directive, its voice, the newest deliberation (hand-off note) for it, its recent
-lessons, the room's name and roster, optionally the room's board, and the rule for `/pass`.
+lessons, the room's name and roster, what other parts add about the room (its board: see
+`rooms_cli.registry.PROMPT_SECTIONS`), and the rule for `/pass`.
 Messages: the transcript tail (at most `context_messages`, default 50), speakers named, trimmed
 to fit its context window. Only the tail of the transcript is ever read, so the prompt (and the
 cost of building it) does not grow with the transcript.
@@ -13,7 +14,7 @@ from rooms_cli.models import Message
 from rooms_cli.models.base import estimate_tokens
 
 DEFAULT_MESSAGES = 50
-BOARD_CHARS = 2000
+SECTION_CHARS = 2000
 REPLY_RESERVE = 0.25  # share of the context window kept free for the reply
 SPOKEN = ("message",)
 
@@ -59,23 +60,26 @@ def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = Fa
     roster = ", ".join(f"{a} ({agents[a].display_name})" if a in agents else a for a in state.roster)
     parts.append(f"You are {agent.id} in the chat room '{state.id}'. In the room: {roster}. "
                  "Messages from others are shown as `name: text`.")
-    board = _board(project, state.id)
-    if board:
-        parts.append(f"The room's board:\n{board}")
+    for name, text in _room_sections(project, state.id):
+        parts.append(f"The room's {name}:\n{text}")
     parts.append(MUST_ANSWER if must_answer else PASS_RULE)
     return "\n\n".join(parts)
 
 
-def _board(project, room: str) -> str:
-    try:
-        from rooms_cli.board.render import board_markdown
-    except ImportError:
-        return ""
-    try:
-        text = board_markdown(project, room) or ""
-    except Exception:  # the board is optional context; a broken board must not stop a chat turn
-        return ""
-    return text if len(text) <= BOARD_CHARS else text[:BOARD_CHARS] + "\n…"
+def _room_sections(project, room: str) -> list[tuple[str, str]]:
+    """What other parts add about the room (registry.PROMPT_SECTIONS, e.g. its board), each capped."""
+    from rooms_cli.registry import PROMPT_SECTIONS, resolve
+
+    sections = []
+    for name, target in PROMPT_SECTIONS.items():
+        section = resolve(target)  # a part that cannot be imported fails loudly
+        try:
+            text = section(project, room) or ""
+        except Exception:  # optional context: unreadable data in another part must not stop a chat turn
+            continue
+        if text:
+            sections.append((name, text if len(text) <= SECTION_CHARS else text[:SECTION_CHARS] + "\n…"))
+    return sections
 
 
 def clip(text: str, max_tokens: int) -> str:

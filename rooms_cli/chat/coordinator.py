@@ -15,16 +15,19 @@ import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
 from rooms_cli.chat.addressing import Addressing, parse
 from rooms_cli.chat.context import build_prompt, read_snapshot
-from rooms_cli.chat.rooms import RoomState, admit_new_agents, load_room
+from rooms_cli.chat.rooms import RoomState, admit_new_agents, load_room, update_room
 from rooms_cli.chat.transcript import Message, append_message, make_message
 from rooms_cli.context import DEFAULT_ROOM
 from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
+from rooms_cli.passes import could_still_be_pass, is_pass
+from rooms_cli.store import layout
 from rooms_cli.store.rand import rng
 
 FLOOR_TIMEOUT = 600.0  # seconds a second `rooms chat` waits for the floor before giving up (exit 3)
@@ -96,8 +99,7 @@ class TurnResult:
         }
 
 
-def floor_path(project, room: str):
-    return project.path("rooms", room, "floor")
+floor_path = layout.floor_lock
 
 
 @contextmanager
@@ -119,11 +121,6 @@ def floor(project, room: str, *, wait: bool = True, on_wait: Callable[[str], Non
         on_wait(f"room {room!r} is busy: waiting for the other turn to finish…")
     with locked(floor_path(project, room), timeout=timeout, what=f"the floor of room {room!r}"):
         yield
-
-
-def is_pass(text: str) -> bool:
-    """True for a reply that is just `/pass` (case, backticks, stars and a final period ignored)."""
-    return text.strip().strip("`*_ ").rstrip(".!").strip().lower() == "/pass"
 
 
 def live_room(project, room: str) -> RoomState:
@@ -309,7 +306,7 @@ class Turn:
         (an @jam's eight replies cost two writes, not sixteen), then sessions and cascades."""
         substantive = [o for o in outcomes if o.kind == "message"]
         if substantive:
-            self.remaining = budget.charge(self.project, self.room, len(substantive))
+            self.remaining = update_room(self.project, self.room, lambda s: budget.spend(s, len(substantive))).budget_remaining
             self.spent = True
         drafts: list[Message] = []
         for o in outcomes:
@@ -401,7 +398,7 @@ class Turn:
 
     def queue(self, agent_ids: list[str], trigger: Message) -> None:
         entry = {"id": trigger.id, "speaker": trigger.speaker, "text": trigger.text, "ts": trigger.ts, "agents": list(agent_ids)}
-        budget.queue_mention(self.project, self.room, entry)
+        update_room(self.project, self.room, lambda s: budget.add_queued(s, entry))
         self.emit("queued", agents=list(agent_ids), message=trigger.id)
 
 
@@ -473,7 +470,7 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
 def continue_room(project, config, room: str, speaker: str, on_event: Event | None = None) -> TurnResult:
     """Reset the budget from the roster and replay the queued mentions (hold the floor around it)."""
     live_room(project, room)
-    state = budget.reset(project, room)
+    state = update_room(project, room, budget.refill)
     result = TurnResult(room=room, message=None, mode="continue")
     agents = roster_agents(project, state, result.notes)
     result.message = append_message(project, room, speaker, f"/continue (budget reset to {state.budget_total})",
@@ -488,14 +485,14 @@ def continue_room(project, config, room: str, speaker: str, on_event: Event | No
                 for agent_id in entry.get("agents", []):
                     if agent_id not in agents:
                         result.notes.append(f"queued mention of {agent_id} dropped: it is no longer in the room")
-                        budget.dequeue(project, room, entry["id"], agent_id)
+                        update_room(project, room, partial(budget.drop_queued, message_id=entry["id"], agent=agent_id))
                         continue
                     if turn.remaining <= 0:
                         turn.exhaust()
                         return
                     result.eligible.append(agent_id)
                     await turn.ask(agent_id, trigger, mode="direct")
-                    budget.dequeue(project, room, entry["id"], agent_id)
+                    update_room(project, room, partial(budget.drop_queued, message_id=entry["id"], agent=agent_id))
             await turn.cascades()
         finally:
             await turn.close()
@@ -517,7 +514,6 @@ class _PassFilter:
             self.sink(piece)
             return
         self.held += piece
-        probe = self.held.strip().strip("`*_").lower()
-        if not ("/pass".startswith(probe) or (probe.startswith("/pass") and len(probe) <= 6)):
+        if not could_still_be_pass(self.held):
             self.open = True
             self.sink(self.held)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from rooms_cli.chat import sessions
 from rooms_cli.chat.rooms import load_room, update_room
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 
 REHYDRATE_MESSAGES = 50
@@ -35,8 +35,7 @@ class Deliberation:
         return {"id": self.id, "agent": self.agent, "room": self.room, "created": self.created, "text": self.text, "path": self.path}
 
 
-def deliberation_dir(project: Project, agent: str):
-    return project.path("deliberations", validate_name(agent, "agent id"))
+deliberation_dir = layout.deliberations_dir
 
 
 def write_deliberation(project: Project, agent: str, room: str, text: str, extra: dict | None = None) -> Deliberation:

@@ -12,9 +12,9 @@ transcript is kept beside it as `transcript.<time>.jsonl`.
 
 from __future__ import annotations
 
+from rooms_cli.chat.budget import budget_for
 from rooms_cli.chat.rooms import (
     RoomState,
-    budget_for,
     create_room,
     load_room,
     room_exists,
@@ -25,14 +25,12 @@ from rooms_cli.chat.rooms import (
 from rooms_cli.chat.saved import SavedTranscript, decode, encode
 from rooms_cli.chat.transcript import append_message, read_transcript
 from rooms_cli.errors import InvalidData, InvalidInput
-from rooms_cli.store import atomic, jsonl
+from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.locks import locked
 
-
-def saved_path(project, room: str):
-    return project.path("chat", validate_name(room, "room id") + ".md")
+saved_path = layout.saved_transcript_file
 
 
 def save(project, room: str) -> dict:
@@ -87,10 +85,10 @@ def join(project, target: str) -> dict:
             update_room(project, room, lambda s: setattr(s, "status", "live"))
     write_current_room(project, room)
     state = load_room(project, room)
-    saved_path = project.path("chat", f"{room}.md")
+    saved_file = layout.saved_transcript_file(project, room)
     return {"room": room, "outcome": outcome, "roster": state.roster, "messages": _count(project, room),
             "left_out": left_out, "from_saved": from_saved,
-            "saved_transcript": project.relative(saved_path) if from_saved and saved_path.exists() else None}
+            "saved_transcript": project.relative(saved_file) if from_saved and saved_file.exists() else None}
 
 
 def _count(project, room: str) -> int:

@@ -9,19 +9,12 @@ stays out of the default room when agents defined later join it; inviting it bac
 
 from __future__ import annotations
 
-from rooms_cli.chat import sessions
-from rooms_cli.chat.rooms import RoomState, budget_for, list_room_states, load_room, update_room
+from rooms_cli.chat import budget, sessions
+from rooms_cli.chat.rooms import RoomState, list_room_states, load_room, update_room
 from rooms_cli.chat.transcript import append_message
 from rooms_cli.errors import Conflict, InvalidInput
 
 DEFAULT_ROOM = "default"
-
-
-def _resize(state: RoomState) -> None:
-    """Recompute the budget total from the roster; the turns left grow or shrink with it."""
-    total = budget_for(len(state.roster))
-    state.budget_remaining = max(0, min(total, state.budget_remaining + total - state.budget_total))
-    state.budget_total = total
 
 
 def invite(project, room: str, agent_id: str, by: str) -> dict:
@@ -35,7 +28,7 @@ def invite(project, room: str, agent_id: str, by: str) -> dict:
             state.kicked.remove(agent.id)
         if agent.id not in state.roster:
             state.roster.append(agent.id)
-            _resize(state)
+            budget.resize(state)
             added[0] = True
 
     state = update_room(project, room, join)
@@ -57,7 +50,7 @@ def kick(project, room: str, agent_id: str, by: str) -> dict:
         for attr in ("muted", "handoff"):
             if agent_id in getattr(state, attr):
                 getattr(state, attr).remove(agent_id)
-        _resize(state)
+        budget.resize(state)
 
     state = update_room(project, room, remove)
     had_session = sessions.delete_session(project, room, agent_id)

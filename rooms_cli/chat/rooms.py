@@ -15,23 +15,18 @@ The transcript beside it is an append-only log (transcript.py).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.store import atomic, eventlog, jsonl
+from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import validate_name
+from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 STATUSES = ("live", "dropped", "halted")
-
-
-def budget_for(roster_size: int) -> int:
-    """The turn budget: clamp(ceil(1.5 × roster), 6, 21)."""
-    return max(6, min(21, math.ceil(1.5 * roster_size)))
 
 
 @dataclass
@@ -74,20 +69,12 @@ class RoomState:
         return cls(**clean)
 
 
-def room_dir(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"))
+room_dir = layout.room_dir
+state_path = layout.room_file
+transcript_path = layout.transcript_file
 
 
-def state_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "room.yaml")
-
-
-def transcript_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "transcript.jsonl")
-
-
-def state_log_path(project: Project, room: str):
-    return project.path("rooms", validate_name(room, "room id"), "state.jsonl")
+state_log_path = layout.room_state_log
 
 
 def room_exists(project: Project, room: str) -> bool:
@@ -218,12 +205,12 @@ def save_room(project: Project, state: RoomState) -> None:
 
 
 def list_room_states(project: Project) -> list[RoomState]:
-    base = project.path("rooms")
+    base = layout.rooms_dir(project)
     if not base.is_dir():
         return []
     states = []
     for child in sorted(base.iterdir()):
-        if (child / "state.jsonl").exists() or (child / "room.yaml").exists():
+        if is_valid_name(child.name) and room_exists(project, child.name):
             try:
                 states.append(load_room(project, child.name))
             except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
@@ -279,9 +266,7 @@ def admit_new_agents(project: Project, room: str) -> list[str]:
     def join(state: RoomState) -> None:
         joined[:] = [a for a in missing if a not in state.roster and a not in state.kicked]
         state.roster.extend(joined)
-        total = budget_for(len(state.roster))
-        state.budget_remaining = min(state.budget_remaining + total - state.budget_total, total)
-        state.budget_total = total
+        resize(state)
 
     update_room(project, room, join)
     return joined

@@ -13,17 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rooms_cli.store import jsonl
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 DEFAULT_THRESHOLD = 0.70
 
 
-def session_path(project: Project, room: str, agent: str):
-    return project.path("rooms", validate_name(room, "room id"), "sessions", validate_name(agent, "agent id") + ".jsonl")
+session_path = layout.session_file
 
 
 @dataclass

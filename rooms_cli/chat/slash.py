@@ -120,7 +120,7 @@ def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: 
     elif name == "kick":
         result.data = membership.kick(project, room, agent, me)
     elif name == "whois":
-        from rooms_cli.directory import whois
+        from rooms_cli.chat.directory import whois
 
         result.data = whois(project, config, agent)
     elif name == "rooms":

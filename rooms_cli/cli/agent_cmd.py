@@ -12,10 +12,6 @@ from rooms_cli.cli.options import DirOpt, JsonOpt
 agent_app = typer.Typer(help="Agent definitions (.rooms/agents/<id>.md).\n\nExample: rooms agent new researcher --tags search,api", no_args_is_help=True)
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(agent_app, name="agent")
-
-
 @agent_app.command("list")
 def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
     """List every agent with its model and flags.
@@ -49,8 +45,8 @@ def show_cmd(agent_id: Annotated[str, typer.Argument(help="Agent id.")], dir: Di
 
     Example: rooms agent show researcher
     """
+    from rooms_cli.chat.directory import whois
     from rooms_cli.context import Context
-    from rooms_cli.directory import whois
 
     ctx = Context.open(dir)
     info = whois(ctx.project, ctx.config, agent_id)

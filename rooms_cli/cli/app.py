@@ -1,14 +1,13 @@
 """The `rooms` command: the root typer app, its error handler, and the registration of every part.
 
-Each part's commands live in their own module with a `register(app)` function; this file only
-wires them. Errors raised anywhere below are mapped here, once, to a message and an exit code.
+Each part's commands live in their own module; `rooms_cli.registry.COMMANDS` names them and this
+file only wires them. Errors raised anywhere below are mapped here, once, to a message and an exit code.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from importlib import import_module
 
 import typer
 
@@ -23,19 +22,6 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from typer.core import TyperGroup
 
 from rooms_cli import __version__
-
-PART_MODULES = (
-    "rooms_cli.cli.project_cmd",
-    "rooms_cli.cli.agent_cmd",
-    "rooms_cli.cli.models_cmd",
-    "rooms_cli.cli.chat_cmd",
-    "rooms_cli.cli.board_cmd",
-    "rooms_cli.cli.roundtable_cmd",
-    "rooms_cli.cli.group_cmd",
-    "rooms_cli.cli.messaging_cmd",
-    "rooms_cli.cli.watch_cmd",
-    "rooms_cli.cli.mcp_cmd",
-)
 
 
 class RoomsGroup(TyperGroup):
@@ -110,8 +96,19 @@ def root(
     default_timeout()  # a bad ROOMS_LOCK_TIMEOUT is one sentence for every command, not only those that lock
 
 
-for _name in PART_MODULES:
-    import_module(_name).register(app)
+def _register_commands() -> None:
+    """Add every command named in rooms_cli.registry.COMMANDS (an import that fails, fails loudly)."""
+    from rooms_cli.registry import COMMANDS, resolve
+
+    for name, target in COMMANDS.items():
+        command = resolve(target)
+        if isinstance(command, typer.Typer):
+            app.add_typer(command, name=name)
+        else:
+            app.command(name)(command)
+
+
+_register_commands()
 
 
 def main() -> None:

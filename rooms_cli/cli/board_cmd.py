@@ -29,11 +29,6 @@ RefOpt = Annotated[
 ]
 
 
-def register(app: typer.Typer) -> None:
-    app.command("board")(board_cmd)
-    app.add_typer(task_app, name="task")
-
-
 def _ctx(dir, as_=None, room=None):
     from rooms_cli.context import Context
 

@@ -14,12 +14,6 @@ room_app = typer.Typer(help="Chat rooms: roster, budget, mutes, save and rehydra
 AgentArg = Annotated[str, typer.Argument(help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]
 
 
-def register(app: typer.Typer) -> None:
-    app.command("chat")(chat_cmd)
-    app.command("transcript")(transcript_cmd)
-    app.add_typer(room_app, name="room")
-
-
 def _ctx(dir, as_=None, room=None):
     from rooms_cli.context import Context
 
@@ -45,7 +39,7 @@ def chat_cmd(
     ctx = _ctx(dir, as_, room)
     if message is None:
         if sys.stdin.isatty() and not json_ and not explain:
-            from rooms_cli.chat.interactive import run_interactive
+            from rooms_cli.cli.chat_interactive import run_interactive
 
             run_interactive(ctx, chat_view)
             return

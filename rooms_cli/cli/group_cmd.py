@@ -21,10 +21,6 @@ ProfilesOpt = Annotated[str | None, typer.Option("--profiles", help="Comma-separ
 PresetOpt = Annotated[str | None, typer.Option("--preset", help="A preset from groups.presets in .rooms.yaml or .rooms/groups/<preset>.yaml.", show_default=False)]
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(group_app, name="group")
-
-
 def _ctx(dir, as_=None):
     from rooms_cli.context import Context
 

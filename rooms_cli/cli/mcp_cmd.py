@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
 from rooms_cli.cli.options import AsOpt, DirOpt
-
-
-def register(app: typer.Typer) -> None:
-    app.command("mcp")(mcp_cmd)
 
 
 def mcp_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:

@@ -13,19 +13,8 @@ from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
+hook_app.add_typer(claude_app, name="claude-code")
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
-
-
-def register(app: typer.Typer) -> None:
-    app.command("send")(send_cmd)
-    app.command("inbox")(inbox_cmd)
-    app.add_typer(status_app, name="status")
-    app.command("agents")(agents_cmd)
-    app.command("spawn")(spawn_cmd)
-    app.command("wait")(wait_cmd)
-    app.command("attention")(attention_cmd)
-    hook_app.add_typer(claude_app, name="claude-code")
-    app.add_typer(hook_app, name="hook")
 
 
 def _ctx(dir, as_):
@@ -119,8 +108,8 @@ def agents_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
     Example: rooms agents --json
     """
+    from rooms_cli.messaging.roster import roster
     from rooms_cli.messaging.spawn import reap_all
-    from rooms_cli.messaging.status import roster
 
     ctx = _ctx(dir, None)
     reap_all(ctx.project)

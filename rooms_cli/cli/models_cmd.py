@@ -15,17 +15,13 @@ models_app = typer.Typer(
 )
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(models_app, name="models")
-
-
 @models_app.command("list")
 def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
     """List the providers usable here (built-ins included); keys show only where they come from.
 
     Example: rooms models list --json
     """
-    from rooms_cli.models.doctor import describe_providers, open_config
+    from rooms_cli.providers import describe_providers, open_config
 
     config, _ = open_config(dir)
     providers = describe_providers(config)
@@ -54,7 +50,7 @@ def test_cmd(
 
     Example: rooms models test ollama:llama3.2
     """
-    from rooms_cli.models.doctor import check_model, open_config, resolve_target
+    from rooms_cli.providers import check_model, open_config, resolve_target
 
     config, project = open_config(dir)
     model_string, agent = resolve_target(target, config, project)

@@ -13,14 +13,6 @@ from rooms_cli.cli.options import DirOpt, JsonOpt
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
 
 
-def register(app: typer.Typer) -> None:
-    app.command("init")(init_cmd)
-    app.add_typer(config_app, name="config")
-    app.command("demo")(demo_cmd)
-    app.command("tick")(tick_cmd)
-    app.command("doctor")(doctor_cmd)
-
-
 def init_cmd(
     path: Annotated[Path, typer.Argument(help="Project directory (default: the current one).")] = Path("."),
     example: Annotated[str | None, typer.Option("--example", help="Add an example agent set: roundtable, gamedev or dev.")] = None,

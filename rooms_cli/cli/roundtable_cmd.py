@@ -8,6 +8,7 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.options import DirOpt, JsonOpt, finite_number
+from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 
 roundtable_app = typer.Typer(
     help="Conversations among a few agents, turn by turn, in a format.\n\n"
@@ -30,15 +31,9 @@ ParticipantsOpt = Annotated[
 ]
 RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
-MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=20, help="Cap on each turn, cut at a word.")]
+MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=MIN_MAX_CHARS, help="Cap on each turn, cut at a word.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --turns and participant counts outside the format's range.")]
 PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number(minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(roundtable_app, name="roundtable")
-    app.add_typer(schedule_app, name="schedule")
-    app.add_typer(memory_app, name="memory")
 
 
 def _request(fmt, topic, participants, room, turns, max_chars, pace, force):
@@ -76,7 +71,7 @@ def formats_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 def run_cmd(
     format: Annotated[str, typer.Argument(help="Format name (see `rooms roundtable formats`).")],
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0, force: ForceOpt = False,
+    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False,
     explain: Annotated[bool, typer.Option("--explain", help="Print each turn's speaker weights.")] = False,
     dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
@@ -116,7 +111,7 @@ def run_cmd(
 def queue_cmd(
     format: Annotated[str | None, typer.Argument(help="Format to enqueue; leave out to list the queue.")] = None,
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = 120, pace: PaceOpt = 0.0, force: ForceOpt = False, dir: DirOpt = None,
+    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False, dir: DirOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     """Enqueue a roundtable for the next `rooms tick`, or list the queue.

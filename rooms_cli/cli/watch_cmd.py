@@ -12,11 +12,6 @@ from rooms_cli.cli import output
 from rooms_cli.cli.options import DirOpt, duration_value, time_value
 
 
-def register(app: typer.Typer) -> None:
-    """Add this part's commands to the root app."""
-    app.command("watch")(watch_cmd)
-
-
 def watch_cmd(
     room: Annotated[list[str] | None, typer.Option("--room", "-r", metavar="ROOM", help="Follow this room's transcript (repeatable; default: the current room).", show_default=False)] = None,
     all_: Annotated[bool, typer.Option("--all", help="Follow every room, board, group, inbox and spawn, new ones included.")] = False,

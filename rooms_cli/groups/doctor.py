@@ -11,13 +11,12 @@ broadcast gathered or cancelled in two clones (the first close kept), several br
 from __future__ import annotations
 
 from rooms_cli.errors import RoomsError
+from rooms_cli.findings import Finding
 from rooms_cli.groups import log
 from rooms_cli.groups.model import Group
 
 
-def check(project, config) -> list:
-    from rooms_cli.doctor import Finding
-
+def check(project, config) -> list[Finding]:
     findings = []
     for name in log.log_names(project):
         try:

@@ -32,7 +32,7 @@ from contextlib import ExitStack, contextmanager
 
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import eventlog, jsonl
+from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -45,12 +45,12 @@ def validate_group_name(name: str) -> str:
 
 
 def log_path(project: Project, name: str):
-    return project.path("groups", validate_group_name(name) + ".jsonl")
+    return layout.group_log(project, name)
 
 
 def gather_lock_path(project: Project, name: str):
     """Held by the process gathering a group's broadcast (model calls run there, once)."""
-    return project.path("groups", validate_group_name(name) + ".gather")
+    return layout.group_gather_lock(project, name)
 
 
 def read_events(project: Project, name: str) -> list[dict]:
@@ -224,7 +224,7 @@ def exists(project: Project, name: str) -> bool:
 
 def log_names(project: Project) -> list[str]:
     """Every group log, live or gone."""
-    folder = project.path("groups")
+    folder = layout.groups_dir(project)
     if not folder.is_dir():
         return []
     return sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl"))

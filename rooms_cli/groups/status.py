@@ -11,6 +11,7 @@ from __future__ import annotations
 from rooms_cli.errors import InvalidInput
 from rooms_cli.groups import log
 from rooms_cli.groups.model import ERROR, TIMEOUT, Group, Member
+from rooms_cli.store import layout
 from rooms_cli.store.paths import Project
 
 EMOJI = {"lost": "⛔", "errored": "⚠", "busy": "⏳", "idle": "✓"}
@@ -21,7 +22,7 @@ def _exists(project: Project, m: Member) -> bool:
     if m.sub_group:
         return log.exists(project, m.sub_group)
     try:
-        return project.path("agents", m.profile + ".md").exists()
+        return layout.agent_file(project, m.profile).exists()
     except InvalidInput:
         return False
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooms_cli.messaging.inbox import InboxMessage, take_unread, unread_messages
+from rooms_cli.messaging.roster import roster
 from rooms_cli.messaging.spawn import Spawn, reap_all, tree_of
-from rooms_cli.messaging.status import has_announced, roster, touch
+from rooms_cli.messaging.status import has_announced, touch
 from rooms_cli.store.paths import Project
 
 MESSAGE_LIMIT = 2_000  # characters of one message in a prompt; `rooms inbox` shows the rest

@@ -9,13 +9,13 @@ are not visible here). A record that does not parse is reported by the file chec
 from __future__ import annotations
 
 from rooms_cli.errors import RoomsError
+from rooms_cli.findings import Finding
 from rooms_cli.messaging.spawn import FINAL, load_spawn, record_path, worker_alive
+from rooms_cli.store import layout
 
 
-def check(project, config) -> list:
-    from rooms_cli.doctor import Finding
-
-    folder = project.path("spawns")
+def check(project, config) -> list[Finding]:
+    folder = layout.spawns_dir(project)
     findings = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:

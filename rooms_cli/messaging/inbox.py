@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rooms_cli.store import jsonl
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -59,7 +59,7 @@ class InboxMessage:
 
 
 def inbox_path(project: Project, agent: str):
-    return project.path("inbox", validate_name(agent, "agent id") + ".jsonl")
+    return layout.inbox_file(project, agent)
 
 
 def deliver(
@@ -89,7 +89,7 @@ def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
 
 
 def read_state_path(project: Project, agent: str):
-    return project.path("inbox", "read", validate_name(agent, "agent id") + ".jsonl")
+    return layout.inbox_read_file(project, agent)
 
 
 def read_upto(project: Project, agent: str) -> int:
@@ -184,7 +184,7 @@ def find_message(project: Project, agent: str, n: int) -> InboxMessage:
 
 def inbox_owners(project: Project) -> list[str]:
     """Agents that have an inbox file."""
-    folder = project.path("inbox")
+    folder = layout.inbox_dir(project)
     if not folder.is_dir():
         return []
     return sorted(p.stem for p in folder.glob("*.jsonl") if p.is_file())

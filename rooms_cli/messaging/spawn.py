@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
-from rooms_cli.store import atomic
+from rooms_cli.messaging.status import session_names
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, resolve_prefix, validate_name
 from rooms_cli.store.locks import locked
@@ -31,7 +32,7 @@ from rooms_cli.store.paths import Project
 
 DEFAULT_MAX_DEPTH = 3
 ACTIVE = ("starting", "running")
-FINAL = ("done", "failed", "lost")
+FINAL = ("done", "failed", "lost")  # a spawn in one of these has finished (watch and doctor use this too)
 _ALIAS_LETTERS = "bcdefghijklmnopqrstuvwxyz"
 
 
@@ -91,15 +92,15 @@ class Spawn:
 
 
 def record_path(project: Project, spawn_id: str) -> Path:
-    return project.path("spawns", validate_name(spawn_id, "spawn id") + ".json")
+    return layout.spawn_file(project, spawn_id)
 
 
 def alive_lock_path(project: Project, spawn_id: str) -> Path:
-    return project.path("run", "spawns", validate_name(spawn_id, "spawn id") + ".lock")
+    return layout.spawn_lock(project, spawn_id)
 
 
 def log_path(project: Project, spawn_id: str) -> Path:
-    return project.path("run", "spawns", validate_name(spawn_id, "spawn id") + ".log")
+    return layout.spawn_log(project, spawn_id)
 
 
 def load_spawn(project: Project, spawn_id: str) -> Spawn:
@@ -130,7 +131,7 @@ def update_spawn(project: Project, spawn_id: str, change) -> Spawn:
 
 def list_spawns(project: Project) -> list[Spawn]:
     """Every spawn record, oldest first (ids sort by time)."""
-    folder = project.path("spawns")
+    folder = layout.spawns_dir(project)
     if not folder.is_dir():
         return []
     out = []
@@ -140,7 +141,7 @@ def list_spawns(project: Project) -> list[Spawn]:
 
 
 def resolve_spawn(project: Project, prefix: str) -> Spawn:
-    ids = [p.stem for p in project.path("spawns").glob("*.json")]
+    ids = [p.stem for p in layout.spawns_dir(project).glob("*.json")]
     return load_spawn(project, resolve_prefix(prefix.lower(), ids, "spawn id"))
 
 
@@ -312,8 +313,6 @@ def start_spawn(
     """Start PROMPT as a new agent spawned by `parent`; returns at once with the record."""
     import fcntl
 
-    from rooms_cli.messaging.status import known_names
-
     validate_name(parent, "spawner")
     if not prompt or not prompt.strip():
         raise InvalidInput("the spawn prompt is empty: say what the new agent should do")
@@ -326,7 +325,7 @@ def start_spawn(
     lock_fd = _open_lock(alive_lock_path(project, spawn_id))
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)  # a fresh file: uncontended
-        with locked(project.path("spawns", "aliases"), what="the spawn alias registry"):
+        with locked(layout.spawn_aliases_lock(project), what="the spawn alias registry"):
             spawns = list_spawns(project)
             depth = depth_for(parent, spawns)
             limit = max_depth(config)
@@ -335,7 +334,7 @@ def start_spawn(
                     f"{parent} is at spawn depth {depth - 1}; max_spawn_depth is {limit} "
                     "(raise it in .rooms.yaml if deeper trees are intended)"
                 )
-            taken = {s.alias for s in spawns} | known_names(project) | {parent}
+            taken = {s.alias for s in spawns} | session_names(project) | {parent}
             spawn = Spawn(
                 id=spawn_id, parent=parent, alias=choose_alias(description, taken), prompt=prompt,
                 description=(description or "").strip(), profile=profile, runner=plan_runner, model=model,

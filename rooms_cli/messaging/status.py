@@ -1,4 +1,4 @@
-"""Who is around: status lines, when an agent was last seen, and the roster `rooms agents` shows.
+"""Who is around: status lines and when an agent was last seen (the roster is in roster.py).
 
 Files:
     .rooms/status/<agent>.json   {"agent", "status", "updated", "announced"}: committed, written only
@@ -11,11 +11,9 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
-from rooms_cli.store.ids import is_valid_name, validate_name
+from rooms_cli.store.ids import is_valid_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -25,11 +23,11 @@ RECENT_SPAWN = 3600.0
 
 
 def status_path(project: Project, agent: str):
-    return project.path("status", validate_name(agent, "agent id") + ".json")
+    return layout.status_file(project, agent)
 
 
 def seen_path(project: Project, agent: str):
-    return project.path("run", "seen", validate_name(agent, "agent id"))
+    return layout.seen_file(project, agent)
 
 
 def read_status(project: Project, agent: str) -> dict:
@@ -93,7 +91,7 @@ def last_seen(project: Project, agent: str) -> str | None:
     return value or None
 
 
-def _age(moment: str | None) -> float | None:
+def age_seconds(moment: str | None) -> float | None:
     if not moment:
         return None
     try:
@@ -102,7 +100,7 @@ def _age(moment: str | None) -> float | None:
         return None
 
 
-def _names_in(folder, suffix: str = "") -> list[str]:
+def names_in(folder, suffix: str = "") -> list[str]:
     if not folder.is_dir():
         return []
     names = []
@@ -113,84 +111,12 @@ def _names_in(folder, suffix: str = "") -> list[str]:
     return names
 
 
-@dataclass
-class RosterEntry:
-    name: str
-    kind: str  # agent (defined in .rooms/agents), session (a person or coding-agent session), spawn
-    status: str = ""
-    idle: bool = True
-    last_seen: str | None = None
-    model: str | None = None
-    spawn: dict = field(default_factory=dict)
-
-    def to_json(self) -> dict:
-        data = {"name": self.name, "kind": self.kind, "status": self.status, "idle": self.idle, "last_seen": self.last_seen}
-        if self.model:
-            data["model"] = self.model
-        if self.spawn:
-            data["spawn"] = self.spawn
-        return data
-
-
-def roster(project: Project, config) -> list[RosterEntry]:
-    """Every agent: defined ones, sessions that have spoken up, and running or recent spawns."""
-    from rooms_cli.agents import agent_ids
-    from rooms_cli.messaging.spawn import latest_by_alias
-
-    spawns = latest_by_alias(project)
-    defined = set(agent_ids(project))
-    sessions = set(_names_in(project.path("status"), ".json")) | set(_names_in(project.path("run", "seen")))
-    entries: list[RosterEntry] = []
-    for name in sorted(defined | sessions | set(spawns)):
-        spawn = spawns.get(name)
-        if spawn is not None and name not in defined and not spawn.active:
-            age = _age(spawn.finished)
-            if age is not None and age > RECENT_SPAWN:
-                continue
-        record = read_status(project, name)
-        seen = last_seen(project, name)
-        age = _age(seen)
-        entry = RosterEntry(
-            name=name,
-            kind="agent" if name in defined else "spawn" if spawn is not None else "session",
-            status=record.get("status") or "",
-            idle=not (age is not None and age <= IDLE_AFTER),
-            last_seen=seen,
-        )
-        if name in defined:
-            entry.model = _model_of(project, config, name)
-        if spawn is not None:
-            entry.spawn = {"id": spawn.id, "parent": spawn.parent, "status": spawn.status, "description": spawn.description}
-            entry.idle = not spawn.active
-            if not entry.status:
-                entry.status = spawn.description or ""
-        entries.append(entry)
-    return entries
-
-
-def _model_of(project: Project, config, name: str) -> str | None:
-    from rooms_cli.agents import load_agent
-    from rooms_cli.errors import RoomsError
-
-    try:
-        return load_agent(project, name).model_string(config.default_model)
-    except RoomsError:
-        return None  # a broken definition is reported by the commands that use it
-
-
-def recipients_for_everyone(project: Project, config, sender: str) -> list[str]:
-    """Who a message without --to reaches: every agent on the roster except the sender and finished spawns."""
-    return [e.name for e in roster(project, config) if e.name != sender and not (e.kind == "spawn" and e.idle)]
-
-
-def known_names(project: Project) -> set[str]:
-    """Every name messaging has heard of: defined agents, sessions, inbox owners, spawn aliases."""
+def session_names(project: Project) -> set[str]:
+    """Every name messaging has heard of apart from spawns: defined agents, sessions, inbox owners."""
     from rooms_cli.agents import agent_ids
     from rooms_cli.messaging.inbox import inbox_owners
-    from rooms_cli.messaging.spawn import list_spawns
 
     return (
-        set(agent_ids(project)) | set(_names_in(project.path("status"), ".json"))
-        | set(_names_in(project.path("run", "seen"))) | set(inbox_owners(project))
-        | {s.alias for s in list_spawns(project)}
+        set(agent_ids(project)) | set(names_in(layout.status_dir(project), ".json"))
+        | set(names_in(layout.seen_dir(project))) | set(inbox_owners(project))
     )

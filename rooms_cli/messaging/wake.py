@@ -18,6 +18,8 @@ from rooms_cli.agents import Agent, agent_ids, load_agent
 from rooms_cli.errors import RoomsError
 from rooms_cli.messaging.inbox import InboxMessage, deliver, mark_read, unread_messages
 from rooms_cli.messaging.status import mark_announced, touch
+from rooms_cli.passes import is_pass
+from rooms_cli.store import layout
 from rooms_cli.store.locks import try_lock
 from rooms_cli.store.paths import Project
 
@@ -85,7 +87,7 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
     from rooms_cli.models import provider_for
     from rooms_cli.models.base import Message
 
-    lock = try_lock(project.path("run", "wake", agent.id))
+    lock = try_lock(layout.wake_lock(project, agent.id))
     if lock is None:
         return None
     try:
@@ -102,7 +104,7 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
         text = completion.text.strip()
         targets = {m.sender: m for m in woke if m.sender != agent.id}
         replies = []
-        if text and text != "/pass":
+        if text and not is_pass(text):
             for sender, original in targets.items():
                 meta = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
                 replies.append(deliver(project, sender, agent.id, text, kind="direct", reply_to=original.n, meta=meta))

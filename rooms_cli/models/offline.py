@@ -18,6 +18,7 @@ import re
 from collections import Counter
 
 from rooms_cli.models.base import Completion, Message, Provider, Usage, estimate_tokens
+from rooms_cli.passes import PASS
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -295,7 +296,7 @@ class OfflineProvider(Provider):
         elif purpose == "rank":
             text = rank_labels(agent, last)
         elif purpose == "chat" and agent is not None and should_pass(agent, last):
-            text = "/pass"
+            text = PASS
         elif agent is not None:
             text = reply_in_voice(agent, last, salt=len(messages), previous=_previous_speaker(messages, _display(agent)))
         else:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from rooms_cli.errors import RoomsError
+from rooms_cli.findings import Finding
 
 
-def check(project, config) -> list:
-    from rooms_cli.doctor import Finding
+def check(project, config) -> list[Finding]:
     from rooms_cli.roundtable import queue, schedule
 
     findings = []

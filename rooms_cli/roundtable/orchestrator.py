@@ -20,7 +20,7 @@ from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
 from rooms_cli.roundtable.formats import Format, get_format
-from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, sanitize
+from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, sanitize
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
@@ -60,8 +60,8 @@ class RoundtableRequest:
             validate_name(self.room, "room id")
         if self.turns is not None and self.turns < 1:
             raise InvalidInput(f"--turns must be at least 1, got {self.turns}")
-        if self.max_chars < 20:
-            raise InvalidInput(f"--max-chars must be at least 20, got {self.max_chars}")
+        if self.max_chars < MIN_MAX_CHARS:
+            raise InvalidInput(f"--max-chars must be at least {MIN_MAX_CHARS}, got {self.max_chars}")
         if not 0 <= self.pace < float("inf"):
             raise InvalidInput(f"--pace must be a finite number of seconds, not negative, got {self.pace}")
 

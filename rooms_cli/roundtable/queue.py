@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
-from rooms_cli.store import jsonl
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
 from rooms_cli.store.ids import new_id, resolve_prefix
 from rooms_cli.store.locks import locked
@@ -40,7 +40,7 @@ STATUSES = ("pending", "running", "done", "failed")
 
 
 def queue_path(project: Project):
-    return project.path("roundtables", "queue.jsonl")
+    return layout.roundtable_queue_file(project)
 
 
 @dataclass

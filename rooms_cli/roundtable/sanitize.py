@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-DEFAULT_MAX_CHARS = 120
+DEFAULT_MAX_CHARS = 120  # the cap on each roundtable turn (`--max-chars`)
+MIN_MAX_CHARS = 20  # below this a turn cannot say anything
 
 _URL_RE = re.compile(r"(?:https?://|ftp://|www\.)\S+", re.IGNORECASE)
 _MD_LINK_RE = re.compile(r"\[([^\]]*)\]\((?:https?://|www\.)[^)]*\)", re.IGNORECASE)

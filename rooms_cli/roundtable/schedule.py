@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from rooms_cli.errors import InvalidData
-from rooms_cli.store import atomic
+from rooms_cli.store import atomic, layout
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import stable_random
 
@@ -271,7 +271,7 @@ class ScheduleState:
 
 
 def state_path(project: Project):
-    return project.path("schedule", "state.json")
+    return layout.schedule_state_file(project)
 
 
 def read_state(project: Project) -> ScheduleState:

@@ -2,7 +2,7 @@
 
     from rooms_cli.store import open_project
     project = open_project()            # nearest .rooms/ upwards, or --dir / ROOMS_DIR
-    path = project.path("rooms", room, "transcript.jsonl")   # every segment validated
+    path = layout.transcript_file(project, room)   # store/layout.py names every file
     jsonl.append(path, record)          # whole line, under lock, fsynced
 """
 

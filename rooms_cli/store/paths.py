@@ -4,7 +4,8 @@ Discovery: `--dir PATH` (passed in), else `ROOMS_DIR`, else the nearest `.rooms/
 directory upwards, like git. `--dir`/`ROOMS_DIR` may name the `.rooms` directory itself or the
 project directory that holds it.
 
-`Project.path(*segments)` is how every part names a file: each segment must be a valid name
+`Project.path(*segments)` is the primitive under `store/layout.py`, which names every file a part
+uses (parts call the layout, never `Project.path` directly): each segment must be a valid name
 (`[a-z0-9][a-z0-9._-]*`, no `..`), and the result must stay inside `.rooms/` once symlinks are
 resolved, so no id can ever escape it.
 """

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
+from rooms_cli.messaging.spawn import FINAL
 from rooms_cli.store.clock import now_iso
 from rooms_cli.watch.sources import Source
 
-FINAL_SPAWN_STATUSES = ("done", "failed", "lost", "finished", "error", "killed", "cancelled")
 ACTIVE_SPAWN_STATUSES = ("starting", "running")
 _TAG_RE = re.compile(r"[^a-z0-9_]+")
 
@@ -172,7 +172,7 @@ def _spawn(source: Source, before: dict | None, after: dict) -> list[dict]:
 
     if before is None:
         events.append(make("spawn.start", ("started", "created", "ts")))
-    if status in FINAL_SPAWN_STATUSES:
+    if status in FINAL:
         events.append(_put(make("spawn.finish", ("finished", "updated", "ts")), after, "output", "error"))
     elif before is not None and status not in ACTIVE_SPAWN_STATUSES:
         events.append(make("spawn.status", ("updated", "ts")))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import zlib
 
+from rooms_cli.passes import is_pass
 from rooms_cli.watch.events import summarize
 
 Parts = list[tuple[str, str]]
@@ -67,7 +68,7 @@ def _chat(what: str, event: dict) -> Parts:
         return [(speaker, speaker_style(speaker)), (": ", ""), (text.replace("\n", "\n    "), "")]
     if what in ("pass", "flavor"):  # as chat shows them: `* architect leans back and listens *`
         colour = speaker_style(speaker).replace("bold ", "italic ")
-        said = text if text and text != "/pass" else ("passes" if what == "pass" else "")
+        said = text if text and not is_pass(text) else ("passes" if what == "pass" else "")
         return [("* ", "italic dim"), (speaker, colour), (f" {_one_line(said)} *" if said else " *", "italic dim")]
     if what == "budget_exhausted":
         return [("⏸ " + (_one_line(text) or "budget exhausted"), "bold yellow")]

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from rooms_cli.chat.rooms import room_exists
 from rooms_cli.errors import NotFound
+from rooms_cli.store import layout
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.paths import Project
 
@@ -84,7 +86,7 @@ class Selection:
     def check(self, project: Project) -> None:
         """Refuse a named room that does not exist (a typo would otherwise watch nothing forever)."""
         for room in dict.fromkeys(self.rooms + self.boards):
-            if not (project.path("rooms", room, "state.jsonl").exists() or project.path("rooms", room, "room.yaml").exists()):
+            if not room_exists(project, room):
                 raise NotFound(f"no room {room!r}; see `rooms room list`, or watch with --all to pick up new rooms")
 
 
@@ -117,25 +119,25 @@ class Discovery:
         rooms = list(sel.rooms)
         boards = list(sel.boards)
         if sel.all:
-            every = [name for name, is_dir in self._entries(project.path("rooms")) if is_dir and is_valid_name(name)]
+            every = [name for name, is_dir in self._entries(layout.rooms_dir(project)) if is_dir and is_valid_name(name)]
             rooms += every
             boards += every
         for room in dict.fromkeys(rooms):
-            add(Source("chat", project.path("rooms", room, "transcript.jsonl"), "room", room))
+            add(Source("chat", layout.transcript_file(project, room), "room", room))
         for room in dict.fromkeys(boards):
-            for path in self._walk(project.path("rooms", room, "board")):
+            for path in self._walk(layout.board_dir(project, room)):
                 if path.suffix == ".jsonl":
                     add(Source("task", path, "room", room))
         if sel.groups or sel.all:
-            for name, path in self._files(project.path("groups"), ".jsonl"):
+            for name, path in self._files(layout.groups_dir(project), ".jsonl"):
                 add(Source("group", path, "group", name))
         inboxes = list(sel.inboxes)
         if sel.all:
-            inboxes += [name for name, _ in self._files(project.path("inbox"), ".jsonl")]
+            inboxes += [name for name, _ in self._files(layout.inbox_dir(project), ".jsonl")]
         for agent in dict.fromkeys(inboxes):
-            add(Source("inbox", project.path("inbox", agent + ".jsonl"), "agent", agent))
+            add(Source("inbox", layout.inbox_file(project, agent), "agent", agent))
         if sel.all:
-            for name, path in self._files(project.path("spawns"), ".json"):
+            for name, path in self._files(layout.spawns_dir(project), ".json"):
                 add(Source("spawn", path, "spawn", name, snapshot=True))
         return list(found.values())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rooms_cli.chat import slash
 from rooms_cli.errors import RoomsError
+from rooms_cli.store import layout
 
 HISTORY_LINES = 1000
 
@@ -54,7 +55,7 @@ def _setup_readline(project):
         import readline
     except ImportError:  # pragma: no cover - Windows without pyreadline
         return None
-    history = project.path("run", "chat-history")
+    history = layout.chat_history_file(project)
     history.parent.mkdir(parents=True, exist_ok=True)
     try:
         readline.read_history_file(history)

@@ -1,4 +1,4 @@
-"""A doctor for providers: which are configured (`rooms models list`) and does one answer (`rooms models test`).
+"""Which model providers are configured (`rooms models list`) and does one answer (`rooms models test`).
 
 A test sends one short prompt, streamed, and reports the provider, the model, the latency (total
 and to the first piece of text), the usage and the reply; a failure is the provider's own error

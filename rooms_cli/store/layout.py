@@ -1,0 +1,208 @@
+"""The `.rooms/` layout, in one place: every file and folder a part or `rooms watch` uses, by name.
+
+Parts never spell a path: they call the function named for the file (`transcript_file(project,
+room)`, `inbox_file(project, agent)`…). Each function validates the ids it is given before any path
+is built, and `Project.path` refuses anything that would resolve outside `.rooms/`.
+
+    agents/<agent>.md                         agent_file           (agents_dir)
+    rooms/<room>/state.jsonl                  room_state_log       (rooms_dir, room_dir)
+    rooms/<room>/room.yaml                    room_file            (read only: what older versions wrote)
+    rooms/<room>/transcript.jsonl             transcript_file
+    rooms/<room>/floor                        floor_lock           (one chat turn at a time)
+    rooms/<room>/sessions/<agent>.jsonl       session_file
+    rooms/<room>/board/tasks/<task>.jsonl     task_file            (board_dir, tasks_dir)
+    chat/<room>.md                            saved_transcript_file
+    deliberations/<agent>/                    deliberations_dir
+    groups/<name>.jsonl | .yaml | .gather     group_log, group_gather_lock (groups_dir: presets *.yaml)
+    inbox/<agent>.jsonl, inbox/read/<agent>.jsonl   inbox_file, inbox_read_file (inbox_dir)
+    spawns/<id>.json, spawns/aliases          spawn_file, spawn_aliases_lock (spawns_dir)
+    status/<agent>.json                       status_file          (status_dir)
+    roundtables/queue.jsonl                   roundtable_queue_file
+    schedule/state.json                       schedule_state_file
+    memories/<agent>.jsonl                    memories_file        (memories_dir)
+    run/…                                     local, never committed (.rooms/.gitignore): current room,
+                                              chat history, board snapshots, spawn locks and logs,
+                                              seen markers, wake locks
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rooms_cli.store.ids import validate_name
+from rooms_cli.store.paths import Project
+
+TASK_SUFFIX = ".jsonl"
+
+
+def _room(room: str) -> str:
+    return validate_name(room, "room id")
+
+
+def _agent(agent: str) -> str:
+    return validate_name(agent, "agent id")
+
+
+# agents -------------------------------------------------------------------------------------------
+
+def agents_dir(project: Project) -> Path:
+    return project.path("agents")
+
+
+def agent_file(project: Project, agent: str) -> Path:
+    return project.path("agents", _agent(agent) + ".md")
+
+
+# chat rooms ---------------------------------------------------------------------------------------
+
+def rooms_dir(project: Project) -> Path:
+    return project.path("rooms")
+
+
+def room_dir(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room))
+
+
+def room_file(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room), "room.yaml")
+
+
+def room_state_log(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room), "state.jsonl")
+
+
+def transcript_file(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room), "transcript.jsonl")
+
+
+def floor_lock(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room), "floor")
+
+
+def session_file(project: Project, room: str, agent: str) -> Path:
+    return project.path("rooms", _room(room), "sessions", _agent(agent) + ".jsonl")
+
+
+def saved_transcript_file(project: Project, room: str) -> Path:
+    return project.path("chat", _room(room) + ".md")
+
+
+def deliberations_dir(project: Project, agent: str) -> Path:
+    return project.path("deliberations", _agent(agent))
+
+
+def current_room_file(project: Project) -> Path:
+    return project.path("run", "current-room")
+
+
+def chat_history_file(project: Project) -> Path:
+    return project.path("run", "chat-history")
+
+
+# board --------------------------------------------------------------------------------------------
+
+def board_dir(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room), "board")
+
+
+def tasks_dir(project: Project, room: str) -> Path:
+    return project.path("rooms", _room(room), "board", "tasks")
+
+
+def task_file(project: Project, room: str, task_id: str) -> Path:
+    return project.path("rooms", _room(room), "board", "tasks", task_id.lower() + TASK_SUFFIX)
+
+
+def board_snapshot_file(project: Project, room: str) -> Path:
+    return project.path("run", "board", _room(room) + ".json")
+
+
+# groups -------------------------------------------------------------------------------------------
+
+def groups_dir(project: Project) -> Path:
+    return project.path("groups")
+
+
+def group_log(project: Project, name: str) -> Path:
+    return project.path("groups", validate_name(name, "group name") + ".jsonl")
+
+
+def group_gather_lock(project: Project, name: str) -> Path:
+    return project.path("groups", validate_name(name, "group name") + ".gather")
+
+
+# messaging ----------------------------------------------------------------------------------------
+
+def inbox_dir(project: Project) -> Path:
+    return project.path("inbox")
+
+
+def inbox_file(project: Project, agent: str) -> Path:
+    return project.path("inbox", _agent(agent) + ".jsonl")
+
+
+def inbox_read_file(project: Project, agent: str) -> Path:
+    return project.path("inbox", "read", _agent(agent) + ".jsonl")
+
+
+def spawns_dir(project: Project) -> Path:
+    return project.path("spawns")
+
+
+def spawn_file(project: Project, spawn_id: str) -> Path:
+    return project.path("spawns", validate_name(spawn_id, "spawn id") + ".json")
+
+
+def spawn_aliases_lock(project: Project) -> Path:
+    return project.path("spawns", "aliases")
+
+
+def spawn_lock(project: Project, spawn_id: str) -> Path:
+    return project.path("run", "spawns", validate_name(spawn_id, "spawn id") + ".lock")
+
+
+def spawn_log(project: Project, spawn_id: str) -> Path:
+    return project.path("run", "spawns", validate_name(spawn_id, "spawn id") + ".log")
+
+
+def status_dir(project: Project) -> Path:
+    return project.path("status")
+
+
+def status_file(project: Project, agent: str) -> Path:
+    return project.path("status", _agent(agent) + ".json")
+
+
+def seen_dir(project: Project) -> Path:
+    return project.path("run", "seen")
+
+
+def seen_file(project: Project, agent: str) -> Path:
+    return project.path("run", "seen", _agent(agent))
+
+
+def tick_log(project: Project) -> Path:
+    """What cron's `rooms tick` prints (git-ignored like the rest of run/)."""
+    return project.path("run", "tick.log")
+
+
+def wake_lock(project: Project, agent: str) -> Path:
+    return project.path("run", "wake", _agent(agent))
+
+
+# roundtables, schedule, memories ------------------------------------------------------------------
+
+def roundtable_queue_file(project: Project) -> Path:
+    return project.path("roundtables", "queue.jsonl")
+
+
+def schedule_state_file(project: Project) -> Path:
+    return project.path("schedule", "state.json")
+
+
+def memories_dir(project: Project) -> Path:
+    return project.path("memories")
+
+
+def memories_file(project: Project, agent: str) -> Path:
+    return project.path("memories", _agent(agent) + ".jsonl")
