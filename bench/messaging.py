@@ -1,7 +1,8 @@
 """Messaging benchmarks: python bench/messaging.py  (prints a table; not a test).
 
 - deliver one message into an inbox of 10 vs 10 000 messages (numbering reads only the tail)
-- read the unread messages of an inbox of 10 vs 10 000 messages
+- read the unread messages of an inbox of 10 vs 10 000 messages (per-message read marks: the whole
+  inbox is read, so this grows with the inbox; merge safety over speed, see docs/git.md)
 - 4 processes sending 200 messages each into one inbox (locks under contention)
 - `rooms spawn` returning vs the spawned runner finishing; the gap from a spawn's end to `rooms wait` returning
 """
@@ -19,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from rooms_cli.config import load_config  # noqa: E402
-from rooms_cli.messaging.inbox import deliver, mark_read, unread_messages  # noqa: E402
+from rooms_cli.messaging.inbox import InboxMessage, deliver, mark_read, unread_messages  # noqa: E402
 from rooms_cli.project import initialize  # noqa: E402
 from rooms_cli.store import jsonl  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
@@ -30,7 +31,7 @@ def fill(project, agent: str, count: int) -> None:
     records = [{"n": i, "id": f"i-{i}", "ts": "2026-11-21T10:00:00.000Z", "from": "x", "to": agent, "kind": "direct",
                 "text": f"message {i} " + "lorem ipsum " * 8} for i in range(1, count + 1)]
     jsonl.append_many(path, records)
-    mark_read(project, agent, count - 5)
+    mark_read(project, agent, [InboxMessage.from_json(r) for r in records[:-5]])
 
 
 def per_call(fn, repeat: int) -> float:

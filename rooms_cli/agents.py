@@ -219,6 +219,9 @@ def load_agent_file(project: Project, path: Path) -> Agent:
         raise InvalidData(f"{where}: not UTF-8 text") from None
     except OSError as exc:
         raise InvalidData(f"cannot read {where}: {exc.strerror}") from None
+    from rooms_cli.store import conflicts
+
+    conflicts.check_text(where, text)
     agent = parse_agent(text, where, path.stem)
     check_model(agent, project, where)
     agent.path = where

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,8 +189,11 @@ def load_config(project: Project | None) -> Config:
     return config
 
 
-def identity(explicit: str | None, config: Config) -> str:
-    """Who acts: --as, else ROOMS_AGENT, else `user:` in .rooms.yaml, else $USER."""
+def identity(explicit: str | None, config: Config | Callable[[], Config]) -> str:
+    """Who acts: --as, else ROOMS_AGENT, else `user:` in .rooms.yaml, else $USER.
+
+    `config` may be a function giving it: .rooms.yaml is then read only when neither --as nor
+    ROOMS_AGENT says who acts (most agent commands never parse YAML)."""
     from rooms_cli.store.ids import validate_name
 
     if explicit is not None and not explicit.strip():  # `--as ''` is a mistake, not "unset"
@@ -197,9 +201,11 @@ def identity(explicit: str | None, config: Config) -> str:
     for source, value in (
         ("--as", explicit),
         ("ROOMS_AGENT", os.environ.get("ROOMS_AGENT")),
-        ("user in .rooms.yaml", config.user),
+        ("user in .rooms.yaml", None),
         ("$USER", os.environ.get("USER") or os.environ.get("USERNAME")),
     ):
+        if source == "user in .rooms.yaml":
+            value = (config() if callable(config) else config).user
         if value:
             if source == "$USER":
                 value = value.lower()

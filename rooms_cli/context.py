@@ -31,7 +31,7 @@ class Context:
     @cached_property
     def me(self) -> str:
         """The acting identity: --as, ROOMS_AGENT, user: in .rooms.yaml, $USER."""
-        return identity(self.as_, self.config)
+        return identity(self.as_, lambda: self.config)
 
     @cached_property
     def room(self) -> str:

@@ -1,6 +1,8 @@
 """`rooms doctor`: check the integrity of `.rooms/` and say what to do about each finding.
 
-Checks: the config and every agent file load; every JSONL log parses (torn tails, corrupt lines);
+Checks: the config and every agent file load; no file holds git conflict markers (an unresolved
+merge) and `.rooms/.gitattributes`/`.gitignore` have the lines merging needs (docs/git.md); every
+JSONL log parses (torn tails, corrupt lines);
 every JSON/YAML state file parses; nothing under .rooms/ is a symlink leading outside it; temp files
 left by killed writers; providers used by agents are reachable; plus each part's own checks
 (dangling leases, orphan spawns…) named in `rooms_cli.registry.DOCTOR_CHECKS` as
@@ -45,6 +47,14 @@ def check_files(project: Project) -> list[Finding]:
         name = path.name
         if name.endswith(".lock"):
             continue
+        conflict = _conflict_in(path)
+        if conflict is not None:
+            findings.append(Finding(
+                "error", "merge-conflict", f"{rel} has an unresolved git merge (conflict markers at line {conflict})",
+                f"edit {rel}: keep the lines of both sides and delete the marker lines (<<<<<<<, =======, >>>>>>>), "
+                f"then `git add {rel}`" + (" — a log merges by itself once .rooms/.gitattributes says *.jsonl merge=union"
+                                          if name.endswith(".jsonl") else ""), rel))
+            continue
         if name.endswith(".tmp"):
             findings.append(Finding("warning", "temp-file", f"{rel} is a temporary file left by an interrupted write",
                                     f"it holds nothing acknowledged; remove it: rm {rel}", rel))
@@ -64,6 +74,47 @@ def check_files(project: Project) -> list[Finding]:
                 atomic.read_yaml(path)
         except RoomsError as err:
             findings.append(Finding("error", "file", err.message, f"repair or restore {rel} (e.g. from git)", rel))
+    return findings
+
+
+def _conflict_in(path: Path) -> int | None:
+    from rooms_cli.store import conflicts
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # reported by the parse checks
+    if conflicts.conflict_line(data) is not None:
+        return conflicts.conflict_line(data)
+    if path.name.endswith(".jsonl"):
+        for lineno, raw in enumerate(data.split(b"\n"), 1):
+            if conflicts.is_marker(raw):
+                return lineno
+    return None
+
+
+def check_git_files(project: Project) -> list[Finding]:
+    """`.rooms/.gitattributes` and `.gitignore` hold what merging between clones needs."""
+    from rooms_cli.store.paths import GITATTRIBUTES_LINES, GITIGNORE_LINES
+
+    findings = []
+    for name, needed, why in (
+        (".gitattributes", GITATTRIBUTES_LINES, "without it, two clones that both appended to a log conflict in git"),
+        (".gitignore", GITIGNORE_LINES, "without it, lock and temporary files get committed"),
+    ):
+        path = project.dir / name
+        try:
+            have = {line.strip() for line in path.read_text("utf-8").splitlines()}
+        except FileNotFoundError:
+            have = set()
+        except (OSError, UnicodeDecodeError):
+            continue  # reported by check_files
+        missing = [line for line in needed if line not in have]
+        if missing:
+            rel = project.relative(path)
+            lines = "\\n".join(missing)
+            findings.append(Finding("warning", "git", f"{rel} lacks {', '.join(repr(x) for x in missing)}: {why}",
+                                    f"printf '{lines}\\n' >> {rel} && git add {rel}", rel))
     return findings
 
 
@@ -156,7 +207,7 @@ def check_parts(project: Project, config) -> list[Finding]:
 
 
 def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
-    findings = check_files(project) + check_definitions(project)
+    findings = check_files(project) + check_git_files(project) + check_definitions(project)
     findings.extend(check_parts(project, config))
     if providers:
         findings.extend(check_providers(project, config))

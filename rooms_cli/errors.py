@@ -59,6 +59,13 @@ class InvalidData(RoomsError):
     code = "invalid_data"
 
 
+class MergeConflict(InvalidData):
+    """A file under .rooms/ still holds git's conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`): a merge
+    was left unresolved. `data` names the file; `rooms doctor` lists every such file with the fix."""
+
+    code = "merge_conflict"
+
+
 class NotInitialized(RoomsError):
     code = "not_initialized"
 

@@ -1,6 +1,11 @@
 """Memories: lessons agents learned, `.rooms/memories/<agent>.jsonl`, fed into later prompts.
 
-A record: {"id": "l-…", "ts": ISO, "agent": "analyst", "lesson": "one line", "source": "rt-…"}.
+A lesson: {"id": "l-…", "ts": ISO, "agent": "analyst", "lesson": "one line", "source": "rt-…"}.
+Forgetting appends {"id": "f-…", "ts": ISO, "forget": ["l-…", …]} (the lessons it removes, by id)
+instead of rewriting the file: a rewrite merged in git with another clone's new lessons could
+bring forgotten lessons back or lose the new ones; an append merges (union) with neither. Lessons
+are read in time/id order, minus the forgotten ones. Files earlier versions rewrote are plain
+lessons and read as they are.
 Chat and roundtable prompts include `recent_lessons(project, agent, limit)`; the limit (and the
 cap on a lesson's length) keeps prompts bounded however many lessons pile up.
 """
@@ -8,7 +13,7 @@ cap on a lesson's length) keeps prompts bounded however many lessons pile up.
 from __future__ import annotations
 
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic, jsonl, layout
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, resolve_prefix
 from rooms_cli.store.locks import locked
@@ -41,7 +46,18 @@ def add_lessons(project: Project, agent: str, lessons: list[str], source: str) -
 
 
 def list_lessons(project: Project, agent: str) -> list[dict]:
-    return jsonl.read(memories_path(project, agent))
+    """The lessons of `agent` not forgotten, oldest first (time/id order, whatever a merge did to the lines)."""
+    return _lessons(jsonl.read(memories_path(project, agent)))
+
+
+def _lessons(records: list[dict]) -> list[dict]:
+    forgotten: set[str] = set()
+    for record in records:
+        ids = record.get("forget")
+        if isinstance(ids, list):
+            forgotten.update(x for x in ids if isinstance(x, str))
+    return [r for r in jsonl.in_order(records)
+            if "forget" not in r and not (isinstance(r.get("id"), str) and r["id"] in forgotten)]
 
 
 def require_agent(project: Project, agent: str) -> None:
@@ -58,8 +74,10 @@ def agents_with_lessons(project: Project) -> list[str]:
 
 
 def recent_lessons(project: Project, agent: str, limit: int = DEFAULT_PROMPT_LIMIT) -> list[str]:
-    """The newest `limit` lessons of `agent` (read from the end of its log)."""
-    return [r.get("lesson", "") for r in jsonl.tail(memories_path(project, agent), limit) if r.get("lesson")]
+    """The newest `limit` lessons of `agent`."""
+    if limit <= 0:
+        return []
+    return [r.get("lesson", "") for r in list_lessons(project, agent) if r.get("lesson")][-limit:]
 
 
 def prompt_limit(config) -> int:
@@ -85,14 +103,14 @@ def forget(
 ) -> list[dict]:
     """Remove lessons of `agent` (by id prefix, by source roundtable, or all); return the removed ones.
 
-    The log is rewritten atomically under its lock, so a concurrent append is never lost.
+    Appends one `forget` record naming them (under the log's lock), so the removal merges in git.
     """
     if not (ids or source or everything):
         raise InvalidInput("say what to forget: lesson ids, --source ROUNDTABLE_ID, or --all")
     require_agent(project, agent)
     path = memories_path(project, agent)
     with locked(path):
-        records = jsonl.read(path)
+        records = _lessons(jsonl.read(path))
         doomed: set[str] = set()
         for given in ids or []:
             doomed.add(resolve_prefix(given, [str(r.get("id", "")) for r in records], "lesson id"))
@@ -101,6 +119,6 @@ def forget(
             if everything or r.get("id") in doomed or (source is not None and r.get("source") == source)
         ]
         if removed:
-            kept = [r for r in records if r not in removed]
-            atomic.write_text(path, "".join(jsonl.dumps(r) + "\n" for r in kept))
+            ids = [str(r.get("id", "")) for r in removed]
+            jsonl.append_many(path, [{"id": new_id("f"), "ts": now_iso(), "forget": ids}], lock=False)
     return removed

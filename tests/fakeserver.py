@@ -19,8 +19,7 @@ Quick use::
         ...
         assert server.requests[0].json["model"] == "m"
 
-As a pytest fixture, write one in the test module (importing ``fake_server`` from here works too,
-but ruff then wants ``# noqa: F401`` on the import and ``# noqa: F811`` on each test using it)::
+As a pytest fixture, write one in the test module::
 
     @pytest.fixture
     def server():
@@ -28,7 +27,8 @@ but ruff then wants ``# noqa: F401`` on the import and ``# noqa: F811`` on each 
             yield s
 
 The module is importable as ``fakeserver`` because pytest puts tests/ on sys.path (tests/ has no
-__init__.py).
+__init__.py); the benchmarks put tests/ on sys.path themselves. It needs only the standard library
+(no pytest), so `python bench/chat.py` and `python bench/groups.py` run after a plain `pip install -e .`.
 
 Behaviour
 ---------
@@ -85,8 +85,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import pytest
 
 DEFAULT_TEXT = "Hello from the fake server."
 
@@ -534,10 +532,3 @@ class _Handler(BaseHTTPRequestHandler):
         end_usage = {} if reply.omit_usage else {"usage": {"output_tokens": usage[1]}}
         yield event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, **end_usage})
         yield event("message_stop", {"type": "message_stop"})
-
-
-@pytest.fixture
-def fake_server():
-    """A started FakeServer, stopped after the test."""
-    with FakeServer() as server:
-        yield server

@@ -85,8 +85,11 @@ class Clone:
         return True
 
     def pull(self, other: Clone | None = None) -> None:
-        """Merge `other`'s main (or origin's) into this clone; raise MergeConflict when git cannot."""
+        """Commit (both sides), then merge `other`'s main (or origin's) into this clone; raise
+        MergeConflict when git cannot."""
         self.commit()
+        if other is not None:
+            other.commit()
         source = str(other.path) if other is not None else "origin"
         proc = self.git("pull", "-q", "--no-rebase", "--no-edit", source, "main", check=False)
         if proc.returncode != 0:
@@ -196,7 +199,9 @@ class GitClones:
         self.git(seed, "push", "-q", "origin", "main")
 
     def git(self, cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=_git_env(self.home), timeout=60)
+        # no background gc/maintenance: it would outlive the test and race the temporary directory's removal
+        quiet = ["-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "core.fsync=none"]
+        proc = subprocess.run(["git", *quiet, *args], cwd=cwd, capture_output=True, text=True, env=_git_env(self.home), timeout=180)
         if check and proc.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} in {cwd}: {proc.stdout}{proc.stderr}")
         return proc

@@ -224,3 +224,18 @@ def test_finished_spawn_statuses_are_defined_once():
     from rooms_cli.watch import events
 
     assert events.FINAL is spawn.FINAL
+
+
+def test_commands_take_the_shared_options_from_one_decorator():
+    """--dir/--json/--as/--room come from cli/shared.py's @shared, never re-declared by a command."""
+    shared_names = {"DirOpt", "JsonOpt", "AsOpt"}
+    offenders = []
+    for name, path in _modules().items():
+        if not name.startswith("rooms_cli.cli.") or name in ("rooms_cli.cli.shared", "rooms_cli.cli.options"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.FunctionDef):
+                for arg in node.args.args + node.args.kwonlyargs:
+                    if isinstance(arg.annotation, ast.Name) and arg.annotation.id in shared_names:
+                        offenders.append(f"{name}.{node.name}({arg.arg})")
+    assert offenders == []

@@ -22,7 +22,7 @@ def add(cli, title="Write the spec", lane="researcher", *extra):
 
 
 def test_every_task_command_has_help_with_an_example(cli):
-    names = ["add", "create", "show", "update", "archive", "claim", "next", "renew", "release", "done",
+    names = ["add", "create", "list", "show", "update", "archive", "claim", "next", "renew", "release", "done",
              "set-status", "assign", "accept", "reject", "resolve"]
     for name in names:
         result = cli("task", name, "--help")
@@ -239,3 +239,20 @@ def test_done_after_next_finds_the_holders_lease_without_rooms_lease(cli, projec
     done = cli("task", "done", task_id, "--summary", "spec written", "--json")
     assert done.exit_code == 0, done.stderr
     assert done.json()["status"] == "done"
+
+
+def test_task_list_filters_by_lane_status_and_holder(cli, project_dir, clock):
+    first = add(cli, "Write the spec")
+    second = add(cli, "Review the spec", "reviewer")
+    third = add(cli, "Archive me", "reviewer")
+    cli("task", "archive", third)
+    cli("task", "claim", second, "--as", "reviewer")
+    every = cli("task", "list", "--json").json()
+    assert [t["id"] for t in every] == [first, second]  # lane order; archived left out
+    assert [t["id"] for t in cli("task", "list", "--lane", "researcher", "--json").json()] == [first]
+    assert [t["id"] for t in cli("task", "list", "--status", "doing", "--json").json()] == [second]
+    assert [t["id"] for t in cli("task", "list", "--holder", "reviewer", "--json").json()] == [second]
+    assert cli("task", "list", "--holder", "researcher", "--json").json() == []
+    text = cli("task", "list").stdout.splitlines()
+    assert text[0].startswith(f"{first}  [todo]  Write the spec") and text[1].startswith(f"{second}  [doing]")
+    assert cli("task", "list", "--status", "bogus").exit_code == 2

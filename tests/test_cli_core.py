@@ -77,7 +77,7 @@ def test_init_inside_an_existing_project_warns_about_nesting(tmp_path, cli):
 
 def test_init_writes_git_friendly_files(tmp_path, cli):
     cli("init", str(tmp_path))
-    assert (tmp_path / ".rooms" / ".gitattributes").read_text() == "*.jsonl merge=union\n"
+    assert "*.jsonl merge=union\n" in (tmp_path / ".rooms" / ".gitattributes").read_text()
     ignore = (tmp_path / ".rooms" / ".gitignore").read_text()
     assert "*.lock" in ignore and "*.tmp" in ignore
     assert (tmp_path / ".rooms.yaml").exists()
@@ -86,7 +86,7 @@ def test_init_writes_git_friendly_files(tmp_path, cli):
 
 def test_init_with_an_unknown_example_lists_the_sets(tmp_path, cli):
     run = cli("init", str(tmp_path), "--example", "nope")
-    assert run.exit_code == 1 and "roundtable" in run.stderr
+    assert run.exit_code == 2 and run.stderr == "error: --example: must be one of dev, gamedev, roundtable, not 'nope'\n"
     assert not (tmp_path / ".rooms").exists()
 
 
@@ -164,3 +164,11 @@ def test_demo_removes_its_temporary_directory_unless_keep(tmp_path, rooms):
     assert kept.json()["dir"] == str(left) and kept.json()["kept"] is True and (left / ".rooms").is_dir()
     mine = rooms("demo", "--only", "board", "--dir", str(tmp_path / "mine"), "--json", env=env, cwd=tmp_path)
     assert mine.json()["kept"] is True and (tmp_path / "mine" / ".rooms").is_dir()
+
+
+def test_the_readme_says_how_long_the_test_command_takes():
+    from pathlib import Path
+
+    first = (Path(__file__).resolve().parent.parent / "README.md").read_text().split("```", 2)[1]
+    line = next(ln for ln in first.splitlines() if "python -m pytest" in ln)
+    assert "minutes" in line

@@ -43,7 +43,7 @@ KINDS: dict[str, tuple[str, list[list[str]]]] = {
     "roundtable queue": (".rooms/roundtables/queue.jsonl", [
         ["tick", "--dry-run"], ["roundtable", "queue"], ["roundtable", "queue", "debate", "--topic", "x"], ["tick"]]),
     "spawn record": (".rooms/spawns/{spawn}.json", [["wait", "--timeout", "5s"], ["agents"], ["tick"]]),
-    "status": (".rooms/status/you.json", [["agents"], ["attention", "--peek"], ["status", "set", "here"]]),
+    "status": (".rooms/status/you.jsonl", [["agents"], ["attention", "--peek"], ["status", "set", "here"]]),
     "room state": (".rooms/rooms/demo-chat/state.jsonl", [
         ["room", "show", "demo-chat"], ["room", "list"], ["chat", "hello", "--room", "demo-chat"],
         ["transcript", "--room", "demo-chat"], ["agent", "show", "researcher"]]),
@@ -82,8 +82,10 @@ CONFIG_FREE = {"board", "inbox", "group"}
 def damages(kind: str) -> list[str]:
     if kind in LOGS:
         # a line that is JSON but not an object takes the same path as "bad middle line" (the fuzzers try both)
-        return ["bad middle line", "torn tail", "empty", "binary", "a directory"]
-    return ["malformed", "empty", "binary", "a directory"]
+        return ["bad middle line", "torn tail", "empty", "binary", "a directory", "unresolved merge"]
+    if kind == "saved transcript":  # its merge handling lives with the chat part's saved transcripts
+        return ["malformed", "empty", "binary", "a directory"]
+    return ["malformed", "empty", "binary", "a directory", "unresolved merge"]
 
 
 def placeholders(root) -> dict[str, str]:
@@ -118,6 +120,11 @@ def damage(path, how: str, original: bytes) -> None:
         (path / "x").write_text("x")
     elif how == "malformed":
         path.write_bytes(MALFORMED[path.suffix])
+    elif how == "unresolved merge":
+        # what git leaves when it could not merge: both sides between conflict markers
+        lines = original.splitlines(keepends=True)
+        path.write_bytes(b"".join(lines[:1]) + b"<<<<<<< HEAD\n" + b"".join(lines[1:]) + b"=======\n"
+                         + b"".join(lines[1:2]) + b">>>>>>> theirs\n")
 
 
 CASES = [(kind, how) for kind in KINDS for how in damages(kind)]
@@ -138,11 +145,14 @@ def test_a_damaged_file_is_a_warning_or_one_sentence_never_a_traceback(populated
         before = snapshot(populated)
         out = invoke(args, input="{}")
         assert not problems_with_error(out, codes=(0, 1)), (kind, how, args, problems_with_error(out, codes=(0, 1)))
+        if how == "unresolved merge" and path.name in out.stderr:
+            # one clear error (or, where the command goes on without the file, a warning) naming it
+            assert "unresolved git merge" in out.stderr, (kind, how, args, out.stderr)
         if out.exit_code == 1:
             assert path.name in out.stderr or path.parent.name in out.stderr, (kind, how, args, out.stderr)
-            # an I/O failure may come after the command's work (a chat turn, then its session); a tick
-            # runs its other steps before it exits 1 for the one that failed
-            if how != "a directory" and args[0] != "tick":
+            # an I/O failure (or a conflicted log refusing an append) may come after the command's work (a
+            # chat turn, then its session); a tick runs its other steps before it exits 1 for the one that failed
+            if how not in ("a directory", "unresolved merge") and args[0] != "tick":
                 assert changed_files(before, snapshot(populated)) == [], (kind, how, args)
         elif how in ("bad middle line", "not an object"):
             # read on, but never silently: the warning names the file and the line

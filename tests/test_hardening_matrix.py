@@ -58,6 +58,7 @@ VALID: dict[str, list[str]] = {
     "room halt": ["--room", "demo-chat"],
     "task add": ["Write the docs", "--lane", "scribe", "--done", "a docs page"],
     "task create": ["Write the docs", "--lane", "scribe", "--done", "a docs page"],
+    "task list": ["--lane", "reviewer", "--status", "todo"],
     "task show": ["{TASK}"],
     "task update": ["{TASK}", "--title", "Review the auth spec again"],
     "task archive": ["{TASK}"],
@@ -114,7 +115,7 @@ CREATES = {
     ("group rename", "new"), ("room use", "room_id"), ("task add", "--lane"), ("task create", "--lane"),
     ("task assign", "--to"), ("send", "--to"), ("group move-member", "--to"),
     ("roundtable run", "--room"), ("roundtable queue", "--room"),  # a roundtable opens its own room
-    ("board", "--lane"),  # a filter: an unknown lane shows an empty board
+    ("board", "--lane"), ("task list", "--lane"),  # a filter: an unknown lane shows an empty board
 }
 UNKNOWN_ACCEPTED: set[tuple[str, str]] = set()
 DURATION_OPTS = {"--lease", "--timeout", "--since", "--pace"}

@@ -103,13 +103,15 @@ def test_the_quick_start_works_on_a_command_provider(tmp_path):
     assert "(cmd) I read" in (proj / ".rooms/rooms/default/transcript.jsonl").read_text()
 
 
-# (what the user did, argv, files to write first, words the error must hold: the fix)
+# (what the user did, argv, files to write first, words the error must hold: the fix); a bad option
+# value is a usage error (exit 2), the rest exit 1
+USAGE = {"unknown example", "bad duration", "bad time"}
 MISTAKES = [
     ("no project", ["agent", "list"], None, ["rooms init"]),
     ("unknown agent", ["agent", "show", "resercher"], {}, ["known agents", "researcher"]),
     ("unknown room", ["chat", "hi", "--room", "nosuch"], {}, ["rooms room create nosuch"]),
     ("unknown group", ["group", "status", "nosuch"], {}, ["known groups"]),
-    ("unknown example", ["init", ".", "--example", "nope"], {}, ["available", "dev"]),
+    ("unknown example", ["init", ".", "--example", "nope"], {}, ["--example", "dev, gamedev, roundtable"]),
     ("missing key", ["models", "test", "anthropic:claude"], {}, ["ANTHROPIC_API_KEY", "api_key_env"]),
     ("key in config", ["config", "show"], {".rooms.yaml": "providers:\n  x: {type: openai, api_key: sk-1}\n"}, ["api_key_env"]),
     ("shell string", ["config", "show"], {".rooms.yaml": "providers:\n  x: {type: command, command: 'claude -p'}\n"},
@@ -134,7 +136,7 @@ def test_a_common_mistake_gets_an_error_that_says_the_fix(project_dir, tmp_path,
         for rel, text in files.items():
             (project_dir / rel).write_text(text)
     out = invoke(args)
-    assert out.exit_code == 1, (what, out.stdout, out.stderr)
+    assert out.exit_code == (2 if what in USAGE else 1), (what, out.stdout, out.stderr)
     message = out.stderr.strip()
     assert message.startswith("error: ") and "\n" not in message, message
     for hint in hints:

@@ -70,6 +70,8 @@ def test_every_family_is_listed_with_a_description_and_a_schema(project_dir):
         assert tool.description and len(tool.description) > 30, tool.name
         assert tool.input_schema["type"] == "object"
         assert "s" not in tool.input_schema.get("properties", {})  # the session is not an argument
+    read_only = {name for name, tool in tools.items() if tool.annotations and tool.annotations.read_only_hint}
+    assert read_only == {"board", "task_show", "group_status", "transcript"}
     claim = tools["task_claim"].input_schema
     assert claim["required"] == ["task_id"] and "description" in claim["properties"]["lease"]
 
@@ -128,10 +130,11 @@ def test_messaging_tools_send_reply_read_and_attend(project_dir):
             assert (mail["unread"], mail["marked_read"]) == (1, True)
             assert (await back.ok("inbox", unread_only=True))["messages"] == []
             await back.ok("reply", n=1, message="yes, on it")
-            answer = (await front.ok("inbox", peek=True))["messages"][-1]
+            await back.ok("reply", n=mail["messages"][0]["id"][:12], message="by id too")  # a ref works as well
+            answer = (await front.ok("inbox", peek=True))["messages"][-2]
             assert (answer["from"], answer["text"], answer["reply_to"]) == ("backend", "yes, on it", 1)
             waited = await front.ok("wait", timeout_seconds=5)
-            assert waited["timed_out"] is False and [m["content"] for m in waited["messages"]] == ["yes, on it"]
+            assert waited["timed_out"] is False and [m["content"] for m in waited["messages"]] == ["yes, on it", "by id too"]
             spawned = await front.ok("spawn", prompt="Write the API docs", description="api docs")
             assert spawned["parent"] == "frontend"
             done = await front.ok("wait", timeout_seconds=60)

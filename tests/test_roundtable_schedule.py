@@ -97,7 +97,7 @@ def test_the_roll_is_deterministic_for_slot_and_date(monkeypatch, project, proje
     write_config(project_dir, [slot("maybe", probability=0.5)])
     days = [f"2026-10-{d:02d}T06:10:00Z" for d in range(1, 29)]
     first = [bool(fired(fire_at(monkeypatch, project, d))) for d in days]
-    (project_dir / ".rooms" / "schedule" / "state.json").unlink()
+    (project_dir / ".rooms" / "schedule" / "fired.jsonl").unlink()
     (project_dir / ".rooms" / "roundtables" / "queue.jsonl").unlink()
     second = [bool(fired(fire_at(monkeypatch, project, d))) for d in days]
     assert first == second
@@ -132,8 +132,7 @@ def test_times_are_utc_whatever_the_offset_or_local_zone(monkeypatch, project, p
     first = rooms("tick", "--json", env=env).json()
     again = rooms("tick", "--json", env={**env, "ROOMS_NOW": "2026-11-01T01:30:00-05:00"}).json()
     assert len(fired(first["steps"]["schedule"])) == 1 and again["steps"]["schedule"] == []
-    state = json.loads((project_dir / ".rooms" / "schedule" / "state.json").read_text())
-    assert set(state["fired"]["standup"]) == {"2026-10-25", "2026-11-01"}
+    assert set(schedule.read_state(project).fired["standup"]) == {"2026-10-25", "2026-11-01"}
 
 
 def test_a_cron_slot_fires_at_each_matching_time(monkeypatch, project, project_dir):
@@ -146,7 +145,7 @@ def test_a_cron_slot_fires_at_each_matching_time(monkeypatch, project, project_d
     keys = [i.key for i in queue.list_items(project)]
     assert keys == ["twice@2026-11-20T09:00", "twice@2026-11-20T09:30"]
     # a tick that finds both times of a day due fires once, for the latest
-    (project_dir / ".rooms" / "schedule" / "state.json").unlink()
+    (project_dir / ".rooms" / "schedule" / "fired.jsonl").unlink()
     assert [a["detail"].split(" ")[2] for a in fired(fire_at(monkeypatch, project, "2026-11-23T09:40:00Z"))] == \
         ["2026-11-23T09:30):"]
     monkeypatch.setenv("ROOMS_NOW", "2026-11-23T09:45:00Z")

@@ -210,9 +210,9 @@ def test_last_and_since_print_past_events_first(project_dir, rooms):
     both = rooms("watch", "--last", "2", "--since", "2026-11-21T09:00:00Z", "--timeout", "0.5")
     assert both.exit_code == 2 and "cannot be combined" in both.stderr
     bad = rooms("watch", "--since", "yesterday-ish", "--timeout", "0.5")
-    assert bad.exit_code == 2 and "'--since': invalid time 'yesterday-ish'" in bad.stderr and "ISO 8601" in bad.stderr
+    assert bad.exit_code == 2 and "--since: invalid time 'yesterday-ish'" in bad.stderr and "ISO 8601" in bad.stderr
     bad = rooms("watch", "--timeout", "soon")
-    assert bad.exit_code == 2 and "'--timeout': invalid duration 'soon'" in bad.stderr
+    assert bad.exit_code == 2 and "--timeout: invalid duration 'soon'" in bad.stderr
 
 
 def test_an_idle_watcher_uses_almost_no_cpu(project_dir, mode, watchers):

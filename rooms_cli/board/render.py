@@ -46,6 +46,25 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
     }
 
 
+def list_tasks(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
+               holder: str | None = None, now: str | None = None) -> list[dict]:
+    """The board's tasks (not archived) as one flat list in lane, order, id order, filtered by lane,
+    status (or `pending`) and the agent holding a live lease (`rooms task list`)."""
+    if lane is not None:
+        validate_name(lane, "lane")
+    if holder is not None:
+        validate_name(holder, "holder")
+    if status is not None and status not in (*STATUSES, "pending"):
+        raise InvalidInput(f"--status must be one of {', '.join((*STATUSES, 'pending'))}, not {status!r}")
+    require_room(project, room)
+    tasks = board_json(project, room, now or now_iso())
+    return sorted(
+        (t for t in tasks if (lane is None or t["lane"] == lane) and _matches(t, status)
+         and (holder is None or (t["lease"] or {}).get("holder") == holder)),
+        key=lambda t: (t["lane"], t["order"], t["id"]),
+    )
+
+
 def _matches(task: dict, status: str | None) -> bool:
     if status is None:
         return True
@@ -61,8 +80,8 @@ def short_ids(ids: list[str]) -> dict[str, str]:
         a, b = ordered[i - 1], ordered[i]
         if a[:width] != b[:width]:
             continue
-        common = width
-        while common < min(len(a), len(b)) and a[common] == b[common]:
+        common, limit = width, min(len(a), len(b))
+        while common < limit and a[common] == b[common]:
             common += 1
         need[i - 1] = max(need[i - 1], common + 1)
         need[i] = max(need[i], common + 1)

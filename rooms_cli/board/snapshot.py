@@ -17,7 +17,7 @@ from collections.abc import Callable
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
-from rooms_cli.store import layout
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.paths import Project
 
 VERSION = 1
@@ -83,7 +83,10 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
         if hit is not None and hit["stat"] == key:
             hits += 1
         else:
-            task = replay_log(task_id, room, store.read_events(project, room, task_id))
+            # a plain file is read through its entry (tasks_dir checked the directory once); a symlink
+            # goes through the path check that refuses one leading out of .rooms/
+            events = store.read_events(project, room, task_id) if entry.is_symlink() else jsonl.read(entry.path)
+            task = replay_log(task_id, room, events)
             hit = {"stat": key, "task": task.to_json(), "expiry_recorded": task.expiry_recorded}
         fresh[task_id] = hit
         result.append((hit, task))

@@ -61,7 +61,11 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
     if not files:
         return None
     path = files[-1]
-    post = frontmatter.loads(path.read_bytes().decode("utf-8"))  # bytes: a lone \r in the note survives
+    from rooms_cli.store import conflicts
+
+    raw = path.read_bytes()
+    conflicts.check(project.relative(path), raw)
+    post = frontmatter.loads(raw.decode("utf-8"))  # bytes: a lone \r in the note survives
     meta = post.metadata
     return Deliberation(str(meta.get("id", path.stem)), agent, str(meta.get("room", "")), str(meta.get("created", "")),
                         post.content.strip(), project.relative(path))

@@ -7,24 +7,23 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.shared import Run, shared
 
 agent_app = typer.Typer(help="Agent definitions (.rooms/agents/<id>.md).\n\nExample: rooms agent new researcher --tags search,api", no_args_is_help=True)
 
 
 @agent_app.command("list")
-def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def list_cmd(run: Run) -> None:
     """List every agent with its model and flags.
 
     Example: rooms agent list --json
     """
     from rooms_cli.agents import list_agents
-    from rooms_cli.context import Context
 
-    ctx = Context.open(dir)
-    agents = list_agents(ctx.project)
-    default = ctx.config.default_model
-    if json_:
+    agents = list_agents(run.project)
+    default = run.config.default_model
+    if run.json:
         output.print_json([{**a.to_json(), "effective_model": a.model_string(default)} for a in agents])
         return
     if not agents:
@@ -40,17 +39,16 @@ def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
 
 @agent_app.command("show")
-def show_cmd(agent_id: Annotated[str, typer.Argument(help="Agent id.")], dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def show_cmd(run: Run, agent_id: Annotated[str, typer.Argument(help="Agent id.")]) -> None:
     """Show one agent (= /whois): model, capabilities, joined rooms, source path.
 
     Example: rooms agent show researcher
     """
     from rooms_cli.chat.directory import whois
-    from rooms_cli.context import Context
 
-    ctx = Context.open(dir)
-    info = whois(ctx.project, ctx.config, agent_id)
-    if json_:
+    info = whois(run.project, run.config, agent_id)
+    if run.json:
         output.print_json(info)
         return
     output.say(f"{info['name']} ({info['id']})", style="bold")
@@ -62,7 +60,9 @@ def show_cmd(agent_id: Annotated[str, typer.Argument(help="Agent id.")], dir: Di
 
 
 @agent_app.command("new")
+@shared()
 def new_cmd(
+    run: Run,
     agent_id: Annotated[str, typer.Argument(help="Agent id (lowercase letters, digits, . _ -).")],
     tags: Annotated[str, typer.Option(help="Comma-separated tags, e.g. search,api.")] = "",
     disposition: Annotated[str, typer.Option(help="A few words of temperament.")] = "",
@@ -72,18 +72,14 @@ def new_cmd(
     quiet: Annotated[bool, typer.Option(help="Left out of open messages while a non-quiet agent is present.")] = False,
     idle: Annotated[bool, typer.Option(help="Not joined to new rooms until invited.")] = False,
     owner: Annotated[str | None, typer.Option(help="The person the agent works for.")] = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Create an agent definition file.
 
     Example: rooms agent new researcher --tags search,api,rate-limits --disposition "curious, thorough"
     """
     from rooms_cli.agents import Agent, create_agent
-    from rooms_cli.context import Context
     from rooms_cli.store.ids import validate_name
 
-    ctx = Context.open(dir)
     validate_name(agent_id, "agent id")
     agent = Agent(
         id=agent_id,
@@ -96,8 +92,5 @@ def new_cmd(
         owner=owner,
         directive=directive or f"You are {name or agent_id}. Say what you know, briefly; answer /pass when you have nothing to add.",
     )
-    path = create_agent(ctx.project, agent)
-    if json_:
-        output.print_json({"created": agent.id, "path": ctx.project.relative(path)})
-    else:
-        output.say(f"Created agent {agent.id} at {ctx.project.relative(path)}")
+    path = create_agent(run.project, agent)
+    run.emit({"created": agent.id, "path": run.project.relative(path)}, f"Created agent {agent.id} at {run.project.relative(path)}")

@@ -2,12 +2,20 @@
 
 Each part's commands live in their own module; `rooms_cli.registry.COMMANDS` names them and this
 file only wires them. Errors raised anywhere below are mapped here, once, to a message and an exit code.
+
+Start-up stays light (docs/performance.md): the commands are registered on `parts`, a typer app that
+is never converted whole; the root group converts a command from typer to click only when it is run,
+so `rooms task claim` inspects the board's commands alone, and `rooms --help` lists every command from
+its help text without building any command's parameters.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+from collections.abc import Iterator, Mapping
+from types import SimpleNamespace
 
 import typer
 
@@ -64,9 +72,112 @@ class RoomsGroup(TyperGroup):
             ctx.exit(ExitCode.ERROR)
 
 
+class LazyCommands(Mapping):
+    """A group's commands: every command registered on a typer app, converted to click when looked up.
+
+    click looks a command up by name (`get_command`) and lists them by iterating: iterating builds
+    nothing, a look-up converts that one command (or sub-app) the way typer would have."""
+
+    def __init__(self, group: LazyGroup, source: typer.Typer):
+        self.group = group
+        # typer's own order: the commands, then the sub-apps, each in registration order
+        self.infos: dict[str, typer.models.CommandInfo | typer.models.TyperInfo] = {}
+        for info in source.registered_commands:
+            assert info.callback is not None
+            self.infos[info.name or typer.main.get_command_name(info.callback.__name__)] = info
+        for group_info in source.registered_groups:
+            assert group_info.name, "every sub-app is added with a name"
+            self.infos[group_info.name] = group_info
+        self.built: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self.built:
+            self.built[name] = self.group.convert(self.infos[name])
+        return self.built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.infos)
+
+    def __len__(self) -> int:
+        return len(self.infos)
+
+
+class LazyGroup(TyperGroup):
+    """A group whose commands typer converts one at a time, when first looked up (sub-apps too)."""
+
+    def follow(self, source: typer.Typer) -> None:
+        self.commands = LazyCommands(self, source)  # type: ignore[assignment]
+
+    def convert(self, info) -> click.Command:
+        """What typer does for this entry when it converts a whole app; a sub-app comes out lazy too."""
+        import copy
+
+        from typer.main import get_command_from_info, get_group_from_info
+
+        short, markup = app.pretty_exceptions_short, self.rich_markup_mode
+        if not isinstance(info, typer.models.TyperInfo):
+            return get_command_from_info(info, pretty_exceptions_short=short, rich_markup_mode=markup)
+        source = info.typer_instance
+        assert source is not None
+        shell = copy.copy(source)  # the sub-app without its commands: typer converts only the group itself
+        shell.registered_commands, shell.registered_groups = [], []
+        shell.info = copy.copy(source.info)
+        shell.info.cls = LazyGroup
+        shallow = copy.copy(info)
+        shallow.typer_instance = shell
+        group = get_group_from_info(shallow, pretty_exceptions_short=short, suggest_commands=app.suggest_commands,
+                                    rich_markup_mode=markup)
+        if not isinstance(group, LazyGroup):  # a sub-app with a group class of its own: convert it whole
+            return get_group_from_info(info, pretty_exceptions_short=short, suggest_commands=app.suggest_commands,
+                                       rich_markup_mode=markup)
+        group.follow(source)
+        return group
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)  # typer's own goes through .items(), which would convert them all
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The help's command list as typer writes it, from each command's help text alone
+        (tests/test_startup_imports.py compares it with the full conversion)."""
+        listed = [(name, self.help_of(name)) for name in self.list_commands(ctx)]
+        listed = [(name, cmd) for name, cmd in listed if not cmd.hidden]
+        if listed:
+            limit = formatter.width - 6 - max(len(name) for name, _ in listed)
+            with formatter.section("Commands"):
+                # click's own shortening, applied to a stand-in that carries the help text
+                formatter.write_dl([(name, click.Command.get_short_help_str(cmd, limit)) for name, cmd in listed])
+
+    def help_of(self, name: str):
+        """What the command list needs of a command: the built one, or its help text and flags."""
+        commands = self.commands
+        assert isinstance(commands, LazyCommands)
+        if name in commands.built:
+            return commands.built[name]
+        info = commands.infos[name]
+        if isinstance(info, typer.models.TyperInfo):
+            from typer.main import solve_typer_info_defaults, solve_typer_info_help
+
+            solved = solve_typer_info_defaults(info)
+            return SimpleNamespace(help=solve_typer_info_help(info), short_help=solved.short_help,
+                                   hidden=bool(solved.hidden), deprecated=solved.deprecated)
+        text = inspect.cleandoc(info.help) if info.help is not None else inspect.getdoc(info.callback)
+        return SimpleNamespace(help=text, short_help=info.short_help, hidden=info.hidden, deprecated=info.deprecated)
+
+
+class LazyRoomsGroup(LazyGroup, RoomsGroup):
+    """The root group: the commands registered on `parts`, converted when run; errors mapped once."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.follow(parts)
+
+
+# every part registers its commands here; the root group (LazyRoomsGroup) converts them one by one
+parts = typer.Typer()
+
 app = typer.Typer(
     name="rooms",
-    cls=RoomsGroup,
+    cls=LazyRoomsGroup,
     help=(
         "Coordinate LLM agents, people and coding-agent sessions from the shell. "
         "Everything lives in plain files under .rooms/.\n\n"
@@ -97,15 +208,16 @@ def root(
 
 
 def _register_commands() -> None:
-    """Add every command named in rooms_cli.registry.COMMANDS (an import that fails, fails loudly)."""
+    """Add every command named in rooms_cli.registry.COMMANDS to `parts` (an import that fails, fails
+    loudly); nothing is converted to click here."""
     from rooms_cli.registry import COMMANDS, resolve
 
     for name, target in COMMANDS.items():
         command = resolve(target)
         if isinstance(command, typer.Typer):
-            app.add_typer(command, name=name)
+            parts.add_typer(command, name=name)
         else:
-            app.command(name)(command)
+            parts.command(name)(command)
 
 
 _register_commands()

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt, finite_number, positive_duration_value
+from rooms_cli.cli.options import choice_value, duration_value, finite_number
+from rooms_cli.cli.shared import Run, shared
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -21,18 +22,12 @@ LeaseIdOpt = Annotated[
     typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
                  help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task)."),
 ]
-LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=positive_duration_value, metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
+LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=duration_value("--lease", positive=True), metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
 RefOpt = Annotated[
     str | None,
     typer.Option("--result-ref", help="file:<path in the project> or msg:<message id>.", show_default=False),
 ]
-
-
-def _ctx(dir, as_=None, room=None):
-    from rooms_cli.context import Context
-
-    return Context.open(dir, as_=as_, room=room)
 
 
 def _task_line(task: dict) -> str:
@@ -48,29 +43,18 @@ def _task_line(task: dict) -> str:
     return line
 
 
-def _emit(json_: bool, data, human: str) -> None:
-    if json_:
-        output.print_json(data)
-    else:
-        output.say(human)
-
-
-def _status_value(value):
-    """--status: a task status or `pending` (checked while parsing, so a bad one is a usage error)."""
+def _statuses() -> tuple[str, ...]:
     from rooms_cli.board.model import STATUSES
 
-    if value is not None and value not in (*STATUSES, "pending"):
-        raise typer.BadParameter(f"must be one of {', '.join((*STATUSES, 'pending'))}, not {value!r}")
-    return value
+    return (*STATUSES, "pending")
 
 
+@shared(room=True)
 def board_cmd(
+    run: Run,
     lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
-    status: Annotated[str | None, typer.Option("--status", parser=_status_value, help="Only tasks with this status (or pending).", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", _statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
     format: Annotated[str, typer.Option("--format", help="table (default) or md: compact markdown for prompts and commits.")] = "table",
-    room: RoomOpt = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Show the board: each lane's open tasks, then the done view, then any conflicts.
 
@@ -81,12 +65,11 @@ def board_cmd(
 
     if format not in ("table", "md"):
         raise UsageError(f"--format must be table or md, not {format!r}")
-    ctx = _ctx(dir, room=room)
-    view = board_view(ctx.project, ctx.room, lane=lane, status=status)
-    if json_:
+    view = board_view(run.project, run.room, lane=lane, status=status)
+    if run.json:
         output.print_json(view)
     elif format == "md":
-        output.say(markdown_from_view(view).rstrip() or f"The board of room {ctx.room} is empty.")
+        output.say(markdown_from_view(view).rstrip() or f"The board of room {run.room} is empty.")
     else:
         _print_board(view)
 
@@ -122,16 +105,14 @@ def _print_board(view: dict) -> None:
 
 
 @task_app.command("add")
+@shared(as_=True, room=True)
 def add_cmd(
+    run: Run,
     title: Annotated[str, typer.Argument(help="One-line title.")],
     lane: Annotated[str, typer.Option("--lane", help="The agent whose lane gets the task.")],
     done: Annotated[str, typer.Option("--done", help="Definition of done: the one condition that means it is finished.")],
     detail: Annotated[str, typer.Option("--detail", help="Optional detail.")] = "",
-    order: Annotated[float | None, typer.Option("--order", parser=finite_number(), metavar="NUMBER", help="Position in the lane (default: last).", show_default=False)] = None,
-    as_: AsOpt = None,
-    room: RoomOpt = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
+    order: Annotated[float | None, typer.Option("--order", parser=finite_number("--order"), metavar="NUMBER", help="Position in the lane (default: last).", show_default=False)] = None,
 ) -> None:
     """Add a task to a lane (alias: create).
 
@@ -139,26 +120,49 @@ def add_cmd(
     """
     from rooms_cli.board.tasks import add_task
 
-    ctx = _ctx(dir, as_, room)
-    task = add_task(ctx.project, ctx.room, title, lane=lane, done=done, by=ctx.me, detail=detail, order=order)
-    _emit(json_, task, f"added {task.id} to lane {task.lane}: {task.title}")
+    task = add_task(run.project, run.room, title, lane=lane, done=done, by=run.me, detail=detail, order=order)
+    run.emit(task, f"added {task.id} to lane {task.lane}: {task.title}")
 
 
 task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms task create 'Fix login' --lane dev --done 'tests pass'")(add_cmd)
 
 
+@task_app.command("list")
+@shared(room=True)
+def list_cmd(
+    run: Run,
+    lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", _statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
+    holder: Annotated[str | None, typer.Option("--holder", help="Only tasks this agent holds under a live lease.", show_default=False)] = None,
+) -> None:
+    """List the board's tasks, one a line, in lane order (archived ones left out); --json: a list.
+
+    Example: rooms task list --holder frontend --status doing --json
+    """
+    from rooms_cli.board.render import list_tasks
+
+    tasks = list_tasks(run.project, run.room, lane=lane, status=status, holder=holder)
+    if run.json:
+        output.print_json(tasks)
+        return
+    for task in tasks:
+        output.say(_task_line(task))
+    if not tasks:
+        output.say(f"No tasks match on the board of room {run.room}.")
+
+
 @task_app.command("show")
-def show_cmd(task_id: IdArg, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(room=True)
+def show_cmd(run: Run, task_id: IdArg) -> None:
     """Show one task with its history of events.
 
     Example: rooms task show t-01JD3Z
     """
     from rooms_cli.board.tasks import load_task, task_history
 
-    ctx = _ctx(dir, room=room)
-    task = load_task(ctx.project, ctx.room, task_id)
-    history = task_history(ctx.project, ctx.room, task.id)
-    if json_:
+    task = load_task(run.project, run.room, task_id)
+    history = task_history(run.project, run.room, task.id)
+    if run.json:
         output.print_json({**task.to_json(), "history": history})
         return
     data = task.to_json()
@@ -182,16 +186,14 @@ def _json_line(data) -> str:
 
 
 @task_app.command("update")
+@shared(as_=True, room=True)
 def update_cmd(
+    run: Run,
     task_id: IdArg,
     title: Annotated[str | None, typer.Option("--title", show_default=False)] = None,
     detail: Annotated[str | None, typer.Option("--detail", show_default=False)] = None,
     done: Annotated[str | None, typer.Option("--done", help="New definition of done.", show_default=False)] = None,
-    order: Annotated[float | None, typer.Option("--order", parser=finite_number(), metavar="NUMBER", show_default=False)] = None,
-    as_: AsOpt = None,
-    room: RoomOpt = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
+    order: Annotated[float | None, typer.Option("--order", parser=finite_number("--order"), metavar="NUMBER", show_default=False)] = None,
 ) -> None:
     """Change a task's title, detail, definition of done or order.
 
@@ -199,35 +201,34 @@ def update_cmd(
     """
     from rooms_cli.board.tasks import update_task
 
-    ctx = _ctx(dir, as_, room)
-    task = update_task(ctx.project, ctx.room, task_id, by=ctx.me, title=title, detail=detail, done=done, order=order)
-    _emit(json_, task, f"updated {_task_line(task.to_json())}")
+    task = update_task(run.project, run.room, task_id, by=run.me, title=title, detail=detail, done=done, order=order)
+    run.emit(task, f"updated {_task_line(task.to_json())}")
 
 
 @task_app.command("archive")
-def archive_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def archive_cmd(run: Run, task_id: IdArg) -> None:
     """Take a task off the board (it stays in the files; `rooms task show` still finds it).
 
     Example: rooms task archive t-01JD3Z
     """
     from rooms_cli.board.tasks import archive_task
 
-    ctx = _ctx(dir, as_, room)
-    task = archive_task(ctx.project, ctx.room, task_id, by=ctx.me)
-    _emit(json_, task, f"archived {task.id}: {task.title}")
+    task = archive_task(run.project, run.room, task_id, by=run.me)
+    run.emit(task, f"archived {task.id}: {task.title}")
 
 
 @task_app.command("resolve")
-def resolve_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def resolve_cmd(run: Run, task_id: IdArg) -> None:
     """Acknowledge a task's merge conflicts, such as a double claim after a git merge; keeps its state.
 
     Example: rooms task resolve t-01JD3Z
     """
     from rooms_cli.board.tasks import resolve_conflicts
 
-    ctx = _ctx(dir, as_, room)
-    task = resolve_conflicts(ctx.project, ctx.room, task_id, by=ctx.me)
-    _emit(json_, task, f"resolved the conflicts of {_task_line(task.to_json())}")
+    task = resolve_conflicts(run.project, run.room, task_id, by=run.me)
+    run.emit(task, f"resolved the conflicts of {_task_line(task.to_json())}")
 
 
 def _claim_text(claim) -> str:
@@ -244,8 +245,8 @@ def _claim_text(claim) -> str:
 
 
 @task_app.command("claim")
-def claim_cmd(task_id: IdArg, lease: LeaseOpt = None, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None,
-              json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None) -> None:
     """Atomically move a task todo → doing under a lease, and print the lease id.
 
     Losing a race exits 3 with already_claimed, naming the holder and when the lease ends: stop then.
@@ -254,64 +255,59 @@ def claim_cmd(task_id: IdArg, lease: LeaseOpt = None, as_: AsOpt = None, room: R
     """
     from rooms_cli.board.claims import claim_task
 
-    ctx = _ctx(dir, as_, room)
-    claim = claim_task(ctx.project, ctx.room, task_id, agent=ctx.me, lease=lease)
-    _emit(json_, claim, _claim_text(claim))
+    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease)
+    run.emit(claim, _claim_text(claim))
 
 
 @task_app.command("next")
-def next_cmd(lease: LeaseOpt = None, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def next_cmd(run: Run, lease: LeaseOpt = None) -> None:
     """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
 
     Example: rooms task next --as researcher --json
     """
     from rooms_cli.board.claims import next_task
 
-    ctx = _ctx(dir, as_, room)
-    claim = next_task(ctx.project, ctx.room, agent=ctx.me, lease=lease)
-    _emit(json_, claim, _claim_text(claim) if claim else f"nothing to claim in lane {ctx.me} of room {ctx.room}")
+    claim = next_task(run.project, run.room, agent=run.me, lease=lease)
+    run.emit(claim, _claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
 
 
 @task_app.command("renew")
-def renew_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None, as_: AsOpt = None,
-              room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def renew_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None) -> None:
     """Extend your lease (from now, by --lease, default 10m).
 
     Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
     """
     from rooms_cli.board.claims import renew_lease
 
-    ctx = _ctx(dir, as_, room)
-    task = renew_lease(ctx.project, ctx.room, task_id, lease_id, lease=lease, holder=ctx.me)
-    _emit(json_, task, f"renewed: {_task_line(task.to_json())}")
+    task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
+    run.emit(task, f"renewed: {_task_line(task.to_json())}")
 
 
 @task_app.command("release")
-def release_cmd(task_id: IdArg, lease_id: LeaseIdOpt = None, as_: AsOpt = None, room: RoomOpt = None,
-                dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def release_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None) -> None:
     """Give the task back to its lane (todo); your lease ends.
 
     Example: rooms task release t-01JD3Z --lease-id l-01JD40…
     """
     from rooms_cli.board.claims import release_task
 
-    ctx = _ctx(dir, as_, room)
-    task = release_task(ctx.project, ctx.room, task_id, lease_id, holder=ctx.me)
-    _emit(json_, task, f"released: {_task_line(task.to_json())}")
+    task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
+    run.emit(task, f"released: {_task_line(task.to_json())}")
 
 
 @task_app.command("done")
+@shared(as_=True, room=True)
 def done_cmd(
+    run: Run,
     task_id: IdArg,
     summary: Annotated[str, typer.Option("--summary", help="One line: what happened.")],
     artifact: Annotated[list[str] | None, typer.Option("--artifact", help="file:<path> or msg:<id>; repeatable.", show_default=False)] = None,
     next_: Annotated[str | None, typer.Option("--next", help="Optional one line: what should happen next.", show_default=False)] = None,
     result_ref: RefOpt = None,
     lease_id: LeaseIdOpt = None,
-    as_: AsOpt = None,
-    room: RoomOpt = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Finish a task you hold: doing → done with a compact record (not a narration).
 
@@ -319,23 +315,20 @@ def done_cmd(
     """
     from rooms_cli.board.claims import finish_task
 
-    ctx = _ctx(dir, as_, room)
-    task = finish_task(ctx.project, ctx.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
-                       next_step=next_, result_ref=result_ref, holder=ctx.me)
-    _emit(json_, task.record, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
+    task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
+                       next_step=next_, result_ref=result_ref, holder=run.me)
+    run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
 
 
 @task_app.command("set-status")
+@shared(as_=True, room=True)
 def set_status_cmd(
+    run: Run,
     task_id: IdArg,
     status: Annotated[str, typer.Argument(help="todo, blocked, failed or cancelled.")],
     summary: SummaryOpt = None,
     result_ref: RefOpt = None,
     lease_id: LeaseIdOpt = None,
-    as_: AsOpt = None,
-    room: RoomOpt = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id).
 
@@ -343,20 +336,17 @@ def set_status_cmd(
     """
     from rooms_cli.board.claims import set_status
 
-    ctx = _ctx(dir, as_, room)
-    task = set_status(ctx.project, ctx.room, task_id, status, by=ctx.me, lease_id=lease_id, summary=summary,
+    task = set_status(run.project, run.room, task_id, status, by=run.me, lease_id=lease_id, summary=summary,
                       result_ref=result_ref)
-    _emit(json_, task, f"{status}: {_task_line(task.to_json())}")
+    run.emit(task, f"{status}: {_task_line(task.to_json())}")
 
 
 @task_app.command("assign")
+@shared(as_=True, room=True)
 def assign_cmd(
+    run: Run,
     task_id: IdArg,
     to: Annotated[str, typer.Option("--to", help="The agent (or person) whose lane gets the task.")],
-    as_: AsOpt = None,
-    room: RoomOpt = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Move a task to another lane; across owners it becomes a pending proposal until accepted.
 
@@ -364,33 +354,32 @@ def assign_cmd(
     """
     from rooms_cli.board.proposals import assign_task
 
-    ctx = _ctx(dir, as_, room)
-    task = assign_task(ctx.project, ctx.room, task_id, to=to, by=ctx.me)
+    task = assign_task(run.project, run.room, task_id, to=to, by=run.me)
     note = f"proposed to {to}: pending until {task.pending['owner']} accepts" if task.pending else f"assigned to {to}"
-    _emit(json_, task, f"{task.id} {note}")
+    run.emit(task, f"{task.id} {note}")
 
 
 @task_app.command("accept")
-def accept_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def accept_cmd(run: Run, task_id: IdArg) -> None:
     """Accept a pending proposal for your lane (or your agent's): the task becomes claimable there.
 
     Example: rooms task accept t-01JD3Z --as bob
     """
     from rooms_cli.board.proposals import answer_proposal
 
-    ctx = _ctx(dir, as_, room)
-    task = answer_proposal(ctx.project, ctx.room, task_id, by=ctx.me, accept=True)
-    _emit(json_, task, f"accepted: {_task_line(task.to_json())}")
+    task = answer_proposal(run.project, run.room, task_id, by=run.me, accept=True)
+    run.emit(task, f"accepted: {_task_line(task.to_json())}")
 
 
 @task_app.command("reject")
-def reject_cmd(task_id: IdArg, as_: AsOpt = None, room: RoomOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True, room=True)
+def reject_cmd(run: Run, task_id: IdArg) -> None:
     """Reject a pending proposal: the task goes back to the lane it came from.
 
     Example: rooms task reject t-01JD3Z --as bob
     """
     from rooms_cli.board.proposals import answer_proposal
 
-    ctx = _ctx(dir, as_, room)
-    task = answer_proposal(ctx.project, ctx.room, task_id, by=ctx.me, accept=False)
-    _emit(json_, task, f"rejected: {_task_line(task.to_json())}")
+    task = answer_proposal(run.project, run.room, task_id, by=run.me, accept=False)
+    run.emit(task, f"rejected: {_task_line(task.to_json())}")

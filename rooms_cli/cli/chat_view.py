@@ -23,9 +23,7 @@ class TurnView:
         self.drafts: set[str] = set()  # @jam replies printed on arrival, before they are written
 
     def _write(self, text: str, style: str = "") -> None:
-        from rich.text import Text
-
-        output.console().print(Text(text, style=style), end="")
+        output.write(text, style, end="")
 
     def _end_stream(self) -> None:
         if self.streaming is not None:

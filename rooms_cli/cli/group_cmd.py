@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
+from rooms_cli.cli.options import duration_value
+from rooms_cli.cli.shared import Run, shared
 
 group_app = typer.Typer(
     help="Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote",
@@ -15,26 +16,20 @@ group_app = typer.Typer(
 )
 
 NameArg = Annotated[str, typer.Argument(help="Group name.")]
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Seconds or a duration such as 90s, 5m (default: groups.defaults.broadcast_timeout, 300).", show_default=False)]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Seconds or a duration such as 90s, 5m (default: groups.defaults.broadcast_timeout, 300).", show_default=False)]
 ReducerOpt = Annotated[str | None, typer.Option("--reducer", help="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one (default: groups.defaults.default_reducer, else concat).", show_default=False)]
 ProfilesOpt = Annotated[str | None, typer.Option("--profiles", help="Comma-separated agent ids (group:NAME for a sub-group); repeat one for several members.", show_default=False)]
 PresetOpt = Annotated[str | None, typer.Option("--preset", help="A preset from groups.presets in .rooms.yaml or .rooms/groups/<preset>.yaml.", show_default=False)]
 
 
-def _ctx(dir, as_=None):
-    from rooms_cli.context import Context
-
-    return Context.open(dir, as_=as_)
-
-
-def _profiles(ctx, profiles: str | None, preset: str | None) -> list[str]:
+def _profiles(run: Run, profiles: str | None, preset: str | None) -> list[str]:
     from rooms_cli.errors import UsageError
     from rooms_cli.groups.presets import preset_profiles
 
     if bool(profiles) == bool(preset):
         raise UsageError("give exactly one of --profiles a,b,c or --preset NAME")
     if preset:
-        return preset_profiles(ctx.project, ctx.config, preset)
+        return preset_profiles(run.project, run.config, preset)
     return [p.strip() for p in (profiles or "").split(",") if p.strip()]
 
 
@@ -66,39 +61,39 @@ def _show_result(result, name: str, json_: bool) -> None:
 
 
 @group_app.command("spawn")
-def spawn_cmd(name: NameArg, profile: Annotated[str, typer.Option("--profile", help="Agent id, or group:NAME to nest a group.")],
-              handle: Annotated[str | None, typer.Option("--handle", help="Member handle (default: the profile; -2, -3… when taken).")] = None,
-              dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def spawn_cmd(run: Run, name: NameArg, profile: Annotated[str, typer.Option("--profile", help="Agent id, or group:NAME to nest a group.")],
+              handle: Annotated[str | None, typer.Option("--handle", help="Member handle (default: the profile; -2, -3… when taken).")] = None) -> None:
     """Add one member to a group, creating the group if it is new.
 
     Example: rooms group spawn rev --profile reviewer --handle sec
     """
     from rooms_cli.groups import roster
 
-    ctx = _ctx(dir)
-    _show_members(roster.spawn(ctx.project, name, [profile], [handle]), json_, name)
+    _show_members(roster.spawn(run.project, name, [profile], [handle]), run.json, name)
 
 
 @group_app.command("spawn-mixed")
-def spawn_mixed_cmd(name: NameArg, profiles: ProfilesOpt = None, preset: PresetOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def spawn_mixed_cmd(run: Run, name: NameArg, profiles: ProfilesOpt = None, preset: PresetOpt = None) -> None:
     """Add several members at once, from a list of profiles or a preset.
 
     Example: rooms group spawn-mixed audit --profiles reviewer,architect,ops
     """
     from rooms_cli.groups import roster
 
-    ctx = _ctx(dir)
-    _show_members(roster.spawn(ctx.project, name, _profiles(ctx, profiles, preset)), json_, name)
+    _show_members(roster.spawn(run.project, name, _profiles(run, profiles, preset)), run.json, name)
 
 
 @group_app.command("broadcast")
+@shared(as_=True)
 def broadcast_cmd(
+    run: Run,
     name: NameArg,
     objective: Annotated[str, typer.Option("--objective", help="What to accomplish.")],
     output_format: Annotated[str, typer.Option("--output-format", help="How the reply should be shaped ('' allowed).")],
     tool_guidance: Annotated[str, typer.Option("--tool-guidance", help="Which tools to reach for or avoid ('' allowed).")],
     boundaries: Annotated[str, typer.Option("--boundaries", help="What is out of scope ('' allowed).")],
-    as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Send the four-field broadcast to every member (one broadcast in flight at a time).
 
@@ -106,10 +101,9 @@ def broadcast_cmd(
     """
     from rooms_cli.groups import broadcasts
 
-    ctx = _ctx(dir, as_)
     fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
-    b = broadcasts.send_broadcast(ctx.project, ctx.config, name, fields, ctx.me)
-    if json_:
+    b = broadcasts.send_broadcast(run.project, run.config, name, fields, run.me)
+    if run.json:
         output.print_json({"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub})
         return
     output.say(f"{name}: broadcast {b.id} sent to {', '.join(m.handle for m in b.members)}")
@@ -117,11 +111,12 @@ def broadcast_cmd(
 
 
 @group_app.command("wait")
+@shared()
 def wait_cmd(
+    run: Run,
     name: NameArg, timeout: TimeoutOpt = None, reducer: ReducerOpt = None,
     any_: Annotated[bool, typer.Option("--any", help="Return the first reply and cancel the losers.")] = False,
     no_cancel_losers: Annotated[bool, typer.Option("--no-cancel-losers", help="With --any: let the losers finish (their replies are dropped).")] = False,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
 
@@ -131,26 +126,25 @@ def wait_cmd(
 
     from rooms_cli.groups import gather
 
-    ctx = _ctx(dir)
-
-    async def run():
-        result = await gather.gather(ctx.project, ctx.config, name, any_=any_, timeout=timeout, reducer=reducer,
-                                     cancel_losers=not no_cancel_losers, by=ctx.me)
+    async def gather_and_show():
+        result = await gather.gather(run.project, run.config, name, any_=any_, timeout=timeout, reducer=reducer,
+                                     cancel_losers=not no_cancel_losers, by=run.me)
         try:
-            _show_result(result, name, json_)
+            _show_result(result, name, run.json)
         finally:
             await gather.drain()
 
-    asyncio.run(run())
+    asyncio.run(gather_and_show())
 
 
 @group_app.command("reply")
+@shared()
 def reply_cmd(
+    run: Run,
     name: NameArg,
     text: Annotated[str, typer.Argument(help="The reply ('-' reads it from stdin).")],
     handle: Annotated[str, typer.Option("--as", help="Your member handle in the group.")],
     broadcast: Annotated[str | None, typer.Option("--broadcast", help="Broadcast id or a unique prefix (default: the one in flight).")] = None,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Reply to a broadcast as an external member (a late reply is recorded as dropped).
 
@@ -160,9 +154,8 @@ def reply_cmd(
 
     from rooms_cli.groups import broadcasts
 
-    ctx = _ctx(dir)
-    outcome = broadcasts.reply(ctx.project, ctx.config, name, handle, sys.stdin.read() if text == "-" else text, broadcast)
-    if json_:
+    outcome = broadcasts.reply(run.project, run.config, name, handle, sys.stdin.read() if text == "-" else text, broadcast)
+    if run.json:
         output.print_json(outcome)
     elif outcome.accepted:
         output.say(f"{name}: reply from {handle} recorded for {outcome.broadcast_id}")
@@ -171,31 +164,29 @@ def reply_cmd(
 
 
 @group_app.command("cancel")
-def cancel_cmd(name: NameArg, as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True)
+def cancel_cmd(run: Run, name: NameArg) -> None:
     """Cancel the broadcast in flight; members still working get a cancel envelope.
 
     Example: rooms group cancel rev
     """
     from rooms_cli.groups import broadcasts
 
-    ctx = _ctx(dir, as_)
-    b = broadcasts.cancel(ctx.project, ctx.config, name, ctx.me)
-    if json_:
-        output.print_json({"group": name, "broadcast_id": b.id, "status": b.status})
-        return
-    output.say(f"{name}: broadcast {b.id} cancelled")
+    b = broadcasts.cancel(run.project, run.config, name, run.me)
+    run.emit({"group": name, "broadcast_id": b.id, "status": b.status}, f"{name}: broadcast {b.id} cancelled")
 
 
 @group_app.command("status")
-def status_cmd(name: NameArg, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def status_cmd(run: Run, name: NameArg) -> None:
     """Members and their state, the broadcast in flight, recent broadcasts, and the ▣ label.
 
     Example: rooms group status rev --json
     """
     from rooms_cli.groups.status import EMOJI, status
 
-    info = status(_ctx(dir).project, name)
-    if json_:
+    info = status(run.project, name)
+    if run.json:
         output.print_json(info)
         return
     output.say(info["label"], style="bold")
@@ -211,15 +202,16 @@ def status_cmd(name: NameArg, dir: DirOpt = None, json_: JsonOpt = False) -> Non
 
 
 @group_app.command("list")
-def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def list_cmd(run: Run) -> None:
     """Every group with its label.
 
     Example: rooms group list
     """
     from rooms_cli.groups.status import list_groups
 
-    rows = list_groups(_ctx(dir).project)
-    if json_:
+    rows = list_groups(run.project)
+    if run.json:
         output.print_json(rows)
         return
     if not rows:
@@ -229,57 +221,50 @@ def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
 
 @group_app.command("dissolve")
-def dissolve_cmd(name: NameArg, as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True)
+def dissolve_cmd(run: Run, name: NameArg) -> None:
     """Drop a group: cancel its broadcast in flight and delete its log.
 
     Example: rooms group dissolve rev
     """
     from rooms_cli.groups import roster
 
-    ctx = _ctx(dir, as_)
-    info = roster.dissolve(ctx.project, ctx.config, name, ctx.me)
-    if json_:
-        output.print_json(info)
-        return
-    output.say(f"{name}: dissolved" + (f" (cancelled {info['cancelled_broadcast']})" if info["cancelled_broadcast"] else ""))
+    info = roster.dissolve(run.project, run.config, name, run.me)
+    run.emit(info, f"{name}: dissolved" + (f" (cancelled {info['cancelled_broadcast']})" if info["cancelled_broadcast"] else ""))
 
 
 @group_app.command("rename")
-def rename_cmd(old: Annotated[str, typer.Argument(help="Current name.")], new: Annotated[str, typer.Argument(help="New name.")],
-               dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def rename_cmd(run: Run, old: Annotated[str, typer.Argument(help="Current name.")], new: Annotated[str, typer.Argument(help="New name.")]) -> None:
     """Rename a group (its history moves with it).
 
     Example: rooms group rename rev reviewers
     """
     from rooms_cli.groups import roster
 
-    roster.rename(_ctx(dir).project, old, new)
-    if json_:
-        output.print_json({"from": old, "to": new})
-        return
-    output.say(f"{old} → {new}")
+    roster.rename(run.project, old, new)
+    run.emit({"from": old, "to": new}, f"{old} → {new}")
 
 
 @group_app.command("move-member")
-def move_member_cmd(handle: Annotated[str, typer.Argument(help="Member handle.")],
+@shared()
+def move_member_cmd(run: Run, handle: Annotated[str, typer.Argument(help="Member handle.")],
                     src: Annotated[str, typer.Option("--from", help="Group it is in.")],
-                    dst: Annotated[str, typer.Option("--to", help="Group to move it to (created if new).")],
-                    dir: DirOpt = None, json_: JsonOpt = False) -> None:
+                    dst: Annotated[str, typer.Option("--to", help="Group to move it to (created if new).")]) -> None:
     """Move a member from one group to another.
 
     Example: rooms group move-member sec --from rev --to security
     """
     from rooms_cli.groups import roster
 
-    member = roster.move_member(_ctx(dir).project, handle, src, dst)
-    if json_:
-        output.print_json({"handle": member.handle, "profile": member.profile, "from": src, "to": dst})
-        return
-    output.say(f"{handle}: {src} → {dst}")
+    member = roster.move_member(run.project, handle, src, dst)
+    run.emit({"handle": member.handle, "profile": member.profile, "from": src, "to": dst}, f"{handle}: {src} → {dst}")
 
 
 @group_app.command("ask")
+@shared()
 def ask_cmd(
+    run: Run,
     objective: Annotated[str, typer.Option("--objective", help="What to accomplish.")],
     profiles: ProfilesOpt = None, preset: PresetOpt = None,
     output_format: Annotated[str, typer.Option("--output-format", help="How the reply should be shaped.")] = "",
@@ -287,7 +272,6 @@ def ask_cmd(
     boundaries: Annotated[str, typer.Option("--boundaries", help="What is out of scope.")] = "",
     reducer: ReducerOpt = None, timeout: TimeoutOpt = None,
     any_: Annotated[bool, typer.Option("--any", help="Return the first reply and cancel the losers.")] = False,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """One-shot committee: spawn an ephemeral group, broadcast, wait, dissolve — no file left behind.
 
@@ -297,8 +281,7 @@ def ask_cmd(
 
     from rooms_cli.groups.api import ask
 
-    ctx = _ctx(dir)
     fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
-    name, result = asyncio.run(ask(_profiles(ctx, profiles, preset), fields, any_=any_, reducer=reducer,
-                                   timeout=timeout, project=ctx.project))
-    _show_result(result, name, json_)
+    name, result = asyncio.run(ask(_profiles(run, profiles, preset), fields, any_=any_, reducer=reducer,
+                                   timeout=timeout, project=run.project))
+    _show_result(result, name, run.json)

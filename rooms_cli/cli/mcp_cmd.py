@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from rooms_cli.cli.options import AsOpt, DirOpt
+from rooms_cli.cli.shared import Run, shared
 
 
-def mcp_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
+@shared(as_=True, json=False)
+def mcp_cmd(run: Run) -> None:
     """Run an MCP server on stdin/stdout: board, messaging, groups, chat, roundtable and events as tools.
 
     The identity (--as, ROOMS_AGENT…) and the project (--dir, ROOMS_DIR…) are fixed at start. Needs the
@@ -20,4 +21,4 @@ def mcp_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
     except ImportError as exc:
         raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): pip install 'rooms-cli[mcp]'",
                          code="missing_dependency") from None
-    serve(dir, as_)
+    serve(run.dir, run.as_)

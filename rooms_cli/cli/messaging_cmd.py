@@ -8,35 +8,31 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, duration_value
+from rooms_cli.cli.options import duration_value
+from rooms_cli.cli.shared import Run, shared
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
 hook_app.add_typer(claude_app, name="claude-code")
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
-def _ctx(dir, as_):
-    from rooms_cli.context import Context
-
-    return Context.open(dir, as_=as_)
-
-
-def _show_messages(messages, unread_from: int = 0) -> None:
+def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
     from rooms_cli.messaging.attention import message_line
 
     for m in messages:
-        mark = "*" if m.n > unread_from else " "
-        output.say(f"{mark} {m.ts}  " + message_line(m, limit=None), style="bold" if m.n > unread_from else None)
+        fresh = unread_ids is None or m.key in unread_ids
+        output.say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
 
 
+@shared(as_=True)
 def send_cmd(
+    run: Run,
     message: Annotated[str, typer.Argument(help="What to say.")],
     to: Annotated[str | None, typer.Option("--to", help="One agent (default: every other agent).", show_default=False)] = None,
-    reply_to: Annotated[int | None, typer.Option("--reply-to", help="Answer message N of your inbox: goes to its sender.", show_default=False)] = None,
+    reply_to: Annotated[str | None, typer.Option("--reply-to", help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender.", show_default=False)] = None,
     wake: Annotated[bool, typer.Option("--wake", help="Run LLM-backed recipients now; their replies land in your inbox.")] = False,
-    as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Send a message to one agent, to everyone, or in reply to a message in your inbox.
 
@@ -44,17 +40,16 @@ def send_cmd(
     """
     from rooms_cli.messaging.send import send_message
 
-    ctx = _ctx(dir, as_)
-    result = send_message(ctx.project, ctx.config, ctx.me, message, to=to, reply_to=reply_to)
+    result = send_message(run.project, run.config, run.me, message, to=to, reply_to=reply_to)
     if wake:
         from rooms_cli.messaging.wake import wake_recipients
 
-        result.woken = wake_recipients(ctx.project, ctx.config, result.delivered)
-    if json_:
+        result.woken = wake_recipients(run.project, run.config, result.delivered)
+    if run.json:
         return output.print_json(result)
     for name in result.unknown:
         output.note(f"note: {name} is not a known agent yet; the message waits in its inbox")
-    to_text = ", ".join(f"{m.to} (#{m.n})" for m in result.delivered)
+    to_text = ", ".join(f"{m.to} ({m.label})" for m in result.delivered)
     output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
     for woken in result.woken:
         output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
@@ -62,10 +57,11 @@ def send_cmd(
         output.note("note: no recipient is an LLM-backed agent with something to answer; sessions read their inbox themselves")
 
 
+@shared(as_=True)
 def inbox_cmd(
+    run: Run,
     unread: Annotated[bool, typer.Option("--unread", help="Only messages not read yet.")] = False,
     peek: Annotated[bool, typer.Option("--peek", help="Do not mark anything read.")] = False,
-    as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Show your inbox (unread marked *) and mark it read, unless --peek.
 
@@ -74,21 +70,21 @@ def inbox_cmd(
     from rooms_cli.messaging.inbox import open_inbox
     from rooms_cli.messaging.status import touch
 
-    ctx = _ctx(dir, as_)
-    touch(ctx.project, ctx.me)
-    view = open_inbox(ctx.project, ctx.me, unread_only=unread, peek=peek)
-    if json_:
+    touch(run.project, run.me)
+    view = open_inbox(run.project, run.me, unread_only=unread, peek=peek)
+    if run.json:
         return output.print_json(view)
     if not view.messages:
-        return output.say(f"No {'unread ' if unread else ''}messages for {ctx.me}.")
-    _show_messages(view.messages, view.read_upto)
+        return output.say(f"No {'unread ' if unread else ''}messages for {run.me}.")
+    _show_messages(view.messages, view.unread_ids)
     output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
 
 
 @status_app.command("set")
+@shared(as_=True)
 def status_set_cmd(
+    run: Run,
     text: Annotated[str, typer.Argument(help="One line, e.g. 'Working on frontend' ('' clears it).")],
-    as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Set your status line.
 
@@ -96,14 +92,12 @@ def status_set_cmd(
     """
     from rooms_cli.messaging.status import set_status
 
-    ctx = _ctx(dir, as_)
-    record = set_status(ctx.project, ctx.me, text)
-    if json_:
-        return output.print_json(record)
-    output.say(f"{ctx.me}: {record['status'] or '(status cleared)'}")
+    record = set_status(run.project, run.me, text)
+    run.emit(record, f"{run.me}: {record['status'] or '(status cleared)'}")
 
 
-def agents_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def agents_cmd(run: Run) -> None:
     """List every agent with its status and whether it is idle (spawns included).
 
     Example: rooms agents --json
@@ -111,21 +105,24 @@ def agents_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
     from rooms_cli.messaging.roster import roster
     from rooms_cli.messaging.spawn import reap_all
 
-    ctx = _ctx(dir, None)
-    reap_all(ctx.project)
-    entries = roster(ctx.project, ctx.config)
-    if json_:
+    reap_all(run.project)
+    entries = roster(run.project, run.config)
+    for e in entries:
+        if e.problem:
+            output.warn(f"{e.name}: {e.problem['message']}")
+    if run.json:
         return output.print_json({"agents": entries})
     for e in entries:
         state = ("idle" if e.idle else "active") + (f", spawn of {e.spawn['parent']} ({e.spawn['status']})" if e.spawn else "")
         output.say(f"{e.name:<20} {e.kind:<8} {state:<32} {e.status}".rstrip())
 
 
+@shared(as_=True)
 def spawn_cmd(
+    run: Run,
     prompt: Annotated[str, typer.Argument(help="The task for the new agent.")],
     description: Annotated[str | None, typer.Option("--description", help="3-5 words; also names the agent.", show_default=False)] = None,
     profile: Annotated[str | None, typer.Option("--profile", help="Run it as this agent definition (its model and directive).", show_default=False)] = None,
-    as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Start a new agent on PROMPT and return at once; its output arrives in your inbox.
 
@@ -133,34 +130,30 @@ def spawn_cmd(
     """
     from rooms_cli.messaging.spawn import start_spawn
 
-    ctx = _ctx(dir, as_)
-    spawn = start_spawn(ctx.project, ctx.config, ctx.me, prompt, description=description, profile=profile)
-    if json_:
+    spawn = start_spawn(run.project, run.config, run.me, prompt, description=description, profile=profile)
+    if run.json:
         return output.print_json(spawn)
     how = " ".join(spawn.runner) if spawn.runner else spawn.model
-    output.say(f"spawned {spawn.alias} ({spawn.id}) via {how}; its output will arrive in {ctx.me}'s inbox (rooms wait)")
+    output.say(f"spawned {spawn.alias} ({spawn.id}) via {how}; its output will arrive in {run.me}'s inbox (rooms wait)")
 
 
-def wait_cmd(timeout: TimeoutOpt = None, as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared(as_=True)
+def wait_cmd(run: Run, timeout: TimeoutOpt = None) -> None:
     """Block until all your spawns (and theirs) finished, then print your unread messages.
 
     Example: rooms wait --timeout 10m
     """
-    from rooms_cli.errors import TimedOut
     from rooms_cli.messaging.attention import message_json
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
     from rooms_cli.messaging.wait import wait_for_spawns
-    from rooms_cli.store.clock import describe_duration
 
-    ctx = _ctx(dir, as_)
-    touch(ctx.project, ctx.me)
-    result = wait_for_spawns(ctx.project, ctx.me, timeout)
+    touch(run.project, run.me)
+    result = wait_for_spawns(run.project, run.me, timeout)
     if result.timed_out:
-        names = ", ".join(s.alias for s in result.pending)
-        raise TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=result.to_json())
-    messages = take_unread(ctx.project, ctx.me)
-    if json_:
+        raise result.timeout_error(timeout)
+    messages = take_unread(run.project, run.me)
+    if run.json:
         return output.print_json({**result.to_json(), "messages": [message_json(m) for m in messages]})
     if result.finished:
         output.note("spawns finished: " + ", ".join(f"{s.alias} ({s.status})" for s in result.finished))
@@ -169,9 +162,10 @@ def wait_cmd(timeout: TimeoutOpt = None, as_: AsOpt = None, dir: DirOpt = None, 
         output.say("Nothing left to do: no running spawns, no unread messages.")
 
 
+@shared(as_=True)
 def attention_cmd(
+    run: Run,
     peek: Annotated[bool, typer.Option("--peek", help="Do not mark the messages read.")] = False,
-    as_: AsOpt = None, dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Print the block to inject into a model call: other agents, your unread messages, your spawns.
 
@@ -179,9 +173,8 @@ def attention_cmd(
     """
     from rooms_cli.messaging.attention import build_attention, render_attention
 
-    ctx = _ctx(dir, as_)
-    block = build_attention(ctx.project, ctx.config, ctx.me, mark_read=not peek)
-    if json_:
+    block = build_attention(run.project, run.config, run.me, mark_read=not peek)
+    if run.json:
         return output.print_json(block)
     sys.stdout.write(render_attention(block) + "\n")
 
@@ -206,9 +199,10 @@ def _run_hook(hook: str, dir, as_, answer) -> None:
 
 
 @claude_app.command("stop")
+@shared(as_=True, json=False)
 def claude_stop_cmd(
-    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
-    as_: AsOpt = None, dir: DirOpt = None,
+    run: Run,
+    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
 ) -> None:
     """Claude Code Stop hook: block the stop while spawns run or messages are unread (JSON on stdout).
 
@@ -218,22 +212,24 @@ def claude_stop_cmd(
     """
     from rooms_cli.messaging.hooks import claude_stop
 
-    _run_hook("stop", dir, as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=timeout))
+    _run_hook("stop", run.dir, run.as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=timeout))
 
 
 @claude_app.command("prompt")
-def claude_prompt_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
+@shared(as_=True, json=False)
+def claude_prompt_cmd(run: Run) -> None:
     """Claude Code UserPromptSubmit hook: the attention block as additional context.
 
     Example: rooms hook claude-code prompt < hook.json
     """
     from rooms_cli.messaging.hooks import claude_prompt
 
-    _run_hook("prompt", dir, as_, claude_prompt)
+    _run_hook("prompt", run.dir, run.as_, claude_prompt)
 
 
 @claude_app.command("session-start")
-def claude_session_start_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
+@shared(as_=True, json=False)
+def claude_session_start_cmd(run: Run) -> None:
     """Claude Code SessionStart hook: who you are, who else is here and what waits for you, as context.
 
     Runs for every source (startup, resume, clear, compact).
@@ -242,4 +238,4 @@ def claude_session_start_cmd(as_: AsOpt = None, dir: DirOpt = None) -> None:
     """
     from rooms_cli.messaging.hooks import claude_session_start
 
-    _run_hook("session-start", dir, as_, claude_session_start)
+    _run_hook("session-start", run.dir, run.as_, claude_session_start)

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.shared import Run, shared
 
 models_app = typer.Typer(
     help="Model providers (.rooms.yaml providers:).\n\nExample: rooms models test ollama:llama3.2",
@@ -16,16 +16,17 @@ models_app = typer.Typer(
 
 
 @models_app.command("list")
-def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def list_cmd(run: Run) -> None:
     """List the providers usable here (built-ins included); keys show only where they come from.
 
     Example: rooms models list --json
     """
     from rooms_cli.providers import describe_providers, open_config
 
-    config, _ = open_config(dir)
+    config, _ = open_config(run.dir)
     providers = describe_providers(config)
-    if json_:
+    if run.json:
         output.print_json({"default_model": config.default_model, "providers": providers})
         return
     output.say(f"default_model: {config.default_model}")
@@ -38,13 +39,13 @@ def list_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
 
 @models_app.command("test")
+@shared()
 def test_cmd(
+    run: Run,
     target: Annotated[
         str | None,
         typer.Argument(help="An agent id, provider:model (e.g. ollama:llama3.2) or a provider name (default: default_model)."),
     ] = None,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Send one short prompt and report provider, model, latency, usage and the reply (or the exact failure, exit 1).
 
@@ -52,10 +53,10 @@ def test_cmd(
     """
     from rooms_cli.providers import check_model, open_config, resolve_target
 
-    config, project = open_config(dir)
+    config, project = open_config(run.dir)
     model_string, agent = resolve_target(target, config, project)
     report = check_model(model_string, config, agent=agent)
-    if json_:
+    if run.json:
         output.print_json(report)
         return
     where = report.get("base_url") or " ".join(report.get("command") or []) or report["type"]

@@ -70,15 +70,29 @@ def print_json_line(data: Any) -> None:
     sys.stdout.flush()
 
 
-def say(text: str = "", style: str | None = None) -> None:
-    """One line of human output (rich markup is NOT interpreted: agent text is data)."""
+def write(text: str, style: str | None = None, end: str = "\n") -> None:
+    """Human output on stdout (rich markup is NOT interpreted: agent text is data). Through rich on a
+    terminal; piped, the text as it is, without importing rich (~25 ms: scripts and agents pipe)."""
+    if not sys.stdout.isatty():
+        sys.stdout.write(text + end)
+        sys.stdout.flush()
+        return
     from rich.text import Text
 
-    console().print(Text(text, style=style or ""))
+    console().print(Text(text, style=style or ""), end=end)
+
+
+def say(text: str = "", style: str | None = None) -> None:
+    """One line of human output."""
+    write(text, style)
 
 
 def note(text: str) -> None:
-    """A side remark on stderr (never pollutes --json stdout)."""
+    """A side remark on stderr (never pollutes --json stdout); dim on a terminal."""
+    if not sys.stderr.isatty():
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        return
     from rich.text import Text
 
     err_console().print(Text(text, style="dim"))

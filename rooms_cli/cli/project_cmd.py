@@ -8,15 +8,23 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt
+from rooms_cli.cli.options import choice_value
+from rooms_cli.cli.shared import Run, shared
 
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
 
 
+def _example_names() -> list[str]:
+    from rooms_cli.project import example_sets
+
+    return sorted(example_sets())
+
+
+@shared(dir=False)
 def init_cmd(
+    run: Run,
     path: Annotated[Path, typer.Argument(help="Project directory (default: the current one).")] = Path("."),
-    example: Annotated[str | None, typer.Option("--example", help="Add an example agent set: roundtable, gamedev or dev.")] = None,
-    json_: JsonOpt = False,
+    example: Annotated[str | None, typer.Option("--example", parser=choice_value("--example", _example_names), help="Add an example agent set: roundtable, gamedev or dev.")] = None,
 ) -> None:
     """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing that exists).
 
@@ -28,7 +36,7 @@ def init_cmd(
     if result.nested_in:
         output.warn(f"{result.root} is inside the rooms project {result.nested_in}: this makes a nested project, "
                     "and commands run under it will use the new one")
-    if json_:
+    if run.json:
         output.print_json(result)
         return
     if not result.changed:
@@ -44,30 +52,30 @@ def init_cmd(
 
 
 @config_app.command("show")
-def config_show(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def config_show(run: Run) -> None:
     """Print the effective configuration (built-in providers included, secrets masked).
 
     Example: rooms config show --json
     """
-    from rooms_cli.context import Context
 
-    ctx = Context.open(dir)
-    shown = ctx.config.masked()
-    if json_:
+    shown = run.config.masked()
+    if run.json:
         output.print_json(shown)
         return
     import yaml
 
-    source = ctx.project.relative(ctx.config.path) if ctx.config.path else "(no .rooms.yaml: defaults)"
+    source = run.project.relative(run.config.path) if run.config.path else "(no .rooms.yaml: defaults)"
     output.say(f"# effective config from {source}")
     output.say(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).rstrip())
 
 
+@shared(dir=False)
 def demo_cmd(
+    run: Run,
     dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
     only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections, comma-separated: chat, board, roundtable, groups, messaging.")] = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary directory to look around (a --dir is always kept).")] = False,
-    json_: JsonOpt = False,
 ) -> None:
     """Run a short showcase on the offline model in a temporary directory, removed afterwards unless --keep.
 
@@ -78,7 +86,7 @@ def demo_cmd(
     events: list[dict] = []
 
     def show(kind: str, text: str) -> None:
-        if json_:
+        if run.json:
             events.append({"kind": kind, "text": text})
         elif kind == "section":
             output.say("")
@@ -93,7 +101,7 @@ def demo_cmd(
     kept = keep or dir is not None
     with demo_directory(dir, keep=kept) as target:
         summary = {**run_demo(target, show, only), "kept": kept}
-    if json_:
+    if run.json:
         output.print_json({**summary, "events": events})
         return
     output.say("")
@@ -104,10 +112,10 @@ def demo_cmd(
     output.say(f"  cd {summary['dir']} && rooms transcript --last 20")
 
 
+@shared()
 def tick_cmd(
+    run: Run,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be done; change nothing.")] = False,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Do the scheduled work: fire due schedule slots, run queued roundtables, expire leases, reap spawns.
 
@@ -116,12 +124,10 @@ def tick_cmd(
 
     Example: rooms tick --dry-run
     """
-    from rooms_cli.context import Context
     from rooms_cli.tick import run_tick
 
-    ctx = Context.open(dir)
-    report = run_tick(ctx.project, ctx.config, dry_run=dry_run)
-    if json_:
+    report = run_tick(run.project, run.config, dry_run=dry_run)
+    if run.json:
         output.print_json(report)
     else:
         _show_tick(report, dry_run)
@@ -144,21 +150,19 @@ def _show_tick(report: dict, dry_run: bool) -> None:
         output.say("Nothing to do." if not dry_run else "Nothing would be done.")
 
 
+@shared()
 def doctor_cmd(
+    run: Run,
     offline: Annotated[bool, typer.Option("--offline", help="Skip the provider reachability checks.")] = False,
-    dir: DirOpt = None,
-    json_: JsonOpt = False,
 ) -> None:
     """Check .rooms/ integrity (logs, state files, agents, config, leases, spawns, providers); exit 1 on errors.
 
     Example: rooms doctor --offline
     """
-    from rooms_cli.context import Context
     from rooms_cli.doctor import run_doctor
 
-    ctx = Context.open(dir)
-    report = run_doctor(ctx.project, ctx.config, providers=not offline)
-    if json_:
+    report = run_doctor(run.project, run.config, providers=not offline)
+    if run.json:
         output.print_json(report)
     else:
         for f in report["findings"]:

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, JsonOpt, finite_number
+from rooms_cli.cli.options import finite_number
+from rooms_cli.cli.shared import Run, shared
 from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 
 roundtable_app = typer.Typer(
@@ -33,7 +34,7 @@ RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into th
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
 MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=MIN_MAX_CHARS, help="Cap on each turn, cut at a word.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --turns and participant counts outside the format's range.")]
-PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number(minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
+PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number("--pace", minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
 
 
 def _request(fmt, topic, participants, room, turns, max_chars, pace, force):
@@ -45,16 +46,16 @@ def _request(fmt, topic, participants, room, turns, max_chars, pace, force):
 
 
 @roundtable_app.command("formats")
-def formats_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def formats_cmd(run: Run) -> None:
     """List the conversation formats: agents, turns, temperature, who opens, purpose.
 
     Example: rooms roundtable formats --json
     """
-    from rooms_cli.context import Context
     from rooms_cli.roundtable.formats import load_formats
 
-    formats = list(load_formats(Context.open(dir).config).values())
-    if json_:
+    formats = list(load_formats(run.config).values())
+    if run.json:
         output.print_json(formats)
         return
     from rich.table import Table
@@ -68,24 +69,23 @@ def formats_cmd(dir: DirOpt = None, json_: JsonOpt = False) -> None:
 
 
 @roundtable_app.command("run")
+@shared()
 def run_cmd(
+    run: Run,
     format: Annotated[str, typer.Argument(help="Format name (see `rooms roundtable formats`).")],
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
     max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False,
     explain: Annotated[bool, typer.Option("--explain", help="Print each turn's speaker weights.")] = False,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Run a roundtable now, printing each turn as it happens, then extract lessons.
 
     Example: rooms roundtable run debate --topic 'monorepo or not' --participants analyst,hustler
     """
-    from rooms_cli.context import Context
     from rooms_cli.roundtable.orchestrator import run_roundtable_sync
 
-    ctx = Context.open(dir)
 
     def show(kind: str, data: dict) -> None:
-        if json_:
+        if run.json:
             return
         if kind == "start":
             output.say(f"{data['format']} · {data['topic']} · {', '.join(data['participants'])} · "
@@ -101,32 +101,31 @@ def run_cmd(
             count = sum(len(v) for v in data["lessons"].values())
             output.say(f"learned {count} lessons (rooms memory list)", style="dim")
 
-    result = run_roundtable_sync(ctx.project, ctx.config, _request(format, topic, participants, room, turns, max_chars, pace, force),
+    result = run_roundtable_sync(run.project, run.config, _request(format, topic, participants, room, turns, max_chars, pace, force),
                                  on_event=show)
-    if json_:
+    if run.json:
         output.print_json(result)
 
 
 @roundtable_app.command("queue")
+@shared()
 def queue_cmd(
+    run: Run,
     format: Annotated[str | None, typer.Argument(help="Format to enqueue; leave out to list the queue.")] = None,
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False, dir: DirOpt = None,
-    json_: JsonOpt = False,
+    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False,
 ) -> None:
     """Enqueue a roundtable for the next `rooms tick`, or list the queue.
 
     Example: rooms roundtable queue retro --topic 'last sprint' && rooms tick
     """
-    from rooms_cli.context import Context
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.formats import get_format
     from rooms_cli.roundtable.speakers import check_turns
 
-    ctx = Context.open(dir)
     if format is None:
-        items = queue.list_items(ctx.project)
-        if json_:
+        items = queue.list_items(run.project)
+        if run.json:
             output.print_json(items)
             return
         for item in items:
@@ -136,18 +135,16 @@ def queue_cmd(
             output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
         return
     if turns is not None:  # refused now, not at the next tick
-        check_turns(get_format(ctx.config, format), turns, force)
+        check_turns(get_format(run.config, format), turns, force)
     else:
-        get_format(ctx.config, format)
-    item, _new = queue.enqueue(ctx.project, _request(format, topic, participants, room, turns, max_chars, pace, force))
-    if json_:
-        output.print_json(item)
-        return
-    output.say(f"Queued {item.id} ({format}); `rooms tick` will run it.")
+        get_format(run.config, format)
+    item, _new = queue.enqueue(run.project, _request(format, topic, participants, room, turns, max_chars, pace, force))
+    run.emit(item, f"Queued {item.id} ({format}); `rooms tick` will run it.")
 
 
 @schedule_app.callback(invoke_without_command=True)
-def schedule_cmd(ctx: typer.Context, dir: DirOpt = None, json_: JsonOpt = False) -> None:
+@shared()
+def schedule_cmd(run: Run, ctx: typer.Context) -> None:
     """Show today's schedule slots (UTC): next fire time, whether today's roll won or lost, and what
     became of the roundtable it queued (retrying, failed).
 
@@ -155,13 +152,14 @@ def schedule_cmd(ctx: typer.Context, dir: DirOpt = None, json_: JsonOpt = False)
     """
     if ctx.invoked_subcommand is not None:
         return
-    _show_schedule(dir, json_)
+    _show_schedule(run)
 
 
 @schedule_app.command("crontab")
+@shared()
 def crontab_cmd(
+    run: Run,
     every: Annotated[int, typer.Option("--every", min=1, max=59, help="Minutes between ticks.")] = 5,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Print a crontab line that runs `rooms tick` for this project (absolute paths; logs to .rooms/run/tick.log).
 
@@ -169,24 +167,18 @@ def crontab_cmd(
 
     Example: rooms schedule crontab --every 10
     """
-    from rooms_cli.context import Context
     from rooms_cli.tick import crontab_line
 
-    line = crontab_line(Context.open(dir).project, every=every)
-    if json_:
-        output.print_json({"line": line})
-        return
-    output.say(line)
+    line = crontab_line(run.project, every=every)
+    run.emit({"line": line}, line)
 
 
-def _show_schedule(dir, json_: bool) -> None:
-    from rooms_cli.context import Context
+def _show_schedule(run: Run) -> None:
     from rooms_cli.roundtable.schedule import today_status
     from rooms_cli.store.clock import now
 
-    ctx = Context.open(dir)
-    rows = today_status(ctx.project, ctx.config, now())
-    if json_:
+    rows = today_status(run.project, run.config, now())
+    if run.json:
         output.print_json(rows)
         return
     if not rows:
@@ -213,22 +205,21 @@ def _run_note(occurrence: dict) -> str:
 
 
 @memory_app.command("list")
+@shared()
 def memory_list(
+    run: Run,
     agent: Annotated[str | None, typer.Argument(help="Agent id (default: every agent with lessons).")] = None,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Show the lessons agents learned, oldest first.
 
     Example: rooms memory list analyst --json
     """
-    from rooms_cli.context import Context
     from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
 
-    ctx = Context.open(dir)
     if agent:
-        require_agent(ctx.project, agent)
-    lessons = [r for a in ([agent] if agent else agents_with_lessons(ctx.project)) for r in list_lessons(ctx.project, a)]
-    if json_:
+        require_agent(run.project, agent)
+    lessons = [r for a in ([agent] if agent else agents_with_lessons(run.project)) for r in list_lessons(run.project, a)]
+    if run.json:
         output.print_json(lessons)
         return
     for r in lessons:
@@ -238,23 +229,19 @@ def memory_list(
 
 
 @memory_app.command("forget")
+@shared()
 def memory_forget(
+    run: Run,
     agent: Annotated[str, typer.Argument(help="Agent id.")],
     ids: Annotated[list[str] | None, typer.Argument(help="Lesson ids (any unique prefix).")] = None,
     source: Annotated[str | None, typer.Option("--source", help="Forget every lesson from this roundtable id.")] = None,
     all_: Annotated[bool, typer.Option("--all", help="Forget every lesson of the agent.")] = False,
-    dir: DirOpt = None, json_: JsonOpt = False,
 ) -> None:
     """Remove lessons so they stop reaching the agent's prompts.
 
     Example: rooms memory forget analyst l-01JD3Z
     """
-    from rooms_cli.context import Context
     from rooms_cli.memories import forget
 
-    ctx = Context.open(dir)
-    removed = forget(ctx.project, agent, ids or [], source=source, everything=all_)
-    if json_:
-        output.print_json({"agent": agent, "removed": removed})
-        return
-    output.say(f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")
+    removed = forget(run.project, agent, ids or [], source=source, everything=all_)
+    run.emit({"agent": agent, "removed": removed}, f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")

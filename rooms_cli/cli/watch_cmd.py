@@ -9,19 +9,21 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import DirOpt, duration_value, time_value
+from rooms_cli.cli.options import duration_value, time_value
+from rooms_cli.cli.shared import Run, shared
 
 
+@shared(json=False)
 def watch_cmd(
+    run: Run,
     room: Annotated[list[str] | None, typer.Option("--room", "-r", metavar="ROOM", help="Follow this room's transcript (repeatable; default: the current room).", show_default=False)] = None,
     all_: Annotated[bool, typer.Option("--all", help="Follow every room, board, group, inbox and spawn, new ones included.")] = False,
     inbox: Annotated[list[str] | None, typer.Option("--inbox", metavar="AGENT", help="Follow this agent's inbox (repeatable).", show_default=False)] = None,
     board: Annotated[bool, typer.Option("--board", help="Follow the boards of the rooms given (default: the current room).")] = False,
     groups: Annotated[bool, typer.Option("--groups", help="Follow every group log, new groups included.")] = False,
-    since: Annotated[datetime | None, typer.Option("--since", parser=time_value, metavar="ISO", help="First print the events since this ISO time.", show_default=False)] = None,
+    since: Annotated[datetime | None, typer.Option("--since", parser=time_value("--since"), metavar="ISO", help="First print the events since this ISO time.", show_default=False)] = None,
     last: Annotated[int | None, typer.Option("--last", min=0, metavar="N", help="First print the last N events.", show_default=False)] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", parser=duration_value, metavar="DURATION", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
-    dir: DirOpt = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Stop after this long (e.g. 30, 30s, 5m); exit 0.", show_default=False)] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print one JSON object a line (each with type and ts).")] = False,
 ) -> None:
     """Print each new event once, as it lands: messages, task, group, inbox and spawn events. Ctrl-C ends it.
@@ -30,22 +32,20 @@ def watch_cmd(
 
     Example: rooms watch --all --json --timeout 60
     """
-    from rooms_cli.context import Context
     from rooms_cli.errors import UsageError
     from rooms_cli.watch import Selection, watch
     from rooms_cli.watch.wake import StopFlag, stop_on_sigint
 
     if since is not None and last is not None:
         raise UsageError("--since and --last cannot be combined; give one")
-    ctx = Context.open(dir, room=None)
     selection = Selection.from_flags(
-        rooms=room or (), all=all_, inboxes=inbox or (), board=board, groups=groups, current_room=ctx.room,
+        rooms=room or (), all=all_, inboxes=inbox or (), board=board, groups=groups, current_room=run.room,
     )
-    selection.check(ctx.project)
+    selection.check(run.project)
     if not json_ and sys.stderr.isatty():
         output.note(f"watching {selection.describe()} · Ctrl-C to stop")
     with stop_on_sigint(StopFlag()) as stop:
-        for event in watch(ctx.project, selection, since=since, last=last, timeout=timeout, stop=stop):
+        for event in watch(run.project, selection, since=since, last=last, timeout=timeout, stop=stop):
             _show(event, json_)
 
 

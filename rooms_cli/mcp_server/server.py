@@ -18,12 +18,12 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import ValidationError
 
 from rooms_cli import __version__
 from rooms_cli.errors import RoomsError, UsageError, as_rooms_error
-from rooms_cli.mcp_server.tools import TOOLS, Session
+from rooms_cli.mcp_server.tools import READ_ONLY, TOOLS, Session
 
 INSTRUCTIONS = (
     "rooms coordinates agents through plain files under .rooms/. You act as {me} in {root}. "
@@ -107,7 +107,8 @@ def build_server(session: Session) -> MCPServer:
                          instructions=INSTRUCTIONS.format(me=session.me, root=session.project.root),
                          log_level="WARNING")
     for name, fn in TOOLS.items():
-        server.add_tool(bind(session, fn), name=name, description=inspect.getdoc(fn))
+        annotations = ToolAnnotations(read_only_hint=True) if name in READ_ONLY else None
+        server.add_tool(bind(session, fn), name=name, description=inspect.getdoc(fn), annotations=annotations)
     return server
 
 

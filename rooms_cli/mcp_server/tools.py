@@ -20,12 +20,18 @@ from rooms_cli.config import Config
 from rooms_cli.store.paths import Project
 
 TOOLS: dict[str, Callable[..., Any]] = {}
+READ_ONLY: set[str] = set()  # tools that change nothing (announced to clients as readOnlyHint)
 
 
-def tool(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Register `fn` as the tool of that name."""
-    TOOLS[fn.__name__] = fn
-    return fn
+def tool(fn: Callable[..., Any] | None = None, *, read_only: bool = False):
+    """Register `fn` as the tool of that name (`@tool`, or `@tool(read_only=True)`)."""
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        TOOLS[fn.__name__] = fn
+        if read_only:
+            READ_ONLY.add(fn.__name__)
+        return fn
+
+    return register(fn) if fn is not None else register
 
 
 @dataclass
@@ -60,7 +66,7 @@ Boundaries = Annotated[str, Field(description="What is out of scope ('' allowed)
 # -- board ---------------------------------------------------------------------------------------
 
 
-@tool
+@tool(read_only=True)
 def board(s: Session, room: Room = None,
           lane: Annotated[str | None, Field(description="Only this agent's lane.")] = None,
           status: Annotated[str | None, Field(description="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending).")] = None):
@@ -70,7 +76,7 @@ def board(s: Session, room: Room = None,
     return board_view(s.project, s.room(room), lane=lane, status=status)
 
 
-@tool
+@tool(read_only=True)
 def task_show(s: Session, task_id: TaskId, room: Room = None):
     """One task with its definition of done, lease, record and the history of its events."""
     from rooms_cli.board.tasks import load_task, task_history
@@ -165,9 +171,10 @@ def send(s: Session, message: Annotated[str, Field(description="What to say.")],
 
 
 @tool
-def reply(s: Session, n: Annotated[int, Field(description="The number of the message in your inbox.")],
+def reply(s: Session, n: Annotated[int | str, Field(description="The message in your inbox: its number, or (when a "
+                                                     "git merge left a number shared) its `ref`, any unique prefix of its id.")],
           message: Annotated[str, Field(description="Your answer.")]):
-    """Answer message number n of your inbox: the reply goes to its sender, quoting it."""
+    """Answer message n of your inbox (its number or its `ref`): the reply goes to its sender, quoting it."""
     from rooms_cli.messaging.send import send_message
 
     return send_message(s.project, s.config, s.me, message, reply_to=n)
@@ -216,7 +223,6 @@ def spawn(s: Session, prompt: Annotated[str, Field(description="The task for the
 def wait(s: Session, timeout_seconds: Seconds = None):
     """Block until all your spawns (and theirs) finished, then return your unread messages (marked read).
     Timing out is the error timed_out, listing what still runs."""
-    from rooms_cli.errors import TimedOut
     from rooms_cli.messaging.attention import message_json
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
@@ -225,8 +231,7 @@ def wait(s: Session, timeout_seconds: Seconds = None):
     touch(s.project, s.me)
     result = wait_for_spawns(s.project, s.me, timeout_seconds)
     if result.timed_out:
-        names = ", ".join(sp.alias for sp in result.pending)
-        raise TimedOut(f"timed out after {timeout_seconds:g}s: still running: {names}", data=result.to_json())
+        raise result.timeout_error(timeout_seconds)
     return {**result.to_json(), "messages": [message_json(m) for m in take_unread(s.project, s.me)]}
 
 
@@ -280,7 +285,7 @@ def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")
     return _gathered(asyncio.run(run()))
 
 
-@tool
+@tool(read_only=True)
 def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
     """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
     from rooms_cli.groups.status import status
@@ -318,7 +323,7 @@ def chat(s: Session, message: Annotated[str, Field(description="The message; @na
         return coordinator.run_message(s.project, s.config, s.room(room), s.me, message)
 
 
-@tool
+@tool(read_only=True)
 def transcript(s: Session, room: Room = None,
                last: Annotated[int, Field(description="How many of the latest records.", ge=1, le=1000)] = 20):
     """The last records of a room's transcript, oldest first."""

@@ -42,15 +42,18 @@ def message_line(message: InboxMessage, limit: int | None = MESSAGE_LIMIT) -> st
         text = text[:limit] + f" … ({len(text) - limit} more characters: rooms inbox --peek)"
     tag = label(message)
     quote = message.meta.get("quote") if message.reply_to is not None else None
-    head = f"#{message.n} {message.sender}" + (f" [{tag}]" if tag else "") + (f' (re "{quote[:60]}")' if quote else "")
+    head = f"{message.label} {message.sender}" + (f" [{tag}]" if tag else "") + (f' (re "{quote[:60]}")' if quote else "")
     return f"{head}: {text}"
 
 
 def message_json(message: InboxMessage) -> dict:
-    """The inbox record as the attention block shows it: `id` is the inbox number, `content` the text."""
+    """The inbox record as the attention block shows it: `id` is the inbox number, `content` the text,
+    `ref` what `--reply-to` takes (the number, or an id prefix when a merge made the number shared),
+    `message_id` the record's id."""
     data = message.to_json()
-    del data["id"], data["to"]
-    return {"id": data.pop("n"), "content": data.pop("text"), **data}
+    message_id = data.pop("id")
+    del data["to"]
+    return {"id": data.pop("n"), "ref": message.ref or str(message.n), "message_id": message_id, "content": data.pop("text"), **data}
 
 
 def _spawn_json(spawn: Spawn) -> dict:

@@ -1,4 +1,5 @@
-"""Messaging's checks for `rooms doctor`: orphan spawns, and finished spawns whose output never arrived.
+"""Messaging's checks for `rooms doctor`: orphan spawns, finished spawns whose output never arrived,
+and one alias given to two spawns in two clones (a git merge brought them together).
 
 An orphan is a spawn record still `starting`/`running` on this machine whose worker process is
 gone (killed, machine rebooted): nobody will ever finish it until `rooms tick` (or `rooms wait`)
@@ -17,11 +18,13 @@ from rooms_cli.store import layout
 def check(project, config) -> list[Finding]:
     folder = layout.spawns_dir(project)
     findings = []
+    by_alias: dict[str, list] = {}
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             spawn = load_spawn(project, path.stem)
         except RoomsError:
             continue  # a broken record: check_files names it
+        by_alias.setdefault(spawn.alias, []).append(spawn)
         rel = project.relative(record_path(project, spawn.id))
         who = f"spawn {spawn.id} ({spawn.alias}, started by {spawn.parent})"
         if spawn.active and spawn.local and not worker_alive(project, spawn.id):
@@ -34,4 +37,14 @@ def check(project, config) -> list[Finding]:
                 "warning", "spawn",
                 f"{who} {spawn.status}, but no message about it reached {spawn.parent}'s inbox",
                 f"its output and error are in {rel}; tell {spawn.parent} with: rooms send --to {spawn.parent} '…'", rel))
+    for alias, spawns in sorted(by_alias.items()):
+        if len(spawns) > 1:
+            # one clone never reuses an alias (the alias registry): two clones chose it offline
+            who = "; ".join(f"{s.id} by {s.parent} ({s.status})" for s in spawns)
+            findings.append(Finding(
+                "warning", "spawn",
+                f"alias {alias} names {len(spawns)} spawns made in different clones ({who}): their messages and status share "
+                f"one inbox and one status log",
+                f"nothing is lost; read {alias}'s inbox knowing it mixes both (`rooms inbox --peek --as {alias}`), "
+                f"and tell them apart by spawn id in `rooms agents --json`", project.relative(record_path(project, spawns[-1].id))))
     return findings

@@ -6,9 +6,16 @@ envelopes, spawn output). A record:
     {"n": 3, "id": "i-…", "ts": ISO, "from": "alice", "to": "bob", "kind": "direct",
      "text": "…", "tag": "group:rev/broadcast:b-…" (optional), "reply_to": 2 (optional), "meta": {…}}
 
-`n` is a small integer, unique within one inbox and increasing, so an agent can say `--reply-to 3`.
-It is assigned under the inbox's lock. Kinds: direct, broadcast, group, group_cancel, spawn_output,
-spawn_error, system.
+Kinds: direct, broadcast, group, group_cancel, spawn_output, spawn_error, system.
+
+Merging in git (docs/git.md): the inbox is read in time/id order, never in file order. `id` is the
+message's identity (unique across clones). `n` is a small number for people to type: the next one
+after the highest in the inbox, assigned under the inbox's lock, so one clone never repeats a number;
+two clones that each received a message offline can both hand out the same `n`. After such a merge
+a number shared by several messages is not shown: each of them is referred to by a short prefix of
+its id instead (its `ref`), `--reply-to 2` is refused as ambiguous (naming the candidates), and any
+unique id prefix is accepted, like git. Numbers never change once shown, so a reply cannot go to
+the wrong sender because of a merge.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
+
+NUMBER_WINDOW = 256  # lines read back to find the highest number when delivering
+SHORT_ID = 10  # characters of an id body shown, at least, when a number is shared after a merge
 
 
 @dataclass
@@ -34,6 +44,17 @@ class InboxMessage:
     tag: str | None = None
     reply_to: int | None = None
     meta: dict = field(default_factory=dict)
+    ref: str = ""  # how to refer to it: its number, or a short id prefix when a merge duplicated the number
+
+    @property
+    def key(self) -> str:
+        """What a read mark names: the id (a hand-edited line without one: its number and time)."""
+        return self.id or f"#{self.n}@{self.ts}"
+
+    @property
+    def label(self) -> str:
+        """`#3`, or `#i-01M83SV5SY` for a message whose number another message shares after a merge."""
+        return f"#{self.ref or self.n}"
 
     def to_json(self) -> dict:
         data = {"n": self.n, "id": self.id, "ts": self.ts, "from": self.sender, "to": self.to, "kind": self.kind, "text": self.text}
@@ -66,11 +87,14 @@ def deliver(
     project: Project, to: str, sender: str, text: str, *, kind: str = "direct",
     tag: str | None = None, reply_to: int | None = None, meta: dict | None = None,
 ) -> InboxMessage:
-    """Append a message to `to`'s inbox, numbering it under the inbox lock."""
+    """Append a message to `to`'s inbox, numbering it under the inbox lock.
+
+    The number follows the highest of the last lines (not just the last line: after a union merge
+    the last line may come from the clone that numbered lower).
+    """
     path = inbox_path(project, to)
     with locked(path):
-        last = jsonl.tail(path, 1)
-        n = int(last[0].get("n", 0)) + 1 if last else 1
+        n = max((_number(r) for r in jsonl.tail(path, NUMBER_WINDOW)), default=0) + 1
         msg = InboxMessage(n=n, id=new_id("i"), ts=now_iso(), sender=sender, to=to, kind=kind, text=text,
                            tag=tag, reply_to=reply_to, meta=dict(meta or {}))
         jsonl.append_many(path, [msg.to_json()], lock=False)
@@ -78,13 +102,42 @@ def deliver(
 
 
 def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
-    """Every message in `agent`'s inbox, oldest first."""
-    return [InboxMessage.from_json(r) for r in jsonl.read(inbox_path(project, agent))]
+    """Every message in `agent`'s inbox, oldest first, each with its `ref`.
+
+    Order: time, then number (one clone's messages of one millisecond keep their order), then id.
+    """
+    records = sorted(jsonl.read(inbox_path(project, agent)), key=lambda r: (jsonl.order_key(r)[0], _number(r), jsonl.order_key(r)[1]))
+    messages = [InboxMessage.from_json(r) for r in records]
+    assign_refs(messages)
+    return messages
 
 
-# Read state: `.rooms/inbox/read/<agent>.jsonl`, append-only lines {"ts", "upto": n}. Messages are
-# numbered in append order, so "read up to n" is the whole state; the highest `upto` wins, which
-# also makes a git union merge of two clones' lines come out right. (A subdirectory, not
+def assign_refs(messages: list[InboxMessage]) -> None:
+    """Give each message its `ref`: its number when no other message has it, else a short id prefix."""
+    from collections import Counter
+
+    counts = Counter(m.n for m in messages)
+    ids = [m.id for m in messages]
+    for m in messages:
+        m.ref = str(m.n) if counts[m.n] == 1 and m.n > 0 else short_id(m.id, ids)
+
+
+def short_id(full: str, ids: list[str]) -> str:
+    """The shortest prefix of `full` (at least SHORT_ID characters of its body) no other id starts with."""
+    kind, _, body = full.partition("-")
+    others = [i for i in ids if i != full]
+    for length in range(SHORT_ID, len(body) + 1):
+        prefix = f"{kind}-{body[:length]}"
+        if not any(o.startswith(prefix) for o in others):
+            return prefix
+    return full
+
+
+# Read state: `.rooms/inbox/read/<agent>.jsonl`, append-only lines {"id": "r-…", "ts", "read": [message
+# ids]}: a message is read when some line names its id. Two clones that read different messages
+# merge (union) into the set of both; nothing unread can look read. Versions before per-message
+# marks wrote {"ts", "upto": n} ("read everything up to n"); such a line still marks the messages
+# numbered ≤ n that were already there when it was written (ts ≤ its ts). (A subdirectory, not
 # `<agent>.read.jsonl`, so no agent name can collide with another agent's inbox file.)
 
 
@@ -92,41 +145,46 @@ def read_state_path(project: Project, agent: str):
     return layout.inbox_read_file(project, agent)
 
 
-def read_upto(project: Project, agent: str) -> int:
-    """The highest message number `agent` has read (0: none)."""
-    best = 0
+@dataclass
+class ReadMarks:
+    ids: set[str] = field(default_factory=set)
+    upto: list[tuple[int, str]] = field(default_factory=list)  # legacy (n, ts) marks
+
+    def covers(self, message: InboxMessage) -> bool:
+        if message.key in self.ids:
+            return True
+        return any(message.n <= n and (not ts or not message.ts or message.ts <= ts) for n, ts in self.upto)
+
+
+def read_marks(project: Project, agent: str) -> ReadMarks:
+    marks = ReadMarks()
     for record in jsonl.read(read_state_path(project, agent)):
-        try:
-            best = max(best, int(record.get("upto", 0)))
-        except (TypeError, ValueError):
-            continue
-    return best
+        read = record.get("read")
+        if isinstance(read, list):
+            marks.ids.update(x for x in read if isinstance(x, str))
+        upto = record.get("upto")
+        if isinstance(upto, int) and not isinstance(upto, bool):
+            ts = record.get("ts")
+            marks.upto.append((upto, ts if isinstance(ts, str) else ""))
+    return marks
 
 
-def mark_read(project: Project, agent: str, upto: int) -> bool:
-    """Record that `agent` has read every message up to `upto`; False when nothing changed."""
+def mark_read(project: Project, agent: str, messages: list[InboxMessage]) -> bool:
+    """Record that `agent` has read `messages`; False when they all were read already."""
     path = read_state_path(project, agent)
     with locked(path):
-        if upto <= read_upto(project, agent):
+        marks = read_marks(project, agent)
+        fresh = [m.key for m in messages if not marks.covers(m)]
+        if not fresh:
             return False
-        jsonl.append_many(path, [{"ts": now_iso(), "upto": int(upto)}], lock=False)
+        jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": fresh}], lock=False)
     return True
 
 
 def unread_messages(project: Project, agent: str) -> list[InboxMessage]:
-    """Messages of `agent` not read yet, oldest first.
-
-    Read from the end of the inbox, so the cost follows the number of unread messages, not the
-    size of the inbox (numbers grow along the file).
-    """
-    upto = read_upto(project, agent)
-    path = inbox_path(project, agent)
-    count = 32
-    while True:
-        records = jsonl.tail(path, count)
-        if len(records) < count or _number(records[0]) <= upto:
-            return [InboxMessage.from_json(r) for r in records if _number(r) > upto]
-        count *= 4
+    """Messages of `agent` not read yet, oldest first."""
+    marks = read_marks(project, agent)
+    return [m for m in read_inbox(project, agent) if not marks.covers(m)]
 
 
 def _number(record: dict) -> int:
@@ -140,7 +198,7 @@ def take_unread(project: Project, agent: str) -> list[InboxMessage]:
     """The unread messages of `agent`, marked read (they are being shown to it now)."""
     messages = unread_messages(project, agent)
     if messages:
-        mark_read(project, agent, max(m.n for m in messages))
+        mark_read(project, agent, messages)
     return messages
 
 
@@ -150,36 +208,59 @@ class InboxView:
 
     agent: str
     messages: list[InboxMessage]
-    read_upto: int  # before this read: messages numbered above it were unread
-    fresh: int  # how many of `messages` were unread
+    unread_ids: set[str]  # before this read: the messages that were unread
     marked_read: bool
 
+    @property
+    def fresh(self) -> int:
+        """How many of the inbox's messages were unread."""
+        return len(self.unread_ids)
+
     def unread(self, message: InboxMessage) -> bool:
-        return message.n > self.read_upto
+        return message.key in self.unread_ids
 
     def to_json(self) -> dict:
         return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read,
-                "messages": [{**m.to_json(), "read": not self.unread(m)} for m in self.messages]}
+                "messages": [{**m.to_json(), "ref": m.ref or str(m.n), "read": not self.unread(m)} for m in self.messages]}
 
 
 def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek: bool = False) -> InboxView:
     """`agent`'s inbox (or only its unread messages), the unread ones marked read unless `peek`."""
-    upto = read_upto(project, agent)
-    messages = unread_messages(project, agent) if unread_only else read_inbox(project, agent)
-    fresh = [m for m in messages if m.n > upto]
+    marks = read_marks(project, agent)
+    everything = read_inbox(project, agent)
+    fresh = [m for m in everything if not marks.covers(m)]
     if fresh and not peek:
-        mark_read(project, agent, max(m.n for m in fresh))
-    return InboxView(agent=agent, messages=messages, read_upto=upto, fresh=len(fresh), marked_read=bool(fresh) and not peek)
+        mark_read(project, agent, fresh)
+    return InboxView(agent=agent, messages=fresh if unread_only else everything, unread_ids={m.key for m in fresh},
+                     marked_read=bool(fresh) and not peek)
 
 
-def find_message(project: Project, agent: str, n: int) -> InboxMessage:
-    """Message number `n` in `agent`'s inbox, or NotFound."""
-    from rooms_cli.errors import NotFound
+def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:
+    """A message of `agent`'s inbox by number (`3`, `#3`) or by any unique prefix of its id.
 
-    for message in read_inbox(project, agent):
-        if message.n == n:
-            return message
-    raise NotFound(f"no message {n} in {agent}'s inbox (see `rooms inbox --as {agent}`)")
+    A number two messages share after a merge is refused as ambiguous, naming both, so a reply
+    never goes to the wrong sender.
+    """
+    from rooms_cli.errors import InvalidInput, NotFound
+    from rooms_cli.store.ids import resolve_prefix
+
+    messages = read_inbox(project, agent)
+    given = str(ref).strip().lstrip("#")
+    hint = f"see `rooms inbox --peek --as {agent}`"
+    if given.isdigit() and not given.startswith("0"):
+        hits = [m for m in messages if m.n == int(given)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            shown = "; ".join(f"{m.ref} from {m.sender}: {m.text[:40]!r}" for m in hits)
+            raise InvalidInput(f"message number {given} is shared by {len(hits)} messages after a merge ({shown}); "
+                               f"give the id shown instead, e.g. --reply-to {hits[0].ref}")
+        raise NotFound(f"no message {given} in {agent}'s inbox ({hint})")
+    try:
+        wanted = resolve_prefix(given, [m.id for m in messages], "message id")
+    except NotFound:
+        raise NotFound(f"no message {given!r} in {agent}'s inbox ({hint})") from None
+    return next(m for m in messages if m.id == wanted)
 
 
 def inbox_owners(project: Project) -> list[str]:

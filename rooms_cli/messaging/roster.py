@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rooms_cli.errors import RoomsError
 from rooms_cli.messaging.spawn import latest_by_alias, list_spawns
 from rooms_cli.messaging.status import (
     IDLE_AFTER,
@@ -17,6 +18,7 @@ from rooms_cli.messaging.status import (
     names_in,
     read_status,
     session_names,
+    status_names,
 )
 from rooms_cli.store import layout
 from rooms_cli.store.paths import Project
@@ -31,9 +33,12 @@ class RosterEntry:
     last_seen: str | None = None
     model: str | None = None
     spawn: dict = field(default_factory=dict)
+    problem: dict | None = None  # the error reading this agent's files (an unresolved merge…)
 
     def to_json(self) -> dict:
         data = {"name": self.name, "kind": self.kind, "status": self.status, "idle": self.idle, "last_seen": self.last_seen}
+        if self.problem:
+            data["problem"] = self.problem
         if self.model:
             data["model"] = self.model
         if self.spawn:
@@ -47,7 +52,7 @@ def roster(project: Project, config) -> list[RosterEntry]:
 
     spawns = latest_by_alias(project)
     defined = set(agent_ids(project))
-    sessions = set(names_in(layout.status_dir(project), ".json")) | set(names_in(layout.seen_dir(project)))
+    sessions = set(status_names(project)) | set(names_in(layout.seen_dir(project)))
     entries: list[RosterEntry] = []
     for name in sorted(defined | sessions | set(spawns)):
         spawn = spawns.get(name)
@@ -55,7 +60,12 @@ def roster(project: Project, config) -> list[RosterEntry]:
             age = age_seconds(spawn.finished)
             if age is not None and age > RECENT_SPAWN:
                 continue
-        record = read_status(project, name)
+        problem = None
+        try:
+            record = read_status(project, name)
+        except RoomsError as exc:
+            # one agent's broken file (an unresolved merge…) must not hide every other agent
+            record, problem = {}, exc.to_json()["error"]
         seen = last_seen(project, name)
         age = age_seconds(seen)
         entry = RosterEntry(
@@ -64,6 +74,7 @@ def roster(project: Project, config) -> list[RosterEntry]:
             status=record.get("status") or "",
             idle=not (age is not None and age <= IDLE_AFTER),
             last_seen=seen,
+            problem=problem,
         )
         if name in defined:
             entry.model = _model_of(project, config, name)

@@ -1,8 +1,12 @@
 """Who is around: status lines and when an agent was last seen (the roster is in roster.py).
 
 Files:
-    .rooms/status/<agent>.json   {"agent", "status", "updated", "announced"}: committed, written only
-                                 by the agent itself (one file per agent, so clones never conflict)
+    .rooms/status/<agent>.jsonl  append-only: {"id": "st-…", "ts", "seq", "status": text} or {"id",
+                                 "ts", "seq", "announced": ts}; the state is the replay in time order (the
+                                 latest status wins, the first announcement counts), so two clones
+                                 that both set a status merge with git's union driver, no conflict
+    .rooms/status/<agent>.json   what versions before the log wrote ({"agent", "status", "updated",
+                                 "announced"}); still read, as the oldest record, never written
     .rooms/run/seen/<agent>      the ISO time the agent last ran a messaging command (local state)
 
 An agent is *idle* unless it is a spawn whose process is running, or it ran a messaging command
@@ -11,9 +15,9 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from rooms_cli.store import atomic, layout
+from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
-from rooms_cli.store.ids import is_valid_name
+from rooms_cli.store.ids import is_valid_name, new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -23,6 +27,12 @@ RECENT_SPAWN = 3600.0
 
 
 def status_path(project: Project, agent: str):
+    """The agent's status log."""
+    return layout.status_log(project, agent)
+
+
+def legacy_status_path(project: Project, agent: str):
+    """The single JSON file earlier versions kept (read, never written)."""
     return layout.status_file(project, agent)
 
 
@@ -31,18 +41,30 @@ def seen_path(project: Project, agent: str):
 
 
 def read_status(project: Project, agent: str) -> dict:
-    return atomic.read_json(status_path(project, agent), default={}) or {}
+    """{"agent", "status"?, "updated"?, "announced"?}: the replay of the agent's status log."""
+    legacy = atomic.read_json(legacy_status_path(project, agent), default={}) or {}
+    records = jsonl.read(status_path(project, agent))
+    if isinstance(legacy, dict) and legacy:
+        old = {"ts": legacy.get("updated") or legacy.get("announced") or "", "id": "", "seq": -1}
+        if "status" in legacy:
+            old["status"] = legacy["status"]
+        if legacy.get("announced"):
+            old["announced"] = legacy["announced"]
+        records.insert(0, old)
+    state: dict = {"agent": agent}
+    # time order (the latest status wins); a clone's own records of one instant keep their order by seq
+    records = eventlog.ordered(records)
+    for record in sorted(records, key=lambda r: jsonl.order_key(r)[0]):
+        if isinstance(record.get("status"), str):
+            state["status"], state["updated"] = record["status"], record.get("ts")
+        if record.get("announced") and not state.get("announced"):
+            state["announced"] = record["announced"]
+    return state
 
 
-def _update_status(project: Project, agent: str, change) -> dict:
-    path = status_path(project, agent)
-    with locked(path):
-        record = read_status(project, agent)
-        record.setdefault("agent", agent)
-        if change(record) is False:
-            return record
-        atomic.write_json(path, record)
-    return record
+def _append_status(project: Project, agent: str, fields: dict) -> dict:
+    eventlog.append(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
+    return read_status(project, agent)
 
 
 def set_status(project: Project, agent: str, text: str) -> dict:
@@ -53,25 +75,18 @@ def set_status(project: Project, agent: str, text: str) -> dict:
     if len(text) > 200:
         raise InvalidInput("status is too long: keep it under 200 characters (one line)")
 
-    def change(record):
-        record["status"] = text
-        record["updated"] = now_iso()
-
     touch(project, agent)
-    return _update_status(project, agent, change)
+    return _append_status(project, agent, {"status": text})
 
 
 def mark_announced(project: Project, agent: str) -> None:
     """Remember that `agent` has sent a message (the announce-yourself hint stops)."""
+    path = status_path(project, agent)
     if read_status(project, agent).get("announced"):
         return
-
-    def change(record):
-        if record.get("announced"):
-            return False
-        record["announced"] = now_iso()
-
-    _update_status(project, agent, change)
+    with locked(path):
+        if not read_status(project, agent).get("announced"):
+            eventlog.append(path, [{"id": new_id("st"), "ts": now_iso(), "announced": now_iso()}], lock=False)
 
 
 def has_announced(project: Project, agent: str) -> bool:
@@ -111,12 +126,18 @@ def names_in(folder, suffix: str = "") -> list[str]:
     return names
 
 
+def status_names(project: Project) -> list[str]:
+    """Agents with a status (a log, or a file an earlier version wrote)."""
+    folder = layout.status_dir(project)
+    return sorted(set(names_in(folder, ".jsonl")) | set(names_in(folder, ".json")))
+
+
 def session_names(project: Project) -> set[str]:
     """Every name messaging has heard of apart from spawns: defined agents, sessions, inbox owners."""
     from rooms_cli.agents import agent_ids
     from rooms_cli.messaging.inbox import inbox_owners
 
     return (
-        set(agent_ids(project)) | set(names_in(layout.status_dir(project), ".json"))
+        set(agent_ids(project)) | set(status_names(project))
         | set(names_in(layout.seen_dir(project))) | set(inbox_owners(project))
     )

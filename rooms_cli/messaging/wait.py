@@ -29,6 +29,14 @@ class WaitResult:
     def timed_out(self) -> bool:
         return bool(self.pending)
 
+    def timeout_error(self, timeout: float | None):
+        """The TimedOut error (exit 4) naming what still runs, this result attached."""
+        from rooms_cli.errors import TimedOut
+        from rooms_cli.store.clock import describe_duration
+
+        names = ", ".join(s.alias for s in self.pending)
+        return TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=self.to_json())
+
     def to_json(self) -> dict:
         brief = lambda s: {"id": s.id, "alias": s.alias, "parent": s.parent, "status": s.status, "exit_code": s.exit_code}  # noqa: E731
         return {

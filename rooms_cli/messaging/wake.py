@@ -109,7 +109,9 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
                 meta = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
                 replies.append(deliver(project, sender, agent.id, text, kind="direct", reply_to=original.n, meta=meta))
             mark_announced(project, agent.id)
-        mark_read(project, agent.id, max(m.n for m in woke))
+        # what came before the last message that woke it is read too (as "read up to" did)
+        last = max(unread.index(m) for m in woke)
+        mark_read(project, agent.id, unread[: last + 1])
         touch(project, agent.id)
         return {
             "agent": agent.id, "read": [m.n for m in woke], "model": completion.model, "text": text,

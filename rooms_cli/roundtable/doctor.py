@@ -1,4 +1,10 @@
-"""The roundtable checks for `rooms doctor`: the schedule parses, and queued roundtables that failed."""
+"""The roundtable checks for `rooms doctor`: the schedule parses, queued roundtables that failed, and a
+scheduled occurrence that ran in two clones.
+
+Two clones whose `rooms tick` both fired one slot occurrence offline each ran it; after the merge
+the queue holds both items (the second, if it had not run, is replayed as a duplicate and not run).
+A double run cannot be undone, only avoided: run the schedule from one clone.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,10 @@ def check(project, config) -> list[Finding]:
     except RoomsError as err:
         findings.append(Finding("error", "schedule", err.message, "fix the slot named in the message", ".rooms.yaml"))
     rel = project.relative(queue.queue_path(project))
-    for item in queue.list_items(project):
+    items = queue.list_items(project)
+    for item in items:
+        if item.duplicate_of:
+            continue  # resolved by the replay: never run
         if item.status == "failed":
             findings.append(Finding("warning", "roundtable", f"roundtable {item.id} ({item.request.format}) failed after "
                                     f"{item.attempts} attempts: {item.error}",
@@ -25,4 +34,15 @@ def check(project, config) -> list[Finding]:
                                     f"attempt {item.attempts}/{queue.MAX_ATTEMPTS} ({item.error}); "
                                     f"a tick retries it after {item.not_before}",
                                     "fix the cause (often a provider that is down: rooms models test AGENT)", rel))
+    by_key: dict[str, list] = {}
+    for item in items:
+        if item.key is not None and (item.status in ("running", "done") or item.attempts):
+            by_key.setdefault(item.key, []).append(item)
+    findings.extend(
+        Finding("warning", "schedule",
+                f"scheduled roundtable {key} ran {len(runs)} times ({', '.join(i.id for i in runs)}): "
+                f"rooms tick fired it in more than one clone before they merged",
+                "keep both transcripts (nothing is lost); to avoid it, run `rooms tick` (cron) in one clone only", rel)
+        for key, runs in sorted(by_key.items()) if len(runs) > 1
+    )
     return findings

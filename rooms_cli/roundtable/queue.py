@@ -16,6 +16,13 @@ A roundtable that fails (its provider is down, a participant is gone…) is retr
 it goes back to pending with `not_before` = now + RETRY_BACKOFF[attempt] (5 min, then 20 min), and
 after MAX_ATTEMPTS failed attempts it is failed for good. `rooms roundtable queue`, `rooms schedule`
 and `rooms doctor` show both.
+
+In git, the queue merges like every log (union) and is replayed in Lamport order (each line carries
+`seq`, one more than the highest in the file when it was appended: `store.eventlog`), so one
+clone's lines keep their order whatever its clock did, and both merge directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
+`key`) hold two items after the merge: the later one, if still pending, is replayed as failed
+("duplicate of q-…"), so the roundtable is not run a second time; one that already ran in its clone
+stays as it is (`rooms doctor` reports the occurrence that ran twice).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from dataclasses import dataclass, field
 
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
-from rooms_cli.store import jsonl, layout
+from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
 from rooms_cli.store.ids import new_id, resolve_prefix
 from rooms_cli.store.locks import locked
@@ -58,6 +65,7 @@ class QueueItem:
     room: str | None = None
     error: str | None = None
     not_before: str | None = None  # a failed attempt waits for its backoff before the next claim
+    duplicate_of: str | None = None  # the item enqueued first under the same key in another clone
     history: list[str] = field(default_factory=list)  # requeue reasons
 
     def to_json(self) -> dict:
@@ -65,7 +73,7 @@ class QueueItem:
             "id": self.id, "status": self.status, "format": self.request.format, "request": self.request.to_json(),
             "enqueued": self.enqueued, "by": self.by, "attempts": self.attempts,
         }
-        for name in ("key", "runner", "lease_until", "roundtable", "room", "error", "not_before"):
+        for name in ("key", "runner", "lease_until", "roundtable", "room", "error", "not_before", "duplicate_of"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.history:
@@ -79,7 +87,7 @@ _warned: set[str] = set()
 def replay(records: list[dict]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
-    for rec in records:
+    for rec in eventlog.ordered(records):
         try:
             _apply(items, rec)
         except (TypeError, ValueError, InvalidInput):
@@ -88,6 +96,14 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
             if key not in _warned:
                 _warned.add(key)
                 print(f"warning: roundtables/queue.jsonl: unusable {key}; skipped", file=sys.stderr)
+    first_by_key: dict[str, str] = {}
+    for item in items.values():
+        if item.key is None:
+            continue
+        first = first_by_key.setdefault(item.key, item.id)
+        if first != item.id and item.status == "pending" and not item.attempts:
+            item.status, item.duplicate_of = "failed", first
+            item.error = f"duplicate of {first} ({item.key} was enqueued in two clones)"
     return items
 
 
@@ -144,7 +160,7 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
         rec: dict = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
         if key is not None:
             rec["key"] = key
-        jsonl.append_many(path, [rec], lock=False)
+        eventlog.append(path, [rec], lock=False)
     return replay([rec])[item_id], True
 
 
@@ -201,7 +217,7 @@ def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[Queue
             else:
                 records.append({"op": "requeue", "id": item.id, "ts": now_iso(), "reason": reason})
             recovered.append((item, reason))
-        jsonl.append_many(path, records, lock=False)
+        eventlog.append(path, records, lock=False)
     return recovered
 
 
@@ -221,8 +237,8 @@ def claim_next(project: Project) -> QueueItem | None:
         item = pending[0]
         item.status, item.runner, item.attempts = "running", this_runner(), item.attempts + 1
         item.lease_until = iso(add_seconds(now(), LEASE_SECONDS))
-        jsonl.append_many(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
-                                  "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
+        eventlog.append(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
+                               "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
     return item
 
 
@@ -235,7 +251,7 @@ def _finish(project: Project, item: QueueItem, record: dict) -> None:
             raise NotFound(f"queue item {item.id} vanished from {project.relative(path)}")
         if current.status != "running" or current.runner != item.runner:
             return
-        jsonl.append_many(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
+        eventlog.append(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
 
 
 def renew(project: Project, item: QueueItem) -> None:

@@ -6,8 +6,12 @@ or `cron: "M H dom mon dow"` (or `@daily`, `@hourly`…) instead of hour_utc/min
 A slot occurrence at time T is due while T ≤ now ≤ T + catch_up (default 1h). Its probability is
 rolled once — `stable_random("schedule", name, day)`, so the same slot on the same date always rolls
 the same number — and it is enqueued if the roll is below the probability. What fired is recorded in
-`.rooms/schedule/state.json` (by slot id), read and written under its lock, so repeated or concurrent ticks fire an
-occurrence once. The key of an occurrence is its date (`2026-11-21`), or date and time for a cron
+`.rooms/schedule/fired.jsonl`, one appended line per occurrence ({"id": "sf-…", "ts", "slot": slot id,
+"key", "at", "roll", "won", "queued"…}), read and appended under its lock, so repeated or concurrent
+ticks fire an occurrence once; the first line for an occurrence (time/id order) counts. An
+append-only log merges in git (two clones that both ticked: union, no conflict);
+`.rooms/schedule/state.json`, which earlier versions rewrote, is still read, never written. The key
+of an occurrence is its date (`2026-11-21`), or date and time for a cron
 slot that matches several times that day (`2026-11-21T06:30`). When several occurrences of one slot are
 due at once (a busy cron slot, a long catch_up), only the latest is rolled; the others are recorded as
 superseded.
@@ -19,7 +23,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from rooms_cli.errors import InvalidData
-from rooms_cli.store import atomic, layout
+from rooms_cli.store import atomic, jsonl, layout
+from rooms_cli.store.clock import now_iso
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import stable_random
 
@@ -249,6 +255,7 @@ def next_fire(slot: Slot, moment: datetime) -> datetime | None:
 @dataclass
 class ScheduleState:
     fired: dict[str, dict[str, dict]] = field(default_factory=dict)  # slot id -> key -> {roll, won, queued, at, error}
+    new: list[tuple[str, str]] = field(default_factory=list)  # (slot id, key) recorded since it was read
 
     def has(self, occ: Occurrence) -> bool:
         return occ.key in self.fired.get(occ.slot.id, {})
@@ -258,6 +265,7 @@ class ScheduleState:
 
     def record(self, occ: Occurrence, entry: dict) -> None:
         self.fired.setdefault(occ.slot.id, {})[occ.key] = entry
+        self.new.append((occ.slot.id, occ.key))
 
     def prune(self, moment: datetime) -> None:
         cutoff = (moment - timedelta(days=KEEP_DAYS)).strftime("%Y-%m-%d")
@@ -271,19 +279,34 @@ class ScheduleState:
 
 
 def state_path(project: Project):
+    """The log of fired occurrences (also the lock ticks take)."""
+    return layout.schedule_fired_log(project)
+
+
+def legacy_state_path(project: Project):
     return layout.schedule_state_file(project)
 
 
 def read_state(project: Project) -> ScheduleState:
-    path = state_path(project)
-    data = atomic.read_json(path, default={})
+    legacy = legacy_state_path(project)
+    data = atomic.read_json(legacy, default={})
     if not isinstance(data, dict) or not isinstance(data.get("fired", {}), dict):
-        raise InvalidData(f"{project.relative(path)}: expected {{\"fired\": {{slot: {{day: …}}}}}}; fix or remove it")
-    return ScheduleState(fired=data.get("fired", {}))
+        raise InvalidData(f"{project.relative(legacy)}: expected {{\"fired\": {{slot: {{day: …}}}}}}; fix or remove it")
+    fired: dict[str, dict[str, dict]] = {k: dict(v) for k, v in data.get("fired", {}).items() if isinstance(v, dict)}
+    for record in jsonl.read_ordered(state_path(project)):
+        slot, key = record.get("slot"), record.get("key")
+        if isinstance(slot, str) and isinstance(key, str) and key not in fired.get(slot, {}):
+            entry = {k: v for k, v in record.items() if k not in ("id", "ts", "slot", "key")}
+            fired.setdefault(slot, {})[key] = entry
+    return ScheduleState(fired=fired)
 
 
 def write_state(project: Project, state: ScheduleState) -> None:
-    atomic.write_json(state_path(project), state.to_json())
+    """Append what was recorded since `state` was read (the caller holds the log's lock)."""
+    records = [{"id": new_id("sf"), "ts": now_iso(), "slot": slot, "key": key, **state.fired[slot][key]}
+               for slot, key in state.new if key in state.fired.get(slot, {})]
+    jsonl.append_many(state_path(project), records, lock=False)
+    state.new.clear()
 
 
 def today_status(project: Project, config, moment: datetime) -> list[dict]:

@@ -10,6 +10,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from rooms_cli.store import changes
+
 
 def fsync_dir(directory: Path) -> None:
     try:
@@ -56,6 +58,7 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
             pass
         raise
     fsync_dir(path.parent)
+    changes.note(path)
 
 
 def write_text(path: Path, text: str, mode: int = 0o644) -> None:
@@ -84,6 +87,9 @@ def read_json(path: Path, default=None):
         return default
     except OSError as exc:
         raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    from rooms_cli.store import conflicts
+
+    conflicts.check(path, raw)
     try:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -110,6 +116,9 @@ def read_yaml(path: Path, default=None):
         raise InvalidData(f"{path} is not UTF-8 text") from None
     except OSError as exc:
         raise InvalidData(f"cannot read {path}: {exc.strerror}") from None
+    from rooms_cli.store import conflicts
+
+    conflicts.check_text(path, text)
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

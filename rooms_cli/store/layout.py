@@ -16,9 +16,11 @@ is built, and `Project.path` refuses anything that would resolve outside `.rooms
     groups/<name>.jsonl | .yaml | .gather     group_log, group_gather_lock (groups_dir: presets *.yaml)
     inbox/<agent>.jsonl, inbox/read/<agent>.jsonl   inbox_file, inbox_read_file (inbox_dir)
     spawns/<id>.json, spawns/aliases          spawn_file, spawn_aliases_lock (spawns_dir)
-    status/<agent>.json                       status_file          (status_dir)
+    status/<agent>.jsonl                      status_log           (status_dir)
+    status/<agent>.json                       status_file          (read only: what older versions wrote)
     roundtables/queue.jsonl                   roundtable_queue_file
-    schedule/state.json                       schedule_state_file
+    schedule/fired.jsonl                      schedule_fired_log
+    schedule/state.json                       schedule_state_file  (read only: what older versions wrote)
     memories/<agent>.jsonl                    memories_file        (memories_dir)
     run/…                                     local, never committed (.rooms/.gitignore): current room,
                                               chat history, board snapshots, spawn locks and logs,
@@ -169,7 +171,12 @@ def status_dir(project: Project) -> Path:
     return project.path("status")
 
 
+def status_log(project: Project, agent: str) -> Path:
+    return project.path("status", _agent(agent) + ".jsonl")
+
+
 def status_file(project: Project, agent: str) -> Path:
+    """The single JSON file older versions rewrote (read, never written)."""
     return project.path("status", _agent(agent) + ".json")
 
 
@@ -196,7 +203,12 @@ def roundtable_queue_file(project: Project) -> Path:
     return project.path("roundtables", "queue.jsonl")
 
 
+def schedule_fired_log(project: Project) -> Path:
+    return project.path("schedule", "fired.jsonl")
+
+
 def schedule_state_file(project: Project) -> Path:
+    """The JSON file older versions rewrote (read, never written)."""
     return project.path("schedule", "state.json")
 
 

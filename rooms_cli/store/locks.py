@@ -1,17 +1,29 @@
-"""File locks (filelock) with a timeout: a lock that cannot be had in time is `LockBusy` (exit 3).
+"""File locks with a timeout: a lock that cannot be had in time is `LockBusy` (exit 3).
 
-Lock files sit beside what they guard as `<name>.lock` (kept out of git by the .gitignore
+Lock files live under `.rooms/run/locks/` (see lock_path; run/ is kept out of git by the .gitignore
 `rooms init` writes). Default timeout: `ROOMS_LOCK_TIMEOUT` seconds, else 10.
+
+The lock is an exclusive `flock(2)` on the lock file: the kernel lock the filelock library takes on
+POSIX, taken here directly because importing filelock costs ~20 ms, a third of a `rooms task claim`
+(docs/performance.md).
+The kernel drops the lock when its process dies, so a killed holder never leaves a stale lock.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, LockBusy
+
+ROOMS = ".rooms"
+
+FIRST_WAIT = 0.001  # a held task lock is usually released within a few ms: retry soon, then back off
+LONGEST_WAIT = 0.05
 
 
 def default_timeout() -> float:
@@ -28,40 +40,72 @@ def default_timeout() -> float:
 
 
 def lock_path(path: Path) -> Path:
+    """Where the lock guarding `path` lives: `.rooms/run/locks/<path inside .rooms>.lock`.
+
+    Not beside the file: a board of 10 000 tasks would hold 10 000 lock files in its tasks/
+    directory, and creating one changes the directory, which makes every reader of the listing
+    (`rooms watch`, the board) list it again. Outside a `.rooms/` directory: `<name>.lock` beside it."""
     path = Path(path)
+    parts = path.parts
+    if ROOMS in parts:
+        at = len(parts) - 1 - parts[::-1].index(ROOMS)
+        inside = parts[at + 1 :]
+        if inside and inside[0] != "run":
+            return Path(*parts[: at + 1], "run", "locks", *inside[:-1], inside[-1] + ".lock")
     return path.with_name(path.name + ".lock")
+
+
+class HeldLock:
+    """A lock this process holds; `release()` gives it back (once)."""
+
+    def __init__(self, fd: int):
+        self.fd: int | None = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+
+
+def acquire(path: Path, timeout: float) -> HeldLock | None:
+    """Take the lock guarding `path`, waiting up to `timeout` seconds; None if another holds it."""
+    lp = lock_path(path)
+    lp.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lp, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + timeout
+    wait = FIRST_WAIT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return HeldLock(fd)
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.close(fd)
+                return None
+            time.sleep(min(wait, left))
+            wait = min(wait * 2, LONGEST_WAIT)
+        except BaseException:
+            os.close(fd)
+            raise
 
 
 @contextmanager
 def locked(path: Path, timeout: float | None = None, what: str | None = None) -> Iterator[None]:
     """Hold the lock guarding `path` for the duration of the block."""
-    from filelock import FileLock, Timeout
-
-    lp = lock_path(path)
-    lp.parent.mkdir(parents=True, exist_ok=True)
     wait = default_timeout() if timeout is None else timeout
-    lock = FileLock(str(lp), timeout=wait)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise LockBusy(
-            f"{what or Path(path).name} is locked by another rooms process (waited {wait:g}s); try again"
-        ) from None
+    lock = acquire(path, wait)
+    if lock is None:
+        raise LockBusy(f"{what or Path(path).name} is locked by another rooms process (waited {wait:g}s); try again")
     try:
         yield
     finally:
         lock.release()
 
 
-def try_lock(path: Path):
-    """Take the lock without waiting; return the held FileLock, or None when another holds it."""
-    from filelock import FileLock, Timeout
-
-    lp = lock_path(path)
-    lp.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(lp), timeout=0)
-    try:
-        lock.acquire()
-    except Timeout:
-        return None
-    return lock
+def try_lock(path: Path) -> HeldLock | None:
+    """Take the lock without waiting; the held lock, or None when another holds it."""
+    return acquire(path, 0)

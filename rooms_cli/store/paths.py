@@ -23,8 +23,14 @@ ROOMS = ".rooms"
 CONFIG = ".rooms.yaml"
 _SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,95}")
 
-GITATTRIBUTES = "*.jsonl merge=union\n"
-GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of git\n*.lock\n*.tmp\n.*.tmp\nrun/\n"
+# What git needs to merge .rooms/ between clones (docs/git.md). `rooms init` writes these files;
+# `rooms doctor` names any line an existing project's files lack.
+GITATTRIBUTES_LINES = (
+    "*.jsonl merge=union",  # every log is append-only: a union of both clones' new lines is the merge
+)
+GITIGNORE_LINES = ("*.lock", "*.tmp", ".*.tmp", "run/")  # locks, temporary files, this machine's state
+GITATTRIBUTES = "# written by `rooms init`: how git merges .rooms/ (docs/git.md)\n" + "".join(f"{x}\n" for x in GITATTRIBUTES_LINES)
+GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of git\n" + "".join(f"{x}\n" for x in GITIGNORE_LINES)
 
 
 @dataclass(frozen=True)

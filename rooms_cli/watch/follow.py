@@ -177,6 +177,8 @@ class Follower:
         self.project = project
         self.discovery = Discovery(project, selection)
         self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
+        self.position: dict[str, int] = {}  # discovery order, kept when only some files are read
+        self._sources: list[Source] | None = None
         self.maker = ev.EventMaker()
 
     def start(self, since: datetime | None = None, last: int | None = None) -> list[dict]:
@@ -186,7 +188,8 @@ class Follower:
         transcript costs its ids in memory, not its records."""
         tail = since is None and bool(last)
         streams = []
-        for source, state in self._discover():
+        self._discover()
+        for source, state in list(self.files.values()):
             kept: deque[dict] | list[dict] = deque(maxlen=last) if tail else []
             for events in self._chunks(source, state, since is not None or tail):
                 kept.extend(e for e in events if since is None or _after(e, since))
@@ -200,20 +203,29 @@ class Follower:
         `changed`: the paths the OS reported (only those are read, plus files seen for the first
         time); None reads every file.
         """
-        before = set(self.files)
-        streams = [
-            self._read(source, state)
-            for source, state in self._discover()
-            if changed is None or source.key in changed or source.key not in before
-        ]
+        new = self._discover()
+        if changed is None:
+            wanted = list(self.files.values())
+        else:  # only what changed and what is new: a tick costs the changes, not the number of files
+            keys = {key for key in changed if key in self.files} | {source.key for source, _ in new}
+            wanted = sorted((self.files[key] for key in keys), key=lambda entry: self.position[entry[0].key])
+        streams = [self._read(source, state) for source, state in wanted]
         return list(heapq.merge(*streams, key=_ts))
 
     def _discover(self) -> list[tuple[Source, LogFile | SnapshotFile]]:
-        for source in self.discovery.sources():
+        """Take note of sources seen for the first time; returns them."""
+        sources = self.discovery.sources()
+        if sources is self._sources:  # the same answer as last time: nothing new
+            return []
+        self._sources = sources
+        new = []
+        for source in sources:
             if source.key not in self.files:
                 state = SnapshotFile(source.path) if source.snapshot else LogFile(source.path, source.id_field)
                 self.files[source.key] = (source, state)
-        return list(self.files.values())
+                self.position[source.key] = len(self.position)
+                new.append((source, state))
+        return new
 
     def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict]:
         return [event for events in self._chunks(source, state, True) for event in events]
@@ -274,8 +286,43 @@ def watch(
     if timeout is not None:
         stop.expire_in(timeout)
     follower = Follower(project, selection)
-    # the waker starts watching before the baseline is read, so nothing slips in between
+    # the waker (and the change journal) start watching before the baseline is read, so nothing slips in between
     with Waker(project.dir, stop) as waker:
+        looks = PollingLooks(project) if waker.mode == "poll" else None
         yield from follower.start(since, last)
         for changed in waker:
+            if looks is None or changed is not None:
+                yield from follower.poll(changed)
+                continue
+            began = time.monotonic()
+            changed = looks.changed()
             yield from follower.poll(changed)
+            if changed is None:
+                looks.full_look_took(time.monotonic() - began)
+
+
+class PollingLooks:
+    """What a polling tick reads: the logs rooms noted in the change journal (store/changes.py), and
+    now and then everything, for writers that do not note (git, editors, other tools).
+
+    A full look stats every followed file (10 000 on a large board), so it is spaced out to take at most
+    1/FULL_LOOK_SHARE of a core; on a small project that is every tick, as before."""
+
+    FULL_LOOK_SHARE = 200
+
+    def __init__(self, project: Project):
+        from rooms_cli.store.changes import JournalReader
+
+        self.journal = JournalReader(project.dir)
+        self.journal.changed()  # start at its end: what is already noted is in the baseline
+        self.next_full = 0.0
+
+    def changed(self) -> set[str] | None:
+        """Paths to read, or None for a full look."""
+        noted = self.journal.changed()
+        if noted is None or time.monotonic() >= self.next_full:
+            return None
+        return noted
+
+    def full_look_took(self, seconds: float) -> None:
+        self.next_full = time.monotonic() + self.FULL_LOOK_SHARE * seconds

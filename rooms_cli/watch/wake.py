@@ -5,7 +5,7 @@ or None (look at everything: a poll tick, or the periodic rescan that covers not
 dropped). It starts watching before it yields anything, so nothing written between the baseline read
 and the first wait is missed.
 
-Environment: ROOMS_WATCH_POLL=1 forces polling; ROOMS_WATCH_INTERVAL (default 0.25s) is the polling
+Environment: ROOMS_WATCH_POLL=1 forces polling; ROOMS_WATCH_INTERVAL (default 0.1s) is the polling
 period; ROOMS_WATCH_RESCAN (default 10s) the full rescan period under notifications.
 """
 
@@ -21,11 +21,10 @@ from pathlib import Path
 
 from rooms_cli.store.clock import parse_duration
 
-DEFAULT_INTERVAL = 0.25
+DEFAULT_INTERVAL = 0.1  # a polling tick reads the change journal: cheap enough to look often
 DEFAULT_RESCAN = 10.0
 DEBOUNCE_MS = 200
 STEP_MS = 50
-POLL_SHARE = 19  # sleep 19x as long as a poll took
 SLICE_S = 0.25  # the longest sleep between two looks at the stop flag
 IGNORED_SUFFIXES = (".lock", ".tmp")
 
@@ -140,17 +139,14 @@ def _notifier(root: Path):
 
 
 def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
-    work = 0.0
+    # a tick is cheap (follow.PollingLooks reads the change journal and budgets the full looks)
     while not stop.is_set():
-        # a poll that costs much (thousands of files) is spaced out so it takes at most ~5% of a core
-        wake_at = time.monotonic() + max(interval, POLL_SHARE * work)
+        wake_at = time.monotonic() + interval
         while not stop.is_set() and time.monotonic() < wake_at:
             time.sleep(stop.remaining(min(SLICE_S, wake_at - time.monotonic())))  # Ctrl-C is seen within a slice
         if stop.is_set():
             return
-        began = time.monotonic()
         yield None
-        work = time.monotonic() - began
 
 
 def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[set[str] | None]:

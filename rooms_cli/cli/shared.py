@@ -1,0 +1,93 @@
+"""What every command shares, carried by one decorator: the common options, the context, the output.
+
+    @task_app.command("show")
+    @shared(room=True)                       # adds --room, --dir and --json to the command
+    def show_cmd(run: Run, task_id: IdArg) -> None:
+        task = show_task(run.project, run.room, task_id)
+        run.emit(task, lambda: output.say(_task_line(task)))   # one JSON document, or the rich lines
+
+The decorated function takes a `Run` first and declares only its own options; the decorator adds
+`--dir` (unless dir=False), `--json` (unless json=False), `--as` (as_=True) and `--room/-r` (room=True) to the
+signature typer reads, and opens the project lazily, once, on first use of `run.project`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from functools import cached_property
+from typing import Any
+
+from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt
+
+_OPTIONS = {"as_": (AsOpt, None), "room": (RoomOpt, None), "dir": (DirOpt, None), "json_": (JsonOpt, False)}
+
+
+class Run:
+    """One invocation: the shared options as given, and the Context they resolve to."""
+
+    def __init__(self, dir: str | None = None, as_: str | None = None, room: str | None = None, json_: bool = False):
+        self.dir = dir
+        self.as_ = as_
+        self.room_option = room  # as given (None when --room was not); `room` is the resolved current room
+        self.json = json_
+
+    @cached_property
+    def context(self):
+        from rooms_cli.context import Context
+
+        return Context.open(self.dir, as_=self.as_, room=self.room_option)
+
+    @property
+    def project(self):
+        return self.context.project
+
+    @property
+    def config(self):
+        return self.context.config
+
+    @property
+    def me(self) -> str:
+        return self.context.me
+
+    @property
+    def room(self) -> str:
+        return self.context.room
+
+    def emit(self, data: Any, human: str | Callable[[], object] | None = None) -> None:
+        """Under --json print `data` as one JSON document; otherwise print `human` (a line, or a function that prints)."""
+        from rooms_cli.cli import output
+
+        if self.json:
+            output.print_json(data)
+        elif callable(human):
+            human()
+        elif human is not None:
+            output.say(human)
+
+
+def shared(*, json: bool = True, as_: bool = False, room: bool = False, dir: bool = True) -> Callable[[Callable], Callable]:
+    """Add the shared options to a command whose first parameter is a `Run`."""
+    names = [n for n, wanted in (("as_", as_), ("room", room), ("dir", dir), ("json_", json)) if wanted]
+
+    def decorate(fn: Callable) -> Callable:
+        signature = inspect.signature(fn, eval_str=True)
+        own = list(signature.parameters.values())[1:]  # the first is the Run
+        clash = {p.name for p in own} & set(names)
+        if clash:
+            raise TypeError(f"{fn.__name__} declares {', '.join(sorted(clash))} itself; @shared adds them")
+        added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=_OPTIONS[n][1], annotation=_OPTIONS[n][0])
+                 for n in names]
+
+        @functools.wraps(fn)
+        def command(**kwargs: Any) -> Any:
+            given = {n: kwargs.pop(n) for n in names}
+            return fn(Run(**given), **kwargs)
+
+        parameters = own + added
+        command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in parameters}
+        return command
+
+    return decorate

@@ -1,0 +1,82 @@
+"""A local journal of the logs rooms appended to: `.rooms/run/changes`, one path (relative to
+`.rooms/`) a line.
+
+It lets a polling `rooms watch` read one small file per tick instead of stat'ing every log (a board
+of 10 000 tasks is 10 000 files). It is only a hint, kept out of git with the rest of run/: a write
+it misses (git pull, an editor, a failed note) is found by the watcher's periodic full look. Each note
+is one `O_APPEND` write of a short line, so concurrent writers never mix lines; past MAX_BYTES a
+writer empties it, which a reader sees as a reset (and then looks at everything once).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOMS = ".rooms"
+MAX_BYTES = 1 << 20
+
+
+def journal_path(rooms_dir: Path) -> Path:
+    return Path(rooms_dir) / "run" / "changes"
+
+
+def note(path: Path | str) -> None:
+    """Record that the log at `path` (somewhere under a `.rooms/` directory) changed. Never raises."""
+    parts = Path(path).parts
+    if ROOMS not in parts:
+        return
+    at = len(parts) - 1 - parts[::-1].index(ROOMS)
+    if parts[at + 1 : at + 2] == ("run",):
+        return  # local state (caches, markers) is not followed
+    journal = journal_path(Path(*parts[: at + 1]))
+    line = ("/".join(parts[at + 1 :]) + "\n").encode("utf-8", "surrogateescape")
+    try:
+        try:
+            fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except FileNotFoundError:
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+            if os.fstat(fd).st_size > MAX_BYTES:
+                os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # a read-only or full disk: the watcher's full look still finds the change
+
+
+class JournalReader:
+    """Reads the journal from where it left off: the set of paths noted since, or None when that
+    cannot be known (first read, the journal was emptied or replaced): then look at everything."""
+
+    def __init__(self, rooms_dir: Path):
+        self.rooms_dir = Path(rooms_dir)
+        self.path = journal_path(rooms_dir)
+        self.identity: tuple[int, int] | None = None
+        self.offset = 0
+
+    def changed(self) -> set[str] | None:
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            known = self.identity is None and self.offset == 0
+            self.identity, self.offset = None, 0
+            return set() if known else None
+        try:
+            st = os.fstat(fd)
+            identity = (st.st_dev, st.st_ino)
+            if identity != self.identity or st.st_size < self.offset:
+                self.identity, self.offset = identity, st.st_size
+                return None
+            if st.st_size == self.offset:
+                return set()
+            os.lseek(fd, self.offset, os.SEEK_SET)
+            data = os.read(fd, st.st_size - self.offset)
+        finally:
+            os.close(fd)
+        end = data.rfind(b"\n") + 1  # a line still being written is read next time
+        self.offset += end
+        names = data[:end].decode("utf-8", "surrogateescape").splitlines()
+        return {os.path.normpath(self.rooms_dir / name) for name in names if name}

@@ -1,0 +1,168 @@
+"""Light start-up: a command imports only the heavy modules it uses (docs/performance.md).
+
+Each command runs as a real process (stdout a pipe, as scripts and coding agents run it) and reports
+the modules it imported when it exits; a heavy module on a path that does not need it fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+# the modules worth guarding: each costs 10–60 ms to import
+HEAVY = ("pydantic", "rich", "yaml", "httpx", "anyio", "h11", "filelock", "asyncio", "frontmatter", "rapidfuzz",
+         "watchfiles")
+
+REPORT = """
+import atexit, json, os, runpy, sys
+atexit.register(lambda: open(os.environ["IMPORTS_REPORT"], "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["rooms", *sys.argv[1:]]
+runpy.run_module("rooms_cli", run_name="__main__")
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    from rooms_cli.board import tasks
+    from rooms_cli.project import initialize
+    from rooms_cli.store.paths import open_project
+
+    root = tmp_path_factory.mktemp("imports")
+    initialize(root, "dev")
+    project = open_project(root)
+    ids = [tasks.add_task(project, "default", f"task {n}", lane="dev", done="done", by="alice").id for n in range(3)]
+    return root, ids
+
+
+def imported(root: Path, tmp_path: Path, *args: str, env: dict | None = None) -> set[str]:
+    report = tmp_path / "imports.json"
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
+    full_env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(root), IMPORTS_REPORT=str(report), **(env or {}))
+    proc = subprocess.run([sys.executable, "-c", REPORT, *args], env=full_env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return {name.split(".")[0] for name in json.loads(report.read_text())}
+
+
+def heavy(modules: set[str]) -> set[str]:
+    return modules & set(HEAVY)
+
+
+def test_help_imports_no_heavy_module(project, tmp_path):
+    root, _ = project
+    assert heavy(imported(root, tmp_path, "--help")) == set()
+
+
+def test_task_claim_imports_no_heavy_module(project, tmp_path):
+    root, ids = project
+    assert heavy(imported(root, tmp_path, "task", "claim", ids[0], "--as", "dev", "--json")) == set()
+
+
+def test_task_next_imports_no_heavy_module(project, tmp_path):
+    root, _ = project
+    assert heavy(imported(root, tmp_path, "task", "next", "--as", "dev", "--json")) == set()
+
+
+def test_board_json_imports_no_heavy_module(project, tmp_path):
+    root, _ = project
+    assert heavy(imported(root, tmp_path, "board", "--json")) == set()
+
+
+def test_board_table_piped_does_not_need_pydantic_or_yaml(project, tmp_path):
+    """Piped, the table still renders through rich; nothing else heavy."""
+    root, _ = project
+    assert heavy(imported(root, tmp_path, "board")) <= {"rich"}
+
+
+def test_send_imports_no_heavy_module_but_yaml(project, tmp_path):
+    """A send reads the config and the recipient's definition (is it an LLM agent with wake off?)."""
+    root, _ = project
+    assert heavy(imported(root, tmp_path, "send", "--to", "dev", "hello", "--as", "alice", "--json")) <= {"yaml"}
+
+
+def test_yaml_is_read_only_when_no_flag_or_variable_names_who_acts(project, tmp_path):
+    root, ids = project
+    assert "yaml" not in imported(root, tmp_path, "task", "show", ids[1], "--json", env={"ROOMS_AGENT": "dev"})
+
+
+def test_chat_on_the_offline_model_imports_no_network_client(project, tmp_path):
+    root, _ = project
+    modules = imported(root, tmp_path, "chat", "@dev how is the deploy going?")
+    assert heavy(modules) & {"httpx", "anyio", "h11", "pydantic"} == set()
+
+
+# --- the lazy command tree keeps the command-line contract --------------------------------------------
+
+def _commands_section(group) -> str:
+    import typer.main
+
+    click = typer.main._click if hasattr(typer.main, "_click") else __import__("click")
+    ctx = click.Context(group, info_name="rooms")
+    formatter = click.HelpFormatter(width=100)
+    group.format_commands(ctx, formatter)
+    return formatter.getvalue()
+
+
+def test_help_lists_every_command_exactly_as_typers_full_conversion_would():
+    import typer.main
+
+    from rooms_cli.cli.app import app, parts
+
+    lazy = typer.main.get_command(app)
+    eager = typer.main.get_group(parts)  # typer converts every command and sub-app
+    assert list(lazy.commands) == list(eager.commands)
+    assert _commands_section(lazy) == _commands_section(eager)
+    assert not lazy.commands.built, "listing the commands converted some"
+
+
+def test_running_one_command_converts_only_that_command(project, monkeypatch):
+    import typer.main
+    from typer.testing import CliRunner
+
+    from rooms_cli.cli.app import app
+
+    root, _ = project
+    group = typer.main.get_command(app)
+    monkeypatch.setattr("typer.testing._get_command", lambda _app: group)  # run this very group
+    result = CliRunner().invoke(app, ["board", "--json"], env={"ROOMS_DIR": str(root)})
+    assert result.exit_code == 0, result.output
+    assert list(group.commands.built) == ["board"]
+
+
+def test_shell_completion_still_completes_commands_and_subcommands(project):
+    root, _ = project
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
+    env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(root), _ROOMS_COMPLETE="complete_bash", COMP_WORDS="rooms ta", COMP_CWORD="1")
+    run = [sys.executable, "-c", "import sys; sys.argv = ['rooms']; from rooms_cli.cli.app import main; main()"]
+    assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["task"]
+    env.update(COMP_WORDS="rooms task cl", COMP_CWORD="2")
+    assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["claim"]
+
+
+def test_every_sub_apps_help_lists_its_commands_as_typers_full_conversion_would():
+    import typer.main
+
+    from rooms_cli.cli.app import app, parts
+
+    lazy, eager = typer.main.get_command(app), typer.main.get_group(parts)
+
+    def compare(lazy_group, eager_group, path):
+        assert list(lazy_group.commands) == list(eager_group.commands), path
+        assert _commands_section(lazy_group) == _commands_section(eager_group), path
+        for name, command in eager_group.commands.items():
+            if hasattr(command, "commands"):
+                compare(lazy_group.commands[name], command, f"{path} {name}")
+
+    compare(lazy, eager, "rooms")
+
+
+def test_chat_piped_renders_without_rich(project, tmp_path):
+    """rich only renders for a terminal: piped, the replies are written as plain text."""
+    root, _ = project
+    assert "rich" not in imported(root, tmp_path, "chat", "@dev how is the deploy going?")
