@@ -5,10 +5,10 @@ Every field is validated with a clear error naming the file and the field. Unkno
 
 from __future__ import annotations
 
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, InvalidInput, NotFound
 from rooms_cli.store import layout
 from rooms_cli.store.ids import validate_name
@@ -96,7 +96,7 @@ def parse_agent(text: str, where: str, default_id: str) -> Agent:
     meta = dict(post.metadata)
     for key in meta:
         if key not in _FIELDS:
-            print(f"warning: {where}: unknown field {key!r} ignored", file=sys.stderr)
+            terminal.warn(f"{where}: unknown field {key!r} ignored")
 
     def text_field(key, default=""):
         value = meta.get(key, default)

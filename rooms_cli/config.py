@@ -9,11 +9,11 @@ environment variable (`api_key_env`) or a key file outside the repo (`api_key_fi
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidData
 from rooms_cli.store.paths import CONFIG, Project
 
@@ -108,7 +108,7 @@ def validate(data: object, where: str) -> dict:
         raise InvalidData(f"{where}: expected a mapping of settings at the top level, found {_type_name(data)}")
     for key, value in data.items():
         if key not in TOP_LEVEL:
-            print(f"warning: {where}: unknown key {key!r} ignored", file=sys.stderr)
+            terminal.warn(f"{where}: unknown key {key!r} ignored")
             continue
         if value is None:
             continue

@@ -70,6 +70,31 @@ class NotInitialized(RoomsError):
     code = "not_initialized"
 
 
+class StorageError(RoomsError):
+    """A file could not be written or read: a full disk (ENOSPC), a quota (EDQUOT), a read-only
+    file system (EROFS), a permission. Exit 1; the file is named and nothing is left half-written."""
+
+    code = "io_error"
+
+
+_IO_HINTS = {
+    "ENOSPC": "the disk is full; free some space and run the command again",
+    "EDQUOT": "the disk quota is exceeded; free some space and run the command again",
+    "EROFS": "the file system is read-only",
+    "EACCES": "permission denied",
+    "EPERM": "permission denied",
+}
+
+
+def storage_error(path, exc: OSError, doing: str = "write") -> StorageError:
+    """One sentence for an OSError on `path`: the file, the cause, and the fix when there is one."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    cause = _IO_HINTS.get(name) or exc.strerror or type(exc).__name__
+    return StorageError(f"cannot {doing} {path}: {cause}", data={"errno": name} if name else None)
+
+
 class ProviderError(RoomsError):
     code = "provider_error"
 
@@ -100,7 +125,7 @@ def as_rooms_error(exc: BaseException) -> RoomsError:
     if isinstance(exc, RoomsError):
         return exc
     if isinstance(exc, OSError) and exc.filename:
-        return RoomsError(f"cannot use {exc.filename}: {exc.strerror or exc}", code="io_error")
+        return storage_error(exc.filename, exc, "use")
     return RoomsError(
         f"internal error: {type(exc).__name__}: {exc} (run with ROOMS_DEBUG=1 for the traceback)", code="internal",
     )

@@ -172,3 +172,32 @@ def test_the_readme_says_how_long_the_test_command_takes():
     first = (Path(__file__).resolve().parent.parent / "README.md").read_text().split("```", 2)[1]
     line = next(ln for ln in first.splitlines() if "python -m pytest" in ln)
     assert "minutes" in line
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("rooms send hi --to re", ["researcher", "reviewer"]),
+    ("rooms chat hi --as wr", ["writer"]),
+    ("rooms chat --room d", ["default"]),
+    ("rooms group status r", ["rev"]),
+    ("rooms agent show op", ["ops"]),
+])
+def test_agent_room_and_group_names_tab_complete(project_dir, cli, words, expected):
+    assert cli("group", "spawn", "rev", "--profile", "ops").exit_code == 0
+    run = complete(words)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == expected
+
+
+def complete(words: str, **extra):
+    """What the bash completion script asks the installed `rooms` for (typer's completion protocol)."""
+    from pathlib import Path
+
+    env = rooms_env({"_ROOMS_COMPLETE": "complete_bash", "COMP_WORDS": words,
+                     "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))} | extra)
+    return subprocess.run([str(Path(sys.executable).parent / "rooms")], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_completion_outside_a_project_offers_nothing_and_never_fails(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = complete("rooms send hi --to ", ROOMS_DIR="")
+    assert run.returncode == 0 and run.stdout.strip() == "" and "Traceback" not in run.stderr

@@ -99,9 +99,10 @@ def test_passes_and_flavor_lines_are_italic_and_speakers_keep_their_colour():
     assert "zzz.what" in odd and "a=[1]" in odd
     shaped = "".join(t for t, _ in line({"type": "group.broadcast", "ts": "?", "group": "g", "members": 3}))
     assert "group.broadcast" in shaped  # a known type with an odd shape falls back to the summary
+    # the text is kept as it is here; the console makes it terminal-safe (tests/test_hardening_terminal.py)
     hostile = "".join(t for t, _ in line({"type": "chat.message", "ts": "?", "room": "r", "speaker": "x\x1b[2J",
                                           "text": "hi\x1b]0;pwned\x07\nsecond line"}))
-    assert "\x1b" not in hostile and "\x07" not in hostile and "hi]0;pwned\n    second line" in hostile
+    assert "hi\x1b]0;pwned\x07\n    second line" in hostile
 
 
 def test_notifications_are_used_when_available_and_polling_when_asked(project, monkeypatch):

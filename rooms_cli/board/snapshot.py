@@ -9,6 +9,7 @@ accelerator: a missing or unreadable one is rebuilt from the logs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -98,6 +99,7 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
 
 def _write_cache(path, blob: bytes) -> None:
     """Replace the cache atomically but without fsync: losing it in a crash only costs a rebuild."""
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -105,4 +107,7 @@ def _write_cache(path, blob: bytes) -> None:
             handle.write(blob)
         os.replace(tmp, path)
     except OSError:
-        pass  # a read-only checkout still reads the board, only slower
+        # a read-only checkout or a full disk still reads the board, only slower; no temp file left
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

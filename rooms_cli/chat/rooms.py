@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from rooms_cli import terminal
 from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
 from rooms_cli.store import atomic, eventlog, jsonl, layout
@@ -204,6 +205,14 @@ def save_room(project: Project, state: RoomState) -> None:
         _record(project, state, before)
 
 
+def room_ids(project: Project) -> list[str]:
+    """The ids of every room, without reading their state (tab completion)."""
+    base = layout.rooms_dir(project)
+    if not base.is_dir():
+        return []
+    return sorted(c.name for c in base.iterdir() if is_valid_name(c.name) and room_exists(project, c.name))
+
+
 def list_room_states(project: Project) -> list[RoomState]:
     base = layout.rooms_dir(project)
     if not base.is_dir():
@@ -222,11 +231,9 @@ _warned_rooms: set[str] = set()
 
 
 def _warn_unreadable(project: Project, room: str, err) -> None:
-    import sys
-
     if room not in _warned_rooms:
         _warned_rooms.add(room)
-        print(f"warning: room {room!r} skipped: {err.message}", file=sys.stderr)
+        terminal.warn(f"room {room!r} skipped: {err.message}")
 
 
 def default_roster(project: Project) -> list[str]:

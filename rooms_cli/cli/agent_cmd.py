@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
+from rooms_cli.cli.options import complete_agents
 from rooms_cli.cli.shared import Run, shared
 
 agent_app = typer.Typer(help="Agent definitions (.rooms/agents/<id>.md).\n\nExample: rooms agent new researcher --tags search,api", no_args_is_help=True)
@@ -40,7 +41,7 @@ def list_cmd(run: Run) -> None:
 
 @agent_app.command("show")
 @shared()
-def show_cmd(run: Run, agent_id: Annotated[str, typer.Argument(help="Agent id.")]) -> None:
+def show_cmd(run: Run, agent_id: Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id.")]) -> None:
     """Show one agent (= /whois): model, capabilities, joined rooms, source path.
 
     Example: rooms agent show researcher

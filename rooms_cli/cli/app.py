@@ -37,6 +37,13 @@ class RoomsGroup(TyperGroup):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["rooms_json"] = "--json" in args
+        refusal = _undecodable_input(args)
+        if refusal is not None:
+            from rooms_cli.cli.output import print_error
+            from rooms_cli.errors import UsageError
+
+            print_error(UsageError(refusal), ctx.meta["rooms_json"])
+            ctx.exit(UsageError.exit_code)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context):
@@ -70,6 +77,29 @@ class RoomsGroup(TyperGroup):
 
             print_error(as_rooms_error(exc), ctx.meta.get("rooms_json", False))
             ctx.exit(ExitCode.ERROR)
+
+
+# environment variables rooms reads as text (API keys are checked where they are read: models/http.py)
+_TEXT_ENV = ("USER", "USERNAME", "OLLAMA_HOST", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+
+
+def _undecodable_input(args: list[str]) -> str | None:
+    """The sentence refusing an argument or environment value that is not UTF-8, else None.
+
+    Checked before any command runs, so nothing is written: a non-UTF-8 byte would otherwise
+    fail half-way through a write (UnicodeEncodeError) or be stored as something else.
+    """
+    from rooms_cli import terminal
+
+    for i, arg in enumerate(args):
+        if terminal.undecodable(arg):
+            before = args[i - 1] if i else ""
+            name = f"the value of {before}" if before.startswith("-") and "=" not in before else "argument"
+            return f"{name} '{terminal.safe(arg)}' is not valid UTF-8; rooms takes text in UTF-8"
+    for key, value in os.environ.items():
+        if (key.startswith("ROOMS_") or key in _TEXT_ENV) and terminal.undecodable(value):
+            return f"environment variable {key}='{terminal.safe(value)}' is not valid UTF-8; fix or unset it"
+    return None
 
 
 class LazyCommands(Mapping):

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli import terminal
 from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run, shared
 
@@ -34,7 +35,7 @@ def chat_cmd(
 
             run_interactive(run, chat_view)
             return
-        message = sys.stdin.read().strip()
+        message = terminal.read_stdin("the message").strip()
     if not message.strip():
         raise typer.BadParameter("the message is empty", param_hint="MESSAGE")
     if explain:

@@ -6,8 +6,9 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli import terminal
 from rooms_cli.cli import output
-from rooms_cli.cli.options import duration_value
+from rooms_cli.cli.options import complete_groups, duration_value
 from rooms_cli.cli.shared import Run, shared
 
 group_app = typer.Typer(
@@ -15,7 +16,7 @@ group_app = typer.Typer(
     no_args_is_help=True,
 )
 
-NameArg = Annotated[str, typer.Argument(help="Group name.")]
+NameArg = Annotated[str, typer.Argument(autocompletion=complete_groups, help="Group name.")]
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Seconds or a duration such as 90s, 5m (default: groups.defaults.broadcast_timeout, 300).", show_default=False)]
 ReducerOpt = Annotated[str | None, typer.Option("--reducer", help="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one (default: groups.defaults.default_reducer, else concat).", show_default=False)]
 ProfilesOpt = Annotated[str | None, typer.Option("--profiles", help="Comma-separated agent ids (group:NAME for a sub-group); repeat one for several members.", show_default=False)]
@@ -150,11 +151,10 @@ def reply_cmd(
 
     Example: rooms group reply rev --as coder 'LGTM, one nit in api.py:40'
     """
-    import sys
 
     from rooms_cli.groups import broadcasts
 
-    outcome = broadcasts.reply(run.project, run.config, name, handle, sys.stdin.read() if text == "-" else text, broadcast)
+    outcome = broadcasts.reply(run.project, run.config, name, handle, terminal.read_stdin("the reply") if text == "-" else text, broadcast)
     if run.json:
         output.print_json(outcome)
     elif outcome.accepted:

@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli import terminal
 from rooms_cli.cli import output
-from rooms_cli.cli.options import duration_value
+from rooms_cli.cli.options import complete_agents, duration_value
 from rooms_cli.cli.shared import Run, shared
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
@@ -30,7 +31,7 @@ def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
 def send_cmd(
     run: Run,
     message: Annotated[str, typer.Argument(help="What to say.")],
-    to: Annotated[str | None, typer.Option("--to", help="One agent (default: every other agent).", show_default=False)] = None,
+    to: Annotated[str | None, typer.Option("--to", autocompletion=complete_agents, help="One agent (default: every other agent).", show_default=False)] = None,
     reply_to: Annotated[str | None, typer.Option("--reply-to", help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender.", show_default=False)] = None,
     wake: Annotated[bool, typer.Option("--wake", help="Run LLM-backed recipients now; their replies land in your inbox.")] = False,
 ) -> None:
@@ -176,7 +177,7 @@ def attention_cmd(
     block = build_attention(run.project, run.config, run.me, mark_read=not peek)
     if run.json:
         return output.print_json(block)
-    sys.stdout.write(render_attention(block) + "\n")
+    output.write(render_attention(block))
 
 
 def _run_hook(hook: str, dir, as_, answer) -> None:
@@ -185,7 +186,7 @@ def _run_hook(hook: str, dir, as_, answer) -> None:
     from rooms_cli.context import Context
     from rooms_cli.messaging.hooks import find_hook_project, hook_event, parse_payload
 
-    payload = parse_payload("" if sys.stdin.isatty() else sys.stdin.read())
+    payload = parse_payload("" if sys.stdin.isatty() else terminal.read_stdin("the hook input"))
     if hook_event(hook, payload) is None:
         output.note(f"rooms: `hook claude-code {hook}` ignores a {payload.get('hook_event_name')} event")
         return

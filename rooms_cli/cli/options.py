@@ -6,17 +6,50 @@ from typing import Annotated
 
 import typer
 
+
+def _completer(kind: str):
+    """Tab completion of agent, room or group names from the project found as every command finds it;
+    nothing (never an error) outside a project."""
+
+    def complete(incomplete: str) -> list[str]:
+        try:
+            from rooms_cli.store.paths import find_project
+
+            project = find_project()
+            if project is None:
+                return []
+            if kind == "agent":
+                from rooms_cli.agents import agent_ids
+
+                names = agent_ids(project)
+            elif kind == "room":
+                from rooms_cli.chat.rooms import room_ids
+
+                names = room_ids(project)
+            else:
+                from rooms_cli.groups.log import names as group_names
+
+                names = group_names(project)
+        except Exception:  # a completion must never print a traceback into the user's shell
+            return []
+        return [n for n in names if n.startswith(incomplete)]
+
+    return complete
+
+
+complete_agents, complete_rooms, complete_groups = _completer("agent"), _completer("room"), _completer("group")
+
 DirOpt = Annotated[
     str | None,
     typer.Option("--dir", help="Project directory or its .rooms/ (default: nearest .rooms/ upwards, or ROOMS_DIR).", show_default=False),
 ]
 AsOpt = Annotated[
     str | None,
-    typer.Option("--as", help="Act as this name (default: ROOMS_AGENT, user: in .rooms.yaml, $USER).", show_default=False),
+    typer.Option("--as", autocompletion=complete_agents, help="Act as this name (default: ROOMS_AGENT, user: in .rooms.yaml, $USER).", show_default=False),
 ]
 RoomOpt = Annotated[
     str | None,
-    typer.Option("--room", "-r", help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
+    typer.Option("--room", "-r", autocompletion=complete_rooms, help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 

@@ -2,6 +2,11 @@
 
 Every command prints through here. Under `--json` a command prints exactly one JSON document on
 stdout (or JSON lines for streams); errors are `{"error": {"code", "message"}}` on stderr.
+
+Human output is terminal-safe in one place: both consoles pass every piece of text they render
+through `terminal.safe` (a control character in a reply, a status or a title is shown as `\x1b`,
+never obeyed by the terminal), and so do the piped paths of `write` and `note`, `warn`,
+`error_line` and `print_error`. `--json` is exact.
 """
 
 from __future__ import annotations
@@ -11,18 +16,44 @@ import os
 import sys
 from typing import Any
 
+from rooms_cli import terminal
+
 _console = None
 _err_console = None
+_console_class = None
+
+
+def _safe_console(**kwargs):
+    """A rich Console whose text segments are terminal-safe (its own styling escapes are not text)."""
+    global _console_class
+    if _console_class is None:
+        from rich.console import Console
+        from rich.segment import Segment
+
+        class SafeConsole(Console):
+            def render_str(self, text, **kwargs):
+                # strings (table cells) are made safe before layout, so columns keep their widths
+                return super().render_str(terminal.safe(text), **kwargs)
+
+            def render(self, renderable, options=None):
+                # and every text segment after it: Text built by a command is covered too
+                for segment in super().render(renderable, options):
+                    if segment.control or not segment.text:
+                        yield segment
+                    else:
+                        yield Segment(terminal.safe(segment.text), segment.style, segment.control)
+
+        _console_class = SafeConsole
+    # agent text is data: no console markup (`[red]`, `[/x]`) and no emoji codes (`:smile:`)
+    return _console_class(markup=False, emoji=False, **kwargs)
 
 
 def console():
     """The stdout console: colour only on a terminal, no wrapping or truncation when piped."""
     global _console
     if _console is None:
-        from rich.console import Console
-
         tty = sys.stdout.isatty()
-        _console = Console(
+        _console = _safe_console(
             highlight=False,
             soft_wrap=not tty,
             no_color=bool(os.environ.get("NO_COLOR")) or not tty,
@@ -34,9 +65,7 @@ def console():
 def err_console():
     global _err_console
     if _err_console is None:
-        from rich.console import Console
-
-        _err_console = Console(stderr=True, highlight=False, soft_wrap=True, no_color=bool(os.environ.get("NO_COLOR")))
+        _err_console = _safe_console(stderr=True, highlight=False, soft_wrap=True, no_color=bool(os.environ.get("NO_COLOR")))
     return _err_console
 
 
@@ -74,7 +103,7 @@ def write(text: str, style: str | None = None, end: str = "\n") -> None:
     """Human output on stdout (rich markup is NOT interpreted: agent text is data). Through rich on a
     terminal; piped, the text as it is, without importing rich (~25 ms: scripts and agents pipe)."""
     if not sys.stdout.isatty():
-        sys.stdout.write(text + end)
+        sys.stdout.write(terminal.safe(text) + end)
         sys.stdout.flush()
         return
     from rich.text import Text
@@ -90,7 +119,7 @@ def say(text: str = "", style: str | None = None) -> None:
 def note(text: str) -> None:
     """A side remark on stderr (never pollutes --json stdout); dim on a terminal."""
     if not sys.stderr.isatty():
-        sys.stderr.write(text + "\n")
+        sys.stderr.write(terminal.safe(text) + "\n")
         sys.stderr.flush()
         return
     from rich.text import Text
@@ -99,12 +128,12 @@ def note(text: str) -> None:
 
 
 def warn(text: str) -> None:
-    print(f"warning: {text}", file=sys.stderr)
+    terminal.warn(text)
 
 
 def error_line(text: str) -> None:
     """One line on stderr that is an error but not the command's end (a failed step of several)."""
-    print("error: " + " ".join(text.split()), file=sys.stderr)
+    print("error: " + terminal.safe(" ".join(text.split())), file=sys.stderr)
 
 
 def print_error(err, as_json: bool) -> None:
@@ -117,5 +146,5 @@ def print_error(err, as_json: bool) -> None:
     if as_json:
         sys.stderr.write(json.dumps(err.to_json(), ensure_ascii=False) + "\n")
     else:
-        sys.stderr.write(f"error: {err.message}\n")
+        sys.stderr.write(f"error: {terminal.safe(err.message)}\n")
     sys.stderr.flush()

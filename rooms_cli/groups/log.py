@@ -26,10 +26,10 @@ A torn last line (a crash mid-append) is skipped with a warning; the next append
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
 from rooms_cli.store import eventlog, jsonl, layout
@@ -61,7 +61,7 @@ def read_events(project: Project, name: str) -> list[dict]:
         jsonl.warn(path, lineno, reason)
     if scan.torn and str(path) not in _torn_warned:
         _torn_warned.add(str(path))
-        print(f"warning: {project.relative(path)}: unfinished last line skipped (a crash cut it)", file=sys.stderr)
+        terminal.warn(f"{project.relative(path)}: unfinished last line skipped (a crash cut it)")
     return scan.records
 
 

@@ -15,6 +15,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
+from rooms_cli.errors import StorageError
 from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
@@ -94,8 +95,12 @@ def has_announced(project: Project, agent: str) -> bool:
 
 
 def touch(project: Project, agent: str) -> None:
-    """Note that `agent` is active now."""
-    atomic.write_text(seen_path(project, agent), now_iso() + "\n")
+    """Note that `agent` is active now: best effort (local presence, out of git), so that reading
+    commands work on a read-only checkout or a full disk."""
+    try:
+        atomic.write_text(seen_path(project, agent), now_iso() + "\n")
+    except StorageError:
+        pass
 
 
 def last_seen(project: Project, agent: str) -> str | None:

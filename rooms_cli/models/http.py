@@ -31,6 +31,7 @@ from typing import Any
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.store.rand import rng
+from rooms_cli.terminal import undecodable
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
@@ -101,6 +102,8 @@ def read_key(provider: str, spec: dict, *, fallback_env: str | None, required: b
     if not env:
         return None
     key = os.environ.get(str(env), "").strip()
+    if key and undecodable(key):
+        raise ProviderError(f"provider {provider!r}: environment variable {env} is not valid UTF-8; export the key as text")
     if key:
         return key
     if required or spec.get("api_key_env"):

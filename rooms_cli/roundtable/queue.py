@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 from dataclasses import dataclass, field
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import eventlog, jsonl, layout
@@ -95,7 +95,7 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
             key = f"{rec.get('op')!r} record for item {rec.get('id')!r}"
             if key not in _warned:
                 _warned.add(key)
-                print(f"warning: roundtables/queue.jsonl: unusable {key}; skipped", file=sys.stderr)
+                terminal.warn(f"roundtables/queue.jsonl: unusable {key}; skipped")
     first_by_key: dict[str, str] = {}
     for item in items.values():
         if item.key is None:

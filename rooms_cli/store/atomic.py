@@ -39,23 +39,31 @@ UMASK = _read_umask()
 def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace `path` with `data` atomically (creating parent directories).
 
-    The file gets `mode` narrowed by the user's umask, like any file `open` creates.
+    The file gets `mode` narrowed by the user's umask, like any file `open` creates. A failed write
+    (a full disk, a quota, a read-only file system) leaves the old file and no temp file behind and
+    is a StorageError naming `path`.
     """
+    from rooms_cli.errors import storage_error
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode & ~UMASK)
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    except BaseException as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        if isinstance(exc, OSError):
+            raise storage_error(path, exc) from None
         raise
     fsync_dir(path.parent)
     changes.note(path)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.store import changes, conflicts
 from rooms_cli.store.locks import locked
 
@@ -56,7 +56,7 @@ def warn(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> Non
         return
     _warned.add(key)
     where = f"line {lineno} from the end" if from_end else f"line {lineno}"
-    print(f"warning: {path}: {where} {reason}; skipped, the other lines are kept (rooms doctor lists them)", file=sys.stderr)
+    terminal.warn(f"{path}: {where} {reason}; skipped, the other lines are kept (rooms doctor lists them)")
 
 
 def _repair_torn_tail(fd: int, path: Path) -> None:
@@ -80,7 +80,7 @@ def _repair_torn_tail(fd: int, path: Path) -> None:
             break
         pos = start
     os.ftruncate(fd, cut)
-    print(f"warning: {path}: removed an unfinished last line ({size - cut} bytes) left by a crash", file=sys.stderr)
+    terminal.warn(f"{path}: removed an unfinished last line ({size - cut} bytes) left by a crash")
 
 
 def append(path: Path, record: dict, *, timeout: float | None = None) -> None:
@@ -89,17 +89,26 @@ def append(path: Path, record: dict, *, timeout: float | None = None) -> None:
 
 
 def append_many(path: Path, records: Iterable[dict], *, timeout: float | None = None, lock: bool = True) -> None:
-    """Append records in one write. Pass `lock=False` only when the caller already holds the lock."""
+    """Append records in one write. Pass `lock=False` only when the caller already holds the lock.
+
+    A failed append (a full disk, a quota, a read-only file system) is a StorageError naming the
+    file, which is left as it was: cut back to its old length, or removed if this append created it.
+    """
+    from rooms_cli.errors import storage_error
+
     data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
     if not data:
         return
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if lock:
-        with locked(path, timeout):
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if lock:
+            with locked(path, timeout):
+                _append_bytes(path, data)
+        else:
             _append_bytes(path, data)
-    else:
-        _append_bytes(path, data)
+    except OSError as exc:
+        raise storage_error(path, exc) from None
 
 
 def _refuse_unresolved_merge(fd: int, path: Path) -> None:
@@ -120,7 +129,9 @@ def _refuse_unresolved_merge(fd: int, path: Path) -> None:
 
 
 def _append_bytes(path: Path, data: bytes) -> None:
+    created = not path.exists()
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    size = os.fstat(fd).st_size
     try:
         _refuse_unresolved_merge(fd, path)
         _repair_torn_tail(fd, path)
@@ -129,9 +140,23 @@ def _append_bytes(path: Path, data: bytes) -> None:
             written = os.write(fd, view)
             view = view[written:]
         os.fsync(fd)
+    except OSError:
+        _undo_append(fd, path, size, created)
+        raise
     finally:
         os.close(fd)
     changes.note(path)
+
+
+def _undo_append(fd: int, path: Path, size: int, created: bool) -> None:
+    """Leave the log as it was before a failed append: no partial line, no empty new file."""
+    try:
+        if created:
+            os.unlink(path)
+        else:
+            os.ftruncate(fd, size)
+    except OSError:
+        pass  # the next append repairs a torn tail; readers skip it meanwhile
 
 
 @dataclass

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rooms_cli.errors import InvalidInput, LockBusy
+from rooms_cli.errors import InvalidInput, LockBusy, storage_error
 
 ROOMS = ".rooms"
 
@@ -97,7 +97,10 @@ def acquire(path: Path, timeout: float) -> HeldLock | None:
 def locked(path: Path, timeout: float | None = None, what: str | None = None) -> Iterator[None]:
     """Hold the lock guarding `path` for the duration of the block."""
     wait = default_timeout() if timeout is None else timeout
-    lock = acquire(path, wait)
+    try:
+        lock = acquire(path, wait)
+    except OSError as exc:  # the lock file cannot be created: a read-only tree, a full disk
+        raise storage_error(path, exc) from None
     if lock is None:
         raise LockBusy(f"{what or Path(path).name} is locked by another rooms process (waited {wait:g}s); try again")
     try:

@@ -19,13 +19,13 @@ import hashlib
 import heapq
 import json
 import os
-import sys
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import parse_time
@@ -139,7 +139,7 @@ class LogFile:
     def _unreadable(self, exc: OSError) -> None:
         if not self._warned_unreadable:
             self._warned_unreadable = True
-            print(f"warning: {self.path} cannot be read ({exc.strerror}); still watching it", file=sys.stderr)
+            terminal.warn(f"{self.path} cannot be read ({exc.strerror}); still watching it")
 
 
 class SnapshotFile:

@@ -7,7 +7,6 @@ event this module does not know is shown as its type and a `key=value` summary.
 
 from __future__ import annotations
 
-import re
 import zlib
 
 from rooms_cli.passes import is_pass
@@ -19,8 +18,6 @@ PALETTE = (
     "cyan", "magenta", "green", "yellow", "blue", "bright_red",
     "bright_cyan", "bright_magenta", "bright_green", "bright_yellow", "bright_blue", "red",
 )
-# agent text is data: no escape sequence or other control character reaches the terminal
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 QUIET_CHAT = {"join", "kick", "mute", "unmute", "handoff", "handoff_suggested", "continue", "roundtable", "system"}
 
 
@@ -40,7 +37,8 @@ def line(event: dict) -> Parts:
         body = _BODIES.get(family, _generic)(what, event)
     except (TypeError, ValueError, AttributeError, KeyError):  # a known type with an odd shape
         body = _generic(what, event)
-    return [(_CONTROL_RE.sub("", text), style) for text, style in head + body]
+    # agent text is data: the console shows any control character as an escape (cli/output.py)
+    return head + body
 
 
 def _clock(ts: object) -> str:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from rooms_cli import terminal
 from rooms_cli.store.clock import parse_duration
 
 DEFAULT_INTERVAL = 0.1  # a polling tick reads the change journal: cheap enough to look often
@@ -134,7 +134,7 @@ def _notifier(root: Path):
     try:
         return RustNotify([str(root)], False, False, 0, True, True)
     except Exception as exc:  # e.g. the inotify watch limit: polling still works
-        print(f"warning: file notifications unavailable ({exc}); polling instead", file=sys.stderr)
+        terminal.warn(f"file notifications unavailable ({exc}); polling instead")
         return None
 
 
