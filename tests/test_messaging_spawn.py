@@ -270,3 +270,18 @@ def test_sigterm_to_a_spawn_stops_its_runner_and_reports_failed(cli, runner_proj
     assert spawn_record(runner_project, spawn["id"]).status == "failed"
     with pytest.raises(ProcessLookupError):
         wait_until(lambda: os.kill(running.runner_pid, 0), timeout=5)
+
+
+def test_wait_shows_a_live_status_on_a_terminal_and_nothing_extra_when_piped(rooms, cli, runner_project, project_dir):
+    import pexpect
+
+    cli("spawn", "sleep 30 slow", "--as", "alice")
+    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
+    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "wait", "--as", "alice", "--timeout", "2"], env=env,
+                          encoding="utf-8", timeout=30, dimensions=(24, 160))
+    child.expect(r"waiting for 1 spawn\(s\) · \d+s · running: agentb")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 4
+    piped = rooms("wait", "--as", "alice", "--timeout", "1")
+    assert piped.exit_code == 4 and "waiting for" not in piped.stderr and "running:" not in piped.stderr.split("still")[0]
