@@ -30,7 +30,8 @@ RUNNER = textwrap.dedent(
         print("half done")
         print("disk full", file=sys.stderr)
         sys.exit(3)
-    print(f"agent={os.environ['ROOMS_AGENT']} parent={os.environ['ROOMS_PARENT']} dir={os.environ['ROOMS_DIR']} prompt={prompt}")
+    print(f"agent={os.environ['ROOMS_AGENT']} parent={os.environ['ROOMS_PARENT']} dir={os.environ['ROOMS_DIR']} prompt={prompt}"
+          f" lease={os.environ.get('ROOMS_LEASE')} instance={os.environ.get('ROOMS_INSTANCE')}")
     """
 )
 
@@ -91,6 +92,14 @@ def test_spawn_returns_at_once_and_its_output_lands_in_the_parents_inbox_after_i
     assert (message.sender, message.kind, message.meta["spawn"]) == ("api-work", "spawn_output", spawn["id"])
     assert f"agent=api-work parent=alice dir={project_dir} prompt=sleep 3 build the API" in message.text
     assert done.output == message.text
+
+
+def test_a_spawned_child_does_not_inherit_its_parents_lease_or_instance(rooms, runner_project):
+    run = rooms("spawn", "check identity", "--as", "alice", "--json",
+                env={"ROOMS_LEASE": "l-PARENT", "ROOMS_INSTANCE": "host:parent"})
+    assert run.exit_code == 0, run.stderr
+    done = wait_until(lambda: (r := spawn_record(runner_project, run.json()["id"])).status == "done" and r)
+    assert "lease=None instance=None" in done.output and "agent=alice" not in done.output
 
 
 def test_spawn_without_description_gets_agentb_agentc(cli, runner_project):
