@@ -16,6 +16,25 @@ from pathlib import Path
 Show = Callable[[str, str], None]
 
 
+def select_sections(only: list[str] | None) -> list[str]:
+    """The sections `--only` names — repeated or comma-separated (`board,chat`), run in the demo's
+    order — or every section. An unknown name is a usage error naming the known ones."""
+    from rooms_cli.registry import DEMO_SECTIONS
+
+    known = list(DEMO_SECTIONS)
+    if not only:
+        return known
+    asked = [part.strip().lower() for item in only for part in item.split(",") if part.strip()]
+    unknown = [name for name in asked if name not in known]
+    if unknown or not asked:
+        from rooms_cli.errors import UsageError
+
+        shown = ", ".join(repr(u) for u in unknown) or "nothing"
+        raise UsageError(f"--only names {shown}: not a demo section; choose from {', '.join(known)} "
+                         "(comma-separated, e.g. --only board,chat)")
+    return [name for name in known if name in asked]
+
+
 @contextmanager
 def demo_directory(given: Path | None, keep: bool = False) -> Iterator[Path]:
     """`given`, or a new temporary `rooms-demo-*` directory, removed on the way out unless `keep`."""
@@ -37,6 +56,8 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     """Set up the example agents under `target` and run each section; return a summary."""
     import os
 
+    selected = select_sections(only)  # before anything is created
+
     from rooms_cli.project import initialize
     from rooms_cli.registry import DEMO_SECTIONS, resolve
     from rooms_cli.store.paths import open_project
@@ -48,7 +69,7 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     os.environ.setdefault("ROOMS_AGENT", "you")
     ran = []
     for name, entry in DEMO_SECTIONS.items():
-        if only and name not in only:
+        if name not in selected:
             continue
         section = resolve(entry)
         show("section", name)

@@ -229,6 +229,18 @@ def test_demo_shows_a_race_a_lapsed_lease_and_a_done_record(cli, tmp_path):
     assert record["status"] == "done" and record["result_ref"] == "file:specs/auth.md"
 
 
+def test_done_after_next_finds_the_holders_lease_without_rooms_lease(cli, project_dir, clock, monkeypatch):
+    monkeypatch.setenv("ROOMS_AGENT", "researcher")
+    task_id = add(cli)
+    assert cli("task", "next", "--json").json()["task"]["id"] == task_id
+    other = cli("task", "done", task_id, "--summary", "not mine", "--as", "reviewer")
+    assert other.exit_code == 1
+    assert "no lease id and reviewer holds no lease on task" in other.stderr and "researcher" in other.stderr
+    done = cli("task", "done", task_id, "--summary", "spec written", "--json")
+    assert done.exit_code == 0, done.stderr
+    assert done.json()["status"] == "done"
+
+
 def test_task_list_filters_by_lane_status_and_holder(cli, project_dir, clock):
     first = add(cli, "Write the spec")
     second = add(cli, "Review the spec", "reviewer")

@@ -132,6 +132,17 @@ def test_json_output_of_core_commands_parses(project_dir, cli):
         json.loads(run.stdout)
 
 
+def test_demo_only_takes_a_comma_list_and_refuses_unknown_sections(cli, tmp_path):
+    run = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "board,chat", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert run.json()["sections"] == ["chat", "board"]  # the demo's order, whatever order was asked
+    bad = cli("demo", "--dir", str(tmp_path / "bogus"), "--only", "board,bogus")
+    assert bad.exit_code == 2
+    assert bad.stderr.strip() == ("error: --only names 'bogus': not a demo section; choose from chat, board, roundtable, "
+                                  "groups, messaging (comma-separated, e.g. --only board,chat)")
+    assert not (tmp_path / "bogus").exists()
+
+
 @pytest.mark.parametrize("value", ["x", "-1", "nan", "inf"])
 def test_a_bad_rooms_lock_timeout_is_one_sentence_for_every_command(project_dir, cli, value):
     for command in (["transcript"], ["board"], ["chat", "hello"]):
@@ -153,6 +164,14 @@ def test_demo_removes_its_temporary_directory_unless_keep(tmp_path, rooms):
     assert kept.json()["dir"] == str(left) and kept.json()["kept"] is True and (left / ".rooms").is_dir()
     mine = rooms("demo", "--only", "board", "--dir", str(tmp_path / "mine"), "--json", env=env, cwd=tmp_path)
     assert mine.json()["kept"] is True and (tmp_path / "mine" / ".rooms").is_dir()
+
+
+def test_the_readme_says_how_long_the_test_command_takes():
+    from pathlib import Path
+
+    first = (Path(__file__).resolve().parent.parent / "README.md").read_text().split("```", 2)[1]
+    line = next(ln for ln in first.splitlines() if "python -m pytest" in ln)
+    assert "minutes" in line
 
 
 @pytest.mark.parametrize(("words", "expected"), [

@@ -279,7 +279,7 @@ def test_killed_ticks_leave_the_queue_runnable(project_dir, env):
 
     project = open_project(project_dir)
     for i in range(ROUNDS * 2 * 3):
-        queue.enqueue(project, RoundtableRequest(format="standup", topic=f"topic {i}", turns=2))
+        queue.enqueue(project, RoundtableRequest(format="standup", topic=f"topic {i}", turns=2, force=True))
     # calibrated on a dry run (no roundtable is run), so real ticks are killed while they run them
     campaign("tick", lambda i: ["tick"], env, rounds=ROUNDS, parallel=2, calibration=["tick", "--dry-run"])
     assert_every_file_parses(project_dir, env)

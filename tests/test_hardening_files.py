@@ -38,7 +38,7 @@ KINDS: dict[str, tuple[str, list[list[str]]]] = {
         ["task", "next", "--as", "reviewer"], ["tick"], ["watch", "--board", "--timeout", "0.2", "--last", "5"]]),
     "memories": (".rooms/memories/analyst.jsonl", [
         ["memory", "list", "analyst"],
-        ["roundtable", "run", "standup", "--participants", "analyst,boss,hustler,writer", "--turns", "2", "--topic", "x"],
+        ["roundtable", "run", "standup", "--participants", "analyst,boss,hustler,writer", "--turns", "2", "--force", "--topic", "x"],
         ["memory", "forget", "analyst", "--all"]]),
     "roundtable queue": (".rooms/roundtables/queue.jsonl", [
         ["tick", "--dry-run"], ["roundtable", "queue"], ["roundtable", "queue", "debate", "--topic", "x"], ["tick"]]),
@@ -49,7 +49,7 @@ KINDS: dict[str, tuple[str, list[list[str]]]] = {
         ["transcript", "--room", "demo-chat"], ["agent", "show", "researcher"]]),
     "agent": (".rooms/agents/researcher.md", [
         ["agent", "list"], ["agent", "show", "researcher"], ["chat", "@researcher hello", "--room", "demo-chat"],
-        ["roundtable", "run", "standup", "--turns", "2", "--topic", "x"], ["models", "test", "researcher"]]),
+        ["roundtable", "run", "standup", "--turns", "2", "--force", "--topic", "x"], ["models", "test", "researcher"]]),
     "config": (".rooms.yaml", [
         ["config", "show"], ["agent", "list"], ["chat", "hello", "--room", "demo-chat"], ["board"],
         ["tick", "--dry-run"], ["models", "list"], ["group", "list"], ["inbox", "--peek"]]),
@@ -246,7 +246,7 @@ def test_an_unreachable_provider_is_one_sentence_or_a_visible_system_line(popula
         port = sock.getsockname()[1]
     (populated / ".rooms.yaml").write_text(
         f"default_model: dead:tiny\nproviders:\n  dead: {{type: openai, base_url: 'http://127.0.0.1:{port}/v1', max_retries: 0}}\n")
-    for args in (["models", "test", "researcher"], ["roundtable", "run", "standup", "--topic", "x", "--turns", "2"],
+    for args in (["models", "test", "researcher"], ["roundtable", "run", "standup", "--topic", "x", "--turns", "2", "--force"],
                  ["room", "handoff", "researcher", "--room", "demo-chat"]):
         out = invoke(args)
         assert not problems_with_error(out), (args, problems_with_error(out))

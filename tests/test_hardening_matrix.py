@@ -73,8 +73,8 @@ VALID: dict[str, list[str]] = {
     "task accept": ["{TASK}", "--as", "alice"],
     "task reject": ["{TASK}", "--as", "alice"],
     "roundtable formats": [],
-    "roundtable run": ["standup", "--topic", "what next", "--turns", "2", "--pace", "0"],
-    "roundtable queue": ["debate", "--topic", "monorepo", "--turns", "2"],
+    "roundtable run": ["standup", "--topic", "what next", "--turns", "2", "--force", "--pace", "0"],
+    "roundtable queue": ["debate", "--topic", "monorepo", "--turns", "2", "--force"],
     "memory list": ["analyst"],
     "memory forget": ["analyst", "--all"],
     "group spawn": ["vote", "--profile", "judge"],
@@ -282,7 +282,7 @@ def test_nan_and_infinity_are_never_written_to_a_file(populated):
 
 
 def test_roundtable_run_refuses_an_infinite_pace(populated):
-    out = invoke(["roundtable", "run", "standup", "--topic", "x", "--turns", "2", "--pace", "inf"])
+    out = invoke(["roundtable", "run", "standup", "--topic", "x", "--turns", "2", "--force", "--pace", "inf"])
     assert not problems_with_error(out, codes=(1, 2))
 
 

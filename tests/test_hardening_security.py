@@ -35,7 +35,7 @@ PLANTS = {
     "inbox/bob.jsonl": ("passwd", [["send", "hi", "--to", "bob"], ["inbox", "--as", "bob"], ["attention", "--as", "bob"]]),
     "memories/analyst.jsonl": ("passwd", [["memory", "list", "analyst"], ["memory", "forget", "analyst", "--all"],
                                           ["roundtable", "run", "standup", "--participants", "analyst,boss,hustler,writer",
-                                           "--turns", "2", "--topic", "x"]]),
+                                           "--turns", "2", "--force", "--topic", "x"]]),
     "groups/evil.jsonl": ("passwd", [["group", "status", "evil"], ["group", "spawn", "evil", "--profile", "ops"],
                                      ["group", "list"]]),
     "agents/evil.md": ("passwd", [["agent", "list"], ["agent", "show", "evil"], ["doctor", "--offline"]]),

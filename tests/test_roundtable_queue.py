@@ -36,7 +36,7 @@ def ops(project) -> list[dict]:
 
 def test_concurrent_ticks_never_run_the_same_item(project, project_dir):
     for n in range(6):
-        queue.enqueue(project, RoundtableRequest("watercooler", topic=f"topic {n}", turns=2))
+        queue.enqueue(project, RoundtableRequest("watercooler", topic=f"topic {n}", turns=2, force=True))
     procs = [_tick(project_dir) for _ in range(3)]
     runs = 0
     for proc in procs:
@@ -61,7 +61,7 @@ def _wait_for(predicate, timeout=60.0):
 
 
 def test_an_item_a_dead_runner_left_is_retried(project, project_dir):
-    item, _ = queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "hustler"], turns=2))
+    item, _ = queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "hustler"], turns=2, force=True))
     transcripts = lambda: list((project_dir / ".rooms" / "rooms").glob("roundtable-*/transcript.jsonl"))  # noqa: E731
     # hold the analyst's memories lock: the runner finishes its turns, then waits to store lessons
     with locked(project_dir / ".rooms" / "memories" / "analyst.jsonl"):
@@ -84,7 +84,7 @@ def test_an_item_a_dead_runner_left_is_retried(project, project_dir):
 
 def test_a_lapsed_lease_is_requeued_and_the_old_runner_cannot_finish_it(monkeypatch, project):
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T06:00:00Z")
-    item, _ = queue.enqueue(project, RoundtableRequest("debate", turns=2))
+    item, _ = queue.enqueue(project, RoundtableRequest("debate", turns=2, force=True))
     claimed = queue.claim_next(project)
     assert claimed.id == item.id and queue.claim_next(project) is None  # claimed once
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T06:10:00Z")
@@ -98,7 +98,7 @@ def test_a_lapsed_lease_is_requeued_and_the_old_runner_cannot_finish_it(monkeypa
 
 def test_a_heartbeat_keeps_a_long_roundtable_claimed(monkeypatch, project):
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T06:00:00Z")
-    queue.enqueue(project, RoundtableRequest("debate", turns=2))
+    queue.enqueue(project, RoundtableRequest("debate", turns=2, force=True))
     claimed = queue.claim_next(project)
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T06:09:00Z")
     queue.renew(project, claimed)
@@ -108,7 +108,7 @@ def test_a_heartbeat_keeps_a_long_roundtable_claimed(monkeypatch, project):
 
 
 def test_after_max_attempts_an_item_fails(monkeypatch, project):
-    item, _ = queue.enqueue(project, RoundtableRequest("debate", turns=2))
+    item, _ = queue.enqueue(project, RoundtableRequest("debate", turns=2, force=True))
     for attempt in range(queue.MAX_ATTEMPTS):
         monkeypatch.setenv("ROOMS_NOW", f"2026-11-2{attempt + 1}T06:00:00Z")
         assert queue.claim_next(project).attempts == attempt + 1
@@ -120,7 +120,7 @@ def test_after_max_attempts_an_item_fails(monkeypatch, project):
 
 def test_a_failing_roundtable_is_marked_failed_and_the_next_one_runs(project, cli):
     queue.enqueue(project, RoundtableRequest("standup", participants=["analyst", "boss"]))  # too few for a standup
-    queue.enqueue(project, RoundtableRequest("watercooler", turns=2))
+    queue.enqueue(project, RoundtableRequest("watercooler", turns=2, force=True))
     report = cli("tick", "--json").json()
     details = [a["detail"] for a in report["steps"]["roundtables"]]
     assert "failed: format 'standup' takes 4–6 agents, got 2" in details[0] and "turns in room" in details[1]
@@ -128,7 +128,7 @@ def test_a_failing_roundtable_is_marked_failed_and_the_next_one_runs(project, cl
 
 
 def test_queue_command_enqueues_and_lists(cli, project):
-    run = cli("roundtable", "queue", "retro", "--topic", "last sprint", "--turns", "6", "--json")
+    run = cli("roundtable", "queue", "retro", "--topic", "last sprint", "--turns", "6", "--force", "--json")
     assert run.exit_code == 0, run.stderr
     doc = run.json()
     assert doc["status"] == "pending" and doc["request"]["topic"] == "last sprint" and doc["request"]["turns"] == 6

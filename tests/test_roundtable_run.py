@@ -50,7 +50,7 @@ def scripted(monkeypatch):
 
 
 def test_turns_are_appended_to_a_new_roundtable_room_with_meta(cli, project):
-    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--topic", "pricing", "--json")
+    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--force", "--topic", "pricing", "--json")
     assert run.exit_code == 0, run.stderr
     doc = run.json()
     assert doc["room"].startswith("roundtable-debate-") and doc["status"] == "done"
@@ -71,7 +71,7 @@ def test_turns_are_printed_as_they_happen_and_into_a_given_room(cli, project):
     from rooms_cli.chat.transcript import read_transcript
 
     create_room(project, "strategy-room", agents=["boss", "analyst", "writer"])
-    run = cli("roundtable", "run", "check-in", "--participants", "boss,analyst", "--turns", "3", "--room", "strategy-room")
+    run = cli("roundtable", "run", "check-in", "--participants", "boss,analyst", "--turns", "3", "--force", "--room", "strategy-room")
     assert run.exit_code == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith("check-in · ") and "room strategy-room" in lines[0]
@@ -84,7 +84,7 @@ def test_each_turn_is_one_call_at_the_formats_temperature_with_voice_topic_turn_
     config = load_config(project)
     # deep-dive: the first participant opens, temperature 0.5; with two agents they alternate
     result = run_roundtable_sync(project, config, RoundtableRequest("deep-dive", topic="launch date",
-                                                                     participants=["boss", "analyst"], turns=4))
+                                                                     participants=["boss", "analyst"], turns=4, force=True))
     answers = [c for c in provider.calls if c["purpose"] == "answer"]
     assert len(answers) == 4 and all(c["temperature"] == 0.5 for c in answers)
     assert [c["agent"] for c in answers] == ["boss", "analyst", "boss", "analyst"]
@@ -97,7 +97,7 @@ def test_each_turn_is_one_call_at_the_formats_temperature_with_voice_topic_turn_
 def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, project):
     provider = scripted(["https://spam.example", "Boss:", "", "https://x.y", "ok then", "last word"])
     result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
-        "debate", topic="t", participants=["boss", "analyst"], turns=3))
+        "debate", topic="t", participants=["boss", "analyst"], turns=3, force=True))
     answers = [c for c in provider.calls if c["purpose"] == "answer"]
     # turn 1: empty, re-asked, empty again -> skipped; turn 2: empty, re-asked, empty -> skipped; turn 3: "ok then"
     assert len(answers) == 5
@@ -110,7 +110,7 @@ def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, p
 
 
 def test_lessons_are_extracted_offline_without_a_model_call_and_listed(cli, project):
-    run = cli("roundtable", "run", "standup", "--participants", "boss,analyst,hustler,writer", "--turns", "6", "--json")
+    run = cli("roundtable", "run", "standup", "--participants", "boss,analyst,hustler,writer", "--turns", "6", "--force", "--json")
     doc = run.json()
     assert set(doc["lessons"]) <= {"boss", "analyst", "hustler", "writer"} and len(doc["lessons"]) >= 3
     listed = cli("memory", "list", "analyst", "--json").json()
@@ -121,7 +121,7 @@ def test_lessons_are_extracted_offline_without_a_model_call_and_listed(cli, proj
 
 
 def test_later_prompts_include_recent_lessons_capped(cli, project, project_dir):
-    cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "6")
+    cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "6", "--force")
     from rooms_cli.agents import load_agent
     from rooms_cli.memories import list_lessons
     from rooms_cli.roundtable.formats import BUILTINS
@@ -131,7 +131,7 @@ def test_later_prompts_include_recent_lessons_capped(cli, project, project_dir):
     prompt = system_prompt(project, load_config(project), analyst, BUILTINS["debate"], ["Hustler"], 1, 6, 120)
     assert lessons and all(lesson in prompt for lesson in lessons)
     for _ in range(4):  # pile up lessons: the prompt keeps only the newest max_per_prompt
-        cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "6", "--topic", "more")
+        cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "6", "--force", "--topic", "more")
     (project_dir / ".rooms.yaml").write_text("memory: {max_per_prompt: 3}\n")
     config = load_config(project)
     prompt = system_prompt(project, config, analyst, BUILTINS["debate"], ["Hustler"], 1, 6, 120)
@@ -145,7 +145,7 @@ def test_with_a_real_model_one_extraction_call_is_parsed(scripted, project):
               ' {"agent": "analyst", "lesson": "Boss will not move the date."}, {"agent": "nobody", "lesson": "x"}]}\n```'
     provider = scripted(["a", "b", "c"], summary=summary)
     result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
-        "debate", topic="t", participants=["boss", "analyst"], turns=3))
+        "debate", topic="t", participants=["boss", "analyst"], turns=3, force=True))
     assert sum(c["purpose"] == "summary" for c in provider.calls) == 1
     assert result.lessons == {"boss": ["Analyst wants data before Friday."], "analyst": ["Boss will not move the date."]}
 
@@ -167,15 +167,15 @@ def test_lesson_replies_are_parsed_robustly(reply):
 def test_an_unusable_extraction_reply_falls_back_to_extractive(scripted, project):
     scripted(["We ship Friday.", "Numbers first.", "Fine."], summary="I cannot do that.")
     result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
-        "debate", topic="launch", participants=["boss", "analyst"], turns=3))
+        "debate", topic="launch", participants=["boss", "analyst"], turns=3, force=True))
     by_others = {t["text"] for t in result.turns if t["speaker"] != "analyst"}
     assert result.lessons["analyst"]
     assert all(lesson.split(" said: ", 1)[1] in by_others for lesson in result.lessons["analyst"])
 
 
 def test_memory_forget_by_id_source_and_all(cli, project):
-    first = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--json").json()
-    second = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--json").json()
+    first = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--force", "--json").json()
+    second = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--force", "--json").json()
     lessons = cli("memory", "list", "analyst", "--json").json()
     one = lessons[0]["id"]
     out = cli("memory", "forget", "analyst", one, "--json")
@@ -192,7 +192,7 @@ def test_memory_forget_by_id_source_and_all(cli, project):
 
 def test_pace_adds_a_gap_between_turns(cli, project):
     start = time.monotonic()
-    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "3", "--pace", "0.2")
+    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "3", "--force", "--pace", "0.2")
     elapsed = time.monotonic() - start
     assert run.exit_code == 0
     assert elapsed >= 0.4  # two gaps of at least 0.2 s
@@ -237,7 +237,7 @@ class Failing(Scripted):
 def test_a_provider_failure_is_recorded_and_leaves_the_transcript_consistent(monkeypatch, project, cli):
     provider = Failing(["first turn"])
     monkeypatch.setattr("rooms_cli.models.provider_for", lambda model_string, config: (provider, "m"))
-    run = cli("roundtable", "run", "deep-dive", "--participants", "boss,analyst", "--turns", "3", "--json")
+    run = cli("roundtable", "run", "deep-dive", "--participants", "boss,analyst", "--turns", "3", "--force", "--json")
     assert run.exit_code == 1 and "answered 500" in run.err_json()["error"]["message"]
     from rooms_cli.chat.rooms import list_room_states
     from rooms_cli.chat.transcript import read_transcript
@@ -256,3 +256,23 @@ def test_demo_shows_a_standup_and_a_debate(cli, tmp_path):
     assert commands[0].startswith("rooms roundtable run standup") and commands[1].startswith("rooms roundtable run debate")
     assert sum(e["kind"] == "line" for e in events) >= 12
     assert (tmp_path / "demo" / ".rooms" / "memories" / "analyst.jsonl").exists()
+
+
+def test_turns_outside_the_formats_range_are_refused_unless_forced(cli, project):
+    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "50")
+    assert run.exit_code == 1
+    assert run.stderr.strip() == ("error: format 'debate' takes 6–10 turns, got --turns 50; pick a count in that "
+                                  "range, or add --force to run it anyway")
+    queued = cli("roundtable", "queue", "debate", "--turns", "2")
+    assert queued.exit_code == 1 and "takes 6–10 turns" in queued.stderr
+    forced = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "2", "--force", "--json")
+    assert forced.exit_code == 0 and forced.json()["planned_turns"] == 2
+
+
+def test_participant_counts_outside_the_formats_range_are_refused_unless_forced(cli, project):
+    run = cli("roundtable", "run", "standup", "--participants", "analyst,hustler", "--turns", "6")
+    assert run.exit_code == 1 and "format 'standup' takes 4–6 agents, got 2" in run.stderr and "--force" in run.stderr
+    forced = cli("roundtable", "run", "standup", "--participants", "analyst,hustler", "--turns", "6", "--force", "--json")
+    assert forced.exit_code == 0 and forced.json()["participants"] == ["analyst", "hustler"]
+    alone = cli("roundtable", "run", "standup", "--participants", "analyst", "--force")
+    assert alone.exit_code == 1 and "needs at least 2 agents" in alone.stderr

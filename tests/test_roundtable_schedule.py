@@ -190,7 +190,8 @@ def test_the_shipped_24_slot_day_is_valid():
     slots = schedule.load_slots(Config(data))
     assert len(slots) == 24
     assert {s.hour if s.cron is None else s.cron.times_on(date(2026, 11, 22))[0].hour for s in slots} == set(range(24))
-    standup = next(s for s in slots if s.name == "morning-standup")
+    standup = next(s for s in slots if s.id == "morning-standup")
+    assert standup.name == "Morning Standup"  # a display name; the id is derived
     assert standup.pace == 3.0  # scheduled roundtables keep the source's human-like gaps
     assert standup.probability == 1.0 and all(0.4 <= s.probability <= 1 for s in slots)
     assert "rooms tick" in (REPO / "examples" / "schedule" / "crontab").read_text()
@@ -210,9 +211,9 @@ def _tree(root: Path) -> dict:
 
 def test_dry_run_writes_nothing(monkeypatch, project, project_dir, rooms):
     write_config(project_dir, [slot(), slot("coffee", minute=1, format="watercooler", probability=0)])
-    queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "boss"], turns=2))
+    queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "boss"], turns=2, force=True))
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    queue.enqueue(project, RoundtableRequest("watercooler", turns=2))
+    queue.enqueue(project, RoundtableRequest("watercooler", turns=2, force=True))
     claimed = queue.claim_next(project)
     lines = queue.queue_path(project).read_text().splitlines()
     lines[-1] = lines[-1].replace(f'"pid": {claimed.runner["pid"]}', f'"pid": {int(dead.stdout)}')

@@ -196,7 +196,7 @@ def test_same_seed_same_conversation(rooms, project_dir):
 
 
 def test_explain_prints_each_turns_weights(cli, project_dir):
-    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--explain")
+    run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "4", "--force", "--explain")
     assert run.exit_code == 0, run.stderr
     assert run.stdout.count("weights:") == 3  # turns 2-4; the first speaker follows the format's rule
     assert run.stdout.count("opens: the format's rule (random)") == 1

@@ -83,7 +83,7 @@ def test_the_schedule_example_uses_the_crontab_command():
 def test_tick_runs_every_step_then_exits_1_with_one_stderr_line_per_failed_step(project_dir, project, cli):
     (project_dir / ".rooms.yaml").write_text(yaml.safe_dump({"schedule": [{"name": "x", "hour_utc": 99,
                                                                            "format": "debate"}]}))
-    queue.enqueue(project, RoundtableRequest("watercooler", participants=["analyst", "boss"], turns=2))
+    queue.enqueue(project, RoundtableRequest("watercooler", participants=["analyst", "boss"], turns=2, force=True))
     run = cli("tick", env={"ROOMS_NOW": "2026-11-21T06:05:00Z"})
     assert run.exit_code == 1
     errors = [line for line in run.stderr.splitlines() if line.startswith("error:")]
@@ -96,7 +96,7 @@ def test_tick_runs_every_step_then_exits_1_with_one_stderr_line_per_failed_step(
 
 def test_a_roundtable_whose_provider_is_down_fails_the_tick(project_dir, project, cli):
     down_provider(project_dir, ["analyst", "hustler"])
-    queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "hustler"], turns=2))
+    queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "hustler"], turns=2, force=True))
     run = cli("tick", env={"ROOMS_NOW": "2026-11-21T06:05:00Z"})
     assert run.exit_code == 1
     assert run.stderr.count("error: tick step roundtables failed:") == 1 and "127.0.0.1:9" in run.stderr
@@ -111,7 +111,7 @@ def test_a_tick_with_nothing_failing_exits_0(project, cli):
 
 def test_a_failed_roundtable_is_retried_by_later_ticks_with_backoff_then_given_up(monkeypatch, project_dir, project):
     down_provider(project_dir, ["analyst", "hustler"])
-    item, _ = queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "hustler"], turns=2))
+    item, _ = queue.enqueue(project, RoundtableRequest("debate", participants=["analyst", "hustler"], turns=2, force=True))
 
     def tick_at(when: str) -> list[dict]:
         monkeypatch.setenv("ROOMS_NOW", when)
@@ -222,7 +222,7 @@ def test_scheduled_roundtables_leave_no_live_room_but_stay_readable(monkeypatch,
 
 
 def test_a_roundtable_queued_by_hand_keeps_its_live_room(project, cli):
-    queue.enqueue(project, RoundtableRequest("watercooler", participants=["analyst", "boss"], turns=2))
+    queue.enqueue(project, RoundtableRequest("watercooler", participants=["analyst", "boss"], turns=2, force=True))
     cli("tick")
     room = queue.list_items(project)[0].room
     assert room in [r["id"] for r in cli("room", "list", "--json").json()]

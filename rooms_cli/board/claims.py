@@ -127,10 +127,20 @@ def _try_claim(project, room, task_id, agent, seconds, plate) -> Claim | None:
         return None
 
 
-def check_lease(task: Task, lease_id: str | None) -> Lease:
-    """The task's current lease if `lease_id` is it; else the error saying why not (fencing first)."""
+def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> Lease:
+    """The task's current lease if `lease_id` is it; else the error saying why not (fencing first).
+
+    Without a lease id, the current lease of `holder` stands in for it: `rooms task next` then
+    `rooms task done ID` works without copying the id. Two instances of one agent should still pass
+    their lease id: only the id tells a claim that was overtaken from the one that overtook it.
+    """
     if not lease_id:
-        raise InvalidInput("no lease id: pass --lease-id (printed by `rooms task claim`) or set ROOMS_LEASE")
+        current = task.lease
+        if holder and current is not None and current.holder == holder:
+            return current
+        held = f"it is held by {held_by(current)}" if current else f"it is {task.status}"
+        mine = f"{holder} holds no lease on task {task.id} ({held})" if holder else f"task {task.id}: {held}"
+        raise InvalidInput(f"no lease id and {mine}: pass --lease-id (printed by `rooms task claim`) or set ROOMS_LEASE")
     lease_id = lease_id.strip()
     current = task.lease
     if current is not None and current.lease_id == lease_id:
@@ -156,18 +166,18 @@ def check_lease(task: Task, lease_id: str | None) -> Lease:
     raise LeaseMismatch(f"lease {lease_id} no longer holds task {task.id}; {now_held}", data=data)
 
 
-def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None, write) -> Task:
+def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None, write, holder: str | None = None) -> Task:
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task, moment = _replay_locked(project, room, full)
-        lease = check_lease(task, lease_id)
+        lease = check_lease(task, lease_id, holder)
         events = write(task, lease, moment)
         store.append_events(project, room, full, events, held=True)
         return replay(full, room, store.read_events(project, room, full), moment)
 
 
 def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,
-                lease: str | float | None = None) -> Task:
+                lease: str | float | None = None, holder: str | None = None) -> Task:
     """Extend the current lease to now + `lease` (default 10m)."""
     seconds = lease_seconds(lease)
 
@@ -175,21 +185,21 @@ def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None,
         return [{"ev": "renew", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
                  "expires_at": iso(add_seconds(now(), seconds))}]
 
-    return _with_lease(project, room, task_id, lease_id, write)
+    return _with_lease(project, room, task_id, lease_id, write, holder)
 
 
-def release_task(project: Project, room: str, task_id: str, lease_id: str | None) -> Task:
+def release_task(project: Project, room: str, task_id: str, lease_id: str | None, *, holder: str | None = None) -> Task:
     """Give the task back to its lane (todo); the lease ends."""
 
     def write(task, held, moment):
         return [{"ev": "release", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence}]
 
-    return _with_lease(project, room, task_id, lease_id, write)
+    return _with_lease(project, room, task_id, lease_id, write, holder)
 
 
 def finish_task(project: Project, room: str, task_id: str, lease_id: str | None, *, summary: str,
                 artifacts: list[str] | tuple[str, ...] = (), next_step: str | None = None,
-                result_ref: str | None = None) -> Task:
+                result_ref: str | None = None, holder: str | None = None) -> Task:
     """doing → done with the compact record; artifacts and result_ref must point at what exists."""
 
     def write(task, held, moment):
@@ -198,7 +208,7 @@ def finish_task(project: Project, room: str, task_id: str, lease_id: str | None,
         return [{"ev": "done", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
                  "record": record}]
 
-    return _with_lease(project, room, task_id, lease_id, write)
+    return _with_lease(project, room, task_id, lease_id, write, holder)
 
 
 def set_status(project: Project, room: str, task_id: str, status: str, *, by: str, lease_id: str | None = None,

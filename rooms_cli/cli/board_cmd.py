@@ -19,7 +19,8 @@ task_app = typer.Typer(
 IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
 LeaseIdOpt = Annotated[
     str | None,
-    typer.Option("--lease-id", envvar="ROOMS_LEASE", help="The lease id printed by claim (default: ROOMS_LEASE).", show_default=False),
+    typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
+                 help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task)."),
 ]
 LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=duration_value("--lease", positive=True), metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
@@ -272,7 +273,7 @@ def next_cmd(run: Run, lease: LeaseOpt = None) -> None:
 
 
 @task_app.command("renew")
-@shared(room=True)
+@shared(as_=True, room=True)
 def renew_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None) -> None:
     """Extend your lease (from now, by --lease, default 10m).
 
@@ -280,12 +281,12 @@ def renew_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, lease: Leas
     """
     from rooms_cli.board.claims import renew_lease
 
-    task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease)
+    task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
     run.emit(task, f"renewed: {_task_line(task.to_json())}")
 
 
 @task_app.command("release")
-@shared(room=True)
+@shared(as_=True, room=True)
 def release_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None) -> None:
     """Give the task back to its lane (todo); your lease ends.
 
@@ -293,12 +294,12 @@ def release_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None) -> None:
     """
     from rooms_cli.board.claims import release_task
 
-    task = release_task(run.project, run.room, task_id, lease_id)
+    task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
     run.emit(task, f"released: {_task_line(task.to_json())}")
 
 
 @task_app.command("done")
-@shared(room=True)
+@shared(as_=True, room=True)
 def done_cmd(
     run: Run,
     task_id: IdArg,
@@ -315,7 +316,7 @@ def done_cmd(
     from rooms_cli.board.claims import finish_task
 
     task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
-                       next_step=next_, result_ref=result_ref)
+                       next_step=next_, result_ref=result_ref, holder=run.me)
     run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
 
 

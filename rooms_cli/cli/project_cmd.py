@@ -74,7 +74,7 @@ def config_show(run: Run) -> None:
 def demo_cmd(
     run: Run,
     dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
-    only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections (chat, board, roundtable, groups, messaging).")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections, comma-separated: chat, board, roundtable, groups, messaging.")] = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary directory to look around (a --dir is always kept).")] = False,
 ) -> None:
     """Run a short showcase on the offline model in a temporary directory, removed afterwards unless --keep.

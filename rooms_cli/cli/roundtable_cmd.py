@@ -33,14 +33,16 @@ ParticipantsOpt = Annotated[
 RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
 MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=MIN_MAX_CHARS, help="Cap on each turn, cut at a word.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --turns and participant counts outside the format's range.")]
 PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number("--pace", minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
 
 
-def _request(fmt, topic, participants, room, turns, max_chars, pace):
+def _request(fmt, topic, participants, room, turns, max_chars, pace, force):
     from rooms_cli.roundtable.orchestrator import RoundtableRequest
 
     people = [p.strip() for p in participants.split(",") if p.strip()] if participants else None
-    return RoundtableRequest(fmt, topic=topic, participants=people, room=room, turns=turns, max_chars=max_chars, pace=pace)
+    return RoundtableRequest(fmt, topic=topic, participants=people, room=room, turns=turns, max_chars=max_chars, pace=pace,
+                             force=force)
 
 
 @roundtable_app.command("formats")
@@ -72,7 +74,7 @@ def run_cmd(
     run: Run,
     format: Annotated[str, typer.Argument(help="Format name (see `rooms roundtable formats`).")],
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0,
+    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False,
     explain: Annotated[bool, typer.Option("--explain", help="Print each turn's speaker weights.")] = False,
 ) -> None:
     """Run a roundtable now, printing each turn as it happens, then extract lessons.
@@ -99,7 +101,7 @@ def run_cmd(
             count = sum(len(v) for v in data["lessons"].values())
             output.say(f"learned {count} lessons (rooms memory list)", style="dim")
 
-    result = run_roundtable_sync(run.project, run.config, _request(format, topic, participants, room, turns, max_chars, pace),
+    result = run_roundtable_sync(run.project, run.config, _request(format, topic, participants, room, turns, max_chars, pace, force),
                                  on_event=show)
     if run.json:
         output.print_json(result)
@@ -111,7 +113,7 @@ def queue_cmd(
     run: Run,
     format: Annotated[str | None, typer.Argument(help="Format to enqueue; leave out to list the queue.")] = None,
     topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0,
+    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False,
 ) -> None:
     """Enqueue a roundtable for the next `rooms tick`, or list the queue.
 
@@ -119,6 +121,7 @@ def queue_cmd(
     """
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.formats import get_format
+    from rooms_cli.roundtable.speakers import check_turns
 
     if format is None:
         items = queue.list_items(run.project)
@@ -131,8 +134,11 @@ def queue_cmd(
         if not items:
             output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
         return
-    get_format(run.config, format)
-    item, _new = queue.enqueue(run.project, _request(format, topic, participants, room, turns, max_chars, pace))
+    if turns is not None:  # refused now, not at the next tick
+        check_turns(get_format(run.config, format), turns, force)
+    else:
+        get_format(run.config, format)
+    item, _new = queue.enqueue(run.project, _request(format, topic, participants, room, turns, max_chars, pace, force))
     run.emit(item, f"Queued {item.id} ({format}); `rooms tick` will run it.")
 
 

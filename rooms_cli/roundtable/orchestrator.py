@@ -41,9 +41,13 @@ class RoundtableRequest:
     turns: int | None = None
     max_chars: int = DEFAULT_MAX_CHARS
     pace: float = 0.0
+    force: bool = False  # turns and participant counts outside the format's range
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        if not self.force:
+            del data["force"]  # queue lines stay as earlier versions wrote them
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> RoundtableRequest:
@@ -168,10 +172,11 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
     talking = talking_agents(project, config)
     leader = config.get("leader")
     chance = rng("roundtable", fmt.name, request.topic or "", ",".join(request.participants or []))
-    participants = speakers.resolve_participants(request.participants, list(talking), fmt, chance, leader)
+    participants = speakers.resolve_participants(request.participants, list(talking), fmt, chance, leader,
+                                                 force=request.force)
     agents = {p: load_agent(project, p) for p in participants}
     names = {p: agents[p].display_name for p in participants}
-    total = speakers.draw_turns(fmt, chance, request.turns)
+    total = speakers.draw_turns(fmt, chance, request.turns, request.force)
     topic = (request.topic or "").strip() or DEFAULT_TOPIC
     rt_id = roundtable_id or new_id("rt")
     room = request.room or own_room(fmt.name, rt_id)

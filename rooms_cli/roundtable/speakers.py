@@ -42,13 +42,15 @@ def parse_random_token(token: str) -> int | None:
 
 
 def resolve_participants(
-    spec: Sequence[str] | None, available: Sequence[str], fmt: Format, rng: random.Random, leader: str | None = None
+    spec: Sequence[str] | None, available: Sequence[str], fmt: Format, rng: random.Random, leader: str | None = None,
+    force: bool = False,
 ) -> list[str]:
     """The participants of one roundtable.
 
     `spec` lists agent ids and `random:N` tokens (N more agents drawn from the rest); without a
     spec, a count is drawn in the format's range (the leader, when the format opens with the
-    leader, always takes part). The result must fit the format's range.
+    leader, always takes part). The result must fit the format's range — with `force`, any count
+    of two or more (a conversation needs two voices).
     """
     pool = sorted(available)
     if not spec:
@@ -76,18 +78,29 @@ def resolve_participants(
     if drawn > len(rest):
         raise InvalidInput(f"cannot draw {drawn} more agents: only {len(rest)} others exist")
     chosen = fixed + rng.sample(rest, drawn)
-    if not fmt.min_agents <= len(chosen) <= fmt.max_agents:
+    if force and len(chosen) < 2:
+        raise InvalidInput(f"a roundtable needs at least 2 agents, got {len(chosen)} ({', '.join(chosen)})")
+    if not force and not fmt.min_agents <= len(chosen) <= fmt.max_agents:
         raise InvalidInput(
-            f"format {fmt.name!r} takes {fmt.min_agents}–{fmt.max_agents} agents, got {len(chosen)} ({', '.join(chosen)})"
+            f"format {fmt.name!r} takes {fmt.min_agents}–{fmt.max_agents} agents, got {len(chosen)} ({', '.join(chosen)}); "
+            "change --participants, or add --force to run it anyway"
         )
     return chosen
 
 
-def draw_turns(fmt: Format, rng: random.Random, turns: int | None = None) -> int:
-    """`turns` when given (≥ 1), else a count drawn in the format's range."""
+def check_turns(fmt: Format, turns: int, force: bool = False) -> None:
+    """`turns` must lie in the format's range (any count ≥ 1 with `force`)."""
+    if turns < 1:
+        raise InvalidInput(f"--turns must be at least 1, got {turns}")
+    if not force and not fmt.min_turns <= turns <= fmt.max_turns:
+        raise InvalidInput(f"format {fmt.name!r} takes {fmt.min_turns}–{fmt.max_turns} turns, got --turns {turns}; "
+                           "pick a count in that range, or add --force to run it anyway")
+
+
+def draw_turns(fmt: Format, rng: random.Random, turns: int | None = None, force: bool = False) -> int:
+    """`turns` when given (in the format's range unless `force`), else a count drawn in the range."""
     if turns is not None:
-        if turns < 1:
-            raise InvalidInput(f"--turns must be at least 1, got {turns}")
+        check_turns(fmt, turns, force)
         return turns
     return rng.randint(fmt.min_turns, fmt.max_turns)
 

@@ -10,7 +10,7 @@ AGENTS = ["archer", "builder", "courier", "drafter"]
 
 
 def run_standup(cli, seed="3"):
-    run = cli("roundtable", "run", "standup", "--participants", ",".join(AGENTS), "--turns", "6",
+    run = cli("roundtable", "run", "standup", "--participants", ",".join(AGENTS), "--turns", "6", "--force",
                 "--topic", "launch week", "--json", env={"ROOMS_SEED": seed})
     assert run.exit_code == 0, run.stderr
     return run.json()
@@ -62,7 +62,7 @@ def test_seed_fixes_who_speaks_whatever_the_model_says(llama_project, cli):
 
 
 def test_tick_runs_a_queued_roundtable_on_the_model(llama_project, llama_server, rooms):
-    queued = rooms("roundtable", "queue", "watercooler", "--participants", "archer,builder", "--turns", "2", "--json")
+    queued = rooms("roundtable", "queue", "watercooler", "--participants", "archer,builder", "--turns", "2", "--force", "--json")
     assert queued.exit_code == 0, queued.stderr
     mark = llama_server.log_mark()
     tick = rooms("tick", "--json")
