@@ -30,7 +30,8 @@ RUNNER = textwrap.dedent(
         print("half done")
         print("disk full", file=sys.stderr)
         sys.exit(3)
-    print(f"agent={os.environ['ROOMS_AGENT']} parent={os.environ['ROOMS_PARENT']} dir={os.environ['ROOMS_DIR']} prompt={prompt}")
+    print(f"agent={os.environ['ROOMS_AGENT']} parent={os.environ['ROOMS_PARENT']} dir={os.environ['ROOMS_DIR']} prompt={prompt}"
+          f" lease={os.environ.get('ROOMS_LEASE')} instance={os.environ.get('ROOMS_INSTANCE')}")
     """
 )
 
@@ -91,6 +92,14 @@ def test_spawn_returns_at_once_and_its_output_lands_in_the_parents_inbox_after_i
     assert (message.sender, message.kind, message.meta["spawn"]) == ("api-work", "spawn_output", spawn["id"])
     assert f"agent=api-work parent=alice dir={project_dir} prompt=sleep 3 build the API" in message.text
     assert done.output == message.text
+
+
+def test_a_spawned_child_does_not_inherit_its_parents_lease_or_instance(rooms, runner_project):
+    run = rooms("spawn", "check identity", "--as", "alice", "--json",
+                env={"ROOMS_LEASE": "l-PARENT", "ROOMS_INSTANCE": "host:parent"})
+    assert run.exit_code == 0, run.stderr
+    done = wait_until(lambda: (r := spawn_record(runner_project, run.json()["id"])).status == "done" and r)
+    assert "lease=None instance=None" in done.output and "agent=alice" not in done.output
 
 
 def test_spawn_without_description_gets_agentb_agentc(cli, runner_project):
@@ -270,3 +279,18 @@ def test_sigterm_to_a_spawn_stops_its_runner_and_reports_failed(cli, runner_proj
     assert spawn_record(runner_project, spawn["id"]).status == "failed"
     with pytest.raises(ProcessLookupError):
         wait_until(lambda: os.kill(running.runner_pid, 0), timeout=5)
+
+
+def test_wait_shows_a_live_status_on_a_terminal_and_nothing_extra_when_piped(rooms, cli, runner_project, project_dir):
+    import pexpect
+
+    cli("spawn", "sleep 30 slow", "--as", "alice")
+    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
+    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "wait", "--as", "alice", "--timeout", "2"], env=env,
+                          encoding="utf-8", timeout=30, dimensions=(24, 160))
+    child.expect(r"waiting for 1 spawn\(s\) · \d+s · running: agentb")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 4
+    piped = rooms("wait", "--as", "alice", "--timeout", "1")
+    assert piped.exit_code == 4 and "waiting for" not in piped.stderr and "running:" not in piped.stderr.split("still")[0]

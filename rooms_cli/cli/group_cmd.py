@@ -281,9 +281,13 @@ def ask_cmd(
     """
     import asyncio
 
+    from rooms_cli.cli import progress
     from rooms_cli.groups.api import ask
+
+    def watch(project, name):
+        return progress.live_line(progress.group_line(project, name), progress.wanted(run.json))
 
     fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
     name, result = asyncio.run(ask(_profiles(run, profiles, preset), fields, any_=any_, reducer=reducer,
-                                   timeout=timeout, project=run.project))
+                                   timeout=timeout, project=run.project, watch=watch))
     _show_result(result, name, run.json)

@@ -150,7 +150,10 @@ def wait_cmd(run: Run, timeout: TimeoutOpt = None) -> None:
     from rooms_cli.messaging.wait import wait_for_spawns
 
     touch(run.project, run.me)
-    result = wait_for_spawns(run.project, run.me, timeout)
+    from rooms_cli.cli import progress
+
+    with progress.live_line_sync(progress.spawns_line(run.project, run.me), progress.wanted(run.json)):
+        result = wait_for_spawns(run.project, run.me, timeout)
     if result.timed_out:
         raise result.timeout_error(timeout)
     messages = take_unread(run.project, run.me)

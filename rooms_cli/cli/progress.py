@@ -1,4 +1,4 @@
-"""Live status lines for long waits (`rooms group wait`, `group ask`): on a terminal only.
+"""Live status lines for long waits (`rooms group wait`, `rooms wait`): on a terminal only.
 
 While the wait runs, stderr shows one line that rich redraws in place — who has answered, the
 elapsed time, what is still pending — and clears when the wait ends. Piped or under `--json`
@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 REFRESH = 0.25
 
@@ -64,5 +64,42 @@ def group_line(project, name: str) -> Callable[[float], str]:
         answered = [m["handle"] for m in shown["members"] if m["handle"] not in pending]
         return (f"▣ {name} · {elapsed:.0f}s · answered: {', '.join(answered) or 'nobody yet'}"
                 f" · pending: {', '.join(pending) or 'nobody'}")
+
+    return describe
+
+
+@contextmanager
+def live_line_sync(describe: Callable[[float], str], enabled: bool) -> Iterator[None]:
+    """`live_line` for a blocking wait: rich's own refresh thread redraws the line."""
+    if not enabled:
+        yield
+        return
+    from rich.live import Live
+    from rich.text import Text
+
+    from rooms_cli.cli.output import err_console
+
+    started = time.monotonic()
+
+    class _Line:
+        def __rich__(self) -> Text:
+            try:
+                return Text(describe(time.monotonic() - started), style="dim")
+            except Exception:  # a status that cannot be read right now is no reason to stop the wait
+                return Text(f"waiting… {time.monotonic() - started:.0f}s", style="dim")
+
+    with Live(_Line(), console=err_console(), transient=True, refresh_per_second=1 / REFRESH):
+        yield
+
+
+def spawns_line(project, agent: str) -> Callable[[float], str]:
+    """`rooms wait`: `waiting for 2 spawns · 4s · done: a · running: b, c`."""
+    from rooms_cli.messaging.wait import running_tree, tree_of
+
+    def describe(elapsed: float) -> str:
+        running = running_tree(project, agent, set())
+        done = [s.alias for s in tree_of(project, agent) if s not in running and not s.active]
+        return (f"waiting for {len(running)} spawn(s) · {elapsed:.0f}s · running: {', '.join(s.alias for s in running) or '-'}"
+                + (f" · done: {', '.join(done)}" if done else ""))
 
     return describe

@@ -362,8 +362,13 @@ def _package_parent() -> str:
     return str(Path(rooms_cli.__file__).resolve().parent.parent)
 
 
+# the spawner's own identity and work: a child acts as itself (ROOMS_AGENT is set to its alias
+# where it runs), never under its parent's lease or process instance
+PARENT_ONLY = ("ROOMS_LEASE", "ROOMS_INSTANCE")
+
+
 def worker_env(project: Project, extra: dict | None = None) -> dict:
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in PARENT_ONLY}
     env["ROOMS_DIR"] = str(project.root)
     # the worker must import this same rooms_cli, installed or not
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_parent(), env.get("PYTHONPATH", "")) if p)
