@@ -54,6 +54,7 @@ TICK_STEPS: dict[str, str] = {
 
 # `rooms doctor`: each part's own checks, `(project, config) -> list[Finding]`
 DOCTOR_CHECKS: dict[str, str] = {
+    "chat": "rooms_cli.chat.doctor:check",
     "board": "rooms_cli.board.doctor:check",
     "messaging": "rooms_cli.messaging.doctor:check",
     "groups": "rooms_cli.groups.doctor:check",
