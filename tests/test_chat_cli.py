@@ -71,7 +71,7 @@ def test_every_slash_command_works_inside_chat(project, cli):
     assert "judge" not in slash("/kick judge")["result"]["roster"]
     assert slash("/list")["result"]["budget"] == {"remaining": 6, "total": 6}
     assert "sync" in [r["id"] for r in slash("/rooms")["result"]["rooms"]]
-    assert slash("/save")["result"]["path"] == ".rooms/chat/sync.md"
+    assert slash("/save")["result"]["path"].startswith(".rooms/chat/sync/s-")  # one file per save: saves merge in git
     assert slash("/continue")["turn"]["budget"]["remaining"] == 6
     for leave in ("/leave", "/quit"):  # only chat mode has something to leave
         run = cli("chat", "--room", "sync", "--as", "alice", leave)
@@ -98,7 +98,7 @@ def test_room_subcommands(project, cli):
     assert cli("room", "handoff", "ops", "--json").json()["agent"] == "ops"
     assert cli("room", "continue", "--json").json()["turn"]["budget"]["remaining"] == 6
     assert cli("room", "save", "--json").json()["messages"] > 0
-    assert cli("room", "drop", "--json").json()["saved"]["path"] == ".rooms/chat/sync.md"
+    assert cli("room", "drop", "--json").json()["saved"]["path"].startswith(".rooms/chat/sync/s-")
     assert [r["id"] for r in cli("room", "list", "--json").json()] == ["default"]
     assert "sync" in [r["id"] for r in cli("room", "list", "--all", "--json").json()]
     stopped = cli("chat", "hello")

@@ -9,7 +9,7 @@ from chatkit import records, room, say, state
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.chat.lifecycle import join, save, saved_path, stop
+from rooms_cli.chat.lifecycle import join, save, saved_files, stop
 from rooms_cli.chat.saved import SavedTranscript, decode, encode
 from rooms_cli.chat.transcript import Message, append_message
 
@@ -63,7 +63,8 @@ def test_saved_file_is_a_readable_transcript_record(project):
     room(project)
     say(project, "@ops deploy latency?")
     info = save(project, "sync")
-    text = saved_path(project, "sync").read_text()
+    text = (project.root / info["path"]).read_text()
+    assert info["path"].startswith(".rooms/chat/sync/s-") and info["path"].endswith(".md")
     assert text.startswith("---\nclass: transcript\nroom: sync\nsaved: ")
     assert "links:\n  participants:\n  - '[[agents/architect]]'" in text
     assert "'[[people/alice]]'" in text
@@ -95,7 +96,7 @@ def test_halt_keeps_files_and_does_not_save(project):
     room(project)
     say(project, "@ops deploy?")
     result = stop(project, "sync", "halted", "alice", save_first=False)
-    assert result["saved"] is None and not saved_path(project, "sync").exists()
+    assert result["saved"] is None and saved_files(project, "sync") == []
     assert state(project).status == "halted" and len(records(project)) == 3
 
 

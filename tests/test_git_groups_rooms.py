@@ -240,3 +240,77 @@ def test_a_room_yaml_from_an_earlier_version_is_the_base_its_changes_apply_to(tm
         view = room_view(where, "old")
         assert (view["roster"], view["muted"]) == (["reviewer"], ["reviewer"])
     assert "muted: []" in (a.path / ".rooms" / "rooms" / "old" / "room.yaml").read_text()  # read, never rewritten
+
+
+# -- transcripts, sessions, saved transcripts ------------------------------------------------------
+
+T = "2026-11-23T10:00:0{}.000Z"
+
+
+def transcript(where: Clone, *extra: str) -> list[dict]:
+    return where.rooms("transcript", "--room", "default", *extra)
+
+
+def watch_last(where: Clone, count: int) -> list[str]:
+    run = where.rooms("watch", "--room", "default", "--last", str(count), "--timeout", "0.3", "--json", json_output=False)
+    import json
+
+    return [json.loads(line)["id"] for line in run.stdout.splitlines() if line.strip()]
+
+
+def test_a_merged_transcript_reads_in_time_order_the_same_whichever_way_the_merge_went(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("chat", "@reviewer one from A", now=T.format(1), as_="alice")
+    b.rooms("chat", "@reviewer two from B", now=T.format(2), as_="bob")
+    a.rooms("chat", "@reviewer three from A", now=T.format(3), as_="alice")
+    b.rooms("chat", "@reviewer four from B", now=T.format(4), as_="bob")
+    one, other = merged(a, b)
+    merged_one = transcript(one)
+    assert merged_one == transcript(other)
+    people = [m["text"] for m in merged_one if m["speaker"] in ("alice", "bob")]
+    assert people == ["@reviewer one from A", "@reviewer two from B", "@reviewer three from A", "@reviewer four from B"]
+    assert [m["ts"] for m in merged_one] == sorted(m["ts"] for m in merged_one)
+    newest = [m["id"] for m in merged_one[-3:]]
+    assert watch_last(one, 3) == newest == watch_last(other, 3)
+    sessions = room_view(one)["sessions"]["reviewer"]
+    assert sessions == room_view(other)["sessions"]["reviewer"] and sessions["turns"] == 4  # both clones' turns count
+
+
+def test_saves_in_two_clones_merge_and_rejoining_gives_back_both_clones_messages(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("chat", "@reviewer said on A", now=T.format(1), as_="alice")
+    a.rooms("room", "drop", "--room", "default")  # drop saves first
+    b.rooms("chat", "@reviewer said on B", now=T.format(2), as_="bob")
+    b.rooms("room", "save", "--room", "default")
+    b.rooms("room", "drop", "--room", "default")
+    one, other = merged(a, b)
+    for where in (one, other):
+        joined = where.rooms("room", "join", "chat/default")
+        assert joined["outcome"] == "rehydrated" and joined["saved_transcript"].startswith(".rooms/chat/default/s-")
+        texts = [m["text"] for m in transcript(where)]
+        assert "@reviewer said on A" in texts and "@reviewer said on B" in texts
+    assert transcript(one) == transcript(other)
+
+
+def test_a_saved_transcript_of_an_earlier_version_is_still_read(tmp_path):
+    def setup(seed):
+        seed.rooms("chat", "@reviewer before the upgrade", now=T.format(1), as_="alice")
+        path = seed.rooms("room", "drop", "--room", "default")["saved"]["path"]
+        (seed.path / path).rename(seed.path / ".rooms" / "chat" / "default.md")
+
+    (a,) = world(tmp_path, setup, count=1)
+    assert a.rooms("room", "join", "chat/default")["saved_transcript"] == ".rooms/chat/default.md"
+    assert "@reviewer before the upgrade" in [m["text"] for m in transcript(a)]
+
+
+def test_an_agent_kicked_in_one_clone_that_spoke_in_the_other_is_reported_by_doctor(tmp_path):
+    a, b = world(tmp_path)
+    a.rooms("room", "kick", "ops", "--room", "default", now=T.format(1))
+    b.rooms("chat", "@ops still here?", now=T.format(2), as_="bob")
+    one, other = merged(a, b)
+    for where in (one, other):
+        assert "ops" not in room_view(where)["roster"]
+        assert "@ops still here?" in [m["text"] for m in transcript(where)]
+        findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "room-merge"]
+        assert len(findings) == 1 and "ops was kicked" in findings[0]["message"], findings
+        assert "rooms room invite ops --room default" in findings[0]["fix"]

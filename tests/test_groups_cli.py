@@ -506,3 +506,22 @@ def test_group_wait_shows_live_status_on_a_terminal_and_nothing_extra_when_piped
     assert rooms("group", "broadcast", "g", "--objective", "again?", *FOUR).exit_code == 0
     quiet = rooms("group", "wait", "g", "--timeout", "1")
     assert quiet.exit_code == 4 and "pending:" not in quiet.stderr and "answered:" not in quiet.stderr
+
+
+def test_group_ask_shows_live_status_on_a_terminal_and_nothing_extra_when_piped(project, project_dir, rooms):
+    import pexpect
+
+    from tests.conftest import rooms_env
+
+    external(project, "coder")  # never answers: the ask times out with analyst answered, coder pending
+    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
+    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "group", "ask", "--profiles", "coder,analyst",
+                                           "--objective", "ship?", "--timeout", "2"],
+                          env=env, encoding="utf-8", timeout=30, dimensions=(24, 160))
+    child.expect(r"▣ eph-\S+ · \d+s · answered: analyst · pending: coder")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 4
+    quiet = rooms("group", "ask", "--profiles", "coder,analyst", "--objective", "ship?", "--timeout", "1")
+    assert quiet.exit_code == 4 and "pending:" not in quiet.stderr and "answered:" not in quiet.stderr
+    assert _group_files(project_dir) == []

@@ -53,7 +53,7 @@ KINDS: dict[str, tuple[str, list[list[str]]]] = {
     "config": (".rooms.yaml", [
         ["config", "show"], ["agent", "list"], ["chat", "hello", "--room", "demo-chat"], ["board"],
         ["tick", "--dry-run"], ["models", "list"], ["group", "list"], ["inbox", "--peek"]]),
-    "saved transcript": (".rooms/chat/demo-chat.md", [["room", "join", "chat/demo-chat"]]),
+    "saved transcript": (".rooms/chat/demo-chat/{save}.md", [["room", "join", "chat/demo-chat"]]),
 }
 # the config is read by nearly every command: four of them are enough per damage (the broken-config
 # test below runs them all)
@@ -92,7 +92,8 @@ def placeholders(root) -> dict[str, str]:
     """{task}: the open task of the reviewer lane; {spawn}: the finished spawn."""
     tasks = [p for p in (root / ".rooms/rooms/default/board/tasks").glob("t-*.jsonl") if b'"reviewer"' in p.read_bytes()]
     spawn = next((root / ".rooms/spawns").glob("s-*.json"))
-    return {"{task}": tasks[0].stem, "{TASK}": tasks[0].stem.upper(), "{spawn}": spawn.stem}
+    save = next((root / ".rooms/chat/demo-chat").glob("s-*.md"))
+    return {"{task}": tasks[0].stem, "{TASK}": tasks[0].stem.upper(), "{spawn}": spawn.stem, "{save}": save.stem}
 
 
 def resolve(fill: dict[str, str], text: str) -> str:

@@ -183,7 +183,7 @@ def test_roundtable_tools_run_one_and_queue_one(project_dir, rooms):
     async def go():
         async with server(project_dir, "alice") as t:
             result = await t.ok("roundtable_run", format="debate", topic="monorepo or not",
-                                participants=["analyst", "hustler"], turns=2)
+                                participants=["analyst", "hustler"], turns=2, force=True)
             queued = await t.ok("roundtable_queue", format="retro", topic="last sprint")
             listed = await t.ok("roundtable_queue")
             bad = await t.error("roundtable_queue", format="nosuchformat")

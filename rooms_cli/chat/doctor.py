@@ -1,27 +1,77 @@
-"""The chat checks for `rooms doctor`: every room's state (`room.yaml` base and `state.jsonl` events)
-replays, each field of the type `store/schema.py` says (a list for `queued`, a budget from 0…)."""
+"""Chat's checks for `rooms doctor`: what merging two clones' rooms did that a person should know.
+
+Room state, transcripts, sessions and saves merge on their own (see rooms.py, transcript.py,
+sessions.py, lifecycle.py); these findings name what merged in a way nobody chose, with the fix:
+a room created in two clones (one room, both rosters), and an agent kicked in one clone that spoke
+in the room in another (its words stay in the transcript; its session may hold those turns).
+And every room's state (`room.yaml` base and `state.jsonl` events) replays, each field of the type
+`store/schema.py` says (a list of mappings for `queued`, a budget from 0…).
+"""
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidData
-from rooms_cli.findings import Finding
-from rooms_cli.store import layout
-from rooms_cli.store.ids import is_valid_name
+from rooms_cli.chat.rooms import list_room_states, state_log_path, transcript_path
+from rooms_cli.chat.transcript import read_transcript
+from rooms_cli.errors import RoomsError
+from rooms_cli.store import jsonl
+
+SPOKEN = ("message", "pass")
 
 
-def check(project, config) -> list[Finding]:
-    from rooms_cli.chat.rooms import load_room, room_exists
+def check(project, config) -> list:
+    from rooms_cli.findings import Finding
 
-    base = layout.rooms_dir(project)
-    findings = []
-    for child in sorted(base.iterdir()) if base.is_dir() else []:
-        if not (is_valid_name(child.name) and room_exists(project, child.name)):
-            continue
+    findings = _schema_findings(project)
+    for state in list_room_states(project, quiet=True):
+        room = state.id
+        log = state_log_path(project, room)
+        created = [e for e in jsonl.read(log) if e.get("op") == "created"]
+        if len(created) > 1:
+            findings.append(Finding(
+                "warning", "room-merge", f"room {room!r} was created in {len(created)} clones; it is one room with both rosters",
+                f"nothing to do if one room was meant; else kick who should not be there (rooms room kick AGENT --room {room})",
+                project.relative(log)))
         try:
-            load_room(project, child.name)
+            messages = read_transcript(project, room)
+        except RoomsError:
+            continue  # a broken transcript: check_files names it
+        last_kick: dict[str, str] = {}
+        spoke_after: dict[str, list[str]] = {}
+        for m in messages:
+            agent = (m.meta or {}).get("agent")
+            if m.kind == "kick" and isinstance(agent, str):
+                last_kick[agent] = m.ts
+                spoke_after.pop(agent, None)
+            elif m.kind == "join" and isinstance(agent, str):
+                last_kick.pop(agent, None)
+                spoke_after.pop(agent, None)
+            elif m.kind in SPOKEN and m.speaker in last_kick:
+                spoke_after.setdefault(m.speaker, []).append(m.id)
+        for agent, ids in spoke_after.items():
+            if agent in state.roster:
+                continue
+            findings.append(Finding(
+                "warning", "room-merge",
+                f"{agent} was kicked from room {room!r} in one clone but spoke there in another ({len(ids)} message(s), "
+                f"first {ids[0]}); its words stay in the transcript",
+                f"to keep it out there is nothing to do; to take it back: rooms room invite {agent} --room {room}",
+                project.relative(transcript_path(project, room))))
+    return findings
+
+
+def _schema_findings(project) -> list:
+    """Rooms whose state cannot be replayed: a field of the wrong type (the sentence names file and field)."""
+    from rooms_cli.chat.rooms import load_room, room_ids
+    from rooms_cli.errors import InvalidData
+    from rooms_cli.findings import Finding
+
+    findings = []
+    for room in room_ids(project):
+        try:
+            load_room(project, room)
         except InvalidData as err:
             rel = err.message.partition(":")[0]
-            findings.append(Finding("error", "room", f"room {child.name}: {err.message}",
+            findings.append(Finding("error", "room", f"room {room}: {err.message}",
                                     f"fix the field named in {rel} (or restore it from git); "
                                     f"commands on other rooms are unaffected", rel))
     return findings

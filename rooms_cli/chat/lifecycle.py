@@ -1,6 +1,8 @@
 """Save, rehydrate, drop and halt a room.
 
-- save: `.rooms/chat/<room>.md` (saved.py); meant to be read in a pull request and committed.
+- save: `.rooms/chat/<room>/<save-id>.md` (saved.py), one file per save so that saves in two clones
+  merge; meant to be read in a pull request and committed. The `chat/<room>.md` of older versions
+  is still read.
 - join `chat/<room>`: rebuild a live room from the saved copy (same roster and messages). No saved
   copy: a fresh room. The room is live already: switch to it, nothing replaced.
 - join `<room>`: switch to a live room; create it when missing; bring back a dropped/halted one.
@@ -23,39 +25,69 @@ from rooms_cli.chat.rooms import (
     update_room,
 )
 from rooms_cli.chat.saved import SavedTranscript, decode, encode
-from rooms_cli.chat.transcript import append_message, read_transcript
+from rooms_cli.chat.transcript import Message, append_message, in_order, read_transcript
 from rooms_cli.errors import InvalidData, InvalidInput
 from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import validate_name
+from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
 
-saved_path = layout.saved_transcript_file
+saved_path = layout.saved_transcript_file  # where versions before one-file-per-save kept it (still read)
+
+
+saves_dir = layout.saved_transcripts_dir
+
+
+def saved_files(project, room: str) -> list:
+    """The saved transcripts of `room`: the older single file first, then one file per save in id
+    (time) order."""
+    folder = saves_dir(project, room)
+    legacy = saved_path(project, room)
+    found = [legacy] if legacy.is_file() else []
+    return found + (sorted(folder.glob("s-*.md")) if folder.is_dir() else [])
 
 
 def save(project, room: str) -> dict:
-    """Write the saved transcript of `room`; return where and how many messages."""
+    """Write a saved transcript of `room` (a new file per save); return where and how many messages.
+
+    Each save is its own file `chat/<room>/<save-id>.md`, so two clones that save the same room
+    merge in git; the saves this clone made before are removed (nobody edits a save, so removing
+    one merges too). The single `chat/<room>.md` of older versions is left as it is."""
     state = load_room(project, room)
     messages = read_transcript(project, room)
     speakers = [m.speaker for m in messages if m.kind in ("message", "pass", "flavor") and m.speaker not in state.roster
                 and m.speaker != "rooms"]
     participants = [f"[[agents/{a}]]" for a in state.roster] + [f"[[people/{p}]]" for p in dict.fromkeys(speakers)]
     doc = SavedTranscript(room=room, saved=now_iso(), roster=list(state.roster), participants=participants, messages=messages)
-    path = saved_path(project, room)
+    older = [p for p in saved_files(project, room) if p.parent == saves_dir(project, room)]
+    path = saves_dir(project, room) / f"{new_id('s').lower()}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, encode(doc))
+    for old in older:
+        old.unlink(missing_ok=True)
     return {"room": room, "path": project.relative(path), "messages": len(messages), "participants": participants}
 
 
 def load_saved(project, room: str) -> SavedTranscript | None:
-    path = saved_path(project, room)
-    try:
-        # bytes, not read_text: newline translation would turn a message's "\r" into "\n"
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
+    """The saved transcript of `room`: every save merged (messages by id, in time order; roster and
+    participants from the newest save), or None when there is none. Saves made in two clones and
+    merged by git give back both clones' messages."""
+    docs = []
+    for path in saved_files(project, room):
+        try:
+            # bytes, not read_text: newline translation would turn a message's "\r" into "\n"
+            text = path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            continue
+        except UnicodeDecodeError:
+            raise InvalidData(f"{project.relative(path)} is not UTF-8 text") from None
+        docs.append((path, decode(text, project.relative(path))))
+    if not docs:
         return None
-    except UnicodeDecodeError:
-        raise InvalidData(f"{project.relative(path)} is not UTF-8 text") from None
-    return decode(text, project.relative(path))
+    path, newest = max(docs, key=lambda d: (d[1].saved, d[0].name))
+    records = in_order([m.to_json() for _, doc in docs for m in doc.messages])
+    return SavedTranscript(room=newest.room, saved=newest.saved, roster=newest.roster, participants=newest.participants,
+                           messages=[Message.from_json(r) for r in records], path=project.relative(path))
 
 
 def parse_target(target: str) -> tuple[str, bool]:
@@ -85,10 +117,9 @@ def join(project, target: str) -> dict:
             update_room(project, room, lambda s: setattr(s, "status", "live"))
     write_current_room(project, room)
     state = load_room(project, room)
-    saved_file = layout.saved_transcript_file(project, room)
+    saved = load_saved(project, room) if from_saved else None
     return {"room": room, "outcome": outcome, "roster": state.roster, "messages": _count(project, room),
-            "left_out": left_out, "from_saved": from_saved,
-            "saved_transcript": project.relative(saved_file) if from_saved and saved_file.exists() else None}
+            "left_out": left_out, "from_saved": from_saved, "saved_transcript": saved.path if saved else None}
 
 
 def _count(project, room: str) -> int:

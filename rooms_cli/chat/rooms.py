@@ -235,7 +235,8 @@ def room_ids(project: Project) -> list[str]:
     return sorted(c.name for c in base.iterdir() if is_valid_name(c.name) and room_exists(project, c.name))
 
 
-def list_room_states(project: Project) -> list[RoomState]:
+def list_room_states(project: Project, *, quiet: bool = False) -> list[RoomState]:
+    """Every readable room's state; an unreadable one is skipped with a warning (none when `quiet`)."""
     base = layout.rooms_dir(project)
     if not base.is_dir():
         return []
@@ -245,7 +246,8 @@ def list_room_states(project: Project) -> list[RoomState]:
             try:
                 states.append(load_room(project, child.name))
             except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
-                _warn_unreadable(project, child.name, err)
+                if not quiet:
+                    _warn_unreadable(project, child.name, err)
     return states
 
 

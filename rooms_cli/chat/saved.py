@@ -1,4 +1,5 @@
-"""Saved transcripts: `.rooms/chat/<room>.md`, frontmatter `class: transcript`, rehydratable.
+"""Saved transcripts: `.rooms/chat/<room>/<save-id>.md` (older versions: `chat/<room>.md`),
+frontmatter `class: transcript`, rehydratable.
 
     ---
     class: transcript
@@ -42,6 +43,7 @@ class SavedTranscript:
     roster: list[str] = field(default_factory=list)
     participants: list[str] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
+    path: str | None = None  # the file it was read from (the newest, when saves were merged)
 
 
 def _marker_json(data: dict) -> str:

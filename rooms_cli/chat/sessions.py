@@ -1,24 +1,29 @@
 """Per-room agent sessions: `.rooms/rooms/<room>/sessions/<agent>.jsonl`.
 
 A session is an agent's working state in one room: one record per turn it took (the message it
-answered, its reply, token usage) and a marker when a hand-off was suggested. Kick deletes it;
-hand-off clears it (the summary lives on as a deliberation). The transcript is never touched.
+answered, its reply, token usage) and a marker when a hand-off was suggested. Kick and hand-off
+end it with a `cleared` record (the summary of a hand-off lives on as a deliberation); what came
+before is no longer read. The transcript is never touched. Records carry `eid` and `seq` and are
+read in merge order (store/eventlog.py), so two clones' turns both count after a git merge.
 
 Token usage of a session is the sum of every turn's input and output tokens since the session
-began; every record carries the running totals, so they are read from the last line alone. When it passes `context_threshold` (default 0.70) × the agent's `context_window`, the room
-records a `handoff_suggested` line, once per session.
+began (each record also carries the running totals, for people reading the file). When it passes
+`context_threshold` (default 0.70) × the agent's `context_window`, the room records a
+`handoff_suggested` line, once per session.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rooms_cli.store import jsonl, layout
+from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.clock import now_iso
+from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 DEFAULT_THRESHOLD = 0.70
+CLEARED = "cleared"
 
 
 session_path = layout.session_file
@@ -41,36 +46,48 @@ class SessionSummary:
                 "output_tokens": self.output_tokens, "tokens": self.tokens, "suggested": self.suggested}
 
 
-def _last(project: Project, room: str, agent: str) -> dict:
-    records = jsonl.tail(session_path(project, room, agent), 1)
-    return records[0] if records else {}
+def _current(project: Project, room: str, agent: str) -> list[dict]:
+    """The session's records since it was last cleared, in merge order (store/eventlog.py)."""
+    records = eventlog.ordered(jsonl.read(session_path(project, room, agent)))
+    cleared = max((i for i, r in enumerate(records) if r.get("kind") == CLEARED), default=-1)
+    return records[cleared + 1:]
 
 
-def _totals(last: dict) -> dict:
-    return {key: int(last.get(key, 0)) for key in ("turns", "input_total", "output_total")} | {
-        "suggested": bool(last.get("suggested", False))}
+def _totals(records: list[dict]) -> dict:
+    """Turns and tokens summed over the records (two clones' turns both count after a merge)."""
+    turns = [r for r in records if r.get("kind") == "turn"]
+    return {"turns": len(turns), "input_total": sum(_count(r.get("input_tokens")) for r in turns),
+            "output_total": sum(_count(r.get("output_tokens")) for r in turns),
+            "suggested": any(r.get("kind") == "handoff_suggested" for r in records)}
+
+
+def _count(value) -> int:
+    """A token count as written; anything else (a damaged record) counts as none."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _append(project: Project, room: str, agent: str, record: dict) -> None:
+    """Append one record carrying the running totals (for people reading the file), under the lock."""
+    path = session_path(project, room, agent)
+    with locked(path):
+        totals = _totals([*_current(project, room, agent), record])
+        eventlog.append(path, [{"ts": now_iso(), "eid": new_id("e"), **record, **totals}], lock=False)
 
 
 def record_turn(project: Project, room: str, agent: str, *, answered: str, reply: str, usage: dict | None) -> None:
-    """Append one turn. Each record carries the session's running totals, so reading them back
-    costs one record from the end of the file however long the session is."""
+    """Append one turn."""
     usage = usage or {}
-    path = session_path(project, room, agent)
-    with locked(path):
-        totals = _totals(_last(project, room, agent))
-        inp, out = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
-        totals.update(turns=totals["turns"] + 1, input_total=totals["input_total"] + inp,
-                      output_total=totals["output_total"] + out)
-        jsonl.append_many(path, [{"ts": now_iso(), "kind": "turn", "answered": answered, "reply": reply,
-                                  "input_tokens": inp, "output_tokens": out, **totals}], lock=False)
+    _append(project, room, agent, {"kind": "turn", "answered": answered, "reply": reply,
+                                   "input_tokens": int(usage.get("input_tokens", 0)), "output_tokens": int(usage.get("output_tokens", 0))})
 
 
 def read_session(project: Project, room: str, agent: str) -> list[dict]:
-    return jsonl.read(session_path(project, room, agent))
+    """The records of the current session (since the last kick or hand-off)."""
+    return _current(project, room, agent)
 
 
 def summarize_session(project: Project, room: str, agent: str) -> SessionSummary:
-    totals = _totals(_last(project, room, agent))
+    totals = _totals(_current(project, room, agent))
     return SessionSummary(agent=agent, turns=totals["turns"], input_tokens=totals["input_total"],
                           output_tokens=totals["output_total"], suggested=totals["suggested"])
 
@@ -81,22 +98,19 @@ def needs_handoff(summary: SessionSummary, context_window: int, threshold: float
 
 
 def mark_suggested(project: Project, room: str, agent: str) -> None:
-    path = session_path(project, room, agent)
-    with locked(path):
-        totals = _totals(_last(project, room, agent)) | {"suggested": True}
-        jsonl.append_many(path, [{"ts": now_iso(), "kind": "handoff_suggested", **totals}], lock=False)
+    _append(project, room, agent, {"kind": "handoff_suggested"})
 
 
 def delete_session(project: Project, room: str, agent: str) -> bool:
-    """Remove the session file (kick); True when there was one."""
-    path = session_path(project, room, agent)
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return False
-    return True
+    """End the session (kick): True when it had turns. A `cleared` record, not a deletion: deleting
+    the file would conflict in git with a clone where the agent kept talking."""
+    had = any(r.get("kind") == "turn" for r in _current(project, room, agent))
+    if had:
+        _append(project, room, agent, {"kind": CLEARED, "reason": "kick"})
+    return had
 
 
 def clear_session(project: Project, room: str, agent: str) -> None:
-    """Start a fresh session (hand-off): same as deleting it; the summary is kept elsewhere."""
-    delete_session(project, room, agent)
+    """Start a fresh session (hand-off); the summary is kept elsewhere (a deliberation)."""
+    if _current(project, room, agent):
+        _append(project, room, agent, {"kind": CLEARED, "reason": "handoff"})

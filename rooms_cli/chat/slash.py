@@ -14,7 +14,7 @@ from typing import Any
 from rooms_cli.errors import UsageError
 
 COMMANDS: dict[str, str] = {
-    "save": "write the transcript to .rooms/chat/<room>.md",
+    "save": "write the transcript to .rooms/chat/<room>/<save-id>.md",
     "continue": "reset the turn budget and replay queued mentions",
     "handoff": "/handoff <agent>: summarise its session into a deliberation and start it fresh",
     "join": "/join <room> or /join chat/<room>: switch room, or rehydrate a saved transcript",

@@ -69,10 +69,36 @@ def append_message(project: Project, room: str, speaker: str, text: str, kind: s
     return msg
 
 
+def in_order(records: list[dict]) -> list[dict]:
+    """Records by time (a stable sort: records of one millisecond keep their file order), each id once.
+
+    A git merge (`merge=union`) puts one clone's new lines after the other's, so a merged transcript
+    is not in file order by time; readers sort it back."""
+    seen: set = set()
+    unique = []
+    for record in records:
+        key = record.get("id") if isinstance(record.get("id"), str) and record.get("id") else id(record)
+        if key not in seen:
+            seen.add(key)
+            unique.append(record)
+    return sorted(unique, key=lambda r: str(r.get("ts", "")))
+
+
+def _sorted(records: list[dict]) -> bool:
+    stamps = [str(r.get("ts", "")) for r in records]
+    ids = [r["id"] for r in records if isinstance(r.get("id"), str)]
+    return all(a <= b for a, b in zip(stamps, stamps[1:], strict=False)) and len(set(ids)) == len(ids)
+
+
 def read_transcript(project: Project, room: str) -> list[Message]:
-    return [Message.from_json(r) for r in jsonl.read(transcript_path(project, room))]
+    return [Message.from_json(r) for r in in_order(jsonl.read(transcript_path(project, room)))]
 
 
 def tail(project: Project, room: str, count: int) -> list[Message]:
-    """The last `count` records, read from the end of the file (cost independent of its length)."""
-    return [Message.from_json(r) for r in jsonl.tail(transcript_path(project, room), count)]
+    """The last `count` records by time, read from the end of the file (cost independent of its
+    length) while the file is in time order; a merged file that is not is read whole and sorted."""
+    path = transcript_path(project, room)
+    records = jsonl.tail(path, count + 1)
+    if not _sorted(records):
+        records = in_order(jsonl.read(path))
+    return [Message.from_json(r) for r in records[-count:]] if count > 0 else []

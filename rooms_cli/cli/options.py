@@ -39,6 +39,13 @@ def _completer(kind: str):
 
 complete_agents, complete_rooms, complete_groups = _completer("agent"), _completer("room"), _completer("group")
 
+
+def complete_agent_list(incomplete: str) -> list[str]:
+    """`--participants analyst,hu<TAB>`: the agent after the last comma, the ones before kept."""
+    head, _, last = incomplete.rpartition(",")
+    done = set(head.split(",")) if head else set()
+    return [f"{head},{n}" if head else n for n in complete_agents(last) if n not in done]
+
 DirOpt = Annotated[
     str | None,
     typer.Option("--dir", help="Project directory or its .rooms/ (default: nearest .rooms/ upwards, or ROOMS_DIR).", show_default=False),

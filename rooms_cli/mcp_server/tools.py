@@ -343,25 +343,30 @@ Turns = Annotated[int | None, Field(description="Number of turns (default: drawn
 MaxChars = Annotated[int, Field(description="Cap on each turn, cut at a word.", ge=20)]
 
 
-def _request(format, topic, participants, room, turns, max_chars):
+Force = Annotated[bool, Field(description="Allow turns and participant counts outside the format's range.")]
+
+
+def _request(format, topic, participants, room, turns, max_chars, force):
     from rooms_cli.roundtable.orchestrator import RoundtableRequest
 
-    return RoundtableRequest(format, topic=topic, participants=participants, room=room, turns=turns, max_chars=max_chars)
+    return RoundtableRequest(format, topic=topic, participants=participants, room=room, turns=turns, max_chars=max_chars,
+                             force=force)
 
 
 @tool
 def roundtable_run(s: Session, format: Format, topic: Topic = None, participants: Participants = None,
                    room: Annotated[str | None, Field(description="Write into this room (default: a new roundtable-… room).")] = None,
-                   turns: Turns = None, max_chars: MaxChars = 120):
+                   turns: Turns = None, max_chars: MaxChars = 120, force: Force = False):
     """Run a roundtable now among a few agents, turn by turn; returns every turn and the lessons learned."""
     from rooms_cli.roundtable.orchestrator import run_roundtable_sync
 
-    return run_roundtable_sync(s.project, s.config, _request(format, topic, participants, room, turns, max_chars))
+    return run_roundtable_sync(s.project, s.config, _request(format, topic, participants, room, turns, max_chars, force))
 
 
 @tool
 def roundtable_queue(s: Session, format: Annotated[str | None, Field(description="Format to enqueue; leave out to list the queue.")] = None,
-                     topic: Topic = None, participants: Participants = None, turns: Turns = None, max_chars: MaxChars = 120):
+                     topic: Topic = None, participants: Participants = None, turns: Turns = None, max_chars: MaxChars = 120,
+                     force: Force = False):
     """Enqueue a roundtable for the next `rooms tick`, or (no format) list the queue."""
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.formats import get_format
@@ -369,7 +374,7 @@ def roundtable_queue(s: Session, format: Annotated[str | None, Field(description
     if format is None:
         return queue.list_items(s.project)
     get_format(s.config, format)
-    item, _new = queue.enqueue(s.project, _request(format, topic, participants, None, turns, max_chars), by=s.me)
+    item, _new = queue.enqueue(s.project, _request(format, topic, participants, None, turns, max_chars, force), by=s.me)
     return item
 
 

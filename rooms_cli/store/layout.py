@@ -86,7 +86,13 @@ def session_file(project: Project, room: str, agent: str) -> Path:
 
 
 def saved_transcript_file(project: Project, room: str) -> Path:
+    """Where versions before one-file-per-save kept a room's saved transcript (still read)."""
     return project.path("chat", _room(room) + ".md")
+
+
+def saved_transcripts_dir(project: Project, room: str) -> Path:
+    """One file per save, `<save-id>.md`, so that saves in two clones merge."""
+    return project.path("chat", _room(room))
 
 
 def deliberations_dir(project: Project, agent: str) -> Path:
@@ -123,6 +129,11 @@ def board_snapshot_file(project: Project, room: str) -> Path:
 
 def groups_dir(project: Project) -> Path:
     return project.path("groups")
+
+
+def group_replay_cache(project: Project, name: str) -> Path:
+    """The replayed state of a group log (local, git-ignored; a fresh clone rebuilds it)."""
+    return project.path("run", "groups", validate_name(name, "group name") + ".pickle")
 
 
 def group_log(project: Project, name: str) -> Path:

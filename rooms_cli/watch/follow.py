@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import json
 import os
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -188,12 +189,21 @@ class Follower:
         transcript costs its ids in memory, not its records."""
         tail = since is None and bool(last)
         streams = []
+        order = itertools.count()
         self._discover()
         for source, state in list(self.files.values()):
-            kept: deque[dict] | list[dict] = deque(maxlen=last) if tail else []
+            # the newest `last` by time, not by place in the file: a git merge puts one clone's
+            # lines after the other's
+            newest: list[tuple[str, int, dict]] = []
+            kept: list[dict] = []
             for events in self._chunks(source, state, since is not None or tail):
-                kept.extend(e for e in events if since is None or _after(e, since))
-            streams.append(list(kept))
+                for event in events:
+                    if tail and last:
+                        item = (_ts(event), next(order), event)
+                        (heapq.heappush if len(newest) < last else heapq.heappushpop)(newest, item)
+                    elif since is None or _after(event, since):
+                        kept.append(event)
+            streams.append([e for _, _, e in sorted(newest, key=lambda t: t[:2])] if tail else kept)
         history = list(heapq.merge(*streams, key=_ts))
         return history[-last:] if tail and last else history
 
