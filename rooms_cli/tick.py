@@ -9,17 +9,24 @@ only sees the exit status) can tell. A step that cannot even be imported fails t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rooms_cli.errors import RoomsError
 
 
-def run_tick(project, config, *, dry_run: bool = False) -> dict:
-    """Run every step; return {"dry_run", "ok", "steps": {name: [actions] | {"error": …}}, "failed": [{step, message}]}."""
+def run_tick(project, config, *, dry_run: bool = False, on_event: dict[str, Callable] | None = None) -> dict:
+    """Run every step; return {"dry_run", "ok", "steps": {name: [actions] | {"error": …}}, "failed": [{step, message}]}.
+
+    `on_event` maps a step name to an observer it is given as `on_event=` (the roundtables step
+    reports each roundtable's start and turns: the live status line of `rooms tick` on a terminal).
+    """
     from rooms_cli.registry import TICK_STEPS, resolve
 
     report: dict = {"dry_run": dry_run, "ok": True, "steps": {}, "failed": []}
     for name, target in TICK_STEPS.items():
+        observe = {"on_event": on_event[name]} if on_event and name in on_event else {}
         try:
-            actions = resolve(target)(project, config, dry_run)
+            actions = resolve(target)(project, config, dry_run, **observe)
         except RoomsError as err:
             report["steps"][name] = {"error": err.to_json()["error"]}
             report["failed"].append({"step": name, "message": err.message})

@@ -180,6 +180,13 @@ def test_the_readme_says_how_long_the_test_command_takes():
     ("rooms chat --room d", ["default"]),
     ("rooms group status r", ["rev"]),
     ("rooms agent show op", ["ops"]),
+    ("rooms room use d", ["default"]),
+    ("rooms room create sync --agent wr", ["writer"]),
+    ("rooms task list --holder re", ["researcher", "reviewer"]),
+    ("rooms group spawn rev --profile op", ["ops"]),
+    ("rooms spawn do-it --profile wr", ["writer"]),
+    ("rooms memory list wr", ["writer"]),
+    ("rooms roundtable run debate --participants writer,re", ["writer,researcher", "writer,reviewer"]),
 ])
 def test_agent_room_and_group_names_tab_complete(project_dir, cli, words, expected):
     assert cli("group", "spawn", "rev", "--profile", "ops").exit_code == 0

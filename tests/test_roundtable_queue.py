@@ -168,3 +168,23 @@ def test_ticks_killed_at_random_moments_leave_every_file_parseable_and_fire_noth
     # done, unless its runner was killed on every one of its attempts
     assert all(i.status == "done" or "gave up after 3 attempts" in (i.error or "") for i in items)
     assert any(i.status == "done" for i in items)
+
+
+def test_tick_shows_the_running_roundtable_live_on_a_terminal_and_nothing_extra_when_piped(project, project_dir, rooms):
+    import pexpect
+
+    from tests.conftest import rooms_env
+
+    slow = ["debate", "--participants", "analyst,hustler", "--turns", "3", "--pace", "0.6", "--force"]
+    assert rooms("roundtable", "queue", *slow).exit_code == 0
+    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
+    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "tick"], env=env, encoding="utf-8", timeout=60,
+                          dimensions=(24, 160))
+    child.expect(r"◆ debate · \d+s · turn [0-3]/3 · spoke: .* · pending: ")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert rooms("roundtable", "queue", *slow).exit_code == 0
+    piped = rooms("tick")
+    assert piped.exit_code == 0 and "◆" not in piped.stderr and "◆" not in piped.stdout
+    assert "3 turns in room" in piped.stdout

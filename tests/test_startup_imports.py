@@ -97,6 +97,11 @@ def test_chat_on_the_offline_model_imports_no_network_client(project, tmp_path):
     assert heavy(modules) & {"httpx", "anyio", "h11", "pydantic"} == set()
 
 
+def test_chat_naming_an_agent_exactly_does_not_import_the_fuzzy_matcher(project, tmp_path):
+    root, _ = project
+    assert "rapidfuzz" not in imported(root, tmp_path, "chat", "@ops how is the deploy going?")
+
+
 # --- the lazy command tree keeps the command-line contract --------------------------------------------
 
 def _commands_section(group) -> str:

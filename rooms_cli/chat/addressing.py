@@ -42,13 +42,13 @@ def mentions(text: str) -> list[str]:
 
 def resolve_mention(word: str, candidates: list[str]) -> str | None:
     """The agent id `word` names (`agents/researcher`, `Researcher`, `reseacher`), or None."""
-    from rapidfuzz import fuzz, process
-
     if not candidates:
         return None
     name = word.lower().rsplit("/", 1)[-1]
     if name in candidates:
-        return name
+        return name  # an exact name does not pay for importing rapidfuzz
+    from rapidfuzz import fuzz, process
+
     best = process.extractOne(name, candidates, scorer=fuzz.ratio, score_cutoff=MATCH_CUTOFF)
     return best[0] if best else None
 

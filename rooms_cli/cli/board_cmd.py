@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import choice_value, duration_value, finite_number
+from rooms_cli.cli.options import choice_value, complete_agents, duration_value, finite_number
 from rooms_cli.cli.shared import Run, shared
 
 task_app = typer.Typer(
@@ -133,7 +133,7 @@ def list_cmd(
     run: Run,
     lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
     status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", _statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
-    holder: Annotated[str | None, typer.Option("--holder", help="Only tasks this agent holds under a live lease.", show_default=False)] = None,
+    holder: Annotated[str | None, typer.Option("--holder", autocompletion=complete_agents, help="Only tasks this agent holds under a live lease.", show_default=False)] = None,
 ) -> None:
     """List the board's tasks, one a line, in lane order (archived ones left out); --json: a list.
 

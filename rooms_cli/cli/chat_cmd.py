@@ -9,10 +9,11 @@ import typer
 
 from rooms_cli import terminal
 from rooms_cli.cli import output
+from rooms_cli.cli.options import complete_agents, complete_rooms
 from rooms_cli.cli.shared import Run, shared
 
 room_app = typer.Typer(help="Chat rooms: roster, budget, mutes, save and rehydrate.\n\nExample: rooms room create sync --agent researcher --agent architect", no_args_is_help=True)
-AgentArg = Annotated[str, typer.Argument(help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]
+AgentArg = Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]
 
 
 @shared(as_=True, room=True)
@@ -86,7 +87,7 @@ def _slash(run: Run, line: str, no_wait: bool = False) -> None:
 def create_cmd(
     run: Run,
     room_id: Annotated[str, typer.Argument(help="Room id.")],
-    agent: Annotated[list[str] | None, typer.Option("--agent", "-a", help="An agent to join (repeat). Default: every non-idle agent.")] = None,
+    agent: Annotated[list[str] | None, typer.Option("--agent", "-a", autocompletion=complete_agents, help="An agent to join (repeat). Default: every non-idle agent.")] = None,
 ) -> None:
     """Create a live room.
 
@@ -117,7 +118,7 @@ def list_cmd(
 
 @room_app.command("show")
 @shared()
-def show_cmd(run: Run, room_id: Annotated[str | None, typer.Argument(help="Room id (default: the current room).")] = None) -> None:
+def show_cmd(run: Run, room_id: Annotated[str | None, typer.Argument(autocompletion=complete_rooms, help="Room id (default: the current room).")] = None) -> None:
     """Roster, budget, mutes and queued mentions of a room (= /list).
 
     Example: rooms room show architecture-sync
@@ -132,7 +133,7 @@ def show_cmd(run: Run, room_id: Annotated[str | None, typer.Argument(help="Room 
 
 @room_app.command("use")
 @shared()
-def use_cmd(run: Run, room_id: Annotated[str, typer.Argument(help="A live room.")]) -> None:
+def use_cmd(run: Run, room_id: Annotated[str, typer.Argument(autocompletion=complete_rooms, help="A live room.")]) -> None:
     """Make a live room the current one.
 
     Example: rooms room use architecture-sync
@@ -183,7 +184,7 @@ def save_cmd(run: Run) -> None:
 
 @room_app.command("join")
 @shared()
-def join_cmd(run: Run, target: Annotated[str, typer.Argument(help="A room id, or chat/<room> to rehydrate a saved transcript.")]) -> None:
+def join_cmd(run: Run, target: Annotated[str, typer.Argument(autocompletion=complete_rooms, help="A room id, or chat/<room> to rehydrate a saved transcript.")]) -> None:
     """Switch to a room (created if missing), or rebuild a live room from a saved transcript (= /join).
 
     Example: rooms room join chat/architecture-sync

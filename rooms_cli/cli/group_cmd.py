@@ -8,7 +8,7 @@ import typer
 
 from rooms_cli import terminal
 from rooms_cli.cli import output
-from rooms_cli.cli.options import complete_groups, duration_value
+from rooms_cli.cli.options import complete_agents, complete_groups, duration_value
 from rooms_cli.cli.shared import Run, shared
 
 group_app = typer.Typer(
@@ -63,7 +63,7 @@ def _show_result(result, name: str, json_: bool) -> None:
 
 @group_app.command("spawn")
 @shared()
-def spawn_cmd(run: Run, name: NameArg, profile: Annotated[str, typer.Option("--profile", help="Agent id, or group:NAME to nest a group.")],
+def spawn_cmd(run: Run, name: NameArg, profile: Annotated[str, typer.Option("--profile", autocompletion=complete_agents, help="Agent id, or group:NAME to nest a group.")],
               handle: Annotated[str | None, typer.Option("--handle", help="Member handle (default: the profile; -2, -3… when taken).")] = None) -> None:
     """Add one member to a group, creating the group if it is new.
 

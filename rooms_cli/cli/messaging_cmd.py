@@ -123,7 +123,7 @@ def spawn_cmd(
     run: Run,
     prompt: Annotated[str, typer.Argument(help="The task for the new agent.")],
     description: Annotated[str | None, typer.Option("--description", help="3-5 words; also names the agent.", show_default=False)] = None,
-    profile: Annotated[str | None, typer.Option("--profile", help="Run it as this agent definition (its model and directive).", show_default=False)] = None,
+    profile: Annotated[str | None, typer.Option("--profile", autocompletion=complete_agents, help="Run it as this agent definition (its model and directive).", show_default=False)] = None,
 ) -> None:
     """Start a new agent on PROMPT and return at once; its output arrives in your inbox.
 

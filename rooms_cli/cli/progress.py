@@ -1,4 +1,4 @@
-"""Live status lines for long waits (`rooms group wait`, `rooms wait`): on a terminal only.
+"""Live status lines for long waits (`rooms group wait`, `group ask`, `rooms wait`, `rooms tick`): on a terminal only.
 
 While the wait runs, stderr shows one line that rich redraws in place — who has answered, the
 elapsed time, what is still pending — and clears when the wait ends. Piped or under `--json`
@@ -103,3 +103,34 @@ def spawns_line(project, agent: str) -> Callable[[float], str]:
                 + (f" · done: {', '.join(done)}" if done else ""))
 
     return describe
+
+
+class RoundtableLine:
+    """`rooms tick`: `◆ debate · 12s · turn 3/8 · spoke: ana, bo · pending: cy` for the roundtable it runs.
+
+    Fed by the roundtable's own events (`on_event`); between roundtables the line is empty.
+    """
+
+    def __init__(self) -> None:
+        self.current: dict | None = None
+        self.spoke: list[str] = []
+        self.turn = 0
+        self.started = 0.0
+
+    def on_event(self, kind: str, data: dict) -> None:
+        if kind == "start":
+            self.current, self.spoke, self.turn, self.started = data, [], 0, time.monotonic()
+        elif kind in ("turn", "skip") and self.current is not None:
+            self.turn = data.get("turn", self.turn + 1)
+            if data.get("speaker") and data["speaker"] not in self.spoke:
+                self.spoke.append(data["speaker"])
+        elif kind == "lessons":
+            self.current = None
+
+    def describe(self, elapsed: float) -> str:
+        rt = self.current
+        if rt is None:
+            return ""
+        pending = [p for p in rt.get("participants", []) if p not in self.spoke]
+        return (f"◆ {rt['format']} · {time.monotonic() - self.started:.0f}s · turn {self.turn}/{rt.get('planned_turns', '?')}"
+                f" · spoke: {', '.join(self.spoke) or 'nobody yet'} · pending: {', '.join(pending) or 'nobody'}")

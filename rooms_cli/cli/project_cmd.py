@@ -124,9 +124,12 @@ def tick_cmd(
 
     Example: rooms tick --dry-run
     """
+    from rooms_cli.cli import progress
     from rooms_cli.tick import run_tick
 
-    report = run_tick(run.project, run.config, dry_run=dry_run)
+    line = progress.RoundtableLine()
+    with progress.live_line_sync(line.describe, progress.wanted(run.json)):
+        report = run_tick(run.project, run.config, dry_run=dry_run, on_event={"roundtables": line.on_event})
     if run.json:
         output.print_json(report)
     else:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import finite_number
+from rooms_cli.cli.options import complete_agent_list, complete_agents, finite_number
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 
@@ -28,7 +28,7 @@ memory_app = typer.Typer(
 TopicOpt = Annotated[str | None, typer.Option("--topic", "-t", help="What to talk about (default: what matters most this week).")]
 ParticipantsOpt = Annotated[
     str | None,
-    typer.Option("--participants", "-p", help="Comma-separated agent ids and random:N (default: drawn in the format's range)."),
+    typer.Option("--participants", "-p", autocompletion=complete_agent_list, help="Comma-separated agent ids and random:N (default: drawn in the format's range)."),
 ]
 RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
 TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
@@ -208,7 +208,7 @@ def _run_note(occurrence: dict) -> str:
 @shared()
 def memory_list(
     run: Run,
-    agent: Annotated[str | None, typer.Argument(help="Agent id (default: every agent with lessons).")] = None,
+    agent: Annotated[str | None, typer.Argument(autocompletion=complete_agents, help="Agent id (default: every agent with lessons).")] = None,
 ) -> None:
     """Show the lessons agents learned, oldest first.
 
@@ -232,7 +232,7 @@ def memory_list(
 @shared()
 def memory_forget(
     run: Run,
-    agent: Annotated[str, typer.Argument(help="Agent id.")],
+    agent: Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id.")],
     ids: Annotated[list[str] | None, typer.Argument(help="Lesson ids (any unique prefix).")] = None,
     source: Annotated[str | None, typer.Option("--source", help="Forget every lesson from this roundtable id.")] = None,
     all_: Annotated[bool, typer.Option("--all", help="Forget every lesson of the agent.")] = False,

@@ -30,9 +30,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 from rooms_cli import terminal
-from rooms_cli.errors import InvalidData, NotFound
+from rooms_cli.errors import InvalidData, NotFound, StorageError
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import eventlog, jsonl, layout
+from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -86,10 +86,24 @@ def replay(name: str, events: list[dict]) -> Group | None:
     clone kept using it) is overruled: the group stays, noted. Events keep applying while gone, so
     nothing another clone added is dropped from the state.
     """
-    group: Group | None = None
-    by_id: dict[str, Broadcast] = {}
-    dissolve_seen: int | None = None
+    state = _Replay(name)
     for ev in eventlog.ordered(events):
+        state.apply(ev)
+    return state.finish()
+
+
+class _Replay:
+    """The state of a replay between events, so a replay can resume (see `_load_cached`)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.group: Group | None = None
+        self.by_id: dict[str, Broadcast] = {}
+        self.dissolve_seen: int | None = None
+
+    def apply(self, ev: dict) -> None:
+        name = self.name
+        group, by_id, dissolve_seen = self.group, self.by_id, self.dissolve_seen
         kind = ev.get("ev")
         try:
             if kind == "created":
@@ -100,7 +114,7 @@ def replay(name: str, events: list[dict]) -> Group | None:
                 else:
                     group.merge_notes.append({"kind": "duplicate_created", "gid": str(ev.get("gid", "")), "ts": ev.get("ts")})
             elif group is None:
-                continue
+                return
             elif kind == "member_added":
                 member = Member(handle=_text(ev, "handle"), profile=_text(ev, "profile"))
                 same = group.member(member.handle)
@@ -125,7 +139,7 @@ def replay(name: str, events: list[dict]) -> Group | None:
             elif kind in ("reply", "dropped", "gathered", "cancelled"):
                 b = by_id.get(ev["id"])
                 if b is None:
-                    continue
+                    return
                 if kind == "reply" and b.in_flight and _text(ev, "handle") not in b.replies:
                     b.replies[ev["handle"]] = Reply(
                         handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
@@ -159,11 +173,16 @@ def replay(name: str, events: list[dict]) -> Group | None:
                 group.event_count += 1
         except (KeyError, TypeError, ValueError):
             raise InvalidData(f"groups/{name}.jsonl: malformed {kind!r} event: {ev!r}") from None
-    if group is not None and group.gone == "dissolved" and dissolve_seen is not None and group.event_count > dissolve_seen:
-        group.gone = None
-        group.merge_notes.append({"kind": "dissolve_overruled", "seen": dissolve_seen, "events": group.event_count,
-                                  "by": group.dissolved_by})
-    return group
+        finally:
+            self.group, self.by_id, self.dissolve_seen = group, by_id, dissolve_seen
+
+    def finish(self) -> Group | None:
+        group, dissolve_seen = self.group, self.dissolve_seen
+        if group is not None and group.gone == "dissolved" and dissolve_seen is not None and group.event_count > dissolve_seen:
+            group.gone = None
+            group.merge_notes.append({"kind": "dissolve_overruled", "seen": dissolve_seen, "events": group.event_count,
+                                      "by": group.dissolved_by})
+        return group
 
 
 def gather_events(project: Project, name: str, _visiting: frozenset[str] = frozenset()) -> list[dict]:
@@ -196,7 +215,76 @@ def has_log(project: Project, name: str) -> bool:
 
 def load_any(project: Project, name: str) -> Group | None:
     """The replay of the log `name`, live or gone; None without a log."""
-    return replay(name, gather_events(project, name)) if has_log(project, name) else None
+    if not has_log(project, name):
+        return None
+    state = _load_cached(project, name)
+    if state is None:
+        state = _Replay(name)
+        for ev in eventlog.ordered(gather_events(project, name)):
+            state.apply(ev)
+    return state.finish()
+
+
+events_decoded = 0  # events parsed from group logs by this process (tests: replay work stays flat)
+_CACHE_VERSION = 1
+
+
+def _load_cached(project: Project, name: str) -> _Replay | None:
+    """The replay of `name` resumed from `.rooms/run/groups/<name>.pickle`, or None (replay it all).
+
+    The cache holds the replay state after the first `end` bytes of the log, their CRC-32 and the
+    last event's (seq, ts, eid). It is used only while those bytes are unchanged and every event
+    after them is whole, has a seq and sorts after that key (an append by this or another process);
+    a git merge that put lines anywhere else, a torn or bad line, a rename, or a missing or unreadable
+    cache means a full replay, which writes a fresh cache. Nothing else reads it; a clone without it
+    is just as correct. Only events after `end` are decoded.
+    """
+    import pickle
+    import zlib
+
+    global events_decoded
+    path = log_path(project, name)
+    cache = layout.group_replay_cache(project, name)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    cached = None
+    try:
+        with open(cache, "rb") as f:
+            cached = pickle.load(f)
+    except Exception:  # noqa: BLE001 - a missing, old or broken cache only means a full replay
+        cached = None
+    if (isinstance(cached, dict) and cached.get("v") == _CACHE_VERSION and cached.get("name") == name
+            and cached["end"] <= len(data) and zlib.crc32(data[: cached["end"]]) == cached["crc"]):
+        state, last, end, crc = cached["state"], cached["last"], cached["end"], cached["crc"]
+        new = data[end:]
+    else:
+        state, last, end, crc, new = _Replay(name), None, 0, 0, data
+    if not new:
+        return state
+    scan = jsonl.parse_bytes(new)
+    events_decoded += len(scan.records)
+    if scan.bad or scan.torn:
+        return None
+    keys = []
+    for ev in scan.records:
+        seq = ev.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool) or ev.get("ev") == "renamed" or not isinstance(ev.get("eid"), str):
+            return None
+        keys.append((seq, str(ev.get("ts", "")), ev["eid"]))
+    ordered_keys = sorted(keys)
+    if len(set(keys)) != len(keys) or (last is not None and ordered_keys[0] <= last):
+        return None
+    for _, ev in sorted(zip(keys, scan.records, strict=True), key=lambda item: item[0]):
+        state.apply(ev)
+    blob = {"v": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
+            "last": ordered_keys[-1], "state": state}
+    try:
+        atomic.write_bytes(cache, pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL))
+    except (OSError, StorageError):  # atomic writes name the file as a StorageError
+        pass  # a read-only checkout or a full disk only means a full replay every time
+    return state
 
 
 def load(project: Project, name: str) -> Group:

@@ -89,8 +89,11 @@ def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
     return actions
 
 
-def run_pending(project: Project, config, dry_run: bool = False) -> list[dict]:
-    """Retry items whose runner died, then claim and run pending roundtables one by one."""
+def run_pending(project: Project, config, dry_run: bool = False, on_event=None) -> list[dict]:
+    """Retry items whose runner died, then claim and run pending roundtables one by one.
+
+    `on_event(kind, data)` hears each roundtable's events as `rooms roundtable run` does.
+    """
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.orchestrator import own_room, run_roundtable_sync
     from rooms_cli.store.ids import new_id
@@ -109,7 +112,7 @@ def run_pending(project: Project, config, dry_run: bool = False) -> list[dict]:
             break
         rt_id = new_id("rt")
         try:
-            result = run_roundtable_sync(project, config, item.request, roundtable_id=rt_id,
+            result = run_roundtable_sync(project, config, item.request, roundtable_id=rt_id, on_event=on_event,
                                          heartbeat=lambda item=item: queue.renew(project, item))
         except Exception as exc:  # noqa: BLE001 - a bug must not wedge the queue either: record it and go on
             message = exc.message if isinstance(exc, RoomsError) else f"internal error: {type(exc).__name__}: {exc}"

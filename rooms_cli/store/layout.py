@@ -131,6 +131,11 @@ def groups_dir(project: Project) -> Path:
     return project.path("groups")
 
 
+def group_replay_cache(project: Project, name: str) -> Path:
+    """The replayed state of a group log (local, git-ignored; a fresh clone rebuilds it)."""
+    return project.path("run", "groups", validate_name(name, "group name") + ".pickle")
+
+
 def group_log(project: Project, name: str) -> Path:
     return project.path("groups", validate_name(name, "group name") + ".jsonl")
 

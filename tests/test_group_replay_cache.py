@@ -1,0 +1,108 @@
+"""The group log replay resumes from a local cache: work stays flat as broadcasts grow, and the
+result always equals a full replay (after appends, after a git merge that interleaves lines, and in a
+fresh clone without `.rooms/run/`)."""
+
+from __future__ import annotations
+
+import shutil
+
+from rooms_cli.groups import log
+from rooms_cli.store import jsonl, layout
+
+MEMBERS = [{"handle": "a", "profile": "x"}]
+
+
+def _full(project, name):
+    return log.replay(name, log.gather_events(project, name))
+
+
+def _spawn(project, name="g"):
+    log.append(project, name, log.event("created", name=name, gid="g-1"),
+               log.event("member_added", handle="a", profile="x"), lock=True)
+
+
+def _broadcast(project, n, name="g"):
+    bid = f"b-{n}"
+    log.append(project, name, log.event("broadcast", id=bid, fields={"objective": str(n)}, members=MEMBERS, sender="me"),
+               log.event("reply", id=bid, handle="a", text=f"answer {n}", status="ok"),
+               log.event("gathered", id=bid, result={}), lock=True)
+
+
+def _decoded(project, name="g"):
+    before = log.events_decoded
+    group = log.load_any(project, name)
+    return group, log.events_decoded - before
+
+
+def test_replay_after_appends_equals_a_full_replay_and_decodes_only_the_new_events(project):
+    _spawn(project)
+    for n in range(5):
+        _broadcast(project, n)
+        group, _ = _decoded(project)
+        assert group == _full(project, "g")
+    _broadcast(project, 99)
+    group, decoded = _decoded(project)
+    assert decoded == 3
+    assert group == _full(project, "g")
+    assert [b.id for b in group.broadcasts][-1] == "b-99"
+
+
+def test_replay_work_does_not_grow_with_the_number_of_broadcasts(project):
+    work = {}
+    for name, count in (("small", 10), ("big", 300)):
+        _spawn(project, name)
+        for n in range(count):
+            _broadcast(project, n, name)
+        log.load_any(project, name)  # the first read after many writes builds the cache
+        _, warm = _decoded(project, name)
+        _broadcast(project, count, name)
+        _, after_one = _decoded(project, name)
+        work[name] = (warm, after_one)
+    assert work["small"] == work["big"] == (0, 3)
+
+
+def test_a_merge_that_interleaves_lines_is_detected_and_replayed_in_full(project):
+    _spawn(project)
+    for n in range(3):
+        _broadcast(project, n)
+    log.load_any(project, "g")
+    path = log.log_path(project, "g")
+    lines = path.read_bytes().splitlines(keepends=True)
+    # another clone's broadcast, appended there at the same seq, lands in the middle after a union merge
+    other = [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3),
+             log.event("gathered", id="b-other", result={}, seq=4)]
+    merged = lines[:4] + [(jsonl.dumps(e) + "\n").encode() for e in other] + lines[4:]
+    path.write_bytes(b"".join(merged))
+    group, decoded = _decoded(project)
+    assert "b-other" in [b.id for b in group.broadcasts]
+    assert group == _full(project, "g")
+    assert decoded == len(merged)
+
+
+def test_an_appended_event_that_sorts_before_the_cached_ones_means_a_full_replay(project):
+    _spawn(project)
+    _broadcast(project, 0)
+    log.load_any(project, "g")
+    late = log.event("broadcast", id="b-late", fields={}, members=MEMBERS, sender="them", seq=1)
+    with open(log.log_path(project, "g"), "a") as f:
+        f.write(jsonl.dumps(late) + "\n")
+    group = log.load_any(project, "g")
+    assert group == _full(project, "g")
+    assert [b.id for b in group.broadcasts] == ["b-late", "b-0"]
+
+
+def test_a_clone_without_the_cache_gets_the_same_state(project):
+    _spawn(project)
+    for n in range(4):
+        _broadcast(project, n)
+    warm = log.load_any(project, "g")
+    shutil.rmtree(layout.group_replay_cache(project, "g").parent)
+    assert log.load_any(project, "g") == warm == _full(project, "g")
+
+
+def test_a_broken_cache_file_is_ignored(project):
+    _spawn(project)
+    _broadcast(project, 0)
+    log.load_any(project, "g")
+    layout.group_replay_cache(project, "g").write_bytes(b"not a pickle")
+    assert log.load_any(project, "g") == _full(project, "g")
