@@ -31,6 +31,7 @@ TOP_LEVEL: dict[str, tuple[tuple[type, ...], str]] = {
     "groups": ((dict,), "a mapping with defaults and presets"),
     "reducers": ((dict,), "a mapping of reducer name to module:function"),
     "runner": ((list,), "an argv list such as [claude, -p]"),
+    "pass_env": ((list,), "a list of environment variable names passed to spawned runners"),
     "max_spawn_depth": ((int,), "a whole number"),
     "wake": ((bool,), "true or false"),
     "context_threshold": ((int, float), "a fraction between 0 and 1"),

@@ -83,8 +83,6 @@ def damages(kind: str) -> list[str]:
     if kind in LOGS:
         # a line that is JSON but not an object takes the same path as "bad middle line" (the fuzzers try both)
         return ["bad middle line", "torn tail", "empty", "binary", "a directory", "unresolved merge"]
-    if kind == "saved transcript":  # its merge handling lives with the chat part's saved transcripts
-        return ["malformed", "empty", "binary", "a directory"]
     return ["malformed", "empty", "binary", "a directory", "unresolved merge"]
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 from rooms_cli import terminal
-from rooms_cli.errors import InvalidData, NotFound
+from rooms_cli.errors import InvalidData, NotFound, StorageError
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
 from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.ids import is_valid_name, validate_name
@@ -282,8 +282,8 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
             "last": ordered_keys[-1], "state": state}
     try:
         atomic.write_bytes(cache, pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL))
-    except OSError:
-        pass  # a read-only checkout replays in full every time
+    except (OSError, StorageError):  # atomic writes name the file as a StorageError
+        pass  # a read-only checkout or a full disk only means a full replay every time
     return state
 
 

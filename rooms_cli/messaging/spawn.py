@@ -362,16 +362,24 @@ def _package_parent() -> str:
     return str(Path(rooms_cli.__file__).resolve().parent.parent)
 
 
-# the spawner's own identity and work: a child acts as itself (ROOMS_AGENT is set to its alias
-# where it runs), never under its parent's lease or process instance
-PARENT_ONLY = ("ROOMS_LEASE", "ROOMS_INSTANCE")
+def worker_env(project: Project, spawn: Spawn, extra: dict | None = None) -> dict:
+    """The allow-listed environment (rooms_cli/child_env.py) for the worker of `spawn` and its
+    runner: no lease or instance of the spawner's, no API key but the spawn's own model's, plus
+    the top-level `pass_env:` names of .rooms.yaml."""
+    from rooms_cli.child_env import child_env, provider_env_names
+    from rooms_cli.config import load_config
 
+    config = load_config(project)
+    names = [str(n) for n in (config.get("pass_env") or [])]
+    if spawn.model:
+        from rooms_cli.models import parse_model
 
-def worker_env(project: Project, extra: dict | None = None) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in PARENT_ONLY}
+        spec = config.providers().get(parse_model(spawn.model)[0])
+        names += provider_env_names(spec) if spec else []
+    env = child_env(names)
     env["ROOMS_DIR"] = str(project.root)
     # the worker must import this same rooms_cli, installed or not
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_parent(), env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_parent(), os.environ.get("PYTHONPATH", "")) if p)
     env.update(extra or {})
     return env
 
@@ -383,7 +391,7 @@ def _launch_worker(project: Project, spawn: Spawn, lock_fd: int) -> int:
         proc = subprocess.Popen(
             [sys.executable, "-m", "rooms_cli.messaging.worker", "spawn", spawn.id, "--lock-fd", str(lock_fd)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-            cwd=str(project.root), env=worker_env(project), pass_fds=(lock_fd,),
+            cwd=str(project.root), env=worker_env(project, spawn), pass_fds=(lock_fd,),
             start_new_session=True,  # outlives `rooms spawn` and its terminal
         )
     _forget_child(proc)

@@ -30,7 +30,7 @@ def _clip(text: str, limit: int = MAX_OUTPUT) -> str:
 
 def run_command(project: Project, spawn: Spawn) -> tuple[int, str, str]:
     """Run the command runner with the prompt on stdin; (exit code, stdout, stderr)."""
-    env = worker_env(project, {"ROOMS_AGENT": spawn.alias, "ROOMS_PARENT": spawn.parent, "ROOMS_SPAWN_ID": spawn.id})
+    env = worker_env(project, spawn, {"ROOMS_AGENT": spawn.alias, "ROOMS_PARENT": spawn.parent, "ROOMS_SPAWN_ID": spawn.id})
     try:
         proc = subprocess.Popen(
             spawn.runner or [], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

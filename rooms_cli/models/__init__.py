@@ -29,7 +29,12 @@ def get_provider(name: str, config) -> Provider:
             f"unknown provider {name!r}; known providers: {', '.join(sorted(providers))} "
             f"(add it under providers: in .rooms.yaml)"
         )
-    spec = providers[name]
+    provider = _build(name, providers[name])
+    provider.configured = providers
+    return provider
+
+
+def _build(name: str, spec: dict) -> Provider:
     ptype = spec.get("type")
     if ptype == "offline":
         from rooms_cli.models.offline import OfflineProvider

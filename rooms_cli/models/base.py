@@ -84,6 +84,9 @@ class Provider:
     def __init__(self, name: str, spec: dict | None = None):
         self.name = name
         self.spec = dict(spec or {})
+        # every configured provider's spec (get_provider fills it): their keys are masked in
+        # this provider's replies and errors, not only its own
+        self.configured: dict[str, dict] = {name: self.spec}
 
     async def acomplete(
         self,
@@ -99,14 +102,27 @@ class Provider:
         loop = asyncio.get_running_loop()
         start = loop.time()
         model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
-        completion = await self._acomplete(
-            messages, model=model, temperature=temperature, max_tokens=max_tokens,
-            on_delta=on_delta, agent=agent, purpose=purpose,
-        )
+        try:
+            completion = await self._acomplete(
+                messages, model=model, temperature=temperature, max_tokens=max_tokens,
+                on_delta=on_delta, agent=agent, purpose=purpose,
+            )
+        except ProviderError as exc:
+            # the one choke point: nothing a provider says reaches a terminal or a file with a key in it
+            exc.message = self.mask(exc.message)
+            exc.args = (exc.message,)
+            raise
+        completion.text = self.mask(completion.text)
         completion.elapsed_s = loop.time() - start
         completion.model = f"{self.name}:{model}" if model and model != self.name else self.name
         completion.offline = self.offline
         return completion
+
+    def mask(self, text: str) -> str:
+        """`text` with any long run copied from a configured key replaced by ****."""
+        from rooms_cli.child_env import configured_secrets, mask_secrets
+
+        return mask_secrets(text, configured_secrets(self.configured)) if text else text
 
     def complete(self, messages: list[Message], **kwargs) -> Completion:
         """Synchronous `acomplete` (runs its own event loop)."""

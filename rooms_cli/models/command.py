@@ -8,7 +8,9 @@ shell syntax. The prompt is rendered from the messages as plain text (system dir
 then the conversation, one `speaker: text` block each). The reply is streamed to `on_delta` as
 the program prints it (surrounding whitespace trimmed). The program runs in its own process
 group; `timeout` (seconds, default 600) or cancelling the call kills the whole group. A non-zero
-exit is a ProviderError with the exit code and the tail of its stderr.
+exit is a ProviderError with the exit code and the tail of its stderr. The program sees only the
+allow-listed environment of rooms_cli/child_env.py plus the names in `pass_env:` (and the spec's
+own `api_key_env`): no other API key.
 """
 
 from __future__ import annotations
@@ -77,6 +79,12 @@ class CommandProvider(Provider):
             raise ProviderError(f"provider {self.name!r} needs a model name for its {{model}} argument: write {self.name}:MODEL")
         return [a.replace("{model}", model) for a in command]
 
+    def env(self) -> dict[str, str]:
+        """The allow-listed environment (rooms_cli/child_env.py) plus this provider's `pass_env:`."""
+        from rooms_cli.child_env import child_env, provider_env_names
+
+        return child_env(provider_env_names(self.spec))
+
     def timeout(self) -> float:
         value = self.spec.get("timeout")
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
@@ -89,7 +97,7 @@ class CommandProvider(Provider):
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                stderr=asyncio.subprocess.PIPE, start_new_session=True, env=self.env(),
             )
         except FileNotFoundError:
             raise ProviderError(
