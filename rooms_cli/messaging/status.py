@@ -78,6 +78,7 @@ def read_status(project: Project, agent: str) -> dict:
 
 
 def _append_status(project: Project, agent: str, fields: dict) -> dict:
+    read_status(project, agent)  # a wrong-typed record is named before anything is written
     eventlog.append(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
     return read_status(project, agent)
 
