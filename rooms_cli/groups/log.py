@@ -246,6 +246,7 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     path = log_path(project, name)
     cache = layout.group_replay_cache(project, name)
     try:
+        st = os.stat(path)  # before the read: an append in between makes the stat key not match the bytes
         data = path.read_bytes()
     except OSError:
         return None
@@ -281,7 +282,8 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     blob = {"v": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
             "last": ordered_keys[-1], "state": state}
     head = {"v": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
-            "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen}
+            "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen,
+            "stat": _stat_key(st) if st.st_size == len(data) else None}
     try:
         atomic.write_bytes(cache, pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL))
         atomic.write_bytes(_head_path(cache), pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL))
@@ -292,6 +294,10 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
 
 HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group status` shows 5)
 broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
+
+
+def _stat_key(st: os.stat_result) -> list[int]:
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
 
 
 def _head_path(cache):
@@ -320,7 +326,8 @@ def load_head(project: Project, name: str) -> Group | None:
     """Like `load_any`, but the group's broadcasts are only its newest HEAD_BROADCASTS (plus those in
     flight and the newest gathered one with a result): what `group status` shows, loaded in the same
     time however long the history. Read from `.rooms/run/groups/<name>.head.pickle` while it covers
-    exactly the log's bytes (same length and CRC-32); otherwise the full replay (which rewrites it).
+    exactly the log's bytes: the same stat (inode, size, mtime; the log only grows, a merge rewrites
+    it), else the same length and CRC-32; otherwise the full replay (which rewrites it).
     """
     import pickle
     import zlib
@@ -330,11 +337,12 @@ def load_head(project: Project, name: str) -> Group | None:
         return None
     cache = layout.group_replay_cache(project, name)
     try:
-        data = log_path(project, name).read_bytes()
         with open(_head_path(cache), "rb") as f:
             head = pickle.load(f)
-        fresh = (isinstance(head, dict) and head.get("v") == _CACHE_VERSION and head.get("name") == name
-                 and head["end"] == len(data) and zlib.crc32(data) == head["crc"])
+        fresh = isinstance(head, dict) and head.get("v") == _CACHE_VERSION and head.get("name") == name
+        if fresh and head.get("stat") != _stat_key(os.stat(log_path(project, name))):
+            data = log_path(project, name).read_bytes()
+            fresh = head["end"] == len(data) and zlib.crc32(data) == head["crc"]
     except Exception:  # noqa: BLE001 - a missing, old or broken cache only means a full replay
         fresh = False
     if not fresh:
