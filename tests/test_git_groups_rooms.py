@@ -314,3 +314,35 @@ def test_an_agent_kicked_in_one_clone_that_spoke_in_the_other_is_reported_by_doc
         findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "room-merge"]
         assert len(findings) == 1 and "ops was kicked" in findings[0]["message"], findings
         assert "rooms room invite ops --room default" in findings[0]["fix"]
+
+
+def test_transcript_last_n_after_a_merge_sees_the_other_clone_s_newer_message_behind_the_seam(tmp_path):
+    a, b = world(tmp_path)
+    for second in range(1, 5):  # A's older turns: many lines (each chat has the agents' replies)
+        a.rooms("chat", f"@reviewer older from A {second}", now=T.format(second), as_="alice")
+    b.rooms("chat", "newest from B", now=T.format(9), as_="bob")
+    assert transcript(b, "--last", "2")[-1]["text"] != "" and transcript(a, "--last", "2")  # both clones cache
+    one, other = merged(a, b)  # in b the union puts B's newer lines before A's many older ones
+    for where in (one, other):
+        full = transcript(where)
+        assert "newest from B" in [m["text"] for m in full[-5:]]
+        for count in (1, 2, 3, 7):
+            assert transcript(where, "--last", str(count)) == full[-count:]
+        where.rooms("chat", "after the merge", now="2026-11-23T10:00:10.000Z", as_="carol")
+        full = transcript(where)
+        assert transcript(where, "--last", "2") == full[-2:] and full[-1]["text"] != "newest from B"
+
+
+def test_transcript_last_n_reads_only_the_new_lines_once_the_order_is_known(project, cli, monkeypatch):
+    from rooms_cli.chat import transcript as tr
+    from rooms_cli.store import jsonl
+
+    for i in range(3):
+        cli("chat", f"hello {i}", "--as", "alice")
+    assert [m.text for m in tr.tail(project, "default", 1)]  # learns the order (one full read)
+    cli("chat", "one more", "--as", "alice")
+    reads: list[int] = []
+    original = jsonl.read
+    monkeypatch.setattr(jsonl, "read", lambda path: reads.append(1) or original(path))
+    assert tr.tail(project, "default", 1)[0].ts == tr.read_transcript(project, "default")[-1].ts
+    assert reads == [1]  # read_transcript's full read only, not tail's
