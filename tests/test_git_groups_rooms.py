@@ -346,3 +346,23 @@ def test_transcript_last_n_reads_only_the_new_lines_once_the_order_is_known(proj
     monkeypatch.setattr(jsonl, "read", lambda path: reads.append(1) or original(path))
     assert tr.tail(project, "default", 1)[0].ts == tr.read_transcript(project, "default")[-1].ts
     assert reads == [1]  # read_transcript's full read only, not tail's
+
+
+def test_a_clone_saving_after_it_merged_the_other_clone_s_save_leaves_that_save_alone(tmp_path):
+    # found by test_git_props_rooms: removing the other clone's save while adding a similar file is,
+    # to git's rename detection, a rename/delete conflict with the other clone's next save
+    a, b = world(tmp_path)
+    b.rooms("chat", "@reviewer said on B", now=T.format(1), as_="bob")
+    b.rooms("room", "save", "--room", "default")
+    b.commit()
+    a.pull(b)
+    a.rooms("room", "save", "--room", "default")  # a near copy of B's save: git sees a rename
+    a.rooms("chat", "@reviewer said on A", now=T.format(2), as_="alice")
+    b.rooms("chat", "@reviewer more on B", now=T.format(3), as_="bob")
+    b.rooms("room", "save", "--room", "default")
+    one, other = merged(a, b)
+    for where in (one, other):
+        where.assert_no_conflicts()
+        assert len(list((where.path / ".rooms/chat/default").glob("s-*.md"))) == 2  # one per clone
+        texts = [m["text"] for m in where.rooms("room", "join", "chat/default") and transcript(where)]
+        assert {"@reviewer said on B", "@reviewer said on A", "@reviewer more on B"} <= set(texts)
