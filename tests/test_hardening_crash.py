@@ -289,7 +289,10 @@ def test_killed_ticks_leave_the_queue_runnable(project_dir, env):
         items = queue.list_items(project)
         if all(item.status in ("done", "failed") for item in items):
             break
-    assert all(item.status == "done" for item in items), [(i.id, i.status) for i in items]
+    # an item whose runner was killed MAX_ATTEMPTS times is failed for good, by design (queue.py);
+    # every other item ran to the end
+    assert all(item.status == "done" or (item.status == "failed" and item.attempts >= queue.MAX_ATTEMPTS)
+               for item in items), [(i.id, i.status, i.attempts) for i in items]
 
 
 def test_zz_report_kills(capsys):
