@@ -16,7 +16,7 @@ from gitclones import HAVE_GIT, GitClones, MergeConflict, merge_both_ways
 
 pytestmark = pytest.mark.skipif(not HAVE_GIT, reason="git is not installed")
 
-RUN = ("roundtable", "run", "standup", "--turns", "2")
+RUN = ("roundtable", "run", "standup", "--turns", "2", "--force")
 
 
 def lessons(clone) -> list[dict]:

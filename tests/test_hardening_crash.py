@@ -293,7 +293,10 @@ def test_killed_ticks_leave_the_queue_runnable(project_dir, env):
         if now == 0:
             break
         stalled, left = (stalled + 1 if now == left else 0), now
-    assert all(item.status == "done" for item in items), [(i.id, i.status, i.error) for i in items if i.status != "done"]
+    # an item whose runner was killed MAX_ATTEMPTS times is failed for good, by design (queue.py);
+    # every other item ran to the end
+    assert all(item.status == "done" or (item.status == "failed" and item.attempts >= queue.MAX_ATTEMPTS)
+               for item in items), [(i.id, i.status, i.attempts, i.error) for i in items if i.status != "done"]
 
 
 def test_zz_report_kills(capsys):

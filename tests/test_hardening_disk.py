@@ -137,7 +137,7 @@ WRITERS = [
     ("status", "set", "busy"),
     ("chat", "what about rate limits?", "--room", "demo-chat"),
     ("group", "spawn", "vote2", "--profile", "judge"),
-    ("roundtable", "queue", "debate", "--topic", "monorepo", "--turns", "2"),
+    ("roundtable", "queue", "debate", "--topic", "monorepo", "--turns", "2", "--force"),
     ("agent", "new", "newbie"),
     ("room", "save", "--room", "demo-chat"),
 ]

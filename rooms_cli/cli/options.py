@@ -7,29 +7,33 @@ from typing import Annotated
 import typer
 
 
+def _name_listing(kind: str):
+    """The function listing a project's agent, room or group names, imported plainly (a broken part
+    fails loudly) and only for the kind being completed."""
+    if kind == "agent":
+        from rooms_cli.agents import agent_ids
+
+        return agent_ids
+    if kind == "room":
+        from rooms_cli.chat.rooms import room_ids
+
+        return room_ids
+    from rooms_cli.groups.log import names
+
+    return names
+
+
 def _completer(kind: str):
     """Tab completion of agent, room or group names from the project found as every command finds it;
     nothing (never an error) outside a project."""
 
     def complete(incomplete: str) -> list[str]:
+        from rooms_cli.store.paths import find_project
+
+        listing = _name_listing(kind)
         try:
-            from rooms_cli.store.paths import find_project
-
             project = find_project()
-            if project is None:
-                return []
-            if kind == "agent":
-                from rooms_cli.agents import agent_ids
-
-                names = agent_ids(project)
-            elif kind == "room":
-                from rooms_cli.chat.rooms import room_ids
-
-                names = room_ids(project)
-            else:
-                from rooms_cli.groups.log import names as group_names
-
-                names = group_names(project)
+            names = listing(project) if project is not None else []
         except Exception:  # a completion must never print a traceback into the user's shell
             return []
         return [n for n in names if n.startswith(incomplete)]
