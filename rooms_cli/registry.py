@@ -54,8 +54,8 @@ TICK_STEPS: dict[str, str] = {
 
 # `rooms doctor`: each part's own checks, `(project, config) -> list[Finding]`
 DOCTOR_CHECKS: dict[str, str] = {
-    "board": "rooms_cli.board.doctor:check",
     "chat": "rooms_cli.chat.doctor:check",
+    "board": "rooms_cli.board.doctor:check",
     "messaging": "rooms_cli.messaging.doctor:check",
     "groups": "rooms_cli.groups.doctor:check",
     "roundtable": "rooms_cli.roundtable.doctor:check",

@@ -79,12 +79,22 @@ CONFIG_BREAKS = {
 CONFIG_FREE = {"board", "inbox", "group"}
 
 
+# a well-formed line whose field has the wrong type (a hand edit, a bad merge): readers name file and
+# field (store/schema.py), doctor reports it
+WRONG_TYPED = {
+    "status": b'{"id": "st-01WRONG", "ts": "2026-01-01T00:00:00.000Z", "status": ["not", "text"]}\n',
+    "room state": b'{"op": "set", "field": "budget_remaining", "value": "abc", "ts": "2099-01-01T00:00:00.000Z", '
+                  b'"eid": "e-01WRONG", "seq": 999}\n',
+    "board task": b'{"ev": "create", "task": "t-01WRONG", "lane": "../../x", "title": "t", "at": "2026-01-01T00:00:00.000Z"}\n',
+}
+
+
 def damages(kind: str) -> list[str]:
+    if kind in WRONG_TYPED:
+        return ["bad middle line", "torn tail", "empty", "binary", "a directory", "unresolved merge", "wrong type"]
     if kind in LOGS:
         # a line that is JSON but not an object takes the same path as "bad middle line" (the fuzzers try both)
         return ["bad middle line", "torn tail", "empty", "binary", "a directory", "unresolved merge"]
-    if kind == "saved transcript":  # its merge handling lives with the chat part's saved transcripts
-        return ["malformed", "empty", "binary", "a directory"]
     return ["malformed", "empty", "binary", "a directory", "unresolved merge"]
 
 
@@ -121,6 +131,9 @@ def damage(path, how: str, original: bytes) -> None:
         (path / "x").write_text("x")
     elif how == "malformed":
         path.write_bytes(MALFORMED[path.suffix])
+    elif how == "wrong type":
+        kind = {"status": "status", "tasks": "board task"}.get(path.parent.name, "room state")
+        path.write_bytes(original + WRONG_TYPED[kind])
     elif how == "unresolved merge":
         # what git leaves when it could not merge: both sides between conflict markers
         lines = original.splitlines(keepends=True)
@@ -163,6 +176,17 @@ def test_a_damaged_file_is_a_warning_or_one_sentence_never_a_traceback(populated
             kept = path.read_bytes().splitlines()
             lost = [ln for ln in good if ln not in kept]
             assert not lost or args[:2] in (["memory", "forget"],), (kind, how, args, f"{len(lost)} good lines lost")
+
+
+@pytest.mark.parametrize("kind", sorted(WRONG_TYPED), ids=str)
+def test_doctor_finds_every_wrong_typed_file(populated, kind):
+    rel = resolve(placeholders(populated), KINDS[kind][0])
+    path = populated / rel
+    damage(path, "wrong type", path.read_bytes())
+    out = invoke(["doctor", "--json"])
+    assert out.exit_code == 1, out
+    findings = json.loads(out.stdout)["findings"]
+    assert any(f["severity"] == "error" and path.name in f["message"] for f in findings), (kind, findings)
 
 
 @pytest.mark.parametrize("how", sorted(CONFIG_BREAKS), ids=str)

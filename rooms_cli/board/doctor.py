@@ -8,7 +8,7 @@ from rooms_cli.findings import Finding
 
 
 def check(project, config) -> list[Finding]:
-    findings = []
+    findings = _create_findings(project)
     for room in store.list_board_rooms(project):
         for task in load_board(project, room, archived=True, keep_headless=True):
             rel = project.relative(store.task_path(project, room, task.id))
@@ -25,4 +25,34 @@ def check(project, config) -> list[Finding]:
                                         f"task {task.id} in room {room}: lease {lease.lease_id} of {lease.plate or lease.holder} "
                                         f"lapsed at {lease.expires_at} (the task reads as todo)",
                                         "rooms tick   (records the expiry)", rel))
+    return findings
+
+
+def _create_findings(project) -> list[Finding]:
+    """Create events whose fields break store/schema.py (a lane that escapes, a title that is not
+    text), a create naming another task than its file, and one task id created in two logs."""
+    from rooms_cli.store import jsonl, schema
+
+    findings = []
+    seen: dict[str, str] = {}
+    for room in store.list_board_rooms(project):
+        for task_id in store.list_task_ids(project, room):
+            path = store.task_path(project, room, task_id)
+            rel = project.relative(path)
+            for event in jsonl.read(path):
+                if event.get("ev") != "create":
+                    continue
+                wrong = schema.problem("task-create", event)
+                if wrong is not None:
+                    findings.append(Finding("error", "board", f"{rel}: create event: {wrong}",
+                                            "fix the field (or restore the file from git); the task is not shown meanwhile", rel))
+                named = event.get("task", task_id)
+                if isinstance(named, str) and named != task_id:
+                    findings.append(Finding("error", "board", f"{rel}: create event names task {named}, not {task_id}",
+                                            f"the file was copied or renamed: restore {rel} from git, or remove it", rel))
+                key = str(named)
+                if key in seen and seen[key] != rel:
+                    findings.append(Finding("error", "board", f"task id {key} is created in two logs: {seen[key]} and {rel}",
+                                            f"keep one: remove the copy ({rel}) after checking its events", rel))
+                seen.setdefault(key, rel)
     return findings

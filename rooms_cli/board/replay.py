@@ -35,6 +35,12 @@ def _malformed(event: dict) -> str | None:
         value = event.get(key, 0)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or (key == "fence" and not isinstance(value, int)):
             return f"field {key!r} is not a number"
+    if event["ev"] == "create":
+        from rooms_cli.store import schema
+
+        wrong = schema.problem("task-create", event)  # e.g. `lane: ../../x`, a path that escapes
+        if wrong is not None:
+            return wrong
     pending = event.get("pending")
     if pending and not all(isinstance(pending.get(k), str) for k in ("from", "to", "owner")):
         return "field 'pending' lacks from, to or owner"

@@ -4,6 +4,8 @@ Room state, transcripts, sessions and saves merge on their own (see rooms.py, tr
 sessions.py, lifecycle.py); these findings name what merged in a way nobody chose, with the fix:
 a room created in two clones (one room, both rosters), and an agent kicked in one clone that spoke
 in the room in another (its words stay in the transcript; its session may hold those turns).
+And every room's state (`room.yaml` base and `state.jsonl` events) replays, each field of the type
+`store/schema.py` says (a list of mappings for `queued`, a budget from 0…).
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ SPOKEN = ("message", "pass")
 def check(project, config) -> list:
     from rooms_cli.findings import Finding
 
-    findings = []
-    for state in list_room_states(project):
+    findings = _schema_findings(project)
+    for state in list_room_states(project, quiet=True):
         room = state.id
         log = state_log_path(project, room)
         created = [e for e in jsonl.read(log) if e.get("op") == "created"]
@@ -54,4 +56,22 @@ def check(project, config) -> list:
                 f"first {ids[0]}); its words stay in the transcript",
                 f"to keep it out there is nothing to do; to take it back: rooms room invite {agent} --room {room}",
                 project.relative(transcript_path(project, room))))
+    return findings
+
+
+def _schema_findings(project) -> list:
+    """Rooms whose state cannot be replayed: a field of the wrong type (the sentence names file and field)."""
+    from rooms_cli.chat.rooms import load_room, room_ids
+    from rooms_cli.errors import InvalidData
+    from rooms_cli.findings import Finding
+
+    findings = []
+    for room in room_ids(project):
+        try:
+            load_room(project, room)
+        except InvalidData as err:
+            rel = err.message.partition(":")[0]
+            findings.append(Finding("error", "room", f"room {room}: {err.message}",
+                                    f"fix the field named in {rel} (or restore it from git); "
+                                    f"commands on other rooms are unaffected", rel))
     return findings

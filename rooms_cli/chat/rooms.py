@@ -53,21 +53,19 @@ class RoomState:
 
     @classmethod
     def from_json(cls, data: dict, where: str) -> RoomState:
-        if not isinstance(data, dict):
-            raise InvalidData(f"{where}: expected a mapping")
+        """The state in `data`, each field checked against `schema.SCHEMAS["room"]` (one sentence naming
+        `where` and the field when one has the wrong type, e.g. a negative budget or `queued: [1]`)."""
+        from rooms_cli.store import schema
+
+        schema.validate("room", data, where)
         known = {f for f in cls.__dataclass_fields__}
         clean = {k: v for k, v in data.items() if k in known}
-        for key in ("roster", "muted", "queued", "handoff", "kicked"):
-            if key in clean and not isinstance(clean[key], list):
-                raise InvalidData(f"{where}: field {key!r} must be a list")
-        for key in ("budget_total", "budget_remaining"):
-            if key in clean and (isinstance(clean[key], bool) or not isinstance(clean[key], int)):
-                raise InvalidData(f"{where}: field {key!r} must be a whole number")
-        if clean.get("status", "live") not in STATUSES:
-            raise InvalidData(f"{where}: field 'status' must be one of {', '.join(STATUSES)}")
         if "id" not in clean:
             raise InvalidData(f"{where}: field 'id' is missing")
-        return cls(**clean)
+        clean["queued"] = [dict(q) for q in clean.get("queued", [])]
+        state = cls(**clean)
+        state.budget_remaining = min(state.budget_remaining, state.budget_total)
+        return state
 
 
 room_dir = layout.room_dir
@@ -94,20 +92,44 @@ def load_room(project: Project, room: str) -> RoomState:
     base = atomic.read_yaml(path, default=None)
     state = RoomState.from_json(base, project.relative(path)) if base is not None else None
     log = state_log_path(project, room)
+    where = project.relative(log)
     for ev in eventlog.ordered(jsonl.read(log)):
+        wrong = event_problem(ev)
+        if wrong is not None:
+            raise InvalidData(f"{where}: {ev.get('op')!r} event {ev.get('eid', '?')}: {wrong}")
         try:
-            state = _apply(state, ev)
+            state = _apply(state, ev, where)
         except (KeyError, TypeError, ValueError):
-            raise InvalidData(f"{project.relative(log)}: malformed {ev.get('op')!r} event: {ev!r}") from None
+            raise InvalidData(f"{where}: malformed {ev.get('op')!r} event: {ev!r}") from None
     if state is None:
         raise NotFound(f"no room {room!r}; create it with `rooms room create {room}`")
     return state
 
 
-def _apply(state: RoomState | None, ev: dict) -> RoomState | None:
+def event_problem(ev: dict) -> str | None:
+    """What is wrong with one state-log event's value (schema.SCHEMAS["room"]), or None."""
+    from rooms_cli.store import schema
+
+    op, name, value = ev.get("op"), ev.get("field"), ev.get("value")
+    if op == "created":
+        return schema.problem("room", ev.get("state"))
+    if op == "spend" or (op == "set" and name == "budget_remaining"):
+        return None if isinstance(value, int) and not isinstance(value, bool) else \
+            f"field 'value' must be a whole number (it is {value!r})"
+    if op == "set" and name in _SCALARS:
+        return schema.field_problem("room", name, value)
+    if op in ("add", "remove") and name in _LISTS:
+        return None if isinstance(value, str) else f"field 'value' must be a name (it is {value!r})"
+    if op in ("add", "remove") and name == "queued":
+        ok = isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("agent"), str)
+        return None if ok else "field 'value' must be a mapping with id and agent"
+    return None
+
+
+def _apply(state: RoomState | None, ev: dict, where: str = "room state") -> RoomState | None:
     op, name = ev.get("op"), ev.get("field")
     if op == "created":
-        created = RoomState.from_json(ev["state"], "room state")
+        created = RoomState.from_json(ev["state"], where)
         if state is None:
             return created
         for agent in created.roster:  # created in two clones: one room with both rosters
@@ -213,7 +235,8 @@ def room_ids(project: Project) -> list[str]:
     return sorted(c.name for c in base.iterdir() if is_valid_name(c.name) and room_exists(project, c.name))
 
 
-def list_room_states(project: Project) -> list[RoomState]:
+def list_room_states(project: Project, *, quiet: bool = False) -> list[RoomState]:
+    """Every readable room's state; an unreadable one is skipped with a warning (none when `quiet`)."""
     base = layout.rooms_dir(project)
     if not base.is_dir():
         return []
@@ -223,7 +246,8 @@ def list_room_states(project: Project) -> list[RoomState]:
             try:
                 states.append(load_room(project, child.name))
             except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
-                _warn_unreadable(project, child.name, err)
+                if not quiet:
+                    _warn_unreadable(project, child.name, err)
     return states
 
 

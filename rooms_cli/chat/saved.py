@@ -87,9 +87,13 @@ def encode(saved: SavedTranscript) -> str:
 
 
 def decode(text: str, where: str) -> SavedTranscript:
-    """Parse a saved transcript; any damage is an InvalidData error naming `where`."""
+    """Parse a saved transcript; any damage is an InvalidData error naming `where`, and git conflict
+    markers (a save two clones edited, merged without rooms' layout) the store's one MergeConflict."""
     import yaml
 
+    from rooms_cli.store import conflicts
+
+    conflicts.check_text(where, text)
     if not text.startswith("---\n"):
         raise InvalidData(f"{where}: a saved transcript starts with a --- frontmatter block")
     end = text.find("\n---\n", 3)

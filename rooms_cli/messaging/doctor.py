@@ -47,4 +47,21 @@ def check(project, config) -> list[Finding]:
                 f"one inbox and one status log",
                 f"nothing is lost; read {alias}'s inbox knowing it mixes both (`rooms inbox --peek --as {alias}`), "
                 f"and tell them apart by spawn id in `rooms agents --json`", project.relative(record_path(project, spawns[-1].id))))
+    findings.extend(_status_findings(project))
+    return findings
+
+
+def _status_findings(project) -> list[Finding]:
+    """Status files whose fields have the wrong type (store/schema.py), legacy `.json` and `.jsonl` logs."""
+    from rooms_cli.errors import InvalidData
+    from rooms_cli.messaging.status import read_status, status_names
+
+    findings = []
+    for agent in status_names(project):
+        try:
+            read_status(project, agent)
+        except InvalidData as err:
+            rel = err.message.partition(":")[0]
+            findings.append(Finding("error", "status", err.message,
+                                    f"fix or delete the record in {rel} (`rooms status set` writes a new one)", rel))
     return findings

@@ -15,7 +15,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from rooms_cli.errors import StorageError
+from rooms_cli.errors import InvalidData, StorageError
 from rooms_cli.store import atomic, eventlog, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
@@ -42,10 +42,24 @@ def seen_path(project: Project, agent: str):
 
 
 def read_status(project: Project, agent: str) -> dict:
-    """{"agent", "status"?, "updated"?, "announced"?}: the replay of the agent's status log."""
-    legacy = atomic.read_json(legacy_status_path(project, agent), default={}) or {}
-    records = jsonl.read(status_path(project, agent))
-    if isinstance(legacy, dict) and legacy:
+    """{"agent", "status"?, "updated"?, "announced"?}: the replay of the agent's status log.
+
+    A record whose fields have the wrong type (schema.SCHEMAS["status"]: a list for the whole file, a
+    number for the status) is InvalidData naming the file and field, not an internal error."""
+    from rooms_cli.store import schema
+
+    legacy_path = legacy_status_path(project, agent)
+    legacy = atomic.read_json(legacy_path, default={})
+    if legacy is None:
+        legacy = {}
+    schema.validate("status", legacy, project.relative(legacy_path))
+    log = status_path(project, agent)
+    records = jsonl.read(log)
+    for lineno, record in enumerate(records, 1):
+        wrong = schema.problem("status", record)
+        if wrong is not None:
+            raise InvalidData(f"{project.relative(log)}: record {lineno}: {wrong}")
+    if legacy:
         old = {"ts": legacy.get("updated") or legacy.get("announced") or "", "id": "", "seq": -1}
         if "status" in legacy:
             old["status"] = legacy["status"]
@@ -64,6 +78,7 @@ def read_status(project: Project, agent: str) -> dict:
 
 
 def _append_status(project: Project, agent: str, fields: dict) -> dict:
+    read_status(project, agent)  # a wrong-typed record is named before anything is written
     eventlog.append(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
     return read_status(project, agent)
 

@@ -1,0 +1,109 @@
+"""What each kind of state record must hold: one table, read by the readers and by `rooms doctor`.
+
+`SCHEMAS[kind]` maps a field to `(predicate, what it must be)`. A field that is absent is not
+checked (readers default it); a field that is present must satisfy its predicate. `problem(kind,
+record)` names the first field that does not, as the end of one sentence ("field 'queued' must be
+a list of mappings with id, agents, speaker and text"); `validate(kind, record, where)` raises it
+as `InvalidData` ("<file>: field … must be …", exit 1) — so a hand edit or a bad merge that gives a
+field the wrong type is one sentence naming file and field, never an internal error, and doctor
+reports the same sentence. Only the standard library: readers on every command path import this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rooms_cli.errors import InvalidData
+
+Check = tuple[Callable[[Any], bool], str]
+
+
+def is_text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def is_count(value: Any) -> bool:
+    """A whole number from 0 (a budget, a sequence number)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def is_name(value: Any) -> bool:
+    """An id usable as a file name: no slash, no `..`, no control characters (store/ids.py)."""
+    from rooms_cli.store.ids import is_valid_name
+
+    return isinstance(value, str) and is_valid_name(value)
+
+
+def is_task_id(value: Any) -> bool:
+    import re
+
+    return isinstance(value, str) and re.fullmatch(r"t-[0-9A-Za-z]{1,64}", value) is not None
+
+
+def _list_of(predicate: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, list) and all(predicate(item) for item in value)
+
+
+def _optional(predicate: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: value is None or predicate(value)
+
+
+def _queued_entry(value: Any) -> bool:
+    return (isinstance(value, dict) and is_text(value.get("id")) and is_text(value.get("speaker", ""))
+            and is_text(value.get("text", "")) and _list_of(is_text)(value.get("agents", [])))
+
+
+TEXT: Check = (is_text, "text")
+NAME: Check = (is_name, "a name (letters, digits, '-', '_', '.'; no '/' or '..')")
+COUNT: Check = (is_count, "a whole number from 0")
+NAMES: Check = (_list_of(is_text), "a list of names")
+
+SCHEMAS: dict[str, dict[str, Check]] = {
+    # rooms/<room>/room.yaml (legacy base) and the `state` of a `created` event in state.jsonl
+    "room": {
+        "id": NAME,
+        "status": (lambda v: v in ("live", "dropped", "halted"), "one of live, dropped, halted"),
+        "created": TEXT,
+        "roster": NAMES, "muted": NAMES, "handoff": NAMES, "kicked": NAMES,
+        "budget_total": COUNT,
+        "budget_remaining": COUNT,
+        "queued": (_list_of(_queued_entry), "a list of mappings with id, agents, speaker and text"),
+        "rehydrated_from": (_optional(is_text), "text or null"),
+    },
+    # status/<agent>.json (legacy) and each line of status/<agent>.jsonl
+    "status": {"agent": TEXT, "status": TEXT, "updated": TEXT, "announced": TEXT, "id": TEXT, "ts": TEXT},
+    # the create event of a task log rooms/<room>/board/tasks/<task>.jsonl
+    "task-create": {"task": (is_task_id, "a task id (t- and letters or digits)"), "lane": NAME, "title": TEXT, "detail": TEXT, "definition_of_done": TEXT,
+                    "by": TEXT, "at": TEXT},
+}
+
+
+def problem(kind: str, record: Any) -> str | None:
+    """What is wrong with `record` as a `kind` record (the end of a sentence), or None."""
+    if not isinstance(record, dict):
+        return f"expected a mapping (it is {type(record).__name__} {_shown(record)})"
+    for key, (ok, what) in SCHEMAS[kind].items():
+        if key in record and not ok(record[key]):
+            return f"field {key!r} must be {what} (it is {_shown(record[key])})"
+    return None
+
+
+def field_problem(kind: str, key: str, value: Any) -> str | None:
+    """What is wrong with `value` for one field of a `kind` record, or None (unknown fields pass)."""
+    check = SCHEMAS[kind].get(key)
+    if check is None or check[0](value):
+        return None
+    return f"field {key!r} must be {check[1]} (it is {_shown(value)})"
+
+
+def validate(kind: str, record: Any, where: str) -> None:
+    """Raise InvalidData("<where>: field … must be …") when `record` breaks the `kind` schema."""
+    found = problem(kind, record)
+    if found is not None:
+        raise InvalidData(f"{where}: {found}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

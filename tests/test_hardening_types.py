@@ -1,0 +1,135 @@
+"""Wrong-typed state: a field of the wrong type in a room's state, a status file or a task's create
+event (a hand edit, a bad merge) is one sentence naming the file and the field, exit 1, from the
+command that reads it — never an internal error, never shown as if valid (`budget -5/8`) — and
+`rooms doctor` reports each kind of damage. Commands that do not read the damaged file are unaffected.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+ROOM_BREAKS = {
+    "queued holds a number": "queued: [1]\n",
+    "budget is text": "budget_remaining: abc\n",
+    "budget is negative": "budget_total: 8\nbudget_remaining: -5\n",
+    "roster is a mapping": "roster: {a: 1}\n",
+    "status is unknown": "status: asleep\n",
+}
+ROOM_FIELDS = {"queued holds a number": "queued", "budget is text": "budget_remaining",
+               "budget is negative": "budget_remaining", "roster is a mapping": "roster", "status is unknown": "status"}
+
+
+def legacy_room(project_dir, room: str, extra: str) -> str:
+    folder = project_dir / ".rooms" / "rooms" / room
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "room.yaml").write_text(f"id: {room}\nroster: [coder]\n{extra}")
+    return f".rooms/rooms/{room}/room.yaml"
+
+
+def one_sentence(run, *names: str) -> None:
+    assert run.exit_code == 1, run
+    assert "internal error" not in run.stderr and "Traceback" not in run.stderr
+    for name in names:
+        assert name in run.stderr, (name, run.stderr)
+
+
+@pytest.mark.parametrize("how", sorted(ROOM_BREAKS), ids=str)
+def test_a_wrong_typed_legacy_room_file_is_one_sentence_naming_file_and_field(cli, project_dir, how):
+    rel = legacy_room(project_dir, "bad", ROOM_BREAKS[how])
+    field = ROOM_FIELDS[how]
+    one_sentence(cli("room", "show", "bad"), rel, repr(field))
+    one_sentence(cli("room", "continue", "--room", "bad"), rel, repr(field))
+    one_sentence(cli("chat", "hello", "--room", "bad"), rel, repr(field))
+    assert cli("room", "create", "good").exit_code == 0  # other rooms are unaffected
+    assert cli("room", "show", "good").exit_code == 0
+    report = cli("doctor", "--json")
+    assert report.exit_code == 1
+    found = [f for f in report.json()["findings"] if f["check"] == "room"]
+    assert any(rel in f["message"] and repr(field) in f["message"] for f in found), found
+
+
+def test_a_negative_budget_is_never_shown_as_a_budget(cli, project_dir):
+    legacy_room(project_dir, "neg", ROOM_BREAKS["budget is negative"])
+    run = cli("room", "show", "neg")
+    assert "-5/8" not in run.stdout
+    one_sentence(run, "budget_remaining", "whole number from 0")
+
+
+@pytest.mark.parametrize("event", [
+    {"op": "set", "field": "budget_remaining", "value": "abc"},
+    {"op": "spend", "field": "budget_remaining", "value": [1]},
+    {"op": "add", "field": "queued", "value": 1},
+    {"op": "add", "field": "roster", "value": {"x": 1}},
+    {"op": "set", "field": "status", "value": 5},
+], ids=lambda e: f"{e['op']}-{e['field']}")
+def test_a_wrong_typed_state_log_event_is_one_sentence_naming_the_log(cli, project_dir, event):
+    assert cli("room", "create", "ev").exit_code == 0
+    log = project_dir / ".rooms/rooms/ev/state.jsonl"
+    with log.open("a") as fh:
+        fh.write(json.dumps({**event, "ts": "2099-01-01T00:00:00.000Z", "eid": "e-PLANTED", "seq": 99}) + "\n")
+    one_sentence(cli("room", "show", "ev"), ".rooms/rooms/ev/state.jsonl", "e-PLANTED")
+    findings = cli("doctor", "--json").json()["findings"]
+    assert any(f["check"] == "room" and "e-PLANTED" in f["message"] for f in findings), findings
+
+
+@pytest.mark.parametrize("name,content,field", [
+    ("coder.json", "[1, 2]", "expected a mapping"),
+    ("coder.json", '{"status": ["x"]}', "'status'"),
+    ("coder.jsonl", '{"id": "st-1", "ts": "2026-01-01T00:00:00Z", "status": 5}\n', "'status'"),
+    ("coder.jsonl", '{"id": "st-1", "ts": "2026-01-01T00:00:00Z", "announced": 7}\n', "'announced'"),
+], ids=["legacy list", "legacy status list", "log status number", "log announced number"])
+def test_a_wrong_typed_status_file_is_named_and_found_by_doctor(cli, project_dir, name, content, field):
+    folder = project_dir / ".rooms" / "status"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(content)
+    agents = cli("agents")  # one agent's broken file is named; every other agent is still listed
+    assert agents.exit_code == 0 and "internal error" not in agents.stderr and "analyst" in agents.stdout
+    assert f".rooms/status/{name}" in agents.stderr and field in agents.stderr, agents
+    attention = cli("attention", "--peek")
+    assert attention.exit_code == 0 and "internal error" not in attention.stderr and "coder" in attention.stdout
+    findings = cli("doctor", "--json").json()["findings"]
+    assert any(f["check"] == "status" and f".rooms/status/{name}" in f["message"] and field in f["message"]
+               for f in findings), findings
+
+
+def _task_log(project_dir, room: str = "default"):
+    return next((project_dir / ".rooms/rooms" / room / "board/tasks").glob("t-*.jsonl"))
+
+
+def test_a_create_event_whose_lane_escapes_is_not_shown_and_doctor_finds_it(cli, project_dir):
+    assert cli("task", "add", "evil", "--lane", "coder", "--done", "x").exit_code == 0
+    path = _task_log(project_dir)
+    path.write_text(path.read_text().replace('"lane": "coder"', '"lane": "../../x"'))
+    board = cli("board", "--json")
+    assert board.exit_code == 0 and "../../x" not in board.stdout
+    findings = cli("doctor", "--json").json()["findings"]
+    assert any(f["check"] == "board" and "'lane'" in f["message"] and "../../x" in f["message"] and f["severity"] == "error"
+               for f in findings), findings
+
+
+def test_one_task_id_created_in_two_logs_is_a_doctor_finding(cli, project_dir):
+    assert cli("task", "add", "twice", "--lane", "coder", "--done", "x").exit_code == 0
+    assert cli("room", "create", "other").exit_code == 0
+    path = _task_log(project_dir)
+    copy = project_dir / ".rooms/rooms/other/board/tasks" / path.name
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(path.read_bytes())
+    findings = cli("doctor", "--json").json()["findings"]
+    assert any(f["check"] == "board" and "created in two logs" in f["message"] for f in findings), findings
+
+
+def test_a_create_event_naming_another_task_is_a_doctor_finding(cli, project_dir):
+    assert cli("task", "add", "renamed", "--lane", "coder", "--done", "x").exit_code == 0
+    path = _task_log(project_dir)
+    path.rename(path.with_name("t-01aaaaaaaaaaaaaaaaaaaaaaaa.jsonl"))
+    findings = cli("doctor", "--json").json()["findings"]
+    assert any(f["check"] == "board" and "names task" in f["message"] for f in findings), findings
+
+
+def test_a_healthy_project_has_no_schema_findings(cli, project_dir):
+    assert cli("task", "add", "fine", "--lane", "coder", "--done", "x").exit_code == 0
+    assert cli("status", "set", "here", "--as", "coder").exit_code == 0
+    findings = cli("doctor", "--json").json()["findings"]
+    assert not [f for f in findings if f["check"] in ("room", "status") or "create event" in f["message"]], findings
