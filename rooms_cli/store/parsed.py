@@ -56,11 +56,12 @@ def cached(rooms_dir: Path, path: Path, parse: Callable[[], Any], st: os.stat_re
     except (TypeError, ValueError):
         return data
     entries[name] = {"key": key, "data": data}
-    try:
-        from rooms_cli.store import atomic
+    from rooms_cli.errors import StorageError
+    from rooms_cli.store import atomic
 
+    try:
         store.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text(store, json.dumps(entries))
-    except OSError:  # a read-only checkout still works, uncached
+    except (OSError, StorageError):  # a read-only checkout or a full disk still works, uncached
         pass
     return data
