@@ -314,3 +314,55 @@ def test_an_agent_kicked_in_one_clone_that_spoke_in_the_other_is_reported_by_doc
         findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "room-merge"]
         assert len(findings) == 1 and "ops was kicked" in findings[0]["message"], findings
         assert "rooms room invite ops --room default" in findings[0]["fix"]
+
+
+def test_transcript_last_n_after_a_merge_sees_the_other_clone_s_newer_message_behind_the_seam(tmp_path):
+    a, b = world(tmp_path)
+    for second in range(1, 5):  # A's older turns: many lines (each chat has the agents' replies)
+        a.rooms("chat", f"@reviewer older from A {second}", now=T.format(second), as_="alice")
+    b.rooms("chat", "newest from B", now=T.format(9), as_="bob")
+    assert transcript(b, "--last", "2")[-1]["text"] != "" and transcript(a, "--last", "2")  # both clones cache
+    one, other = merged(a, b)  # in b the union puts B's newer lines before A's many older ones
+    for where in (one, other):
+        full = transcript(where)
+        assert "newest from B" in [m["text"] for m in full[-5:]]
+        for count in (1, 2, 3, 7):
+            assert transcript(where, "--last", str(count)) == full[-count:]
+        where.rooms("chat", "after the merge", now="2026-11-23T10:00:10.000Z", as_="carol")
+        full = transcript(where)
+        assert transcript(where, "--last", "2") == full[-2:] and full[-1]["text"] != "newest from B"
+
+
+def test_transcript_last_n_reads_only_the_new_lines_once_the_order_is_known(project, cli, monkeypatch):
+    from rooms_cli.chat import transcript as tr
+    from rooms_cli.store import jsonl
+
+    for i in range(3):
+        cli("chat", f"hello {i}", "--as", "alice")
+    assert [m.text for m in tr.tail(project, "default", 1)]  # learns the order (one full read)
+    cli("chat", "one more", "--as", "alice")
+    reads: list[int] = []
+    original = jsonl.read
+    monkeypatch.setattr(jsonl, "read", lambda path: reads.append(1) or original(path))
+    assert tr.tail(project, "default", 1)[0].ts == tr.read_transcript(project, "default")[-1].ts
+    assert reads == [1]  # read_transcript's full read only, not tail's
+
+
+def test_a_clone_saving_after_it_merged_the_other_clone_s_save_leaves_that_save_alone(tmp_path):
+    # found by test_git_props_rooms: removing the other clone's save while adding a similar file is,
+    # to git's rename detection, a rename/delete conflict with the other clone's next save
+    a, b = world(tmp_path)
+    b.rooms("chat", "@reviewer said on B", now=T.format(1), as_="bob")
+    b.rooms("room", "save", "--room", "default")
+    b.commit()
+    a.pull(b)
+    a.rooms("room", "save", "--room", "default")  # a near copy of B's save: git sees a rename
+    a.rooms("chat", "@reviewer said on A", now=T.format(2), as_="alice")
+    b.rooms("chat", "@reviewer more on B", now=T.format(3), as_="bob")
+    b.rooms("room", "save", "--room", "default")
+    one, other = merged(a, b)
+    for where in (one, other):
+        where.assert_no_conflicts()
+        assert len(list((where.path / ".rooms/chat/default").glob("s-*.md"))) == 2  # one per clone
+        texts = [m["text"] for m in where.rooms("room", "join", "chat/default") and transcript(where)]
+        assert {"@reviewer said on B", "@reviewer said on A", "@reviewer more on B"} <= set(texts)

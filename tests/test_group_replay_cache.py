@@ -106,3 +106,68 @@ def test_a_broken_cache_file_is_ignored(project):
     log.load_any(project, "g")
     layout.group_replay_cache(project, "g").write_bytes(b"not a pickle")
     assert log.load_any(project, "g") == _full(project, "g")
+
+
+# `group status` reads only the head cache: the newest broadcasts, those in flight, the last result
+
+
+def _status_from_scratch(project, name="g"):
+    """What `group status` says after a full replay (a clone without `.rooms/run/`)."""
+    from rooms_cli.groups import status
+
+    shutil.rmtree(layout.group_replay_cache(project, name).parent, ignore_errors=True)
+    return status.status(project, name)
+
+
+def _warm_status(project, name="g"):
+    from rooms_cli.groups import status
+
+    log.load_any(project, name)  # the read after a write brings both caches up to date
+    before = log.broadcasts_loaded
+    info = status.status(project, name)
+    return info, log.broadcasts_loaded - before
+
+
+def test_status_from_the_head_cache_equals_a_full_replay_after_appends(project):
+    _spawn(project)
+    for n in range(log.HEAD_BROADCASTS + 5):
+        _broadcast(project, n)
+    # a broadcast left in flight long ago, then many closed ones after it: it is still the one in flight
+    log.append(project, "g", log.event("broadcast", id="b-open", fields={}, members=MEMBERS, sender="me"), lock=True)
+    for n in range(100, 100 + log.HEAD_BROADCASTS + 3):
+        _broadcast(project, n)
+    info, loaded = _warm_status(project)
+    assert loaded <= log.HEAD_BROADCASTS + 2
+    assert info["in_flight"]["broadcast_id"] == "b-open"
+    assert info == _status_from_scratch(project)
+
+
+def test_status_from_the_head_cache_equals_a_full_replay_after_an_interleaving_merge(project):
+    _spawn(project)
+    for n in range(30):
+        _broadcast(project, n)
+    log.load_any(project, "g")
+    path = log.log_path(project, "g")
+    lines = path.read_bytes().splitlines(keepends=True)
+    other = [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3)]
+    path.write_bytes(b"".join(lines[:4] + [(jsonl.dumps(e) + "\n").encode() for e in other] + lines[4:]))
+    from rooms_cli.groups import status
+
+    merged = status.status(project, "g")  # the head no longer covers the log's bytes: a full replay
+    assert merged["in_flight"]["broadcast_id"] == "b-other"
+    assert merged == _status_from_scratch(project)
+    assert _warm_status(project)[0] == merged
+
+
+def test_a_warm_status_read_loads_as_many_broadcasts_for_1000_as_for_100(project):
+    loaded = {}
+    for name, count in (("medium", 100), ("big", 1000)):
+        _spawn(project, name)
+        events = []
+        for n in range(count):
+            bid = f"b-{n}"
+            events += [log.event("broadcast", id=bid, fields={}, members=MEMBERS, sender="me"),
+                       log.event("gathered", id=bid, result={"by_member": {}})]
+        log.append(project, name, *events, lock=True)
+        _, loaded[name] = _warm_status(project, name)
+    assert loaded["big"] == loaded["medium"] == log.HEAD_BROADCASTS

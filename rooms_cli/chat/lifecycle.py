@@ -52,17 +52,29 @@ def save(project, room: str) -> dict:
 
     Each save is its own file `chat/<room>/<save-id>.md`, so two clones that save the same room
     merge in git; the saves this clone made before are removed (nobody edits a save, so removing
-    one merges too). The single `chat/<room>.md` of older versions is left as it is."""
+    one merges too). Only this clone's: `.rooms/run/saves/<room>.json` (git-ignored) names the saves
+    made here. A save of another clone is never removed — two clones each removing it while adding
+    a similar file is, to git's rename detection, a rename/delete or rename/rename conflict. The
+    single `chat/<room>.md` of older versions is left as it is."""
     state = load_room(project, room)
     messages = read_transcript(project, room)
     speakers = [m.speaker for m in messages if m.kind in ("message", "pass", "flavor") and m.speaker not in state.roster
                 and m.speaker != "rooms"]
     participants = [f"[[agents/{a}]]" for a in state.roster] + [f"[[people/{p}]]" for p in dict.fromkeys(speakers)]
     doc = SavedTranscript(room=room, saved=now_iso(), roster=list(state.roster), participants=participants, messages=messages)
-    older = [p for p in saved_files(project, room) if p.parent == saves_dir(project, room)]
+    from rooms_cli.store.layout import saves_made_here_file
+
+    mine_file = saves_made_here_file(project, room)
+    try:
+        mine = atomic.read_json(mine_file, default=None)
+    except InvalidData:  # this machine's record only: a damaged one removes nothing
+        mine = None
+    mine = [str(n) for n in mine] if isinstance(mine, list) else []
+    older = [p for p in saved_files(project, room) if p.parent == saves_dir(project, room) and p.name in mine]
     path = saves_dir(project, room) / f"{new_id('s').lower()}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, encode(doc))
+    atomic.write_json(mine_file, [path.name])
     for old in older:
         old.unlink(missing_ok=True)
     return {"room": room, "path": project.relative(path), "messages": len(messages), "participants": participants}

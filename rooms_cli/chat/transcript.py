@@ -95,10 +95,87 @@ def read_transcript(project: Project, room: str) -> list[Message]:
 
 
 def tail(project: Project, room: str, count: int) -> list[Message]:
-    """The last `count` records by time, read from the end of the file (cost independent of its
-    length) while the file is in time order; a merged file that is not is read whole and sorted."""
+    """The last `count` records by time.
+
+    A union merge puts one clone's new lines after the other's, and the seam can lie anywhere, so
+    the end of the file alone cannot tell whether it is in time order. A cache under `.rooms/run/`
+    (this machine's, git-ignored) records, for the file as it was last read (same inode: git writes
+    a changed file anew, rooms only appends), where its whole lines end, the time of the last one,
+    and how many records at its end are in time order after everything before them. A call reads
+    only the lines appended since; while the ordered end holds `count` records it reads the last
+    `count` from the end of the file (cost independent of its length). Otherwise — the first call
+    after a merge or a pull — it reads the file whole, sorts it, and records the new ordered end.
+    """
+    if count <= 0:
+        return []
+    import os
+
+    from rooms_cli.store import atomic
+    from rooms_cli.store.layout import transcript_order_file
+
     path = transcript_path(project, room)
-    records = jsonl.tail(path, count + 1)
-    if not _sorted(records):
-        records = in_order(jsonl.read(path))
-    return [Message.from_json(r) for r in records[-count:]] if count > 0 else []
+    cache_path = transcript_order_file(project, room)
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return []
+    except OSError:
+        stat = None
+    cache = _order_cache(cache_path)
+    if stat is not None and cache is not None and (cache["ino"], cache["dev"]) == (stat.st_ino, stat.st_dev) \
+            and cache["end"] <= stat.st_size:
+        since = jsonl.scan(path, cache["end"])
+        new = since.records
+        if not since.bad and _sorted([{"ts": cache["last"]}, *new]):
+            ordered = cache["ordered"] + len(new)
+            if new:
+                _save_order(atomic, cache_path, stat, since.end, str(new[-1].get("ts", "")), ordered)
+            if ordered >= count:
+                return [Message.from_json(r) for r in jsonl.tail(path, count)]
+    records = jsonl.read(path)
+    if stat is not None:
+        end = jsonl.scan(path).end if records else 0
+        _save_order(atomic, cache_path, stat, end, str(records[-1].get("ts", "")) if records else "",
+                    _ordered_end(records))
+    return [Message.from_json(r) for r in in_order(records)[-count:]]
+
+
+def _order_cache(path) -> dict | None:
+    import json
+
+    try:
+        data = json.loads(path.read_bytes())
+        if isinstance(data, dict) and all(isinstance(data.get(k), int) for k in ("ino", "dev", "end", "ordered")) \
+                and isinstance(data.get("last"), str):
+            return data
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _save_order(atomic, path, stat, end: int, last: str, ordered: int) -> None:
+    try:
+        atomic.write_json(path, {"ino": stat.st_ino, "dev": stat.st_dev, "end": end, "last": last, "ordered": ordered})
+    except OSError:  # a cache: a read-only checkout still reads right, only slower
+        pass
+
+
+def _ordered_end(records: list[dict]) -> int:
+    """How many records at the end of `records` are in time order, each id once in the file, and not
+    older than any record before them: their file order is their place in `in_order`."""
+    from collections import Counter
+
+    stamps = [str(r.get("ts", "")) for r in records]
+    ids = Counter(r["id"] for r in records if isinstance(r.get("id"), str))
+    start = len(records)
+    while start > 0:
+        rid = records[start - 1].get("id")
+        if isinstance(rid, str) and ids[rid] > 1:
+            break
+        if start < len(records) and stamps[start - 1] > stamps[start]:
+            break
+        start -= 1
+    before = max(stamps[:start], default="")
+    while start < len(records) and stamps[start] < before:
+        start += 1
+    return len(records) - start

@@ -246,6 +246,7 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     path = log_path(project, name)
     cache = layout.group_replay_cache(project, name)
     try:
+        st = os.stat(path)  # before the read: an append in between makes the stat key not match the bytes
         data = path.read_bytes()
     except OSError:
         return None
@@ -280,16 +281,83 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
         state.apply(ev)
     blob = {"v": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
             "last": ordered_keys[-1], "state": state}
+    head = {"v": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
+            "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen,
+            "stat": _stat_key(st) if st.st_size == len(data) else None}
     try:
         atomic.write_bytes(cache, pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL))
+        atomic.write_bytes(_head_path(cache), pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL))
     except (OSError, StorageError):  # atomic writes name the file as a StorageError
         pass  # a read-only checkout or a full disk only means a full replay every time
     return state
 
 
-def load(project: Project, name: str) -> Group:
-    """The live group as its log says; NotFound names the known groups (or where it went)."""
-    group = load_any(project, name)
+HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group status` shows 5)
+broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
+
+
+def _stat_key(st: os.stat_result) -> list[int]:
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _head_path(cache):
+    return cache.with_name(cache.name[: -len(".pickle")] + ".head.pickle")
+
+
+def _head_of(group: Group | None) -> Group | None:
+    """The group with only what `group status` reads: its newest HEAD_BROADCASTS broadcasts (a suffix
+    of the full list), every broadcast in flight and the newest gathered one with a result (member
+    states), in log order; `broadcast_count` says how many there are in all."""
+    import dataclasses
+
+    if group is None:
+        return None
+    keep = {id(b) for b in group.broadcasts[-HEAD_BROADCASTS:]} | {id(b) for b in group.broadcasts if b.in_flight}
+    last = next((b for b in reversed(group.broadcasts) if b.status == "gathered" and b.result), None)
+    if last is not None:
+        keep.add(id(last))
+    head = dataclasses.replace(group, broadcasts=[b for b in group.broadcasts if id(b) in keep],
+                               members=list(group.members), merge_notes=list(group.merge_notes))
+    head.broadcast_count = len(group.broadcasts)
+    return head
+
+
+def load_head(project: Project, name: str) -> Group | None:
+    """Like `load_any`, but the group's broadcasts are only its newest HEAD_BROADCASTS (plus those in
+    flight and the newest gathered one with a result): what `group status` shows, loaded in the same
+    time however long the history. Read from `.rooms/run/groups/<name>.head.pickle` while it covers
+    exactly the log's bytes: the same stat (inode, size, mtime; the log only grows, a merge rewrites
+    it), else the same length and CRC-32; otherwise the full replay (which rewrites it).
+    """
+    import pickle
+    import zlib
+
+    global broadcasts_loaded
+    if not has_log(project, name):
+        return None
+    cache = layout.group_replay_cache(project, name)
+    try:
+        with open(_head_path(cache), "rb") as f:
+            head = pickle.load(f)
+        fresh = isinstance(head, dict) and head.get("v") == _CACHE_VERSION and head.get("name") == name
+        if fresh and head.get("stat") != _stat_key(os.stat(log_path(project, name))):
+            data = log_path(project, name).read_bytes()
+            fresh = head["end"] == len(data) and zlib.crc32(data) == head["crc"]
+    except Exception:  # noqa: BLE001 - a missing, old or broken cache only means a full replay
+        fresh = False
+    if not fresh:
+        return load_any(project, name)
+    state = _Replay(name)
+    state.group, state.dissolve_seen = head["group"], head["dissolve_seen"]
+    if state.group is not None:
+        broadcasts_loaded += len(state.group.broadcasts)
+    return state.finish()
+
+
+def load(project: Project, name: str, *, head: bool = False) -> Group:
+    """The live group as its log says; NotFound names the known groups (or where it went).
+    `head=True`: only its newest broadcasts (see `load_head`)."""
+    group = load_head(project, name) if head else load_any(project, name)
     if group is None or group.gone:
         if group is not None and group.gone == "renamed":
             raise NotFound(f"no group {name!r}: it was renamed to {' and '.join(map(repr, group.renamed_to))}")
@@ -307,7 +375,8 @@ def load_optional(project: Project, name: str) -> Group | None:
 
 def exists(project: Project, name: str) -> bool:
     """A live group of that name exists."""
-    return load_optional(project, name) is not None
+    group = load_head(project, name)
+    return group is not None and not group.gone
 
 
 def log_names(project: Project) -> list[str]:

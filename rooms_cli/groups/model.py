@@ -96,6 +96,7 @@ class Group:
     dissolved_by: list[str] = field(default_factory=list)
     merge_notes: list[dict] = field(default_factory=list)
     event_count: int = 0  # events of this group (since its `created`), tombstones left out
+    broadcast_count: int | None = None  # set when `broadcasts` holds only the newest (groups/log.py, load_head)
 
     @property
     def in_flight(self) -> Broadcast | None:

@@ -54,7 +54,7 @@ def label(name: str, states: dict[str, str]) -> str:
 
 def status(project: Project, name: str, recent: int = 5) -> dict:
     """Members with their state, the broadcast in flight, recent broadcasts, and the label."""
-    group = log.load(project, name)
+    group = log.load(project, name, head=recent <= log.HEAD_BROADCASTS)  # the newest broadcasts are enough
     states = member_states(project, group)
     inflight = group.in_flight
     return {

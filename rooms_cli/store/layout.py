@@ -125,6 +125,16 @@ def board_snapshot_file(project: Project, room: str) -> Path:
     return project.path("run", "board", _room(room) + ".json")
 
 
+def saves_made_here_file(project: Project, room: str) -> Path:
+    """The saved transcripts of a room this clone wrote (only those does a new save remove)."""
+    return project.path("run", "saves", _room(room) + ".json")
+
+
+def transcript_order_file(project: Project, room: str) -> Path:
+    """How much of a room's transcript is known to be in time order (this machine's cache)."""
+    return project.path("run", "transcripts", _room(room) + ".json")
+
+
 # groups -------------------------------------------------------------------------------------------
 
 def groups_dir(project: Project) -> Path:
