@@ -15,3 +15,18 @@ class Finding:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+def typed_findings(project, check: str, kind: str, paths) -> list[Finding]:
+    """A finding for each record of `paths` whose fields break store/schema.py's `kind` schema, naming
+    file, line and field: "<file> line 3: field 'n' must be a whole number from 0 (it is 'x')"."""
+    from rooms_cli.store import schema
+
+    findings = []
+    for path in paths:
+        rel = project.relative(path)
+        for line, wrong in schema.file_problems(kind, path):
+            where = rel if line is None else f"{rel} line {line}"
+            findings.append(Finding("error", check, f"{where}: {wrong}",
+                                    f"fix or remove the record at {where}", rel))
+    return findings

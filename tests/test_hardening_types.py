@@ -133,3 +133,51 @@ def test_a_healthy_project_has_no_schema_findings(cli, project_dir):
     assert cli("status", "set", "here", "--as", "coder").exit_code == 0
     findings = cli("doctor", "--json").json()["findings"]
     assert not [f for f in findings if f["check"] in ("room", "status") or "create event" in f["message"]], findings
+
+
+# one wrong-typed record of each other kind of state: (file under .rooms/, its content, check, field)
+PLANTED = {
+    "group event": ("groups/team.jsonl",
+                    '{"ev": "created", "ts": "2026-01-01T00:00:00Z", "eid": "e-1", "seq": 1, "name": "team"}\n'
+                    '{"ev": "member_added", "ts": "2026-01-01T00:00:01Z", "eid": "e-2", "seq": "two", "handle": "a"}\n',
+                    "group", "line 2", "'seq'"),
+    "inbox line": ("inbox/coder.jsonl",
+                   '{"n": "one", "id": "i-1", "ts": "2026-01-01T00:00:00Z", "from": "a", "to": "coder", "kind": "direct", "text": "hi"}\n',
+                   "inbox", "line 1", "'n'"),
+    "read mark": ("inbox/read/coder.jsonl", '{"id": "r-1", "ts": "2026-01-01T00:00:00Z", "read": "i-1"}\n',
+                  "inbox", "line 1", "'read'"),
+    "spawn record": ("spawns/s-1.json",
+                     '{"id": "s-1", "parent": "coder", "alias": "kid", "prompt": "x", "status": "done", "depth": "deep"}',
+                     "spawn", "spawns/s-1.json", "'depth'"),
+    "memory": ("memories/coder.jsonl", '{"id": "l-1", "ts": "2026-01-01T00:00:00Z", "agent": "coder", "lesson": ["x"]}\n',
+               "memories", "line 1", "'lesson'"),
+    "fired occurrence": ("schedule/fired.jsonl", '{"id": "sf-1", "ts": "2026-01-01T00:00:00Z", "slot": 7, "key": "k"}\n',
+                         "schedule", "line 1", "'slot'"),
+    "queue event": ("roundtables/queue.jsonl",
+                    '{"op": "enqueue", "id": "q-1", "ts": "2026-01-01T00:00:00Z", "seq": 1, "request": "debate", "by": "cli"}\n',
+                    "roundtable", "line 1", "'request'"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTED), ids=str)
+def test_doctor_names_file_line_and_field_of_a_wrong_typed_record(cli, project_dir, kind):
+    rel, content, check, line, field = PLANTED[kind]
+    path = project_dir / ".rooms" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content)
+    report = cli("doctor", "--json")
+    assert report.exit_code == 1, report
+    found = [f for f in report.json()["findings"] if f["check"] == check and f".rooms/{rel}" in f["message"]]
+    assert any(line in f["message"] and field in f["message"] for f in found), report.json()["findings"]
+
+
+def test_a_healthy_project_has_no_wrong_typed_records(cli, project_dir):
+    assert cli("send", "--to", "coder", "hello", "--as", "alice").exit_code == 0
+    assert cli("inbox", "--as", "coder").exit_code == 0
+    assert cli("group", "spawn", "team", "--profile", "analyst").exit_code == 0
+    assert cli("roundtable", "queue", "debate", "--topic", "x").exit_code == 0
+    findings = cli("doctor", "--json").json()["findings"]
+    typed = ("inbox", "spawn", "group", "memories", "schedule", "roundtable")
+    assert not [f for f in findings if f["check"] in typed and "must be" in f["message"]], findings
+    for rel in ("inbox/coder.jsonl", "inbox/read/coder.jsonl", "groups/team.jsonl", "roundtables/queue.jsonl"):
+        assert (project_dir / ".rooms" / rel).exists(), rel

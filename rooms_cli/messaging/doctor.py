@@ -48,7 +48,18 @@ def check(project, config) -> list[Finding]:
                 f"nothing is lost; read {alias}'s inbox knowing it mixes both (`rooms inbox --peek --as {alias}`), "
                 f"and tell them apart by spawn id in `rooms agents --json`", project.relative(record_path(project, spawns[-1].id))))
     findings.extend(_status_findings(project))
+    findings.extend(_typed_findings(project))
     return findings
+
+
+def _typed_findings(project) -> list[Finding]:
+    """Inbox lines, read marks and spawn records whose fields have the wrong type (store/schema.py)."""
+    from rooms_cli.findings import typed_findings
+
+    inbox = layout.inbox_dir(project)
+    return (typed_findings(project, "inbox", "inbox", sorted(inbox.glob("*.jsonl")))
+            + typed_findings(project, "inbox", "inbox-read", sorted((inbox / "read").glob("*.jsonl")))
+            + typed_findings(project, "spawn", "spawn", sorted(layout.spawns_dir(project).glob("*.json"))))
 
 
 def _status_findings(project) -> list[Finding]:

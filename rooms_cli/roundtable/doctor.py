@@ -45,4 +45,14 @@ def check(project, config) -> list[Finding]:
                 "keep both transcripts (nothing is lost); to avoid it, run `rooms tick` (cron) in one clone only", rel)
         for key, runs in sorted(by_key.items()) if len(runs) > 1
     )
-    return findings
+    return findings + _typed_findings(project)
+
+
+def _typed_findings(project) -> list[Finding]:
+    """The queue, the fired log and memories: records whose fields have the wrong type (store/schema.py)."""
+    from rooms_cli.findings import typed_findings
+    from rooms_cli.store import layout
+
+    return (typed_findings(project, "roundtable", "roundtable-queue", [layout.roundtable_queue_file(project)])
+            + typed_findings(project, "schedule", "schedule-fired", [layout.schedule_fired_log(project)])
+            + typed_findings(project, "memories", "memory", sorted(layout.memories_dir(project).glob("*.jsonl"))))

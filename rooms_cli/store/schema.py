@@ -54,7 +54,14 @@ def _queued_entry(value: Any) -> bool:
             and is_text(value.get("text", "")) and _list_of(is_text)(value.get("agents", [])))
 
 
+def is_mapping(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
 TEXT: Check = (is_text, "text")
+TEXT_OR_NULL: Check = (_optional(is_text), "text or null")
+COUNT_OR_NULL: Check = (_optional(is_count), "a whole number from 0 or null")
+MAPPING: Check = (is_mapping, "a mapping")
 NAME: Check = (is_name, "a name (letters, digits, '-', '_', '.'; no '/' or '..')")
 COUNT: Check = (is_count, "a whole number from 0")
 NAMES: Check = (_list_of(is_text), "a list of names")
@@ -76,6 +83,26 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # the create event of a task log rooms/<room>/board/tasks/<task>.jsonl
     "task-create": {"task": (is_task_id, "a task id (t- and letters or digits)"), "lane": NAME, "title": TEXT, "detail": TEXT, "definition_of_done": TEXT,
                     "by": TEXT, "at": TEXT},
+    # each line of groups/<name>.jsonl (groups/log.py)
+    "group-event": {"ev": TEXT, "ts": TEXT, "eid": TEXT, "seq": COUNT, "handle": TEXT},
+    # each line of inbox/<agent>.jsonl (messaging/inbox.py)
+    "inbox": {"n": COUNT, "id": TEXT, "ts": TEXT, "from": TEXT, "to": TEXT, "kind": TEXT, "text": TEXT,
+              "tag": TEXT_OR_NULL, "reply_to": COUNT_OR_NULL, "meta": (_optional(is_mapping), "a mapping or null")},
+    # each line of inbox/read/<agent>.jsonl: {"id", "ts", "read": [ids]}, or older {"ts", "upto": n}
+    "inbox-read": {"id": TEXT, "ts": TEXT, "read": (_list_of(is_text), "a list of message ids"), "upto": COUNT},
+    # spawns/<id>.json (messaging/spawn.py)
+    "spawn": {"id": NAME, "parent": TEXT, "alias": TEXT, "prompt": TEXT, "description": TEXT, "status": TEXT,
+              "created": TEXT, "depth": COUNT, "pid": COUNT_OR_NULL, "runner_pid": COUNT_OR_NULL,
+              "delivered": COUNT_OR_NULL, "runner": (_optional(_list_of(is_text)), "a list of arguments or null"),
+              "host": TEXT_OR_NULL, "output": TEXT_OR_NULL, "error": TEXT_OR_NULL},
+    # each line of memories/<agent>.jsonl: a lesson, or {"id", "ts", "forget": [ids]}
+    "memory": {"id": TEXT, "ts": TEXT, "agent": TEXT, "lesson": TEXT, "source": TEXT_OR_NULL,
+               "forget": (_list_of(is_text), "a list of lesson ids")},
+    # each line of schedule/fired.jsonl (roundtable/schedule.py)
+    "schedule-fired": {"id": TEXT, "ts": TEXT, "slot": TEXT, "key": TEXT},
+    # each line of roundtables/queue.jsonl (roundtable/queue.py)
+    "roundtable-queue": {"op": TEXT, "id": TEXT, "ts": TEXT, "seq": COUNT, "request": MAPPING, "by": TEXT,
+                         "attempt": COUNT, "reason": TEXT, "error": TEXT},
 }
 
 
@@ -102,6 +129,36 @@ def validate(kind: str, record: Any, where: str) -> None:
     found = problem(kind, record)
     if found is not None:
         raise InvalidData(f"{where}: {found}")
+
+
+def file_problems(kind: str, path: Any) -> list[tuple[int | None, str]]:
+    """`(line, problem)` for each record of `path` that breaks the `kind` schema: each line of a
+    `.jsonl` log (numbered from 1), or the one record of a `.json` file (line None). A line or file
+    that does not parse is skipped: doctor's file checks name it already."""
+    import json
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    if path.suffix != ".jsonl":
+        try:
+            found = problem(kind, json.loads(text))
+        except ValueError:
+            return []
+        return [] if found is None else [(None, found)]
+    out: list[tuple[int | None, str]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        found = problem(kind, record)
+        if found is not None:
+            out.append((number, found))
+    return out
 
 
 def _shown(value: Any) -> str:
