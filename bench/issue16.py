@@ -1,6 +1,6 @@
 """Every row of issue 16's table, as ratios measured in one run: `python bench/issue16.py`.
 
-    python bench/issue16.py [--rounds 15] [--quick]
+    python bench/issue16.py [--rounds 15] [--quick] [--startup-only]
 
 Start-up rows are whole processes, interleaved round by round with `python -c pass` in the same
 environment (so machine load hits both alike), medians of `--rounds`. They are measured twice:
@@ -282,6 +282,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds of the start-up rows (median)")
     parser.add_argument("--quick", action="store_true", help="5 rounds, for a look while working")
+    parser.add_argument("--startup-only", action="store_true", help="only the start-up rows (no data paths)")
     args = parser.parse_args()
     rounds = 5 if args.quick else args.rounds
     compile_bytecode()
@@ -292,10 +293,11 @@ def main() -> None:
         flavours = [editable_flavour(), plain_flavour(tmp)]
         startup_rows(flavours, tmp, rounds)
         plain = flavours[1]
-        contention_row(plain, tmp)
-        board_rows(plain, tmp)
-        watch_rows(plain, tmp)
-        group_rows(tmp)
+        if not args.startup_only:
+            contention_row(plain, tmp)
+            board_rows(plain, tmp)
+            watch_rows(plain, tmp)
+            group_rows(tmp)
     print()
     print("| command | figure | goal |")
     print("|---|---|---|")

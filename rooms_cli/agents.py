@@ -79,8 +79,8 @@ def _refuse_non_mapping_frontmatter(text: str, where: str) -> None:
         raise InvalidData(f"{where}: the frontmatter must be a mapping of fields such as 'tags: [a, b]', found {type(data).__name__}")
 
 
-def parse_agent(text: str, where: str, default_id: str) -> Agent:
-    """Build an Agent from the text of a definition file; `where` names it in errors."""
+def read_frontmatter(text: str, where: str) -> tuple[dict, str]:
+    """(fields, directive text) of a definition file, before validation; `where` names it in errors."""
     import frontmatter
     import yaml
 
@@ -93,7 +93,13 @@ def parse_agent(text: str, where: str, default_id: str) -> Agent:
     except Exception as exc:  # frontmatter raises assorted errors for odd input
         raise InvalidData(f"{where}: cannot read the frontmatter: {exc}") from None
     _refuse_non_mapping_frontmatter(text, where)
-    meta = dict(post.metadata)
+    return dict(post.metadata), post.content
+
+
+def parse_agent(text: str, where: str, default_id: str, fields: tuple[dict, str] | None = None) -> Agent:
+    """Build an Agent from the text of a definition file (or its already read `fields`)."""
+    meta, content = fields if fields is not None else read_frontmatter(text, where)
+    meta = dict(meta)
     for key in meta:
         if key not in _FIELDS:
             terminal.warn(f"{where}: unknown field {key!r} ignored")
@@ -165,7 +171,7 @@ def parse_agent(text: str, where: str, default_id: str) -> Agent:
     if owner is not None and not isinstance(owner, str):
         raise _fail(where, "owner", "a name", owner)
 
-    directive = post.content.strip()
+    directive = content.strip()
     if not directive:
         raise InvalidData(f"{where}: the system directive (the text after the frontmatter) is missing")
 
@@ -222,7 +228,10 @@ def load_agent_file(project: Project, path: Path) -> Agent:
     from rooms_cli.store import conflicts
 
     conflicts.check_text(where, text)
-    agent = parse_agent(text, where, path.stem)
+    from rooms_cli.store import parsed
+
+    fields = parsed.cached(project.dir, path, lambda: list(read_frontmatter(text, where)), stat)
+    agent = parse_agent(text, where, path.stem, (fields[0], fields[1]))
     check_model(agent, project, where)
     agent.path = where
     _cache[key] = agent

@@ -182,9 +182,9 @@ def load_config(project: Project | None) -> Config:
         return Config(path=None)
     if key in _cache:
         return _cache[key]
-    from rooms_cli.store import atomic
+    from rooms_cli.store import atomic, parsed
 
-    data = atomic.read_yaml(path, default={})
+    data = parsed.cached(project.dir, path, lambda: atomic.read_yaml(path, default={}), stat)
     config = Config(data=validate(data, CONFIG), path=path)
     _cache[key] = config
     return config

@@ -86,6 +86,24 @@ def test_send_imports_no_heavy_module_but_yaml(project, tmp_path):
     assert heavy(imported(root, tmp_path, "send", "--to", "dev", "hello", "--as", "alice", "--json")) <= {"yaml"}
 
 
+def _age(root: Path) -> None:
+    """Make the project's YAML files older than the cache's racy window (as a checkout's files are)."""
+    old = os.stat(root).st_mtime - 3600
+    for path in [root / ".rooms.yaml", *(root / ".rooms" / "agents").glob("*.md")]:
+        os.utime(path, (old, old))
+
+
+def test_send_and_chat_parse_no_yaml_once_the_files_were_parsed(project, tmp_path):
+    """Parsed config and agent definitions are kept in .rooms/run/parsed.json (store/parsed.py)."""
+    root, _ = project
+    _age(root)
+    send = ("send", "--to", "dev", "hello", "--as", "alice", "--json")
+    imported(root, tmp_path, *send)  # parses and keeps
+    assert heavy(imported(root, tmp_path, *send)) == set()
+    imported(root, tmp_path, "chat", "@ops how is the deploy going?")
+    assert heavy(imported(root, tmp_path, "chat", "@ops how is the deploy going?")) == set()
+
+
 def test_yaml_is_read_only_when_no_flag_or_variable_names_who_acts(project, tmp_path):
     root, ids = project
     assert "yaml" not in imported(root, tmp_path, "task", "show", ids[1], "--json", env={"ROOMS_AGENT": "dev"})
@@ -171,3 +189,15 @@ def test_chat_piped_renders_without_rich(project, tmp_path):
     """rich only renders for a terminal: piped, the replies are written as plain text."""
     root, _ = project
     assert "rich" not in imported(root, tmp_path, "chat", "@dev how is the deploy going?")
+
+
+def test_chat_on_the_offline_model_runs_without_an_event_loop(project, tmp_path):
+    """asyncio is for @jam's parallel calls and network models; one offline responder needs neither."""
+    root, _ = project
+    assert "asyncio" not in imported(root, tmp_path, "chat", "@dev how is the deploy going?")
+    assert "asyncio" not in imported(root, tmp_path, "chat", "how is the deploy going?")  # open mode, in turn
+
+
+def test_jam_still_calls_its_agents_at_once_through_an_event_loop(project, tmp_path):
+    root, _ = project
+    assert "asyncio" in imported(root, tmp_path, "chat", "@jam how is the deploy going?")

@@ -11,7 +11,6 @@ on. A room's turns are serialized by its floor lock (`floor`), held around the w
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -245,6 +244,18 @@ class Turn:
             self.emit("exhausted", text=budget.EXHAUSTED_TEXT)
 
     # --- calling agents -----------------------------------------------------------------
+    def offline_only(self) -> bool:
+        """Does every agent this turn may call (the roster, cascades included) answer through the
+        offline model, or outside rooms (never called)?"""
+        from rooms_cli.models import parse_model
+
+        providers = self.config.providers()
+        for agent in self.agents.values():
+            name = parse_model(agent.model_string(self.config.default_model))[0]
+            if providers.get(name, {}).get("type") not in ("offline", "external"):
+                return False
+        return True
+
     def provider(self, agent):
         from rooms_cli.models import provider_for
 
@@ -270,9 +281,7 @@ class Turn:
                 messages, model=model, temperature=agent.temperature, on_delta=on_delta,
                 agent=agent, purpose="answer" if must_answer else "chat",
             )
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # any provider failure: visible, named, and the turn goes on
+        except Exception as exc:  # (a cancelled call is a BaseException: it goes through)  # any provider failure: visible, named, and the turn goes on
             self.emit("failed", agent=agent.id)
             return None, exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
         return completion, None
@@ -385,6 +394,8 @@ class Turn:
                 self.emit("draft", agent=agent_id, text=outcome.text)
             return outcome
 
+        import asyncio  # only @jam runs calls at once
+
         self.settle(list(await asyncio.gather(*(one(agent_id) for agent_id in chosen))))
 
     async def cascades(self) -> None:
@@ -463,7 +474,7 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
         finally:
             await turn.close()
 
-    asyncio.run(go())
+    _run(go(), loop=addressing.mode == "jam" or not turn.offline_only())
     return _finish(project, room, result)
 
 
@@ -497,8 +508,24 @@ def continue_room(project, config, room: str, speaker: str, on_event: Event | No
         finally:
             await turn.close()
 
-    asyncio.run(go())
+    _run(go(), loop=not turn.offline_only())
     return _finish(project, room, result)
+
+
+def _run(coro, *, loop: bool):
+    """Run a turn. Network calls and an @jam's parallel calls need an event loop (asyncio, ~15 ms to
+    import); a turn whose calls all go to the offline model awaits nothing but bare yields, so it is
+    stepped through here without one (docs/performance.md)."""
+    if loop:
+        import asyncio
+
+        return asyncio.run(coro)
+    try:
+        while True:
+            if coro.send(None) is not None:  # a future: only an event loop can wait for it
+                coro.throw(RuntimeError("this turn awaits I/O, so it needs an event loop"))
+    except StopIteration as done:
+        return done.value
 
 
 class _PassFilter:

@@ -8,7 +8,6 @@ rehydrated into a room; they are notes from an agent's earlier self.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from rooms_cli.chat import sessions
@@ -52,8 +51,6 @@ def write_deliberation(project: Project, agent: str, room: str, text: str, extra
 
 def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
     """The newest deliberation for `agent` (ids sort by time), or None."""
-    import frontmatter
-
     folder = deliberation_dir(project, agent)
     if not folder.is_dir():
         return None
@@ -61,6 +58,8 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
     if not files:
         return None
     path = files[-1]
+    import frontmatter  # only when there is one: most agents have none (a chat turn asks for every agent)
+
     from rooms_cli.store import conflicts
 
     raw = path.read_bytes()
@@ -121,6 +120,8 @@ def _summarise(project, config, agent, room, turns, recent) -> str:
             return await provider.acomplete(messages, model=model, temperature=agent.temperature, agent=agent, purpose="summary")
         finally:
             await provider.aclose()
+
+    import asyncio  # a handoff calls a model; a chat turn only reads the latest deliberation here
 
     completion = asyncio.run(call())
     return completion.text.strip() or summarize(material) or "No session to summarise."

@@ -14,7 +14,7 @@ Cancelling the task that awaits `acomplete` cancels the call at once (the HTTP c
 
 from __future__ import annotations
 
-import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -99,8 +99,7 @@ class Provider:
         agent: Any = None,
         purpose: str = "answer",
     ) -> Completion:
-        loop = asyncio.get_running_loop()
-        start = loop.time()
+        start = time.monotonic()  # the event loop's clock, without needing one (docs/performance.md)
         model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
         try:
             completion = await self._acomplete(
@@ -113,7 +112,7 @@ class Provider:
             exc.args = (exc.message,)
             raise
         completion.text = self.mask(completion.text)
-        completion.elapsed_s = loop.time() - start
+        completion.elapsed_s = time.monotonic() - start
         completion.model = f"{self.name}:{model}" if model and model != self.name else self.name
         completion.offline = self.offline
         return completion
@@ -126,6 +125,8 @@ class Provider:
 
     def complete(self, messages: list[Message], **kwargs) -> Completion:
         """Synchronous `acomplete` (runs its own event loop)."""
+        import asyncio
+
         return asyncio.run(self.acomplete(messages, **kwargs))
 
     async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:

@@ -12,9 +12,9 @@ The same inputs give the same text; every transcript line it produces is marked 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
+import types
 from collections import Counter
 
 from rooms_cli.models.base import Completion, Message, Provider, Usage, estimate_tokens
@@ -285,6 +285,13 @@ def _display(agent) -> str:
     return str(getattr(agent, "display_name", None) or getattr(agent, "id", ""))
 
 
+@types.coroutine
+def _let_others_run():
+    """What `asyncio.sleep(0)` does (a bare yield: other tasks of an @jam run between deltas),
+    without importing asyncio: a single offline reply is driven without an event loop."""
+    yield
+
+
 class OfflineProvider(Provider):
     type = "offline"
     offline = True
@@ -306,7 +313,7 @@ class OfflineProvider(Provider):
         if on_delta:
             for piece in re.findall(r"\S+\s*", text):
                 on_delta(piece)
-                await asyncio.sleep(0)
+                await _let_others_run()
         prompt_chars = sum(len(m.content) for m in messages)
         return Completion(
             text=text,

@@ -111,9 +111,8 @@ def write_yaml(path: Path, data) -> None:
 
 
 def read_yaml(path: Path, default=None):
-    """Read a YAML file; a missing file gives `default`, a malformed one is an InvalidData error."""
-    import yaml
-
+    """Read a YAML file; a missing file gives `default` (without importing yaml), a malformed one is an
+    InvalidData error."""
     from rooms_cli.errors import InvalidData
 
     try:
@@ -127,6 +126,8 @@ def read_yaml(path: Path, default=None):
     from rooms_cli.store import conflicts
 
     conflicts.check_text(path, text)
+    import yaml
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
