@@ -81,7 +81,7 @@ def apply(op: tuple, clones, model: Model) -> None:
             model.known[1] |= model.known[0]
         else:
             merge_both_ways(a, b)
-            model.known[0] = model.known[1] = model.known[0] | model.known[1]
+            model.known = [model.known[0] | model.known[1], model.known[0] | model.known[1]]  # two sets
         return
     model.operations += 1
     side = op[1]
