@@ -82,10 +82,8 @@ def configured_secrets(providers: Mapping[str, Mapping]) -> list[str]:
     return found
 
 
-def mask_secrets(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every run of ≥ 8 characters copied from one of `secrets` replaced by ****."""
-    if not text:
-        return text
+def _covered(text: str, secrets: Iterable[str]) -> bytearray | None:
+    """1 for each character of `text` inside a run of ≥ 8 characters copied from a secret; None: none."""
     covered = bytearray(len(text))
     hit = False
     for secret in secrets:
@@ -99,7 +97,51 @@ def mask_secrets(text: str, secrets: Iterable[str]) -> str:
                 covered[at:at + MIN_SECRET_RUN] = b"\x01" * MIN_SECRET_RUN
                 hit = True
                 at = text.find(window, at + 1)
-    if not hit:
+    return covered if hit else None
+
+
+class StreamMask:
+    """Mask a reply streamed piece by piece (the live `on_delta` text): the last MIN_SECRET_RUN-1
+    characters are held back until more arrive or `close()` ends the stream, so whether a character
+    belongs to a copied run is known before it is passed on and no run of a key reaches a terminal."""
+
+    def __init__(self, on_delta, secrets: list[str]):
+        self.on_delta, self.secrets = on_delta, secrets
+        self.raw, self.sent, self.masking = "", 0, False
+
+    def __call__(self, piece: str) -> None:
+        self.raw += piece
+        self._emit(len(self.raw) - (MIN_SECRET_RUN - 1))
+
+    def close(self) -> None:
+        self._emit(len(self.raw))
+
+    def _emit(self, upto: int) -> None:
+        if upto <= self.sent:
+            return
+        start = max(0, self.sent - (MIN_SECRET_RUN - 1))  # every window touching an unsent character
+        tail = self.raw[start:]
+        covered = _covered(tail, self.secrets) or bytearray(len(tail))
+        out = []
+        for i in range(self.sent, upto):
+            if covered[i - start]:
+                if not self.masking:
+                    out.append("****")
+                self.masking = True
+            else:
+                out.append(self.raw[i])
+                self.masking = False
+        self.sent = upto
+        if out:
+            self.on_delta("".join(out))
+
+
+def mask_secrets(text: str, secrets: Iterable[str]) -> str:
+    """`text` with every run of ≥ 8 characters copied from one of `secrets` replaced by ****."""
+    if not text:
+        return text
+    covered = _covered(text, secrets)
+    if covered is None:
         return text
     out, i = [], 0
     while i < len(text):

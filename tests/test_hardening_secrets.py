@@ -99,3 +99,29 @@ def test_a_reply_containing_any_configured_key_is_masked_before_anyone_stores_it
         text = fake_provider(server).complete([Message("user", "hi")], model="tiny").text
     assert KEYS["FAKE_KEY"][:8] not in text and KEYS["OPENAI_API_KEY"][:10] not in text
     assert text.startswith("your keys: ****") and text.endswith("done")
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 8, 13], ids=lambda n: f"chunks-of-{n}")
+def test_a_key_streamed_live_split_across_chunks_never_reaches_the_terminal(fake_provider, size):
+    key = KEYS["FAKE_KEY"]
+    reply = f"the key is {key} and part {KEYS['OPENAI_API_KEY'][3:14]} end"
+    pieces = [reply[i:i + size] for i in range(0, len(reply), size)]
+    shown: list[str] = []
+    with FakeServer(Reply(text=reply, pieces=pieces)) as server:
+        completion = fake_provider(server).complete([Message("user", "hi")], model="tiny", on_delta=shown.append)
+    live = "".join(shown)
+    assert len(shown) > 1  # streamed, not held to the end
+    for secret in (key, KEYS["OPENAI_API_KEY"]):
+        assert not any(secret[i:i + 8] in live for i in range(len(secret) - 7)), live
+    assert live == completion.text == "the key is **** and part **** end"
+
+
+def test_a_stream_without_keys_is_passed_on_whole():
+    from rooms_cli.child_env import StreamMask
+
+    shown: list[str] = []
+    mask = StreamMask(shown.append, ["sk-PLANTED-123456789"])
+    for piece in ("hello ", "world, ", "no key here"):
+        mask(piece)
+    mask.close()
+    assert "".join(shown) == "hello world, no key here"

@@ -101,11 +101,14 @@ class Provider:
     ) -> Completion:
         start = time.monotonic()  # the event loop's clock, without needing one (docs/performance.md)
         model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
+        masked = self._stream_mask(on_delta)
         try:
             completion = await self._acomplete(
                 messages, model=model, temperature=temperature, max_tokens=max_tokens,
-                on_delta=on_delta, agent=agent, purpose=purpose,
+                on_delta=masked or on_delta, agent=agent, purpose=purpose,
             )
+            if masked is not None:
+                masked.close()
         except ProviderError as exc:
             # the one choke point: nothing a provider says reaches a terminal or a file with a key in it
             exc.message = self.mask(exc.message)
@@ -116,6 +119,15 @@ class Provider:
         completion.model = f"{self.name}:{model}" if model and model != self.name else self.name
         completion.offline = self.offline
         return completion
+
+    def _stream_mask(self, on_delta):
+        """Live text passes the same mask (child_env.StreamMask) when any key is configured."""
+        if on_delta is None:
+            return None
+        from rooms_cli.child_env import StreamMask, configured_secrets
+
+        secrets = configured_secrets(self.configured)
+        return StreamMask(on_delta, secrets) if secrets else None
 
     def mask(self, text: str) -> str:
         """`text` with any long run copied from a configured key replaced by ****."""
