@@ -68,8 +68,8 @@ def test_streaming_deltas_arrive_in_order_and_usage_is_read_from_the_events(serv
     server.push(Reply(text="Ship it on Friday", usage=(21, 4)))
     deltas: list[str] = []
     done = provider(server).complete(MESSAGES, model="m", on_delta=deltas.append)
-    assert deltas == ["Ship ", "it ", "on ", "Friday"]
-    assert "".join(deltas) == done.text
+    # a key is configured: the last 7 characters are held back until more arrive (secrets are masked live)
+    assert len(deltas) > 1 and "".join(deltas) == done.text == "Ship it on Friday"
     assert (done.usage.input_tokens, done.usage.output_tokens) == (21, 4)
     assert done.finish_reason == "end_turn"
     assert server.requests[0].json["stream"] is True

@@ -110,6 +110,8 @@ class Provider:
             if masked is not None:
                 masked.close()
         except ProviderError as exc:
+            if masked is not None:
+                masked.close()  # what arrived before the failure, masked like a whole reply
             # the one choke point: nothing a provider says reaches a terminal or a file with a key in it
             exc.message = self.mask(exc.message)
             exc.args = (exc.message,)
