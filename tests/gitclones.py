@@ -26,6 +26,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -232,3 +234,22 @@ def merge_both_ways(a: Clone, b: Clone) -> None:
         conflicted = b.git("diff", "--name-only", "--diff-filter=U", check=False).stdout.split()
         raise MergeConflict(f"{b.name}: merge of {a.name} failed; conflicted: {conflicted}\n{proc.stdout}{proc.stderr}")
     b.assert_no_conflicts()
+
+
+def run_random_scenario(ops: Sequence, *, example: str | None, model, apply: Callable, check: Callable,
+                        figures: MutableMapping[str, int]) -> None:
+    """One hypothesis example of the random merge tests: an origin and two clones, `apply` each
+    operation (which commits and merges at random), `check` the model after the last merge, and
+    no conflict anywhere; counts go into `figures` (written to $GIT_PROPS_FIGURES when set)."""
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        world = GitClones(Path(tmp), example=example)
+        clones = (world.clone("a"), world.clone("b"))
+        for op in ops:
+            apply(op, clones, model)
+        check(clones, model)
+        world.assert_no_conflicts()
+        figures["examples"] += 1
+        figures["operations"] += model.operations
+        figures["merges"] += model.merges + 2
+    if os.environ.get("GIT_PROPS_FIGURES"):
+        Path(os.environ["GIT_PROPS_FIGURES"]).write_text(repr(figures))

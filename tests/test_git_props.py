@@ -11,12 +11,10 @@ queue item and every task.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
-from pathlib import Path
 
 import pytest
-from gitclones import HAVE_GIT, GitClones, merge_both_ways
+from gitclones import HAVE_GIT, merge_both_ways, run_random_scenario
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -141,16 +139,4 @@ FIGURES = {"examples": 0, "operations": 0, "merges": 0, "conflicts": 0, "losses"
 @settings(max_examples=int(os.environ.get("GIT_PROPS_EXAMPLES", "4")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(OPS, min_size=4, max_size=16))
 def test_random_work_in_two_clones_merges_with_no_conflict_loss_or_misrouting(ops):
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        world = GitClones(Path(tmp), example=None)
-        clones = (world.clone("a"), world.clone("b"))
-        model = Model()
-        for op in ops:
-            apply(op, clones, model)
-        check(clones, model)
-        world.assert_no_conflicts()
-        FIGURES["examples"] += 1
-        FIGURES["operations"] += model.operations
-        FIGURES["merges"] += model.merges + 2
-    if os.environ.get("GIT_PROPS_FIGURES"):
-        Path(os.environ["GIT_PROPS_FIGURES"]).write_text(repr(FIGURES))
+    run_random_scenario(ops, example=None, model=Model(), apply=apply, check=check, figures=FIGURES)
