@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from gitclones import Result
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -50,17 +49,7 @@ def project(project_dir):
     return open_project(project_dir)
 
 
-@dataclass
-class Run:
-    exit_code: int
-    stdout: str
-    stderr: str
-
-    def json(self):
-        return json.loads(self.stdout)
-
-    def err_json(self):
-        return json.loads(self.stderr.strip().splitlines()[-1])
+Run = Result  # one rooms run: exit code, output, parsed JSON (the git harness's record, not a copy)
 
 
 @pytest.fixture

@@ -220,6 +220,16 @@ class GitClones:
             clone.assert_no_conflicts()
 
 
+def merge_in_direction(direction: str, a: Clone, b: Clone) -> None:
+    """The random tests' merge step: "a<b" (a pulls b), "b<a" (b pulls a), else both ways."""
+    if direction == "a<b":
+        a.pull(b)
+    elif direction == "b<a":
+        b.pull(a)
+    else:
+        merge_both_ways(a, b)
+
+
 def merge_both_ways(a: Clone, b: Clone) -> None:
     """Commit both, then merge each into the other (a pulls b, b pulls the pre-merge a): the two
     merges put the lines of the union in different orders, which readers must not notice."""

@@ -14,7 +14,7 @@ import os
 from collections import Counter
 
 import pytest
-from gitclones import HAVE_GIT, merge_both_ways, run_random_scenario
+from gitclones import HAVE_GIT, merge_both_ways, merge_in_direction, run_random_scenario
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,12 +58,7 @@ def apply(op: tuple, clones, model: Model) -> None:
     if kind == "merge":
         a, b = clones
         model.merges += 1
-        if op[1] == "a<b":
-            a.pull(b)
-        elif op[1] == "b<a":
-            b.pull(a)
-        else:
-            merge_both_ways(a, b)
+        merge_in_direction(op[1], a, b)
         return
     model.operations += 1
     clone = clones[op[1]]

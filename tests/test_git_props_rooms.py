@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from gitclones import HAVE_GIT, merge_both_ways, run_random_scenario
+from gitclones import HAVE_GIT, merge_both_ways, merge_in_direction, run_random_scenario
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,14 +71,12 @@ def apply(op: tuple, clones, model: Model) -> None:
     if kind == "merge":
         a, b = clones
         model.merges += 1
+        merge_in_direction(op[1], a, b)
         if op[1] == "a<b":
-            a.pull(b)
             model.known[0] |= model.known[1]
         elif op[1] == "b<a":
-            b.pull(a)
             model.known[1] |= model.known[0]
         else:
-            merge_both_ways(a, b)
             model.known = [model.known[0] | model.known[1], model.known[0] | model.known[1]]  # two sets
         return
     model.operations += 1
