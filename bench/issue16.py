@@ -1,6 +1,6 @@
 """Every row of issue 16's table, as ratios measured in one run: `python bench/issue16.py`.
 
-    python bench/issue16.py [--rounds 15] [--quick] [--startup-only]
+    python bench/issue16.py [--rounds 15] [--quick] [--startup-only] [--only claims …]
 
 Start-up rows are whole processes, interleaved round by round with `python -c pass` in the same
 environment (so machine load hits both alike), medians of `--rounds`. They are measured twice:
@@ -84,9 +84,16 @@ def plain_flavour(tmp: Path) -> Flavour:
     # a plain path line: this venv's own .pth files (the editable finder) are not run from there
     Path(purelib, "rooms_bench.pth").write_text(f"{REPO}\n{ours}\n")
     script = venv / "bin" / "rooms"
-    script.write_text(f"#!{python}\nimport sys\nfrom rooms_cli.cli.app import main\nif __name__ == '__main__':\n    sys.exit(main())\n")
+    module, function = console_script().split(":")  # the entry point pyproject.toml installs
+    script.write_text(f"#!{python}\nimport sys\nfrom {module} import {function}\nif __name__ == '__main__':\n    sys.exit({function}())\n")
     script.chmod(0o755)
     return Flavour("plain", str(python), [str(script)])
+
+
+def console_script() -> str:
+    import tomllib
+
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]["rooms"]
 
 
 def compile_bytecode() -> None:
@@ -283,6 +290,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds of the start-up rows (median)")
     parser.add_argument("--quick", action="store_true", help="5 rounds, for a look while working")
     parser.add_argument("--startup-only", action="store_true", help="only the start-up rows (no data paths)")
+    parser.add_argument("--only", choices=("startup", "claims", "board", "watch", "groups"), action="append",
+                        help="only these rows (repeatable)")
     args = parser.parse_args()
     rounds = 5 if args.quick else args.rounds
     compile_bytecode()
@@ -291,12 +300,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rooms-bench16-") as name:
         tmp = Path(name)
         flavours = [editable_flavour(), plain_flavour(tmp)]
-        startup_rows(flavours, tmp, rounds)
         plain = flavours[1]
-        if not args.startup_only:
+        only = set(args.only or (["startup"] if args.startup_only else ["startup", "claims", "board", "watch", "groups"]))
+        if "startup" in only:
+            startup_rows(flavours, tmp, rounds)
+        if "claims" in only:
             contention_row(plain, tmp)
+        if "board" in only:
             board_rows(plain, tmp)
+        if "watch" in only:
             watch_rows(plain, tmp)
+        if "groups" in only:
             group_rows(tmp)
     print()
     print("| command | figure | goal |")

@@ -1,3 +1,3 @@
-from rooms_cli.cli.app import main
+from rooms_cli.cli.fast import main
 
 main()

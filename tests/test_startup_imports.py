@@ -201,3 +201,27 @@ def test_chat_on_the_offline_model_runs_without_an_event_loop(project, tmp_path)
 def test_jam_still_calls_its_agents_at_once_through_an_event_loop(project, tmp_path):
     root, _ = project
     assert "asyncio" in imported(root, tmp_path, "chat", "@jam how is the deploy going?")
+
+
+# --- the fast path (cli/fast.py): the commands agents loop on never import typer or click -------------
+
+@pytest.mark.parametrize("args", [
+    ("task", "next", "--as", "dev", "--json"),
+    ("board", "--json"),
+    ("send", "--to", "dev", "hello", "--as", "alice", "--json"),
+    ("inbox", "--as", "dev", "--json", "--peek"),
+])
+def test_the_commands_agents_loop_on_import_neither_typer_nor_click(project, tmp_path, args):
+    modules = imported(project[0], tmp_path, *args)
+    assert modules & {"typer", "click"} == set()
+
+
+def test_a_fast_claim_and_finish_import_neither_typer_nor_click(project, tmp_path):
+    root, ids = project
+    assert "typer" not in imported(root, tmp_path, "task", "claim", ids[2], "--as", "dev", "--json")
+    modules = imported(root, tmp_path, "task", "done", ids[2], "--summary", "did it", "--as", "dev", "--json")
+    assert modules & {"typer", "click"} == set()
+
+
+def test_a_line_the_fast_path_does_not_read_still_runs_through_typer(project, tmp_path):
+    assert "typer" in imported(project[0], tmp_path, "board", "--json", "--room=default", "--room", "default")

@@ -12,8 +12,6 @@ its help text without building any command's parameters.
 from __future__ import annotations
 
 import inspect
-import os
-import sys
 from collections.abc import Iterator, Mapping
 from types import SimpleNamespace
 
@@ -30,6 +28,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from typer.core import TyperGroup
 
 from rooms_cli import __version__
+from rooms_cli.cli.guard import failed, undecodable_input
 
 
 class RoomsGroup(TyperGroup):
@@ -37,7 +36,7 @@ class RoomsGroup(TyperGroup):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["rooms_json"] = "--json" in args
-        refusal = _undecodable_input(args)
+        refusal = undecodable_input(args)
         if refusal is not None:
             from rooms_cli.cli.output import print_error
             from rooms_cli.errors import UsageError
@@ -47,59 +46,12 @@ class RoomsGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context):
-        from rooms_cli.errors import ExitCode, RoomsError
-
         try:
             return super().invoke(ctx)
-        except RoomsError as err:
-            if os.environ.get("ROOMS_DEBUG"):
-                raise
-            from rooms_cli.cli.output import print_error
-
-            print_error(err, ctx.meta.get("rooms_json", False))
-            ctx.exit(err.exit_code)
         except (typer.Exit, typer.Abort, click.ClickException):
             raise
-        except KeyboardInterrupt:
-            ctx.exit(130)
-        except BrokenPipeError:
-            # output piped into `head`: not an error of ours
-            try:
-                sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-            except OSError:
-                pass
-            ctx.exit(0)
-        except Exception as exc:  # a bug, or a file we cannot use: one line; ROOMS_DEBUG=1 shows the traceback
-            if os.environ.get("ROOMS_DEBUG"):
-                raise
-            from rooms_cli.cli.output import print_error
-            from rooms_cli.errors import as_rooms_error
-
-            print_error(as_rooms_error(exc), ctx.meta.get("rooms_json", False))
-            ctx.exit(ExitCode.ERROR)
-
-
-# environment variables rooms reads as text (API keys are checked where they are read: models/http.py)
-_TEXT_ENV = ("USER", "USERNAME", "OLLAMA_HOST", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
-
-
-def _undecodable_input(args: list[str]) -> str | None:
-    """The sentence refusing an argument or environment value that is not UTF-8, else None.
-
-    Checked before any command runs, so nothing is written: a non-UTF-8 byte would otherwise
-    fail half-way through a write (UnicodeEncodeError) or be stored as something else.
-    """
-    from rooms_cli import terminal
-
-    for i, arg in enumerate(args):
-        if terminal.undecodable(arg):
-            before = args[i - 1] if i else ""
-            name = f"the value of {before}" if before.startswith("-") and "=" not in before else "argument"
-            return f"{name} '{terminal.safe(arg)}' is not valid UTF-8; rooms takes text in UTF-8"
-    for key, value in os.environ.items():
-        if (key.startswith("ROOMS_") or key in _TEXT_ENV) and terminal.undecodable(value):
-            return f"environment variable {key}='{terminal.safe(value)}' is not valid UTF-8; fix or unset it"
-    return None
+        except (Exception, KeyboardInterrupt) as exc:  # one line and the documented exit code
+            ctx.exit(failed(exc, ctx.meta.get("rooms_json", False)))
 
 
 class LazyCommands(Mapping):

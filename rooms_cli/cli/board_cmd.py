@@ -6,9 +6,11 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import output
-from rooms_cli.cli.options import choice_value, complete_agents, duration_value, finite_number
+from rooms_cli.cli import hot, output
+from rooms_cli.cli.hot import json_line, task_line
+from rooms_cli.cli.options import complete_agents
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.values import choice_value, duration_value, finite_number
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -30,78 +32,18 @@ RefOpt = Annotated[
 ]
 
 
-def _task_line(task: dict) -> str:
-    status = f"{task['status']}, archived" if task.get("archived") else task["status"]
-    line = f"{task['id']}  [{status}]  {task['title']}  (lane {task['lane']})"
-    if task.get("lease"):
-        lease = task["lease"]
-        line += f"  held by {lease['plate'] or lease['holder']} until {lease['expires_at']} (fence {lease['fence']})"
-    if task.get("pending"):
-        line += f"  pending: awaits {task['pending']['owner']}"
-    if task.get("conflicts"):
-        line += f"  CONFLICT ×{len(task['conflicts'])}"
-    return line
-
-
-def _statuses() -> tuple[str, ...]:
-    from rooms_cli.board.model import STATUSES
-
-    return (*STATUSES, "pending")
-
-
 @shared(room=True)
 def board_cmd(
     run: Run,
     lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
-    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", _statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", hot.statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
     format: Annotated[str, typer.Option("--format", help="table (default) or md: compact markdown for prompts and commits.")] = "table",
 ) -> None:
     """Show the board: each lane's open tasks, then the done view, then any conflicts.
 
     Example: rooms board --format md
     """
-    from rooms_cli.board.render import board_view, markdown_from_view
-    from rooms_cli.errors import UsageError
-
-    if format not in ("table", "md"):
-        raise UsageError(f"--format must be table or md, not {format!r}")
-    view = board_view(run.project, run.room, lane=lane, status=status)
-    if run.json:
-        output.print_json(view)
-    elif format == "md":
-        output.say(markdown_from_view(view).rstrip() or f"The board of room {run.room} is empty.")
-    else:
-        _print_board(view)
-
-
-def _print_board(view: dict) -> None:
-    from rich.table import Table
-
-    counts = ", ".join(f"{n} {s}" for s, n in view["counts"].items() if n) or "empty"
-    output.say(f"Board of room {view['room']}: {counts}", style="bold")
-    short = view["short_ids"]
-    for lane in view["lanes"]:
-        table = Table("id", "status", "title", "lease / note", title=f"lane {lane['lane']}", title_justify="left", box=None)
-        for t in lane["tasks"]:
-            note = ""
-            if t["lease"]:
-                note = f"{t['lease']['plate'] or t['lease']['holder']} until {t['lease']['expires_at']}"
-            elif t["pending"]:
-                note = f"pending: awaits {t['pending']['owner']}"
-            elif t["record"] and t["status"] != "todo":
-                note = t["record"].get("summary", "")
-            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], note)
-        output.console().print(table)
-    if view["done"]:
-        table = Table("id", "status", "title", "record", title="done", title_justify="left", box=None)
-        for t in view["done"]:
-            rec = t["record"] or {}
-            ref = f" → {rec['result_ref']}" if rec.get("result_ref") else ""
-            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], f"{rec.get('summary', '')}{ref}")
-        output.console().print(table)
-    for item in view["conflicts"]:
-        for conflict in item["conflicts"]:
-            output.say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")
+    hot.board(run, lane=lane, status=status, format=format)
 
 
 @task_app.command("add")
@@ -132,7 +74,7 @@ task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms ta
 def list_cmd(
     run: Run,
     lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
-    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", _statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
+    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", hot.statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
     holder: Annotated[str | None, typer.Option("--holder", autocompletion=complete_agents, help="Only tasks this agent holds under a live lease.", show_default=False)] = None,
 ) -> None:
     """List the board's tasks, one a line, in lane order (archived ones left out); --json: a list.
@@ -146,7 +88,7 @@ def list_cmd(
         output.print_json(tasks)
         return
     for task in tasks:
-        output.say(_task_line(task))
+        output.say(task_line(task))
     if not tasks:
         output.say(f"No tasks match on the board of room {run.room}.")
 
@@ -166,23 +108,17 @@ def show_cmd(run: Run, task_id: IdArg) -> None:
         output.print_json({**task.to_json(), "history": history})
         return
     data = task.to_json()
-    output.say(_task_line(data), style="bold")
+    output.say(task_line(data), style="bold")
     output.say(f"  done when: {task.definition_of_done}")
     if task.detail:
         output.say(f"  detail: {task.detail}")
     if task.record:
-        output.say(f"  record: {_json_line(task.record)}")
+        output.say(f"  record: {json_line(task.record)}")
     for conflict in task.conflicts:
         output.say(f"  CONFLICT: {conflict.message}", style="red")
     for ev in history:
         extra = {k: v for k, v in ev.items() if k not in ("at", "by", "ev")}
-        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {_json_line(extra) if extra else ''}".rstrip())
-
-
-def _json_line(data) -> str:
-    import json
-
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {json_line(extra) if extra else ''}".rstrip())
 
 
 @task_app.command("update")
@@ -202,7 +138,7 @@ def update_cmd(
     from rooms_cli.board.tasks import update_task
 
     task = update_task(run.project, run.room, task_id, by=run.me, title=title, detail=detail, done=done, order=order)
-    run.emit(task, f"updated {_task_line(task.to_json())}")
+    run.emit(task, f"updated {task_line(task.to_json())}")
 
 
 @task_app.command("archive")
@@ -228,20 +164,7 @@ def resolve_cmd(run: Run, task_id: IdArg) -> None:
     from rooms_cli.board.tasks import resolve_conflicts
 
     task = resolve_conflicts(run.project, run.room, task_id, by=run.me)
-    run.emit(task, f"resolved the conflicts of {_task_line(task.to_json())}")
-
-
-def _claim_text(claim) -> str:
-    lease = claim.lease
-    if claim.already_yours:
-        return (
-            f"task {claim.task.id} ({claim.task.title}) is already yours: held as {lease.plate or lease.holder} until "
-            f"{lease.expires_at} (fence {lease.fence})\nlease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
-        )
-    return (
-        f"claimed {claim.task.id} ({claim.task.title}) as {lease.holder} until {lease.expires_at} (fence {lease.fence})\n"
-        f"lease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
-    )
+    run.emit(task, f"resolved the conflicts of {task_line(task.to_json())}")
 
 
 @task_app.command("claim")
@@ -253,10 +176,7 @@ def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None) -> None:
 
     Example: rooms task claim t-01JD3Z --as researcher --lease 15m
     """
-    from rooms_cli.board.claims import claim_task
-
-    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease)
-    run.emit(claim, _claim_text(claim))
+    hot.task_claim(run, task_id, lease=lease)
 
 
 @task_app.command("next")
@@ -266,10 +186,7 @@ def next_cmd(run: Run, lease: LeaseOpt = None) -> None:
 
     Example: rooms task next --as researcher --json
     """
-    from rooms_cli.board.claims import next_task
-
-    claim = next_task(run.project, run.room, agent=run.me, lease=lease)
-    run.emit(claim, _claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
+    hot.task_next(run, lease=lease)
 
 
 @task_app.command("renew")
@@ -279,10 +196,7 @@ def renew_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, lease: Leas
 
     Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
     """
-    from rooms_cli.board.claims import renew_lease
-
-    task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
-    run.emit(task, f"renewed: {_task_line(task.to_json())}")
+    hot.task_renew(run, task_id, lease_id=lease_id, lease=lease)
 
 
 @task_app.command("release")
@@ -292,10 +206,7 @@ def release_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None) -> None:
 
     Example: rooms task release t-01JD3Z --lease-id l-01JD40…
     """
-    from rooms_cli.board.claims import release_task
-
-    task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
-    run.emit(task, f"released: {_task_line(task.to_json())}")
+    hot.task_release(run, task_id, lease_id=lease_id)
 
 
 @task_app.command("done")
@@ -313,11 +224,7 @@ def done_cmd(
 
     Example: rooms task done t-01JD3Z --summary 'spec written' --artifact file:specs/auth.md --result-ref file:specs/auth.md
     """
-    from rooms_cli.board.claims import finish_task
-
-    task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
-                       next_step=next_, result_ref=result_ref, holder=run.me)
-    run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {_json_line(task.record)}")
+    hot.task_done(run, task_id, summary, artifact=artifact, next_=next_, result_ref=result_ref, lease_id=lease_id)
 
 
 @task_app.command("set-status")
@@ -338,7 +245,7 @@ def set_status_cmd(
 
     task = set_status(run.project, run.room, task_id, status, by=run.me, lease_id=lease_id, summary=summary,
                       result_ref=result_ref)
-    run.emit(task, f"{status}: {_task_line(task.to_json())}")
+    run.emit(task, f"{status}: {task_line(task.to_json())}")
 
 
 @task_app.command("assign")
@@ -369,7 +276,7 @@ def accept_cmd(run: Run, task_id: IdArg) -> None:
     from rooms_cli.board.proposals import answer_proposal
 
     task = answer_proposal(run.project, run.room, task_id, by=run.me, accept=True)
-    run.emit(task, f"accepted: {_task_line(task.to_json())}")
+    run.emit(task, f"accepted: {task_line(task.to_json())}")
 
 
 @task_app.command("reject")
@@ -382,4 +289,4 @@ def reject_cmd(run: Run, task_id: IdArg) -> None:
     from rooms_cli.board.proposals import answer_proposal
 
     task = answer_proposal(run.project, run.room, task_id, by=run.me, accept=False)
-    run.emit(task, f"rejected: {_task_line(task.to_json())}")
+    run.emit(task, f"rejected: {task_line(task.to_json())}")

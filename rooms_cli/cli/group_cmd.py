@@ -8,8 +8,9 @@ import typer
 
 from rooms_cli import terminal
 from rooms_cli.cli import output
-from rooms_cli.cli.options import complete_agents, complete_groups, duration_value
+from rooms_cli.cli.options import complete_agents, complete_groups
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.values import duration_value
 
 group_app = typer.Typer(
     help="Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote",

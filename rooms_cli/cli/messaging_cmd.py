@@ -8,23 +8,17 @@ from typing import Annotated
 import typer
 
 from rooms_cli import terminal
-from rooms_cli.cli import output
-from rooms_cli.cli.options import complete_agents, duration_value
+from rooms_cli.cli import hot, output
+from rooms_cli.cli.hot import show_messages
+from rooms_cli.cli.options import complete_agents
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.values import duration_value
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
 hook_app.add_typer(claude_app, name="claude-code")
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
-
-
-def _show_messages(messages, unread_ids: set[str] | None = None) -> None:
-    from rooms_cli.messaging.attention import message_line
-
-    for m in messages:
-        fresh = unread_ids is None or m.key in unread_ids
-        output.say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
 
 
 @shared(as_=True)
@@ -39,23 +33,7 @@ def send_cmd(
 
     Example: rooms send --reply-to 3 "yes, take the API; I'm on the frontend"
     """
-    from rooms_cli.messaging.send import send_message
-
-    result = send_message(run.project, run.config, run.me, message, to=to, reply_to=reply_to)
-    if wake:
-        from rooms_cli.messaging.wake import wake_recipients
-
-        result.woken = wake_recipients(run.project, run.config, result.delivered)
-    if run.json:
-        return output.print_json(result)
-    for name in result.unknown:
-        output.note(f"note: {name} is not a known agent yet; the message waits in its inbox")
-    to_text = ", ".join(f"{m.to} ({m.label})" for m in result.delivered)
-    output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
-    for woken in result.woken:
-        output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
-    if wake and not result.woken:
-        output.note("note: no recipient is an LLM-backed agent with something to answer; sessions read their inbox themselves")
+    hot.send(run, message, to=to, reply_to=reply_to, wake=wake)
 
 
 @shared(as_=True)
@@ -68,17 +46,7 @@ def inbox_cmd(
 
     Example: rooms inbox --unread
     """
-    from rooms_cli.messaging.inbox import open_inbox
-    from rooms_cli.messaging.status import touch
-
-    touch(run.project, run.me)
-    view = open_inbox(run.project, run.me, unread_only=unread, peek=peek)
-    if run.json:
-        return output.print_json(view)
-    if not view.messages:
-        return output.say(f"No {'unread ' if unread else ''}messages for {run.me}.")
-    _show_messages(view.messages, view.unread_ids)
-    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
+    hot.inbox(run, unread=unread, peek=peek)
 
 
 @status_app.command("set")
@@ -161,7 +129,7 @@ def wait_cmd(run: Run, timeout: TimeoutOpt = None) -> None:
         return output.print_json({**result.to_json(), "messages": [message_json(m) for m in messages]})
     if result.finished:
         output.note("spawns finished: " + ", ".join(f"{s.alias} ({s.status})" for s in result.finished))
-    _show_messages(messages)
+    show_messages(messages)
     if not messages:
         output.say("Nothing left to do: no running spawns, no unread messages.")
 

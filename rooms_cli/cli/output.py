@@ -14,9 +14,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
 
 from rooms_cli import terminal
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
+if TYPE_CHECKING:
+    from typing import Any
 
 _console = None
 _err_console = None

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import choice_value
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.values import choice_value
 
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
 

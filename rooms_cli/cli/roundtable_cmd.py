@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import complete_agent_list, complete_agents, finite_number
+from rooms_cli.cli.options import complete_agent_list, complete_agents
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.values import finite_number
 from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 
 roundtable_app = typer.Typer(

@@ -4,7 +4,7 @@
     @shared(room=True)                       # adds --room, --dir and --json to the command
     def show_cmd(run: Run, task_id: IdArg) -> None:
         task = show_task(run.project, run.room, task_id)
-        run.emit(task, lambda: output.say(_task_line(task)))   # one JSON document, or the rich lines
+        run.emit(task, lambda: output.say(task_line(task)))   # one JSON document, or the rich lines
 
 The decorated function takes a `Run` first and declares only its own options; the decorator adds
 `--dir` (unless dir=False), `--json` (unless json=False), `--as` (as_=True) and `--room/-r` (room=True) to the
@@ -13,14 +13,17 @@ signature typer reads, and opens the project lazily, once, on first use of `run.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from functools import cached_property
-from typing import Any
 
-from rooms_cli.cli.options import AsOpt, DirOpt, JsonOpt, RoomOpt
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 
-_OPTIONS = {"as_": (AsOpt, None), "room": (RoomOpt, None), "dir": (DirOpt, None), "json_": (JsonOpt, False)}
+if TYPE_CHECKING:  # typing's names only for the checker: the fast path (cli/fast.py) imports this module
+    from collections.abc import Callable
+    from typing import Any
+
+# the shared options: parameter name -> (its typer declaration in cli/options.py, default); the fast path
+# (cli/fast.py) parses the same four without typer
+SHARED_OPTIONS = {"as_": ("AsOpt", None), "room": ("RoomOpt", None), "dir": ("DirOpt", None), "json_": ("JsonOpt", False)}
 
 
 class Run:
@@ -94,15 +97,19 @@ class _Command:
         return self.__wrapped__(Run(**given), **kwargs)
 
     @cached_property
-    def __signature__(self) -> inspect.Signature:
+    def __signature__(self):
+        import inspect
+
         fn, names = self.__wrapped__, self._names
         signature = inspect.signature(fn, eval_str=True)
         own = list(signature.parameters.values())[1:]  # the first is the Run
         clash = {p.name for p in own} & set(names)
         if clash:
             raise TypeError(f"{fn.__name__} declares {', '.join(sorted(clash))} itself; @shared adds them")
-        added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=_OPTIONS[n][1], annotation=_OPTIONS[n][0])
-                 for n in names]
+        from rooms_cli.cli import options  # typer's declarations: only when typer converts this command
+
+        added = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=SHARED_OPTIONS[n][1],
+                                   annotation=getattr(options, SHARED_OPTIONS[n][0])) for n in names]
         return signature.replace(parameters=own + added)
 
     @cached_property

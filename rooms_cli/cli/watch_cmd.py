@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import duration_value, time_value
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.values import duration_value, time_value
 
 
 @shared(json=False)

@@ -1,0 +1,188 @@
+"""The bodies of the commands agents run in loops, importable without typer (docs/performance.md).
+
+`rooms board`, `rooms task next|claim|renew|release|done`, `rooms send` and `rooms inbox` are what a
+coding-agent session or a worker script calls over and over. Their typer commands (board_cmd.py,
+messaging_cmd.py) declare the options, the help and the completion, and call the body here; the fast
+path (fast.py) parses the same command lines without importing typer and calls the same body. So there
+is one body per command, whichever parser ran it.
+
+Each body takes a `Run` (cli/shared.py) and the command's own options by their parameter names, and
+imports what it uses when it runs. The line formats used by other commands live here too.
+"""
+
+from __future__ import annotations
+
+from rooms_cli.cli import output
+from rooms_cli.cli.shared import Run
+
+# --- lines other commands print too -------------------------------------------------------------------
+
+
+def task_line(task: dict) -> str:
+    """One task on one line: id, status, title, lane, and its lease, pending proposal or conflicts."""
+    status = f"{task['status']}, archived" if task.get("archived") else task["status"]
+    line = f"{task['id']}  [{status}]  {task['title']}  (lane {task['lane']})"
+    if task.get("lease"):
+        lease = task["lease"]
+        line += f"  held by {lease['plate'] or lease['holder']} until {lease['expires_at']} (fence {lease['fence']})"
+    if task.get("pending"):
+        line += f"  pending: awaits {task['pending']['owner']}"
+    if task.get("conflicts"):
+        line += f"  CONFLICT ×{len(task['conflicts'])}"
+    return line
+
+
+def json_line(data) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def claim_text(claim) -> str:
+    lease = claim.lease
+    if claim.already_yours:
+        return (
+            f"task {claim.task.id} ({claim.task.title}) is already yours: held as {lease.plate or lease.holder} until "
+            f"{lease.expires_at} (fence {lease.fence})\nlease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
+        )
+    return (
+        f"claimed {claim.task.id} ({claim.task.title}) as {lease.holder} until {lease.expires_at} (fence {lease.fence})\n"
+        f"lease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
+    )
+
+
+def show_messages(messages, unread_ids: set[str] | None = None) -> None:
+    from rooms_cli.messaging.attention import message_line
+
+    for m in messages:
+        fresh = unread_ids is None or m.key in unread_ids
+        output.say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
+
+
+# --- the board ------------------------------------------------------------------------------------------
+
+
+def statuses() -> tuple[str, ...]:
+    """What `--status` takes on the board: a task's statuses, and pending."""
+    from rooms_cli.board.model import STATUSES
+
+    return (*STATUSES, "pending")
+
+
+def board(run: Run, lane: str | None = None, status: str | None = None, format: str = "table") -> None:
+    from rooms_cli.board.render import board_view, markdown_from_view
+    from rooms_cli.errors import UsageError
+
+    if format not in ("table", "md"):
+        raise UsageError(f"--format must be table or md, not {format!r}")
+    view = board_view(run.project, run.room, lane=lane, status=status)
+    if run.json:
+        output.print_json(view)
+    elif format == "md":
+        output.say(markdown_from_view(view).rstrip() or f"The board of room {run.room} is empty.")
+    else:
+        _print_board(view)
+
+
+def _print_board(view: dict) -> None:
+    from rich.table import Table
+
+    counts = ", ".join(f"{n} {s}" for s, n in view["counts"].items() if n) or "empty"
+    output.say(f"Board of room {view['room']}: {counts}", style="bold")
+    short = view["short_ids"]
+    for lane in view["lanes"]:
+        table = Table("id", "status", "title", "lease / note", title=f"lane {lane['lane']}", title_justify="left", box=None)
+        for t in lane["tasks"]:
+            note = ""
+            if t["lease"]:
+                note = f"{t['lease']['plate'] or t['lease']['holder']} until {t['lease']['expires_at']}"
+            elif t["pending"]:
+                note = f"pending: awaits {t['pending']['owner']}"
+            elif t["record"] and t["status"] != "todo":
+                note = t["record"].get("summary", "")
+            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], note)
+        output.console().print(table)
+    if view["done"]:
+        table = Table("id", "status", "title", "record", title="done", title_justify="left", box=None)
+        for t in view["done"]:
+            rec = t["record"] or {}
+            ref = f" → {rec['result_ref']}" if rec.get("result_ref") else ""
+            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], f"{rec.get('summary', '')}{ref}")
+        output.console().print(table)
+    for item in view["conflicts"]:
+        for conflict in item["conflicts"]:
+            output.say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")
+
+
+def task_claim(run: Run, task_id: str, lease: float | None = None) -> None:
+    from rooms_cli.board.claims import claim_task
+
+    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease)
+    run.emit(claim, claim_text(claim))
+
+
+def task_next(run: Run, lease: float | None = None) -> None:
+    from rooms_cli.board.claims import next_task
+
+    claim = next_task(run.project, run.room, agent=run.me, lease=lease)
+    run.emit(claim, claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
+
+
+def task_renew(run: Run, task_id: str, lease_id: str | None = None, lease: float | None = None) -> None:
+    from rooms_cli.board.claims import renew_lease
+
+    task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
+    run.emit(task, f"renewed: {task_line(task.to_json())}")
+
+
+def task_release(run: Run, task_id: str, lease_id: str | None = None) -> None:
+    from rooms_cli.board.claims import release_task
+
+    task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
+    run.emit(task, f"released: {task_line(task.to_json())}")
+
+
+def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None = None, next_: str | None = None,
+              result_ref: str | None = None, lease_id: str | None = None) -> None:
+    from rooms_cli.board.claims import finish_task
+
+    task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
+                       next_step=next_, result_ref=result_ref, holder=run.me)
+    run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {json_line(task.record)}")
+
+
+# --- messaging ------------------------------------------------------------------------------------------
+
+
+def send(run: Run, message: str, to: str | None = None, reply_to: str | None = None, wake: bool = False) -> None:
+    from rooms_cli.messaging.send import send_message
+
+    result = send_message(run.project, run.config, run.me, message, to=to, reply_to=reply_to)
+    if wake:
+        from rooms_cli.messaging.wake import wake_recipients
+
+        result.woken = wake_recipients(run.project, run.config, result.delivered)
+    if run.json:
+        return output.print_json(result)
+    for name in result.unknown:
+        output.note(f"note: {name} is not a known agent yet; the message waits in its inbox")
+    to_text = ", ".join(f"{m.to} ({m.label})" for m in result.delivered)
+    output.say(f"sent to {to_text}" if result.kind == "direct" else f"sent to everyone: {to_text}")
+    for woken in result.woken:
+        output.say(f"{woken['agent']} woke and replied: {woken['text']}" if woken["replies"] else f"{woken['agent']} woke and passed")
+    if wake and not result.woken:
+        output.note("note: no recipient is an LLM-backed agent with something to answer; sessions read their inbox themselves")
+
+
+def inbox(run: Run, unread: bool = False, peek: bool = False) -> None:
+    from rooms_cli.messaging.inbox import open_inbox
+    from rooms_cli.messaging.status import touch
+
+    touch(run.project, run.me)
+    view = open_inbox(run.project, run.me, unread_only=unread, peek=peek)
+    if run.json:
+        return output.print_json(view)
+    if not view.messages:
+        return output.say(f"No {'unread ' if unread else ''}messages for {run.me}.")
+    show_messages(view.messages, view.unread_ids)
+    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")

@@ -1,0 +1,274 @@
+"""The fast path (rooms_cli/cli/fast.py) keeps typer's command-line contract for the commands it parses.
+
+For each fast command: its table matches the typer command (options, flags, environment variables,
+arguments, required options) and its body's defaults match typer's; on generated command lines the
+fast parser either hands the line to typer or gives exactly the values typer gives (or the same
+error); and as real processes both paths print the same thing and exit the same way.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, command_tree
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rooms_cli.cli import fast, hot
+from rooms_cli.errors import RoomsError
+
+FAST = {" ".join(words): command for words, command in fast.COMMANDS.items()}
+
+
+def click_command(name: str):
+    return command_tree()[name]
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_the_table_declares_what_the_typer_command_declares(name):
+    command, click = FAST[name], click_command(name)
+    options = {p.name: p for p in click.params if p.param_type_name == "option"}
+    arguments = [p.name for p in click.params if p.param_type_name == "argument"]
+    assert command.args == tuple(arguments)
+    by_param: dict[str, set[str]] = {}
+    for flag, option in command.options.items():
+        by_param.setdefault(option.param, set()).add(flag)
+    assert by_param == {name: set(p.opts) | set(p.secondary_opts) for name, p in options.items()}
+    for flag, option in command.options.items():
+        declared = options[option.param]
+        assert (option.kind == fast.FLAG) == bool(declared.is_flag), flag
+        assert (option.kind == fast.MANY) == bool(declared.multiple), flag
+        assert option.envvar == declared.envvar, flag
+        assert (option.parser is not None) == (type(declared.type).__name__ == "FuncParamType"), flag
+    assert set(command.required) == {p.name for p in options.values() if p.required}
+    assert all(p.required and p.nargs == 1 for p in click.params if p.param_type_name == "argument")
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_the_body_defaults_are_typers_defaults(name):
+    command, click = FAST[name], click_command(name)
+    body = inspect.signature(getattr(hot, command.body)).parameters
+    shared = {"as_", "room", "dir", "json_"}
+    own = {p.name: p.default for p in click.params if p.name not in shared and not p.required}
+    assert {n: body[n].default for n in own} == own
+    assert set(body) - {"run"} == {p.name for p in click.params} - shared
+
+
+# --- generated command lines: the fast parse agrees with typer's, or leaves the line to it -------------
+
+VALUES = ["x", "a b", "", "15m", "0", "abc", "todo", "pending", "md", "t-1", "-x", "--json", "-", "--", "a=b"]
+OTHERS = ["-h", "--help", "--bogus", "--", "-", "-rdefault", "--json=1", "--no-json", "-x"]
+
+
+def tokens(command) -> st.SearchStrategy[list[str]]:
+    """Command lines of well-formed pieces (an option and its value, a flag, `--opt=value`) and, less
+    often, pieces the fast parser must hand over (help, unknown options, `--`, a value starting with -)."""
+    flags = sorted(command.options)
+    valued = [f for f in flags if command.options[f].kind != fast.FLAG]
+    switches = [f for f in flags if command.options[f].kind == fast.FLAG]
+    value = st.sampled_from(VALUES)
+    piece = st.one_of(
+        st.tuples(st.sampled_from(valued), value).map(list),
+        st.builds(lambda f, v: [f"{f}={v}"], st.sampled_from([f for f in valued if f.startswith("--")]), value),
+        *([st.sampled_from(switches).map(lambda f: [f])] if switches else []),
+    )
+    noise = st.sampled_from(OTHERS + VALUES).map(lambda t: [t])
+    pieces = st.lists(st.one_of(piece, piece, piece, noise), max_size=5)
+    return pieces.map(lambda ps: [t for p in ps for t in p])
+
+
+def typer_parse(name: str, args: list[str]):
+    """typer's parameters for `args`, or the exception it raises (usage error, help, our parser's error)."""
+    click = click_command(name)
+    try:
+        return click.make_context(name.split()[-1], list(args)).params
+    except BaseException as exc:  # noqa: BLE001 - click exits for --help and fails on usage errors
+        return exc
+
+
+def check_agreement(name: str, args: list[str], environ: dict) -> bool:
+    """True when the fast path took the line (and agreed with typer)."""
+    words = name.split()
+    found = fast.parse([*words, *args], environ)
+    if found is None:
+        return False
+    command, given_values = found
+    assert command is FAST[name]
+    theirs = typer_parse(name, args)
+    try:
+        ours = fast.convert(command, given_values)
+    except RoomsError as exc:
+        assert isinstance(theirs, RoomsError), (args, theirs)
+        assert (type(exc), exc.message) == (type(theirs), theirs.message)
+        return True
+    assert isinstance(theirs, dict), (args, theirs)
+    body = inspect.signature(getattr(hot, command.body)).parameters
+    expected = {"as_": None, "room": None, "dir": None, "json_": False,
+                **{n: p.default for n, p in body.items() if n != "run"}, **ours}
+    for param, value in theirs.items():
+        if isinstance(value, tuple | list) or isinstance(expected[param], tuple | list):
+            assert list(value or []) == list(expected[param] or []), (args, param)
+        else:
+            assert value == expected[param], (args, param)
+    return True
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_on_generated_command_lines_the_fast_parse_agrees_with_typer_or_hands_over(name, data, monkeypatch):
+    lease = data.draw(st.sampled_from([None, "", "l-1"]), label="ROOMS_LEASE")
+    if lease is None:
+        monkeypatch.delenv("ROOMS_LEASE", raising=False)
+    else:
+        monkeypatch.setenv("ROOMS_LEASE", lease)
+    args = data.draw(tokens(FAST[name]), label="args")
+    if FAST[name].args and data.draw(st.booleans(), label="with its argument"):
+        args.insert(data.draw(st.integers(0, len(args)), label="at"), "t-1")
+    if "summary" in FAST[name].required and data.draw(st.booleans(), label="with --summary"):
+        args += ["--summary", "did it"]
+    check_agreement(name, args, dict(os.environ))
+
+
+COMMON = [
+    ("board", ["--json"]),
+    ("board", ["--lane", "dev", "--status", "todo", "--format", "md", "-r", "default"]),
+    ("task next", ["--as", "dev", "--json"]),
+    ("task next", ["--as=dev", "--lease", "15m"]),
+    ("task claim", ["t-1", "--as", "dev", "--json"]),
+    ("task renew", ["t-1", "--lease-id", "l-1", "--lease", "1h"]),
+    ("task release", ["t-1", "--json"]),
+    ("task done", ["t-1", "--summary", "spec written", "--artifact", "file:a", "--artifact", "msg:b", "--next", "review",
+                   "--result-ref", "file:a", "--json"]),
+    ("send", ["--to", "dev", "hello there", "--as", "alice", "--json"]),
+    ("send", ["--reply-to", "3", "yes", "--wake"]),
+    ("inbox", ["--unread", "--peek", "--as", "dev", "--json"]),
+    ("board", ["--status", "nonsense"]),  # the parser's error, the same as typer's
+    ("task next", ["--lease", "0"]),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), COMMON)
+def test_the_command_lines_agents_write_take_the_fast_path(name, args):
+    assert check_agreement(name, args, {})
+
+
+@pytest.mark.parametrize("argv", [
+    ["task", "next", "--help"], ["board", "-h"], ["send"], ["task", "done", "t-1"], ["task", "claim"],
+    ["send", "a", "b"], ["board", "--json", "--json=1"], ["task", "next", "--lease"], ["send", "--to", "-x", "hi"],
+    ["board", "--lane", "a", "--lane", "b"], ["send", "--", "-hi"], ["task"], [], ["--version"], ["chat", "hi"],
+])
+def test_lines_it_does_not_read_without_doubt_go_to_typer(argv):
+    assert fast.parse(argv, {}) is None
+
+
+def test_shell_completion_always_goes_to_typer():
+    assert fast.parse(["board", "--json"], {"_ROOMS_COMPLETE": "complete_bash"}) is None
+
+
+# --- both paths as real processes ---------------------------------------------------------------------
+
+TYPER_MAIN = "import sys; sys.argv = ['rooms', *sys.argv[1:]]; from rooms_cli.cli.app import main; main()"
+FAST_MAIN = "import sys; sys.argv = ['rooms', *sys.argv[1:]]; from rooms_cli.cli.fast import main; main()"
+
+
+@pytest.fixture(scope="module")
+def board_project(tmp_path_factory):
+    from rooms_cli.board import tasks
+    from rooms_cli.messaging.send import send_message
+    from rooms_cli.project import initialize
+    from rooms_cli.store.paths import open_project
+
+    root = tmp_path_factory.mktemp("fastpath") / "origin"
+    root.mkdir()
+    initialize(root, "dev")
+    project = open_project(root)
+    ids = [tasks.add_task(project, "default", f"task {n}", lane="dev", done="done", by="alice").id for n in range(3)]
+    from rooms_cli.config import load_config
+
+    send_message(project, load_config(project), "alice", "hello dev", to="dev")
+    return root, ids
+
+
+def run_both(root: Path, tmp_path: Path, args: list[str], env: dict | None = None):
+    """The same command line through typer and through the fast path, each on its own copy of the project."""
+    results = []
+    for which, code in (("typer", TYPER_MAIN), ("fast", FAST_MAIN)):
+        copy = tmp_path / which
+        shutil.copytree(root, copy, symlinks=True)
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
+        full_env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(copy), NO_COLOR="1", **(env or {}))
+        proc = subprocess.run([sys.executable, "-c", code, *args], env=full_env, capture_output=True, text=True, timeout=60)
+        results.append((proc.returncode, *(normal(text, copy) for text in (proc.stdout, proc.stderr))))
+    return results
+
+
+def normal(text: str, root: Path) -> str:
+    """Output with the copy's path and the times of now left out (`board` says when it was read)."""
+    return re.sub(r"\d{4}-\d\d-\d\dT[\d:.]+Z", "<time>", text.replace(str(root), "<root>"))
+
+
+@pytest.mark.parametrize("args", [
+    ["board", "--json"],
+    ["board"],
+    ["board", "--format", "md"],
+    ["inbox", "--as", "dev", "--json", "--peek"],
+    ["inbox", "--as", "dev"],
+    ["task", "claim", "t-nope", "--as", "dev"],
+    ["task", "claim", "t-nope", "--as", "dev", "--json"],
+    ["task", "next", "--as", "dev", "--lease", "soon"],
+    ["board", "--status", "nonsense", "--json"],
+    ["task", "done", "t-nope", "--summary", "x", "--as", "dev"],
+    ["send", "--reply-to", "99", "yes", "--as", "dev"],
+])
+def test_both_paths_print_the_same_and_exit_the_same(board_project, tmp_path, args):
+    root, _ = board_project
+    typer_result, fast_result = run_both(root, tmp_path, args)
+    assert fast_result == typer_result
+
+
+@pytest.mark.parametrize(("args", "env"), [
+    (["board", "--json"], {"ROOMS_LOCK_TIMEOUT": "forever"}),
+    (["task", "next", "--as", "dev", "--json"], {"ROOMS_LOCK_TIMEOUT": "-1"}),
+])
+def test_both_paths_refuse_a_bad_environment_alike(board_project, tmp_path, args, env):
+    root, _ = board_project
+    typer_result, fast_result = run_both(root, tmp_path, args, env)
+    assert fast_result == typer_result
+    assert fast_result[0] != 0
+
+
+def test_both_paths_refuse_an_undecodable_argument_alike(board_project, tmp_path):
+    root, _ = board_project
+    bad = os.fsdecode(b"caf\xe9")
+    typer_result, fast_result = run_both(root, tmp_path, ["send", "--to", "dev", bad, "--as", "alice", "--json"])
+    assert fast_result == typer_result
+    assert fast_result[0] == 2
+
+
+def test_a_claim_through_either_path_writes_the_same_task_state(board_project, tmp_path):
+    root, ids = board_project
+    (typer_code, typer_out, _), (fast_code, fast_out, _) = run_both(root, tmp_path, ["task", "claim", ids[0], "--as", "dev", "--json"])
+    assert typer_code == fast_code == 0
+    mine, theirs = json.loads(fast_out), json.loads(typer_out)
+    for claim in (mine, theirs):
+        for key in ("expires_at", "lease_id"):
+            claim.pop(key)
+        claim["task"].pop("lease"), claim["task"].pop("updated_at"), claim.pop("lease")
+    assert mine == theirs
+
+
+def test_the_installed_console_script_is_the_fast_entry_point():
+    import tomllib
+
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["rooms"] == "rooms_cli.cli.fast:main"
+    assert (REPO / "rooms_cli" / "__main__.py").read_text().startswith("from rooms_cli.cli.fast import main")
