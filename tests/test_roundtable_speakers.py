@@ -85,14 +85,18 @@ def test_every_participant_speaks_when_the_turn_count_allows(monkeypatch):
 
 
 def test_the_weighting_still_decides_while_there_is_slack(monkeypatch):
-    """With turns to spare, affinity still favours a reply to the last speaker, as before."""
+    """With turns to spare, affinity still favours a reply to the last speaker, as before.
+
+    b's true share is ~0.616 against 0.5 without affinity; the draws are seeded, so the figure is fixed
+    (unseeded, 2,000 draws fell under the old bound of 0.6 about one run in fourteen)."""
+    monkeypatch.setenv("ROOMS_SEED", "slack")
     aff = {("b", "a"): 1.0}
     wins = sum(
         select_next_speaker(["a", "b", "c"], "a", ["a"], lambda x, y: aff.get((x, y), 0.0), rng("slack", i),
                             turns_left=5).speaker == "b"
         for i in range(2000)
     )
-    assert wins / 2000 > 0.6
+    assert wins / 2000 > 0.57
 
 
 def test_a_roundtable_on_the_offline_model_talks_about_its_topic_and_everyone_speaks(cli, project_dir):
