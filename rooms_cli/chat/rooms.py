@@ -74,10 +74,7 @@ transcript_path = layout.transcript_file
 
 
 state_log_path = layout.room_state_log
-
-
-def room_exists(project: Project, room: str) -> bool:
-    return state_log_path(project, room).exists() or state_path(project, room).exists()
+room_exists = layout.room_exists
 
 
 # room state is an event log replayed in (seq, ts, eid) order, so two clones' changes merge in git
