@@ -26,6 +26,8 @@ from rooms_cli.store.paths import Project
 
 @dataclass
 class Claim:
+    """A claim that holds: the task as claimed and its lease."""
+
     task: Task
     lease: Lease
     already_yours: bool = False  # the claimant already held it: this is its existing lease, nothing was written

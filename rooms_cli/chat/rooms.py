@@ -32,6 +32,8 @@ STATUSES = ("live", "dropped", "halted")
 
 @dataclass
 class RoomState:
+    """A room as its state log replays: roster, mutes, budget, queued mentions, status."""
+
     id: str
     status: str = "live"
     created: str = ""

@@ -46,6 +46,8 @@ class SpawnDepthExceeded(RoomsError):
 
 @dataclass
 class Spawn:
+    """A spawned sub-agent's record (`spawns/<id>.json`)."""
+
     id: str
     parent: str
     alias: str
