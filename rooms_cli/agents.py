@@ -19,6 +19,8 @@ VOICE_KEYS = ("tone", "quirk", "line")
 
 @dataclass
 class Agent:
+    """An agent as defined in `.rooms/agents/<id>.md`."""
+
     id: str
     directive: str
     name: str = ""

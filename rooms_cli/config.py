@@ -54,6 +54,8 @@ _SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 
 @dataclass
 class Config:
+    """`.rooms.yaml` as read (empty when there is none), and where it was."""
+
     data: dict = field(default_factory=dict)
     path: Path | None = None
 

@@ -16,6 +16,8 @@ DEFAULT_ROOM = "default"
 
 @dataclass
 class Context:
+    """One command's project, with its identity, room and config resolved on first use."""
+
     project: Project
     as_: str | None = None
     room_: str | None = None

@@ -9,7 +9,6 @@ lower than the task's newest) is refused whatever the writer's clock says.
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 
 from rooms_cli.board import store
@@ -21,12 +20,14 @@ from rooms_cli.board.tasks import lane_order, load_board, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
-from rooms_cli.store.ids import new_id, validate_name
+from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.paths import Project
 
 
 @dataclass
 class Claim:
+    """A claim that holds: the task as claimed and its lease."""
+
     task: Task
     lease: Lease
     already_yours: bool = False  # the claimant already held it: this is its existing lease, nothing was written
@@ -38,7 +39,7 @@ class Claim:
 
 def plate_for(agent: str) -> str:
     """`<agent>/<instance>`: ROOMS_INSTANCE, else host and parent pid (the session that ran rooms)."""
-    instance = os.environ.get("ROOMS_INSTANCE") or f"{socket.gethostname().split('.')[0]}:{os.getppid()}"
+    instance = os.environ.get("ROOMS_INSTANCE") or f"{host_name().split('.')[0]}:{os.getppid()}"
     return f"{agent}/{instance}"
 
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
-from rooms_cli.store import jsonl, layout
+from rooms_cli.store import atomic, jsonl, layout
 from rooms_cli.store.paths import Project
 
 VERSION = 1
@@ -102,7 +101,7 @@ def _write_cache(path, blob: bytes) -> None:
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = atomic.create_temp(path)
         with os.fdopen(fd, "wb") as handle:
             handle.write(blob)
         os.replace(tmp, path)

@@ -7,15 +7,14 @@ from rooms_cli.board.model import TITLE_MAX, Task
 from rooms_cli.board.replay import replay, seen_at
 from rooms_cli.board.transitions import refuse_if_held
 from rooms_cli.errors import InvalidInput, NotFound
+from rooms_cli.store import layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 
 
 def require_room(project: Project, room: str) -> None:
-    from rooms_cli.chat.rooms import room_exists
-
-    if not room_exists(project, validate_name(room, "room id")):
+    if not layout.room_exists(project, validate_name(room, "room id")):
         raise NotFound(f"no room {room!r}; create it with `rooms room create {room}`")
 
 

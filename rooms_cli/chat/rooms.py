@@ -32,6 +32,8 @@ STATUSES = ("live", "dropped", "halted")
 
 @dataclass
 class RoomState:
+    """A room as its state log replays: roster, mutes, budget, queued mentions, status."""
+
     id: str
     status: str = "live"
     created: str = ""
@@ -74,10 +76,7 @@ transcript_path = layout.transcript_file
 
 
 state_log_path = layout.room_state_log
-
-
-def room_exists(project: Project, room: str) -> bool:
-    return state_log_path(project, room).exists() or state_path(project, room).exists()
+room_exists = layout.room_exists
 
 
 # room state is an event log replayed in (seq, ts, eid) order, so two clones' changes merge in git

@@ -34,6 +34,8 @@ SHORT_ID = 10  # characters of an id body shown, at least, when a number is shar
 
 @dataclass
 class InboxMessage:
+    """One message of an inbox, numbered in the order it arrived."""
+
     n: int
     id: str
     ts: str
@@ -147,6 +149,8 @@ def read_state_path(project: Project, agent: str):
 
 @dataclass
 class ReadMarks:
+    """What an agent has marked read: message ids, and the (n, ts) marks older versions wrote."""
+
     ids: set[str] = field(default_factory=set)
     upto: list[tuple[int, str]] = field(default_factory=list)  # legacy (n, ts) marks
 

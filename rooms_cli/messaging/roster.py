@@ -26,6 +26,8 @@ from rooms_cli.store.paths import Project
 
 @dataclass
 class RosterEntry:
+    """Someone messages can go to: a defined agent, a session, or a spawn."""
+
     name: str
     kind: str  # agent (defined in .rooms/agents), session (a person or coding-agent session), spawn
     status: str = ""

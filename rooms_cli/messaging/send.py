@@ -16,6 +16,8 @@ MAX_TEXT = 100_000
 
 @dataclass
 class SendResult:
+    """What a send did: the messages delivered, and what it answered."""
+
     sender: str
     kind: str  # direct or broadcast
     delivered: list[InboxMessage] = field(default_factory=list)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,9 +25,14 @@ from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.messaging.status import session_names
 from rooms_cli.store import atomic, layout
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import new_id, resolve_prefix, validate_name
+from rooms_cli.store.ids import host_name, new_id, resolve_prefix, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads the name
+
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_MAX_DEPTH = 3
 ACTIVE = ("starting", "running")
@@ -42,6 +46,8 @@ class SpawnDepthExceeded(RoomsError):
 
 @dataclass
 class Spawn:
+    """A spawned sub-agent's record (`spawns/<id>.json`)."""
+
     id: str
     parent: str
     alias: str
@@ -71,7 +77,7 @@ class Spawn:
     @property
     def local(self) -> bool:
         """True when it runs (or ran) on this machine; a record pulled from another clone is not."""
-        return not self.host or self.host == this_host()
+        return not self.host or self.host == host_name()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -208,12 +214,6 @@ def block_until_finished(project: Project, spawn_id: str, timeout: float | None)
     return released.wait(timeout)
 
 
-def this_host() -> str:
-    import socket
-
-    return socket.gethostname()
-
-
 def reap_lost(project: Project, spawn: Spawn, *, dry_run: bool = False) -> bool:
     """If `spawn` is active but its worker is gone, mark it lost and tell its parent. True if lost.
 
@@ -338,7 +338,7 @@ def start_spawn(
             spawn = Spawn(
                 id=spawn_id, parent=parent, alias=choose_alias(description, taken), prompt=prompt,
                 description=(description or "").strip(), profile=profile, runner=plan_runner, model=model,
-                depth=depth, status="starting", created=now_iso(), host=this_host(),
+                depth=depth, status="starting", created=now_iso(), host=host_name(),
             )
             save_spawn(project, spawn)
         try:
@@ -385,6 +385,8 @@ def worker_env(project: Project, spawn: Spawn, extra: dict | None = None) -> dic
 
 
 def _launch_worker(project: Project, spawn: Spawn, lock_fd: int) -> int:
+    import subprocess  # here, not at the top: `rooms send` reads spawns (the roster) and starts none (~3 ms)
+
     log = log_path(project, spawn.id)
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as err:

@@ -28,7 +28,6 @@ stays as it is (`rooms doctor` reports the occurrence that ran twice).
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass, field
 
 from rooms_cli import terminal
@@ -36,7 +35,7 @@ from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
-from rooms_cli.store.ids import new_id, resolve_prefix
+from rooms_cli.store.ids import host_name, new_id, resolve_prefix
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -175,13 +174,13 @@ def _process_start(pid: int) -> str | None:
 
 def this_runner() -> dict:
     pid = os.getpid()
-    return {"host": socket.gethostname(), "pid": pid, "started": _process_start(pid)}
+    return {"host": host_name(), "pid": pid, "started": _process_start(pid)}
 
 
 def runner_gone(item: QueueItem, moment) -> str | None:
     """Why `item`'s runner is gone (its process died, or its lease lapsed), or None if it may be alive."""
     runner = item.runner or {}
-    if runner.get("host") == socket.gethostname() and isinstance(runner.get("pid"), int):
+    if runner.get("host") == host_name() and isinstance(runner.get("pid"), int):
         pid = runner["pid"]
         try:
             os.kill(pid, 0)

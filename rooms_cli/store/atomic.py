@@ -5,9 +5,9 @@ A reader (or a crash at any instant) sees the old content or the new, never a mi
 
 from __future__ import annotations
 
+import errno
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from rooms_cli.store import changes
@@ -35,6 +35,24 @@ def _read_umask() -> int:
 # read once, at import (single-threaded): os.umask can only be read by setting it
 UMASK = _read_umask()
 
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def create_temp(path: Path) -> tuple[int, str]:
+    """Create and open a new, empty temp file beside `path` (`.<name>.<random>.tmp`, mode 0600): its fd and path.
+
+    What `tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=...)` does (O_CREAT|O_EXCL, no
+    symlink followed, a fresh name on a collision), without importing tempfile: that pulls in shutil,
+    random and the compression modules (~5 ms), and every claim and send writes through here.
+    """
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, _TEMP_FLAGS, 0o600), tmp
+        except FileExistsError:  # 48 random bits: only a file left with this very name
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", os.path.join(path.parent, f".{path.name}.*.tmp"))
+
 
 def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace `path` with `data` atomically (creating parent directories).
@@ -49,7 +67,7 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = create_temp(path)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

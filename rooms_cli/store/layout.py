@@ -73,6 +73,14 @@ def room_state_log(project: Project, room: str) -> Path:
     return project.path("rooms", _room(room), "state.jsonl")
 
 
+def room_exists(project: Project, room: str) -> bool:
+    """A room exists when its state log does, or the `room.yaml` older versions wrote.
+
+    Here rather than in chat/rooms.py (which keeps the name) so that every board command can check
+    its room without importing the chat part (~2 ms: room state, budget, event log ordering)."""
+    return room_state_log(project, room).exists() or room_file(project, room).exists()
+
+
 def transcript_file(project: Project, room: str) -> Path:
     return project.path("rooms", _room(room), "transcript.jsonl")
 

@@ -35,6 +35,8 @@ GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of gi
 
 @dataclass(frozen=True)
 class Project:
+    """A project: its directory and the `.rooms/` directory in it."""
+
     root: Path  # the project directory (holds .rooms.yaml)
     dir: Path  # the .rooms directory
 
