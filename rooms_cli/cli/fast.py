@@ -181,4 +181,7 @@ def main() -> None:
 
         typer_main()
         return
+    from rooms_cli.cli.deferred import defer_inspect
+
+    defer_inspect()  # dataclasses imports inspect and our records never use it (~6 ms)
     sys.exit(run(*found, argv))
