@@ -210,6 +210,7 @@ def test_jam_still_calls_its_agents_at_once_through_an_event_loop(project, tmp_p
     ("board", "--json"),
     ("send", "--to", "dev", "hello", "--as", "alice", "--json"),
     ("inbox", "--as", "dev", "--json", "--peek"),
+    ("chat", "@dev how is the deploy going?"),
 ])
 def test_the_commands_agents_loop_on_import_neither_typer_nor_click(project, tmp_path, args):
     modules = imported(project[0], tmp_path, *args)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli import terminal
-from rooms_cli.cli import output
+from rooms_cli.cli import hot, output
 from rooms_cli.cli.options import complete_agents, complete_rooms
 from rooms_cli.cli.shared import Run, shared
 
@@ -27,11 +27,9 @@ def chat_cmd(
 
     Example: rooms chat '@researcher what is the rate limit on api.stripe.com?'
     """
-    from rooms_cli.chat import coordinator, slash
-    from rooms_cli.cli import chat_view
-
     if message is None:
         if sys.stdin.isatty() and not run.json and not explain:
+            from rooms_cli.cli import chat_view
             from rooms_cli.cli.chat_interactive import run_interactive
 
             run_interactive(run, chat_view)
@@ -39,19 +37,7 @@ def chat_cmd(
         message = terminal.read_stdin("the message").strip()
     if not message.strip():
         raise typer.BadParameter("the message is empty", param_hint="MESSAGE")
-    if explain:
-        data = coordinator.explain(run.project, run.config, run.room, message)
-        output.print_json(data) if run.json else chat_view.print_explain(data)
-        return
-    view = None if run.json else chat_view.TurnView()
-    if message.lstrip().startswith("/"):
-        slash.refuse_agents(run.project, run.me)
-        result = slash.run(run.project, run.config, run.room, run.me, message, on_event=view, wait=not no_wait, on_wait=output.note)
-        output.print_json(result) if run.json else chat_view.print_slash(result)
-        return
-    with coordinator.floor(run.project, run.room, wait=not no_wait, on_wait=output.note):
-        turn = coordinator.run_message(run.project, run.config, run.room, run.me, message, on_event=view)
-    run.emit(turn, lambda: chat_view.print_turn_footer(turn))
+    hot.chat(run, message, explain=explain, no_wait=no_wait)
 
 
 @shared(room=True)

@@ -36,11 +36,11 @@ class Command:
     """A fast command: its body (a function of cli/hot.py), positional parameters, options (the shared
     ones it takes included) and the options it requires."""
 
-    __slots__ = ("body", "args", "options", "required")
+    __slots__ = ("body", "args", "options", "required", "nonblank")
 
     def __init__(self, body: str, shared: tuple[str, ...], args: tuple[str, ...] = (),
-                 options: dict[str, Option] | None = None, required: tuple[str, ...] = ()):
-        self.body, self.args, self.required = body, args, required
+                 options: dict[str, Option] | None = None, required: tuple[str, ...] = (), nonblank: tuple[str, ...] = ()):
+        self.body, self.args, self.required, self.nonblank = body, args, required, nonblank
         self.options = {flag: option for flag, option in SHARED.items() if option.param in shared}
         self.options.update(options or {})
 
@@ -70,7 +70,7 @@ _LEASE = Option("lease", parser=_lease_parser)
 _LEASE_ID = Option("lease_id", envvar="ROOMS_LEASE")
 _BOARD = ("as_", "room", "dir", "json_")
 
-# the command's words -> how to run it; each is `rooms <words>` in cli/board_cmd.py or cli/messaging_cmd.py
+# the command's words -> how to run it; each is `rooms <words>` in cli/board_cmd.py, messaging_cmd.py or chat_cmd.py
 COMMANDS: dict[tuple[str, ...], Command] = {
     ("board",): Command("board", ("room", "dir", "json_"), options={
         "--lane": Option("lane"), "--status": Option("status", parser=_status_parser), "--format": Option("format")}),
@@ -83,6 +83,9 @@ COMMANDS: dict[tuple[str, ...], Command] = {
         "--result-ref": Option("result_ref"), "--lease-id": _LEASE_ID}),
     ("send",): Command("send", ("as_", "dir", "json_"), args=("message",), options={
         "--to": Option("to"), "--reply-to": Option("reply_to"), "--wake": Option("wake", FLAG)}),
+    # with its message only: chat mode, a message on stdin and a blank message are typer's
+    ("chat",): Command("chat", _BOARD, args=("message",), nonblank=("message",), options={
+        "--explain": Option("explain", FLAG), "--dry-run": Option("explain", FLAG), "--no-wait": Option("no_wait", FLAG)}),
     ("inbox",): Command("inbox", ("as_", "dir", "json_"), options={
         "--unread": Option("unread", FLAG), "--peek": Option("peek", FLAG)}),
 }
@@ -135,7 +138,7 @@ def parse(argv: list[str], environ=os.environ) -> tuple[Command, dict] | None:
     for option in command.options.values():
         if option.envvar and option.param not in given and environ.get(option.envvar):
             given[option.param] = environ[option.envvar]
-    if any(param not in given for param in command.required):
+    if any(param not in given for param in command.required) or any(not given[p].strip() for p in command.nonblank):
         return None
     return command, given
 

@@ -1,6 +1,7 @@
 """The bodies of the commands agents run in loops, importable without typer (docs/performance.md).
 
-`rooms board`, `rooms task next|claim|renew|release|done`, `rooms send` and `rooms inbox` are what a
+`rooms board`, `rooms task next|claim|renew|release|done`, `rooms send`, `rooms inbox` and `rooms chat`
+with its message are what a
 coding-agent session or a worker script calls over and over. Their typer commands (board_cmd.py,
 messaging_cmd.py) declare the options, the help and the completion, and call the body here; the fast
 path (fast.py) parses the same command lines without importing typer and calls the same body. So there
@@ -149,6 +150,29 @@ def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None =
     task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
                        next_step=next_, result_ref=result_ref, holder=run.me)
     run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {json_line(task.record)}")
+
+
+# --- chat -----------------------------------------------------------------------------------------------
+
+
+def chat(run: Run, message: str, explain: bool = False, no_wait: bool = False) -> None:
+    """One message (not blank) posted and answered; chat mode and stdin are read by the typer command."""
+    from rooms_cli.chat import coordinator, slash
+    from rooms_cli.cli import chat_view
+
+    if explain:
+        data = coordinator.explain(run.project, run.config, run.room, message)
+        output.print_json(data) if run.json else chat_view.print_explain(data)
+        return
+    view = None if run.json else chat_view.TurnView()
+    if message.lstrip().startswith("/"):
+        slash.refuse_agents(run.project, run.me)
+        result = slash.run(run.project, run.config, run.room, run.me, message, on_event=view, wait=not no_wait, on_wait=output.note)
+        output.print_json(result) if run.json else chat_view.print_slash(result)
+        return
+    with coordinator.floor(run.project, run.room, wait=not no_wait, on_wait=output.note):
+        turn = coordinator.run_message(run.project, run.config, run.room, run.me, message, on_event=view)
+    run.emit(turn, lambda: chat_view.print_turn_footer(turn))
 
 
 # --- messaging ------------------------------------------------------------------------------------------
