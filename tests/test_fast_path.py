@@ -156,6 +156,10 @@ COMMON = [
     ("chat", ["@dev how is the deploy going?"]),
     ("chat", ["--explain", "what next?", "-r", "default", "--as", "alice", "--json"]),
     ("chat", ["/who", "--no-wait"]),
+    ("attention", ["--as", "dev", "--peek", "--json"]),
+    ("hook claude-code stop", ["--timeout", "9m", "--as", "dev"]),
+    ("hook claude-code prompt", []),
+    ("hook claude-code session-start", ["--dir", "."]),
     ("board", ["--status", "nonsense"]),  # the parser's error, the same as typer's
     ("task next", ["--lease", "0"]),
 ]
@@ -204,7 +208,7 @@ def board_project(tmp_path_factory):
     return root, ids
 
 
-def run_both(root: Path, tmp_path: Path, args: list[str], env: dict | None = None):
+def run_both(root: Path, tmp_path: Path, args: list[str], env: dict | None = None, input: str | None = None):
     """The same command line through typer and through the fast path, each on its own copy of the project."""
     results = []
     for which, code in (("typer", TYPER_MAIN), ("fast", FAST_MAIN)):
@@ -212,7 +216,8 @@ def run_both(root: Path, tmp_path: Path, args: list[str], env: dict | None = Non
         shutil.copytree(root, copy, symlinks=True)
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
         full_env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(copy), NO_COLOR="1", ROOMS_SEED="fast", **(env or {}))
-        proc = subprocess.run([sys.executable, "-c", code, *args], env=full_env, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([sys.executable, "-c", code, *args], env=full_env, capture_output=True, text=True, timeout=60,
+                              input=input)
         results.append((proc.returncode, *(normal(text, copy) for text in (proc.stdout, proc.stderr))))
     return results
 
@@ -232,6 +237,8 @@ def normal(text: str, root: Path) -> str:
     ["board", "--format", "md"],
     ["inbox", "--as", "dev", "--json", "--peek"],
     ["inbox", "--as", "dev"],
+    ["attention", "--as", "dev", "--peek"],
+    ["attention", "--as", "dev", "--json"],
     ["task", "claim", "t-nope", "--as", "dev"],
     ["task", "claim", "t-nope", "--as", "dev", "--json"],
     ["task", "next", "--as", "dev", "--lease", "soon"],
@@ -259,6 +266,24 @@ def test_both_paths_refuse_a_bad_environment_alike(board_project, tmp_path, args
     typer_result, fast_result = run_both(root, tmp_path, args, env)
     assert fast_result == typer_result
     assert fast_result[0] != 0
+
+
+HOOK = {"session_id": "s-1", "transcript_path": "/dev/null", "cwd": "<root>", "permission_mode": "default"}
+
+
+@pytest.mark.parametrize(("args", "event"), [
+    (["hook", "claude-code", "prompt", "--as", "dev"], {"hook_event_name": "UserPromptSubmit", "prompt": "go on"}),
+    (["hook", "claude-code", "stop", "--as", "dev", "--timeout", "1"], {"hook_event_name": "Stop", "stop_hook_active": False}),
+    (["hook", "claude-code", "stop", "--as", "dev"], {"hook_event_name": "SubagentStop", "stop_hook_active": False}),
+    (["hook", "claude-code", "session-start", "--as", "dev"], {"hook_event_name": "SessionStart", "source": "startup"}),
+    (["hook", "claude-code", "prompt"], {"hook_event_name": "Stop"}),  # the wrong event: a note, nothing else
+])
+def test_both_paths_answer_a_claude_code_hook_alike(board_project, tmp_path, args, event):
+    root, _ = board_project
+    payload = json.dumps({**HOOK, **event})
+    typer_result, fast_result = run_both(root, tmp_path, args, input=payload)
+    assert fast_result == typer_result
+    assert fast_result[0] == 0
 
 
 def test_both_paths_refuse_an_undecodable_argument_alike(board_project, tmp_path):

@@ -41,11 +41,12 @@ def project(tmp_path_factory):
     return root, ids
 
 
-def imported(root: Path, tmp_path: Path, *args: str, env: dict | None = None) -> set[str]:
+def imported(root: Path, tmp_path: Path, *args: str, env: dict | None = None, input: str = "") -> set[str]:
     report = tmp_path / "imports.json"
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
     full_env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(root), IMPORTS_REPORT=str(report), **(env or {}))
-    proc = subprocess.run([sys.executable, "-c", REPORT, *args], env=full_env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", REPORT, *args], env=full_env, capture_output=True, text=True, timeout=60,
+                          input=input)
     assert proc.returncode == 0, proc.stderr
     return {name.split(".")[0] for name in json.loads(report.read_text())}
 
@@ -211,9 +212,12 @@ def test_jam_still_calls_its_agents_at_once_through_an_event_loop(project, tmp_p
     ("send", "--to", "dev", "hello", "--as", "alice", "--json"),
     ("inbox", "--as", "dev", "--json", "--peek"),
     ("chat", "@dev how is the deploy going?"),
+    ("attention", "--as", "dev", "--peek"),
+    ("hook", "claude-code", "prompt", "--as", "dev"),
 ])
 def test_the_commands_agents_loop_on_import_neither_typer_nor_click(project, tmp_path, args):
-    modules = imported(project[0], tmp_path, *args)
+    payload = '{"hook_event_name": "UserPromptSubmit", "prompt": "go on", "session_id": "s"}'
+    modules = imported(project[0], tmp_path, *args, input=payload if "hook" in args else "")
     assert modules & {"typer", "click"} == set()
     if sys.version_info < (3, 12):  # inspect deferred, never run (cli/deferred.py)
         assert modules & {"ast", "dis", "tokenize"} == set()

@@ -57,6 +57,12 @@ def _lease_parser():
     return duration_value("--lease", positive=True)
 
 
+def _timeout_parser():
+    from rooms_cli.cli.values import duration_value
+
+    return duration_value("--timeout")
+
+
 def _status_parser():
     from rooms_cli.cli.values import choice_value
 
@@ -86,6 +92,12 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     # with its message only: chat mode, a message on stdin and a blank message are typer's
     ("chat",): Command("chat", _BOARD, args=("message",), nonblank=("message",), options={
         "--explain": Option("explain", FLAG), "--dry-run": Option("explain", FLAG), "--no-wait": Option("no_wait", FLAG)}),
+    ("attention",): Command("attention", ("as_", "dir", "json_"), options={"--peek": Option("peek", FLAG)}),
+    # Claude Code runs these on every prompt and every stop of a session (examples/claude-code/)
+    ("hook", "claude-code", "stop"): Command("claude_stop", ("as_", "dir"), options={
+        "--timeout": Option("timeout", parser=_timeout_parser)}),
+    ("hook", "claude-code", "prompt"): Command("claude_prompt", ("as_", "dir")),
+    ("hook", "claude-code", "session-start"): Command("claude_session_start", ("as_", "dir")),
     ("inbox",): Command("inbox", ("as_", "dir", "json_"), options={
         "--unread": Option("unread", FLAG), "--peek": Option("peek", FLAG)}),
 }

@@ -210,3 +210,55 @@ def inbox(run: Run, unread: bool = False, peek: bool = False) -> None:
         return output.say(f"No {'unread ' if unread else ''}messages for {run.me}.")
     show_messages(view.messages, view.unread_ids)
     output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
+
+
+def attention(run: Run, peek: bool = False) -> None:
+    from rooms_cli.messaging.attention import build_attention, render_attention
+
+    block = build_attention(run.project, run.config, run.me, mark_read=not peek)
+    if run.json:
+        return output.print_json(block)
+    output.write(render_attention(block))
+
+
+# --- Claude Code hooks: one process per prompt and per stop of a session ----------------------------------
+
+
+def _run_hook(hook: str, run: Run, answer) -> None:
+    """Read the hook's JSON, find the project (none: print nothing, never get in the session's way),
+    and print `answer(project, config, me, payload)` as one JSON line when there is one."""
+    import sys
+
+    from rooms_cli import terminal
+    from rooms_cli.context import Context
+    from rooms_cli.messaging.hooks import find_hook_project, hook_event, parse_payload
+
+    payload = parse_payload("" if sys.stdin.isatty() else terminal.read_stdin("the hook input"))
+    if hook_event(hook, payload) is None:
+        output.note(f"rooms: `hook claude-code {hook}` ignores a {payload.get('hook_event_name')} event")
+        return
+    project = find_hook_project(run.dir, payload)
+    if project is None:
+        return
+    ctx = Context(project=project, as_=run.as_)
+    result = answer(project, ctx.config, ctx.me, payload)
+    if result:
+        output.print_json_line(result)
+
+
+def claude_stop(run: Run, timeout: float = 50.0) -> None:
+    from rooms_cli.messaging.hooks import claude_stop
+
+    _run_hook("stop", run, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=timeout))
+
+
+def claude_prompt(run: Run) -> None:
+    from rooms_cli.messaging.hooks import claude_prompt
+
+    _run_hook("prompt", run, claude_prompt)
+
+
+def claude_session_start(run: Run) -> None:
+    from rooms_cli.messaging.hooks import claude_session_start
+
+    _run_hook("session-start", run, claude_session_start)

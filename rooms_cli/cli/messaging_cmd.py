@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from rooms_cli import terminal
 from rooms_cli.cli import hot, output
 from rooms_cli.cli.hot import show_messages
 from rooms_cli.cli.options import complete_agents
@@ -143,31 +141,7 @@ def attention_cmd(
 
     Example: rooms attention --as agentb --json
     """
-    from rooms_cli.messaging.attention import build_attention, render_attention
-
-    block = build_attention(run.project, run.config, run.me, mark_read=not peek)
-    if run.json:
-        return output.print_json(block)
-    output.write(render_attention(block))
-
-
-def _run_hook(hook: str, dir, as_, answer) -> None:
-    """Read the hook's JSON, find the project (none: print nothing, never get in the session's way),
-    and print `answer(project, config, me, payload)` as one JSON line when there is one."""
-    from rooms_cli.context import Context
-    from rooms_cli.messaging.hooks import find_hook_project, hook_event, parse_payload
-
-    payload = parse_payload("" if sys.stdin.isatty() else terminal.read_stdin("the hook input"))
-    if hook_event(hook, payload) is None:
-        output.note(f"rooms: `hook claude-code {hook}` ignores a {payload.get('hook_event_name')} event")
-        return
-    project = find_hook_project(dir, payload)
-    if project is None:
-        return
-    ctx = Context(project=project, as_=as_)
-    result = answer(project, ctx.config, ctx.me, payload)
-    if result:
-        output.print_json_line(result)
+    hot.attention(run, peek=peek)
 
 
 @claude_app.command("stop")
@@ -182,9 +156,7 @@ def claude_stop_cmd(
 
     Example: rooms hook claude-code stop --timeout 9m < hook.json
     """
-    from rooms_cli.messaging.hooks import claude_stop
-
-    _run_hook("stop", run.dir, run.as_, lambda project, config, me, payload: claude_stop(project, config, me, payload, wait=timeout))
+    hot.claude_stop(run, timeout=timeout)
 
 
 @claude_app.command("prompt")
@@ -194,9 +166,7 @@ def claude_prompt_cmd(run: Run) -> None:
 
     Example: rooms hook claude-code prompt < hook.json
     """
-    from rooms_cli.messaging.hooks import claude_prompt
-
-    _run_hook("prompt", run.dir, run.as_, claude_prompt)
+    hot.claude_prompt(run)
 
 
 @claude_app.command("session-start")
@@ -208,6 +178,4 @@ def claude_session_start_cmd(run: Run) -> None:
 
     Example: rooms hook claude-code session-start < hook.json
     """
-    from rooms_cli.messaging.hooks import claude_session_start
-
-    _run_hook("session-start", run.dir, run.as_, claude_session_start)
+    hot.claude_session_start(run)
