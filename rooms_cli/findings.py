@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass
 
 @dataclass
 class Finding:
+    """One problem `rooms doctor` reports: severity, the check, what is wrong, the fix, the file."""
+
     severity: str  # error | warning
     check: str
     message: str

@@ -23,6 +23,8 @@ def config_example_text() -> str:
 
 @dataclass
 class InitResult:
+    """What `rooms init` did: the root, what it created, kept and skipped, any project it lies inside."""
+
     root: str
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)

@@ -23,6 +23,10 @@ from rooms_cli.chat.addressing import Addressing
 
 @dataclass
 class Activation:
+    """Who a message prompts, in order, and why: each filtered agent's reason and each score.
+
+    What `rooms chat --explain` prints."""
+
     mode: str
     eligible: list[str] = field(default_factory=list)  # in prompt order
     filtered: dict[str, str] = field(default_factory=dict)  # agent -> why it is not prompted

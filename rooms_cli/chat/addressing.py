@@ -21,6 +21,10 @@ MATCH_CUTOFF = 75.0  # rapidfuzz ratio (0-100) a mention needs to land on an age
 
 @dataclass
 class Addressing:
+    """What a message's @-mentions resolve to: its mode and the agents it names.
+
+    Also the mentions that matched no agent and the agents named that are not in the room."""
+
     mode: str  # open | direct | everyone | jam
     targets: list[str] = field(default_factory=list)  # resolved agent ids (direct), in mention order
     unmatched: list[str] = field(default_factory=list)  # mentions that stayed text, as written (without @)

@@ -73,6 +73,10 @@ def append_records(project, room: str, messages: list[Message]) -> None:
 
 @dataclass
 class TurnResult:
+    """One turn of a room: the message, who was eligible, their replies, the budget left.
+
+    Also the mentions queued for /continue and notes on agents skipped or sat out."""
+
     room: str
     message: Message | None
     mode: str

@@ -23,6 +23,8 @@ REHYDRATE_MESSAGES = 50
 
 @dataclass
 class Deliberation:
+    """An agent's hand-off summary of its session in a room (`.rooms/deliberations/<agent>/<id>.md`)."""
+
     id: str
     agent: str
     room: str

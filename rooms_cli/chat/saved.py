@@ -38,6 +38,8 @@ FIELDS = ("id", "ts", "speaker", "kind", "model", "usage", "meta")
 
 @dataclass
 class SavedTranscript:
+    """A saved transcript read back: its room, when it was saved, roster, participants and messages."""
+
     room: str
     saved: str
     roster: list[str] = field(default_factory=list)

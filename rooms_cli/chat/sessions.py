@@ -31,6 +31,8 @@ session_path = layout.session_file
 
 @dataclass
 class SessionSummary:
+    """An agent's session in a room so far: turns, tokens in and out, and whether a hand-off was suggested."""
+
     agent: str
     turns: int = 0
     input_tokens: int = 0

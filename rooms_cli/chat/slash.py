@@ -36,6 +36,8 @@ NEEDS_AGENT = ("handoff", "mute", "unmute", "invite", "kick", "whois")
 
 @dataclass
 class SlashResult:
+    """What a slash command did: its data, the room to go on in, whether to leave, any turn it ran."""
+
     command: str
     data: dict = field(default_factory=dict)
     room: str | None = None  # the room to continue in (after /join)

@@ -23,6 +23,8 @@ KINDS = (
 
 @dataclass
 class Message:
+    """One line of a room's transcript: who said what and when, its kind (message, join…), model, usage."""
+
     id: str
     ts: str
     room: str

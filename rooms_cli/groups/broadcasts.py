@@ -102,6 +102,8 @@ def _deliver(project, config, group: Group, bid: str, members: list[Member], fie
 
 @dataclass
 class ReplyOutcome:
+    """Whether a member's reply to a broadcast was accepted, or dropped (late or a second reply) and why."""
+
     group: str
     broadcast_id: str
     handle: str

@@ -37,6 +37,10 @@ _background: set[asyncio.Task] = set()
 
 @dataclass
 class Outcome:
+    """A model-backed or sub-group member's answer as the gatherer got it, before it is recorded.
+
+    Text, status, seconds taken, and when it landed (event-loop time, for arrival order)."""
+
     handle: str
     text: str
     status: str

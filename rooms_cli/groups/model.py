@@ -14,6 +14,8 @@ OK, ERROR, TIMEOUT, CANCELLED, IGNORED = "ok", "error", "timeout", "cancelled", 
 
 @dataclass
 class Member:
+    """A member of a group: its handle in the group and the agent (or `group:<sub>`) that answers for it."""
+
     handle: str
     profile: str  # an agent id, or `group:<sub>` for a nested group
 
@@ -34,6 +36,8 @@ class Member:
 
 @dataclass
 class Reply:
+    """A member's recorded reply to a broadcast: text, status, time taken, when, and where it came from."""
+
     handle: str
     text: str
     status: str  # ok | error
@@ -44,6 +48,8 @@ class Reply:
 
 @dataclass
 class Broadcast:
+    """One broadcast of a group: its four fields, the members it went to, their replies, status and result."""
+
     id: str
     fields: dict[str, str]
     members: list[Member]
@@ -83,6 +89,8 @@ class Broadcast:
 
 @dataclass
 class Group:
+    """A group as replayed from its log: members, broadcasts, and what merging clones' logs left behind."""
+
     name: str
     gid: str
     created: str
@@ -124,6 +132,8 @@ class Group:
 
 @dataclass
 class MemberResult:
+    """A member's part of a gather result, as reducers read it: reply text, status, seconds taken."""
+
     text: str
     status: str
     elapsed_s: float

@@ -26,6 +26,8 @@ DEFAULT_REDUCER = "concat"
 
 @dataclass
 class Defaults:
+    """`groups.defaults` of .rooms.yaml: the broadcast timeout and the reducer used when none is named."""
+
     broadcast_timeout: float = DEFAULT_TIMEOUT
     default_reducer: str = DEFAULT_REDUCER
 

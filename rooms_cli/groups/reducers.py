@@ -25,6 +25,8 @@ Reducer = Callable[[dict[str, MemberResult], list[str]], Any]
 
 @dataclass
 class Reduction:
+    """A reducer's value with extra keys for the result's metadata (a plain return value has none)."""
+
     value: Any
     metadata: dict = field(default_factory=dict)
 

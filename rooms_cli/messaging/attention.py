@@ -62,6 +62,8 @@ def _spawn_json(spawn: Spawn) -> dict:
 
 @dataclass
 class Attention:
+    """The attention block for one agent: the other agents, unread messages, running spawns, the hint."""
+
     agent: str
     hint: str | None
     agents: list[dict]

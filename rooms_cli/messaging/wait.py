@@ -20,6 +20,8 @@ FOREIGN_POLL = 5.0
 
 @dataclass
 class WaitResult:
+    """What `rooms wait` saw: spawns that finished, those still running at the timeout, time waited."""
+
     agent: str
     finished: list[Spawn] = field(default_factory=list)  # the spawns this wait saw finish
     pending: list[Spawn] = field(default_factory=list)  # still running at the timeout

@@ -26,6 +26,8 @@ Delta = Callable[[str], None]
 
 @dataclass
 class Message:
+    """One chat message sent to a provider: role (system, user or assistant), content, optional name."""
+
     role: str  # system | user | assistant
     content: str
     name: str | None = None
@@ -39,6 +41,8 @@ class Message:
 
 @dataclass
 class Usage:
+    """Tokens a completion used, as the provider reported or estimated them."""
+
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -52,6 +56,8 @@ class Usage:
 
 @dataclass
 class Completion:
+    """A provider's answer: the text, token usage, the model that produced it, time taken, finish reason."""
+
     text: str
     usage: Usage = field(default_factory=Usage)
     model: str = ""  # the provider:model string that produced it

@@ -57,6 +57,8 @@ def _number(spec: dict, key: str, default: float) -> float:
 
 @dataclass
 class HttpSettings:
+    """A network provider's timeouts, retry policy and extra headers, from its spec in .rooms.yaml."""
+
     timeout: float = DEFAULT_TIMEOUT
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
@@ -335,6 +337,8 @@ async def read_json(call: Call, response) -> dict:
 
 @dataclass
 class SSEEvent:
+    """One server-sent event of a streaming reply: its event name and its data."""
+
     event: str
     data: str
 

@@ -19,6 +19,8 @@ KEYS = ("min_agents", "max_agents", "min_turns", "max_turns", "temperature", "op
 
 @dataclass(frozen=True)
 class Format:
+    """A roundtable format: how many agents and turns, temperature, who opens, purpose, where defined."""
+
     name: str
     min_agents: int
     max_agents: int

@@ -68,6 +68,8 @@ class RoundtableRequest:
 
 @dataclass
 class RoundtableResult:
+    """A finished (or failed) roundtable: format, topic, room, participants, every turn, lessons learnt."""
+
     id: str
     format: str
     topic: str

@@ -51,6 +51,8 @@ def queue_path(project: Project):
 
 @dataclass
 class QueueItem:
+    """A roundtable request in the queue, replayed from its lines: status, attempts, runner, outcome."""
+
     id: str
     request: RoundtableRequest
     enqueued: str = ""

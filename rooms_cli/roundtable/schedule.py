@@ -105,6 +105,8 @@ def slot_id(name: str) -> str:
 
 @dataclass(frozen=True)
 class Slot:
+    """A slot of the daily schedule: a format to enqueue at a UTC time or cron, with its odds of running."""
+
     name: str  # display name, any text
     format: str
     participants: tuple[str, ...] = ()
@@ -208,6 +210,8 @@ def catch_up_seconds(config) -> float:
 
 @dataclass(frozen=True)
 class Occurrence:
+    """A slot at one of its times, with the state key its firing is recorded under."""
+
     slot: Slot
     at: datetime
     key: str  # the state key: the date, or date and time when the slot fires several times that day
@@ -254,6 +258,8 @@ def next_fire(slot: Slot, moment: datetime) -> datetime | None:
 
 @dataclass
 class ScheduleState:
+    """What ticks already fired, by slot and key, and which entries this tick added."""
+
     fired: dict[str, dict[str, dict]] = field(default_factory=dict)  # slot id -> key -> {roll, won, queued, at, error}
     new: list[tuple[str, str]] = field(default_factory=list)  # (slot id, key) recorded since it was read
 

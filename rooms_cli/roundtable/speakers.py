@@ -125,6 +125,8 @@ def recency_penalty(agent: str, history: Sequence[str]) -> float:
 
 @dataclass
 class Pick:
+    """The next speaker of a roundtable and every participant's weight when it was drawn."""
+
     speaker: str
     weights: dict[str, float]  # 0 for the last speaker
 
