@@ -16,6 +16,7 @@ import os
 import sys
 
 from rooms_cli import terminal
+from rooms_cli.jsonable import dumps
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
@@ -78,27 +79,16 @@ def reset() -> None:
     _console = _err_console = None
 
 
-def to_jsonable(value: Any) -> Any:
-    if hasattr(value, "to_json"):
-        return value.to_json()
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    return value
-
-
 def print_json(data: Any) -> None:
     """Print one JSON document on stdout: indented on a terminal, compact when piped (the C encoder
     only runs without indent, which matters for boards of thousands of tasks)."""
-    indent = 2 if sys.stdout.isatty() else None
-    sys.stdout.write(json.dumps(to_jsonable(data), ensure_ascii=False, indent=indent) + "\n")
+    sys.stdout.write(dumps(data, indent=2 if sys.stdout.isatty() else None) + "\n")
     sys.stdout.flush()
 
 
 def print_json_line(data: Any) -> None:
     """Print one JSON object as a line (streams)."""
-    sys.stdout.write(json.dumps(to_jsonable(data), ensure_ascii=False) + "\n")
+    sys.stdout.write(dumps(data) + "\n")
     sys.stdout.flush()
 
 

@@ -36,7 +36,7 @@ INSTRUCTIONS = (
 
 
 def _jsonable(value: Any) -> Any:
-    from rooms_cli.cli.output import to_jsonable
+    from rooms_cli.jsonable import to_jsonable
 
     return to_jsonable(value)
 
