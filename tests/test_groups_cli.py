@@ -525,3 +525,23 @@ def test_group_ask_shows_live_status_on_a_terminal_and_nothing_extra_when_piped(
     quiet = rooms("group", "ask", "--profiles", "coder,analyst", "--objective", "ship?", "--timeout", "1")
     assert quiet.exit_code == 4 and "pending:" not in quiet.stderr and "answered:" not in quiet.stderr
     assert _group_files(project_dir) == []
+
+
+@pytest.mark.parametrize("result", [[], "x", {"by_member": []}, {"by_member": {"a": 1}}, {"metadata": 3}])
+def test_a_gathered_result_that_is_not_a_mapping_is_one_sentence_not_a_crash(project, cli, result):
+    """Found by tests/test_fuzz_parsers.py: `result: []` in a hand-edited log made `group status` raise AttributeError."""
+    from rooms_cli.groups import log
+    from rooms_cli.store.ids import new_id
+
+    asyncio.run(rooms_cli.spawn_group("edited", ["researcher"], project=project))
+    bid = new_id("b")
+    fields = {"objective": "answer", "output_format": "", "tool_guidance": "", "boundaries": ""}
+    log.append(project, "edited",
+               log.event("broadcast", id=bid, fields=fields, members=[{"handle": "researcher", "profile": "researcher"}], sender="you"),
+               log.event("gathered", id=bid, result=result), lock=True)
+    out = cli("group", "status", "edited", "--json")
+    assert out.exit_code == 1, out
+    error = json.loads(out.stderr)["error"]
+    assert error["code"] != "internal" and "malformed 'gathered' event" in error["message"]
+    doctor = cli("doctor", "--json")
+    assert "groups/edited.jsonl" in doctor.stdout, doctor

@@ -32,7 +32,7 @@ from contextlib import ExitStack, contextmanager
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, NotFound, StorageError
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import atomic, eventlog, jsonl, layout
+from rooms_cli.store import atomic, eventlog, jsonl, layout, schema
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -71,6 +71,15 @@ def _text(ev: dict, key: str) -> str:
     if not isinstance(value, str) or not value:
         raise TypeError(f"{key} must be a non-empty string")
     return value
+
+
+def _result(ev: dict) -> dict | None:
+    """A gathered event's result, or None (TypeError when it is not one: a malformed event, not a crash
+    in `group status`)."""
+    result = ev.get("result")
+    if result is not None and not schema.is_gathered_result(result):
+        raise TypeError("result must be a mapping with mappings by member")
+    return result
 
 
 _TOMBSTONES = ("renamed", "dissolved")
@@ -154,7 +163,7 @@ class _Replay:
                 elif kind in ("gathered", "cancelled") and b.in_flight:
                     b.status = kind
                     b.closed_ts = ev.get("ts")
-                    b.result = ev.get("result") if kind == "gathered" else None
+                    b.result = _result(ev) if kind == "gathered" else None
                 elif kind in ("gathered", "cancelled"):
                     group.merge_notes.append({"kind": "closed_twice", "broadcast_id": b.id, "as": kind, "was": b.status})
             elif kind == "renamed":

@@ -64,6 +64,15 @@ def is_mapping(value: Any) -> bool:
     return isinstance(value, dict)
 
 
+def is_gathered_result(value: Any) -> bool:
+    """A group's gathered result: a mapping whose `by_member` maps handles to mappings and whose
+    `metadata` is a mapping (both may be absent)."""
+    if not isinstance(value, dict):
+        return False
+    by_member, metadata = value.get("by_member", {}), value.get("metadata", {})
+    return isinstance(by_member, dict) and isinstance(metadata, dict) and all(isinstance(r, dict) for r in by_member.values())
+
+
 TEXT: Check = (is_text, "text")
 TEXT_OR_NULL: Check = (_optional(is_text), "text or null")
 COUNT_OR_NULL: Check = (_optional(is_count), "a whole number from 0 or null")
@@ -90,7 +99,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "task-create": {"task": (is_task_id, "a task id (t- and letters or digits)"), "lane": NAME, "title": TEXT, "detail": TEXT, "definition_of_done": TEXT,
                     "by": TEXT, "at": TEXT},
     # each line of groups/<name>.jsonl (groups/log.py)
-    "group-event": {"ev": TEXT, "ts": TEXT, "eid": TEXT, "seq": COUNT, "handle": TEXT},
+    "group-event": {"ev": TEXT, "ts": TEXT, "eid": TEXT, "seq": COUNT, "handle": TEXT,
+                    "result": (_optional(is_gathered_result), "a mapping (by_member: mappings, metadata) or null")},
     # each line of inbox/<agent>.jsonl (messaging/inbox.py)
     "inbox": {"n": COUNT, "id": TEXT, "ts": TEXT, "from": TEXT, "to": TEXT, "kind": TEXT, "text": TEXT,
               "tag": TEXT_OR_NULL, "reply_to": COUNT_OR_NULL, "meta": (_optional(is_mapping), "a mapping or null")},
