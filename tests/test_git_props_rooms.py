@@ -152,9 +152,11 @@ def exchange(op: tuple, clones, model: Model) -> None:
     held = [n for n in groups(y) if any(b["broadcast_id"] == bid for b in in_flight_or_recent(y, n))]
     first = externals(sent.json()["members"])
     if held and first:
+        before = len(model.replies)
         reply(y, model, 1 - side, held[0], bid, first[0])
         again = first[0] if same or len(first) == 1 else first[1]
         reply(x, model, side, name, bid, again)
+        FIGURES["both sides"] += len(model.replies) - before == 2
 
 
 def apply(op: tuple, clones, model: Model) -> None:
@@ -315,7 +317,7 @@ def check(clones, model: Model) -> None:
             assert model.saved <= kept, f"saved messages lost: {model.saved - kept}"
 
 
-FIGURES = {"examples": 0, "operations": 0, "merges": 0, "conflicts": 0, "losses": 0, "replies": 0, "dropped": 0}
+FIGURES = {"examples": 0, "operations": 0, "merges": 0, "conflicts": 0, "losses": 0, "replies": 0, "dropped": 0, "both sides": 0}
 
 
 # few examples in CI (each builds an origin and two clones); GIT_PROPS_EXAMPLES=200 for a long run
