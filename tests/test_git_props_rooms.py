@@ -245,8 +245,8 @@ def replays(clone) -> tuple[dict[str, list], dict[str, list]]:
 
 def check_replies(clone, model: Model, texts: set[str]) -> None:
     """Each reply the clone has is held exactly once (accepted or dropped) by its broadcast, under its
-    member, in every group that holds that broadcast; no other broadcast holds it; a broadcast only a
-    gone log holds means a dissolve ran."""
+    member, in every group that holds that broadcast; no other broadcast holds it; a broadcast no
+    live group holds means a dissolve ran."""
     live, gone = replays(clone)
     where: dict[str, list[tuple[str, str]]] = {}  # reply text -> (broadcast id, handle) of each holder
     for bid, copies in (*live.items(), *gone.items()):
@@ -263,9 +263,9 @@ def check_replies(clone, model: Model, texts: set[str]) -> None:
     for text in texts:
         bid, _ = model.replies[text]
         copies = live.get(bid) or []
-        if not copies:
-            assert model.dissolved and bid in gone, f"{clone.name}: broadcast {bid} (replied {text!r}) is lost"
-            copies = gone[bid]
+        if not copies:  # only a dissolve that saw it ends a broadcast (its log is a tombstone, or the name a new group's)
+            assert model.dissolved, f"{clone.name}: broadcast {bid} (replied {text!r}) is lost"
+            copies = gone.get(bid, [])
         for b in copies:
             found = [r for r in b.replies.values() if r.text == text] + [d for d in b.dropped if d["text"] == text]
             assert len(found) == 1, f"{clone.name}: reply {text!r} held {len(found)} times by {bid}"
