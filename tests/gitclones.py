@@ -247,12 +247,13 @@ def merge_both_ways(a: Clone, b: Clone) -> None:
 
 
 def run_random_scenario(ops: Sequence, *, example: str | None, model, apply: Callable, check: Callable,
-                        figures: MutableMapping[str, int]) -> None:
+                        figures: MutableMapping[str, int], setup: Callable | None = None) -> None:
     """One hypothesis example of the random merge tests: an origin and two clones, `apply` each
     operation (which commits and merges at random), `check` the model after the last merge, and
-    no conflict anywhere; counts go into `figures` (written to $GIT_PROPS_FIGURES when set)."""
+    no conflict anywhere; counts go into `figures` (written to $GIT_PROPS_FIGURES when set).
+    `setup(seed)` runs in the seed project before the first commit (GitClones)."""
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
-        world = GitClones(Path(tmp), example=example)
+        world = GitClones(Path(tmp), example=example, setup=setup)
         clones = (world.clone("a"), world.clone("b"))
         for op in ops:
             apply(op, clones, model)

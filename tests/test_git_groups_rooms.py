@@ -92,6 +92,22 @@ def test_a_group_dissolved_in_one_clone_while_the_other_used_it_is_kept_and_repo
         assert any("dissolved" in f["message"] and "rooms group dissolve rev" in f["fix"] for f in findings), findings
 
 
+@pytest.mark.parametrize("uses_on_b", [1, 4])  # B's events sort before A's new `created`, or after it
+def test_a_group_dissolved_and_made_anew_in_one_clone_keeps_what_the_other_clone_did_with_the_old_one(tmp_path, uses_on_b):
+    a, b = world(tmp_path, one_group)
+    a.rooms("group", "dissolve", "rev")
+    a.rooms("group", "spawn", "rev", "--profile", "architect")  # the name again: a new group in the same log
+    late = [broadcast_and_wait(b, "rev", f"still in use on B {n}") for n in range(uses_on_b)]
+    one, other = merged(a, b)
+    for where in (one, other):
+        status = where.rooms("group", "status", "rev")
+        assert [r["broadcast_id"] for r in status["recent"]] == late[::-1]
+        assert {m["profile"] for m in status["members"]} == {"reviewer", "architect"}
+        findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+        assert any("dissolved" in f["message"] and "rooms group dissolve rev" in f["fix"] for f in findings), findings
+    assert group_view(one, "rev") == group_view(other, "rev")
+
+
 def test_a_group_dissolved_in_both_clones_stays_dissolved(tmp_path):
     a, b = world(tmp_path, one_group)
     a.rooms("group", "dissolve", "rev")

@@ -93,7 +93,9 @@ def replay(name: str, events: list[dict]) -> Group | None:
     under a free handle (different profiles). `renamed` away or `dissolved` makes the group `gone`
     (a later `created` starts it afresh); a dissolve that did not see every event of the group (another
     clone kept using it) is overruled: the group stays, noted. Events keep applying while gone, so
-    nothing another clone added is dropped from the state.
+    nothing another clone added is dropped from the state. A group made anew under a dissolved name
+    keeps the dissolved one aside: the other clone's events for its broadcasts still apply to it, and
+    when they overrule the dissolve its members and broadcasts join the new group.
     """
     state = _Replay(name)
     for ev in eventlog.ordered(events):
@@ -109,6 +111,10 @@ class _Replay:
         self.group: Group | None = None
         self.by_id: dict[str, Broadcast] = {}
         self.dissolve_seen: int | None = None
+        # the dissolved group a later `created` replaced, with its broadcasts and its dissolve's `seen`
+        self.before: Group | None = None
+        self.before_ids: dict[str, Broadcast] = {}
+        self.before_seen: int | None = None
 
     def apply(self, ev: dict) -> None:
         name = self.name
@@ -117,6 +123,8 @@ class _Replay:
         try:
             if kind == "created":
                 if group is None or group.gone:
+                    if group is not None and group.gone == "dissolved":
+                        self.before, self.before_ids, self.before_seen = group, by_id, dissolve_seen
                     group = Group(name=name, gid=str(ev.get("gid", "")), created=str(ev.get("ts", "")), ephemeral=bool(ev.get("ephemeral")))
                     by_id = {}
                     dissolve_seen = None
@@ -147,6 +155,10 @@ class _Replay:
                     )))
             elif kind in ("reply", "dropped", "gathered", "cancelled"):
                 b = by_id.get(ev["id"])
+                if b is None and ev["id"] in self.before_ids and self.before is not None:
+                    b = self.before_ids[ev["id"]]  # another clone still working on the dissolved group
+                    self.before.event_count += 1
+                    group = self.before  # the event counts there (restored below)
                 if b is None:
                     return
                 if kind == "reply" and b.in_flight and _text(ev, "handle") not in b.replies:
@@ -178,15 +190,27 @@ class _Replay:
                 seen = ev.get("seen")
                 dissolve_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) and dissolve_seen is None else dissolve_seen
                 group.gone = "dissolved"
-            if group is not None and kind not in _TOMBSTONES:
+            if group is not None and kind not in _TOMBSTONES and group is not self.before:
                 group.event_count += 1
         except (KeyError, TypeError, ValueError):
             raise InvalidData(f"groups/{name}.jsonl: malformed {kind!r} event: {ev!r}") from None
         finally:
+            if group is not None and group is self.before:
+                group = self.group
             self.group, self.by_id, self.dissolve_seen = group, by_id, dissolve_seen
 
     def finish(self) -> Group | None:
-        group, dissolve_seen = self.group, self.dissolve_seen
+        group, dissolve_seen, before = self.group, self.dissolve_seen, self.before
+        if (group is not None and before is not None and self.before_seen is not None
+                and before.event_count > self.before_seen):
+            # the dissolve did not see everything another clone did: what it dissolved stays, in the new group
+            taken = {m.handle for m in group.members}
+            group.members = [m for m in before.members if m.handle not in taken] + group.members
+            group.broadcasts = [b for b in before.broadcasts if group.broadcast(b.id) is None] + group.broadcasts
+            group.merge_notes.append({"kind": "dissolve_overruled", "seen": self.before_seen, "events": before.event_count,
+                                      "by": before.dissolved_by})
+            if group.gone == "dissolved":
+                group.gone = None
         if group is not None and group.gone == "dissolved" and dissolve_seen is not None and group.event_count > dissolve_seen:
             group.gone = None
             group.merge_notes.append({"kind": "dissolve_overruled", "seen": dissolve_seen, "events": group.event_count,
@@ -235,7 +259,7 @@ def load_any(project: Project, name: str) -> Group | None:
 
 
 events_decoded = 0  # events parsed from group logs by this process (tests: replay work stays flat)
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
 
 
 def _load_cached(project: Project, name: str) -> _Replay | None:
@@ -292,6 +316,7 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
             "last": ordered_keys[-1], "state": state}
     head = {"v": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
             "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen,
+            "before": _head_of(state.before), "before_seen": state.before_seen,
             "stat": _stat_key(st) if st.st_size == len(data) else None}
     try:
         atomic.write_bytes(cache, pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL))
@@ -358,6 +383,7 @@ def load_head(project: Project, name: str) -> Group | None:
         return load_any(project, name)
     state = _Replay(name)
     state.group, state.dissolve_seen = head["group"], head["dissolve_seen"]
+    state.before, state.before_seen = head["before"], head["before_seen"]
     if state.group is not None:
         broadcasts_loaded += len(state.group.broadcasts)
     return state.finish()
