@@ -32,3 +32,18 @@ def typed_findings(project, check: str, kind: str, paths) -> list[Finding]:
             findings.append(Finding("error", check, f"{where}: {wrong}",
                                     f"fix or remove the record at {where}", rel))
     return findings
+
+
+def unreadable_findings(check: str, names, load, message, fix) -> list[Finding]:
+    """A finding for each of `names` that `load(name)` refuses with InvalidData (a field of the wrong
+    type: the error's message starts with the file it names). `message(name, err)` and `fix(rel)` word it."""
+    from rooms_cli.errors import InvalidData
+
+    findings = []
+    for name in names:
+        try:
+            load(name)
+        except InvalidData as err:
+            rel = err.message.partition(":")[0]
+            findings.append(Finding("error", check, message(name, err), fix(rel), rel))
+    return findings

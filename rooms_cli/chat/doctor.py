@@ -62,16 +62,9 @@ def check(project, config) -> list:
 def _schema_findings(project) -> list:
     """Rooms whose state cannot be replayed: a field of the wrong type (the sentence names file and field)."""
     from rooms_cli.chat.rooms import load_room, room_ids
-    from rooms_cli.errors import InvalidData
-    from rooms_cli.findings import Finding
+    from rooms_cli.findings import unreadable_findings
 
-    findings = []
-    for room in room_ids(project):
-        try:
-            load_room(project, room)
-        except InvalidData as err:
-            rel = err.message.partition(":")[0]
-            findings.append(Finding("error", "room", f"room {room}: {err.message}",
-                                    f"fix the field named in {rel} (or restore it from git); "
-                                    f"commands on other rooms are unaffected", rel))
-    return findings
+    return unreadable_findings(
+        "room", room_ids(project), lambda room: load_room(project, room),
+        lambda room, err: f"room {room}: {err.message}",
+        lambda rel: f"fix the field named in {rel} (or restore it from git); commands on other rooms are unaffected")

@@ -119,10 +119,10 @@ def parse(argv: list[str], environ=os.environ) -> tuple[Command, dict] | None:
     while i < len(rest):
         token = rest[i]
         i += 1
-        if not token.startswith("-") or token == "-":
+        if token == "-":  # click reads "-" as an argument; rare enough to leave to it
+            return None
+        if not token.startswith("-"):
             positional.append(token)
-            if token == "-":  # click reads "-" as an argument; rare enough to leave to it
-                return None
             continue
         name, equals, value = token.partition("=") if token.startswith("--") else (token, "", "")
         option = command.options.get(name)

@@ -64,15 +64,9 @@ def _typed_findings(project) -> list[Finding]:
 
 def _status_findings(project) -> list[Finding]:
     """Status files whose fields have the wrong type (store/schema.py), legacy `.json` and `.jsonl` logs."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.findings import unreadable_findings
     from rooms_cli.messaging.status import read_status, status_names
 
-    findings = []
-    for agent in status_names(project):
-        try:
-            read_status(project, agent)
-        except InvalidData as err:
-            rel = err.message.partition(":")[0]
-            findings.append(Finding("error", "status", err.message,
-                                    f"fix or delete the record in {rel} (`rooms status set` writes a new one)", rel))
-    return findings
+    return unreadable_findings(
+        "status", status_names(project), lambda agent: read_status(project, agent), lambda agent, err: err.message,
+        lambda rel: f"fix or delete the record in {rel} (`rooms status set` writes a new one)")
