@@ -76,6 +76,20 @@ def rooms_env(extra: dict | None = None) -> dict:
     return env
 
 
+def live_status(project_dir: Path, *args: str, expect: str, timeout: float = 30) -> int:
+    """Run `rooms ARGS` in a real terminal (24×160), wait for output matching the regex `expect` (a live
+    status line), then for its end; its exit status."""
+    import pexpect
+
+    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
+    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", *args], env=env, encoding="utf-8", timeout=timeout,
+                          dimensions=(24, 160))
+    child.expect(expect)
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
 @pytest.fixture
 def rooms():
     """Run `rooms` as a real process: rooms("task", "claim", …, env={…}) -> Run."""

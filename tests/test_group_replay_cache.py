@@ -61,18 +61,24 @@ def test_replay_work_does_not_grow_with_the_number_of_broadcasts(project):
     assert work["small"] == work["big"] == (0, 3)
 
 
+def _merge_in_middle(path, events) -> list[bytes]:
+    """Put `events` after the log's 4th line, where a union merge of another clone's appends can land them;
+    the log's lines now."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    merged = lines[:4] + [(jsonl.dumps(e) + "\n").encode() for e in events] + lines[4:]
+    path.write_bytes(b"".join(merged))
+    return merged
+
+
 def test_a_merge_that_interleaves_lines_is_detected_and_replayed_in_full(project):
     _spawn(project)
     for n in range(3):
         _broadcast(project, n)
     log.load_any(project, "g")
     path = log.log_path(project, "g")
-    lines = path.read_bytes().splitlines(keepends=True)
     # another clone's broadcast, appended there at the same seq, lands in the middle after a union merge
-    other = [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3),
-             log.event("gathered", id="b-other", result={}, seq=4)]
-    merged = lines[:4] + [(jsonl.dumps(e) + "\n").encode() for e in other] + lines[4:]
-    path.write_bytes(b"".join(merged))
+    merged = _merge_in_middle(path, [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3),
+                                     log.event("gathered", id="b-other", result={}, seq=4)])
     group, decoded = _decoded(project)
     assert "b-other" in [b.id for b in group.broadcasts]
     assert group == _full(project, "g")
@@ -148,9 +154,7 @@ def test_status_from_the_head_cache_equals_a_full_replay_after_an_interleaving_m
         _broadcast(project, n)
     log.load_any(project, "g")
     path = log.log_path(project, "g")
-    lines = path.read_bytes().splitlines(keepends=True)
-    other = [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3)]
-    path.write_bytes(b"".join(lines[:4] + [(jsonl.dumps(e) + "\n").encode() for e in other] + lines[4:]))
+    _merge_in_middle(path, [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3)])
     from rooms_cli.groups import status
 
     merged = status.status(project, "g")  # the head no longer covers the log's bytes: a full replay

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from conftest import rooms_env
+from conftest import live_status, rooms_env
 
 import rooms_cli
 from rooms_cli.agents import Agent, create_agent
@@ -485,22 +485,15 @@ def test_watch_shows_a_join_by_handle_result_as_text_and_json_under_json(project
 
 
 def test_group_wait_shows_live_status_on_a_terminal_and_nothing_extra_when_piped(project, project_dir, rooms):
-    import pexpect
 
-    from tests.conftest import rooms_env
 
     external(project, "sec", "perf")
     for handle in ("sec", "perf"):
         assert rooms("group", "spawn", "g", "--profile", handle).exit_code == 0
     assert rooms("group", "broadcast", "g", "--objective", "ship?", *FOUR).exit_code == 0
     assert rooms("group", "reply", "g", "--as", "sec", "ship it").exit_code == 0
-    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
-    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "group", "wait", "g", "--timeout", "2"], env=env,
-                          encoding="utf-8", timeout=30, dimensions=(24, 160))
-    child.expect(r"▣ g · \d+s · answered: sec · pending: perf")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 4  # perf never answered
+    status = live_status(project_dir, "group", "wait", "g", "--timeout", "2", expect=r"▣ g · \d+s · answered: sec · pending: perf")
+    assert status == 4  # perf never answered
     piped = rooms("group", "status", "g", "--json")  # the broadcast was gathered by the terminal run
     assert piped.exit_code == 0
     assert rooms("group", "broadcast", "g", "--objective", "again?", *FOUR).exit_code == 0
@@ -509,19 +502,12 @@ def test_group_wait_shows_live_status_on_a_terminal_and_nothing_extra_when_piped
 
 
 def test_group_ask_shows_live_status_on_a_terminal_and_nothing_extra_when_piped(project, project_dir, rooms):
-    import pexpect
 
-    from tests.conftest import rooms_env
 
     external(project, "coder")  # never answers: the ask times out with analyst answered, coder pending
-    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
-    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "group", "ask", "--profiles", "coder,analyst",
-                                           "--objective", "ship?", "--timeout", "2"],
-                          env=env, encoding="utf-8", timeout=30, dimensions=(24, 160))
-    child.expect(r"▣ eph-\S+ · \d+s · answered: analyst · pending: coder")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 4
+    status = live_status(project_dir, "group", "ask", "--profiles", "coder,analyst", "--objective", "ship?", "--timeout", "2",
+                         expect=r"▣ eph-\S+ · \d+s · answered: analyst · pending: coder")
+    assert status == 4
     quiet = rooms("group", "ask", "--profiles", "coder,analyst", "--objective", "ship?", "--timeout", "1")
     assert quiet.exit_code == 4 and "pending:" not in quiet.stderr and "answered:" not in quiet.stderr
     assert _group_files(project_dir) == []

@@ -12,6 +12,7 @@ import textwrap
 import time
 
 import pytest
+from conftest import live_status
 
 from tests.conftest import rooms_env
 
@@ -282,15 +283,10 @@ def test_sigterm_to_a_spawn_stops_its_runner_and_reports_failed(cli, runner_proj
 
 
 def test_wait_shows_a_live_status_on_a_terminal_and_nothing_extra_when_piped(rooms, cli, runner_project, project_dir):
-    import pexpect
 
     cli("spawn", "sleep 30 slow", "--as", "alice")
-    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
-    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "wait", "--as", "alice", "--timeout", "2"], env=env,
-                          encoding="utf-8", timeout=30, dimensions=(24, 160))
-    child.expect(r"waiting for 1 spawn\(s\) · \d+s · running: agentb")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 4
+    status = live_status(project_dir, "wait", "--as", "alice", "--timeout", "2",
+                         expect=r"waiting for 1 spawn\(s\) · \d+s · running: agentb")
+    assert status == 4
     piped = rooms("wait", "--as", "alice", "--timeout", "1")
     assert piped.exit_code == 4 and "waiting for" not in piped.stderr and "running:" not in piped.stderr.split("still")[0]

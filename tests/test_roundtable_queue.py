@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from conftest import live_status
+
 from rooms_cli.roundtable import queue
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import jsonl
@@ -171,19 +173,12 @@ def test_ticks_killed_at_random_moments_leave_every_file_parseable_and_fire_noth
 
 
 def test_tick_shows_the_running_roundtable_live_on_a_terminal_and_nothing_extra_when_piped(project, project_dir, rooms):
-    import pexpect
 
-    from tests.conftest import rooms_env
 
     slow = ["debate", "--participants", "analyst,hustler", "--turns", "3", "--pace", "0.6", "--force"]
     assert rooms("roundtable", "queue", *slow).exit_code == 0
-    env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
-    child = pexpect.spawn(sys.executable, ["-m", "rooms_cli", "tick"], env=env, encoding="utf-8", timeout=60,
-                          dimensions=(24, 160))
-    child.expect(r"◆ debate · \d+s · turn [0-3]/3 · spoke: .* · pending: ")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    status = live_status(project_dir, "tick", expect=r"◆ debate · \d+s · turn [0-3]/3 · spoke: .* · pending: ", timeout=60)
+    assert status == 0
     assert rooms("roundtable", "queue", *slow).exit_code == 0
     piped = rooms("tick")
     assert piped.exit_code == 0 and "◆" not in piped.stderr and "◆" not in piped.stdout
