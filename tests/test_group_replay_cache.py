@@ -61,6 +61,15 @@ def test_replay_work_does_not_grow_with_the_number_of_broadcasts(project):
     assert work["small"] == work["big"] == (0, 3)
 
 
+def _cached_log(project, broadcasts: int):
+    """Group g with `broadcasts` gathered broadcasts, read once (so its replay cache is written); its log."""
+    _spawn(project)
+    for n in range(broadcasts):
+        _broadcast(project, n)
+    log.load_any(project, "g")
+    return log.log_path(project, "g")
+
+
 def _merge_in_middle(path, events) -> list[bytes]:
     """Put `events` after the log's 4th line, where a union merge of another clone's appends can land them;
     the log's lines now."""
@@ -71,11 +80,7 @@ def _merge_in_middle(path, events) -> list[bytes]:
 
 
 def test_a_merge_that_interleaves_lines_is_detected_and_replayed_in_full(project):
-    _spawn(project)
-    for n in range(3):
-        _broadcast(project, n)
-    log.load_any(project, "g")
-    path = log.log_path(project, "g")
+    path = _cached_log(project, broadcasts=3)
     # another clone's broadcast, appended there at the same seq, lands in the middle after a union merge
     merged = _merge_in_middle(path, [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3),
                                      log.event("gathered", id="b-other", result={}, seq=4)])
@@ -149,11 +154,7 @@ def test_status_from_the_head_cache_equals_a_full_replay_after_appends(project):
 
 
 def test_status_from_the_head_cache_equals_a_full_replay_after_an_interleaving_merge(project):
-    _spawn(project)
-    for n in range(30):
-        _broadcast(project, n)
-    log.load_any(project, "g")
-    path = log.log_path(project, "g")
+    path = _cached_log(project, broadcasts=30)
     _merge_in_middle(path, [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3)])
     from rooms_cli.groups import status
 
