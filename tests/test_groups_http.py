@@ -60,11 +60,16 @@ async def timed_gather(project, name, handles, **kw):
 def test_a_gather_of_eight_model_members_takes_about_as_long_as_one_call(project, server):
     bots(project, **{f"bot{i}": "fast" for i in range(8)})
     single = min(asyncio.run(timed_gather(project, f"one{i}", ["bot0"]))[1] for i in range(2))
+    server.reset()
     result, wall = asyncio.run(timed_gather(project, "eight", [f"bot{i}" for i in range(8)]))
     assert result.metadata["replied"] == 8
     assert all(r.text == "fast answer" for r in result.by_member.values())
-    # sequential would be 8x; the figure is <= 1.3 (see bench/groups.py), slack for a busy machine
-    assert wall / single <= 1.6, (wall, single)
+    # in parallel: all eight calls reached the server before the first could have been answered (the
+    # server's own clock, so a loaded machine does not make it flaky; a wall-time bound of 1.6x failed
+    # in CI at 2.5x while other work ran). The figure, <= 1.3x, is bench/groups.py's to measure.
+    arrivals = sorted(r.at for r in server.requests)
+    assert len(arrivals) == 8 and arrivals[-1] - arrivals[0] < LATENCY["fast"], arrivals
+    assert wall / single <= 4, (wall, single)  # sequential would be 8x
 
 
 def test_wait_any_cancels_the_slow_members_http_call_at_once_and_returns_with_the_fastest(project, server):
