@@ -243,17 +243,12 @@ def load_agent_file(project: Project, path: Path) -> Agent:
 def list_agents(project: Project) -> list[Agent]:
     """Every agent definition, sorted by id."""
     folder = layout.agents_dir(project)
-    if not folder.is_dir():
-        return []
-    agents = []
-    for path in sorted(folder.glob("*.md")):
-        agents.append(load_agent_file(project, path))
-    return agents
+    return [load_agent_file(project, folder / f"{agent_id}.md") for agent_id in agent_ids(project)]
 
 
 def agent_ids(project: Project) -> list[str]:
-    folder = layout.agents_dir(project)
-    return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
+    """The agents defined: `agents/<id>.md` whose name is an id (a `README.md` there is skipped, with a warning)."""
+    return layout.record_names(project, layout.agents_dir(project), ".md", "agent id")
 
 
 def load_agent(project: Project, agent_id: str) -> Agent:

@@ -14,6 +14,7 @@ class ExitCode:
     USAGE = 2
     CONFLICT = 3
     TIMEOUT = 4
+    NOT_PRINTED = 5
 
 
 class RoomsError(Exception):
@@ -93,6 +94,15 @@ def storage_error(path, exc: OSError, doing: str = "write") -> StorageError:
     name = errno.errorcode.get(exc.errno or 0, "")
     cause = _IO_HINTS.get(name) or exc.strerror or type(exc).__name__
     return StorageError(f"cannot {doing} {path}: {cause}", data={"errno": name} if name else None)
+
+
+class NotPrinted(RoomsError):
+    """The command did what it was asked (its write completed) but printing the result failed (stdout on a
+    full disk, a failing device). Exit 5: a script must not run it again — that would send the message
+    twice or claim a second task while the first lease is held."""
+
+    code = "not_printed"
+    exit_code = ExitCode.NOT_PRINTED
 
 
 class ProviderError(RoomsError):
