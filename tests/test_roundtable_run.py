@@ -31,7 +31,7 @@ class Scripted(Provider):
         self.summary = summary
         self.calls: list[dict] = []
 
-    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose):
+    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose, **_):
         self.calls.append({"messages": messages, "temperature": temperature, "purpose": purpose,
                            "agent": getattr(agent, "id", None)})
         if purpose == "summary":
