@@ -109,6 +109,23 @@ class ProviderError(RoomsError):
     code = "provider_error"
 
 
+class ContextOverflow(ProviderError):
+    """The server refused the prompt as longer than the model's context window.
+
+    `n_ctx` (the window) and `n_prompt` (the prompt's tokens) are set when the server's message
+    says them. The message names the knobs (`context_window:`, `max_tokens:`); callers that can
+    trim the prompt (chat) retry once with tighter trimming before showing it."""
+
+    code = "context_overflow"
+
+    def __init__(self, message: str, *, n_ctx: int | None = None, n_prompt: int | None = None, **kw):
+        super().__init__(message, **kw)
+        self.n_ctx = n_ctx
+        self.n_prompt = n_prompt
+        if self.data is None:
+            self.data = {k: v for k, v in (("n_ctx", n_ctx), ("n_prompt", n_prompt)) if v is not None} or None
+
+
 class Conflict(RoomsError):
     code = "conflict"
     exit_code = ExitCode.CONFLICT
