@@ -81,7 +81,7 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("board",): Command("board", ("room", "dir", "json_"), options={
         "--lane": Option("lane"), "--status": Option("status", parser=_status_parser), "--format": Option("format")}),
     ("task", "next"): Command("task_next", _BOARD, options={"--lease": _LEASE}),
-    ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={"--lease": _LEASE}),
+    ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={"--lease": _LEASE, "--lease-id": _LEASE_ID}),
     ("task", "renew"): Command("task_renew", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID, "--lease": _LEASE}),
     ("task", "release"): Command("task_release", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID}),
     ("task", "done"): Command("task_done", _BOARD, args=("task_id",), required=("summary",), options={

@@ -115,10 +115,10 @@ def _print_board(view: dict) -> None:
             output.say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")
 
 
-def task_claim(run: Run, task_id: str, lease: float | None = None) -> None:
+def task_claim(run: Run, task_id: str, lease: float | None = None, lease_id: str | None = None) -> None:
     from rooms_cli.board.claims import claim_task
 
-    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease)
+    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id)
     run.emit(claim, claim_text(claim))
 
 

@@ -48,7 +48,11 @@ def init_cmd(
     for item in result.skipped:
         output.say(f"  skipped {item}")
     if result.changed:
-        output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+        if result.agents:
+            output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+        else:  # chatting needs an agent: a bare project is told to make one first
+            output.say("Next: rooms agent new helper && rooms chat 'hello everyone'\n"
+                       "      (or rooms init --example dev for six example agents, or rooms demo for a tour)")
 
 
 @config_app.command("show")
