@@ -52,7 +52,8 @@ def check_files(project: Project) -> list[Finding]:
             findings.append(Finding(
                 "error", "merge-conflict", f"{rel} has an unresolved git merge (conflict markers at line {conflict})",
                 f"edit {rel}: keep the lines of both sides and delete the marker lines (<<<<<<<, =======, >>>>>>>), "
-                f"then `git add {rel}`" + (" — a log merges by itself once .rooms/.gitattributes says *.jsonl merge=union"
+                f"then `git add {rel}`" + (" — a log merges by itself once .rooms/.gitattributes says *.jsonl merge=union; "
+                                          "after `git merge B C` (an octopus merge) abort it and merge one branch at a time"
                                           if name.endswith(".jsonl") else ""), rel))
             continue
         if name.endswith(".tmp"):
@@ -135,6 +136,40 @@ def check_strays(project: Project) -> list[Finding]:
     return findings
 
 
+def check_octopus(project: Project) -> list[Finding]:
+    """A merge of several branches at once in progress (MERGE_HEAD names two or more commits): git's
+    octopus strategy runs no merge driver, so every log both sides appended to conflicts."""
+    from rooms_cli.findings import octopus_recovery
+
+    git = _git_dir(project.root)
+    try:
+        heads = [line for line in (git / "MERGE_HEAD").read_text("utf-8").split() if line] if git else []
+    except (OSError, UnicodeDecodeError):
+        return []
+    if len(heads) < 2:
+        return []
+    return [Finding("error", "octopus", f"an octopus merge of {len(heads)} branches is in progress and .rooms/ cannot "
+                    "merge that way", octopus_recovery(), str(git / "MERGE_HEAD"))]
+
+
+def _git_dir(start: Path) -> Path | None:
+    """The git directory of the checkout holding `start` (`.git`, or the directory a `.git` file names)."""
+    for folder in (start, *start.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            try:
+                text = dot.read_text("utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            if text.startswith("gitdir:"):
+                named = Path(text.partition(":")[2].strip())
+                return named if named.is_absolute() else folder / named
+            return None
+    return None
+
+
 def check_git_files(project: Project) -> list[Finding]:
     """`.rooms/.gitattributes` and `.gitignore` hold what merging between clones needs."""
     from rooms_cli.store.paths import GITATTRIBUTES_LINES, GITIGNORE_LINES
@@ -170,11 +205,18 @@ def check_definitions(project: Project) -> list[Finding]:
     except RoomsError as err:
         findings.append(Finding("error", "config", err.message, "fix .rooms.yaml (see .rooms.yaml.example)", ".rooms.yaml"))
     folder = layout.agents_dir(project)
-    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+    for agent_id in layout.record_names(project, folder, ".md", "agent id"):
+        path = folder / f"{agent_id}.md"
+        rel = project.relative(path)
         try:
-            load_agent_file(project, path)
+            agent = load_agent_file(project, path)
         except RoomsError as err:
-            findings.append(Finding("error", "agent", err.message, "fix the field named in the message", project.relative(path)))
+            findings.append(Finding("error", "agent", err.message, "fix the field named in the message", rel))
+            continue
+        if agent.id != agent_id:
+            # found as `agent_id` (its file) but speaking as `agent.id`: mentions, inboxes and rosters disagree
+            findings.append(Finding("error", "agent", f"{rel}: its id is {agent.id!r}, not its file name {agent_id!r}",
+                                    f"make them agree: set `id: {agent_id}` in {rel}, or rename the file to {agent.id}.md", rel))
     return findings
 
 
@@ -251,7 +293,8 @@ def check_parts(project: Project, config) -> list[Finding]:
 
 
 def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
-    findings = check_files(project) + check_strays(project) + check_git_files(project) + check_definitions(project)
+    findings = (check_files(project) + check_strays(project) + check_octopus(project) + check_git_files(project)
+                + check_definitions(project))
     findings.extend(check_parts(project, config))
     if providers:
         findings.extend(check_providers(project, config))
