@@ -142,8 +142,10 @@ def check_octopus(project: Project) -> list[Finding]:
     from rooms_cli.findings import octopus_recovery
 
     git = _git_dir(project.root)
+    if git is None:
+        return []
     try:
-        heads = [line for line in (git / "MERGE_HEAD").read_text("utf-8").split() if line] if git else []
+        heads = (git / "MERGE_HEAD").read_text("utf-8").split()
     except (OSError, UnicodeDecodeError):
         return []
     if len(heads) < 2:
