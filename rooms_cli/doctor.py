@@ -131,8 +131,15 @@ def check_strays(project: Project) -> list[Finding]:
                 stray(directory / entry, what)
     rooms = project.dir / "rooms"
     for entry in sorted(os.listdir(rooms)) if rooms.is_dir() else []:
-        if (rooms / entry).is_dir() and not is_valid_name(entry):
+        if not (rooms / entry).is_dir():
+            continue
+        if not is_valid_name(entry):
             stray(rooms / entry, "room id")
+            continue
+        sessions = rooms / entry / "sessions"
+        for name in sorted(os.listdir(sessions)) if sessions.is_dir() else []:
+            if name.endswith(".jsonl") and not name.startswith(".") and not is_valid_name(name[: -len(".jsonl")]):
+                stray(sessions / name, "agent id")
     return findings
 
 
@@ -295,11 +302,15 @@ def check_parts(project: Project, config) -> list[Finding]:
 
 
 def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
-    findings = (check_files(project) + check_strays(project) + check_octopus(project) + check_git_files(project)
-                + check_definitions(project))
-    findings.extend(check_parts(project, config))
-    if providers:
-        findings.extend(check_providers(project, config))
+    layout.quiet_strays()  # each stray file is a finding here, not a warning too
+    try:
+        findings = (check_files(project) + check_strays(project) + check_octopus(project) + check_git_files(project)
+                    + check_definitions(project))
+        findings.extend(check_parts(project, config))
+        if providers:
+            findings.extend(check_providers(project, config))
+    finally:
+        layout.quiet_strays(False)
     from rooms_cli.child_env import mask_text
 
     for finding in findings:  # a finding that quotes configuration never shows its credentials
