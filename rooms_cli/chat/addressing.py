@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 MENTION_RE = re.compile(r"(?<![\w@/.])@([A-Za-z0-9][A-Za-z0-9._/-]*)")
 BROADCAST = {"everyone": "everyone", "channel": "everyone", "jam": "jam"}
 MATCH_CUTOFF = 75.0  # rapidfuzz ratio (0-100) a mention needs to land on an agent
+CLOSE_CUTOFF = 50.0  # ... and a name needs to be suggested for a mention that matched nobody
 
 
 @dataclass
@@ -70,7 +71,8 @@ def closest(word: str, candidates: list[str], limit: int = 3) -> list[str]:
     from rapidfuzz import fuzz, process
 
     name = word.lower().rsplit("/", 1)[-1]
-    return [match[0] for match in process.extract(name, sorted(set(candidates)), scorer=fuzz.ratio, limit=limit)]
+    return [match[0] for match in process.extract(name, sorted(set(candidates)), scorer=fuzz.ratio, limit=limit,
+                                                  score_cutoff=CLOSE_CUTOFF)]
 
 
 def parse(text: str, roster: list[str], known: list[str], *, from_person: bool = True) -> Addressing:

@@ -17,7 +17,6 @@ Sent (see docs/chat.md, "What an agent is given"):
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +28,6 @@ CHAT_TEMPERATURE = 0.7
 MAX_STOPS = 4
 TIGHT_MESSAGES = 3
 TIGHT_SHRINK = 0.5
-
-_COUNTS: dict[tuple[str, str, str], int] = {}  # (provider, model, sha1 of text) -> tokens, this process
 
 
 @dataclass
@@ -107,19 +104,17 @@ class Caller:
         return self.windows[key] or agent.context_window
 
     async def _counter(self, provider, model: str, texts: list[str]):
-        """`count(text)` from the server's tokenizer (each text counted once a process)."""
+        """`count(text)` from the server's tokenizer (the provider caches counts per process)."""
         from rooms_cli.models.tokens import estimate_tokens
 
-        def key(text: str) -> tuple[str, str, str]:
-            return provider.name, model, hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
-
+        counts: dict[str, int] = {}
         for text in texts:
-            if key(text) not in _COUNTS:
+            if text not in counts:
                 try:
-                    _COUNTS[key(text)] = int(await provider.count_tokens(model, text))
+                    counts[text] = int(await provider.count_tokens(model, text))
                 except Exception:  # no tokenizer reachable: the estimate
-                    _COUNTS[key(text)] = estimate_tokens(text)
-        return lambda text: _COUNTS.get(key(text)) or estimate_tokens(text)
+                    counts[text] = estimate_tokens(text)
+        return lambda text: counts.get(text) or estimate_tokens(text)
 
     async def ask(self, agent, trigger, snapshot: list, *, must_answer: bool, on_delta=None) -> Answer:
         """Call the agent's model about `trigger`; ProviderError (ContextOverflow after the retry) on failure."""

@@ -201,8 +201,9 @@ class UnknownMention(InvalidInput):
         for word in words:
             near = closest(word, [*roster, *known])
             parts.append(f"@{word}" + (f" (closest: {', '.join(near)})" if near else ""))
+        here = f" (in the room: {', '.join(roster)})" if not any(closest(w, [*roster, *known]) for w in words) else ""
         super().__init__(f"no agent matches {', '.join(parts)}, so nothing was posted and nobody was asked; "
-                         f"fix the name and send again", code="unknown_mention",
+                         f"fix the name and send again{here}", code="unknown_mention",
                          data={"mentions": list(words), "room": room})
         self.words = list(words)
 
@@ -317,7 +318,10 @@ class Turn:
         except Exception as exc:  # (a cancelled call is a BaseException: it goes through)  # any provider failure: visible, named, and the turn goes on
             self.emit("failed", agent=agent.id)
             return None, exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
-        return (answer, read_reply(agent, answer, names)), None
+        reading = read_reply(agent, answer, names)
+        if on_delta is not None and reading.kind == "message":
+            on_delta.finish(reading.text)
+        return (answer, reading), None
 
     async def produce(self, agent_id: str, trigger: Message, *, mode: str, snapshot: list | None = None,
                       stream: bool = True) -> Outcome:
@@ -435,6 +439,10 @@ class Turn:
         chosen = eligible[: self.remaining]
         if len(chosen) < len(eligible):
             self.result.notes.append(f"@jam: only {len(chosen)} turns left, so {', '.join(eligible[len(chosen):])} sat out")
+
+        for agent_id in chosen:  # learn each model's window once, before the calls go out together
+            if not self.agents[agent_id].is_external(self.config.default_model):
+                await self.caller.window(self.agents[agent_id])
 
         async def one(agent_id: str) -> Outcome:
             outcome = await self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False)
@@ -604,6 +612,15 @@ class _PassFilter:
         elif not could_still_be_pass(self.held):
             self.open = True
             self.sink(self.tidy(self.held))
+
+    def finish(self, text: str) -> None:
+        """The reply is in and is a message: show what was held back (`text`, as it will be stored)."""
+        if self.open:
+            return
+        self.open = True
+        rest = text[self.shown:] if self.shown else text
+        if rest:
+            self.sink(rest)
 
     def _object(self) -> None:
         speak, message = streaming_object(self.held)
