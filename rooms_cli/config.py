@@ -155,6 +155,9 @@ def validate_provider(name: str, spec: object, where: str) -> None:
         raise InvalidData(f"{where}: key '{key}.max_retries' must be a whole number ≥ 0")
     if "max_tokens" in spec and (isinstance(spec["max_tokens"], bool) or not isinstance(spec["max_tokens"], int) or spec["max_tokens"] <= 0):
         raise InvalidData(f"{where}: key '{key}.max_tokens' must be a whole number > 0")
+    window = spec.get("context_window")
+    if "context_window" in spec and (isinstance(window, bool) or not isinstance(window, int) or window < 256):
+        raise InvalidData(f"{where}: key '{key}.context_window' must be a whole number of tokens (at least 256)")
     if "ollama" in spec and not isinstance(spec["ollama"], bool):
         raise InvalidData(f"{where}: key '{key}.ollama' must be true or false")
     if "headers" in spec and not isinstance(spec["headers"], dict):

@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 _console = None
 _err_console = None
 _console_class = None
+DONE: list[str] = []  # what the running command has done, said if printing its result fails (cli/guard.py)
+
+
+def done(sentence: str) -> None:
+    """Record what the command has done (a write that completed: "claimed t-… lease l-…") before it
+    prints: should printing fail, the error says it was done and exits 5, never "internal error"."""
+    DONE.append(sentence)
 
 
 def _safe_console(**kwargs):

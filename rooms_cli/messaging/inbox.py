@@ -269,7 +269,4 @@ def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:
 
 def inbox_owners(project: Project) -> list[str]:
     """Agents that have an inbox file."""
-    folder = layout.inbox_dir(project)
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in folder.glob("*.jsonl") if p.is_file())
+    return layout.record_names(project, layout.inbox_dir(project), ".jsonl", "agent id")
