@@ -55,8 +55,12 @@ def test_a_woken_agent_that_answers_pass_with_a_period_sends_no_reply(cli, proje
     """messaging's wake once compared the text literally, so `/pass.` was delivered as a reply."""
     script = tmp_path / "passer.py"
     script.write_text("import sys\nsys.stdin.read()\nprint('/pass.')\n")
-    with open(project_dir / ".rooms.yaml", "a") as fh:
-        fh.write(f"\nproviders:\n  passer: {{type: command, command: [{sys.executable!r}, {str(script)!r}]}}\n")
+    import yaml
+
+    config_path = project_dir / ".rooms.yaml"
+    config = yaml.safe_load(config_path.read_text()) or {}
+    config["providers"] = {**(config.get("providers") or {}), "passer": {"type": "command", "command": [sys.executable, str(script)]}}
+    config_path.write_text(yaml.safe_dump(config))
     (project_dir / ".rooms" / "agents" / "quiet.md").write_text(textwrap.dedent("""\
         ---
         model: passer:default

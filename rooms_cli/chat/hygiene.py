@@ -21,13 +21,16 @@ ratio ≥ 90 on normalised text, 20+ characters).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
 BROADCAST_WORDS = ("everyone", "channel", "jam")
 ELLIPSIS = "…"
 COPY_RATIO = 90.0
 COPY_MIN_CHARS = 20
+COPY_WORDS = 0.6  # share of words in common before the characters are compared
 REPEAT_MIN_CHARS = 10
 
 _ROLE_TOKEN = re.compile(
@@ -146,15 +149,27 @@ def _normal(text: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
-def copied_from(text: str, earlier: list) -> object | None:
+def copied_from(text: str, earlier: list) -> Any:
     """The earlier message (`.text`) that `text` copies (near-duplicate), or None."""
     mine = _normal(text)
     if len(mine) < COPY_MIN_CHARS:
         return None
-    from rapidfuzz import fuzz  # only for replies long enough to be compared
-
+    words = Counter(mine.split())
+    candidates = []
     for msg in reversed(earlier):
         theirs = _normal(msg.text)
-        if len(theirs) >= COPY_MIN_CHARS and fuzz.ratio(mine, theirs) >= COPY_RATIO:
+        if len(theirs) < COPY_MIN_CHARS:
+            continue
+        # a near copy shares most of its words: most replies are ruled out without the fuzzy
+        # matcher (and without importing it, which a chat turn otherwise never needs)
+        shared = sum((words & Counter(theirs.split())).values())
+        if 2 * shared / (sum(words.values()) + len(theirs.split())) >= COPY_WORDS:
+            candidates.append((msg, theirs))
+    if not candidates:
+        return None
+    from rapidfuzz import fuzz
+
+    for msg, theirs in candidates:
+        if fuzz.ratio(mine, theirs) >= COPY_RATIO:
             return msg
     return None
