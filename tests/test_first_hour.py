@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 
 def test_plain_init_suggests_making_an_agent_and_that_suggestion_works(tmp_path, cli, monkeypatch):
     target = tmp_path / "fresh"
@@ -75,3 +77,17 @@ def test_an_idle_tick_prints_nothing_when_piped_and_actions_are_time_stamped(pro
     busy = rooms("tick", cwd=project_dir).stdout.splitlines()
     assert busy[0].endswith("(2 turns)") and " roundtables: start debate with analyst, hustler in room " in busy[0]
     assert all(line[:4].isdigit() and line[19] == "Z" for line in busy)
+
+
+def _leaf_commands():
+    from conftest import command_tree
+
+    return sorted(command_tree())
+
+
+@pytest.mark.parametrize("path", _leaf_commands())
+def test_every_command_refuses_an_unknown_option_as_a_usage_error(cli, path):
+    """One exit-code rule: a usage error is 2, whatever the command (README: Exit codes)."""
+    run = cli(*path.split(), "--no-such-option")
+    assert run.exit_code == 2, (path, run.exit_code, run.stderr)
+    assert "--no-such-option" in run.stderr

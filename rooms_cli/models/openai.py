@@ -36,7 +36,7 @@ import os
 import re
 from urllib.parse import urlsplit
 
-from rooms_cli.errors import ProviderError
+from rooms_cli.errors import ContextOverflow, ProviderError
 from rooms_cli.models.base import Completion, Provider, Usage
 from rooms_cli.models.http import (
     Call,
@@ -99,7 +99,7 @@ def prompt_tokens(messages) -> int:
 def refused_field(err: ProviderError, body: dict) -> str | None:
     """The request field a 400/422 answer refused (one we can do without), else None."""
     status = (err.data or {}).get("status") if isinstance(err.data, dict) else None
-    if status not in (400, 422):
+    if status not in (400, 422) or isinstance(err, ContextOverflow):  # a prompt too long stays too long
         return None
     text = err.message.lower()
     if "response_format" in body and ("response_format" in text or "json_schema" in text or "schema" in text):
@@ -115,6 +115,7 @@ def refused_field(err: ProviderError, body: dict) -> str | None:
 
 class OpenAIProvider(Provider):
     type = "openai"
+    structured = True
 
     def base_url(self) -> str:
         """The server this provider talks to (resolved from the spec and the environment)."""
