@@ -18,7 +18,7 @@ The scorecard:
 - votes / ballots: how many member replies the reducer could read, and whether it gave a result;
 - lessons: stored, and how many are quotes of turns rather than lessons;
 - reply length: median and max over every model call, in tokens (the engine's own count, from its
-  log) and over chat replies in characters;
+  log) and over chat replies in characters; chat replies by the finish_reason the transcript recorded;
 - context failures: replies or members that failed on the context size; non-zero exits;
 - wall time of each command.
 """
@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,6 +211,8 @@ def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
                          "max": max(tokens, default=None)},
         "reply_chars": {"replies": len(chars), "median": statistics.median(chars) if chars else None,
                         "max": max(chars, default=None)},
+        "finish_reasons": dict(Counter(str((r.get("meta") or {}).get("finish_reason") or r.get("finish_reason"))
+                                       for r in messages)),
         "context_failures": context_failures,
         "nonzero_exits": sum(row["exit"] != 0 for row in rows),
         "commands": [{k: row[k] for k in ("label", "exit", "seconds", "answered", "note") if k in row} for row in rows],
@@ -234,6 +237,7 @@ def render(card: dict, header: str) -> str:
              f"{card['reply_tokens']['median']} / {card['reply_tokens']['max']} |",
              f"| chat reply chars, median / max ({card['reply_chars']['replies']} replies) | "
              f"{card['reply_chars']['median']} / {card['reply_chars']['max']} |",
+             f"| chat replies by finish_reason (None: not recorded) | {card['finish_reasons']} |",
              f"| context failures | {card['context_failures']} |",
              f"| non-zero exits | {card['nonzero_exits']} |",
              "", "| command | exit | answers | wall s |", "|---|---|---|---|"]

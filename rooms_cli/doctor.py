@@ -225,7 +225,9 @@ def _http_unreachable(name: str, spec: dict, config) -> str | None:
     try:
         httpx.get(url.rstrip("/") + "/models", timeout=3.0)
     except httpx.HTTPError as exc:
-        return f"{url}: {type(exc).__name__}"
+        from rooms_cli.child_env import mask_text
+
+        return f"{mask_text(url)}: {type(exc).__name__}"
     return None
 
 
@@ -253,5 +255,9 @@ def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
     findings.extend(check_parts(project, config))
     if providers:
         findings.extend(check_providers(project, config))
+    from rooms_cli.child_env import mask_text
+
+    for finding in findings:  # a finding that quotes configuration never shows its credentials
+        finding.message, finding.fix = mask_text(finding.message), mask_text(finding.fix)
     errors = sum(1 for f in findings if f.severity == "error")
     return {"ok": errors == 0, "errors": errors, "warnings": len(findings) - errors, "findings": findings}

@@ -143,6 +143,9 @@ def print_error(err, as_json: bool) -> None:
     error is always exactly one line a script can read.
     """
     err.fold()
+    from rooms_cli.child_env import mask_text
+
+    err.message = mask_text(err.message)  # an error that names configuration never shows its credentials
     if as_json:
         sys.stderr.write(json.dumps(err.to_json(), ensure_ascii=False) + "\n")
     else:

@@ -225,7 +225,9 @@ class Provider:
             if masked is not None:
                 masked.close()  # what arrived before the failure, masked like a whole reply
             # the one choke point: nothing a provider says reaches a terminal or a file with a key in it
-            exc.message = self.mask(exc.message)
+            from rooms_cli.child_env import mask_text
+
+            exc.message = mask_text(self.mask(exc.message))  # and the configuration it names (a URL's password)
             exc.args = (exc.message,)
             raise
         completion.finish_reason = normalise_finish_reason(completion.finish_reason)
