@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "hook": "rooms_cli.cli.messaging_cmd:hook_app",
     "watch": "rooms_cli.cli.watch_cmd:watch_cmd",
     "mcp": "rooms_cli.cli.mcp_cmd:mcp_cmd",
+    "top": "rooms_cli.cli.top_cmd:top_cmd",
 }
 
 # `rooms tick`: run in this order; each is `(project, config, dry_run) -> list[dict]` (what it did)
