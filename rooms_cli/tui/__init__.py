@@ -17,6 +17,7 @@ from rooms_cli.errors import RoomsError, UsageError
 
 INSTALL = "pip install 'rooms-cli[tui]'"
 SNAPSHOT_WAIT_S = 30.0
+FIXED_TABS = ("board", "rooms", "agents")
 
 
 def require_textual() -> None:
@@ -25,6 +26,19 @@ def require_textual() -> None:
         import textual  # noqa: F401
     except ImportError:
         raise RoomsError(f"rooms top needs the Textual package, which is not installed: {INSTALL}") from None
+
+
+def check_tab(project, tab: str) -> None:
+    """`--tab`: board, rooms, agents, or the name of a group that exists."""
+    if tab in FIXED_TABS:
+        return
+    from rooms_cli.errors import NotFound
+    from rooms_cli.groups.log import exists
+    from rooms_cli.store.ids import validate_name
+
+    validate_name(tab, "--tab (board, rooms, agents or a group name)")
+    if not exists(project, tab):
+        raise NotFound(f"no group {tab!r} for --tab; it takes board, rooms, agents or a group name (rooms group list)")
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -35,10 +35,9 @@ from textual.widgets import (
 
 from rooms_cli.context import Context
 from rooms_cli.errors import RoomsError
-from rooms_cli.tui import actions, views
+from rooms_cli.tui import FIXED_TABS, actions, views
 from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
 
-FIXED_TABS = ("board", "rooms", "agents")
 LANE_MIN = 34  # columns of a lane on the board
 STATUS_MARK = {"todo": "○", "doing": "●", "blocked": "■", "failed": "✗", "done": "✓", "cancelled": "–"}
 COMPOSER_FIELDS = [("objective", "objective — what to accomplish"), ("output_format", "output_format — how the reply is shaped"),
@@ -180,7 +179,6 @@ class TopApp(App):
         self._load_all(first=True)
         self.set_interval(1.0, self._tick_leases)
         if self.live:
-            self.set_interval(2.0, self._check_group_set)
             self._start_watch()
 
     def _load_all(self, first: bool = False) -> None:
@@ -213,20 +211,22 @@ class TopApp(App):
             data, error = None, exc.fold().message
         self.call_from_thread(self._apply, part, data, error)
 
-    def _apply(self, part: str, data: Any, error: str | None) -> None:
-        self._loading.discard(part)
-        if error is not None:
-            self.say(error, error=True)
-        elif part == "board":
-            self._draw_board(data)
-        elif part == "rooms":
-            self._draw_room(data)
-        elif part == "agents":
-            self._draw_agents(data)
-        elif part == "groups":
-            self._draw_groups(data)
-        elif part.startswith("agent:"):
-            self._draw_agent_tab(part.partition(":")[2], data)
+    async def _apply(self, part: str, data: Any, error: str | None) -> None:
+        try:
+            if error is not None:
+                self.say(error, error=True)
+            elif part == "board":
+                self._draw_board(data)
+            elif part == "rooms":
+                self._draw_room(data)
+            elif part == "agents":
+                self._draw_agents(data)
+            elif part == "groups":
+                await self._draw_groups(data)
+            elif part.startswith("agent:"):
+                self._draw_agent_tab(part.partition(":")[2], data)
+        finally:
+            self._loading.discard(part)
         if part in self._again:
             self._again.discard(part)
             self.reload(part)
@@ -350,18 +350,19 @@ class TopApp(App):
             table.add_row(row["name"], row["kind"], "idle" if row["idle"] else "active", str(row["unread"]) if row["unread"] else "",
                           _clock(row["last_seen"]), ", ".join(row["spawns"]), row["status"], key=row["name"])
 
-    def _draw_groups(self, infos: list[dict]) -> None:
+    async def _draw_groups(self, infos: list[dict]) -> None:
+        """A tab per live group: new ones added, gone ones (dissolved, renamed away) removed, labels kept current."""
         tabs = self.query_one("#tabs", TabbedContent)
         present = {info["name"] for info in infos}
         for name in [n for n in self.group_panes if n not in present]:
-            tabs.remove_pane(self.group_panes.pop(name))
+            await tabs.remove_pane(self.group_panes.pop(name))
         for info in infos:
             name = info["name"]
             pane_id = self.group_panes.get(name)
             if pane_id is None:
                 pane_id = self._new_pane_id("group")
                 self.group_panes[name] = pane_id
-                tabs.add_pane(_group_pane(pane_id, info))
+                await tabs.add_pane(_group_pane(pane_id, info))
             else:
                 tabs.get_tab(pane_id).label = info["label"]
                 self._fill_group(tabs.get_pane(pane_id), info)
@@ -426,13 +427,6 @@ class TopApp(App):
             if family == "inbox" and agent in self.agent_panes:
                 self.reload(f"agent:{agent}")
 
-    def _check_group_set(self) -> None:
-        """A dissolve deletes the log (no event to follow): the folder listing tells."""
-        from rooms_cli.groups.log import log_names
-
-        if set(log_names(self.ctx.project)) != set(self.group_panes):
-            self.reload("groups")
-
     async def action_quit(self) -> None:
         if self._stop is not None:
             self._stop.set()
@@ -482,7 +476,12 @@ class TopApp(App):
 
     def _focus_tab(self, pane_id: str) -> None:
         def focus() -> None:
-            pane = self.query_one("#tabs", TabbedContent).get_pane(pane_id)
+            tabs = self.query_one("#tabs", TabbedContent)
+            if tabs.active != pane_id:
+                return  # another tab was chosen meanwhile: focusing this one would switch back to it
+            pane = tabs.get_pane(pane_id)
+            if self.focused is not None and pane in self.focused.ancestors:
+                return
             target = next((w for w in pane.query("LaneTable, #say, #agent-table, DataTable") if w.focusable), None)
             if pane_id == "rooms" and not self.read_only:
                 target = self.query_one("#say", Input)
