@@ -209,7 +209,7 @@ class TopApp(App):
             data, error = reader(), None
         except RoomsError as exc:
             data, error = None, exc.fold().message
-        self.call_from_thread(self._apply, part, data, error)
+        self.call_from_thread(self._apply, part, data, error)  # type: ignore[arg-type]  # a coroutine: awaited on the app loop
 
     async def _apply(self, part: str, data: Any, error: str | None) -> None:
         try:
