@@ -575,7 +575,8 @@ def test_snapshot_writes_one_frame_to_svg(demo, tmp_path):
     (("--snapshot", "x.svg", "--tab", "nosuch"), 1, "no group 'nosuch'"),
     (("--tab", "Bad/Tab"), 1, "--tab"),
     (("--size", "80x24"), 2, "--size goes with --snapshot"),
-], ids=["bad-size", "unknown-group", "bad-tab", "size-without-snapshot"])
+    (("--room", "nosuch"), 1, "no room 'nosuch'"),
+], ids=["bad-size", "unknown-group", "bad-tab", "size-without-snapshot", "unknown-room"])
 def test_bad_values_are_one_sentence(demo, args, code, words):
     proc = cli(demo, "top", *args)
     assert proc.returncode == code, proc.stderr

@@ -25,7 +25,7 @@ def top_cmd(
     from rooms_cli import tui
     from rooms_cli.errors import UsageError
 
-    tui.check_tab(run.project, tab)
+    tui.check(run.context, tab)
     if snapshot is None:
         if size is not None:
             raise UsageError("--size goes with --snapshot (a live dashboard takes the terminal's size)")

@@ -28,16 +28,24 @@ def require_textual() -> None:
         raise RoomsError(f"rooms top needs the Textual package, which is not installed: {INSTALL}") from None
 
 
-def check_tab(project, tab: str) -> None:
-    """`--tab`: board, rooms, agents, or the name of a group that exists."""
-    if tab in FIXED_TABS:
-        return
+def check(ctx: Context, tab: str) -> None:
+    """Everything the dashboard needs, resolved before the screen opens, so that a bad value is one
+    sentence (and its exit code) rather than an error inside the app: the identity, the config, the
+    room (it must exist: a typo would show an empty board forever), and `--tab` (board, rooms, agents,
+    or a group that exists)."""
+    from rooms_cli.chat.rooms import room_exists
     from rooms_cli.errors import NotFound
     from rooms_cli.groups.log import exists
     from rooms_cli.store.ids import validate_name
 
+    ctx.config  # noqa: B018 - resolved now: a broken .rooms.yaml is the CLI's one sentence
+    ctx.me  # noqa: B018
+    if not room_exists(ctx.project, ctx.room):
+        raise NotFound(f"no room {ctx.room!r}; see `rooms room list`")
+    if tab in FIXED_TABS:
+        return
     validate_name(tab, "--tab (board, rooms, agents or a group name)")
-    if not exists(project, tab):
+    if not exists(ctx.project, tab):
         raise NotFound(f"no group {tab!r} for --tab; it takes board, rooms, agents or a group name (rooms group list)")
 
 
