@@ -9,9 +9,9 @@ import time
 
 import pytest
 import yaml
-from chatkit import chat_server, new_agent, records, room, say, state
+from chatkit import new_agent, records, room, say, state
 from conftest import rooms_env
-from fakeserver import Reply, Request
+from fakeserver import FakeServer, Reply, Request
 
 from rooms_cli.chat.context import MUST_ANSWER
 from rooms_cli.chat.coordinator import FLAVOR_LINES, floor
@@ -24,7 +24,7 @@ def server(monkeypatch):
     from http.server import ThreadingHTTPServer
 
     monkeypatch.setattr(ThreadingHTTPServer, "request_queue_size", 64)
-    with chat_server() as srv:
+    with FakeServer() as srv:
         yield srv
 
 

@@ -132,7 +132,7 @@ class Caller:
         count = estimate_tokens
         if sum(estimate_tokens(t) + PER_MESSAGE for t in texts) > (window - limit) * 0.9:
             count = await self._counter(provider, model, texts)  # might not fit by the estimate: ask the server
-        stops = None if structured else stop_sequences(agent.id, trigger.speaker, snapshot, self.state.roster)
+        stops = stop_sequences(agent.id, trigger.speaker, snapshot, self.state.roster)  # JSON cannot hold them: harmless there
         temperature = agent.temperature if agent.temperature is not None else CHAT_TEMPERATURE
         retried = False
         for tight in (False, True):
