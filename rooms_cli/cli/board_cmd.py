@@ -233,12 +233,18 @@ def done_cmd(
     hot.task_done(run, task_id, summary, artifact=artifact, next_=next_, result_ref=result_ref, lease_id=lease_id)
 
 
+def _settable() -> tuple[str, ...]:
+    from rooms_cli.board.transitions import SETTABLE
+
+    return SETTABLE
+
+
 @task_app.command("set-status")
 @shared(as_=True, room=True)
 def set_status_cmd(
     run: Run,
     task_id: IdArg,
-    status: Annotated[str, typer.Argument(help="todo, blocked, failed or cancelled.")],
+    status: Annotated[str, typer.Argument(parser=choice_value("STATUS", _settable), help="todo, blocked, failed or cancelled.")],
     summary: SummaryOpt = None,
     result_ref: RefOpt = None,
     lease_id: LeaseIdOpt = None,

@@ -167,12 +167,13 @@ def convert(command: Command, given: dict) -> dict:
 def run(command: Command, given: dict, argv: list[str]) -> int:
     """Run a parsed fast command as typer would run it; the exit code."""
     from rooms_cli.cli import hot
-    from rooms_cli.cli.guard import failed, undecodable_input
+    from rooms_cli.cli.guard import begin, failed, undecodable_input
     from rooms_cli.cli.shared import SHARED_OPTIONS, Run
     from rooms_cli.errors import UsageError
     from rooms_cli.store.locks import default_timeout
 
     as_json = "--json" in argv  # as the root group decides it for typer's path (cli/app.py)
+    begin()
     try:
         refusal = undecodable_input(argv)
         if refusal is not None:
