@@ -158,9 +158,11 @@ def prepare(path: str, root) -> list[str]:
         assign = invoke(["task", "assign", fill["{TASK}"], "--to", "counsel", "--as", "you"])
         assert assign.exit_code == 0, assign.stderr
     if path in NEEDS_CONFLICT:
-        # a second create event (as a bad git merge leaves) is a conflict for `task resolve`
+        # a second create event (as a bad git merge leaves) is a conflict for `task resolve`; not the same
+        # line again: a record that arrives twice counts once (store/order.py)
         log = root / ".rooms" / "rooms" / "default" / "board" / "tasks" / f"{fill['{TASK}'].lower()}.jsonl"
-        log.write_bytes(log.read_bytes() + log.read_bytes().splitlines(keepends=True)[0])
+        second = {**json.loads(log.read_bytes().splitlines()[0]), "title": "created again"}
+        log.write_bytes(log.read_bytes() + (json.dumps(second) + "\n").encode())
     return [fill.get(a, a) for a in args]
 
 
