@@ -250,3 +250,24 @@ def test_llamacpps_template_failure_is_shown_with_the_templates_own_words():
     assert one_line(message) == (
         "Unable to generate parser for this template. Conversation roles must alternate user/assistant/user/assistant/..."
     )
+
+
+def test_openrouters_models_list_gives_the_window():
+    from rooms_cli.models.openai import models_window
+
+    assert models_window({"data": [{"id": "meta/llama", "context_length": 131072}]}, "meta/llama") == 131072
+    assert models_window({"data": [{"id": "other", "context_length": 5}]}, "meta/llama") is None
+    assert models_window("not json", "m") is None
+
+
+def test_an_unreachable_server_costs_one_refused_connection():
+    import socket
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    provider = OpenAIProvider("gone", {"type": "openai", "base_url": f"http://127.0.0.1:{port}/v1"})
+    start = time.monotonic()
+    assert run(provider.context_window("m")) is None and run(provider.count_tokens("m", "abc")) == estimate_tokens("abc")
+    assert time.monotonic() - start < 5

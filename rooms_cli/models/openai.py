@@ -24,7 +24,8 @@ What a request carries, and why (docs/providers.md has the table):
   400 naming response_format or the schema) is asked again without it, and this process stops
   sending it there; the reply then has `structured` False and the caller parses the text.
 - The context window: llama.cpp `GET /props` (`default_generation_settings.n_ctx`, the per-slot
-  window), else vLLM `GET /v1/models` (`max_model_len`), else Ollama `POST /api/show`
+  window), else `GET /v1/models` (vLLM's `max_model_len`, OpenRouter's `context_length`), else
+  Ollama `POST /api/show`
   (`num_ctx`, else the model's `context_length` capped at Ollama's default 4096, since Ollama cuts
   prompts to num_ctx silently). Nothing is asked of api.openai.com.
 - Token counts: llama.cpp `POST /tokenize` when the server is llama.cpp, else the estimate.
@@ -45,6 +46,7 @@ from rooms_cli.models.http import (
     one_line,
     open_response,
     post_json,
+    probe,
     probe_json,
     read_json,
     read_key,
@@ -243,16 +245,17 @@ class OpenAIProvider(Provider):
         root, headers = self.root_url(), self._auth_headers()
         _is_llamacpp.setdefault(self.base_url(), False)
         if not self.spec.get("ollama"):
-            props = await probe_json(f"{root}/props", headers=headers)
+            status, props = await probe(f"{root}/props", headers=headers)
+            if status == 0:
+                return None  # unreachable: asking the other endpoints would only wait longer
             if isinstance(props, dict) and isinstance(props.get("default_generation_settings"), dict):
                 _is_llamacpp[self.base_url()] = True
                 n_ctx = props["default_generation_settings"].get("n_ctx")
                 if isinstance(n_ctx, int) and n_ctx > 0:
                     return n_ctx
-            models = await probe_json(f"{self.base_url()}/models", headers=headers)
-            for entry in (models or {}).get("data") or [] if isinstance(models, dict) else []:
-                if isinstance(entry, dict) and entry.get("id") == model and isinstance(entry.get("max_model_len"), int):
-                    return entry["max_model_len"]
+            window = models_window(await probe_json(f"{self.base_url()}/models", headers=headers), model)
+            if window:
+                return window
         return ollama_window(await probe_json(f"{root}/api/show", body={"model": model}, headers=headers))
 
     async def count_tokens(self, model: str, text: str) -> int:
@@ -334,6 +337,19 @@ class OpenAIProvider(Provider):
             )
         text = "".join(parts)
         return Completion(text=text, usage=_usage(usage_data, messages, text), finish_reason=finish_reason)
+
+
+def models_window(models: object, model: str) -> int | None:
+    """The window of `model` in a `GET /v1/models` answer: vLLM's `max_model_len`, OpenRouter's
+    `context_length`."""
+    entries = models.get("data") if isinstance(models, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("id") == model:
+            for key in ("max_model_len", "context_length"):
+                value = entry.get(key)
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    return value
+    return None
 
 
 def ollama_window(show: object) -> int | None:
