@@ -18,7 +18,7 @@ The scorecard:
 - votes / ballots: how many member replies the reducer could read, and whether it gave a result;
 - lessons: stored, and how many are quotes of turns rather than lessons;
 - reply length: median and max over every model call, in tokens (the engine's own count, from its
-  log) and over chat replies in characters;
+  log) and over chat replies in characters; chat replies by the finish_reason the transcript recorded;
 - context failures: replies or members that failed on the context size; non-zero exits;
 - wall time of each command.
 """
@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -154,20 +155,27 @@ def is_quote(lesson: str, turns: list[str]) -> bool:
     return " said: " in lesson or any(len(body) >= 20 and body[:60] in turn for turn in turns)
 
 
-def vote_counts(doc: dict) -> tuple[int, int, bool]:
-    """(member replies, replies read as a vote or ballot, a result came out)."""
+def vote_counts(doc: dict) -> tuple[int, int, str]:
+    """(member replies, replies read as a vote or ballot, the result: an option, a handle, or what it was)."""
     meta = doc.get("metadata", {})
     replied = meta.get("replied", len(doc.get("by_member", {})))
+    reduced = doc.get("reduced")
+    if reduced in (None, ""):
+        result = "none"
+    elif meta.get("reducer") == "rank":
+        result = str(meta.get("winner_handle"))
+    else:
+        result = reduced if len(str(reduced)) <= 12 else f"a whole reply ({len(str(reduced))} chars)"
     for key in ("parsed", "valid", "counted"):  # the reducer's own count, where it gives one
         if isinstance(meta.get(key), int):
-            return replied, meta[key], doc.get("reduced") not in (None, "")
+            return replied, meta[key], result
     if meta.get("reducer") == "rank":
         ballots = meta.get("ballots", {})
         parsed = sum(1 for b in ballots.values() if b)
     else:
         votes = meta.get("votes", {})
         parsed = sum(n for v, n in votes.items() if re.fullmatch(r"\W*(yes|no)\W*", str(v), re.I))
-    return replied, parsed, doc.get("reduced") not in (None, "")
+    return replied, parsed, result
 
 
 def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
@@ -210,6 +218,8 @@ def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
                          "max": max(tokens, default=None)},
         "reply_chars": {"replies": len(chars), "median": statistics.median(chars) if chars else None,
                         "max": max(chars, default=None)},
+        "finish_reasons": dict(Counter(str((r.get("meta") or {}).get("finish_reason") or r.get("finish_reason"))
+                                       for r in messages)),
         "context_failures": context_failures,
         "nonzero_exits": sum(row["exit"] != 0 for row in rows),
         "commands": [{k: row[k] for k in ("label", "exit", "seconds", "answered", "note") if k in row} for row in rows],
@@ -221,7 +231,7 @@ def render(card: dict, header: str) -> str:
         return "n/a" if not pair else f"{pair[0]}/{pair[1]}"
 
     def vote(t):
-        return "n/a" if not t else f"{t[1]}/{t[0]} read, result: {'yes' if t[2] else 'none'}"
+        return "n/a" if not t else f"{t[1]}/{t[0]} read, result: {t[2]}"
 
     lines = [header, "", "| measure | value |", "|---|---|",
              f"| pass rate (open messages) | {frac(card['pass_rate'])} |",
@@ -234,6 +244,7 @@ def render(card: dict, header: str) -> str:
              f"{card['reply_tokens']['median']} / {card['reply_tokens']['max']} |",
              f"| chat reply chars, median / max ({card['reply_chars']['replies']} replies) | "
              f"{card['reply_chars']['median']} / {card['reply_chars']['max']} |",
+             f"| chat replies by finish_reason (None: not recorded) | {card['finish_reasons']} |",
              f"| context failures | {card['context_failures']} |",
              f"| non-zero exits | {card['nonzero_exits']} |",
              "", "| command | exit | answers | wall s |", "|---|---|---|---|"]
@@ -282,7 +293,8 @@ def main() -> int:
                 f"{platform.python_version()}; total {card['total_seconds']} s")
         print(render(card, head))
     if args.keep:
-        print(f"kept: {workdir}", file=sys.stderr)
+        (workdir / "commands.json").write_text(json.dumps(rows, indent=2), "utf-8")
+        print(f"kept: {workdir} (commands.json: each command's JSON output)", file=sys.stderr)
     else:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

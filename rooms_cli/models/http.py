@@ -201,12 +201,21 @@ _NOISE_LINE = re.compile(r"^(traceback \(most recent call last\)|file \"|at row 
 _NOISE_START = re.compile(r"^(error|exception|runtime error|value error|jinja2?\.[\w.]+|[\w.]*error)\s*:?\s*$", re.IGNORECASE)
 
 
+_RAISED = re.compile(r"^(?:(?:[\w.]+\s+)?[\w.]*(?:error|exception)\s*:\s*)+(?P<msg>\S.*)$", re.IGNORECASE)
+
+
 def one_line(text: str, limit: int = 300) -> str:
-    """The first meaningful line of a server's message, trimmed: a chat template's 400 can carry a
-    traceback or the template itself, and an error is one line."""
-    lines = [line.strip() for line in str(text).splitlines()]
-    meaningful = [line for line in lines if line and not _NOISE_LINE.match(line) and not _NOISE_START.match(line)]
-    line = meaningful[0] if meaningful else " ".join(part for part in lines if part)
+    """A server's message on one line, trimmed: a chat template's 400 can carry a traceback or the
+    template itself. Its first meaningful line, and when that only introduces the failure (ends
+    with ":"), the error it raised (llama.cpp: "Unable to generate parser for this template.
+    Conversation roles must alternate user/assistant/...")."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    meaningful = [line for line in lines if not _NOISE_LINE.match(line) and not _NOISE_START.match(line)]
+    line = meaningful[0] if meaningful else " ".join(lines)
+    raised = [m.group("msg") for m in map(_RAISED.match, meaningful[1:]) if m]
+    if raised and line.endswith(":") and raised[-1] not in line:
+        lead = line.split(". ")[0].rstrip(":. ")
+        line = f"{lead}. {raised[-1]}" if lead else raised[-1]
     line = " ".join(line.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
@@ -394,12 +403,13 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
 PROBE_TIMEOUT = 5.0
 
 
-async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
-                     timeout: float = PROBE_TIMEOUT) -> Any:
-    """GET `url` (POST `body` when given) once, no retries: the JSON answer of a 2xx, else None.
+async def probe(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
+                timeout: float = PROBE_TIMEOUT) -> tuple[int, Any]:
+    """GET `url` (POST `body` when given) once, no retries: (HTTP status, the JSON answer or None).
+    Status 0: the server could not be reached.
 
     For what a server may or may not offer (llama.cpp's /props and /tokenize, Ollama's /api/show,
-    vLLM's /v1/models): a missing endpoint, a refused connection or a bad body is None, never an error."""
+    vLLM's /v1/models): a missing endpoint, a refused connection or a bad body is never an error."""
     import httpx
 
     try:
@@ -408,11 +418,20 @@ async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, s
                 response = await client.get(url, headers=headers)
             else:
                 response = await client.post(url, json=body, headers=headers)
-        if response.status_code >= 300:
-            return None
-        return response.json()
-    except (httpx.HTTPError, ValueError):
-        return None
+    except httpx.HTTPError:
+        return 0, None
+    if response.status_code >= 300:
+        return response.status_code, None
+    try:
+        return response.status_code, response.json()
+    except ValueError:
+        return response.status_code, None
+
+
+async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
+                     timeout: float = PROBE_TIMEOUT) -> Any:
+    """The JSON answer of `probe`, else None."""
+    return (await probe(url, body=body, headers=headers, timeout=timeout))[1]
 
 
 async def post_json(call: Call) -> dict:

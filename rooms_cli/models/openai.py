@@ -24,7 +24,8 @@ What a request carries, and why (docs/providers.md has the table):
   400 naming response_format or the schema) is asked again without it, and this process stops
   sending it there; the reply then has `structured` False and the caller parses the text.
 - The context window: llama.cpp `GET /props` (`default_generation_settings.n_ctx`, the per-slot
-  window), else vLLM `GET /v1/models` (`max_model_len`), else Ollama `POST /api/show`
+  window), else `GET /v1/models` (vLLM's `max_model_len`, OpenRouter's `context_length`), else
+  Ollama `POST /api/show`
   (`num_ctx`, else the model's `context_length` capped at Ollama's default 4096, since Ollama cuts
   prompts to num_ctx silently). Nothing is asked of api.openai.com.
 - Token counts: llama.cpp `POST /tokenize` when the server is llama.cpp, else the estimate.
@@ -45,6 +46,7 @@ from rooms_cli.models.http import (
     one_line,
     open_response,
     post_json,
+    probe,
     probe_json,
     read_json,
     read_key,
@@ -102,15 +104,22 @@ def refused_field(err: ProviderError, body: dict) -> str | None:
     if status not in (400, 422) or isinstance(err, ContextOverflow):  # a prompt too long stays too long
         return None
     text = err.message.lower()
-    if "response_format" in body and ("response_format" in text or "json_schema" in text or "schema" in text):
-        return "response_format"
     if "max_tokens" in body and "max_completion_tokens" in text:
         return "max_tokens"
     if "max_completion_tokens" in body and "max_completion_tokens" in text and "unrecognized" in text:
         return "max_completion_tokens"
     if "stop" in body and re.search(r"\bstop\b", text) and ("unsupported" in text or "not supported" in text):
         return "stop"
+    if "response_format" in body:
+        # named ("response_format", "json_schema"), or not: llama.cpp answers a grammar its sampler
+        # cannot build with "Failed to initialize samplers"; the retry without it tells which
+        return "response_format"
     return None
+
+
+def names_schema(err: ProviderError) -> bool:
+    text = err.message.lower()
+    return "response_format" in text or "schema" in text
 
 
 class OpenAIProvider(Provider):
@@ -198,6 +207,8 @@ class OpenAIProvider(Provider):
     async def _acomplete(
         self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
     ) -> Completion:
+        refused_here = _refused.setdefault(self.base_url(), set())
+        guessed: str | None = None  # a field dropped on a 400 that did not name it
         for _ in range(4):  # at most one retry for each field a server may refuse
             call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None, stop=stop, schema=schema)
             try:
@@ -208,8 +219,11 @@ class OpenAIProvider(Provider):
             except ProviderError as err:
                 refused = refused_field(err, call.body)
                 if refused is None:
+                    if guessed:  # it failed without the field too: the field was not the cause
+                        refused_here.discard(guessed)
                     raise
-                _refused.setdefault(self.base_url(), set()).add(refused)  # nothing was streamed: a 4xx has no text
+                refused_here.add(refused)  # nothing was streamed: a 4xx has no text
+                guessed = refused if refused == "response_format" and not names_schema(err) else None
                 continue
             completion.structured = "response_format" in call.body
             return completion
@@ -231,16 +245,17 @@ class OpenAIProvider(Provider):
         root, headers = self.root_url(), self._auth_headers()
         _is_llamacpp.setdefault(self.base_url(), False)
         if not self.spec.get("ollama"):
-            props = await probe_json(f"{root}/props", headers=headers)
+            status, props = await probe(f"{root}/props", headers=headers)
+            if status == 0:
+                return None  # unreachable: asking the other endpoints would only wait longer
             if isinstance(props, dict) and isinstance(props.get("default_generation_settings"), dict):
                 _is_llamacpp[self.base_url()] = True
                 n_ctx = props["default_generation_settings"].get("n_ctx")
                 if isinstance(n_ctx, int) and n_ctx > 0:
                     return n_ctx
-            models = await probe_json(f"{self.base_url()}/models", headers=headers)
-            for entry in (models or {}).get("data") or [] if isinstance(models, dict) else []:
-                if isinstance(entry, dict) and entry.get("id") == model and isinstance(entry.get("max_model_len"), int):
-                    return entry["max_model_len"]
+            window = models_window(await probe_json(f"{self.base_url()}/models", headers=headers), model)
+            if window:
+                return window
         return ollama_window(await probe_json(f"{root}/api/show", body={"model": model}, headers=headers))
 
     async def count_tokens(self, model: str, text: str) -> int:
@@ -322,6 +337,19 @@ class OpenAIProvider(Provider):
             )
         text = "".join(parts)
         return Completion(text=text, usage=_usage(usage_data, messages, text), finish_reason=finish_reason)
+
+
+def models_window(models: object, model: str) -> int | None:
+    """The window of `model` in a `GET /v1/models` answer: vLLM's `max_model_len`, OpenRouter's
+    `context_length`."""
+    entries = models.get("data") if isinstance(models, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("id") == model:
+            for key in ("max_model_len", "context_length"):
+                value = entry.get(key)
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    return value
+    return None
 
 
 def ollama_window(show: object) -> int | None:

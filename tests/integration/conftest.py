@@ -98,6 +98,15 @@ class LlamaServer:
                 return events
             time.sleep(0.02)
 
+    def generated(self, mark: int = 0, settle: float = 3.0) -> list[int]:
+        """Tokens the engine generated for each request that ended after `mark` (its timing lines),
+        in the order they ended."""
+        self.engine_events(mark, settle)  # waits until every request started after `mark` has ended
+        with open(self.log_path, "rb") as log:
+            log.seek(mark)
+            text = log.read().decode("utf-8", "replace")
+        return [int(m[1]) for m in re.finditer(r"(?<!prompt )\beval time =\s*[\d.]+ ms /\s*(\d+) (?:tokens|runs)", text)]
+
     def busiest(self, mark: int = 0) -> int:
         """The most requests the engine had in progress at once after `mark`."""
         running = most = 0
