@@ -167,8 +167,9 @@ class AnthropicProvider(Provider):
             body["system"] = system
         if temperature is not None:
             body["temperature"] = temperature
-        if stop:
-            body["stop_sequences"] = list(stop)
+        sequences = [x for x in stop or [] if x.strip()]  # the API refuses whitespace-only ones
+        if sequences:
+            body["stop_sequences"] = sequences
         if schema and self.base_url() not in _no_tools:
             body["tools"] = [{"name": REPLY_TOOL, "description": "Give your reply in this structure.", "input_schema": schema}]
             body["tool_choice"] = {"type": "tool", "name": REPLY_TOOL}

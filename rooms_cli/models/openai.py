@@ -19,6 +19,8 @@ What a request carries, and why (docs/providers.md has the table):
   refuse `max_tokens`). A server that refuses one name and names the other gets the other, once,
   and this process remembers it.
 - `stop`: the first 4 stop strings (OpenAI's limit); all of them are enforced on the text anyway.
+  A server that refuses `stop` or `temperature` (OpenAI's reasoning models) is asked again
+  without it, and this process stops sending it there.
 - `schema`: `response_format: {type: json_schema, json_schema: {name, schema, strict: true}}`,
   which OpenAI, llama.cpp's server, vLLM and Ollama (0.5+) honour. A server that refuses it (a
   400 naming response_format or the schema) is asked again without it, and this process stops
@@ -105,8 +107,11 @@ def refused_field(err: ProviderError, body: dict) -> str | None:
         return "max_tokens"
     if "max_completion_tokens" in body and "max_completion_tokens" in text and "unrecognized" in text:
         return "max_completion_tokens"
-    if "stop" in body and re.search(r"\bstop\b", text) and ("unsupported" in text or "not supported" in text):
+    unsupported = "unsupported" in text or "not supported" in text or "does not support" in text
+    if "stop" in body and re.search(r"\bstop\b", text) and unsupported:
         return "stop"
+    if "temperature" in body and "temperature" in text and unsupported:
+        return "temperature"  # OpenAI's reasoning models take only their default
     if "response_format" in body:
         # named ("response_format", "json_schema"), or not: llama.cpp answers a grammar its sampler
         # cannot build with "Failed to initialize samplers"; the retry without it tells which
@@ -175,9 +180,9 @@ class OpenAIProvider(Provider):
         if key:
             headers["Authorization"] = f"Bearer {key}"
         body: dict = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
-        if temperature is not None:
-            body["temperature"] = temperature
         refused = _refused.get(self.base_url(), set())
+        if temperature is not None and "temperature" not in refused:
+            body["temperature"] = temperature
         if max_tokens:
             field = "max_completion_tokens" if self._is_openai() else "max_tokens"
             if field in refused:
