@@ -97,7 +97,7 @@ def test_wait_result_json_has_exactly_the_documented_shape(project, cli):
     assert {"reducer", "elapsed_s", "replied", "members"} <= set(data["metadata"])
     assert data["metadata"]["reducer"] == "concat" and data["metadata"]["replied"] == 2 and data["metadata"]["members"] == 2
     assert sorted(data["order"]) == ["analyst", "wildcard"]
-    assert data["reduced"] == "\n\n".join(data["by_member"][h]["text"] for h in data["order"])
+    assert data["reduced"] == "\n\n".join(f"## {h}\n{data['by_member'][h]['text']}" for h in data["order"])
 
 
 def test_wait_all_timeout_returns_what_arrived_marks_the_rest_timeout_and_exits_4(project, cli):
