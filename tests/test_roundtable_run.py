@@ -6,7 +6,7 @@ import json
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rooms_cli.config import load_config
@@ -276,6 +276,7 @@ summaries = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(summaries)
 def test_reading_a_summary_never_fails_keeps_only_participants_and_at_most_three_each(text):
     turns = [{"turn": 1, "speaker": "boss", "text": "We ship the launch on Friday no matter what."}]
