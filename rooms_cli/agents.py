@@ -32,6 +32,7 @@ class Agent:
     owner: str | None = None
     temperature: float | None = None
     context_window: int = 8192
+    max_tokens: int | None = None  # the reply limit for this agent (models/limits.py: reply_limit)
     voice: dict[str, str] = field(default_factory=dict)
     affinity: dict[str, float] = field(default_factory=dict)
     capabilities: list[str] = field(default_factory=list)
@@ -54,7 +55,7 @@ class Agent:
 
 _FIELDS = {
     "id", "name", "tags", "disposition", "model", "quiet", "idle", "owner", "temperature",
-    "context_window", "voice", "affinity", "capabilities", "wake",
+    "context_window", "max_tokens", "voice", "affinity", "capabilities", "wake",
 }
 
 
@@ -146,6 +147,9 @@ def parse_agent(text: str, where: str, default_id: str, fields: tuple[dict, str]
     window = meta.get("context_window", 8192)
     if isinstance(window, bool) or not isinstance(window, int) or window < 256:
         raise _fail(where, "context_window", "a whole number of tokens (at least 256)", window)
+    max_tokens = meta.get("max_tokens")
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
+        raise _fail(where, "max_tokens", "a whole number of tokens (at least 1)", max_tokens)
 
     voice = meta.get("voice") or {}
     if not isinstance(voice, dict) or not all(isinstance(v, str) for v in voice.values()):
@@ -189,6 +193,7 @@ def parse_agent(text: str, where: str, default_id: str, fields: tuple[dict, str]
         owner=owner,
         temperature=temperature,
         context_window=window,
+        max_tokens=max_tokens,
         voice=dict(voice),
         affinity=clean_aff,
         capabilities=list_field("capabilities"),
@@ -243,17 +248,12 @@ def load_agent_file(project: Project, path: Path) -> Agent:
 def list_agents(project: Project) -> list[Agent]:
     """Every agent definition, sorted by id."""
     folder = layout.agents_dir(project)
-    if not folder.is_dir():
-        return []
-    agents = []
-    for path in sorted(folder.glob("*.md")):
-        agents.append(load_agent_file(project, path))
-    return agents
+    return [load_agent_file(project, folder / f"{agent_id}.md") for agent_id in agent_ids(project)]
 
 
 def agent_ids(project: Project) -> list[str]:
-    folder = layout.agents_dir(project)
-    return sorted(p.stem for p in folder.glob("*.md")) if folder.is_dir() else []
+    """The agents defined: `agents/<id>.md` whose name is an id (a `README.md` there is skipped, with a warning)."""
+    return layout.record_names(project, layout.agents_dir(project), ".md", "agent id")
 
 
 def load_agent(project: Project, agent_id: str) -> Agent:
@@ -287,6 +287,8 @@ def render_agent(agent: Agent) -> str:
         meta["temperature"] = agent.temperature
     if agent.context_window != 8192:
         meta["context_window"] = agent.context_window
+    if agent.max_tokens is not None:
+        meta["max_tokens"] = agent.max_tokens
     if agent.voice:
         meta["voice"] = dict(agent.voice)
     if agent.affinity:

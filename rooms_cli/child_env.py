@@ -153,3 +153,101 @@ def mask_secrets(text: str, secrets: Iterable[str]) -> str:
             out.append(text[i])
             i += 1
     return "".join(out)
+
+
+# --- configuration shown to a person: one masking for every place it is printed or an error names it -------
+
+# header names whose values are harmless to show; every other header's value is ****
+HARMLESS_HEADERS = frozenset({"content-type", "accept", "accept-encoding", "accept-language", "user-agent",
+                              "x-title", "http-referer", "referer", "anthropic-version", "anthropic-beta"})
+SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "authorization", "auth", "credential", "cookie")
+_SECRET_FLAG = r"--?[A-Za-z0-9_-]*(?:key|token|secret|password|passwd|auth|credential|cookie)[A-Za-z0-9_-]*"
+MASK = "****"
+
+
+def _secret_name(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in SECRET_WORDS) and not lowered.endswith(("_env", "_file"))
+
+
+def mask_text(text: str) -> str:
+    """`text` with what looks like a credential masked: the password of a URL's userinfo
+    (`http://alice:****@host`), the value after `Bearer`/`Basic`, after a secret-looking header name
+    (`Authorization: …`, `Cookie: …`, `X-Api-Key: …`) and after `key=`, `token=`, `password=`… (also
+    in a URL's query). Standard library `re` only, compiled on use: error paths and displays call it."""
+    import re
+
+    if not text or not isinstance(text, str):
+        return text
+    text = re.sub(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*):[^/\s@]+@", rf"\1:{MASK}@", text)
+    text = re.sub(r"\b(Bearer|Basic|Token)\s+(?!\*\*\*\*)[^\s'\",;]+", rf"\1 {MASK}", text, flags=re.IGNORECASE)
+    # a header in text: a known credential header, or any hyphenated name but the harmless ones
+    text = re.sub(r"(?<![A-Za-z0-9-])(Authorization|Proxy-Authorization|Cookie|Set-Cookie|[A-Za-z0-9]+-[A-Za-z0-9-]+)(\s*:\s*)"
+                  r"(?!\*\*\*\*|(?:Bearer|Basic|Token)\s)([^\s'\",;]+)",
+                  lambda m: m.group(0) if m.group(1).lower() in HARMLESS_HEADERS or not _secret_header(m.group(1))
+                  else f"{m.group(1)}{m.group(2)}{MASK}", text, flags=re.IGNORECASE)
+    # key=value (an assignment, a URL's query); a placeholder (`KEY=…`) is left as it is
+    text = re.sub(r"(\b[A-Za-z0-9_.-]*(?:key|token|secret|password|passwd|pwd|auth|credential)[A-Za-z0-9_.-]*=)"
+                  r"(?!\*\*\*\*|…|\.\.\.)[^\s&'\",;]+", rf"\1{MASK}", text, flags=re.IGNORECASE)
+    return text
+
+
+def _secret_header(name: str) -> bool:
+    """A header name whose value is a credential when it appears in free text."""
+    lowered = name.lower()
+    return lowered in ("authorization", "proxy-authorization", "cookie", "set-cookie") or (
+        "-" in lowered and any(word in lowered for word in ("key", "token", "auth", "secret", "password", "session")))
+
+
+def mask_headers(headers: Mapping) -> dict:
+    """Every header value shown as **** but those of a short allow-list of harmless names."""
+    return {k: (v if str(k).lower() in HARMLESS_HEADERS else MASK) for k, v in headers.items()}
+
+
+def mask_argv(argv: Iterable) -> list:
+    """An argv for display: the value after a secret-looking flag (`--token X`, `--api-key=X`), after
+    `-H`/`--header` unless the header's name is harmless, and any element that looks like a credential
+    (`Bearer …`, `key=…`, a URL with a password) masked."""
+    import re
+
+    out: list = []
+    mask_next = header_next = False
+    for arg in argv:
+        if not isinstance(arg, str):
+            out.append(arg)
+            continue
+        if mask_next:
+            out.append(MASK)
+        elif header_next:
+            name, sep, _value = arg.partition(":")
+            out.append(arg if sep and name.strip().lower() in HARMLESS_HEADERS else (f"{name}: {MASK}" if sep else MASK))
+        elif re.fullmatch(_SECRET_FLAG + "=.*", arg, flags=re.IGNORECASE):
+            out.append(arg.partition("=")[0] + "=" + MASK)
+        else:
+            out.append(mask_text(arg))
+        mask_next = bool(re.fullmatch(_SECRET_FLAG, arg, flags=re.IGNORECASE)) and not (mask_next or header_next)
+        header_next = arg in ("-H", "--header") and not (mask_next or header_next)
+    return out
+
+
+def mask_config(value, key: str = ""):
+    """A configuration value (a mapping, a list, a string) for display: a secret-named key's value is
+    ****; `headers:` through mask_headers; `command:`/`runner:` argv through mask_argv; every other
+    string through mask_text (a URL's password, a `key=` in a query). `config show`, `models list`,
+    `models test`, doctor and provider errors all show configuration through this (one masking)."""
+    if isinstance(value, Mapping):
+        shown: dict = {}
+        for k, v in value.items():
+            name = str(k)
+            if name.lower() == "headers" and isinstance(v, Mapping):
+                shown[k] = mask_headers(v)
+            elif name.lower() in ("command", "runner") and isinstance(v, list):
+                shown[k] = mask_argv(v)
+            else:
+                shown[k] = mask_config(v, name)
+        return shown
+    if isinstance(value, list):
+        return [mask_config(v, key) for v in value]
+    if isinstance(value, str):
+        return MASK if _secret_name(key) else mask_text(value)
+    return value

@@ -49,7 +49,6 @@ BUILTIN_PROVIDERS: dict[str, dict] = {
     "anthropic": {"type": "anthropic", "api_key_env": "ANTHROPIC_API_KEY"},
 }
 
-_SECRET_WORDS = ("key", "token", "secret", "password", "authorization")
 
 
 @dataclass
@@ -83,18 +82,9 @@ class Config:
         shown = dict(self.data)
         shown.setdefault("default_model", "offline")
         shown["providers"] = self.providers()
-        return _mask(shown)
+        from rooms_cli.child_env import mask_config
 
-
-def _mask(value, key: str = ""):
-    if isinstance(value, dict):
-        return {k: _mask(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_mask(v, key) for v in value]
-    lowered = key.lower()
-    if isinstance(value, str) and any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(("_env", "_file")):
-        return "****"
-    return value
+        return mask_config(shown)
 
 
 def _type_name(value) -> str:
@@ -155,6 +145,9 @@ def validate_provider(name: str, spec: object, where: str) -> None:
         raise InvalidData(f"{where}: key '{key}.max_retries' must be a whole number ≥ 0")
     if "max_tokens" in spec and (isinstance(spec["max_tokens"], bool) or not isinstance(spec["max_tokens"], int) or spec["max_tokens"] <= 0):
         raise InvalidData(f"{where}: key '{key}.max_tokens' must be a whole number > 0")
+    window = spec.get("context_window")
+    if "context_window" in spec and (isinstance(window, bool) or not isinstance(window, int) or window < 256):
+        raise InvalidData(f"{where}: key '{key}.context_window' must be a whole number of tokens (at least 256)")
     if "ollama" in spec and not isinstance(spec["ollama"], bool):
         raise InvalidData(f"{where}: key '{key}.ollama' must be true or false")
     if "headers" in spec and not isinstance(spec["headers"], dict):

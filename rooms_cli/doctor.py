@@ -93,6 +93,48 @@ def _conflict_in(path: Path) -> int | None:
     return None
 
 
+# folder (under .rooms/), the suffix of its records' files, what a record's name must be
+RECORD_FOLDERS = (
+    ("agents", ".md", "agent id"),
+    ("groups", ".jsonl", "group name"),
+    ("inbox", ".jsonl", "agent id"),
+    ("inbox/read", ".jsonl", "agent id"),
+    ("memories", ".jsonl", "agent id"),
+    ("spawns", ".json", "spawn id"),
+    ("status", ".jsonl", "agent id"),
+    ("status", ".json", "agent id"),
+    ("chat", ".md", "room id"),
+)
+
+
+def check_strays(project: Project) -> list[Finding]:
+    """Files that are not records of their part: a name that is not a valid name (`spawns/README.json`,
+    `groups/Notes.jsonl`, bytes that are not UTF-8), so every reader skips them. An error: if it holds
+    records (a log renamed by hand, a case-folding file system), they are dropped."""
+    from rooms_cli.store.ids import is_valid_name
+
+    findings = []
+
+    def stray(path: Path, what: str) -> None:
+        from rooms_cli import terminal
+
+        rel = terminal.safe(project.relative(path))  # bytes that are not UTF-8 shown as \\xff
+        findings.append(Finding("error", "stray", f"{rel} is not read by rooms: its name is not a valid {what} "
+                                f"(lowercase letters, digits, '.', '_' or '-'), so every reader skips it",
+                                f"move it out of .rooms/, or rename it to a valid {what} if it holds records", rel))
+
+    for folder, suffix, what in RECORD_FOLDERS:
+        directory = project.dir / folder
+        for entry in sorted(os.listdir(directory)) if directory.is_dir() else []:
+            if entry.endswith(suffix) and not entry.startswith(".") and not is_valid_name(entry[: -len(suffix)]):
+                stray(directory / entry, what)
+    rooms = project.dir / "rooms"
+    for entry in sorted(os.listdir(rooms)) if rooms.is_dir() else []:
+        if (rooms / entry).is_dir() and not is_valid_name(entry):
+            stray(rooms / entry, "room id")
+    return findings
+
+
 def check_git_files(project: Project) -> list[Finding]:
     """`.rooms/.gitattributes` and `.gitignore` hold what merging between clones needs."""
     from rooms_cli.store.paths import GITATTRIBUTES_LINES, GITIGNORE_LINES
@@ -183,7 +225,9 @@ def _http_unreachable(name: str, spec: dict, config) -> str | None:
     try:
         httpx.get(url.rstrip("/") + "/models", timeout=3.0)
     except httpx.HTTPError as exc:
-        return f"{url}: {type(exc).__name__}"
+        from rooms_cli.child_env import mask_text
+
+        return f"{mask_text(url)}: {type(exc).__name__}"
     return None
 
 
@@ -207,9 +251,13 @@ def check_parts(project: Project, config) -> list[Finding]:
 
 
 def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
-    findings = check_files(project) + check_git_files(project) + check_definitions(project)
+    findings = check_files(project) + check_strays(project) + check_git_files(project) + check_definitions(project)
     findings.extend(check_parts(project, config))
     if providers:
         findings.extend(check_providers(project, config))
+    from rooms_cli.child_env import mask_text
+
+    for finding in findings:  # a finding that quotes configuration never shows its credentials
+        finding.message, finding.fix = mask_text(finding.message), mask_text(finding.fix)
     errors = sum(1 for f in findings if f.severity == "error")
     return {"ok": errors == 0, "errors": errors, "warnings": len(findings) - errors, "findings": findings}

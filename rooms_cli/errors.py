@@ -14,6 +14,7 @@ class ExitCode:
     USAGE = 2
     CONFLICT = 3
     TIMEOUT = 4
+    NOT_PRINTED = 5
 
 
 class RoomsError(Exception):
@@ -95,8 +96,34 @@ def storage_error(path, exc: OSError, doing: str = "write") -> StorageError:
     return StorageError(f"cannot {doing} {path}: {cause}", data={"errno": name} if name else None)
 
 
+class NotPrinted(RoomsError):
+    """The command did what it was asked (its write completed) but printing the result failed (stdout on a
+    full disk, a failing device). Exit 5: a script must not run it again — that would send the message
+    twice or claim a second task while the first lease is held."""
+
+    code = "not_printed"
+    exit_code = ExitCode.NOT_PRINTED
+
+
 class ProviderError(RoomsError):
     code = "provider_error"
+
+
+class ContextOverflow(ProviderError):
+    """The server refused the prompt as longer than the model's context window.
+
+    `n_ctx` (the window) and `n_prompt` (the prompt's tokens) are set when the server's message
+    says them. The message names the knobs (`context_window:`, `max_tokens:`); callers that can
+    trim the prompt (chat) retry once with tighter trimming before showing it."""
+
+    code = "context_overflow"
+
+    def __init__(self, message: str, *, n_ctx: int | None = None, n_prompt: int | None = None, **kw):
+        super().__init__(message, **kw)
+        self.n_ctx = n_ctx
+        self.n_prompt = n_prompt
+        if self.data is None:
+            self.data = {k: v for k, v in (("n_ctx", n_ctx), ("n_prompt", n_prompt)) if v is not None} or None
 
 
 class Conflict(RoomsError):

@@ -69,8 +69,7 @@ def require_agent(project: Project, agent: str) -> None:
 
 
 def agents_with_lessons(project: Project) -> list[str]:
-    folder = layout.memories_dir(project)
-    return sorted(p.stem for p in folder.glob("*.jsonl")) if folder.is_dir() else []
+    return layout.record_names(project, layout.memories_dir(project), ".jsonl", "agent id")
 
 
 def recent_lessons(project: Project, agent: str, limit: int = DEFAULT_PROMPT_LIMIT) -> list[str]:

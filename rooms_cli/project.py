@@ -17,8 +17,15 @@ def example_sets() -> dict[str, list[str]]:
     return {d.name: sorted(p.name[:-3] for p in d.iterdir() if p.name.endswith(".md")) for d in base.iterdir() if d.is_dir()}
 
 
-def config_example_text() -> str:
-    return (resources.files("rooms_cli") / "data" / "rooms.yaml.example").read_text("utf-8")
+# Who opens the `leader` formats (standup, strategy, retro…) in each example set.
+EXAMPLE_LEADERS = {"roundtable": "boss", "gamedev": "designer", "dev": "architect"}
+
+
+def config_example_text(example: str | None = None) -> str:
+    """The packaged .rooms.yaml example; with an example set, its `leader:` line is switched on."""
+    text = (resources.files("rooms_cli") / "data" / "rooms.yaml.example").read_text("utf-8")
+    leader = EXAMPLE_LEADERS.get(example or "")
+    return text.replace("# leader: boss\n", f"leader: {leader}\n", 1) if leader else text
 
 
 @dataclass
@@ -30,6 +37,7 @@ class InitResult:
     kept: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # what a fresh init would have made, left alone on purpose
     nested_in: str | None = None  # the project this new one lies inside
+    agents: int = 0  # agents the project has after init (chatting needs one)
 
     @property
     def changed(self) -> bool:
@@ -37,7 +45,7 @@ class InitResult:
 
     def to_json(self) -> dict:
         return {"root": self.root, "created": self.created, "kept": self.kept, "skipped": self.skipped,
-                "changed": self.changed, "nested_in": self.nested_in}
+                "changed": self.changed, "nested_in": self.nested_in, "agents": self.agents}
 
 
 def initialize(target: Path, example: str | None = None) -> InitResult:
@@ -59,11 +67,14 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
     if cfg.exists():
         result.kept.append(CONFIG)
     else:
-        atomic.write_text(cfg, config_example_text())
+        atomic.write_text(cfg, config_example_text(example))
         result.created.append(CONFIG)
     if example:
         _add_example(project, example, sets[example], result)
     ensure_default_room(project, result)
+    from rooms_cli.agents import agent_ids
+
+    result.agents = len(agent_ids(project))
     return result
 
 

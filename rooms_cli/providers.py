@@ -60,8 +60,10 @@ def resolve_target(target: str | None, config: Config, project=None) -> tuple[st
 def provider_info(name: str, spec: dict, provider=None) -> dict:
     """What a provider is and where it talks to, secrets left out."""
     info: dict = {"name": name, "type": spec.get("type"), "builtin": name in BUILTIN_PROVIDERS}
+    from rooms_cli.child_env import mask_argv, mask_text
+
     if provider is not None and hasattr(provider, "base_url"):
-        info["base_url"] = provider.base_url()
+        info["base_url"] = mask_text(provider.base_url())  # a password in the URL's userinfo: http://alice:****@host
     if provider is not None and hasattr(provider, "key_source"):
         source = provider.key_source()
         info["key"] = source
@@ -70,7 +72,8 @@ def provider_info(name: str, spec: dict, provider=None) -> dict:
         elif source:
             info["key_set"] = os.path.exists(os.path.expanduser(source.removeprefix("file ")))
     if spec.get("type") == "command":
-        info["command"] = spec.get("command")
+        command = spec.get("command")
+        info["command"] = mask_argv(command) if isinstance(command, list) else command
         info["timeout"] = spec.get("timeout")
     if spec.get("model"):
         info["model"] = spec["model"]

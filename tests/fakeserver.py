@@ -60,6 +60,21 @@ Shortcuts: ``Reply.rate_limited(retry_after="1")`` (429 + Retry-After), ``Reply.
 ``Reply.invalid_json()`` (200 with a body that is not JSON), ``Reply.slow(seconds)``,
 ``Reply.hanging()``, ``Reply.cut(after=2)``. ``server.fail(times, status=500)`` queues N errors.
 
+What a real server does with the request (on by default; switch off to test the client's own
+enforcement): ``server.honour_max_tokens`` cuts the reply after ``max_tokens`` /
+``max_completion_tokens`` pieces (words) with finish_reason "length" (Anthropic "max_tokens");
+``server.honour_stop`` ends it before the first of ``stop`` / ``stop_sequences``.
+``server.refuse`` (a set of request fields, e.g. {"response_format"}) answers 400 naming the field
+when a request carries one, as a server without that feature does. An Anthropic request that
+forces a tool (``tool_choice: {type: tool}``) is answered with a ``tool_use`` block whose input
+is the reply text parsed as JSON.
+
+Server facts (llama.cpp, vLLM, Ollama), answered without touching the reply queue and recorded in
+``server.probes`` (not ``server.requests``): ``server.n_ctx`` answers ``GET /props``;
+``server.tokenize`` (a function text -> token count) answers ``POST /tokenize``;
+``server.max_model_len`` answers ``GET /v1/models``; ``server.ollama_show`` (a dict) answers
+``POST /api/show``. Unset, each is a 404.
+
 Recording
 ---------
 ``server.requests`` lists a ``Request`` per request in arrival order: ``method``, ``path``,
@@ -87,6 +102,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 DEFAULT_TEXT = "Hello from the fake server."
+FACT_PATHS = ("/props", "/tokenize", "/models", "/api/show")
 
 
 @dataclass
@@ -192,6 +208,14 @@ class FakeServer:
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.honour_max_tokens = True
+        self.honour_stop = True
+        self.refuse: set[str] = set()
+        self.n_ctx: int | None = None
+        self.tokenize: Callable[[str], int] | None = None
+        self.max_model_len: int | None = None
+        self.ollama_show: dict | None = None
+        self.probes: list[Request] = []
 
     # -- life cycle ------------------------------------------------------------------------------
     def start(self) -> FakeServer:
@@ -254,6 +278,7 @@ class FakeServer:
         with self._lock:
             self._queue.clear()
             self.requests.clear()
+            self.probes.clear()
             self.closed_early = 0
 
     # -- observing -------------------------------------------------------------------------------
@@ -274,6 +299,21 @@ class FakeServer:
                 return self._queue.popleft()
         default = self.default
         return default(request) if callable(default) else replace(default)
+
+    def _fact(self, request: Request) -> tuple[int, dict]:
+        """The answer to a question about the server (see "Server facts" in the module docstring)."""
+        with self._lock:
+            self.probes.append(request)
+        body = request.json if isinstance(request.json, dict) else {}
+        if request.path.endswith("/props") and self.n_ctx:
+            return 200, {"default_generation_settings": {"n_ctx": self.n_ctx}, "total_slots": 1}
+        if request.path.endswith("/tokenize") and self.tokenize and isinstance(body.get("content"), str):
+            return 200, {"tokens": list(range(self.tokenize(body["content"])))}
+        if request.path.endswith("/models") and self.max_model_len:
+            return 200, {"object": "list", "data": [{"id": self.model or "m", "max_model_len": self.max_model_len}]}
+        if request.path.endswith("/api/show") and self.ollama_show is not None:
+            return 200, self.ollama_show
+        return 404, {"error": {"message": f"no such path {request.path}", "type": "not_found"}}
 
     def _note_closed_early(self, request: Request) -> None:
         with self._lock:
@@ -367,6 +407,10 @@ class _Handler(BaseHTTPRequestHandler):
             method=self.command, path=path, headers={k.lower(): v for k, v in self.headers.items()},
             body=body, json=data, protocol=protocol, stream=stream, at=time.monotonic(),
         )
+        if protocol is None and path.endswith(FACT_PATHS):
+            status, answer = self.server_owner._fact(request)
+            self._send_json(status, answer, Reply())
+            return
         reply = self.server_owner._record(request)
         try:
             self._answer(request, reply)
@@ -387,12 +431,17 @@ class _Handler(BaseHTTPRequestHandler):
             raw = reply.body.encode() if isinstance(reply.body, str) else reply.body
             self._send_bytes(reply.status, raw, reply, reply.headers.get("Content-Type", "application/json"))
             return
+        body = request.json if isinstance(request.json, dict) else {}
+        refused = sorted(f for f in self.server_owner.refuse if f in body)
+        if refused and reply.status < 300:
+            reply = replace(reply, status=400, error=f"unsupported parameter: '{refused[0]}' is not supported by this server")
         if reply.status >= 300:
             self._send_json(reply.status, self._error_body(request, reply), reply)
             return
         text = reply.text if reply.text is not None else self.server_owner.default_text
         text = text(request) if callable(text) else text
         pieces = reply.pieces if reply.pieces is not None else _split(text)
+        pieces, reply = self._honour(body, pieces, reply)
         usage = reply.usage or (max(1, sum(len(json.dumps(m)) for m in request.messages) // 4), len(pieces))
         if request.stream:
             self._stream(request, reply, pieces, usage)
@@ -400,6 +449,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, self._openai_body(request, reply, "".join(pieces), usage), reply)
         else:
             self._send_json(200, self._anthropic_body(request, reply, "".join(pieces), usage), reply)
+
+    def _honour(self, body: dict, pieces: list[str], reply: Reply) -> tuple[list[str], Reply]:
+        """The reply as a server that reads `stop` and the token limit would give it."""
+        owner = self.server_owner
+        stops = body.get("stop") or body.get("stop_sequences") or []
+        stops = [stops] if isinstance(stops, str) else [s for s in stops if isinstance(s, str) and s]
+        if owner.honour_stop and stops:
+            text = "".join(pieces)
+            at = min((i for i in (text.find(s) for s in stops) if i >= 0), default=None)
+            if at is not None:
+                pieces, reply = _split(text[:at]), replace(reply, finish_reason="stop")
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        if owner.honour_max_tokens and isinstance(limit, int) and 0 < limit < len(pieces):
+            pieces, reply = pieces[:limit], replace(reply, finish_reason="length")
+        return pieces, reply
 
     def _send_json(self, status: int, data: dict, reply: Reply) -> None:
         self._send_bytes(status, json.dumps(data).encode(), reply, "application/json")
@@ -442,8 +506,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _anthropic_body(self, request: Request, reply: Reply, text: str, usage: tuple[int, int]) -> dict:
         body: dict[str, Any] = {
             "id": "msg_fake", "type": "message", "role": "assistant", "model": self._model(request),
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn" if reply.finish_reason == "stop" else reply.finish_reason, "stop_sequence": None,
+            "content": [_anthropic_block(request, text)],
+            "stop_reason": _anthropic_stop(request, reply), "stop_sequence": None,
         }
         if not reply.omit_usage:
             body["usage"] = {"input_tokens": usage[0], "output_tokens": usage[1]}
@@ -516,19 +580,46 @@ class _Handler(BaseHTTPRequestHandler):
         yield event("message_start", {"type": "message_start", "message": {
             "id": "msg_fake", "type": "message", "role": "assistant", "content": [], "model": self._model(request),
             "stop_reason": None, "stop_sequence": None, **start_usage}})
-        yield event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+        tool = _forced_tool(request)
+        block = {"type": "tool_use", "id": "toolu_fake", "name": tool, "input": {}} if tool else {"type": "text", "text": ""}
+        yield event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
         yield event("ping", {"type": "ping"})
         for n, piece in enumerate(pieces):
             yield ("delta", n)
-            yield event("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                "delta": {"type": "text_delta", "text": piece}})
+            delta = {"type": "input_json_delta", "partial_json": piece} if tool else {"type": "text_delta", "text": piece}
+            yield event("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
         yield ("delta", len(pieces))
         yield None
         if reply.stream_error:
             yield event("error", {"type": "error", "error": {"type": "overloaded_error", "message": reply.stream_error}})
             return
         yield event("content_block_stop", {"type": "content_block_stop", "index": 0})
-        stop = "end_turn" if reply.finish_reason == "stop" else reply.finish_reason
+        stop = _anthropic_stop(request, reply)
         end_usage = {} if reply.omit_usage else {"usage": {"output_tokens": usage[1]}}
         yield event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, **end_usage})
         yield event("message_stop", {"type": "message_stop"})
+
+
+def _forced_tool(request: Request) -> str | None:
+    """The tool an Anthropic request forces (`tool_choice: {type: tool, name}`), else None."""
+    choice = (request.json or {}).get("tool_choice") if isinstance(request.json, dict) else None
+    return str(choice.get("name")) if isinstance(choice, dict) and choice.get("type") == "tool" else None
+
+
+def _anthropic_block(request: Request, text: str) -> dict:
+    tool = _forced_tool(request)
+    if not tool:
+        return {"type": "text", "text": text}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = {"text": text}
+    return {"type": "tool_use", "id": "toolu_fake", "name": tool, "input": data if isinstance(data, dict) else {"value": data}}
+
+
+def _anthropic_stop(request: Request, reply: Reply) -> str:
+    if reply.finish_reason == "length":
+        return "max_tokens"
+    if reply.finish_reason == "stop":
+        return "tool_use" if _forced_tool(request) else "end_turn"
+    return reply.finish_reason

@@ -57,21 +57,21 @@ def test_already_claimed_exits_3_with_holder_and_expiry_in_json(cli, project_dir
     assert plain.exit_code == 3 and plain.stderr.startswith("error: ") and "Traceback" not in plain.stderr
 
 
-def test_claiming_your_own_task_again_says_it_is_yours_and_returns_the_lease(cli, project_dir, clock):
+def test_claiming_your_own_task_again_with_its_lease_says_it_is_yours_and_returns_the_lease(cli, project_dir, clock):
     task_id = add(cli)
     env = {"ROOMS_INSTANCE": "vm:16163"}
     first = cli("task", "claim", task_id, "--as", "frontend", "--json", env=env).json()
     before = sorted((project_dir / ".rooms").rglob("*.jsonl"))
     sizes = [p.stat().st_size for p in before]
-    again = cli("task", "claim", task_id, "--as", "frontend", env=env)
+    again = cli("task", "claim", task_id, "--as", "frontend", "--lease-id", first["lease_id"], env=env)
     assert again.exit_code == 0, again.stderr
     assert f"task {task_id} (Write the spec) is already yours: held as frontend/vm:16163" in again.stdout
     assert f"lease {first['lease_id']}" in again.stdout
-    doc = cli("task", "claim", task_id, "--as", "frontend", "--json", env=env).json()
+    doc = cli("task", "claim", task_id, "--as", "frontend", "--json", env={**env, "ROOMS_LEASE": first["lease_id"]}).json()
     assert doc["already_yours"] is True and doc["lease_id"] == first["lease_id"] and first["already_yours"] is False
     assert [p.stat().st_size for p in before] == sizes  # nothing written
-    other = cli("task", "claim", task_id, "--as", "frontend", env={"ROOMS_INSTANCE": "vm:2"})
-    assert other.exit_code == 3  # another session of the same agent still loses the race
+    same_plate = cli("task", "claim", task_id, "--as", "frontend", env=env)
+    assert same_plate.exit_code == 3  # the same agent and instance without the lease: a claim is a lease's
 
 
 def test_lease_commands_take_the_lease_from_rooms_lease(cli, project_dir, clock):

@@ -90,7 +90,7 @@ def test_eight_processes_claim_every_task_of_one_lane_exactly_once(project):
 def test_eight_rooms_commands_racing_for_one_task_have_one_winner(project):
     (task_id,) = fill_lane(project, 1)
     procs = [
-        # eight sessions of one agent: distinct instances, or claiming again would be "already yours"
+        # eight sessions of one agent (distinct plates, for the message; a claim is a lease's either way)
         subprocess.Popen([sys.executable, "-m", "rooms_cli", "task", "claim", task_id, "--as", LANE, "--json"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=rooms_env({"ROOMS_INSTANCE": f"racer{i}"}))

@@ -88,9 +88,6 @@ class BoardRules(RuleBasedStateMachine):
         except InvalidTransition:
             assert before not in ("todo", "doing")
             return
-        if got.already_yours:  # the same agent and instance claiming again gets its own lease back
-            assert before == "doing" and self.lease is not None and got.lease.lease_id == self.lease[0]
-            return
         assert before == "todo"
         self.fence += 1
         assert got.lease.fence == self.fence

@@ -94,8 +94,9 @@ def test_the_quick_start_works_on_a_command_provider(tmp_path):
     proj.mkdir()
     run(["init", "--example", "dev"], cwd=proj)
     cfg = proj / ".rooms.yaml"
+    local = f"  local: {{type: command, command: [{json.dumps(sys.executable)}, {json.dumps(str(script))}], timeout: 60}}\n"
     cfg.write_text(cfg.read_text().replace("default_model: offline", "default_model: local:default")
-                   + f"\n  local: {{type: command, command: [{json.dumps(sys.executable)}, {json.dumps(str(script))}], timeout: 60}}\n")
+                   .replace("\nproviders:\n", "\nproviders:\n" + local, 1))
     test = json.loads(run(["models", "test", "local:default", "--json"], cwd=proj).stdout)
     assert test["reply"].startswith("(cmd)")
     for args in quick_start_commands()[1:]:

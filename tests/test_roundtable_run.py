@@ -63,7 +63,9 @@ def test_turns_are_appended_to_a_new_roundtable_room_with_meta(cli, project):
     assert [m.meta for m in said] == [{"roundtable": doc["id"], "turn": n} for n in (1, 2, 3, 4)]
     assert [m.speaker for m in said] == [t["speaker"] for t in doc["turns"]]
     assert all(len(m.text) <= 120 for m in said)
-    assert records[0].kind == records[-1].kind == "roundtable"
+    assert records[0].kind == records[-2].kind == "roundtable"
+    # the roundtable's own room is dropped when it ends (issue 31): still readable, out of `room list`
+    assert records[-1].text == "dropped the room" and load_room(project, doc["room"]).status == "dropped"
 
 
 def test_turns_are_printed_as_they_happen_and_into_a_given_room(cli, project):
@@ -324,11 +326,11 @@ def test_demo_shows_a_standup_and_a_debate(cli, tmp_path):
 
 def test_turns_outside_the_formats_range_are_refused_unless_forced(cli, project):
     run = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "50")
-    assert run.exit_code == 1
+    assert run.exit_code == 2
     assert run.stderr.strip() == ("error: format 'debate' takes 6–10 turns, got --turns 50; pick a count in that "
                                   "range, or add --force to run it anyway")
     queued = cli("roundtable", "queue", "debate", "--turns", "2")
-    assert queued.exit_code == 1 and "takes 6–10 turns" in queued.stderr
+    assert queued.exit_code == 2 and "takes 6–10 turns" in queued.stderr
     forced = cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "2", "--force", "--json")
     assert forced.exit_code == 0 and forced.json()["planned_turns"] == 2
 

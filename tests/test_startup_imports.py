@@ -224,9 +224,14 @@ def test_the_commands_agents_loop_on_import_neither_typer_nor_click(project, tmp
 
 
 def test_a_fast_claim_and_finish_import_neither_typer_nor_click(project, tmp_path):
-    root, ids = project
-    assert "typer" not in imported(root, tmp_path, "task", "claim", ids[2], "--as", "dev", "--json")
-    modules = imported(root, tmp_path, "task", "done", ids[2], "--summary", "did it", "--as", "dev", "--json")
+    from rooms_cli.board import tasks
+    from rooms_cli.store.paths import open_project
+
+    root, _ids = project
+    # a task of its own: another test's `task next` may hold the others (a claim is a lease's, not the agent's)
+    fresh = tasks.add_task(open_project(root), "default", "claim and finish", lane="dev", done="done", by="alice").id
+    assert "typer" not in imported(root, tmp_path, "task", "claim", fresh, "--as", "dev", "--json")
+    modules = imported(root, tmp_path, "task", "done", fresh, "--summary", "did it", "--as", "dev", "--json")
     assert modules & {"typer", "click"} == set()
 
 

@@ -30,7 +30,7 @@ class Claim:
 
     task: Task
     lease: Lease
-    already_yours: bool = False  # the claimant already held it: this is its existing lease, nothing was written
+    already_yours: bool = False  # the caller presented the task's current lease: nothing was written
 
     def to_json(self) -> dict:
         return {"expires_at": self.lease.expires_at, "lease": self.lease.to_json(), "lease_id": self.lease.lease_id,
@@ -38,7 +38,10 @@ class Claim:
 
 
 def plate_for(agent: str) -> str:
-    """`<agent>/<instance>`: ROOMS_INSTANCE, else host and parent pid (the session that ran rooms)."""
+    """`<agent>/<instance>`: ROOMS_INSTANCE, else host and parent pid (the session that ran rooms).
+
+    A label for people reading the board, not an identity: a claim belongs to the lease it returned
+    (two processes of one parent share a plate and still race for a task like strangers)."""
     instance = os.environ.get("ROOMS_INSTANCE") or f"{host_name().split('.')[0]}:{os.getppid()}"
     return f"{agent}/{instance}"
 
@@ -55,7 +58,8 @@ def _replay_locked(project: Project, room: str, task_id: str) -> tuple[Task, str
     return replay(task_id, room, store.read_events(project, room, task_id), moment), moment
 
 
-def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str) -> Claim:
+def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
+                  lease_id: str | None = None) -> Claim:
     task, moment = _replay_locked(project, room, task_id)
     if task.archived:
         raise InvalidTransition(f"task {task_id} is archived; it cannot be claimed")
@@ -64,8 +68,8 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
             f"task {task_id} is a pending proposal to lane {task.pending.get('to')}: "
             f"{task.pending.get('owner')} must `rooms task accept` it before it can be claimed"
         )
-    if task.status == "doing" and task.lease is not None and (task.lease.holder, task.lease.plate) == (agent, plate):
-        return Claim(task=task, lease=task.lease, already_yours=True)  # claiming again is not a race lost
+    if task.status == "doing" and task.lease is not None and lease_id and task.lease.lease_id == lease_id.strip():
+        return Claim(task=task, lease=task.lease, already_yours=True)  # the holder asking again: idempotent
     refuse_if_held(task, "claim")
     check_transition(task_id, task.status, "doing")
     lease = Lease(
@@ -84,16 +88,18 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
 
 
 def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
-               plate: str | None = None) -> Claim:
+               plate: str | None = None, lease_id: str | None = None) -> Claim:
     """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed.
 
-    Claiming a task you (the same agent and instance, see plate_for) already hold is not an error:
-    it returns your current lease unchanged, marked `already_yours`."""
+    A claim belongs to the lease it returned, not to a name or a process: a held task is refused
+    (AlreadyClaimed, naming holder, lease id and expiry) to everyone, the same agent included, except
+    a caller presenting the current lease (`lease_id`), who gets it back unchanged, marked
+    `already_yours` (so retrying a claim is idempotent)."""
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
-        return _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent))
+        return _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent), lease_id)
 
 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,

@@ -438,6 +438,9 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
         state = live_room(project, room)
         result.notes.append(f"{', '.join(joined)} joined the room (defined after it was made)")
     if not state.roster:
+        if not agent_ids(project):
+            raise EmptyRoom("this project has no agents yet, so nobody can answer; make one first: "
+                            "rooms agent new helper (or rooms init --example dev)", code="empty_room")
         raise EmptyRoom(f"room {room!r} has no agents, so nobody can answer; invite one first: "
                         f"rooms room invite AGENT --room {room} (or /invite AGENT)", code="empty_room")
     agents = roster_agents(project, state, result.notes)

@@ -12,6 +12,7 @@ its help text without building any command's parameters.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Iterator, Mapping
 from types import SimpleNamespace
 
@@ -28,7 +29,7 @@ except ImportError:  # pragma: no cover - depends on the installed typer
 from typer.core import TyperGroup
 
 from rooms_cli import __version__
-from rooms_cli.cli.guard import failed, undecodable_input
+from rooms_cli.cli.guard import begin, failed, undecodable_input
 
 
 class RoomsGroup(TyperGroup):
@@ -46,8 +47,11 @@ class RoomsGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context):
+        begin()
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a failure to print is the command's, not the interpreter's at exit
+            return result
         except (typer.Exit, typer.Abort, click.ClickException):
             raise
         except (Exception, KeyboardInterrupt) as exc:  # one line and the documented exit code
@@ -207,4 +211,5 @@ _register_commands()
 
 def main() -> None:
     """Console-script entry point."""
+    begin()  # a closed stdout or stderr gets /dev/null before anything opens a file
     app()

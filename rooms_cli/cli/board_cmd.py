@@ -24,6 +24,11 @@ LeaseIdOpt = Annotated[
     typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
                  help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task)."),
 ]
+ClaimLeaseOpt = Annotated[
+    str | None,
+    typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
+                 help="Your lease on the task (default: ROOMS_LEASE): claiming a task you hold with it returns that lease."),
+]
 LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=duration_value("--lease", positive=True), metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
 RefOpt = Annotated[
@@ -169,14 +174,15 @@ def resolve_cmd(run: Run, task_id: IdArg) -> None:
 
 @task_app.command("claim")
 @shared(as_=True, room=True)
-def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None) -> None:
+def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None, lease_id: ClaimLeaseOpt = None) -> None:
     """Atomically move a task todo → doing under a lease, and print the lease id.
 
-    Losing a race exits 3 with already_claimed, naming the holder and when the lease ends: stop then.
+    A held task exits 3 with already_claimed, naming the holder, its lease id and when the lease ends:
+    stop then. Presenting the task's current lease (--lease-id / ROOMS_LEASE) returns it unchanged.
 
     Example: rooms task claim t-01JD3Z --as researcher --lease 15m
     """
-    hot.task_claim(run, task_id, lease=lease)
+    hot.task_claim(run, task_id, lease=lease, lease_id=lease_id)
 
 
 @task_app.command("next")
@@ -227,12 +233,18 @@ def done_cmd(
     hot.task_done(run, task_id, summary, artifact=artifact, next_=next_, result_ref=result_ref, lease_id=lease_id)
 
 
+def _settable() -> tuple[str, ...]:
+    from rooms_cli.board.transitions import SETTABLE
+
+    return SETTABLE
+
+
 @task_app.command("set-status")
 @shared(as_=True, room=True)
 def set_status_cmd(
     run: Run,
     task_id: IdArg,
-    status: Annotated[str, typer.Argument(help="todo, blocked, failed or cancelled.")],
+    status: Annotated[str, typer.Argument(parser=choice_value("STATUS", _settable), help="todo, blocked, failed or cancelled.")],
     summary: SummaryOpt = None,
     result_ref: RefOpt = None,
     lease_id: LeaseIdOpt = None,

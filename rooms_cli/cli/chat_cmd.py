@@ -44,8 +44,9 @@ def chat_cmd(
 def transcript_cmd(
     run: Run,
     last: Annotated[int | None, typer.Option("--last", "-n", min=1, help="Only the last N records.")] = None,
+    ids: Annotated[bool, typer.Option("--ids", help="Show each message's id (what `msg:<id>` and replies name).")] = False,
 ) -> None:
-    """Print a room's messages (every record with --json).
+    """Print a room's messages (every record with --json); `--room` also takes a roundtable's id (rt-…).
 
     Example: rooms transcript --room sync --last 20 --json
     """
@@ -53,9 +54,24 @@ def transcript_cmd(
     from rooms_cli.chat.transcript import read_transcript, tail
     from rooms_cli.cli import chat_view
 
-    load_room(run.project, run.room)
-    messages = tail(run.project, run.room, last) if last else read_transcript(run.project, run.room)
-    run.emit(messages, lambda: chat_view.print_transcript(messages))
+    room = _roundtable_room(run) or run.room
+    load_room(run.project, room)
+    messages = tail(run.project, room, last) if last else read_transcript(run.project, room)
+    run.emit(messages, lambda: chat_view.print_transcript(messages, ids=ids))
+
+
+def _roundtable_room(run: Run) -> str | None:
+    """`--room rt-…` (a roundtable's id) or `--room q-…` (its queue item's): the room it wrote into."""
+    given = run.room_option or ""
+    if not given.startswith(("rt-", "q-")):
+        return None
+    from rooms_cli.chat.rooms import room_exists
+    from rooms_cli.roundtable.queue import roundtable_room
+    from rooms_cli.store.ids import is_valid_name
+
+    if is_valid_name(given) and room_exists(run.project, given):
+        return None  # a room that happens to be named so
+    return roundtable_room(run.project, given)
 
 
 def _slash(run: Run, line: str, no_wait: bool = False) -> None:

@@ -125,9 +125,14 @@ def print_rooms(rooms: list[dict]) -> None:
         output.say(f"{room['id']}{status}  {len(room['roster'])} agents  budget {room['budget']['remaining']}/{room['budget']['total']}")
 
 
-def print_transcript(messages: list) -> None:
+def print_transcript(messages: list, *, ids: bool = False) -> None:
+    """Each record on a line stamped with its time (UTC); a line with the date opens each day."""
+    day = None
     for msg in messages:
-        stamp = msg.ts[11:19]
+        if msg.ts[:10] != day:
+            day = msg.ts[:10]
+            output.say(f"── {day} (UTC) ──", style="dim")
+        stamp = msg.ts[11:19] + (f" {msg.id}" if ids else "")
         if msg.kind == "message":
             output.say(f"[{stamp}] {msg.speaker}: {msg.text}")
         elif msg.kind in ("pass", "flavor"):

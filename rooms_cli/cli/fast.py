@@ -81,7 +81,7 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     ("board",): Command("board", ("room", "dir", "json_"), options={
         "--lane": Option("lane"), "--status": Option("status", parser=_status_parser), "--format": Option("format")}),
     ("task", "next"): Command("task_next", _BOARD, options={"--lease": _LEASE}),
-    ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={"--lease": _LEASE}),
+    ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={"--lease": _LEASE, "--lease-id": _LEASE_ID}),
     ("task", "renew"): Command("task_renew", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID, "--lease": _LEASE}),
     ("task", "release"): Command("task_release", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID}),
     ("task", "done"): Command("task_done", _BOARD, args=("task_id",), required=("summary",), options={
@@ -167,12 +167,13 @@ def convert(command: Command, given: dict) -> dict:
 def run(command: Command, given: dict, argv: list[str]) -> int:
     """Run a parsed fast command as typer would run it; the exit code."""
     from rooms_cli.cli import hot
-    from rooms_cli.cli.guard import failed, undecodable_input
+    from rooms_cli.cli.guard import begin, failed, undecodable_input
     from rooms_cli.cli.shared import SHARED_OPTIONS, Run
     from rooms_cli.errors import UsageError
     from rooms_cli.store.locks import default_timeout
 
     as_json = "--json" in argv  # as the root group decides it for typer's path (cli/app.py)
+    begin()
     try:
         refusal = undecodable_input(argv)
         if refusal is not None:

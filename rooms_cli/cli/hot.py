@@ -52,6 +52,12 @@ def claim_text(claim) -> str:
     )
 
 
+def claim_done(claim) -> str:
+    """What a claim did, said if its result cannot be printed: `claimed t-… lease l-…`."""
+    held = "already held" if claim.already_yours else "claimed"
+    return f"{held} {claim.task.id} lease {claim.lease.lease_id}"
+
+
 def show_messages(messages, unread_ids: set[str] | None = None) -> None:
     from rooms_cli.messaging.attention import message_line
 
@@ -115,10 +121,11 @@ def _print_board(view: dict) -> None:
             output.say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")
 
 
-def task_claim(run: Run, task_id: str, lease: float | None = None) -> None:
+def task_claim(run: Run, task_id: str, lease: float | None = None, lease_id: str | None = None) -> None:
     from rooms_cli.board.claims import claim_task
 
-    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease)
+    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id)
+    output.done(claim_done(claim))
     run.emit(claim, claim_text(claim))
 
 
@@ -126,6 +133,8 @@ def task_next(run: Run, lease: float | None = None) -> None:
     from rooms_cli.board.claims import next_task
 
     claim = next_task(run.project, run.room, agent=run.me, lease=lease)
+    if claim:
+        output.done(claim_done(claim))
     run.emit(claim, claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
 
 
@@ -133,6 +142,7 @@ def task_renew(run: Run, task_id: str, lease_id: str | None = None, lease: float
     from rooms_cli.board.claims import renew_lease
 
     task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
+    output.done(f"renewed the lease of {task.id}")
     run.emit(task, f"renewed: {task_line(task.to_json())}")
 
 
@@ -140,6 +150,7 @@ def task_release(run: Run, task_id: str, lease_id: str | None = None) -> None:
     from rooms_cli.board.claims import release_task
 
     task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
+    output.done(f"released {task.id}")
     run.emit(task, f"released: {task_line(task.to_json())}")
 
 
@@ -149,6 +160,7 @@ def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None =
 
     task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
                        next_step=next_, result_ref=result_ref, holder=run.me)
+    output.done(f"finished {task.id}")
     run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {json_line(task.record)}")
 
 
@@ -182,6 +194,7 @@ def send(run: Run, message: str, to: str | None = None, reply_to: str | None = N
     from rooms_cli.messaging.send import send_message
 
     result = send_message(run.project, run.config, run.me, message, to=to, reply_to=reply_to)
+    output.done("sent " + ", ".join(f"{m.id} to {m.to}" for m in result.delivered))
     if wake:
         from rooms_cli.messaging.wake import wake_recipients
 

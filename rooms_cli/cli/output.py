@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 _console = None
 _err_console = None
 _console_class = None
+DONE: list[str] = []  # what the running command has done, said if printing its result fails (cli/guard.py)
+
+
+def done(sentence: str) -> None:
+    """Record what the command has done (a write that completed: "claimed t-… lease l-…") before it
+    prints: should printing fail, the error says it was done and exits 5, never "internal error"."""
+    DONE.append(sentence)
 
 
 def _safe_console(**kwargs):
@@ -136,6 +143,9 @@ def print_error(err, as_json: bool) -> None:
     error is always exactly one line a script can read.
     """
     err.fold()
+    from rooms_cli.child_env import mask_text
+
+    err.message = mask_text(err.message)  # an error that names configuration never shows its credentials
     if as_json:
         sys.stderr.write(json.dumps(err.to_json(), ensure_ascii=False) + "\n")
     else:

@@ -48,7 +48,11 @@ def init_cmd(
     for item in result.skipped:
         output.say(f"  skipped {item}")
     if result.changed:
-        output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+        if result.agents:
+            output.say("Next: rooms chat 'hello everyone'   (or rooms demo for a tour)")
+        else:  # chatting needs an agent: a bare project is told to make one first
+            output.say("Next: rooms agent new helper && rooms chat 'hello everyone'\n"
+                       "      (or rooms init --example dev for six example agents, or rooms demo for a tour)")
 
 
 @config_app.command("show")
@@ -128,8 +132,16 @@ def tick_cmd(
     from rooms_cli.tick import run_tick
 
     line = progress.RoundtableLine()
-    with progress.live_line_sync(line.describe, progress.wanted(run.json)):
-        report = run_tick(run.project, run.config, dry_run=dry_run, on_event={"roundtables": line.on_event})
+    live = progress.wanted(run.json)
+
+    def on_roundtable(kind: str, data: dict) -> None:
+        line.on_event(kind, data)
+        if kind == "start" and not live and not run.json:  # a cron log hears of a long roundtable as it starts
+            output.say(f"{_stamp()} roundtables: start {data['format']} with {', '.join(data['participants'])} "
+                       f"in room {data['room']} ({data['planned_turns']} turns)")
+
+    with progress.live_line_sync(line.describe, live):
+        report = run_tick(run.project, run.config, dry_run=dry_run, on_event={"roundtables": on_roundtable})
     if run.json:
         output.print_json(report)
     else:
@@ -140,7 +152,17 @@ def tick_cmd(
         raise typer.Exit(1)
 
 
+def _stamp() -> str:
+    from rooms_cli.store.clock import now_iso
+
+    return now_iso()[:19] + "Z"
+
+
 def _show_tick(report: dict, dry_run: bool) -> None:
+    """One time-stamped line per action (cron appends them to .rooms/run/tick.log); an idle tick says
+    "Nothing to do." on a terminal only, so the log does not grow a line a minute."""
+    import sys
+
     prefix = "would " if dry_run else ""
     did = False
     for step, actions in report["steps"].items():
@@ -148,8 +170,8 @@ def _show_tick(report: dict, dry_run: bool) -> None:
             continue  # said on stderr
         for action in actions or []:
             did = True
-            output.say(f"{step}: {prefix}{action.get('action', '')} {action.get('detail', '')}".rstrip())
-    if not did:
+            output.say(f"{_stamp()} {step}: {prefix}{action.get('action', '')} {action.get('detail', '')}".rstrip())
+    if not did and (dry_run or sys.stdout.isatty()):
         output.say("Nothing to do." if not dry_run else "Nothing would be done.")
 
 

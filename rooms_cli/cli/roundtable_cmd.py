@@ -107,6 +107,10 @@ def run_cmd(
 
     result = run_roundtable_sync(run.project, run.config, _request(format, topic, participants, room, turns, max_chars, pace, force),
                                  on_event=show)
+    if room is None:
+        from rooms_cli.roundtable.tick import end_own_room
+
+        end_own_room(run.project, result.room)
     if run.json:
         output.print_json(result)
 
@@ -205,6 +209,8 @@ def _run_note(occurrence: dict) -> str:
         return f" (failed {run['attempts']}×, retry after {run['retry_after']}: {run['error']})"
     if run.get("status") == "failed":
         return f" (failed after {run['attempts']} attempts: {run['error']})"
+    if run.get("room"):  # what became of it, and where to read it: rooms transcript --room ROOM
+        return f" ({run['status']}, room {run['room']})"
     return ""
 
 

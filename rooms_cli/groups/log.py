@@ -417,10 +417,7 @@ def exists(project: Project, name: str) -> bool:
 
 def log_names(project: Project) -> list[str]:
     """Every group log, live or gone."""
-    folder = layout.groups_dir(project)
-    if not folder.is_dir():
-        return []
-    return sorted(p.name[: -len(".jsonl")] for p in folder.glob("*.jsonl"))
+    return layout.record_names(project, layout.groups_dir(project), ".jsonl", "group name")
 
 
 def names(project: Project) -> list[str]:

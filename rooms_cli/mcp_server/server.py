@@ -1,29 +1,40 @@
-"""`rooms mcp`: the tools of tools.py served over stdio with the official MCP SDK (`mcp`, the extra
-`rooms-cli[mcp]`).
+"""`rooms mcp`: the operations of tools.py served over stdio with the official MCP SDK's low-level
+server (`mcp`, the extra `rooms-cli[mcp]`).
 
-Each tool runs in a worker thread (the services are synchronous and take the same file locks as the
-CLI, so several servers — one per coding-agent session — can share a `.rooms/`). A result is the
-tool's JSON as text, and as `structuredContent` when it is an object. Any failure is a tool error
-(`isError`) whose text is the CLI's `--json` error document, `{"error": {"code", "message",
-"exit_code"}}`, with the CLI's codes and one-sentence messages; bad arguments are the code `usage`
-(exit code 2). The server itself never stops on a tool's failure.
+Each operation's typed signature is its input schema (`additionalProperties: false`), its declaration
+gives the title, the hints and the output schema. A call:
+
+- an unknown tool, or an argument the tool does not have, is a JSON-RPC error -32602 (invalid
+  params) naming it and the closest valid name — a typo (`too` for `to`) must not turn a direct
+  message into a broadcast;
+- a missing or ill-typed argument is a tool error (`isError`) with the code `usage` (exit code 2),
+  so a model reads what to fix;
+- the tool runs in a worker thread (the services are synchronous and take the same file locks as
+  the CLI, so several servers can share a `.rooms/`); a blocking one (`wait`, `group_wait`…) sends
+  `notifications/progress` every PROGRESS_S seconds while it runs, when the client gave a progressToken;
+- its result is an object, sent as `structuredContent` and as JSON text; a failure is a tool error
+  whose text and structuredContent are the CLI's `--json` error document `{"error": {"code",
+  "message", "exit_code"}}` — the same code and exit code as on the command line.
+
+The server advertises tools only: no resources or prompts (an empty list would promise what is not there).
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
+import time
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import ValidationError
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from rooms_cli import __version__
 from rooms_cli.errors import RoomsError, UsageError, as_rooms_error
-from rooms_cli.mcp_server.tools import READ_ONLY, TOOLS, Session
+from rooms_cli.mcp_server.tools import TOOLS, Operation, Session
+
+PROGRESS_S = 1.0
 
 INSTRUCTIONS = (
     "rooms coordinates agents through plain files under .rooms/. You act as {me} in {root}. "
@@ -31,8 +42,40 @@ INSTRUCTIONS = (
     "error already_claimed: move on), task_done finishes it with a one-line summary. Messages: "
     "attention shows who else is here and what waits for you; send / reply / inbox talk to other "
     "agents; spawn starts a helper whose output arrives in your inbox (wait blocks until it is done). "
-    "events returns what happened since a cursor."
+    "events returns what happened since a cursor. Lists return at most `limit` records and say how many remain."
 )
+
+
+def input_model(op: Operation) -> type[BaseModel]:
+    """The pydantic model of `op`'s arguments: its parameters after the session, no others allowed."""
+    import inspect
+
+    fields: dict[str, Any] = {}
+    for name, param in list(inspect.signature(op.fn, eval_str=True).parameters.items())[1:]:
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[name] = (param.annotation, default)
+    return create_model(f"{op.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def input_schema(model: type[BaseModel]) -> dict:
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema["additionalProperties"] = False
+    return schema
+
+
+def closest(name: str, choices: list[str]) -> str | None:
+    """The valid name `name` was most likely meant to be (None when nothing is close)."""
+    from rapidfuzz import fuzz, process
+
+    found = process.extractOne(name, choices, scorer=fuzz.WRatio, score_cutoff=50)
+    return found[0] if found else None
+
+
+def invalid_params(message: str, **data: Any) -> MCPError:
+    return MCPError(types.INVALID_PARAMS, message, data or None)
 
 
 def _jsonable(value: Any) -> Any:
@@ -41,81 +84,140 @@ def _jsonable(value: Any) -> Any:
     return to_jsonable(value)
 
 
-def ok_result(data: Any) -> CallToolResult:
+def ok_result(data: Any) -> types.CallToolResult:
     data = _jsonable(data)
-    text = json.dumps(data, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text)],
-                          structured_content=data if isinstance(data, dict) else None)
+    if not isinstance(data, dict):  # every operation returns an object; a bare value would break the output schema
+        raise TypeError(f"a tool returned {type(data).__name__}, not an object")
+    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+                                structured_content=data)
 
 
-def error_result(err: RoomsError) -> CallToolResult:
+def error_result(err: RoomsError) -> types.CallToolResult:
     """The CLI's --json error document, with its exit code, as an MCP tool error."""
     doc = err.fold().to_json()
     doc["error"]["exit_code"] = err.exit_code
     if doc["error"].get("data") is not None:
         doc["error"]["data"] = _jsonable(doc["error"]["data"])
-    return CallToolResult(content=[TextContent(type="text", text=json.dumps(doc, ensure_ascii=False))],
-                          structured_content=doc, is_error=True)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(doc, ensure_ascii=False))],
+                                structured_content=doc, is_error=True)
 
 
-def bind(session: Session, fn) -> Any:
-    """`fn` as an MCP tool: the session filled in, run in a worker thread, errors turned into results."""
-    import anyio.to_thread
+def usage_message(name: str, exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "arguments"
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"{name}: argument {where}: {first['msg'].removeprefix('Value error, ')}{more}"
 
-    signature = inspect.signature(fn, eval_str=True)
 
-    async def call(**arguments):
+class Tools:
+    """The operations as MCP tools for one session: listing, argument checks, calls."""
+
+    def __init__(self, session: Session):
+        self.session = session
+        self.models = {name: input_model(op) for name, op in TOOLS.items()}
+        self.listed = [self.describe(op) for op in TOOLS.values()]
+
+    def describe(self, op: Operation) -> types.Tool:
+        import inspect
+
+        return types.Tool(
+            name=op.name, title=op.title, description=inspect.getdoc(op.fn),
+            input_schema=input_schema(self.models[op.name]), output_schema=op.returns,
+            annotations=types.ToolAnnotations(title=op.title, read_only_hint=op.read_only,
+                                              destructive_hint=op.destructive, idempotent_hint=op.idempotent,
+                                              open_world_hint=False),
+        )
+
+    def arguments(self, name: str, arguments: dict[str, Any] | None) -> BaseModel:
+        """The validated arguments of a call; an unknown tool or argument is invalid params (MCPError)."""
+        if name not in TOOLS:
+            guess = closest(name, list(TOOLS))
+            hint = f"; did you mean {guess!r}?" if guess else "; tools/list names them"
+            raise invalid_params(f"no tool {name!r}{hint}", tool=name, did_you_mean=guess)
+        model = self.models[name]
+        arguments = arguments or {}
+        valid = list(model.model_fields)
+        for argument in arguments:
+            if argument not in model.model_fields:
+                guess = closest(argument, valid)
+                hint = f"did you mean {guess!r}?" if guess else "it takes " + (", ".join(valid) or "no arguments")
+                raise invalid_params(f"{name} has no argument {argument!r}; {hint}", tool=name, argument=argument,
+                                     did_you_mean=guess, valid=valid)
+        return model.model_validate(arguments)
+
+    async def call(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        import functools
+
+        import anyio
+        import anyio.to_thread
+
         try:
-            data = await anyio.to_thread.run_sync(functools.partial(fn, session, **arguments))
+            arguments = self.arguments(params.name, params.arguments)
+        except ValidationError as exc:
+            return error_result(UsageError(usage_message(params.name, exc)))
+        op = TOOLS[params.name]
+        run = functools.partial(op.fn, self.session, **dict(arguments))
+        try:
+            if op.long:
+                data = await self._with_progress(ctx, run, getattr(arguments, "timeout_seconds", None))
+            else:
+                data = await anyio.to_thread.run_sync(run)
+            return ok_result(data)
         except Exception as exc:  # never let a tool's failure reach (and stop) the server
             return error_result(as_rooms_error(exc))
-        return ok_result(data)
 
-    call.__name__ = fn.__name__
-    call.__doc__ = fn.__doc__
-    call.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=list(signature.parameters.values())[1:], return_annotation=CallToolResult,
-    )
-    return call
+    @staticmethod
+    async def _with_progress(ctx, run, total: float | None):
+        """Run `run` in a thread, reporting the seconds elapsed every PROGRESS_S while it runs."""
+        import anyio
+        import anyio.to_thread
 
+        outcome: dict[str, Any] = {}
+        started = time.monotonic()
 
-def _usage_message(name: str, exc: ToolError) -> str:
-    cause = exc.__cause__
-    if isinstance(cause, ValidationError) and cause.errors():
-        first = cause.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "arguments"
-        more = f" (and {len(cause.errors()) - 1} more)" if len(cause.errors()) > 1 else ""
-        return f"{name}: argument {where}: {first['msg']}{more}"
-    return str(exc).removeprefix(f"Error executing tool {name}: ")
+        async def work() -> None:
+            try:
+                outcome["value"] = await anyio.to_thread.run_sync(run)
+            except Exception as exc:  # carried out of the task group as it is
+                outcome["error"] = exc
+            tg.cancel_scope.cancel()
 
-
-class RoomsServer(MCPServer):
-    """MCPServer whose argument and unknown-tool errors are rooms errors (code usage, exit code 2)."""
-
-    async def call_tool(self, name: str, arguments: dict[str, Any], context=None):
-        if self._tool_manager.get_tool(name) is None:
-            return error_result(UsageError(f"no tool {name!r}; tools/list names them"))
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            return error_result(UsageError(_usage_message(name, exc)))
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(work)
+            while True:
+                elapsed = round(time.monotonic() - started, 1)
+                await ctx.session.report_progress(elapsed, total, f"waiting ({elapsed:g}s)")
+                await anyio.sleep(PROGRESS_S)
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
 
 
-def build_server(session: Session) -> MCPServer:
-    """A server offering every tool of tools.py to `session`."""
-    server = RoomsServer(name="rooms", version=__version__,
-                         instructions=INSTRUCTIONS.format(me=session.me, root=session.project.root),
-                         log_level="WARNING")
-    for name, fn in TOOLS.items():
-        annotations = ToolAnnotations(read_only_hint=True) if name in READ_ONLY else None
-        server.add_tool(bind(session, fn), name=name, description=inspect.getdoc(fn), annotations=annotations)
-    return server
+def build_server(session: Session) -> Server:
+    """A low-level server offering every operation of tools.py to `session`."""
+    tools = Tools(session)
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools.listed)
+
+    return Server("rooms", version=__version__,
+                  instructions=INSTRUCTIONS.format(me=session.me, root=session.project.root),
+                  on_list_tools=list_tools, on_call_tool=tools.call)
 
 
 def serve(dir: str | None, as_: str | None) -> None:
     """Run the stdio server for the project at `dir` (or found upwards), acting as `as_` (or ROOMS_AGENT…)."""
+    import anyio
+
     from rooms_cli.context import Context
+    from rooms_cli.mcp_server.transport import stdio
 
     ctx = Context.open(dir, as_=as_)
     session = Session(project=ctx.project, config=ctx.config, me=ctx.me, default_room=ctx.room)
-    build_server(session).run("stdio")
+    server = build_server(session)
+
+    async def main() -> None:
+        async with stdio() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)

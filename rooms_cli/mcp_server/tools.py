@@ -14,24 +14,56 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from rooms_cli.config import Config
+from rooms_cli.shapes import (
+    BOOL,
+    CLAIM,
+    INT,
+    MEMBER,
+    MESSAGE,
+    RESULT,
+    SENT,
+    STR,
+    TASK,
+    envelope,
+    nullable,
+    record,
+)
 from rooms_cli.store.paths import Project
 
-TOOLS: dict[str, Callable[..., Any]] = {}
-READ_ONLY: set[str] = set()  # tools that change nothing (announced to clients as readOnlyHint)
+DEFAULT_LIMIT = 50  # records a list tool returns unless `limit` says otherwise
+WAIT_DEFAULT_S = 300.0  # how long wait / group_wait block when no timeout_seconds is given
 
 
-def tool(fn: Callable[..., Any] | None = None, *, read_only: bool = False):
-    """Register `fn` as the tool of that name (`@tool`, or `@tool(read_only=True)`)."""
+@dataclass(frozen=True)
+class Operation:
+    """One operation as MCP offers it: the function (its typed signature is the input schema, its
+    docstring the description), a title, what it does to state, and the JSON Schema of its result."""
+
+    name: str
+    fn: Callable[..., Any]
+    title: str
+    returns: dict
+    read_only: bool = False
+    destructive: bool = False  # may delete or overwrite what others rely on
+    idempotent: bool = False  # calling it twice with the same arguments changes nothing more
+    long: bool = False  # blocks (wait, gather): reports progress while it runs
+
+
+TOOLS: dict[str, Operation] = {}
+
+
+def tool(title: str, returns: dict, *, read_only: bool = False, destructive: bool = False, idempotent: bool = False,
+         long: bool = False):
+    """Declare the decorated function as the tool of its name."""
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        TOOLS[fn.__name__] = fn
-        if read_only:
-            READ_ONLY.add(fn.__name__)
+        TOOLS[fn.__name__] = Operation(fn.__name__, fn, title, returns, read_only=read_only, destructive=destructive,
+                                       idempotent=idempotent or read_only, long=long)
         return fn
 
-    return register(fn) if fn is not None else register
+    return register
 
 
 @dataclass
@@ -50,11 +82,36 @@ class Session:
         return self.default_room if room is None else validate_name(room, "room id")
 
 
+Limit = Annotated[int, Field(description="At most this many records (the rest are counted in `remaining`).", ge=1, le=1000)]
+Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last call: continue after it.")]
+
+BOARD = record({"room": STR, "counts": {"type": "object"}, "lanes": {"type": "array"}, "done": {"type": "array"}})
+ATTENTION = record({"synthetic": BOOL, "agent": STR, "hint": nullable(STR), "agents": {"type": "array"},
+                    "messages": {"type": "array"}, "text": STR})
+WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
+                 "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
+GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
+GROUP = record({"name": STR, "members": {"type": "array", "items": MEMBER}, "in_flight": nullable({"type": "object"})})
+CHAT_MESSAGE = record({"id": STR, "ts": STR, "room": STR, "speaker": STR, "kind": STR, "text": STR}, title="chat message")
+
 Room = Annotated[str | None, Field(description="Room id (default: the server's current room).")]
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 LeaseId = Annotated[str, Field(description="The lease id that task_claim or task_next returned.")]
-Lease = Annotated[str | None, Field(description="Lease length such as 90s, 15m, 1h (default 10m).")]
-Seconds = Annotated[float | None, Field(description="Give up after this many seconds (default: no limit).", ge=0)]
+def duration(value: str | None) -> str | None:
+    """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
+    from rooms_cli.errors import InvalidInput
+    from rooms_cli.store.clock import parse_duration
+
+    if value is not None:
+        try:
+            parse_duration(value)
+        except InvalidInput as exc:
+            raise ValueError(exc.message) from None
+    return value
+
+
+Lease = Annotated[str | None, AfterValidator(duration), Field(description="Lease length such as 90s, 15m, 1h (default 10m).")]
+WaitSeconds = Annotated[float, Field(description="Give up after this many seconds.", ge=0, le=3600)]
 Reducer = Annotated[str | None, Field(description="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one.")]
 Mode = Annotated[Literal["all", "any"], Field(description="all: every member's reply; any: the first, the rest cancelled.")]
 Objective = Annotated[str, Field(description="What to accomplish.")]
@@ -66,7 +123,7 @@ Boundaries = Annotated[str, Field(description="What is out of scope ('' allowed)
 # -- board ---------------------------------------------------------------------------------------
 
 
-@tool(read_only=True)
+@tool("Show the board", BOARD, read_only=True)
 def board(s: Session, room: Room = None,
           lane: Annotated[str | None, Field(description="Only this agent's lane.")] = None,
           status: Annotated[str | None, Field(description="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending).")] = None):
@@ -76,7 +133,7 @@ def board(s: Session, room: Room = None,
     return board_view(s.project, s.room(room), lane=lane, status=status)
 
 
-@tool(read_only=True)
+@tool("Show a task", TASK, read_only=True)
 def task_show(s: Session, task_id: TaskId, room: Room = None):
     """One task with its definition of done, lease, record and the history of its events."""
     from rooms_cli.board.tasks import load_task, task_history
@@ -85,7 +142,7 @@ def task_show(s: Session, task_id: TaskId, room: Room = None):
     return {**task.to_json(), "history": task_history(s.project, s.room(room), task.id)}
 
 
-@tool
+@tool("Add a task", TASK)
 def task_add(s: Session, title: Annotated[str, Field(description="One-line title.")],
              lane: Annotated[str, Field(description="The agent whose lane gets the task.")],
              done: Annotated[str, Field(description="Definition of done: the one condition that means it is finished.")],
@@ -96,7 +153,7 @@ def task_add(s: Session, title: Annotated[str, Field(description="One-line title
     return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail)
 
 
-@tool
+@tool("Claim a task", CLAIM)
 def task_claim(s: Session, task_id: TaskId, lease: Lease = None, room: Room = None):
     """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
     the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
@@ -105,15 +162,16 @@ def task_claim(s: Session, task_id: TaskId, lease: Lease = None, room: Room = No
     return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease)
 
 
-@tool
+@tool("Claim your next task", CLAIM)
 def task_next(s: Session, lease: Lease = None, room: Room = None):
-    """Claim the first todo task (by order) in your own lane; null when there is nothing to claim."""
+    """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
 
-    return next_task(s.project, s.room(room), agent=s.me, lease=lease)
+    claim = next_task(s.project, s.room(room), agent=s.me, lease=lease)
+    return claim if claim is not None else {"task": None, "lease": None, "lease_id": None}
 
 
-@tool
+@tool("Renew a task lease", TASK)
 def task_renew(s: Session, task_id: TaskId, lease_id: LeaseId, lease: Lease = None, room: Room = None):
     """Extend your lease on a task, from now, by `lease` (default 10m)."""
     from rooms_cli.board.claims import renew_lease
@@ -121,7 +179,7 @@ def task_renew(s: Session, task_id: TaskId, lease_id: LeaseId, lease: Lease = No
     return renew_lease(s.project, s.room(room), task_id, lease_id, lease=lease)
 
 
-@tool
+@tool("Release a task", TASK)
 def task_release(s: Session, task_id: TaskId, lease_id: LeaseId, room: Room = None):
     """Give a task you hold back to its lane (doing → todo); your lease ends."""
     from rooms_cli.board.claims import release_task
@@ -129,7 +187,7 @@ def task_release(s: Session, task_id: TaskId, lease_id: LeaseId, room: Room = No
     return release_task(s.project, s.room(room), task_id, lease_id)
 
 
-@tool
+@tool("Finish a task", RESULT)
 def task_done(s: Session, task_id: TaskId, lease_id: LeaseId,
               summary: Annotated[str, Field(description="One line: what happened.")],
               artifacts: Annotated[list[str] | None, Field(description="file:<path> or msg:<id> references.")] = None,
@@ -144,7 +202,7 @@ def task_done(s: Session, task_id: TaskId, lease_id: LeaseId,
     return task.record
 
 
-@tool
+@tool("Set a task's status", TASK, destructive=True)
 def task_status(s: Session, task_id: TaskId,
                 status: Annotated[Literal["todo", "blocked", "failed", "cancelled"], Field(description="The new status.")],
                 summary: Annotated[str | None, Field(description="One line: why.")] = None,
@@ -161,7 +219,7 @@ def task_status(s: Session, task_id: TaskId,
 # -- messaging -----------------------------------------------------------------------------------
 
 
-@tool
+@tool("Send a message", SENT)
 def send(s: Session, message: Annotated[str, Field(description="What to say.")],
          to: Annotated[str | None, Field(description="One agent; leave out to reach every other agent.")] = None):
     """Send a message to one agent, or to every other agent. It lands in their inboxes."""
@@ -170,7 +228,7 @@ def send(s: Session, message: Annotated[str, Field(description="What to say.")],
     return send_message(s.project, s.config, s.me, message, to=to)
 
 
-@tool
+@tool("Reply to a message", SENT)
 def reply(s: Session, n: Annotated[int | str, Field(description="The message in your inbox: its number, or (when a "
                                                      "git merge left a number shared) its `ref`, any unique prefix of its id.")],
           message: Annotated[str, Field(description="Your answer.")]):
@@ -180,18 +238,20 @@ def reply(s: Session, n: Annotated[int | str, Field(description="The message in 
     return send_message(s.project, s.config, s.me, message, reply_to=n)
 
 
-@tool
-def inbox(s: Session, unread_only: Annotated[bool, Field(description="Only messages not read yet.")] = False,
-          peek: Annotated[bool, Field(description="Do not mark anything read.")] = False):
-    """Your inbox (each message has `n` to reply to and `read`); unread messages are marked read unless peek."""
+@tool("Read your inbox", envelope("messages", MESSAGE, agent=STR, unread=INT, marked_read=BOOL))
+def inbox(s: Session, unread_only: Annotated[bool, Field(description="Only messages not read yet (false: read ones too).")] = True,
+          peek: Annotated[bool, Field(description="Do not mark anything read.")] = False,
+          limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+    """Your inbox, oldest first: unread messages by default, at most `limit` (each has `n` to reply to and
+    `read`). The unread ones returned are marked read unless peek; `remaining` counts the rest."""
     from rooms_cli.messaging.inbox import open_inbox
     from rooms_cli.messaging.status import touch
 
     touch(s.project, s.me)
-    return open_inbox(s.project, s.me, unread_only=unread_only, peek=peek)
+    return open_inbox(s.project, s.me, unread_only=unread_only, peek=peek, limit=limit, after=since)
 
 
-@tool
+@tool("What needs your attention", ATTENTION)
 def attention(s: Session, peek: Annotated[bool, Field(description="Do not mark the messages read.")] = False):
     """What to know now: the other agents and their status, your unread messages (marked read unless
     peek), your running spawns, and a hint to announce yourself; `text` is the same as a prompt block."""
@@ -201,7 +261,7 @@ def attention(s: Session, peek: Annotated[bool, Field(description="Do not mark t
     return {**block.to_json(), "text": render_attention(block)}
 
 
-@tool
+@tool("Set your status line", record({"agent": STR, "status": STR}), idempotent=True)
 def status_set(s: Session, text: Annotated[str, Field(description="One line, e.g. 'Working on the login form' ('' clears it).")]):
     """Set your status line, shown to every other agent."""
     from rooms_cli.messaging.status import set_status
@@ -209,7 +269,7 @@ def status_set(s: Session, text: Annotated[str, Field(description="One line, e.g
     return set_status(s.project, s.me, text)
 
 
-@tool
+@tool("Spawn a helper agent", record({"id": STR, "alias": STR, "parent": STR, "status": STR}))
 def spawn(s: Session, prompt: Annotated[str, Field(description="The task for the new agent.")],
           description: Annotated[str | None, Field(description="3-5 words; also names the agent.")] = None,
           profile: Annotated[str | None, Field(description="Run it as this agent definition (its model and directive).")] = None):
@@ -219,12 +279,13 @@ def spawn(s: Session, prompt: Annotated[str, Field(description="The task for the
     return start_spawn(s.project, s.config, s.me, prompt, description=description, profile=profile)
 
 
-@tool
-def wait(s: Session, timeout_seconds: Seconds = None):
-    """Block until all your spawns (and theirs) finished, then return your unread messages (marked read).
-    Timing out is the error timed_out, listing what still runs."""
-    from rooms_cli.messaging.attention import message_json
-    from rooms_cli.messaging.inbox import take_unread
+@tool("Wait for your spawns", WAITED, long=True)
+def wait(s: Session, timeout_seconds: Annotated[float, Field(description="Give up after this many seconds.", ge=0, le=3600)] = WAIT_DEFAULT_S,
+         limit: Limit = DEFAULT_LIMIT):
+    """Block until all your spawns (and theirs) finished, then return your unread messages (at most
+    `limit`, marked read). Progress is reported while it waits. Timing out is the error timed_out,
+    listing what still runs."""
+    from rooms_cli.messaging.inbox import open_inbox
     from rooms_cli.messaging.status import touch
     from rooms_cli.messaging.wait import wait_for_spawns
 
@@ -232,7 +293,9 @@ def wait(s: Session, timeout_seconds: Seconds = None):
     result = wait_for_spawns(s.project, s.me, timeout_seconds)
     if result.timed_out:
         raise result.timeout_error(timeout_seconds)
-    return {**result.to_json(), "messages": [message_json(m) for m in take_unread(s.project, s.me)]}
+    view = open_inbox(s.project, s.me, unread_only=True, limit=limit)
+    mail = view.to_json()
+    return {**result.to_json(), "messages": mail["messages"], "remaining": mail["remaining"]}
 
 
 # -- groups --------------------------------------------------------------------------------------
@@ -247,7 +310,7 @@ def _gathered(result):
     return result
 
 
-@tool
+@tool("Add group members", record({"group": STR, "members": {"type": "array", "items": MEMBER}}))
 def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (created if new).")],
                 profiles: Annotated[list[str], Field(description="Agent ids, one member each (group:NAME nests a group).", min_length=1)],
                 handles: Annotated[list[str | None] | None, Field(description="Member handles, in the order of profiles (default: the profile).")] = None):
@@ -257,7 +320,7 @@ def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (
     return {"group": name, "members": roster.spawn(s.project, name, profiles, handles)}
 
 
-@tool
+@tool("Broadcast to a group", record({"group": STR, "broadcast_id": STR, "members": {"type": "array", "items": STR}}))
 def group_broadcast(s: Session, name: Annotated[str, Field(description="Group name.")], objective: Objective,
                     output_format: OutputFormat = "", tool_guidance: ToolGuidance = "", boundaries: Boundaries = ""):
     """Send the four-field broadcast to every member of a group (one broadcast in flight at a time); gather with group_wait."""
@@ -268,9 +331,9 @@ def group_broadcast(s: Session, name: Annotated[str, Field(description="Group na
     return {"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub}
 
 
-@tool
+@tool("Gather a group broadcast", GATHERED, long=True)
 def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")], mode: Mode = "all",
-               timeout_seconds: Seconds = None, reducer: Reducer = None):
+               timeout_seconds: WaitSeconds = WAIT_DEFAULT_S, reducer: Reducer = None):
     """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
     A timeout is the error timed_out with the partial result attached."""
     from rooms_cli.groups import gather
@@ -285,7 +348,7 @@ def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")
     return _gathered(asyncio.run(run()))
 
 
-@tool(read_only=True)
+@tool("Show a group", GROUP, read_only=True)
 def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
     """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
     from rooms_cli.groups.status import status
@@ -293,10 +356,10 @@ def group_status(s: Session, name: Annotated[str, Field(description="Group name.
     return status(s.project, name)
 
 
-@tool
+@tool("Ask a one-shot committee", GATHERED, long=True)
 def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agent ids, one member each.", min_length=1)],
               objective: Objective, output_format: OutputFormat = "", tool_guidance: ToolGuidance = "",
-              boundaries: Boundaries = "", reducer: Reducer = None, mode: Mode = "all", timeout_seconds: Seconds = None):
+              boundaries: Boundaries = "", reducer: Reducer = None, mode: Mode = "all", timeout_seconds: WaitSeconds = WAIT_DEFAULT_S):
     """One-shot committee: an ephemeral group of these profiles gets the broadcast; returns the reduced
     result, and no file is left behind."""
     from rooms_cli.groups.api import ask
@@ -310,7 +373,7 @@ def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agen
 # -- chat ----------------------------------------------------------------------------------------
 
 
-@tool
+@tool("Post to a chat room", record({"message": {"type": "object"}, "replies": {"type": "array"}}))
 def chat(s: Session, message: Annotated[str, Field(description="The message; @name addresses an agent.")], room: Room = None):
     """Post a message to a room and return the agents' replies (waits for the room's floor). From an
     agent identity only the agents it @-mentions answer."""
@@ -323,15 +386,23 @@ def chat(s: Session, message: Annotated[str, Field(description="The message; @na
         return coordinator.run_message(s.project, s.config, s.room(room), s.me, message)
 
 
-@tool(read_only=True)
-def transcript(s: Session, room: Room = None,
-               last: Annotated[int, Field(description="How many of the latest records.", ge=1, le=1000)] = 20):
-    """The last records of a room's transcript, oldest first."""
+@tool("Read a room's transcript", envelope("messages", CHAT_MESSAGE, room=STR), read_only=True)
+def transcript(s: Session, room: Room = None, limit: Limit = 20, since: Cursor = None):
+    """The latest records of a room's transcript (at most `limit`, oldest first); with `since`, the records
+    after that message id instead (the first `limit` of them)."""
     from rooms_cli.chat.rooms import load_room
-    from rooms_cli.chat.transcript import tail
+    from rooms_cli.chat.transcript import read_transcript, tail
+    from rooms_cli.jsonable import to_jsonable
+    from rooms_cli.shapes import page
 
-    load_room(s.project, s.room(room))
-    return tail(s.project, s.room(room), last)
+    room_id = s.room(room)
+    load_room(s.project, room_id)
+    if since is None:
+        records = to_jsonable(tail(s.project, room_id, limit + 1))
+        shown = records[-limit:]
+        return {"room": room_id, "messages": shown, "count": len(shown), "remaining": 0, "next_cursor": None,
+                "earlier": len(records) > limit}
+    return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
 
 
 # -- roundtable ----------------------------------------------------------------------------------
@@ -353,7 +424,7 @@ def _request(format, topic, participants, room, turns, max_chars, force):
                              force=force)
 
 
-@tool
+@tool("Run a roundtable", record({"turns": {"type": "array"}, "participants": {"type": "array"}}), long=True)
 def roundtable_run(s: Session, format: Format, topic: Topic = None, participants: Participants = None,
                    room: Annotated[str | None, Field(description="Write into this room (default: a new roundtable-… room).")] = None,
                    turns: Turns = None, max_chars: MaxChars = 120, force: Force = False):
@@ -363,25 +434,32 @@ def roundtable_run(s: Session, format: Format, topic: Topic = None, participants
     return run_roundtable_sync(s.project, s.config, _request(format, topic, participants, room, turns, max_chars, force))
 
 
-@tool
-def roundtable_queue(s: Session, format: Annotated[str | None, Field(description="Format to enqueue; leave out to list the queue.")] = None,
-                     topic: Topic = None, participants: Participants = None, turns: Turns = None, max_chars: MaxChars = 120,
-                     force: Force = False):
-    """Enqueue a roundtable for the next `rooms tick`, or (no format) list the queue."""
+@tool("Queue a roundtable", record({"id": STR, "format": STR, "status": STR}))
+def roundtable_queue(s: Session, format: Format, topic: Topic = None, participants: Participants = None, turns: Turns = None,
+                     max_chars: MaxChars = 120, force: Force = False):
+    """Enqueue a roundtable for the next `rooms tick` (roundtable_list shows the queue)."""
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.formats import get_format
 
-    if format is None:
-        return queue.list_items(s.project)
     get_format(s.config, format)
     item, _new = queue.enqueue(s.project, _request(format, topic, participants, None, turns, max_chars, force), by=s.me)
     return item
 
 
+@tool("List the roundtable queue", envelope("items", record({"id": STR, "format": STR, "status": STR})), read_only=True)
+def roundtable_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+    """The roundtable queue, oldest first: pending, running and finished items."""
+    from rooms_cli.jsonable import to_jsonable
+    from rooms_cli.roundtable import queue
+    from rooms_cli.shapes import page
+
+    return page("items", to_jsonable(queue.list_items(s.project)), limit=limit, after=since)
+
+
 # -- events --------------------------------------------------------------------------------------
 
 
-@tool
+@tool("Events since a cursor", record({"cursor": STR, "events": {"type": "array", "items": {"type": "object"}}}), read_only=True)
 def events(s: Session,
            cursor: Annotated[str | None, Field(description="The cursor the last call returned; leave out to start.")] = None,
            rooms: Annotated[list[str] | None, Field(description="Follow these rooms' transcripts.")] = None,

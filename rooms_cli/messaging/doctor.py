@@ -9,21 +9,32 @@ are not visible here). A record that does not parse is reported by the file chec
 
 from __future__ import annotations
 
-from rooms_cli.errors import RoomsError
+from rooms_cli.errors import InvalidData, RoomsError
 from rooms_cli.findings import Finding
-from rooms_cli.messaging.spawn import FINAL, load_spawn, record_path, worker_alive
-from rooms_cli.store import layout
+from rooms_cli.messaging.spawn import FINAL, load_spawn, record_path, spawn_ids, worker_alive
+from rooms_cli.store import layout, schema
 
 
 def check(project, config) -> list[Finding]:
-    folder = layout.spawns_dir(project)
     findings = []
     by_alias: dict[str, list] = {}
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+    for spawn_id in spawn_ids(project):
+        path = record_path(project, spawn_id)
         try:
-            spawn = load_spawn(project, path.stem)
+            spawn = load_spawn(project, spawn_id)
+        except InvalidData as err:  # JSON, but not a spawn record: every reader skips it
+            # a file that does not parse is named by check_files, a wrong-typed field by _typed_findings
+            if _parses(path) and not schema.file_problems("spawn", path):
+                findings.append(Finding("error", "spawn", f"{err.message}: readers skip it",
+                                        f"repair {project.relative(path)} from git, or remove it", project.relative(path)))
+            continue
         except RoomsError:
             continue  # a broken record: check_files names it
+        if spawn.id != spawn_id:
+            rel = project.relative(path)
+            findings.append(Finding("error", "spawn", f"{rel}: its id is {spawn.id!r}, not its file name: readers skip it",
+                                    f"the file was copied or renamed: restore {rel} from git, or remove it", rel))
+            continue
         by_alias.setdefault(spawn.alias, []).append(spawn)
         rel = project.relative(record_path(project, spawn.id))
         who = f"spawn {spawn.id} ({spawn.alias}, started by {spawn.parent})"
@@ -50,6 +61,16 @@ def check(project, config) -> list[Finding]:
     findings.extend(_status_findings(project))
     findings.extend(_typed_findings(project))
     return findings
+
+
+def _parses(path) -> bool:
+    import json
+
+    try:
+        json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def _typed_findings(project) -> list[Finding]:

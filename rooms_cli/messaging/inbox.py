@@ -214,6 +214,7 @@ class InboxView:
     messages: list[InboxMessage]
     unread_ids: set[str]  # before this read: the messages that were unread
     marked_read: bool
+    remaining: int = 0  # messages past `limit` (not shown, not marked read)
 
     @property
     def fresh(self) -> int:
@@ -224,19 +225,28 @@ class InboxView:
         return message.key in self.unread_ids
 
     def to_json(self) -> dict:
-        return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read,
-                "messages": [{**m.to_json(), "ref": m.ref or str(m.n), "read": not self.unread(m)} for m in self.messages]}
+        shown = [{**m.to_json(), "ref": m.ref or str(m.n), "read": not self.unread(m)} for m in self.messages]
+        return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read, "messages": shown,
+                "count": len(shown), "remaining": self.remaining,
+                "next_cursor": self.messages[-1].id if self.remaining and self.messages else None}
 
 
-def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek: bool = False) -> InboxView:
-    """`agent`'s inbox (or only its unread messages), the unread ones marked read unless `peek`."""
+def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek: bool = False,
+               limit: int | None = None, after: str | None = None) -> InboxView:
+    """`agent`'s inbox (or only its unread messages), oldest first: those after message id `after`, at
+    most `limit`; the unread ones shown are marked read unless `peek` (those past the limit stay unread)."""
+    from rooms_cli.shapes import page
+
     marks = read_marks(project, agent)
     everything = read_inbox(project, agent)
     fresh = [m for m in everything if not marks.covers(m)]
-    if fresh and not peek:
-        mark_read(project, agent, fresh)
-    return InboxView(agent=agent, messages=fresh if unread_only else everything, unread_ids={m.key for m in fresh},
-                     marked_read=bool(fresh) and not peek)
+    listed = page("messages", fresh if unread_only else everything, limit=limit, after=after, key=lambda m: m.id)
+    shown: list[InboxMessage] = listed["messages"]
+    shown_fresh = [m for m in shown if not marks.covers(m)]
+    if shown_fresh and not peek:
+        mark_read(project, agent, shown_fresh)
+    return InboxView(agent=agent, messages=shown, unread_ids={m.key for m in fresh},
+                     marked_read=bool(shown_fresh) and not peek, remaining=listed["remaining"])
 
 
 def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:
@@ -269,7 +279,4 @@ def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:
 
 def inbox_owners(project: Project) -> list[str]:
     """Agents that have an inbox file."""
-    folder = layout.inbox_dir(project)
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in folder.glob("*.jsonl") if p.is_file())
+    return layout.record_names(project, layout.inbox_dir(project), ".jsonl", "agent id")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.messaging.status import session_names
-from rooms_cli.store import atomic, layout
+from rooms_cli.store import atomic, layout, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import host_name, new_id, resolve_prefix, validate_name
 from rooms_cli.store.locks import locked
@@ -85,6 +85,11 @@ class Spawn:
     @classmethod
     def from_json(cls, data: dict, where: str = "spawn record") -> Spawn:
         known = {f for f in cls.__dataclass_fields__}
+        wrong = schema.problem("spawn", data)  # the check doctor reports (store/schema.py)
+        if wrong is not None:
+            raise InvalidData(f"{where}: {wrong}")
+        if not data.get("id") or not data.get("parent") or not data.get("alias") or not isinstance(data.get("prompt"), str):
+            raise InvalidData(f"{where}: fields 'id', 'parent', 'alias' and 'prompt' are required")
         try:
             spawn = cls(**{k: v for k, v in data.items() if k in known})
         except TypeError as exc:
@@ -136,18 +141,30 @@ def update_spawn(project: Project, spawn_id: str, change) -> Spawn:
 
 
 def list_spawns(project: Project) -> list[Spawn]:
-    """Every spawn record, oldest first (ids sort by time)."""
-    folder = layout.spawns_dir(project)
-    if not folder.is_dir():
-        return []
+    """Every spawn record, oldest first (ids sort by time). A file that is not a spawn record (a name
+    that is not an id, `{}`, an `id` other than its file name) is skipped with one warning: a stray file
+    must not stop `send`, `agents`, `wait`, `tick` or the hooks (`rooms doctor` names it)."""
     out = []
-    for path in sorted(folder.glob("*.json")):
-        out.append(load_spawn(project, path.stem))
+    for spawn_id in spawn_ids(project):
+        try:
+            spawn = load_spawn(project, spawn_id)
+        except (InvalidData, InvalidInput) as err:
+            layout.skip_stray(project, record_path(project, spawn_id), f"not a spawn record ({err.message})")
+            continue
+        if spawn.id != spawn_id:
+            layout.skip_stray(project, record_path(project, spawn_id), f"its id is {spawn.id!r}, not its file name")
+            continue
+        out.append(spawn)
     return out
 
 
+def spawn_ids(project: Project) -> list[str]:
+    """The ids of the spawn records (files `spawns/<id>.json` whose name is an id)."""
+    return layout.record_names(project, layout.spawns_dir(project), ".json", "spawn id")
+
+
 def resolve_spawn(project: Project, prefix: str) -> Spawn:
-    ids = [p.stem for p in layout.spawns_dir(project).glob("*.json")]
+    ids = spawn_ids(project)
     return load_spawn(project, resolve_prefix(prefix.lower(), ids, "spawn id"))
 
 

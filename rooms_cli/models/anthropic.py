@@ -16,41 +16,44 @@ Where it goes and what it sends (the environment names are Claude Code's own):
 - `base_url` in .rooms.yaml: only what the spec names (`api_key_env`/`api_key_file` as `x-api-key`,
   `auth_token_env` as Bearer); Anthropic's variables never go to a URL that did not ask for them.
 
-`max_tokens` is required by the API: the caller's, else `providers.NAME.max_tokens`, else a share of
-the calling agent's `context_window` (a sixteenth, between 64 and 4096: 512 for an 8k window, so a
-small local model's context is not filled by two replies), else 1024 when no agent is known.
+Structured output (`schema`) is a forced tool call, the API's native way: the schema goes as the
+`input_schema` of one tool (`reply`) with `tool_choice: {type: tool, name: reply}`, and the tool
+call's input, serialised as JSON, is the reply's text (streamed from `input_json_delta` events).
+A server that refuses tools (a 400 naming them) is asked again without, and this process stops
+sending them there; the reply then has `structured` False.
+
+`max_tokens` is required by the API: the caller's, else `limits.reply_limit` (the agent's
+`max_tokens:`, else `providers.NAME.max_tokens`, else the purpose's default). Stop strings go as
+`stop_sequences`; the reply's `stop_reason` (end_turn, stop_sequence, max_tokens) is normalised to
+"stop" / "length" by the base class.
 """
 
 from __future__ import annotations
 
+import json
 import os
 
 from rooms_cli.errors import ProviderError
-from rooms_cli.models.base import Completion, Provider, Usage, estimate_tokens
+from rooms_cli.models.base import Completion, Provider, Usage
 from rooms_cli.models.http import (
     Call,
     HttpSettings,
     is_event_stream,
+    one_line,
     open_response,
     post_json,
     read_json,
     read_key,
     sse_events,
 )
+from rooms_cli.models.limits import reply_limit
+from rooms_cli.models.tokens import estimate_tokens
 
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
-DEFAULT_MAX_TOKENS = 1024  # no agent known (and none configured)
-REPLY_SHARE = 16  # the default reply budget is this fraction of the agent's context window…
-REPLY_MIN, REPLY_MAX = 64, 4096  # …within these bounds
+REPLY_TOOL = "reply"  # the one tool a structured call forces
 
-
-def default_max_tokens(agent) -> int:
-    """The reply budget when neither the caller nor the provider's spec sets one."""
-    window = getattr(agent, "context_window", None)
-    if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
-        return DEFAULT_MAX_TOKENS
-    return max(REPLY_MIN, min(REPLY_MAX, window // REPLY_SHARE))
+_no_tools: set[str] = set()  # servers (base URLs) that refused a forced tool call, this process
 
 
 def to_anthropic(messages) -> tuple[str, list[dict]]:
@@ -70,6 +73,7 @@ def to_anthropic(messages) -> tuple[str, list[dict]]:
 
 class AnthropicProvider(Provider):
     type = "anthropic"
+    structured = True
 
     def base_url(self) -> str:
         url = self.spec.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
@@ -102,7 +106,10 @@ class AnthropicProvider(Provider):
             headers["Authorization"] = f"Bearer {token}"
         return headers, [s for s in (key, token) if s]
 
-    def _call(self, messages, model, temperature, max_tokens, stream: bool, agent=None) -> Call:
+    def server_key(self) -> str:
+        return self.base_url()
+
+    def _call(self, messages, model, temperature, max_tokens, stream: bool, agent=None, stop=None, schema=None) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -123,13 +130,18 @@ class AnthropicProvider(Provider):
         headers.update(auth)
         body: dict = {
             "model": model,
-            "max_tokens": int(max_tokens or self.spec.get("max_tokens") or default_max_tokens(agent)),
+            "max_tokens": int(max_tokens or reply_limit("answer", agent=agent, provider_spec=self.spec)),
             "messages": turns,
         }
         if system:
             body["system"] = system
         if temperature is not None:
             body["temperature"] = temperature
+        if stop:
+            body["stop_sequences"] = list(stop)
+        if schema and self.base_url() not in _no_tools:
+            body["tools"] = [{"name": REPLY_TOOL, "description": "Give your reply in this structure.", "input_schema": schema}]
+            body["tool_choice"] = {"type": "tool", "name": REPLY_TOOL}
         if stream:
             body["stream"] = True
         base = self.base_url()
@@ -139,22 +151,47 @@ class AnthropicProvider(Provider):
             settings=HttpSettings.from_spec(self.spec), secrets=secrets,
         )
 
-    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
-        call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None, agent=agent)
-        if on_delta is None:
-            return _parse(call, await post_json(call), messages)
-        return await _stream(call, messages, on_delta)
+    async def _acomplete(
+        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+    ) -> Completion:
+        while True:
+            call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None,
+                              agent=agent, stop=stop, schema=schema)
+            try:
+                if on_delta is None:
+                    completion = _parse(call, await post_json(call), messages)
+                else:
+                    completion = await _stream(call, messages, on_delta)
+            except ProviderError as err:
+                status = err.data.get("status") if isinstance(err.data, dict) else None
+                if "tools" not in call.body or status not in (400, 422) or "tool" not in err.message.lower():
+                    raise
+                _no_tools.add(self.base_url())  # a 4xx streamed nothing: ask again without the tool
+                continue
+            completion.structured = "tools" in call.body
+            if completion.structured and completion.finish_reason == "tool_use":
+                completion.finish_reason = "stop"  # the forced tool call is the whole reply
+            return completion
 
 
 def _parse(call: Call, data: dict, messages) -> Completion:
     if data.get("type") == "error":
         err = data.get("error") or {}
-        raise call.error(f"the server answered with an error: {err.get('message') or err.get('type')}")
+        raise call.error(f"the server answered with an error: {one_line(str(err.get('message') or err.get('type')))}")
     content = data.get("content")
     if not isinstance(content, list):
         raise call.error("the reply has no content (not an Anthropic messages answer?)")
-    text = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    text = "".join(_block_text(b) for b in content if isinstance(b, dict))
     return Completion(text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=data.get("stop_reason"))
+
+
+def _block_text(block: dict) -> str:
+    """A content block's text: a text block's, or a tool call's input as JSON."""
+    if block.get("type") == "text":
+        return str(block.get("text") or "")
+    if block.get("type") == "tool_use":
+        return json.dumps(block.get("input") or {}, ensure_ascii=False)
+    return ""
 
 
 async def _stream(call: Call, messages, on_delta) -> Completion:
@@ -178,10 +215,12 @@ async def _stream(call: Call, messages, on_delta) -> Completion:
                 usage.update((data.get("message") or {}).get("usage") or {})
             elif kind == "content_block_delta":
                 delta = data.get("delta") or {}
-                if delta.get("type") == "text_delta" and delta.get("text"):
-                    parts.append(delta["text"])
-                    progress[0] += len(delta["text"])
-                    on_delta(delta["text"])
+                piece = delta.get("text") if delta.get("type") == "text_delta" else (
+                    delta.get("partial_json") if delta.get("type") == "input_json_delta" else None)
+                if piece:
+                    parts.append(piece)
+                    progress[0] += len(piece)
+                    on_delta(piece)
             elif kind == "message_delta":
                 stop_reason = (data.get("delta") or {}).get("stop_reason") or stop_reason
                 usage.update({k: v for k, v in (data.get("usage") or {}).items() if v is not None})
@@ -191,7 +230,7 @@ async def _stream(call: Call, messages, on_delta) -> Completion:
             elif kind == "error":
                 err = data.get("error") or {}
                 raise call.error(
-                    f"the server reported an error mid-stream: {err.get('message') or err.get('type') or 'unknown error'}"
+                    f"the server reported an error mid-stream: {one_line(str(err.get('message') or err.get('type') or 'unknown error'))}"
                 )
             # ping, content_block_start/stop and event types added later: nothing to do
     if not finished:
@@ -209,6 +248,6 @@ def _usage(data, messages, text: str) -> Usage:
     inputs = [v for v in given if isinstance(v, int)]
     output = data.get("output_tokens")
     return Usage(
-        input_tokens=sum(inputs) if inputs else estimate_tokens("x" * sum(len(m.content) for m in messages)),
+        input_tokens=sum(inputs) if inputs else sum(estimate_tokens(m.content) + 4 for m in messages),
         output_tokens=output if isinstance(output, int) else estimate_tokens(text),
     )

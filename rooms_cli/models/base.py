@@ -1,13 +1,28 @@
 """The one interface every model provider implements.
 
-    provider = get_provider("ollama:llama3.2", config)
+    provider = get_provider("ollama", config)
     completion = await provider.acomplete(messages, model="llama3.2", temperature=0.7,
-                                          max_tokens=400, on_delta=print)
+                                          max_tokens=400, stop=["\nops:"], on_delta=print)
+    completion.text, completion.finish_reason, completion.cut
 
-`on_delta`, when given, turns on streaming: it is called with each piece of text as it arrives.
-`agent` and `purpose` are hints only the offline model uses (it has no language model to read the
-prompt with); network providers ignore them. Purposes: "chat" (a room reply; `/pass` allowed),
-"answer" (must answer), "summary", "rank".
+- `on_delta`, when given, turns on streaming: it is called with each piece of text as it arrives.
+- `max_tokens` bounds the reply. Every provider type honours it (the servers natively; `command`
+  and `offline` cut the text); a call without one gets `limits.reply_limit(purpose, ...)`, so no
+  call is unbounded. A reply stopped by the limit has `finish_reason == "length"` and `cut` True.
+- `stop`: strings that end the reply. Sent to the server where the protocol has them, and
+  enforced here for every provider: the text (and the stream) ends before the first one.
+- `schema`: a JSON Schema for structured output. Honoured only where `Provider.structured` is True
+  (and then `Completion.structured` says whether this reply was produced under it, a server may
+  refuse); elsewhere it is ignored and the caller parses the text.
+- `finish_reason` is normalised: "stop" (the model ended, or a stop string), "length" (the
+  max_tokens limit), else the server's own value ("tool_use", "content_filter"…).
+- `agent` and `purpose` pick the default limit; the offline model also reads them (it has no
+  language model to read the prompt with). Purposes: the keys of `limits.DEFAULT_MAX_TOKENS`
+  ("chat": a room reply, `/pass` allowed; "answer": must answer; "summary", "rank", "vote"…).
+- `await provider.context_window(model)`: the model's context window in tokens, learned from the
+  server where it says (llama.cpp, Ollama), else configured; None when nobody knows.
+- `await provider.count_tokens(model, text)`: the server's tokenizer where it has one, else
+  `tokens.estimate_tokens` (conservative).
 
 Cancelling the task that awaits `acomplete` cancels the call at once (the HTTP connection is closed).
 """
@@ -20,8 +35,24 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rooms_cli.errors import ProviderError
+from rooms_cli.models.limits import reply_limit
+from rooms_cli.models.tokens import estimate_tokens
 
 Delta = Callable[[str], None]
+
+# Every protocol's word for "why the reply ended", as ours
+FINISH_REASONS = {
+    "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "eos": "stop", "eos_token": "stop",
+    "length": "length", "max_tokens": "length", "limit": "length", "max_output_tokens": "length",
+}
+
+
+def normalise_finish_reason(raw: object) -> str | None:
+    """"stop" | "length" | the server's own word (lower case); None when the server gave none."""
+    if raw is None or raw == "":
+        return None
+    word = str(raw).strip().lower()
+    return FINISH_REASONS.get(word, word)
 
 
 @dataclass
@@ -56,7 +87,10 @@ class Usage:
 
 @dataclass
 class Completion:
-    """A provider's answer: the text, token usage, the model that produced it, time taken, finish reason."""
+    """A provider's answer: the text, token usage, the model that produced it, time taken, why it ended.
+
+    `structured` is True when the reply was produced under the caller's `schema` (the server
+    honoured it); `cut` when the max_tokens limit stopped it."""
 
     text: str
     usage: Usage = field(default_factory=Usage)
@@ -64,6 +98,12 @@ class Completion:
     offline: bool = False
     elapsed_s: float = 0.0
     finish_reason: str | None = None
+    structured: bool = False
+
+    @property
+    def cut(self) -> bool:
+        """True when the reply was stopped by the token limit (not by the model or a stop string)."""
+        return self.finish_reason == "length"
 
     def to_json(self) -> dict:
         return {
@@ -73,12 +113,65 @@ class Completion:
             "offline": self.offline,
             "elapsed_s": round(self.elapsed_s, 3),
             "finish_reason": self.finish_reason,
+            "cut": self.cut,
+            "structured": self.structured,
         }
 
 
-def estimate_tokens(text: str) -> int:
-    """A rough token count (4 characters a token) for providers that report none."""
-    return max(1, (len(text) + 3) // 4) if text else 0
+def clean_stop(stop: list[str] | None) -> list[str]:
+    """The non-empty stop strings, once each, in order."""
+    if not stop:
+        return []
+    if isinstance(stop, str):
+        stop = [stop]
+    return list(dict.fromkeys(s for s in stop if isinstance(s, str) and s))
+
+
+def first_stop(text: str, stop: list[str]) -> int | None:
+    """Where the earliest stop string starts in `text`, or None."""
+    found = [i for i in (text.find(s) for s in stop) if i >= 0]
+    return min(found) if found else None
+
+
+class StopFilter:
+    """Streams text on to `emit` until a stop string appears, holding back just enough characters
+    that a stop string split across pieces is still caught; nothing from the stop string on is sent."""
+
+    def __init__(self, emit: Delta, stop: list[str]):
+        self.emit = emit
+        self.stop = stop
+        self.hold = max(len(s) for s in stop) - 1
+        self.buffer = ""
+        self.stopped = False
+
+    def __call__(self, piece: str) -> None:
+        if self.stopped:
+            return
+        self.buffer += piece
+        at = first_stop(self.buffer, self.stop)
+        if at is not None:
+            self.stopped = True
+            if at:
+                self.emit(self.buffer[:at])
+            self.buffer = ""
+            return
+        ready = len(self.buffer) - self.hold
+        if ready > 0:
+            out, self.buffer = self.buffer[:ready], self.buffer[ready:]
+            self.emit(out)
+
+    def close(self) -> None:
+        if not self.stopped and self.buffer:
+            self.emit(self.buffer)
+        self.buffer = ""
+
+
+# The context windows learned from servers in this process: (type, server, model) -> tokens or None
+_windows: dict[tuple[str, str, str], int | None] = {}
+
+
+def _positive(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 class Provider:
@@ -86,6 +179,7 @@ class Provider:
 
     type = "base"
     offline = False
+    structured = False  # True: `schema` is sent to the model (see the module docstring)
 
     def __init__(self, name: str, spec: dict | None = None):
         self.name = name
@@ -101,27 +195,46 @@ class Provider:
         model: str,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        stop: list[str] | None = None,
+        schema: dict | None = None,
         on_delta: Delta | None = None,
         agent: Any = None,
         purpose: str = "answer",
     ) -> Completion:
+        """The model's reply to `messages` (see the module docstring for every argument)."""
         start = time.monotonic()  # the event loop's clock, without needing one (docs/performance.md)
         model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
+        max_tokens = _positive(max_tokens) or reply_limit(purpose, agent=agent, provider_spec=self.spec)
+        stop = clean_stop(stop)
         masked = self._stream_mask(on_delta)
+        sink = masked or on_delta
+        stopper = StopFilter(sink, stop) if sink is not None and stop else None
         try:
             completion = await self._acomplete(
-                messages, model=model, temperature=temperature, max_tokens=max_tokens,
-                on_delta=masked or on_delta, agent=agent, purpose=purpose,
+                messages, model=model, temperature=temperature, max_tokens=max_tokens, stop=stop,
+                schema=schema if self.structured and isinstance(schema, dict) else None,
+                on_delta=stopper or sink, agent=agent, purpose=purpose,
             )
+            if stopper is not None:
+                stopper.close()
             if masked is not None:
                 masked.close()
         except ProviderError as exc:
+            if stopper is not None:
+                stopper.close()
             if masked is not None:
                 masked.close()  # what arrived before the failure, masked like a whole reply
             # the one choke point: nothing a provider says reaches a terminal or a file with a key in it
-            exc.message = self.mask(exc.message)
+            from rooms_cli.child_env import mask_text
+
+            exc.message = mask_text(self.mask(exc.message))  # and the configuration it names (a URL's password)
             exc.args = (exc.message,)
             raise
+        completion.finish_reason = normalise_finish_reason(completion.finish_reason)
+        at = first_stop(completion.text, stop) if stop else None
+        if at is not None:  # a server without `stop` (or with fewer than we asked for): cut here
+            completion.text = completion.text[:at]
+            completion.finish_reason = "stop"
         completion.text = self.mask(completion.text)
         completion.elapsed_s = time.monotonic() - start
         completion.model = f"{self.name}:{model}" if model and model != self.name else self.name
@@ -149,11 +262,44 @@ class Provider:
 
         return asyncio.run(self.acomplete(messages, **kwargs))
 
-    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
+    async def _acomplete(
+        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+    ) -> Completion:
         raise NotImplementedError
 
     async def aclose(self) -> None:
         """Release connections (network providers)."""
+
+    async def context_window(self, model: str = "", *, agent: Any = None) -> int | None:
+        """The model's context window in tokens; never raises.
+
+        The server's own figure when it tells one (learned once per process), lowered to
+        `providers.NAME.context_window` when that is smaller; else that setting; else the agent's
+        `context_window`; else None."""
+        model = model or str(self.spec.get("model") or "")
+        key = (self.type, self.server_key(), model)
+        if key not in _windows:
+            try:
+                _windows[key] = _positive(await self._server_context_window(model))
+            except (ProviderError, OSError, ValueError):
+                _windows[key] = None
+        learned, configured = _windows[key], _positive(self.spec.get("context_window"))
+        if learned and configured:
+            return min(learned, configured)
+        return learned or configured or _positive(getattr(agent, "context_window", None))
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        """Tokens in `text` for `model`: the server's tokenizer where it has one, else the
+        conservative `estimate_tokens`; never raises."""
+        return estimate_tokens(text)
+
+    def server_key(self) -> str:
+        """What identifies the server behind this provider, for per-process caches."""
+        return self.name
+
+    async def _server_context_window(self, model: str) -> int | None:
+        """The window the server reports for `model` (network providers that can ask override this)."""
+        return None
 
 
 class ExternalProvider(Provider):
@@ -161,7 +307,7 @@ class ExternalProvider(Provider):
 
     type = "external"
 
-    async def _acomplete(self, messages, **_):
+    async def _acomplete(self, messages, **_):  # type: ignore[override]
         raise ProviderError(
             f"provider {self.name!r} is external: the agent answers through rooms itself, not through a model"
         )

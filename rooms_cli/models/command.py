@@ -8,7 +8,9 @@ shell syntax. The prompt is rendered from the messages as plain text (system dir
 then the conversation, one `speaker: text` block each). The reply is streamed to `on_delta` as
 the program prints it (surrounding whitespace trimmed). The program runs in its own process
 group; `timeout` (seconds, default 600) or cancelling the call kills the whole group. A non-zero
-exit is a ProviderError with the exit code and the tail of its stderr. The program sees only the
+exit is a ProviderError with the exit code and the tail of its stderr. A reply longer than
+`max_tokens` (by tokens.estimate_tokens) is cut there: the program is stopped, the text kept up
+to the limit, and `finish_reason` is "length". The program sees only the
 allow-listed environment of rooms_cli/child_env.py plus the names in `pass_env:` (and the spec's
 own `api_key_env`): no other API key.
 """
@@ -22,8 +24,9 @@ import signal
 from collections import deque
 
 from rooms_cli.errors import ProviderError
-from rooms_cli.models.base import Completion, Provider, Usage, estimate_tokens
+from rooms_cli.models.base import Completion, Provider, Usage
 from rooms_cli.models.http import ProviderTimeout
+from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
 
 DEFAULT_TIMEOUT = 600.0
 STDERR_TAIL = 600  # characters of stderr quoted in an error
@@ -91,7 +94,9 @@ class CommandProvider(Provider):
             return float(value)
         return DEFAULT_TIMEOUT
 
-    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
+    async def _acomplete(
+        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+    ) -> Completion:
         argv = self.argv(model or str(self.spec.get("model") or ""))
         prompt = render_prompt(messages)
         try:
@@ -112,6 +117,7 @@ class CommandProvider(Provider):
         out: list[str] = []
         err_tail: deque[bytes] = deque(maxlen=64)
         pending = [""]  # whitespace held back until more text follows (the reply is trimmed)
+        cut = [False]  # the reply reached max_tokens: the rest is not read
 
         def emit(piece: str) -> None:
             text = pending[0] + piece
@@ -119,6 +125,12 @@ class CommandProvider(Provider):
                 text = text.lstrip()
             kept = text.rstrip()
             pending[0] = text[len(kept):]
+            if kept and max_tokens:
+                so_far = "".join(out)
+                room = clip_to_tokens(so_far + kept, max_tokens)
+                if len(room) < len(so_far) + len(kept):
+                    cut[0] = True
+                    kept = room[len(so_far):]
             if kept:
                 out.append(kept)
                 if on_delta:
@@ -140,6 +152,9 @@ class CommandProvider(Provider):
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
             while chunk := await stdout.read(4096):
                 emit(decoder.decode(chunk))
+                if cut[0]:
+                    _kill_group(proc)  # enough: the rest of the reply would be thrown away
+                    return
             emit(decoder.decode(b"", final=True))
 
         async def read_err() -> None:
@@ -166,7 +181,7 @@ class CommandProvider(Provider):
                 pass
             raise
         stderr = _tail(b"".join(err_tail))
-        if code != 0:
+        if code != 0 and not cut[0]:
             how = f"was killed by signal {_signal_name(-code)}" if code < 0 else f"exited with code {code}"
             raise ProviderError(
                 f"provider {self.name!r}: command {argv[0]!r} {how}" + (f": {stderr}" if stderr else " (no stderr)"),
@@ -180,5 +195,5 @@ class CommandProvider(Provider):
         return Completion(
             text=text,
             usage=Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text)),
-            finish_reason="stop",
+            finish_reason="length" if cut[0] else "stop",
         )

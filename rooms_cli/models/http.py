@@ -7,8 +7,10 @@
   `Retry-After` (seconds or an HTTP date) capped at `max_retry_wait` (default 30 s). Other 4xx
   answers fail at once: trying again would not help. Nothing is retried once reply text has been
   streamed to the caller.
-- Errors: one ProviderError naming the provider, the URL and what happened, e.g.
+- Errors: one ProviderError naming the provider, the URL and what happened, on one line, e.g.
   "provider 'ollama' (http://127.0.0.1:9/v1): connection refused after 4 tries; is the server running?"
+  A multi-line server text (a chat template's traceback) is reduced to its first meaningful line.
+  A prompt the server refuses as too long is a ContextOverflow (never retried) naming the knobs.
 - Keys: read from the environment or a key file at call time, never kept on the provider, and
   scrubbed from any text that ends up in an error.
 - Cancellation: every call runs in its own client inside `async with`, so cancelling the awaiting
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -29,7 +32,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
-from rooms_cli.errors import ProviderError
+from rooms_cli.errors import ContextOverflow, ProviderError
 from rooms_cli.store.rand import rng
 from rooms_cli.terminal import undecodable
 
@@ -194,22 +197,100 @@ def _backoff(settings: HttpSettings, attempt: int, provider: str) -> float:
     return rng("provider-backoff", provider, attempt).uniform(0, ceiling)
 
 
-def _error_message(raw: bytes) -> str:
-    """The human part of an error body (OpenAI and Anthropic shapes), else its start."""
+_NOISE_LINE = re.compile(r"^(traceback \(most recent call last\)|file \"|at row \d|\^|[\W_]*$)", re.IGNORECASE)
+_NOISE_START = re.compile(r"^(error|exception|runtime error|value error|jinja2?\.[\w.]+|[\w.]*error)\s*:?\s*$", re.IGNORECASE)
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """The first meaningful line of a server's message, trimmed: a chat template's 400 can carry a
+    traceback or the template itself, and an error is one line."""
+    lines = [line.strip() for line in str(text).splitlines()]
+    meaningful = [line for line in lines if line and not _NOISE_LINE.match(line) and not _NOISE_START.match(line)]
+    line = meaningful[0] if meaningful else " ".join(part for part in lines if part)
+    line = " ".join(line.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def error_detail(raw: bytes) -> tuple[str, dict]:
+    """(the human part of an error body on one line, the error object) for OpenAI, Anthropic and
+    llama.cpp shapes; a body that is not JSON gives its first meaningful line and {}."""
     text = raw.decode("utf-8", "replace").strip()
     try:
         data = json.loads(text)
     except ValueError:
-        return " ".join(text.split())[:300]
+        return one_line(text), {}
     if isinstance(data, dict):
         err = data.get("error", data)
         if isinstance(err, dict):
-            msg = err.get("message") or err.get("type")
+            msg = err.get("message") or err.get("detail") or err.get("type")
             if msg:
-                return str(msg)[:300]
+                return one_line(str(msg)), err
+            return one_line(text), err
         if isinstance(err, str):
-            return err[:300]
-    return " ".join(text.split())[:300]
+            return one_line(err), data
+    return one_line(text), {}
+
+
+# What each server says when a prompt does not fit (llama.cpp, OpenAI, vLLM, Anthropic, Ollama…)
+_OVERFLOW = re.compile(
+    r"exceeds? the available context size|context_length_exceeded|maximum context length|"
+    r"prompt is too long|context window|input is too large|too many tokens|"
+    r"exceed_context_size|longer than the model's context|reduce the length of the (?:messages|prompt)",
+    re.IGNORECASE,
+)
+_N_CTX = (
+    re.compile(r"available context size \((\d+) tokens?\)", re.I),
+    re.compile(r"maximum context length is (\d+)", re.I),
+    re.compile(r"> (\d+) maximum", re.I),
+    re.compile(r"context (?:size|window|length) (?:of |is )?(\d+)", re.I),
+)
+_N_PROMPT = (
+    re.compile(r"request \((\d+) tokens?\)", re.I),
+    re.compile(r"(?:messages resulted in|your request has|you requested) (\d+)", re.I),
+    re.compile(r"prompt is too long: (\d+)", re.I),
+    re.compile(r"\((\d+) in the messages", re.I),
+)
+
+
+def _int_field(err: dict, *keys: str) -> int | None:
+    for key in keys:
+        value = err.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _first_int(patterns, text: str) -> int | None:
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def context_overflow(call: Call, message: str, err: dict | None = None) -> ContextOverflow | None:
+    """A ContextOverflow when `message` (or the error object) says the prompt did not fit, else None."""
+    err = err or {}
+    code = " ".join(str(err.get(k) or "") for k in ("code", "type"))
+    if not (_OVERFLOW.search(message) or _OVERFLOW.search(code)):
+        return None
+    n_ctx = _int_field(err, "n_ctx") or _first_int(_N_CTX, message)
+    n_prompt = _int_field(err, "n_prompt_tokens", "n_prompt") or _first_int(_N_PROMPT, message)
+    sizes = ""
+    if n_prompt and n_ctx:
+        sizes = f" ({n_prompt} tokens for a window of {n_ctx})"
+    elif n_ctx:
+        sizes = f" (a window of {n_ctx} tokens)"
+    what = (
+        f"the prompt does not fit the model's context window{sizes}: the server said {message!r}; "
+        f"set the agent's context_window: (or providers.{call.provider}.context_window) to the server's window, "
+        f"or lower max_tokens:, so the prompt is trimmed to fit"
+    )
+    error = call.error(what, cls=ContextOverflow)
+    assert isinstance(error, ContextOverflow)
+    error.n_ctx, error.n_prompt = n_ctx, n_prompt
+    error.data = {"status": err.get("code") if isinstance(err.get("code"), int) else None, "n_ctx": n_ctx, "n_prompt": n_prompt}
+    return error
 
 
 def _connect_failure(exc: BaseException) -> str:
@@ -287,7 +368,12 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
                 finally:
                     await response.aclose()
                 status = response.status_code
-                detail = _error_message(raw) or response.reason_phrase
+                detail, err = error_detail(raw)
+                detail = detail or response.reason_phrase
+                overflow = context_overflow(call, detail, err)
+                if overflow is not None:  # the same prompt will never fit: no retry
+                    overflow.data = {**(overflow.data or {}), "status": status}
+                    raise overflow
                 if status not in RETRY_STATUSES:
                     hint = ""
                     if status in (401, 403):
@@ -303,6 +389,30 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
             if wait is None:
                 wait = _backoff(settings, attempt, call.provider)
             await asyncio.sleep(wait)
+
+
+PROBE_TIMEOUT = 5.0
+
+
+async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
+                     timeout: float = PROBE_TIMEOUT) -> Any:
+    """GET `url` (POST `body` when given) once, no retries: the JSON answer of a 2xx, else None.
+
+    For what a server may or may not offer (llama.cpp's /props and /tokenize, Ollama's /api/show,
+    vLLM's /v1/models): a missing endpoint, a refused connection or a bad body is None, never an error."""
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), verify=_verify(), follow_redirects=False) as client:
+            if body is None:
+                response = await client.get(url, headers=headers)
+            else:
+                response = await client.post(url, json=body, headers=headers)
+        if response.status_code >= 300:
+            return None
+        return response.json()
+    except (httpx.HTTPError, ValueError):
+        return None
 
 
 async def post_json(call: Call) -> dict:

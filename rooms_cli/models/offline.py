@@ -17,7 +17,8 @@ import re
 import types
 from collections import Counter
 
-from rooms_cli.models.base import Completion, Message, Provider, Usage, estimate_tokens
+from rooms_cli.models.base import Completion, Message, Provider, Usage
+from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
 from rooms_cli.passes import PASS
 
 STOPWORDS = frozenset(
@@ -307,7 +308,9 @@ class OfflineProvider(Provider):
     type = "offline"
     offline = True
 
-    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
+    async def _acomplete(
+        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+    ) -> Completion:
         last = _last_user(messages)
         if purpose == "summary":
             text = summarize("\n".join(m.content for m in messages if m.role != "system"))
@@ -321,15 +324,17 @@ class OfflineProvider(Provider):
             text = reply_in_voice(agent, last, salt=len(messages), previous=_previous_speaker(messages, _display(agent)))
         else:
             text = f"(offline) {summarize(last, 200) or 'Noted.'}"
+        finish = "stop"
         if max_tokens:
-            text = text[: max(1, max_tokens) * 4]
+            clipped = clip_to_tokens(text, max_tokens)
+            if clipped != text:
+                text, finish = clipped, "length"
         if on_delta:
             for piece in re.findall(r"\S+\s*", text):
                 on_delta(piece)
                 await _let_others_run()
-        prompt_chars = sum(len(m.content) for m in messages)
         return Completion(
             text=text,
-            usage=Usage(input_tokens=estimate_tokens("x" * prompt_chars), output_tokens=estimate_tokens(text)),
-            finish_reason="stop",
+            usage=Usage(input_tokens=sum(estimate_tokens(m.content) + 4 for m in messages), output_tokens=estimate_tokens(text)),
+            finish_reason=finish,
         )

@@ -12,6 +12,22 @@ OPENAI_API_KEY. A key named by `api_key_env`/`api_key_file` is sent as `Authoriz
 OPENAI_API_KEY is never sent to a `base_url` other than OpenAI's own (keys go only to their
 provider). Streaming uses SSE with `stream_options.include_usage`; usage falls back to an estimate
 when the server reports none.
+
+What a request carries, and why (docs/providers.md has the table):
+- the reply limit as `max_tokens`, which llama.cpp, Ollama, vLLM, LM Studio and OpenRouter all
+  read; to api.openai.com as `max_completion_tokens` (OpenAI's current name; its reasoning models
+  refuse `max_tokens`). A server that refuses one name and names the other gets the other, once,
+  and this process remembers it.
+- `stop`: the first 4 stop strings (OpenAI's limit); all of them are enforced on the text anyway.
+- `schema`: `response_format: {type: json_schema, json_schema: {name, schema, strict: true}}`,
+  which OpenAI, llama.cpp's server, vLLM and Ollama (0.5+) honour. A server that refuses it (a
+  400 naming response_format or the schema) is asked again without it, and this process stops
+  sending it there; the reply then has `structured` False and the caller parses the text.
+- The context window: llama.cpp `GET /props` (`default_generation_settings.n_ctx`, the per-slot
+  window), else vLLM `GET /v1/models` (`max_model_len`), else Ollama `POST /api/show`
+  (`num_ctx`, else the model's `context_length` capped at Ollama's default 4096, since Ollama cuts
+  prompts to num_ctx silently). Nothing is asked of api.openai.com.
+- Token counts: llama.cpp `POST /tokenize` when the server is llama.cpp, else the estimate.
 """
 
 from __future__ import annotations
@@ -20,21 +36,32 @@ import os
 import re
 from urllib.parse import urlsplit
 
-from rooms_cli.errors import ProviderError
-from rooms_cli.models.base import Completion, Provider, Usage, estimate_tokens
+from rooms_cli.errors import ContextOverflow, ProviderError
+from rooms_cli.models.base import Completion, Provider, Usage
 from rooms_cli.models.http import (
     Call,
     HttpSettings,
     is_event_stream,
+    one_line,
     open_response,
     post_json,
+    probe_json,
     read_json,
     read_key,
     sse_events,
 )
+from rooms_cli.models.tokens import estimate_tokens
 
 OPENAI_URL = "https://api.openai.com/v1"
 OLLAMA_URL = "http://localhost:11434/v1"
+OLLAMA_DEFAULT_NUM_CTX = 4096  # what Ollama gives a model whose parameters set no num_ctx
+MAX_STOP = 4  # OpenAI refuses more stop strings than this
+
+# Per process, per server (base URL): request fields the server refused, and what it is
+_refused: dict[str, set[str]] = {}
+_is_llamacpp: dict[str, bool] = {}
+_counts: dict[tuple[str, str, str], int] = {}
+COUNT_CACHE = 4096  # token counts remembered per process (the same transcript lines are counted often)
 
 
 def ollama_base_url(host: str | None) -> str:
@@ -64,12 +91,31 @@ def wire_message(message) -> dict:
     return data
 
 
-def prompt_chars(messages) -> int:
-    return sum(len(m.content) for m in messages)
+def prompt_tokens(messages) -> int:
+    """The estimated tokens of a prompt, for a server that reports no usage."""
+    return sum(estimate_tokens(m.content) + 4 for m in messages)
+
+
+def refused_field(err: ProviderError, body: dict) -> str | None:
+    """The request field a 400/422 answer refused (one we can do without), else None."""
+    status = (err.data or {}).get("status") if isinstance(err.data, dict) else None
+    if status not in (400, 422) or isinstance(err, ContextOverflow):  # a prompt too long stays too long
+        return None
+    text = err.message.lower()
+    if "response_format" in body and ("response_format" in text or "json_schema" in text or "schema" in text):
+        return "response_format"
+    if "max_tokens" in body and "max_completion_tokens" in text:
+        return "max_tokens"
+    if "max_completion_tokens" in body and "max_completion_tokens" in text and "unrecognized" in text:
+        return "max_completion_tokens"
+    if "stop" in body and re.search(r"\bstop\b", text) and ("unsupported" in text or "not supported" in text):
+        return "stop"
+    return None
 
 
 class OpenAIProvider(Provider):
     type = "openai"
+    structured = True
 
     def base_url(self) -> str:
         """The server this provider talks to (resolved from the spec and the environment)."""
@@ -100,7 +146,18 @@ class OpenAIProvider(Provider):
             spec = {k: v for k, v in spec.items() if k != "api_key_env"}
         return read_key(self.name, spec, fallback_env=fallback, required=required)
 
-    def _call(self, messages, model, temperature, max_tokens, stream: bool) -> Call:
+    def server_key(self) -> str:
+        return self.base_url()
+
+    def root_url(self) -> str:
+        """The server's root (the base URL without its /v1): where llama.cpp and Ollama keep their own endpoints."""
+        base = self.base_url()
+        return base[: -len("/v1")] if base.endswith("/v1") else base
+
+    def _is_openai(self) -> bool:
+        return urlsplit(self.base_url()).hostname == "api.openai.com"
+
+    def _call(self, messages, model, temperature, max_tokens, stream: bool, stop=None, schema=None) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -115,8 +172,17 @@ class OpenAIProvider(Provider):
         body: dict = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
         if temperature is not None:
             body["temperature"] = temperature
+        refused = _refused.get(self.base_url(), set())
         if max_tokens:
-            body["max_tokens"] = int(max_tokens)
+            field = "max_completion_tokens" if self._is_openai() else "max_tokens"
+            if field in refused:
+                field = "max_tokens" if field == "max_completion_tokens" else "max_completion_tokens"
+            body[field] = int(max_tokens)
+        if stop and "stop" not in refused:
+            body["stop"] = list(stop[:MAX_STOP])
+        if schema and "response_format" not in refused:
+            name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "reply"))[:64]
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
         if stream:
             body["stream_options"] = {"include_usage": True}
         base = self.base_url()
@@ -129,16 +195,79 @@ class OpenAIProvider(Provider):
         headers = self.spec.get("headers") or {}
         return {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
 
-    async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose) -> Completion:
-        call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None)
-        if on_delta is None:
-            return self._parse(call, await post_json(call), messages)
-        return await self._stream(call, messages, on_delta)
+    async def _acomplete(
+        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+    ) -> Completion:
+        for _ in range(4):  # at most one retry for each field a server may refuse
+            call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None, stop=stop, schema=schema)
+            try:
+                if on_delta is None:
+                    completion = self._parse(call, await post_json(call), messages)
+                else:
+                    completion = await self._stream(call, messages, on_delta)
+            except ProviderError as err:
+                refused = refused_field(err, call.body)
+                if refused is None:
+                    raise
+                _refused.setdefault(self.base_url(), set()).add(refused)  # nothing was streamed: a 4xx has no text
+                continue
+            completion.structured = "response_format" in call.body
+            return completion
+        raise call.error("the server refused every form of the request")
+
+    def _auth_headers(self) -> dict[str, str]:
+        headers = self.spec_headers()
+        try:
+            key = self._key()
+        except ProviderError:
+            key = None
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    async def _server_context_window(self, model: str) -> int | None:
+        if self._is_openai():
+            return None
+        root, headers = self.root_url(), self._auth_headers()
+        _is_llamacpp.setdefault(self.base_url(), False)
+        if not self.spec.get("ollama"):
+            props = await probe_json(f"{root}/props", headers=headers)
+            if isinstance(props, dict) and isinstance(props.get("default_generation_settings"), dict):
+                _is_llamacpp[self.base_url()] = True
+                n_ctx = props["default_generation_settings"].get("n_ctx")
+                if isinstance(n_ctx, int) and n_ctx > 0:
+                    return n_ctx
+            models = await probe_json(f"{self.base_url()}/models", headers=headers)
+            for entry in (models or {}).get("data") or [] if isinstance(models, dict) else []:
+                if isinstance(entry, dict) and entry.get("id") == model and isinstance(entry.get("max_model_len"), int):
+                    return entry["max_model_len"]
+        return ollama_window(await probe_json(f"{root}/api/show", body={"model": model}, headers=headers))
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        server = self.base_url()
+        if not text:
+            return 0
+        if server not in _is_llamacpp:
+            await self.context_window(model)  # learns whether the server is llama.cpp (/props)
+        if not _is_llamacpp.get(server):
+            return estimate_tokens(text)
+        key = (server, model, text)
+        if key in _counts:
+            return _counts[key]
+        data = await probe_json(f"{self.root_url()}/tokenize", body={"content": text}, headers=self._auth_headers())
+        tokens = data.get("tokens") if isinstance(data, dict) else None
+        if not isinstance(tokens, list):
+            _is_llamacpp[server] = False  # no tokenizer there after all: estimate from now on
+            return estimate_tokens(text)
+        if len(_counts) >= COUNT_CACHE:
+            _counts.clear()
+        _counts[key] = len(tokens)
+        return len(tokens)
 
     def _parse(self, call: Call, data: dict, messages) -> Completion:
         if "error" in data and not data.get("choices"):
             err = data["error"]
-            raise call.error(f"the server answered with an error: {err.get('message') if isinstance(err, dict) else err}")
+            raise call.error(f"the server answered with an error: {one_line(str(err.get('message') if isinstance(err, dict) else err))}")
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise call.error("the reply has no choices (not an OpenAI chat-completions answer?)")
@@ -172,7 +301,7 @@ class OpenAIProvider(Provider):
                 if chunk.get("error"):
                     err = chunk["error"]
                     raise call.error(
-                        f"the server reported an error mid-stream: {err.get('message') if isinstance(err, dict) else err}"
+                        f"the server reported an error mid-stream: {one_line(str(err.get('message') if isinstance(err, dict) else err))}"
                     )
                 if chunk.get("usage"):
                     usage_data = chunk["usage"]
@@ -195,11 +324,27 @@ class OpenAIProvider(Provider):
         return Completion(text=text, usage=_usage(usage_data, messages, text), finish_reason=finish_reason)
 
 
+def ollama_window(show: object) -> int | None:
+    """The window Ollama runs a model with, from its /api/show answer: `num_ctx` in its parameters,
+    else the model's trained `<arch>.context_length` capped at Ollama's default num_ctx."""
+    if not isinstance(show, dict):
+        return None
+    match = re.search(r"(?m)^\s*num_ctx\s+(\d+)", str(show.get("parameters") or ""))
+    if match:
+        return int(match.group(1))
+    info = show.get("model_info")
+    if isinstance(info, dict):
+        lengths = [v for k, v in info.items() if k.endswith(".context_length") and isinstance(v, int) and v > 0]
+        if lengths:
+            return min(lengths[0], OLLAMA_DEFAULT_NUM_CTX)
+    return None
+
+
 def _usage(data, messages, text: str) -> Usage:
-    """Usage from an OpenAI `usage` object, estimated (4 characters a token) where it is missing."""
+    """Usage from an OpenAI `usage` object, estimated (tokens.estimate_tokens) where it is missing."""
     data = data if isinstance(data, dict) else {}
     prompt, completion = data.get("prompt_tokens"), data.get("completion_tokens")
     return Usage(
-        input_tokens=int(prompt) if isinstance(prompt, int) else estimate_tokens("x" * prompt_chars(messages)),
+        input_tokens=int(prompt) if isinstance(prompt, int) else prompt_tokens(messages),
         output_tokens=int(completion) if isinstance(completion, int) else estimate_tokens(text),
     )

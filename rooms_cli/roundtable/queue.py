@@ -147,6 +147,24 @@ def get_item(project: Project, prefix: str) -> QueueItem:
     return items[resolve_prefix(prefix, list(items), "queue item")]
 
 
+def roundtable_room(project: Project, ident: str) -> str | None:
+    """The room a roundtable wrote into, from its id (`rt-…`) or its queue item's (`q-…`), any unique
+    prefix; None when no queued roundtable matches. A hand-run roundtable is found by its own room's
+    name, which ends with its id's last six characters (orchestrator.own_room)."""
+    from rooms_cli.chat.rooms import room_ids
+
+    ident = ident.strip()
+    items = [i for i in replay(jsonl.read(queue_path(project))).values() if i.room]
+    if ident.startswith("q-"):
+        rooms = {i.room for i in items if i.id.startswith(ident)}
+    else:
+        rooms = {i.room for i in items if i.roundtable and i.roundtable.startswith(ident)}
+    if not rooms and ident.startswith("rt-") and len(ident) >= 9:
+        suffix = "-" + ident[-6:].lower()
+        rooms = {r for r in room_ids(project) if r.startswith("roundtable-") and r.endswith(suffix)}
+    return rooms.pop() if len(rooms) == 1 else None
+
+
 def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", key: str | None = None) -> tuple[QueueItem, bool]:
     """Add a pending item; with `key`, an item already enqueued under it is returned instead (False)."""
     request.check()

@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.errors import InvalidInput, UsageError
 from rooms_cli.roundtable.formats import Format
 
 AFFINITY_WEIGHT = 0.6
@@ -93,7 +93,7 @@ def check_turns(fmt: Format, turns: int, force: bool = False) -> None:
     if turns < 1:
         raise InvalidInput(f"--turns must be at least 1, got {turns}")
     if not force and not fmt.min_turns <= turns <= fmt.max_turns:
-        raise InvalidInput(f"format {fmt.name!r} takes {fmt.min_turns}–{fmt.max_turns} turns, got --turns {turns}; "
+        raise UsageError(f"format {fmt.name!r} takes {fmt.min_turns}–{fmt.max_turns} turns, got --turns {turns}; "
                            "pick a count in that range, or add --force to run it anyway")
 
 

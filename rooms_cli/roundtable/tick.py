@@ -120,7 +120,7 @@ def run_pending(project: Project, config, dry_run: bool = False, on_event=None) 
             retry = not isinstance(exc, InvalidInput)
             retry_at = queue.mark_failed(project, item, message, rt_id, retry=retry)
             if item.by == "schedule" and item.request.room is None:
-                _end_room(project, own_room(item.request.format, rt_id))
+                end_own_room(project, own_room(item.request.format, rt_id))
             then = (f"retry {item.attempts + 1}/{queue.MAX_ATTEMPTS} after {retry_at}" if retry_at
                     else f"gave up after {item.attempts} attempts" if retry else "not retried")
             actions.append({"action": "run", "detail": f"{item.id} ({item.request.format}) failed: {message}; {then}",
@@ -128,15 +128,16 @@ def run_pending(project: Project, config, dry_run: bool = False, on_event=None) 
             continue
         queue.mark_done(project, item, result.id, result.room)
         if item.by == "schedule" and item.request.room is None:
-            _end_room(project, result.room)
+            end_own_room(project, result.room)
         said = sum(1 for t in result.turns if not t.get("skipped"))
         actions.append({"action": "run", "detail": f"{item.id} ({result.format}): {said} turns in room {result.room}"})
     return actions
 
 
-def _end_room(project: Project, room: str) -> None:
-    """A scheduled roundtable's own room is dropped once it is over: out of `rooms room list`, still
-    readable (`rooms room list --all`, `rooms transcript --room …`); a day of 24 slots leaves no clutter."""
+def end_own_room(project: Project, room: str) -> None:
+    """A roundtable's own room (none was asked for) is dropped once it is over, scheduled or run by
+    hand: out of `rooms room list`, still readable (`rooms room list --all`, `rooms transcript --room
+    ROOM` or `--room rt-…`); a day of 24 slots leaves no clutter."""
     from rooms_cli.chat.lifecycle import stop
     from rooms_cli.chat.rooms import room_exists
 

@@ -147,9 +147,38 @@ def read_yaml(path: Path, default=None):
     import yaml
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=unique_key_loader())  # noqa: S506 (a SafeLoader subclass)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise InvalidData(f"{path} is not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
     return default if data is None else data
+
+
+_LOADER = None
+
+
+def unique_key_loader():
+    """yaml's SafeLoader, except that a key given twice in one mapping is an error: plain YAML keeps
+    the last silently, so a second `providers:` pasted into .rooms.yaml would drop the first."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class UniqueKeyLoader(yaml.SafeLoader):
+            def construct_mapping(self, node, deep=False):
+                seen: dict = {}
+                for key_node, _value in node.value:
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        first = seen.setdefault(key, key_node.start_mark.line + 1)
+                    except TypeError:  # an unhashable key: SafeLoader reports it
+                        continue
+                    if first != key_node.start_mark.line + 1:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"the key {key!r} is given twice (lines {first} and "
+                            f"{key_node.start_mark.line + 1}); merge the two into one", key_node.start_mark)
+                return super().construct_mapping(node, deep=deep)
+
+        _LOADER = UniqueKeyLoader
+    return _LOADER

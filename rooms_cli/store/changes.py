@@ -15,6 +15,9 @@ from pathlib import Path
 
 ROOMS = ".rooms"
 MAX_BYTES = 1 << 20
+# what this process wrote (paths relative to `.rooms/`): when printing the result fails afterwards, the
+# error says the write happened (cli/guard.py) — a retry would duplicate a message or a claim
+WRITTEN: dict[str, None] = {}  # ordered, each file once, at most 100 (a long-running server writes on)
 
 
 def journal_path(rooms_dir: Path) -> Path:
@@ -30,7 +33,10 @@ def note(path: Path | str) -> None:
     if parts[at + 1 : at + 2] == ("run",):
         return  # local state (caches, markers) is not followed
     journal = journal_path(Path(*parts[: at + 1]))
-    line = ("/".join(parts[at + 1 :]) + "\n").encode("utf-8", "surrogateescape")
+    rel = "/".join(parts[at + 1 :])
+    if len(WRITTEN) < 100:
+        WRITTEN[rel] = None
+    line = (rel + "\n").encode("utf-8", "surrogateescape")
     try:
         try:
             fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

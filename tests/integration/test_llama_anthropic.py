@@ -40,10 +40,10 @@ def test_a_local_anthropic_base_url_answers_without_a_key(gateway, stream):
         assert "".join(deltas) == done.text
 
 
-def test_the_default_reply_budget_follows_a_small_agents_context_window(gateway):
+def test_the_agents_max_tokens_bounds_the_reply(gateway):
     from rooms_cli.agents import Agent
 
-    agent = Agent(id="tiny", directive="Be brief.", context_window=1024)  # a sixteenth: 64 tokens
+    agent = Agent(id="tiny", directive="Be brief.", max_tokens=64)
     done = _builtin().complete(_messages(), model="tiny", agent=agent)
     assert 0 < done.usage.output_tokens <= 64
 

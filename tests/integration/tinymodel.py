@@ -129,18 +129,22 @@ def write_model(path: str | os.PathLike, *, seed: int = 1234) -> Path:
 
 
 def server_params(model_path: str | os.PathLike, *, port: int, parallel: int = 4, n_ctx: int = 16384,
-                  n_predict: int = 32, threads: int = 1):
-    """xllamacpp.CommonParams for llama.cpp's server on 127.0.0.1:`port`, model alias `tiny`.
+                  n_predict: int = 32, threads: int = 1, alias: str = "tiny", chat_template: str = ""):
+    """xllamacpp.CommonParams for llama.cpp's server on 127.0.0.1:`port`, model alias `alias`.
 
     `n_ctx` is the whole context, split between the `parallel` slots; the vocabulary is one
     character a token, so a slot needs about as many tokens as its prompt has characters.
-    `n_predict` is the reply length when a request sets no `max_tokens`.
+    `n_predict` is the reply length when a request sets no `max_tokens`. `chat_template` (Jinja)
+    replaces the model's own; empty keeps it. Any GGUF can be served this way (tests/integration/smollm.py).
     """
     import xllamacpp
 
     params = xllamacpp.CommonParams()
     params.model.path = str(model_path)
-    params.model_alias = {"tiny"}
+    params.model_alias = {alias}
+    if chat_template:
+        params.use_jinja = True
+        params.chat_template = chat_template
     params.hostnames = ["127.0.0.1"]
     params.port = port
     params.n_ctx = n_ctx
@@ -154,14 +158,16 @@ def server_params(model_path: str | os.PathLike, *, port: int, parallel: int = 4
 
 
 def serve(model_path: str | os.PathLike, *, port: int, parallel: int = 4, n_ctx: int = 16384,
-          n_predict: int = 32, threads: int = 1, exit_with_parent: bool = False) -> None:
+          n_predict: int = 32, threads: int = 1, alias: str = "tiny", chat_template: str = "",
+          exit_with_parent: bool = False) -> None:
     """Run llama.cpp's server in this process until SIGTERM or SIGINT (or, with
     `exit_with_parent`, until the process that started it is gone: no orphan server after a
     killed test run)."""
     import xllamacpp
 
     server = xllamacpp.Server(server_params(model_path, port=port, parallel=parallel, n_ctx=n_ctx,
-                                            n_predict=n_predict, threads=threads))
+                                            n_predict=n_predict, threads=threads, alias=alias,
+                                            chat_template=chat_template))
     parent = os.getppid()
     stopping = False
 
@@ -189,13 +195,16 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--ctx", type=int, default=16384)
     run.add_argument("--predict", type=int, default=32)
     run.add_argument("--threads", type=int, default=1)
+    run.add_argument("--alias", default="tiny", help="the model name the server answers to")
+    run.add_argument("--chat-template-file", help="a Jinja chat template to use instead of the model's own")
     run.add_argument("--exit-with-parent", action="store_true", help="stop when the starting process is gone")
     args = parser.parse_args(argv)
     if args.command == "write":
         print(write_model(args.path, seed=args.seed))
         return 0
+    template = Path(args.chat_template_file).read_text("utf-8") if args.chat_template_file else ""
     serve(args.path, port=args.port, parallel=args.parallel, n_ctx=args.ctx, n_predict=args.predict,
-          threads=args.threads, exit_with_parent=args.exit_with_parent)
+          threads=args.threads, alias=args.alias, chat_template=template, exit_with_parent=args.exit_with_parent)
     return 0
 
 

@@ -1,0 +1,93 @@
+"""The first hour of a new user (issue 31): what `rooms init` suggests works, and so on."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_plain_init_suggests_making_an_agent_and_that_suggestion_works(tmp_path, cli, monkeypatch):
+    target = tmp_path / "fresh"
+    run = cli("init", str(target))
+    assert run.exit_code == 0
+    assert "Next: rooms agent new helper && rooms chat 'hello everyone'" in run.stdout
+    monkeypatch.setenv("ROOMS_DIR", str(target))
+    chat = cli("chat", "hello everyone")
+    assert chat.exit_code == 1
+    assert "this project has no agents yet" in chat.stderr and "rooms agent new helper" in chat.stderr
+    assert cli("agent", "new", "helper").exit_code == 0
+    assert cli("chat", "hello everyone").exit_code == 0
+
+
+def test_init_with_an_example_set_suggests_chatting_right_away(tmp_path, cli):
+    run = cli("init", str(tmp_path / "dev"), "--example", "dev")
+    assert "Next: rooms chat 'hello everyone'" in run.stdout
+
+
+def test_the_roundtable_example_set_names_its_leader_so_a_standup_opens_with_the_boss(tmp_path, cli, monkeypatch):
+    target = tmp_path / "rt"
+    assert cli("init", str(target), "--example", "roundtable").exit_code == 0
+    assert "\nleader: boss\n" in (target / ".rooms.yaml").read_text()
+    monkeypatch.setenv("ROOMS_DIR", str(target))
+    run = cli("roundtable", "run", "standup", "--topic", "launch week", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert run.json()["turns"][0]["speaker"] == "boss"
+
+
+def test_a_plain_init_keeps_leader_commented_out(tmp_path, cli):
+    cli("init", str(tmp_path / "plain"))
+    assert "# leader: boss\n" in (tmp_path / "plain" / ".rooms.yaml").read_text()
+
+
+def test_usage_errors_exit_2_for_a_bad_status_and_turns_out_of_range(project, cli):
+    task = cli("task", "add", "demo", "--lane", "main", "--done", "it works", "--json").json()
+    bad = cli("task", "set-status", task["id"], "bogus")
+    assert bad.exit_code == 2 and "must be one of todo, blocked, failed, cancelled" in bad.stderr
+    assert cli("roundtable", "run", "standup", "--turns", "50").exit_code == 2
+
+
+def test_a_key_given_twice_in_rooms_yaml_is_refused_naming_both_lines(project_dir, cli):
+    cfg = project_dir / ".rooms.yaml"
+    cfg.write_text("providers:\n  a: {type: openai}\ndefault_model: offline\nproviders:\n  b: {type: openai}\n")
+    run = cli("config", "show")
+    assert run.exit_code == 1
+    assert "the key 'providers' is given twice (lines 1 and 4)" in run.stderr
+
+
+def test_the_transcript_shows_the_date_and_on_request_the_ids(project, cli):
+    cli("chat", "@architect how should the middleware handle auth?")
+    plain = cli("transcript").stdout
+    assert plain.startswith("── 20") and "(UTC) ──" in plain.splitlines()[0]
+    with_ids = cli("transcript", "--ids", "--last", "1").stdout.splitlines()[-1]
+    assert " m-" in with_ids
+
+
+def test_a_hand_run_roundtable_drops_its_room_and_its_id_finds_the_transcript(project, cli):
+    doc = cli("roundtable", "run", "debate", "-p", "analyst,hustler", "--turns", "2", "--force", "--json").json()
+    live = [r["id"] for r in cli("room", "list", "--json").json()]
+    assert doc["room"] not in live
+    shown = cli("transcript", "--room", doc["id"], "--json")
+    assert shown.exit_code == 0 and any(m["text"].startswith("debate done") or m["kind"] == "roundtable"
+                                        for m in shown.json())
+
+
+def test_an_idle_tick_prints_nothing_when_piped_and_actions_are_time_stamped(project_dir, rooms):
+    idle = rooms("tick", cwd=project_dir)
+    assert idle.exit_code == 0 and idle.stdout == ""
+    rooms("roundtable", "queue", "debate", "-p", "analyst,hustler", "--turns", "2", "--force", cwd=project_dir)
+    busy = rooms("tick", cwd=project_dir).stdout.splitlines()
+    assert busy[0].endswith("(2 turns)") and " roundtables: start debate with analyst, hustler in room " in busy[0]
+    assert all(line[:4].isdigit() and line[19] == "Z" for line in busy)
+
+
+def _leaf_commands():
+    from conftest import command_tree
+
+    return sorted(command_tree())
+
+
+@pytest.mark.parametrize("path", _leaf_commands())
+def test_every_command_refuses_an_unknown_option_as_a_usage_error(cli, path):
+    """One exit-code rule: a usage error is 2, whatever the command (README: Exit codes)."""
+    run = cli(*path.split(), "--no-such-option")
+    assert run.exit_code == 2, (path, run.exit_code, run.stderr)
+    assert "--no-such-option" in run.stderr

@@ -1,0 +1,243 @@
+"""`rooms mcp` is strict, bounded and described: unknown arguments refused, lists limited, every result
+checked against its output schema, progress while it blocks, and an answer to every line it is sent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is the extra rooms-cli[mcp] (in the test extras)")
+
+from tests.conftest import rooms_env  # noqa: E402
+from tests.test_mcp import server  # noqa: E402
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def _tools(project_dir):
+    async def go():
+        async with server(project_dir) as t:
+            return (await t.client.list_tools()).tools
+
+    return {tool.name: tool for tool in run(go())}
+
+
+def test_every_tool_is_titled_annotated_closed_and_has_an_object_output_schema(project_dir):
+    from jsonschema import Draft202012Validator
+
+    for name, tool in _tools(project_dir).items():
+        assert tool.title and tool.annotations and tool.annotations.title == tool.title, name
+        hints = tool.annotations
+        assert None not in (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint), name
+        assert not (hints.read_only_hint and hints.destructive_hint), name
+        assert tool.input_schema["additionalProperties"] is False, name
+        assert tool.output_schema and tool.output_schema["type"] == "object", name
+        Draft202012Validator.check_schema(tool.output_schema)
+        Draft202012Validator.check_schema(tool.input_schema)
+
+
+def _closest_typo(argument: str) -> str:
+    return argument[:-1] if len(argument) > 3 else argument + "x"
+
+
+def test_every_tool_refuses_an_unknown_argument_naming_it_and_the_closest_valid_one(project_dir):
+    from mcp.shared.exceptions import MCPError
+
+    tools = _tools(project_dir)
+
+    async def go():
+        refused = {}
+        async with server(project_dir) as t:
+            for name, tool in tools.items():
+                props = list(tool.input_schema.get("properties", {}))
+                typo = _closest_typo(props[0]) if props else "bogus"
+                with pytest.raises(MCPError) as caught:
+                    await t.client.call_tool(name, {typo: "x"})
+                refused[name] = (typo, props[0] if props else None, caught.value.error)
+            alive = await t.ok("board")
+        return refused, alive
+
+    refused, alive = run(go())
+    assert set(refused) == set(tools)
+    for name, (typo, meant, error) in refused.items():
+        assert error.code == -32602, name
+        assert repr(typo) in error.message and name in error.message, error.message
+        if meant:
+            assert error.data["did_you_mean"] == meant and f"did you mean {meant!r}" in error.message, error.message
+    assert alive["room"] == "default"  # the server keeps serving
+
+
+def test_a_typo_in_send_is_refused_instead_of_becoming_a_broadcast(project_dir, rooms):
+    from mcp.shared.exceptions import MCPError
+
+    async def go():
+        async with server(project_dir, "alice") as t:
+            with pytest.raises(MCPError) as caught:
+                await t.client.call_tool("send", {"too": "ops", "message": "just for ops"})
+            with pytest.raises(MCPError) as done:
+                await t.client.call_tool("task_done", {"task_id": "t-x", "lease_id": "l-x", "summary": "s", "next": "n"})
+            with pytest.raises(MCPError) as artifact:
+                await t.client.call_tool("task_done", {"task_id": "t-x", "lease_id": "l-x", "summary": "s", "artifact": ["a"]})
+            with pytest.raises(MCPError) as unknown_tool:
+                await t.client.call_tool("inbx", {})
+            return caught.value.error, done.value.error, artifact.value.error, unknown_tool.value.error
+
+    typo, done, artifact, unknown_tool = run(go())
+    assert typo.message == "send has no argument 'too'; did you mean 'to'?"
+    assert "'next_step'" in done.message and "'artifacts'" in artifact.message
+    assert unknown_tool.code == -32602 and "did you mean 'inbox'?" in unknown_tool.message
+    for agent in ("ops", "researcher"):
+        assert rooms("inbox", "--as", agent, "--json").json()["messages"] == []  # nothing was sent to anyone
+
+
+def test_the_bad_lease_error_has_the_same_code_on_the_cli_and_over_mcp(project_dir, rooms):
+    async def go():
+        async with server(project_dir, "alice") as t:
+            return await t.error("task_next", lease="forever")
+
+    over_mcp = run(go())
+    cli = rooms("task", "next", "--as", "alice", "--lease", "forever", "--json")
+    assert cli.exit_code == 2 and cli.err_json()["error"]["code"] == over_mcp["code"] == "usage"
+    assert over_mcp["exit_code"] == 2
+
+
+def test_a_thousand_message_inbox_comes_fifty_at_a_time_and_only_those_are_marked_read(project_dir):
+    from rooms_cli.messaging.inbox import deliver
+    from rooms_cli.store.paths import open_project
+
+    project = open_project(project_dir)
+    for i in range(1000):
+        deliver(project, "bob", "alice", f"message {i}")
+
+    async def go():
+        async with server(project_dir, "bob") as t:
+            first = await t.ok("inbox")
+            second = await t.ok("inbox", limit=10)
+            peeked = await t.ok("inbox", unread_only=False, peek=True, limit=5, since=first["messages"][-1]["id"])
+            return first, second, peeked
+
+    first, second, peeked = run(go())
+    assert (first["count"], first["remaining"], len(json.dumps(first)) < 30_000) == (50, 950, True)
+    assert [m["text"] for m in first["messages"]][::49] == ["message 0", "message 49"]
+    assert first["next_cursor"] == first["messages"][-1]["id"]
+    assert [m["text"] for m in second["messages"]][0] == "message 50" and second["remaining"] == 940
+    assert [m["text"] for m in peeked["messages"]] == [f"message {i}" for i in range(50, 55)]
+
+
+def test_transcript_and_roundtable_list_honour_limit_and_cursor(project_dir, rooms):
+    from rooms_cli.chat.transcript import append_message
+    from rooms_cli.store.paths import open_project
+
+    project = open_project(project_dir)
+    for i in range(30):
+        append_message(project, "default", "alice", f"line {i}")
+
+    async def go():
+        async with server(project_dir, "alice") as t:
+            tail = await t.ok("transcript", limit=5)
+            start = await t.ok("transcript", limit=1, since="m-0")
+            after = await t.ok("transcript", limit=3, since=start["next_cursor"])
+            return tail, start, after
+
+    tail, start, after = run(go())
+    assert [m["text"] for m in tail["messages"]] == [f"line {i}" for i in range(25, 30)] and tail["earlier"] is True
+    assert [m["text"] for m in after["messages"]] == ["line 1", "line 2", "line 3"] and after["remaining"] == 26
+
+
+def test_a_long_gather_reports_progress_and_times_out_by_itself(project_dir):
+    (project_dir / ".rooms" / "agents" / "outside.md").write_text(
+        "---\nid: outside\nmodel: external\n---\nA coding agent in another terminal.\n")
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(value, total, message):
+        seen.append((value, total, message))
+
+    async def go():
+        async with server(project_dir, "alice") as t:
+            await t.ok("group_spawn", name="slow", profiles=["outside"])
+            await t.ok("group_broadcast", name="slow", objective="answer when you can")
+            started = time.monotonic()
+            result = await t.client.call_tool("group_wait", {"name": "slow", "timeout_seconds": 3},
+                                              progress_callback=progress)
+            return result, time.monotonic() - started
+
+    result, took = run(go())
+    assert result.is_error and json.loads(result.content[0].text)["error"]["code"] == "timed_out"
+    assert took < 30
+    assert len(seen) >= 2 and all(total == 3 for _v, total, _m in seen)
+    assert [v for v, _t, _m in seen] == sorted(v for v, _t, _m in seen)
+
+
+def test_the_blocking_tools_have_a_default_timeout():
+    from rooms_cli.mcp_server.server import input_model
+    from rooms_cli.mcp_server.tools import TOOLS, WAIT_DEFAULT_S
+
+    for name in ("wait", "group_wait", "group_ask"):
+        assert TOOLS[name].long
+        assert input_model(TOOLS[name]).model_fields["timeout_seconds"].default == WAIT_DEFAULT_S
+
+
+# -- the raw protocol, over a real pipe -----------------------------------------------------------
+
+
+class Pipe:
+    """A `rooms mcp` process spoken to line by line, as a misbehaving client would."""
+
+    def __init__(self, project_dir):
+        self.proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=rooms_env({}))
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        assert self.reply()["id"] == 0
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message) -> None:
+        line = message if isinstance(message, str) else json.dumps(message)
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def reply(self, timeout: float = 30) -> dict:
+        import select
+
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        assert ready, "no reply: the server hangs"
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+@pytest.mark.parametrize("line, code, request_id", [
+    ("garbage", -32700, None),
+    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "board"', -32700, None),
+    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "x"}', -32602, 7),
+    ('{"jsonrpc": "2.0", "id": "s-1", "method": "tools/list", "params": [1, 2]}', -32602, "s-1"),
+    ('{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": ' + "[" * 100_000 + "]" * 100_000 + "}", -32602, 8),
+    ('{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "send", "arguments": '
+     + '{"a": ' * 200 + "1" + "}" * 200 + "}}", -32602, 9),
+    ('{"jsonrpc": "2.0", "id": 10, "method": "no/such/method"}', -32601, 10),
+    ('{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "board", "arguments": "x"}}', -32602, 11),
+    ("[1, 2, 3]", -32600, None),
+    ('{"jsonrpc": "1.0", "id": 12, "method": "ping"}', -32600, 12),
+], ids=["garbage", "cut-line", "params-string", "params-array", "100000-deep", "200-deep-arguments", "unknown-method",
+        "arguments-string", "batch", "wrong-version"])
+def test_every_bad_line_gets_an_error_reply_with_its_id_and_the_server_goes_on(project_dir, line, code, request_id):
+    pipe = Pipe(project_dir)
+    try:
+        pipe.send(line)
+        answer = pipe.reply()
+        assert (answer["id"], answer["error"]["code"]) == (request_id, code), answer
+        assert answer["error"]["message"]
+        pipe.send({"jsonrpc": "2.0", "id": 99, "method": "ping"})
+        assert pipe.reply() == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    finally:
+        pipe.close()
