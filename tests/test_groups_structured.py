@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import add_provider
 from fakeserver import FakeServer, Reply
 
 from rooms_cli.agents import Agent, create_agent
@@ -27,8 +28,7 @@ def scripted(by_model: dict[str, list[str]]):
 @pytest.fixture
 def server(project_dir):
     with FakeServer("fine") as s:
-        with open(project_dir / ".rooms.yaml", "a") as fh:
-            fh.write(f"\nproviders:\n  local: {{type: openai, base_url: \"{s.openai_url}\", max_retries: 0, timeout: 30}}\n")
+        add_provider(project_dir, f"local: {{type: openai, base_url: \"{s.openai_url}\", max_retries: 0, timeout: 30}}")
         yield s
 
 

@@ -154,7 +154,7 @@ def test_with_a_real_model_one_extraction_call_is_read_as_lessons_per_participan
     result = run_debate(project)
     calls = [c for c in provider.calls if c["purpose"] == "lessons"]
     assert len(calls) == 1 and calls[0]["max_tokens"] and calls[0]["temperature"] == 0.2
-    assert '"boss": ["…", "…"]' in calls[0]["messages"][0].content and "exactly 2 or 3" in calls[0]["messages"][0].content
+    assert '"boss": ["<lesson>", "<lesson>"]' in calls[0]["messages"][0].content and "exactly 2 or 3" in calls[0]["messages"][0].content
     assert result.lessons == {"boss": ["Analyst wants data before Friday.", "Churn decides the date."],
                               "analyst": ["Boss will not move the date.", "Bring the numbers early."]}
     assert result.lesson_problems == {}

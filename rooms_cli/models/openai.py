@@ -102,7 +102,9 @@ def refused_field(err: ProviderError, body: dict) -> str | None:
     if status not in (400, 422) or isinstance(err, ContextOverflow):  # a prompt too long stays too long
         return None
     text = err.message.lower()
-    if "response_format" in body and ("response_format" in text or "json_schema" in text or "schema" in text):
+    # llama.cpp turns a schema into a grammar; a model whose vocabulary cannot carry one answers
+    # "Failed to initialize samplers" (seen with a tiny random-weight GGUF)
+    if "response_format" in body and any(w in text for w in ("response_format", "schema", "grammar", "sampler")):
         return "response_format"
     if "max_tokens" in body and "max_completion_tokens" in text:
         return "max_tokens"

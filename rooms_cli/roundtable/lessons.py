@@ -26,30 +26,35 @@ from rooms_cli.models.base import Message
 
 LESSONS_MIN, LESSONS_MAX = 2, 3
 MIN_WORDS = 3
+MIN_LESSON_CHARS, MAX_LESSON_CHARS = 20, 200
 
 EXTRACT_INSTRUCTIONS = (
     "You summarise a team conversation into lessons. For each participant write exactly {lo} or {hi} "
     "lessons: short sentences in your own words (decisions, facts, concerns raised by others) that this "
     "participant should remember for future work. Do not copy lines of the conversation. "
-    "Reply with JSON only, one key per participant id:\n"
-    '{{{example}}}\n'
-    "Participant ids: {ids}."
+    "Reply with JSON only: an object with one key per participant id ({ids}), each a list of {lo} or {hi} "
+    "lessons.{example}"
 )
 
 
 def summary_schema(participants: Sequence[str]) -> dict:
     """The JSON Schema of the summary: each participant id -> 2 to 3 lessons (strings)."""
-    lessons = {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": LESSONS_MIN, "maxItems": LESSONS_MAX}
+    # a lesson is a sentence: the length bounds keep a grammar-held model from answering with a name
+    lesson = {"type": "string", "minLength": MIN_LESSON_CHARS, "maxLength": MAX_LESSON_CHARS}
+    lessons = {"type": "array", "items": lesson, "minItems": LESSONS_MIN, "maxItems": LESSONS_MAX}
     return {"type": "object", "properties": {p: lessons for p in participants}, "required": list(participants),
             "additionalProperties": False}
 
 
 def extraction_messages(fmt_name: str, topic: str, turns: Sequence[dict], participants: Sequence[str],
-                        names: dict[str, str] | None = None) -> list[Message]:
-    """The summary call: the instructions (ids, 2–3 lessons each, JSON) and the conversation."""
+                        names: dict[str, str] | None = None, structured: bool = False) -> list[Message]:
+    """The summary call: the instructions (ids, 2–3 lessons each, JSON) and the conversation.
+
+    Without a schema the instructions show the shape; with one they do not (the grammar holds the
+    shape, and a small model copies any example it is shown)."""
     names = names or {}
     lines = "\n".join(f"- {names.get(t['speaker'], t['speaker'])}: {t['text']}" for t in turns)
-    example = ", ".join(f'"{p}": ["…", "…"]' for p in participants)
+    example = "" if structured else "\n{" + ", ".join(f'"{p}": ["<lesson>", "<lesson>"]' for p in participants) + "}"
     return [
         Message("system", EXTRACT_INSTRUCTIONS.format(lo=LESSONS_MIN, hi=LESSONS_MAX, example=example, ids=", ".join(participants))),
         Message("user", f"Format: {fmt_name}. Topic: {topic}.\n\nConversation:\n{lines}"),
@@ -163,6 +168,8 @@ def _rejection(lesson: str, speakers: set[str], said: list[str] | None, kept: li
     words = lesson.split()
     if len(words) < MIN_WORDS:
         return "too short"
+    if re.search(r"[<>{}\[\]]", lesson) or len(re.findall(r"[^\W\d_]", lesson)) < 0.6 * len(lesson.replace(" ", "")):
+        return "not a sentence"  # a placeholder copied from the instructions, JSON debris
     label = re.match(r"^\s*[\[*_]*([\w .'-]{1,40}?)[\]*_]*\s*:\s", lesson)
     if label and label.group(1).strip().casefold() in speakers | {"assistant", "user", "system"}:
         return "a transcript line"

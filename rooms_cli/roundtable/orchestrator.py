@@ -159,7 +159,7 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
             agent=agent, purpose="roundtable",
         )
         text = sanitize(completion.text, max_chars, names)
-        if text and getattr(completion, "cut", False) and not text.endswith(ELLIPSIS):
+        if text and completion.cut and not text.endswith(ELLIPSIS):
             text = cut_at_word(text, max_chars - len(ELLIPSIS)).removesuffix(ELLIPSIS) + ELLIPSIS
         if text:
             return text, completion
@@ -277,7 +277,7 @@ async def extract_lessons(project: Project, config, providers: _Providers, fmt: 
         found = lessons_mod.extractive_lessons(topic, history, participants, interests, names)
     else:
         schema = lessons_mod.summary_schema(participants) if provider.structured else None
-        messages = lessons_mod.extraction_messages(fmt.name, topic, history, participants, names)
+        messages = lessons_mod.extraction_messages(fmt.name, topic, history, participants, names, schema is not None)
         found = lessons_mod.Lessons()
         for _attempt in range(2):
             try:
