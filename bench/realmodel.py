@@ -155,20 +155,27 @@ def is_quote(lesson: str, turns: list[str]) -> bool:
     return " said: " in lesson or any(len(body) >= 20 and body[:60] in turn for turn in turns)
 
 
-def vote_counts(doc: dict) -> tuple[int, int, bool]:
-    """(member replies, replies read as a vote or ballot, a result came out)."""
+def vote_counts(doc: dict) -> tuple[int, int, str]:
+    """(member replies, replies read as a vote or ballot, the result: an option, a handle, or what it was)."""
     meta = doc.get("metadata", {})
     replied = meta.get("replied", len(doc.get("by_member", {})))
+    reduced = doc.get("reduced")
+    if reduced in (None, ""):
+        result = "none"
+    elif meta.get("reducer") == "rank":
+        result = str(meta.get("winner_handle"))
+    else:
+        result = reduced if len(str(reduced)) <= 12 else f"a whole reply ({len(str(reduced))} chars)"
     for key in ("parsed", "valid", "counted"):  # the reducer's own count, where it gives one
         if isinstance(meta.get(key), int):
-            return replied, meta[key], doc.get("reduced") not in (None, "")
+            return replied, meta[key], result
     if meta.get("reducer") == "rank":
         ballots = meta.get("ballots", {})
         parsed = sum(1 for b in ballots.values() if b)
     else:
         votes = meta.get("votes", {})
         parsed = sum(n for v, n in votes.items() if re.fullmatch(r"\W*(yes|no)\W*", str(v), re.I))
-    return replied, parsed, doc.get("reduced") not in (None, "")
+    return replied, parsed, result
 
 
 def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
@@ -224,7 +231,7 @@ def render(card: dict, header: str) -> str:
         return "n/a" if not pair else f"{pair[0]}/{pair[1]}"
 
     def vote(t):
-        return "n/a" if not t else f"{t[1]}/{t[0]} read, result: {'yes' if t[2] else 'none'}"
+        return "n/a" if not t else f"{t[1]}/{t[0]} read, result: {t[2]}"
 
     lines = [header, "", "| measure | value |", "|---|---|",
              f"| pass rate (open messages) | {frac(card['pass_rate'])} |",
@@ -286,7 +293,8 @@ def main() -> int:
                 f"{platform.python_version()}; total {card['total_seconds']} s")
         print(render(card, head))
     if args.keep:
-        print(f"kept: {workdir}", file=sys.stderr)
+        (workdir / "commands.json").write_text(json.dumps(rows, indent=2), "utf-8")
+        print(f"kept: {workdir} (commands.json: each command's JSON output)", file=sys.stderr)
     else:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0

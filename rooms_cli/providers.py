@@ -1,8 +1,12 @@
 """Which model providers are configured (`rooms models list`) and does one answer (`rooms models test`).
 
 A test sends one short prompt, streamed, and reports the provider, the model, the latency (total
-and to the first piece of text), the usage and the reply; a failure is the provider's own error
-with the same facts attached. Keys are shown only as where they come from and whether they are set.
+and to the first piece of text), the usage, the reply and why it ended (finish_reason); a failure is
+the provider's own error with the same facts attached. It then asks for the model's context window
+(learned from the server, else configured) and, where the provider type has structured output,
+sends a second short prompt with a JSON schema: `structured` is True when the reply came back
+under the schema and parses, False when the server refused or broke it (`structured_note` says
+how; the call does not fail), None when the provider type has none. Keys are shown only as where they come from and whether they are set.
 """
 
 from __future__ import annotations
@@ -21,6 +25,11 @@ PING = [
     Message("user", "Reply with the single word: pong"),
 ]
 PING_MAX_TOKENS = 64
+SHAPE = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": False}
+SHAPE_PING = [
+    Message("system", "You are a connectivity check. Answer in JSON."),
+    Message("user", 'Reply with {"ok": true}'),
+]
 
 
 def open_config(dir: str | None) -> tuple[Config, object]:
@@ -112,9 +121,30 @@ async def acheck_model(model_string: str, config: Config, agent=None, on_delta=N
         ok=True, latency_s=round(completion.elapsed_s, 3),
         first_token_s=round(first[0], 3) if first else None,
         usage=completion.usage.to_json(), reply=completion.text, offline=completion.offline,
-        finish_reason=completion.finish_reason,
+        finish_reason=completion.finish_reason, cut=completion.cut,
+        context_window=await provider.context_window(model, agent=agent),
     )
+    report.update(await check_structured(provider, model))
     return report
+
+
+async def check_structured(provider, model: str) -> dict:
+    """{"structured": True | False | None, "structured_note": why not} (see the module docstring)."""
+    if not provider.structured:
+        return {"structured": None, "structured_note": f"provider type {provider.type} has no structured output"}
+    import json
+
+    try:
+        completion = await provider.acomplete(SHAPE_PING, model=model, max_tokens=PING_MAX_TOKENS, temperature=0, schema=SHAPE)
+    except ProviderError as err:
+        return {"structured": False, "structured_note": err.message}
+    if not completion.structured:
+        return {"structured": False, "structured_note": "the server refused the schema; replies are parsed as text"}
+    try:
+        ok = isinstance(json.loads(completion.text), dict)
+    except ValueError:
+        ok = False
+    return {"structured": ok, "structured_note": None if ok else f"the reply did not parse as JSON: {completion.text[:80]!r}"}
 
 
 def check_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict:

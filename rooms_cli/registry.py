@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "hook": "rooms_cli.cli.messaging_cmd:hook_app",
     "watch": "rooms_cli.cli.watch_cmd:watch_cmd",
     "mcp": "rooms_cli.cli.mcp_cmd:mcp_cmd",
+    "files": "rooms_cli.cli.files_cmd:files_app",
 }
 
 # `rooms tick`: run in this order; each is `(project, config, dry_run) -> list[dict]` (what it did)
@@ -48,6 +49,7 @@ TICK_STEPS: dict[str, str] = {
     "schedule": "rooms_cli.roundtable.tick:fire_schedule",
     "roundtables": "rooms_cli.roundtable.tick:run_pending",
     "leases": "rooms_cli.board.tick:expire_leases",
+    "reservations": "rooms_cli.reservations.tick:expire_reservations",
     "spawns": "rooms_cli.messaging.tick:reap_spawns",
     "wake": "rooms_cli.messaging.tick:wake_agents",
 }
@@ -59,6 +61,7 @@ DOCTOR_CHECKS: dict[str, str] = {
     "messaging": "rooms_cli.messaging.doctor:check",
     "groups": "rooms_cli.groups.doctor:check",
     "roundtable": "rooms_cli.roundtable.doctor:check",
+    "reservations": "rooms_cli.reservations.doctor:check",
 }
 
 # `rooms demo`: one section a part, `(project, show) -> None`, run in this order

@@ -35,3 +35,4 @@ def records(project, room="sync", kind=None):
 def new_agent(project, agent_id, **fields):
     fields.setdefault("directive", f"You are {agent_id}.")
     create_agent(project, Agent(id=agent_id, **fields))
+

@@ -75,13 +75,21 @@ def test_direct_address_resolves_fuzzily(project, mention):
     assert [r.speaker for r in result.replies] == ["researcher"]
 
 
-def test_unmatched_mention_is_reported_and_stays_text(project):
+def test_a_mention_that_matches_nobody_is_refused_with_the_closest_names_and_costs_nothing(project, cli):
     room(project)
-    text = "ping @xyzzy about the deploy"
-    result = say(project, text)
-    assert "no agent matches @xyzzy" in result.notes
-    assert result.mode == "open"
-    assert records(project)[0].text == text
+    run = cli("chat", "--room", "sync", "@revw is the diff ok?")
+    assert run.exit_code == 1
+    assert "no agent matches @revw (closest: reviewer" in run.stderr and "nothing was posted" in run.stderr
+    assert records(project) == [] and state(project).budget_remaining == state(project).budget_total
+    run = cli("chat", "--room", "sync", "--json", "@xyzzy hello")
+    assert run.exit_code == 1 and '"unknown_mention"' in run.stderr and "in the room: architect, researcher, reviewer, ops" in run.stderr
+
+
+def test_mentions_of_people_and_mentions_in_code_are_not_refused(project):
+    room(project)
+    say(project, "@researcher rate limit?", speaker="bob")
+    result = say(project, "@bob saw it; also `@dataclass` and\n```\n@property\n```\n@researcher thanks")
+    assert result.mode == "direct" and result.eligible == ["researcher"]
 
 
 def test_agent_outside_the_room_is_named_not_matched(project):
@@ -335,5 +343,4 @@ def test_deltas_stream_and_concatenate_to_the_reply(project):
         if kind == "delta":
             deltas.setdefault(data["agent"], []).append(data["text"])
     assert set(deltas) == {"architect"}, "passes stream nothing"
-    assert len(deltas["architect"]) > 3
     assert "".join(deltas["architect"]).strip() == result.replies[0].text

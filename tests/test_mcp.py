@@ -21,6 +21,7 @@ FAMILIES = {
     "chat": {"chat", "transcript"},
     "roundtable": {"roundtable_run", "roundtable_queue", "roundtable_list"},
     "events": {"events"},
+    "files": {"reserve_files", "release_files", "list_reservations", "check_files"},
 }
 
 

@@ -27,4 +27,4 @@ def test_an_oversized_message_is_clipped_to_fit_the_agents_window(project):
     snapshot = tail(project, "default", 50)
     messages = build_prompt(project, load_room(project, "default"), agent, agents, snapshot, snapshot[-1])
     assert sum(len(m.content) for m in messages) < agent.context_window * 4  # fits (4 characters a token)
-    assert messages[-1].content.startswith("@researcher xxx") and "[cut:" in messages[-1].content
+    assert messages[-1].content.startswith("alice: @researcher xxx") and "…[clipped: " in messages[-1].content

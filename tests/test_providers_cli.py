@@ -138,3 +138,35 @@ def test_a_provider_setting_of_the_wrong_type_is_one_clear_error(cli, project_di
     assert run.exit_code == 1
     assert run.stderr.startswith(f"error: .rooms.yaml: key 'providers.local.{key}' must be")
     assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_models_test_reports_finish_reason_window_and_structured_output(cli, project_dir, server):
+    write_config(project_dir, providers=local_provider(server.openai_url))
+    server.n_ctx = 2048
+    server.push(Reply(text="pong"), Reply(text='{"ok": true}'))
+    run = cli("models", "test", "local:m", "--json")
+    assert run.exit_code == 0, run.stderr
+    report = run.json()
+    assert report["finish_reason"] == "stop" and report["cut"] is False
+    assert report["context_window"] == 2048
+    assert report["structured"] is True and "response_format" in server.requests[1].json
+    server.push(Reply(text="pong"), Reply(text='{"ok": true}'))
+    human = cli("models", "test", "local:m")
+    assert "finish:  stop" in human.stdout and "window:  2048 tokens" in human.stdout
+    assert "structured output: yes" in human.stdout
+
+
+def test_models_test_says_when_the_server_refuses_structured_output(cli, project_dir, server):
+    write_config(project_dir, providers=local_provider(server.openai_url))
+    server.refuse = {"response_format"}
+    run = cli("models", "test", "local:m", "--json")
+    assert run.exit_code == 0, run.stderr
+    report = run.json()
+    assert report["structured"] is False and "refused" in report["structured_note"]
+    assert report["context_window"] is None
+
+
+def test_models_test_of_the_offline_model_has_no_structured_output(cli, project_dir):
+    run = cli("models", "test", "offline", "--json")
+    assert run.exit_code == 0, run.stderr
+    assert run.json()["structured"] is None and run.json()["finish_reason"] == "stop"

@@ -236,3 +236,17 @@ def test_one_line_skips_noise_and_trims():
     assert one_line("\n\nTraceback (most recent call last):\n  File \"x\", line 1\nValueError: bad thing\n") == "ValueError: bad thing"
     assert one_line("Error:\n  the real reason  \nmore") == "the real reason"
     assert len(one_line("word " * 200)) <= 300 and one_line("word " * 200).endswith("…")
+
+
+def test_llamacpps_template_failure_is_shown_with_the_templates_own_words():
+    # the body llama.cpp (xllamacpp 2026.10) sends for a strict template and roles that do not alternate
+    message = (
+        "Unable to generate parser for this template. Automatic parser generation failed: \n------------\n"
+        "While executing CallExpression at line 3, column 174 in source:\n"
+        "...op.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate user...\n"
+        "                                           ^\n"
+        "Error: Jinja Exception: Conversation roles must alternate user/assistant/user/assistant/..."
+    )
+    assert one_line(message) == (
+        "Unable to generate parser for this template. Conversation roles must alternate user/assistant/user/assistant/..."
+    )

@@ -245,3 +245,31 @@ def test_providers_without_structured_output_ignore_the_schema():
     assert not OfflineProvider.structured and not CommandProvider.structured
     done = command("import sys; print(sys.stdin.read()[-20:])").complete(MESSAGES, model="", schema=SCHEMA)
     assert not done.structured and "json" not in done.text.lower()
+
+
+# -- callers outside chat -------------------------------------------------------------------------
+
+def test_a_woken_agents_cut_reply_is_marked_and_bounded_by_its_max_tokens(cli, project, project_dir, server):
+    import yaml
+
+    from rooms_cli.messaging.inbox import read_inbox
+
+    config = project_dir / ".rooms.yaml"
+    data = yaml.safe_load(config.read_text("utf-8")) or {}
+    data["providers"] = {"local": {"type": "openai", "base_url": server.openai_url, "max_retries": 0}}
+    config.write_text(yaml.safe_dump(data), "utf-8")
+    (project_dir / ".rooms" / "agents" / "probe.md").write_text(
+        "---\nid: probe\nmodel: local:m\nmax_tokens: 3\ntemperature: 0.3\n---\nYou answer questions.\n", "utf-8")
+    run = cli("send", "--as", "alice", "--to", "probe", "--wake", "what is the api rate limit?", "--json")
+    assert run.exit_code == 0, run.stderr
+    sent = server.requests[0].json
+    assert sent["max_tokens"] == 3 and sent["temperature"] == 0.3
+    reply = read_inbox(project, "alice")[-1]
+    assert reply.text == "word0 word1 word2…" and reply.meta["cut"] is True
+
+
+def test_mark_cut_closes_an_open_code_fence():
+    from rooms_cli.models.limits import mark_cut
+
+    assert mark_cut("Here:\n```python\nprint(1)\n") == "Here:\n```python\nprint(1)…\n```"
+    assert mark_cut("plain words ") == "plain words…"

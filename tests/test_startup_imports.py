@@ -112,7 +112,7 @@ def test_yaml_is_read_only_when_no_flag_or_variable_names_who_acts(project, tmp_
 
 def test_chat_on_the_offline_model_imports_no_network_client(project, tmp_path):
     root, _ = project
-    modules = imported(root, tmp_path, "chat", "@dev how is the deploy going?")
+    modules = imported(root, tmp_path, "chat", "@ops how is the deploy going?")
     assert heavy(modules) & {"httpx", "anyio", "h11", "pydantic"} == set()
 
 
@@ -189,13 +189,13 @@ def test_every_sub_apps_help_lists_its_commands_as_typers_full_conversion_would(
 def test_chat_piped_renders_without_rich(project, tmp_path):
     """rich only renders for a terminal: piped, the replies are written as plain text."""
     root, _ = project
-    assert "rich" not in imported(root, tmp_path, "chat", "@dev how is the deploy going?")
+    assert "rich" not in imported(root, tmp_path, "chat", "@ops how is the deploy going?")
 
 
 def test_chat_on_the_offline_model_runs_without_an_event_loop(project, tmp_path):
     """asyncio is for @jam's parallel calls and network models; one offline responder needs neither."""
     root, _ = project
-    assert "asyncio" not in imported(root, tmp_path, "chat", "@dev how is the deploy going?")
+    assert "asyncio" not in imported(root, tmp_path, "chat", "@ops how is the deploy going?")
     assert "asyncio" not in imported(root, tmp_path, "chat", "how is the deploy going?")  # open mode, in turn
 
 
@@ -211,7 +211,7 @@ def test_jam_still_calls_its_agents_at_once_through_an_event_loop(project, tmp_p
     ("board", "--json"),
     ("send", "--to", "dev", "hello", "--as", "alice", "--json"),
     ("inbox", "--as", "dev", "--json", "--peek"),
-    ("chat", "@dev how is the deploy going?"),
+    ("chat", "@ops how is the deploy going?"),
     ("attention", "--as", "dev", "--peek"),
     ("hook", "claude-code", "prompt", "--as", "dev"),
 ])

@@ -5,6 +5,9 @@
     @jam                                            everyone answers in parallel from one snapshot
     no mention                                      open: every eligible agent, in score order
 
+A mention in code (`` `@dataclass` `` or a fenced block) is not a mention. A person's mention that
+matches no agent (and no person of the room) is refused by the coordinator, with the closest names.
+
 `@everyone`/`@jam` count only in text written by a person (`from_person=True`); in an agent's reply
 they are plain text, and only direct mentions of agents count (a cascade).
 """
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 MENTION_RE = re.compile(r"(?<![\w@/.])@([A-Za-z0-9][A-Za-z0-9._/-]*)")
 BROADCAST = {"everyone": "everyone", "channel": "everyone", "jam": "jam"}
 MATCH_CUTOFF = 75.0  # rapidfuzz ratio (0-100) a mention needs to land on an agent
+CLOSE_CUTOFF = 50.0  # ... and a name needs to be suggested for a mention that matched nobody
 
 
 @dataclass
@@ -34,10 +38,13 @@ class Addressing:
         return {"mode": self.mode, "targets": self.targets, "unmatched": self.unmatched, "outside": self.outside}
 
 
+CODE_RE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)  # code: `@dataclass` there is no mention
+
+
 def mentions(text: str) -> list[str]:
-    """Every `@word` in `text`, without the `@` and without trailing punctuation."""
+    """Every `@word` in `text` outside code spans and fences, without the `@` and trailing punctuation."""
     found = []
-    for raw in MENTION_RE.findall(text):
+    for raw in MENTION_RE.findall(CODE_RE.sub(" ", text)):
         word = raw.rstrip("._-/")
         if word:
             found.append(word)
@@ -55,6 +62,17 @@ def resolve_mention(word: str, candidates: list[str]) -> str | None:
 
     best = process.extractOne(name, candidates, scorer=fuzz.ratio, score_cutoff=MATCH_CUTOFF)
     return best[0] if best else None
+
+
+def closest(word: str, candidates: list[str], limit: int = 3) -> list[str]:
+    """The candidates nearest to `word` (rapidfuzz ratio), best first: suggestions for a bad mention."""
+    if not candidates:
+        return []
+    from rapidfuzz import fuzz, process
+
+    name = word.lower().rsplit("/", 1)[-1]
+    return [match[0] for match in process.extract(name, sorted(set(candidates)), scorer=fuzz.ratio, limit=limit,
+                                                  score_cutoff=CLOSE_CUTOFF)]
 
 
 def parse(text: str, roster: list[str], known: list[str], *, from_person: bool = True) -> Addressing:

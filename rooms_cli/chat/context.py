@@ -10,12 +10,15 @@ cost of building it) does not grow with the transcript.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rooms_cli.models import Message
 from rooms_cli.models.base import estimate_tokens
 
 DEFAULT_MESSAGES = 50
 SECTION_CHARS = 2000
-REPLY_RESERVE = 0.25  # share of the context window kept free for the reply
+REPLY_RESERVE = 0.25  # share of the context window kept free for the reply when no limit is given
+PER_MESSAGE = 8  # tokens a chat template adds around each message (role markers), counted generously
 SPOKEN = ("message",)
 
 PASS_RULE = (
@@ -82,42 +85,141 @@ def _room_sections(project, room: str) -> list[tuple[str, str]]:
     return sections
 
 
-def clip(text: str, max_tokens: int) -> str:
-    """`text` cut to about `max_tokens` tokens, saying how much was left out."""
-    limit = max(16, max_tokens) * 4
-    if len(text) <= limit:
+def clip(text: str, max_tokens: int, tokens: int | None = None) -> str:
+    """`text` cut to about `max_tokens` tokens (`tokens`: its count, when known), saying how much was
+    left out. Cut in proportion to the count, so a hex dump (many tokens a character) is cut harder
+    than prose."""
+    tokens = estimate_tokens(text) if tokens is None else tokens
+    if tokens <= max_tokens:
         return text
-    return text[:limit] + f" …[cut: {len(text) - limit} more characters]"
+    keep = max(1, int(len(text) * max(16, max_tokens) / max(1, tokens) * 0.9))
+    if keep >= len(text):
+        return text
+    return text[:keep] + f" …[clipped: {len(text) - keep} more characters]"
 
 
-def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *, must_answer: bool = False) -> list[Message]:
-    """The messages for one call: system prompt, the tail that fits, and what to answer.
+class PromptMessage(Message):
+    """A prompt message; the last one also carries the text being answered on its own (`answering`),
+    which the offline model reads (it has no language model to find it in the packed message)."""
 
-    Token counts are estimates (4 characters a token), so no single message may take more than a
-    third of the budget: one oversized message must not push every later prompt past a server's
-    real context.
+    answering: str | None = None
+
+
+@dataclass
+class Line:
+    """One spoken message as a prompt shows it."""
+
+    speaker: str
+    text: str
+
+
+def arrange(system: str, me: str, lines: list[Line], answering: int | None, instruction: str = "") -> list[Message]:
+    """The messages of one call, in the shape every chat template accepts.
+
+    System first, then strictly alternating user/assistant messages, beginning and ending with
+    user. Other speakers' messages are `speaker: text` paragraphs, consecutive ones packed into one
+    user message; the agent's own messages (speaker `me`) are assistant messages (consecutive ones
+    merged; own messages before anyone else spoke are dropped: a conversation starts with user).
+    `lines[answering]`, the message being answered, appears once: last, in the final user message,
+    after the replies it already had (under a heading), then `instruction`.
     """
-    system = system_prompt(project, state, agent, agents, must_answer=must_answer)
-    budget = int(agent.context_window * (1 - REPLY_RESERVE)) - estimate_tokens(system)
-    per_message = max(16, budget // 3)
-    history: list[Message] = []
-    for msg in reversed(snapshot):
-        if msg.speaker == agent.id:
-            item = Message("assistant", clip(msg.text, per_message))
+    before = lines if answering is None else lines[:answering]
+    turns: list[tuple[str, list[str]]] = []
+    for line in before:
+        role = "assistant" if line.speaker == me else "user"
+        text = line.text if role == "assistant" else f"{line.speaker}: {line.text}"
+        if not turns and role == "assistant":
+            continue
+        if turns and turns[-1][0] == role:
+            turns[-1][1].append(text)
         else:
-            item = Message("user", f"{msg.speaker}: {clip(msg.text, per_message)}")
-        cost = estimate_tokens(item.content) + 4
-        if history and cost > budget:
+            turns.append((role, [text]))
+    final: list[str] = turns.pop()[1] if turns and turns[-1][0] == "user" else []
+    trigger = None
+    if answering is not None:
+        trigger = lines[answering]
+        after = lines[answering + 1:]
+        if after:
+            final.append(f"Replies so far to {trigger.speaker}'s message below:\n\n" +
+                         "\n\n".join(f"{line.speaker}{' (you)' if line.speaker == me else ''}: {line.text}" for line in after))
+        final.append(f"{trigger.speaker}: {trigger.text}")
+    if not final:
+        final.append("(The room is quiet.)")
+    if instruction:
+        final.append(instruction)
+    last = PromptMessage("user", "\n\n".join(final))
+    last.answering = trigger.text if trigger is not None else None
+    return [Message("system", system), *(Message(role, "\n\n".join(texts)) for role, texts in turns), last]
+
+
+def fit(lines: list[Line], answering: int | None, budget: int, count, *, keep_last: int | None = None) -> tuple[list[Line], int | None]:
+    """The lines that fit `budget` tokens (`count(text) -> int`), newest first, oldest dropped.
+
+    The message being answered is always kept (clipped to half the budget at most); any other
+    message is clipped to a third of it, so one oversized message cannot crowd out the rest.
+    `keep_last`: keep at most that many other messages (the tight retry after an overflow)."""
+    per_message = max(16, budget // 3)
+    chosen: dict[int, Line] = {}
+    if answering is not None:
+        trigger = lines[answering]
+        cap = max(16, budget // 2)
+        text = clip(trigger.text, cap, count(trigger.text))
+        chosen[answering] = Line(trigger.speaker, text)
+        budget -= min(cap, count(text)) + PER_MESSAGE
+    others = [i for i in reversed(range(len(lines))) if i != answering]
+    if keep_last is not None:
+        others = others[:keep_last]
+    for i in others:
+        line = lines[i]
+        text = clip(line.text, per_message, count(line.text))
+        cost = min(per_message, count(text)) + PER_MESSAGE
+        if cost > budget:
             break
         budget -= cost
-        history.append(item)
-    history.reverse()
-    if trigger is not None:
-        # the message being answered comes last, as itself; who wrote it is said in the system prompt
-        if snapshot and snapshot[-1].id == trigger.id and history:
-            history.pop()
-        history.append(Message("user", clip(trigger.text, per_message)))
-        system += f"\n\nYou are answering {trigger.speaker}'s message (the last one)."
-    if not history:
-        history.append(Message("user", "(The room is quiet.)"))
-    return [Message("system", system), *history]
+        chosen[i] = Line(line.speaker, text)
+    order = sorted(chosen)
+    return [chosen[i] for i in order], (order.index(answering) if answering is not None else None)
+
+
+def instruction_for(agent_id: str, *, must_answer: bool, structured: bool) -> str:
+    """The short reminder closing the prompt: how to answer and, where allowed, how to pass."""
+    if must_answer:
+        return f"(Answer as {agent_id} in one short message. /pass is not accepted this time.)"
+    if structured:
+        return (f"(Answer as {agent_id} with a JSON object: {{\"speak\": true, \"message\": \"your one short message\"}}. "
+                "If you have nothing useful to add: {\"speak\": false, \"message\": \"\"}.)")
+    return f"(Answer as {agent_id} in one short message. If you have nothing useful to add, reply with just: /pass)"
+
+
+def snapshot_lines(snapshot: list, trigger) -> tuple[list[Line], int | None]:
+    """The snapshot as prompt lines, and where the message being answered is (appended when the
+    snapshot does not hold it: a queued mention replayed, a trigger older than the tail)."""
+    lines = [Line(m.speaker, m.text) for m in snapshot]
+    if trigger is None:
+        return lines, None
+    for i, m in enumerate(snapshot):
+        if m.id == trigger.id:
+            return lines, i
+    return [*lines, Line(trigger.speaker, trigger.text)], len(lines)
+
+
+def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *, must_answer: bool = False,
+                 window: int | None = None, reply_tokens: int = 0, count=None, structured: bool = False,
+                 keep_last: int | None = None, shrink: float = 1.0, system: str | None = None) -> list[Message]:
+    """The messages for one call: system prompt, the tail that fits, and what to answer (`arrange`).
+
+    The budget is the context window (`window`: the server's, else the agent's `context_window`)
+    minus the reply's limit and the system prompt, less a tenth for the count's error; `count`
+    gives a text's tokens (the server's tokenizer, else the conservative estimate). `shrink` and
+    `keep_last` make the tight prompt tried once after a server refused one as too long.
+    """
+    count = count or estimate_tokens
+    if system is None:
+        system = system_prompt(project, state, agent, agents, must_answer=must_answer)
+    instruction = instruction_for(agent.id, must_answer=must_answer, structured=structured)
+    window = window or agent.context_window
+    room = window - (reply_tokens or int(window * REPLY_RESERVE))
+    budget = int((room * 0.9 - count(system) - count(instruction) - 3 * PER_MESSAGE) * shrink)
+    lines, answering = snapshot_lines(snapshot, trigger)
+    lines, answering = fit(lines, answering, max(32, budget), count, keep_last=keep_last)
+    return arrange(system, agent.id, lines, answering, instruction)

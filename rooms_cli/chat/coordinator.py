@@ -20,12 +20,14 @@ from typing import Any
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
 from rooms_cli.chat.addressing import Addressing, parse
-from rooms_cli.chat.context import build_prompt, read_snapshot
+from rooms_cli.chat.calling import Caller, known_names, read_reply
+from rooms_cli.chat.context import read_snapshot
+from rooms_cli.chat.hygiene import copied_from, strip_labels
 from rooms_cli.chat.rooms import RoomState, admit_new_agents, load_room, update_room
 from rooms_cli.chat.transcript import Message, append_message, make_message
 from rooms_cli.context import DEFAULT_ROOM
 from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
-from rooms_cli.passes import could_still_be_pass, is_pass
+from rooms_cli.passes import could_still_be_pass, streaming_object
 from rooms_cli.store import layout
 from rooms_cli.store.rand import rng
 
@@ -58,9 +60,10 @@ class Outcome:
     agent: Any  # rooms_cli.agents.Agent
     trigger: Message
     mode: str
-    kind: str  # message | pass | flavor | failed | external
+    kind: str  # message | pass | flavor | repeat | failed | external
     text: str = ""
     completion: Any = None  # rooms_cli.models.Completion
+    meta: dict = field(default_factory=dict)  # finish_reason, cut, repeated, copy_of, trimmed
 
 
 def append_records(project, room: str, messages: list[Message]) -> None:
@@ -87,6 +90,13 @@ class TurnResult:
     queued: list[dict] = field(default_factory=list)
     exhausted: bool = False
     notes: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # agents whose provider failed
+    answered: int = 0  # agents that replied, passed or were notified
+
+    @property
+    def unanswered(self) -> bool:
+        """Agents were prompted and every one of them failed: the command exits 1."""
+        return bool(self.failed) and not self.answered
 
     def to_json(self) -> dict:
         return {
@@ -99,6 +109,7 @@ class TurnResult:
             "queued": self.queued,
             "exhausted": self.exhausted,
             "notes": self.notes,
+            "failed": self.failed,
         }
 
 
@@ -179,6 +190,36 @@ class EmptyRoom(InvalidInput):
     """A chat in a room whose roster is empty: nothing is posted."""
 
 
+class UnknownMention(InvalidInput):
+    """A person's @-mention that matches no agent and no person of the room: nothing is posted and
+    nobody is prompted (it would have become an open message that spends the budget)."""
+
+    def __init__(self, words: list[str], roster: list[str], known: list[str], room: str):
+        from rooms_cli.chat.addressing import closest
+
+        parts = []
+        for word in words:
+            near = closest(word, [*roster, *known])
+            parts.append(f"@{word}" + (f" (closest: {', '.join(near)})" if near else ""))
+        here = f" (in the room: {', '.join(roster)})" if not any(closest(w, [*roster, *known]) for w in words) else ""
+        super().__init__(f"no agent matches {', '.join(parts)}, so nothing was posted and nobody was asked; "
+                         f"fix the name and send again{here}", code="unknown_mention",
+                         data={"mentions": list(words), "room": room})
+        self.words = list(words)
+
+
+def room_people(project, config, room: str, speaker: str) -> set[str]:
+    """The people a message may @-mention without naming an agent: the speaker, `user:` of
+    .rooms.yaml, and whoever spoke lately in the room but is no agent."""
+    from rooms_cli.chat.transcript import tail
+
+    people = {speaker.lower()}
+    if config.user:
+        people.add(str(config.user).lower())
+    people.update(m.speaker.lower() for m in tail(project, room, 200) if m.kind == "message")
+    return people
+
+
 class NotInRoom(InvalidInput):
     """A message addressed only to agents that exist but are not in the room: nothing is posted, and
     nobody else is prompted in their place. Interactive mode offers to invite them."""
@@ -217,7 +258,7 @@ class Turn:
         self.on_event = on_event or (lambda kind, data: None)
         self.remaining = state.budget_remaining
         self.cascade: list[tuple[str, Message]] = []
-        self.providers: dict = {}
+        self.caller = Caller(project, config, state, agents)
         self.used_lines: set[str] = set()
         self.spent = False
 
@@ -260,35 +301,27 @@ class Turn:
                 return False
         return True
 
-    def provider(self, agent):
-        from rooms_cli.models import provider_for
-
-        model_string = agent.model_string(self.config.default_model)
-        if model_string not in self.providers:
-            self.providers[model_string] = provider_for(model_string, self.config)
-        return self.providers[model_string]
-
     async def close(self) -> None:
-        for provider, _model in self.providers.values():
-            try:
-                await provider.aclose()
-            except Exception:  # closing is best effort; the turn's records are already written
-                pass
+        await self.caller.close()
 
     async def call(self, agent, trigger: Message, snapshot: list, *, must_answer: bool, stream: bool):
-        """One model call: (Completion, None), or (None, the reason) when the provider fails."""
-        messages = build_prompt(self.project, self.state, agent, self.agents, snapshot, trigger, must_answer=must_answer)
-        on_delta = _PassFilter(lambda piece: self.emit("delta", agent=agent.id, text=piece)) if stream else None
+        """One model call, read: (Reading, None), or (None, the reason) when the provider fails."""
+        structured = [False]
+        names = known_names(self.agents, snapshot, trigger)
+        on_delta = _PassFilter(lambda piece: self.emit("delta", agent=agent.id, text=piece), structured,
+                               lambda held: strip_labels(held, agent.id, names)[0]) if stream else None
         try:
-            provider, model = self.provider(agent)
-            completion = await provider.acomplete(
-                messages, model=model, temperature=agent.temperature, on_delta=on_delta,
-                agent=agent, purpose="answer" if must_answer else "chat",
-            )
+            if on_delta is not None:
+                provider, _model = self.caller.provider(agent)
+                structured[0] = bool(getattr(provider, "structured", False)) and not must_answer
+            answer = await self.caller.ask(agent, trigger, snapshot, must_answer=must_answer, on_delta=on_delta)
         except Exception as exc:  # (a cancelled call is a BaseException: it goes through)  # any provider failure: visible, named, and the turn goes on
             self.emit("failed", agent=agent.id)
             return None, exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
-        return completion, None
+        reading = read_reply(agent, answer, names)
+        if on_delta is not None and reading.kind == "message":
+            on_delta.finish(reading.text)
+        return (answer, reading), None
 
     async def produce(self, agent_id: str, trigger: Message, *, mode: str, snapshot: list | None = None,
                       stream: bool = True) -> Outcome:
@@ -299,17 +332,22 @@ class Turn:
         if snapshot is None:
             snapshot = read_snapshot(self.project, self.room, self.config)
         self.emit("start", agent=agent.id, mode=mode)
-        completion, error = await self.call(agent, trigger, snapshot, must_answer=False, stream=stream)
-        if completion is not None and is_pass(completion.text) and mode == "everyone":
+        got, error = await self.call(agent, trigger, snapshot, must_answer=False, stream=stream)
+        if got is not None and got[1].kind == "pass" and mode == "everyone":
             self.emit("retry", agent=agent.id)
-            completion, error = await self.call(agent, trigger, snapshot, must_answer=True, stream=stream)
-            if completion is not None and is_pass(completion.text):
+            got, error = await self.call(agent, trigger, snapshot, must_answer=True, stream=stream)
+            if got is not None and got[1].kind == "pass":
                 return Outcome(agent, trigger, mode, "flavor", self._line(FLAVOR_LINES, agent.id, trigger.id, "flavor"))
-        if completion is None:
+        if got is None:
             return Outcome(agent, trigger, mode, "failed", error or "no answer")
-        if is_pass(completion.text):
-            return Outcome(agent, trigger, mode, "pass", self._line(PASS_LINES, agent.id, trigger.id, "pass"))
-        return Outcome(agent, trigger, mode, "message", completion.text.strip(), completion)
+        answer, reading = got
+        if reading.kind == "pass":
+            return Outcome(agent, trigger, mode, "pass", self._line(PASS_LINES, agent.id, trigger.id, "pass"), answer.completion)
+        original = copied_from(reading.text, [m for m in snapshot if m.speaker != agent.id])
+        if original is not None:
+            return Outcome(agent, trigger, mode, "repeat", f"repeats {original.speaker}'s message; not counted",
+                           answer.completion, {**reading.meta, "copy_of": original.id})
+        return Outcome(agent, trigger, mode, "message", reading.text, answer.completion, reading.meta)
 
     async def ask(self, agent_id: str, trigger: Message, *, mode: str) -> None:
         self.settle([await self.produce(agent_id, trigger, mode=mode)])
@@ -323,6 +361,10 @@ class Turn:
             self.spent = True
         drafts: list[Message] = []
         for o in outcomes:
+            if o.kind == "failed":
+                self.result.failed.append(o.agent.id)
+            else:
+                self.result.answered += 1
             answering = {"answering": o.trigger.id}
             if o.kind == "external":
                 drafts.append(self.notify_external(o.agent, o.trigger))
@@ -331,10 +373,12 @@ class Turn:
                                            meta={"agent": o.agent.id, "error": True}))
             elif o.kind in ("pass", "flavor"):
                 drafts.append(make_message(self.room, o.agent.id, o.text, o.kind, meta=answering))
+            elif o.kind == "repeat":  # copied another's message: kept out of later prompts, costs nothing
+                drafts.append(make_message(self.room, o.agent.id, o.text, "repeat", meta={**answering, **o.meta}))
             else:
                 c = o.completion
                 drafts.append(make_message(self.room, o.agent.id, o.text, "message", model="offline" if c.offline else c.model,
-                                           usage=c.usage.to_json(), meta={**answering, "mode": o.mode}))
+                                           usage=c.usage.to_json(), meta={**answering, "mode": o.mode, **o.meta}))
         if substantive and self.remaining <= 0 and not self.result.exhausted:
             self.result.exhausted = True
             drafts.append(make_message(self.room, "rooms", budget.EXHAUSTED_TEXT, "budget_exhausted"))
@@ -346,21 +390,25 @@ class Turn:
             if o.kind != "message":
                 continue
             sessions.record_turn(self.project, self.room, o.agent.id, answered=o.trigger.id, reply=o.text,
-                                 usage=msg.usage)
-            self.suggest_handoff(o.agent)
+                                 usage=msg.usage, finish_reason=o.meta.get("finish_reason"))
+            self.suggest_handoff(o.agent, msg.usage or {})
             for target in parse(o.text, self.state.roster, [], from_person=False).targets:
                 if target != o.agent.id and target in self.agents:
                     self.cascade.append((target, msg))
         return drafts
 
-    def suggest_handoff(self, agent) -> None:
+    def suggest_handoff(self, agent, usage: dict) -> None:
+        """Suggest a hand-off once the last call's prompt and reply pass the threshold of the window
+        (the server's, else the agent's): that is how full the agent's context is now."""
         summary = sessions.summarize_session(self.project, self.room, agent.id)
         threshold = float(self.config.get("context_threshold", sessions.DEFAULT_THRESHOLD))
-        if sessions.needs_handoff(summary, agent.context_window, threshold):
+        window = self.caller.windows.get(agent.model_string(self.config.default_model)) or agent.context_window
+        used = sessions.context_used(usage)
+        if sessions.needs_handoff(summary, used, window, threshold):
             sessions.mark_suggested(self.project, self.room, agent.id)
-            self.record("rooms", f"{agent.id} has used {summary.tokens} of {agent.context_window} tokens of context "
+            self.record("rooms", f"{agent.id}'s last prompt and reply took {used} of {window} tokens of context "
                                  f"in this room; consider /handoff {agent.id}", "handoff_suggested",
-                        meta={"agent": agent.id, "tokens": summary.tokens})
+                        meta={"agent": agent.id, "tokens": used})
 
     def notify_external(self, agent, trigger: Message) -> Message:
         """An external agent is not called: it is told through its inbox (the line is returned, unwritten)."""
@@ -391,6 +439,10 @@ class Turn:
         chosen = eligible[: self.remaining]
         if len(chosen) < len(eligible):
             self.result.notes.append(f"@jam: only {len(chosen)} turns left, so {', '.join(eligible[len(chosen):])} sat out")
+
+        for agent_id in chosen:  # learn each model's window once, before the calls go out together
+            if not self.agents[agent_id].is_external(self.config.default_model):
+                await self.caller.window(self.agents[agent_id])
 
         async def one(agent_id: str) -> Outcome:
             outcome = await self.produce(agent_id, trigger, mode="jam", snapshot=snapshot, stream=False)
@@ -449,6 +501,11 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
     addressing = parse(text, state.roster, known, from_person=from_person)
     if from_person and addressing.mode == "open" and addressing.outside:
         raise NotInRoom(addressing.outside, room)
+    if from_person and addressing.unmatched:
+        people = room_people(project, config, room, speaker)
+        addressing.unmatched = [w for w in addressing.unmatched if w.lower().rsplit("/", 1)[-1] not in people]
+        if addressing.unmatched:
+            raise UnknownMention(addressing.unmatched, state.roster, known, room)
     if not from_person:
         addressing.targets = [t for t in addressing.targets if t != speaker]
         addressing.mode = "direct" if addressing.targets else "open"
@@ -536,18 +593,42 @@ def _run(coro, *, loop: bool):
 
 
 class _PassFilter:
-    """Streams deltas, but holds them back while the reply could still be just `/pass`."""
+    """Streams deltas, but holds them back while the reply could still be a pass (then shows it
+    without leading speaker labels). A structured reply (`{"speak", "message"}`, when `structured[0]`)
+    shows only its message, once it says it speaks."""
 
-    def __init__(self, sink: Callable[[str], None]):
+    def __init__(self, sink: Callable[[str], None], structured: list[bool], tidy: Callable[[str], str] = str.lstrip):
         self.sink = sink
+        self.structured = structured
+        self.tidy = tidy
         self.held = ""
         self.open = False
+        self.shown = 0  # characters of a structured reply's message already shown
 
     def __call__(self, piece: str) -> None:
         if self.open:
             self.sink(piece)
             return
         self.held += piece
-        if not could_still_be_pass(self.held):
+        if self.structured[0] and self.held.lstrip().startswith("{"):
+            self._object()
+        elif not could_still_be_pass(self.held):
             self.open = True
-            self.sink(self.held)
+            self.sink(self.tidy(self.held))
+
+    def finish(self, text: str) -> None:
+        """The reply is in and is a message: show what was held back (`text`, as it will be stored)."""
+        if self.open:
+            return
+        self.open = True
+        rest = text[self.shown:] if self.shown else text
+        if rest:
+            self.sink(rest)
+
+    def _object(self) -> None:
+        speak, message = streaming_object(self.held)
+        if speak is False or message is None or (not self.shown and could_still_be_pass(message)):
+            return
+        if len(message) > self.shown:
+            self.sink(message[self.shown:])
+            self.shown = len(message)

@@ -7,9 +7,10 @@ before is no longer read. The transcript is never touched. Records carry `eid` a
 read in merge order (store/eventlog.py), so two clones' turns both count after a git merge.
 
 Token usage of a session is the sum of every turn's input and output tokens since the session
-began (each record also carries the running totals, for people reading the file). When it passes
-`context_threshold` (default 0.70) × the agent's `context_window`, the room records a
-`handoff_suggested` line, once per session.
+began (each record also carries the running totals, for people reading the file). How full the
+agent's context is, though, is its LAST call: that prompt's tokens and the reply's. When they pass
+`context_threshold` (default 0.70) × the context window (the server's, else the agent's
+`context_window`), the room records a `handoff_suggested` line, once per session.
 """
 
 from __future__ import annotations
@@ -76,11 +77,15 @@ def _append(project: Project, room: str, agent: str, record: dict) -> None:
         eventlog.append(path, [{"ts": now_iso(), "eid": new_id("e"), **record, **totals}], lock=False)
 
 
-def record_turn(project: Project, room: str, agent: str, *, answered: str, reply: str, usage: dict | None) -> None:
-    """Append one turn."""
+def record_turn(project: Project, room: str, agent: str, *, answered: str, reply: str, usage: dict | None,
+                finish_reason: str | None = None) -> None:
+    """Append one turn (with the provider's finish reason: `stop`, `length` when the limit cut it…)."""
     usage = usage or {}
-    _append(project, room, agent, {"kind": "turn", "answered": answered, "reply": reply,
-                                   "input_tokens": int(usage.get("input_tokens", 0)), "output_tokens": int(usage.get("output_tokens", 0))})
+    record = {"kind": "turn", "answered": answered, "reply": reply,
+              "input_tokens": int(usage.get("input_tokens", 0)), "output_tokens": int(usage.get("output_tokens", 0))}
+    if finish_reason:
+        record["finish_reason"] = finish_reason
+    _append(project, room, agent, record)
 
 
 def read_session(project: Project, room: str, agent: str) -> list[dict]:
@@ -94,9 +99,17 @@ def summarize_session(project: Project, room: str, agent: str) -> SessionSummary
                           output_tokens=totals["output_total"], suggested=totals["suggested"])
 
 
-def needs_handoff(summary: SessionSummary, context_window: int, threshold: float = DEFAULT_THRESHOLD) -> bool:
-    """True the first time a session's tokens pass threshold × window."""
-    return not summary.suggested and summary.tokens >= threshold * context_window
+def context_used(usage: dict) -> int:
+    """How much of its context an agent's last call filled: that prompt's tokens and the reply's.
+
+    Every call sends the whole prompt again, so the sum over a session's turns says nothing about
+    how full the context is (it passed a 2 048-token window on the first turns)."""
+    return _count(usage.get("input_tokens")) + _count(usage.get("output_tokens"))
+
+
+def needs_handoff(summary: SessionSummary, used: int, context_window: int, threshold: float = DEFAULT_THRESHOLD) -> bool:
+    """True the first time in a session that the last call's `used` tokens pass threshold × window."""
+    return not summary.suggested and used >= threshold * context_window
 
 
 def mark_suggested(project: Project, room: str, agent: str) -> None:

@@ -1,7 +1,8 @@
 """The transcript: `.rooms/rooms/<room>/transcript.jsonl`, one message record a line, append-only.
 
 A record: {"id": "m-…", "ts": ISO, "room", "speaker", "kind", "text", …optional "model", "usage",
-"mode", "meta"}. Kinds: message (a person or an agent), pass, flavor, system, budget_exhausted,
+"mode", "meta"}. Kinds: message (a person or an agent), pass, flavor, repeat (a reply that copied
+another's message: not spoken, costs nothing), system, budget_exhausted,
 handoff_suggested, join, kick, mute, unmute, handoff, continue, roundtable.
 """
 
@@ -16,7 +17,7 @@ from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 
 KINDS = (
-    "message", "pass", "flavor", "system", "budget_exhausted", "handoff_suggested",
+    "message", "pass", "flavor", "repeat", "system", "budget_exhausted", "handoff_suggested",
     "join", "kick", "mute", "unmute", "handoff", "continue", "roundtable",
 )
 

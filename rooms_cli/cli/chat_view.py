@@ -64,18 +64,27 @@ class TurnView:
             return
         if msg.kind == "message" and self.streaming == msg.speaker:
             self._end_stream()
+            self._stored_note(msg)
             return
         self._end_stream()
         self.pending = None
         if msg.kind == "message":
             self._write(f"{msg.speaker}: ", "bold")
             self._write(msg.text + "\n")
-        elif msg.kind in ("pass", "flavor"):
+        elif msg.kind in ("pass", "flavor", "repeat"):
             output.say(f"  * {msg.speaker} {msg.text} *", style="italic dim")
         elif msg.kind == "budget_exhausted":
             output.say(f"  {msg.text}", style="bold yellow")
         else:
             output.say(f"  · {msg.text}", style="dim")
+
+
+    def _stored_note(self, msg) -> None:
+        """What hygiene changed in a reply that was shown as it streamed (the record says it too)."""
+        if msg.meta.get("repeated"):
+            output.say("  · it repeated itself: stored cut at the repetition", style="dim")
+        elif msg.meta.get("cut"):
+            output.say("  · stopped by its token limit: stored marked as cut", style="dim")
 
 
 def print_turn_footer(result) -> None:
@@ -135,7 +144,7 @@ def print_transcript(messages: list, *, ids: bool = False) -> None:
         stamp = msg.ts[11:19] + (f" {msg.id}" if ids else "")
         if msg.kind == "message":
             output.say(f"[{stamp}] {msg.speaker}: {msg.text}")
-        elif msg.kind in ("pass", "flavor"):
+        elif msg.kind in ("pass", "flavor", "repeat"):
             output.say(f"[{stamp}]   * {msg.speaker} {msg.text} *", style="italic dim")
         else:
             output.say(f"[{stamp}]   · {msg.text}", style="dim")

@@ -185,6 +185,11 @@ def chat(run: Run, message: str, explain: bool = False, no_wait: bool = False) -
     with coordinator.floor(run.project, run.room, wait=not no_wait, on_wait=output.note):
         turn = coordinator.run_message(run.project, run.config, run.room, run.me, message, on_event=view)
     run.emit(turn, lambda: chat_view.print_turn_footer(turn))
+    if turn.unanswered:
+        from rooms_cli.errors import ProviderError
+
+        raise ProviderError(f"no agent could answer ({', '.join(turn.failed)} failed; the reasons are in the room's transcript)",
+                            code="no_answer")
 
 
 # --- messaging ------------------------------------------------------------------------------------------

@@ -179,3 +179,30 @@ def claude_session_start_cmd(run: Run) -> None:
     Example: rooms hook claude-code session-start < hook.json
     """
     hot.claude_session_start(run)
+
+
+@hook_app.command("pre-commit")
+@shared(as_=True)
+def pre_commit_cmd(
+    run: Run,
+    install: Annotated[bool, typer.Option("--install", help="Write .git/hooks/pre-commit to run this on every commit.")] = False,
+) -> None:
+    """git pre-commit hook: refuse (exit 3) a commit whose staged paths another agent reserved exclusively.
+
+    Install it once per clone with `rooms hook pre-commit --install`. Your own reservations (--as,
+    ROOMS_AGENT) do not count; outside a rooms project it allows everything.
+
+    Example: rooms hook pre-commit --install
+    """
+    from rooms_cli.reservations import precommit
+    from rooms_cli.reservations.ledger import check_paths
+
+    if install:
+        path = precommit.install_hook()
+        return run.emit({"installed": str(path)}, f"installed {path}: commits now check file reservations")
+    result = check_paths(run.project, precommit.staged_paths(run.project), agent=run.me)
+    problem = result.problem()
+    if problem is not None:
+        problem.message += " — release or wait, or commit without those paths (git commit --no-verify skips the check)"
+        raise problem
+    run.emit(result)

@@ -66,3 +66,8 @@ def test_cmd(
     usage = report["usage"]
     output.say(f"  usage:   {usage['input_tokens']} in / {usage['output_tokens']} out" + ("  (offline model)" if report["offline"] else ""))
     output.say(f"  reply:   {report['reply']}")
+    output.say(f"  finish:  {report['finish_reason']}" + ("  (cut at the max_tokens limit)" if report["cut"] else ""))
+    window = report["context_window"]
+    output.say(f"  window:  {f'{window} tokens' if window else 'unknown (set context_window: to say it)'}")
+    structured = {True: "yes", False: f"no: {report['structured_note']}", None: "not available"}[report["structured"]]
+    output.say(f"  structured output: {structured}")

@@ -23,6 +23,7 @@ from rooms_cli.shapes import (
     INT,
     MEMBER,
     MESSAGE,
+    RESERVATION,
     RESULT,
     SENT,
     STR,
@@ -454,6 +455,60 @@ def roundtable_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = No
     from rooms_cli.shapes import page
 
     return page("items", to_jsonable(queue.list_items(s.project)), limit=limit, after=since)
+
+
+# -- file reservations ---------------------------------------------------------------------------
+
+Patterns = Annotated[list[str], Field(description="Paths or globs relative to the project root: src/auth/**, *.md, docs/api.md.",
+                                      min_length=1, max_length=100)]
+
+
+@tool("Reserve files", RESERVATION)
+def reserve_files(s: Session, patterns: Patterns,
+                  ttl: Annotated[str | None, AfterValidator(duration), Field(description="How long it holds, e.g. 30m, 2h (default 30m).")] = None,
+                  shared: Annotated[bool, Field(description="Let others hold shared reservations of these paths too.")] = False,
+                  reason: Annotated[str, Field(description="What you are doing, shown to the others.", max_length=500)] = ""):
+    """Reserve files before editing them (exclusive unless shared). Refused with the error `reserved`
+    (exit code 3) naming the holder when another agent holds an overlapping reservation; reserving the
+    same patterns again renews yours."""
+    from rooms_cli.reservations.ledger import reserve
+
+    return reserve(s.project, s.me, patterns, ttl=ttl, exclusive=not shared, reason=reason)
+
+
+@tool("Release reserved files", envelope("released", RESERVATION))
+def release_files(s: Session,
+                  patterns: Annotated[list[str] | None, Field(description="Patterns (or reservation ids) to release; leave out with all=true.")] = None,
+                  all: Annotated[bool, Field(description="Release every reservation you hold.")] = False):
+    """Release your reservations holding any of `patterns` (or with those ids), or all of them."""
+    from rooms_cli.errors import InvalidInput
+    from rooms_cli.reservations.ledger import release
+
+    if bool(patterns) == all:
+        raise InvalidInput("give patterns (or reservation ids) to release, or all=true, not both")
+    released = release(s.project, s.me, patterns, all_=all)
+    return {"released": released, "count": len(released), "remaining": 0, "next_cursor": None}
+
+
+@tool("List file reservations", envelope("reservations", RESERVATION), read_only=True)
+def list_reservations(s: Session, agent: Annotated[str | None, Field(description="Only this agent's.")] = None,
+                      limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+    """The active file reservations, oldest first: agent, patterns, exclusive or shared, expiry."""
+    from rooms_cli.reservations.ledger import active_reservations
+    from rooms_cli.shapes import page
+
+    held = [r for r in active_reservations(s.project) if agent is None or r.agent == agent]
+    return page("reservations", held, limit=limit, after=since, key=lambda r: r.id)
+
+
+@tool("Check files against reservations", record({"ok": BOOL, "paths": {"type": "array", "items": STR},
+                                                   "blocked": {"type": "array"}}), read_only=True)
+def check_files(s: Session, paths: Annotated[list[str], Field(description="File paths relative to the project root.", min_length=1, max_length=1000)]):
+    """Whether another agent holds an exclusive reservation covering any of `paths`; `blocked` names
+    the holders (ok is false then). Your own reservations do not count."""
+    from rooms_cli.reservations.ledger import check_paths
+
+    return check_paths(s.project, paths, agent=s.me)
 
 
 # -- events --------------------------------------------------------------------------------------

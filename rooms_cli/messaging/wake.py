@@ -86,6 +86,7 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
     `send --wake` just delivered); None when there was nothing to do or it is already awake."""
     from rooms_cli.models import provider_for
     from rooms_cli.models.base import Message
+    from rooms_cli.models.limits import mark_cut
 
     lock = try_lock(layout.wake_lock(project, agent.id))
     if lock is None:
@@ -102,11 +103,15 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
             model=model, temperature=agent.temperature, agent=agent, purpose="answer",
         )
         text = completion.text.strip()
+        if completion.cut and text:
+            text = mark_cut(text)
         targets = {m.sender: m for m in woke if m.sender != agent.id}
         replies = []
         if text and not is_pass(text):
             for sender, original in targets.items():
-                meta = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
+                meta: dict[str, object] = {"auto": "wake", "reply_to_id": original.id, "quote": original.text[:120]}
+                if completion.cut:
+                    meta["cut"] = True
                 replies.append(deliver(project, sender, agent.id, text, kind="direct", reply_to=original.n, meta=meta))
             mark_announced(project, agent.id)
         # what came before the last message that woke it is read too (as "read up to" did)

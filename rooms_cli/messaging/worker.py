@@ -51,6 +51,7 @@ def run_model(project: Project, spawn: Spawn) -> str:
     from rooms_cli.config import load_config
     from rooms_cli.models import provider_for
     from rooms_cli.models.base import Message
+    from rooms_cli.models.limits import mark_cut
 
     config = load_config(project)
     agent = load_agent(project, spawn.profile) if spawn.profile else None
@@ -62,9 +63,9 @@ def run_model(project: Project, spawn: Spawn) -> str:
     provider, model = provider_for(spawn.model or config.default_model, config)
     completion = provider.complete(
         [Message("system", system), Message("user", spawn.prompt)], model=model,
-        temperature=agent.temperature if agent else None, agent=agent, purpose="answer",
+        temperature=agent.temperature if agent else None, agent=agent, purpose="task",
     )
-    return completion.text
+    return mark_cut(completion.text) if completion.cut else completion.text
 
 
 def run_spawn(project: Project, spawn_id: str) -> Spawn:

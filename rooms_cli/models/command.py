@@ -154,6 +154,8 @@ class CommandProvider(Provider):
                 emit(decoder.decode(chunk))
                 if cut[0]:
                     _kill_group(proc)  # enough: the rest of the reply would be thrown away
+                    while await stdout.read(65536):  # drained to its end, so the pipe closes
+                        pass
                     return
             emit(decoder.decode(b"", final=True))
 

@@ -201,12 +201,21 @@ _NOISE_LINE = re.compile(r"^(traceback \(most recent call last\)|file \"|at row 
 _NOISE_START = re.compile(r"^(error|exception|runtime error|value error|jinja2?\.[\w.]+|[\w.]*error)\s*:?\s*$", re.IGNORECASE)
 
 
+_RAISED = re.compile(r"^(?:(?:[\w.]+\s+)?[\w.]*(?:error|exception)\s*:\s*)+(?P<msg>\S.*)$", re.IGNORECASE)
+
+
 def one_line(text: str, limit: int = 300) -> str:
-    """The first meaningful line of a server's message, trimmed: a chat template's 400 can carry a
-    traceback or the template itself, and an error is one line."""
-    lines = [line.strip() for line in str(text).splitlines()]
-    meaningful = [line for line in lines if line and not _NOISE_LINE.match(line) and not _NOISE_START.match(line)]
-    line = meaningful[0] if meaningful else " ".join(part for part in lines if part)
+    """A server's message on one line, trimmed: a chat template's 400 can carry a traceback or the
+    template itself. Its first meaningful line, and when that only introduces the failure (ends
+    with ":"), the error it raised (llama.cpp: "Unable to generate parser for this template.
+    Conversation roles must alternate user/assistant/...")."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    meaningful = [line for line in lines if not _NOISE_LINE.match(line) and not _NOISE_START.match(line)]
+    line = meaningful[0] if meaningful else " ".join(lines)
+    raised = [m.group("msg") for m in map(_RAISED.match, meaningful[1:]) if m]
+    if raised and line.endswith(":") and raised[-1] not in line:
+        lead = line.split(". ")[0].rstrip(":. ")
+        line = f"{lead}. {raised[-1]}" if lead else raised[-1]
     line = " ".join(line.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 

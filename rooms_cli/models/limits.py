@@ -13,6 +13,7 @@ The defaults keep a small model from rambling (one agent once streamed 3 268 tok
 `salt_salt_salt…` into a room) and still let a real answer finish: a chat turn of a few
 paragraphs fits in 400 tokens, a vote or a ballot in far less. `Provider.acomplete` applies
 this rule itself when a caller passes no `max_tokens`, so no model call is ever unbounded.
+A reply the limit stopped (`Completion.cut`) is shown through `mark_cut`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ DEFAULT_MAX_TOKENS: dict[str, int] = {
     "lessons": 500,  # 2-3 lessons per participant, as JSON
     "roundtable": 200,  # one roundtable turn (turns are capped at 120 characters by default)
     "group": 500,  # a group member's answer to a fan-out
+    "task": 1500,  # a spawned worker's whole answer to one task (`rooms spawn`)
 }
 FALLBACK_PURPOSE = "answer"  # a purpose not in the table gets its limit
 
@@ -48,4 +50,18 @@ def reply_limit(purpose: str, *, agent: Any = None, provider_spec: dict | None =
     return DEFAULT_MAX_TOKENS.get(purpose, DEFAULT_MAX_TOKENS[FALLBACK_PURPOSE])
 
 
-__all__ = ["DEFAULT_MAX_TOKENS", "reply_limit"]
+CUT_MARK = "…"
+
+
+def mark_cut(text: str) -> str:
+    """A reply the limit stopped, made readable: "…" where it stopped, and a code fence it left
+    open closed (so the rest of a transcript does not render as code)."""
+    text = text.rstrip()
+    if not text.endswith(CUT_MARK):
+        text += CUT_MARK
+    if text.count("```") % 2:
+        text += "\n```"
+    return text
+
+
+__all__ = ["CUT_MARK", "DEFAULT_MAX_TOKENS", "mark_cut", "reply_limit"]

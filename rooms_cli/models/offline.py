@@ -287,9 +287,11 @@ def vote_in_voice(agent, prompt: str) -> str:
 
 
 def _last_user(messages: list[Message]) -> str:
+    """The text being answered: a chat prompt packs it with other lines into its last user
+    message and also hands it over alone (chat/context.py, `answering`)."""
     for msg in reversed(messages):
         if msg.role == "user":
-            return msg.content
+            return getattr(msg, "answering", None) or msg.content
     return ""
 
 

@@ -102,17 +102,22 @@ def refused_field(err: ProviderError, body: dict) -> str | None:
     if status not in (400, 422) or isinstance(err, ContextOverflow):  # a prompt too long stays too long
         return None
     text = err.message.lower()
-    # llama.cpp turns a schema into a grammar; a model whose vocabulary cannot carry one answers
-    # "Failed to initialize samplers" (seen with a tiny random-weight GGUF)
-    if "response_format" in body and any(w in text for w in ("response_format", "schema", "grammar", "sampler")):
-        return "response_format"
     if "max_tokens" in body and "max_completion_tokens" in text:
         return "max_tokens"
     if "max_completion_tokens" in body and "max_completion_tokens" in text and "unrecognized" in text:
         return "max_completion_tokens"
     if "stop" in body and re.search(r"\bstop\b", text) and ("unsupported" in text or "not supported" in text):
         return "stop"
+    if "response_format" in body:
+        # named ("response_format", "json_schema"), or not: llama.cpp answers a grammar its sampler
+        # cannot build with "Failed to initialize samplers"; the retry without it tells which
+        return "response_format"
     return None
+
+
+def names_schema(err: ProviderError) -> bool:
+    text = err.message.lower()
+    return "response_format" in text or "schema" in text
 
 
 class OpenAIProvider(Provider):
@@ -200,6 +205,8 @@ class OpenAIProvider(Provider):
     async def _acomplete(
         self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
     ) -> Completion:
+        refused_here = _refused.setdefault(self.base_url(), set())
+        guessed: str | None = None  # a field dropped on a 400 that did not name it
         for _ in range(4):  # at most one retry for each field a server may refuse
             call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None, stop=stop, schema=schema)
             try:
@@ -210,8 +217,11 @@ class OpenAIProvider(Provider):
             except ProviderError as err:
                 refused = refused_field(err, call.body)
                 if refused is None:
+                    if guessed:  # it failed without the field too: the field was not the cause
+                        refused_here.discard(guessed)
                     raise
-                _refused.setdefault(self.base_url(), set()).add(refused)  # nothing was streamed: a 4xx has no text
+                refused_here.add(refused)  # nothing was streamed: a 4xx has no text
+                guessed = refused if refused == "response_format" and not names_schema(err) else None
                 continue
             completion.structured = "response_format" in call.body
             return completion

@@ -22,6 +22,7 @@ is built, and `Project.path` refuses anything that would resolve outside `.rooms
     schedule/fired.jsonl                      schedule_fired_log
     schedule/state.json                       schedule_state_file  (read only: what older versions wrote)
     memories/<agent>.jsonl                    memories_file        (memories_dir)
+    reservations/log.jsonl                    reservations_log     (file reservations: reserve, renew, release, expire)
     run/…                                     local, never committed (.rooms/.gitignore): current room,
                                               chat history, board snapshots, spawn locks and logs,
                                               seen markers, wake locks
@@ -247,6 +248,10 @@ def memories_dir(project: Project) -> Path:
 
 def memories_file(project: Project, agent: str) -> Path:
     return project.path("memories", _agent(agent) + ".jsonl")
+
+
+def reservations_log(project: Project) -> Path:
+    return project.path("reservations", "log.jsonl")
 
 
 # listing a part's folder ----------------------------------------------------------------------------

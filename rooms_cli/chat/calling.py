@@ -1,0 +1,185 @@
+"""One model call for a chat reply: what is sent, and how the reply is read back.
+
+Sent (see docs/chat.md, "What an agent is given"):
+- `max_tokens` from `rooms_cli.models.limits.reply_limit` (the agent's `max_tokens:`, else the
+  provider's, else the default for the kind of call: "chat", or "answer" on the @everyone re-ask);
+- a temperature: the agent's, else `CHAT_TEMPERATURE` (servers' own defaults differ);
+- stop sequences `\\n<name>:` for the speakers most likely to be impersonated (the speaker being
+  answered, then the latest other speakers, then the roster), at most `MAX_STOPS` (servers such as
+  OpenAI's accept four); every other speaker's turn is cut after the fact (hygiene.py);
+- where the provider honours a JSON schema, `PASS_SCHEMA` (`{"speak", "message"}`), except when a
+  pass is not accepted;
+- a prompt fitted to the context window the server reports (else the agent's `context_window`),
+  counted with the server's tokenizer when the conservative estimate says it might not fit. When
+  the server still refuses it as too long (ContextOverflow), it is built once more with half the
+  budget and only the last `TIGHT_MESSAGES` other messages, each clipped hard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rooms_cli.chat import hygiene
+from rooms_cli.chat.context import PER_MESSAGE, build_prompt, system_prompt
+from rooms_cli.passes import PASS_SCHEMA, is_pass, read_structured
+
+CHAT_TEMPERATURE = 0.7
+MAX_STOPS = 4
+TIGHT_MESSAGES = 3
+TIGHT_SHRINK = 0.5
+
+
+@dataclass
+class Answer:
+    """A completion and how it was asked for."""
+
+    completion: Any  # rooms_cli.models.Completion
+    limit: int
+    structured: bool
+    retried: bool = False  # the prompt was refused as too long once and rebuilt tight
+
+
+@dataclass
+class Reading:
+    """What a reply says once read: a message (cleaned), or a pass; flags for the record."""
+
+    kind: str  # message | pass
+    text: str
+    meta: dict = field(default_factory=dict)
+
+
+def stop_sequences(me: str, trigger_speaker: str | None, snapshot: list, roster: list[str]) -> list[str]:
+    names: list[str] = []
+    for name in [trigger_speaker, *(m.speaker for m in reversed(snapshot)), *roster]:
+        if name and name != me and name not in names:
+            names.append(name)
+    return [f"\n{name}:" for name in names[:MAX_STOPS]]
+
+
+def known_names(agents: dict, snapshot: list, trigger) -> list[str]:
+    """Every name a reply might wrongly start with or go on to speak as: roster ids, display names,
+    and the people of the snapshot."""
+    names = set(agents)
+    names.update(a.display_name for a in agents.values())
+    names.update(m.speaker for m in snapshot)
+    if trigger is not None:
+        names.add(trigger.speaker)
+    return sorted(n for n in names if n)
+
+
+class Caller:
+    """Model calls of one turn: a provider per model string, the windows learned, tokens counted."""
+
+    def __init__(self, project, config, state, agents: dict):
+        self.project, self.config, self.state, self.agents = project, config, state, agents
+        self.providers: dict[str, tuple[Any, str]] = {}
+        self.windows: dict[str, int] = {}
+
+    def provider(self, agent):
+        from rooms_cli.models import provider_for
+
+        model_string = agent.model_string(self.config.default_model)
+        if model_string not in self.providers:
+            self.providers[model_string] = provider_for(model_string, self.config)
+        return self.providers[model_string]
+
+    async def close(self) -> None:
+        for provider, _model in self.providers.values():
+            try:
+                await provider.aclose()
+            except Exception:  # closing is best effort; the turn's records are already written
+                pass
+
+    async def window(self, agent) -> int:
+        """The agent's context window: what its server reports, else its `context_window`."""
+        provider, model = self.provider(agent)
+        key = agent.model_string(self.config.default_model)
+        if key not in self.windows:
+            try:
+                learned = await provider.context_window(model)
+            except Exception:  # a hint: the agent's own setting still holds
+                learned = None
+            self.windows[key] = learned or 0
+        return self.windows[key] or agent.context_window
+
+    async def _counter(self, provider, model: str, texts: list[str]):
+        """`count(text)` from the server's tokenizer (the provider caches counts per process)."""
+        from rooms_cli.models.tokens import estimate_tokens
+
+        counts: dict[str, int] = {}
+        for text in texts:
+            if text not in counts:
+                try:
+                    counts[text] = int(await provider.count_tokens(model, text))
+                except Exception:  # no tokenizer reachable: the estimate
+                    counts[text] = estimate_tokens(text)
+        return lambda text: counts.get(text) or estimate_tokens(text)
+
+    async def ask(self, agent, trigger, snapshot: list, *, must_answer: bool, on_delta=None) -> Answer:
+        """Call the agent's model about `trigger`; ProviderError (ContextOverflow after the retry) on failure."""
+        from rooms_cli.errors import ContextOverflow
+        from rooms_cli.models.limits import reply_limit
+        from rooms_cli.models.tokens import estimate_tokens
+
+        provider, model = self.provider(agent)
+        purpose = "answer" if must_answer else "chat"
+        limit = reply_limit(purpose, agent=agent, provider_spec=provider.spec)
+        structured = bool(getattr(provider, "structured", False)) and not must_answer
+        window = await self.window(agent)
+        system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer)
+        texts = [system, *(m.text for m in snapshot), trigger.text]
+        count = estimate_tokens
+        if sum(estimate_tokens(t) + PER_MESSAGE for t in texts) > (window - limit) * 0.9:
+            count = await self._counter(provider, model, texts)  # might not fit by the estimate: ask the server
+        stops = stop_sequences(agent.id, trigger.speaker, snapshot, self.state.roster)  # JSON cannot hold them: harmless there
+        temperature = agent.temperature if agent.temperature is not None else CHAT_TEMPERATURE
+        retried = False
+        for tight in (False, True):
+            messages = build_prompt(self.project, self.state, agent, self.agents, snapshot, trigger, must_answer=must_answer,
+                                    window=window, reply_tokens=limit, count=count, structured=structured, system=system,
+                                    shrink=TIGHT_SHRINK if tight else 1.0, keep_last=TIGHT_MESSAGES if tight else None)
+            try:
+                completion = await provider.acomplete(
+                    messages, model=model, temperature=temperature, max_tokens=limit, stop=stops,
+                    schema=PASS_SCHEMA if structured else None, on_delta=on_delta, agent=agent, purpose=purpose,
+                )
+            except ContextOverflow as exc:
+                if tight:
+                    exc.message = (f"{exc.message} (even trimmed to the last {TIGHT_MESSAGES} messages; raise the model's "
+                                   f"context on the server, or lower max_tokens: / context_window: in .rooms/agents/{agent.id}.md)")
+                    exc.args = (exc.message,)
+                    raise
+                retried = True
+                continue
+            return Answer(completion, limit, structured, retried)
+        raise AssertionError("unreachable")
+
+
+def read_reply(agent, answer: Answer, names: list[str]) -> Reading:
+    """A completion read as a message or a pass: structured `{speak, message}` where it was asked
+    for (text that is not the object is read as text), labels stripped, other turns and repetition
+    cut, a reply cut by the limit marked (hygiene.py)."""
+    completion = answer.completion
+    text = completion.text
+    meta: dict = {}
+    if completion.finish_reason:
+        meta["finish_reason"] = completion.finish_reason
+    if answer.structured:
+        read = read_structured(text)
+        if read is not None:
+            speak, text = read
+            if not speak:
+                return Reading("pass", "", meta)
+    tidy = hygiene.tidy_reply(text, agent.id, names)
+    if not tidy.text or is_pass(tidy.text):
+        return Reading("pass", "", meta)
+    text = tidy.text
+    if tidy.repeated:
+        meta["repeated"] = True
+    elif completion.cut and not tidy.cut_turn:
+        text = hygiene.mark_cut(text, answer.limit)
+        meta["cut"] = True
+    if answer.retried:
+        meta["trimmed"] = True
+    return Reading("message", text, meta)

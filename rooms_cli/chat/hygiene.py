@@ -1,0 +1,175 @@
+"""What a reply goes through before it is stored, so the transcript does not poison itself.
+
+    clean = tidy_reply(text, me="ops", names=["ops", "architect", "alice", "Architect"])
+
+In order:
+1. Role tokens (`<|im_start|>assistant`, `<start_of_turn>model`, `[INST]`, `</s>`…) and leading
+   speaker labels (`ops: architect: @everyone: hi` → `hi`; any known speaker's id or name, its own
+   `@id:`, `assistant:`/`user:`/`system:`, `**Name:**`) are stripped. A leading `@other-agent: …`
+   is kept: it is a mention (it cascades), not a label.
+2. The reply is cut where the model starts writing another turn: a later line that begins with a
+   known speaker's label or a role token (what the stop sequences do on the server, for every
+   speaker rather than the four a server accepts).
+3. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
+   characters looping four times or more (`salt_salt_salt_salt`), or a sentence or line of 10+
+   characters said again (`I'm a chatbot. I'm a chatbot.`). Cuts end with "…".
+A reply cut by the token limit gets `mark_cut`: an unterminated code fence is closed and the text
+ends with `…[cut at N tokens]`. `copied_from` finds an earlier message a reply copies (rapidfuzz
+ratio ≥ 90 on normalised text, 20+ characters).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
+BROADCAST_WORDS = ("everyone", "channel", "jam")
+ELLIPSIS = "…"
+COPY_RATIO = 90.0
+COPY_MIN_CHARS = 20
+COPY_WORDS = 0.6  # share of words in common before the characters are compared
+REPEAT_MIN_CHARS = 10
+
+_ROLE_TOKEN = re.compile(
+    r"<\|(?:im_start|im_end|start_header_id|end_header_id|eot_id|endoftext|assistant|user|system|end)\|>"
+    r"(?:\s*(?:assistant|user|system)\b(?:<\|end_header_id\|>)?)?"
+    r"|<(?:start_of_turn|end_of_turn)>(?:\s*(?:model|user)\b)?|\[/?INST\]|</?s>",
+    re.IGNORECASE,
+)
+_LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+@dataclass
+class Tidy:
+    """A reply after hygiene: its text and what was done to it."""
+
+    text: str
+    stripped: bool = False  # leading labels or role tokens were removed
+    cut_turn: bool = False  # it went on to write another speaker's turn, cut there
+    repeated: bool = False  # it repeated itself, cut at the repetition
+
+
+def _label_pattern(me: str, names: list[str]) -> re.Pattern:
+    """A leading label: a known name or role word, bold or bracketed, then a colon."""
+    words = sorted({n for n in [*names, me, *ROLE_WORDS] if n}, key=len, reverse=True)
+    plain = "|".join(re.escape(w) for w in words)
+    tagged = "|".join(re.escape(w) for w in sorted({me, *BROADCAST_WORDS}, key=len, reverse=True))
+    return re.compile(
+        rf"^\s*(?:\*\*|__)?[\[(]?(?:@(?:{tagged})|(?:{plain}))[\])]?(?:\*\*|__)?\s*(?:said)?\s*:(?:\*\*|__)?[ \t]*\n?",
+        re.IGNORECASE,
+    )
+
+
+def strip_labels(text: str, me: str, names: list[str]) -> tuple[str, bool]:
+    """`text` without leading role tokens and speaker labels (repeatedly); True when any went."""
+    label = _label_pattern(me, names)
+    out = text
+    while True:
+        before = out
+        out = out.lstrip()
+        token = _ROLE_TOKEN.match(out)
+        if token:
+            out = out[token.end():]
+        out = label.sub("", out, count=1)
+        if out == before:
+            break
+    out = out.strip()
+    return out, out != text.strip()
+
+
+def cut_other_turns(text: str, me: str, names: list[str]) -> tuple[str, bool]:
+    """`text` up to the first later line that starts another speaker's turn (or a role token)."""
+    words = sorted({n for n in [*names, me, "assistant", "user", "system"] if n}, key=len, reverse=True)
+    turn = re.compile(rf"^[ \t]*(?:\*\*)?(?:{'|'.join(re.escape(w) for w in words)})(?:\*\*)?[ \t]*:", re.IGNORECASE | re.MULTILINE)
+    cuts = [m.start() for m in turn.finditer(text) if m.start() > 0]
+    token = _ROLE_TOKEN.search(text)
+    if token and token.start() > 0:
+        cuts.append(token.start())
+    if not cuts:
+        return text, False
+    return text[: min(cuts)].rstrip(), True
+
+
+def cut_repetition(text: str) -> tuple[str, bool]:
+    """`text` cut at the start of a repetition (kept: the first time it was said), ending in "…"."""
+    cut = len(text)
+    for loop in _LOOP.finditer(text):
+        unit = loop.group(1)
+        if any(c.isalpha() for c in unit) and len(loop.group(0)) >= 20:
+            cut = min(cut, loop.start() + len(unit))
+            break
+    seen: set[str] = set()
+    pos = 0
+    in_fence = False
+    for piece in re.split(r"((?<=[.!?])\s+|\n+)", text):
+        start, pos = pos, pos + len(piece)
+        if start >= cut:
+            break
+        if piece.lstrip().startswith("```"):
+            in_fence = not in_fence
+        key = _normal(piece)
+        if in_fence or len(key) < REPEAT_MIN_CHARS:
+            continue
+        if key in seen:
+            cut = min(cut, start)
+            break
+        seen.add(key)
+    if cut >= len(text):
+        return text, False
+    return close_fences(text[:cut].rstrip(" \t\n,;:-_.") + ELLIPSIS), True
+
+
+def close_fences(text: str) -> str:
+    """`text` with an unterminated ``` code fence closed."""
+    fences = [line for line in text.split("\n") if line.lstrip().startswith("```")]
+    return text + "\n```" if len(fences) % 2 else text
+
+
+def mark_cut(text: str, limit: int | None) -> str:
+    """A reply the token limit cut: fences closed, then `…[cut at N tokens]`."""
+    body = text.rstrip()
+    closed = close_fences(body)
+    where = f"[cut at {limit} tokens]" if limit else "[cut]"
+    return f"{closed}\n{ELLIPSIS}{where}" if closed != body else f"{body}{ELLIPSIS}{where}"
+
+
+def tidy_reply(text: str, me: str, names: list[str]) -> Tidy:
+    """Hygiene in order (labels, other turns, repetition); see the module docstring."""
+    out, stripped = strip_labels(text, me, names)
+    out, cut_turn = cut_other_turns(out, me, names)
+    out, repeated = cut_repetition(out)
+    return Tidy(out.strip(), stripped, cut_turn, repeated)
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def copied_from(text: str, earlier: list) -> Any:
+    """The earlier message (`.text`) that `text` copies (near-duplicate), or None."""
+    mine = _normal(text)
+    if len(mine) < COPY_MIN_CHARS:
+        return None
+    words = Counter(mine.split())
+    candidates = []
+    for msg in reversed(earlier):
+        theirs = _normal(msg.text)
+        if len(theirs) < COPY_MIN_CHARS:
+            continue
+        # a near copy shares most of its words: most replies are ruled out without the fuzzy
+        # matcher (and without importing it, which a chat turn otherwise never needs)
+        shared = sum((words & Counter(theirs.split())).values())
+        if 2 * shared / (sum(words.values()) + len(theirs.split())) >= COPY_WORDS:
+            candidates.append((msg, theirs))
+    if not candidates:
+        return None
+    from rapidfuzz import fuzz
+
+    for msg, theirs in candidates:
+        if fuzz.ratio(mine, theirs) >= COPY_RATIO:
+            return msg
+    return None

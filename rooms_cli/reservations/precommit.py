@@ -1,0 +1,61 @@
+"""The git pre-commit guard: the staged paths, as project paths, checked against other agents' reservations.
+
+`rooms hook pre-commit` runs it; `rooms hook pre-commit --install` writes the hook that runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from rooms_cli.errors import InvalidInput, RoomsError
+from rooms_cli.store.paths import Project
+
+HOOK = """#!/bin/sh
+# rooms: refuse a commit whose staged paths another agent has reserved (rooms files list)
+exec rooms hook pre-commit
+"""
+
+
+def _git(cwd: Path, *args: str) -> str:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise RoomsError("git is not installed (rooms hook pre-commit runs git)") from None
+    if proc.returncode != 0:
+        raise InvalidInput(f"git {' '.join(args)} failed in {cwd}: {proc.stderr.strip() or proc.returncode}")
+    return proc.stdout
+
+
+def staged_paths(project: Project, cwd: Path | None = None) -> list[str]:
+    """The paths staged for commit (added, changed, renamed, deleted), relative to the project root;
+    those outside the project are left out."""
+    here = Path(cwd or os.getcwd())
+    top = Path(_git(here, "rev-parse", "--show-toplevel").strip()).resolve()
+    names = _git(top, "diff", "--cached", "--name-only", "-z", "--no-renames").split("\0")
+    root = project.root.resolve()
+    paths = []
+    for name in filter(None, names):
+        full = top / name
+        try:
+            paths.append(full.relative_to(root).as_posix())
+        except ValueError:
+            continue
+    return paths
+
+
+def install_hook(cwd: Path | None = None) -> Path:
+    """Write the pre-commit hook of the repository at `cwd` (its hooks directory, core.hooksPath honoured).
+
+    An existing hook that is not ours is left alone (InvalidInput naming it)."""
+    here = Path(cwd or os.getcwd())
+    hooks = Path(_git(here, "rev-parse", "--git-path", "hooks").strip())
+    hooks = hooks if hooks.is_absolute() else (here / hooks)
+    path = hooks / "pre-commit"
+    if path.exists() and "rooms hook pre-commit" not in path.read_text(errors="replace"):
+        raise InvalidInput(f"{path} already exists and is not rooms'; add the line `rooms hook pre-commit || exit 1` to it")
+    hooks.mkdir(parents=True, exist_ok=True)
+    path.write_text(HOOK)
+    path.chmod(0o755)
+    return path

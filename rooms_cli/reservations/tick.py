@@ -1,0 +1,12 @@
+"""The reservations' step of `rooms tick`: record every lapsed reservation as an explicit expire event."""
+
+from __future__ import annotations
+
+from rooms_cli.reservations.ledger import record_expiries
+
+
+def expire_reservations(project, config, dry_run: bool) -> list[dict]:
+    """Append `expire` for each reservation that lapsed unrecorded; one action per reservation."""
+    return [{"action": "expire", "detail": f"reservation {r.id} of {r.agent} ({' '.join(r.patterns)}) lapsed at {r.expires_at}",
+             "reservation_id": r.id, "agent": r.agent, "expired_at": r.expires_at}
+            for r in record_expiries(project, dry_run=dry_run)]

@@ -1,0 +1,242 @@
+"""What a chat turn sends a real OpenAI-compatible server and how it reads the reply (issue 24):
+bounded replies, prompts every chat template accepts, a context fitted to the server, hygiene,
+passing. The server (tests/fakeserver.py) is real HTTP on 127.0.0.1; the assertions are about what
+it RECEIVED and what the room stored."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from chatkit import new_agent, records, room, say, state
+from fakeserver import FakeServer, Reply, Request
+
+from rooms_cli.chat import sessions
+from rooms_cli.chat.calling import CHAT_TEMPERATURE, TIGHT_MESSAGES
+from rooms_cli.models.limits import DEFAULT_MAX_TOKENS
+from rooms_cli.passes import PASS_SCHEMA
+
+
+@pytest.fixture
+def server():
+    with FakeServer() as srv:  # the openai type asks for {speak, message}; a plain-text reply is read as text
+        yield srv
+
+
+def use_server(project, server, agents: list[str], **fields) -> None:
+    config = {"default_model": "offline", "providers": {"fake": {"type": "openai", "base_url": server.openai_url,
+                                                                 "max_retries": 0}}}
+    project.config_path.write_text(yaml.safe_dump(config))
+    for agent_id in agents:
+        new_agent(project, agent_id, tags=["anything"], model="fake:m", **fields)
+
+
+def speaker_of(request: Request) -> str:
+    return request.messages[0]["content"].split("You are ", 2)[-1].split(" ", 1)[0]
+
+
+def alternates(messages: list[dict]) -> bool:
+    roles = [m["role"] for m in messages]
+    body = roles[1:]
+    return (roles[0] == "system" and body[0] == "user" and body[-1] == "user"
+            and all(a != b for a, b in zip(body, body[1:], strict=False)))
+
+
+def test_every_call_sends_a_reply_limit_a_temperature_and_stop_sequences(project, server):
+    use_server(project, server, ["a0", "a1"])
+    new_agent(project, "brief", model="fake:m", max_tokens=50, temperature=0.2)
+    room(project, agents=["a0", "a1", "brief"])
+    server.set_default(Reply(text=lambda r: f"a view from {speaker_of(r)}"))
+    say(project, "@everyone what now?")
+    sent = {speaker_of(r): r.json for r in server.requests}
+    assert sent["a0"]["max_tokens"] == DEFAULT_MAX_TOKENS["chat"] and sent["a0"]["temperature"] == CHAT_TEMPERATURE
+    assert sent["brief"]["max_tokens"] == 50 and sent["brief"]["temperature"] == 0.2
+    for body in sent.values():
+        assert body["stop"][0] == "\nalice:" and len(body["stop"]) <= 4
+        assert f"\n{speaker_of_body(body)}:" not in body["stop"], "never its own label"
+    assert set(sent["a1"]["stop"]) == {"\nalice:", "\na0:", "\nbrief:"}
+
+
+def speaker_of_body(body: dict) -> str:
+    return body["messages"][0]["content"].split("You are ", 2)[-1].split(" ", 1)[0]
+
+
+def test_everyone_prompts_alternate_and_carry_the_message_being_answered_once(project, server):
+    agents = ["a0", "a1", "a2"]
+    use_server(project, server, agents)
+    room(project, agents=agents)
+    server.set_default(Reply(text=lambda r: f"my own take, says {speaker_of(r)}"))
+    say(project, "@a0 warm up first")
+    say(project, "@everyone is the QQ-cache QQ-ready?")
+    for request in server.requests:
+        assert alternates(request.messages), [m["role"] for m in request.messages]
+    for request in server.requests[1:]:
+        assert sum(m["content"].count("QQ-cache QQ-ready") for m in request.messages) == 1
+        assert request.messages[-1]["content"].count("alice: @everyone is the QQ-cache QQ-ready?") == 1
+    last = server.requests[-1].messages[-1]["content"]
+    assert last.index("a0: my own take") < last.index("alice: @everyone"), "replies so far come before it"
+
+
+def test_a_reply_cut_by_the_limit_is_marked_with_closed_fences_and_the_reason_recorded(project, server):
+    use_server(project, server, ["a0"], max_tokens=6)
+    room(project, agents=["a0", "ops"])
+    server.set_default("Run this first:\n```sh\nmake migrate && make deploy && make verify\n```")
+    result = say(project, "@a0 how do I deploy?")
+    reply = result.replies[0]
+    assert server.requests[0].json["max_tokens"] == 6
+    assert reply.meta["cut"] is True and reply.meta["finish_reason"] == "length"
+    assert reply.text.endswith("\n```\n…[cut at 6 tokens]") and reply.text.count("```") == 2
+    turn = [r for r in sessions.read_session(project, "sync", "a0") if r.get("kind") == "turn"][-1]
+    assert turn["finish_reason"] == "length"
+
+
+@pytest.mark.parametrize(("raw", "stored"), [
+    ("a0: a1: @everyone: the lock order", "the lock order"),
+    ("<|im_start|>assistant\nRoll back first.", "Roll back first."),
+    ("Roll back first.\nalice: and then?\na0: then page ops", "Roll back first."),
+])
+def test_speaker_labels_and_other_speakers_turns_never_reach_the_transcript(project, server, raw, stored):
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.honour_stop = False  # as a server that ignores `stop`: the client cuts
+    server.set_default(raw)
+    result = say(project, "@a0 what first?")
+    assert [r.text for r in result.replies] == [stored]
+
+
+def test_a_looping_reply_is_cut_at_the_repetition_and_flagged(project, server):
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0", "ops"])
+    server.set_default("Use salt: " + "salt_" * 300)
+    reply = say(project, "@a0 how do we hash?").replies[0]
+    assert reply.text == "Use salt: salt…" and reply.meta["repeated"] is True
+
+
+def test_a_reply_that_copies_another_agents_is_a_repeat_that_costs_nothing(project, server):
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.set_default("I'm a chatbot and I can help you with the deploy today.")
+    result = say(project, "@everyone deploy?")
+    assert [(r.speaker, r.kind) for r in result.replies] == [("a0", "message"), ("a1", "repeat")]
+    assert result.replies[1].meta["copy_of"] == result.replies[0].id
+    assert state(project).budget_remaining == state(project).budget_total - 1
+    server.set_default(Reply(text=lambda r: f"fresh words from {speaker_of(r)} about rollbacks and canaries"))
+    say(project, "@a1 anything else?")
+    assert not any("I'm a chatbot" in m["content"] for m in server.requests[-1].messages[1:-1]
+                   if m["role"] == "assistant"), "a repeat is not the agent's own turn in later prompts"
+
+
+@pytest.mark.parametrize("text", ["a0: /pass", '"/pass"', "/pass — nothing to add", "PASS", "Nothing new from me. /pass"])
+def test_passes_in_the_words_real_models_use_cost_nothing_and_stream_nothing(project, server, text):
+    from rooms_cli.chat.coordinator import run_message
+    from rooms_cli.config import load_config
+
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0"])
+    server.set_default(text)
+    events = []
+    result = run_message(project, load_config(project), "sync", "alice", "anything?", on_event=lambda k, d: events.append(k))
+    assert [r.kind for r in result.replies] == ["pass"] and "delta" not in events
+    assert state(project).budget_remaining == state(project).budget_total
+    assert server.requests[0].messages[-1]["content"].endswith('{"speak": false, "message": ""}.)'), "how to pass, at the end"
+
+
+def test_a_structured_provider_is_asked_for_speak_and_message_and_a_pass_is_read_from_it(project, server):
+    from rooms_cli.chat.coordinator import run_message
+    from rooms_cli.config import load_config
+
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.push(json.dumps({"speak": False, "message": ""}),
+                Reply(text=json.dumps({"speak": True, "message": "Roll back, then look at the \"lock\" order."}),
+                      pieces=['{"speak": true, "mess', 'age": "Roll back, then ', 'look at the \\"lock\\" order', '."}']))
+    events = []
+    result = run_message(project, load_config(project), "sync", "alice", "what now?",
+                         on_event=lambda kind, data: events.append((kind, data)))
+    schema = server.requests[0].json["response_format"]["json_schema"]["schema"]
+    assert schema == PASS_SCHEMA
+    assert [(r.speaker, r.kind) for r in result.replies] == [("a0", "pass"), ("a1", "message")]
+    assert result.replies[1].text == 'Roll back, then look at the "lock" order.'
+    shown = "".join(d["text"] for kind, d in events if kind == "delta")
+    assert shown == 'Roll back, then look at the "lock" order.', "the stream shows the message, not the JSON"
+
+
+def test_a_server_that_refuses_the_schema_is_read_as_text(project, server):
+    server.refuse = {"response_format"}
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0", "ops"])
+    server.set_default("Plain words, no JSON.")
+    assert say(project, "@a0 hi").replies[0].text == "Plain words, no JSON."
+    assert "response_format" in server.requests[0].json and "response_format" not in server.requests[1].json
+
+
+def test_the_prompt_fits_the_window_the_server_reports_and_a_hex_dump_jams_nothing(project, server, cli):
+    server.n_ctx = 1024
+    server.tokenize = lambda text: len(text) // 2 + 1  # hex: about two characters a token
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.set_default(Reply(text=lambda r: f"noted, says {speaker_of(r)}"))
+    dump = "".join(f"{i:08x}" for i in range(1250))  # 10 KB
+    assert cli("chat", "--room", "sync", f"@a0 what is this? {dump}").exit_code == 0
+    for text in ("@a1 and you?", "@a0 anything else?", "@everyone done?"):
+        run = cli("chat", "--room", "sync", "--json", text)
+        assert run.exit_code == 0, run.stderr
+        assert all(r["kind"] == "message" for r in json.loads(run.stdout)["replies"])
+    for request in server.requests:
+        prompt = sum(server.tokenize(m["content"]) + 8 for m in request.messages)
+        assert prompt + request.json["max_tokens"] <= 1024, "prompt and reply fit the server's window"
+    assert any(p.path.endswith("/tokenize") for p in server.probes), "counted with the server's tokenizer"
+    assert any("…[clipped: " in m["content"] for m in server.requests[0].messages), "clipped, visibly"
+
+
+def test_a_prompt_refused_as_too_long_is_retried_once_trimmed(project, server):
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.set_default(Reply(text=lambda r: f"ok from {speaker_of(r)} {len(server.requests)}"))
+    for i in range(4):  # the budget of 6 keeps two turns
+        say(project, f"@a1 line {i} of the history")
+    server.push(Reply(status=400, error="the request exceeds the available context size, try increasing it"))
+    result = say(project, "@a0 summarise")
+    assert [r.kind for r in result.replies] == ["message"] and result.replies[0].meta["trimmed"] is True
+    first, second = server.requests[-2:]
+
+    def history(request) -> int:
+        return sum(m["content"].count("of the history") + m["content"].count("ok from a1") for m in request.messages)
+
+    assert history(first) == 8 and history(second) == TIGHT_MESSAGES, "only the last few, with the trigger"
+    assert "alice: @a0 summarise" in second.messages[-1]["content"]
+
+
+def test_when_even_the_trimmed_prompt_is_refused_the_error_names_the_knobs_and_chat_exits_1(project, server, cli):
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0", "ops"])
+    server.set_default(Reply(status=400, error="the request exceeds the available context size, try increasing it"))
+    run = cli("chat", "--room", "sync", "@a0 hello")
+    assert run.exit_code == 1 and "no agent could answer" in run.stderr
+    line = [r for r in records(project) if r.kind == "system"][-1].text
+    assert "a0 failed to answer" in line and "context_window:" in line and "max_tokens:" in line
+    assert len(server.requests) == 2, "retried once, not more"
+
+
+def test_a_turn_whose_only_agent_fails_exits_1_and_one_that_answers_exits_0(project, server, cli):
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.push(Reply.server_error(500, "down"))
+    run = cli("chat", "--room", "sync", "@a0 hi")
+    assert run.exit_code == 1 and "no agent could answer (a0 failed" in run.stderr
+    server.push(Reply.server_error(500, "down"), "I am here")
+    assert cli("chat", "--room", "sync", "@everyone hi").exit_code == 0, "one answered"
+
+
+def test_the_handoff_suggestion_reads_the_last_prompt_not_the_sum_of_all_turns(project, server):
+    use_server(project, server, ["a0"], context_window=1000)
+    room(project, agents=["a0", "ops"])
+    usage = {"first": (400, 10), "second": (420, 10), "third": (700, 20)}
+    server.set_default(lambda r: Reply(text="fine", usage=usage[r.last_user_text.split("@a0 ")[-1].split("\n")[0]]))
+    say(project, "@a0 first")
+    say(project, "@a0 second")  # 840 tokens summed: past 0.70 x 1000, but each prompt is under it
+    assert records(project, kind="handoff_suggested") == []
+    say(project, "@a0 third")
+    suggestion = records(project, kind="handoff_suggested")
+    assert len(suggestion) == 1 and "720 of 1000" in suggestion[0].text
