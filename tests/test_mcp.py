@@ -15,10 +15,13 @@ pytest.importorskip("mcp", reason="the MCP SDK is the extra rooms-cli[mcp] (in t
 from tests.conftest import rooms_env  # noqa: E402
 
 FAMILIES = {
-    "board": {"board", "task_show", "task_add", "task_claim", "task_next", "task_renew", "task_release", "task_done", "task_status"},
+    "board": {"board", "task_show", "task_add", "task_claim", "task_next", "task_renew", "task_release", "task_done", "task_status",
+              "task_list", "task_update", "task_archive", "task_assign", "task_accept", "task_reject"},
     "messaging": {"send", "reply", "inbox", "attention", "status_set", "spawn", "wait"},
-    "groups": {"group_spawn", "group_broadcast", "group_wait", "group_status", "group_ask"},
-    "chat": {"chat", "transcript"},
+    "groups": {"group_spawn", "group_broadcast", "group_wait", "group_status", "group_ask", "group_reply", "group_cancel",
+               "group_list", "group_dissolve"},
+    "chat": {"chat", "transcript", "room_create", "room_list", "room_show", "room_invite", "room_kick"},
+    "memory": {"memory_list", "memory_forget"},
     "roundtable": {"roundtable_run", "roundtable_queue", "roundtable_list"},
     "events": {"events"},
     "files": {"reserve_files", "release_files", "list_reservations", "check_files"},

@@ -217,16 +217,82 @@ def task_status(s: Session, task_id: TaskId,
                       result_ref=result_ref)
 
 
+@tool("List tasks", envelope("tasks", TASK, room=STR), read_only=True)
+def task_list(s: Session, room: Room = None,
+              lane: Annotated[str | None, Field(description="Only this agent's lane.")] = None,
+              status: Annotated[str | None, Field(description="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending).")] = None,
+              holder: Annotated[str | None, Field(description="Only tasks this agent holds under a live lease.")] = None,
+              limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+    """The board's tasks (not archived) as one list in lane and order, filtered; at most `limit`."""
+    from rooms_cli.board.render import list_tasks
+    from rooms_cli.shapes import page
+
+    room_id = s.room(room)
+    return page("tasks", list_tasks(s.project, room_id, lane=lane, status=status, holder=holder), limit=limit,
+                after=since, room=room_id)
+
+
+@tool("Update a task", TASK, idempotent=True)
+def task_update(s: Session, task_id: TaskId, title: Annotated[str | None, Field(description="New title.")] = None,
+                detail: Annotated[str | None, Field(description="New detail.")] = None,
+                done: Annotated[str | None, Field(description="New definition of done.")] = None,
+                order: Annotated[float | None, Field(description="New position in its lane (a number).", allow_inf_nan=False)] = None,
+                room: Room = None):
+    """Change a task's title, detail, definition of done or order (what is left out stays)."""
+    from rooms_cli.board.tasks import update_task
+
+    return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order)
+
+
+@tool("Archive a task", TASK, destructive=True, idempotent=True)
+def task_archive(s: Session, task_id: TaskId, room: Room = None):
+    """Archive a finished task: it leaves the board (its file stays; task_show still finds it)."""
+    from rooms_cli.board.tasks import archive_task
+
+    return archive_task(s.project, s.room(room), task_id, by=s.me)
+
+
+@tool("Assign a task", TASK)
+def task_assign(s: Session, task_id: TaskId, to: Annotated[str, Field(description="The agent (or person) whose lane gets the task.")],
+                room: Room = None):
+    """Move a task to another lane; across owners it becomes a proposal the new lane accepts or rejects."""
+    from rooms_cli.board.proposals import assign_task
+
+    return assign_task(s.project, s.room(room), task_id, to=to, by=s.me)
+
+
+@tool("Accept a proposed task", TASK, idempotent=True)
+def task_accept(s: Session, task_id: TaskId, room: Room = None):
+    """Accept a task proposed to your lane (it becomes todo there)."""
+    from rooms_cli.board.proposals import answer_proposal
+
+    return answer_proposal(s.project, s.room(room), task_id, by=s.me, accept=True)
+
+
+@tool("Reject a proposed task", TASK, idempotent=True)
+def task_reject(s: Session, task_id: TaskId, room: Room = None):
+    """Reject a task proposed to your lane (it goes back to the lane it came from)."""
+    from rooms_cli.board.proposals import answer_proposal
+
+    return answer_proposal(s.project, s.room(room), task_id, by=s.me, accept=False)
+
+
 # -- messaging -----------------------------------------------------------------------------------
 
 
 @tool("Send a message", SENT)
 def send(s: Session, message: Annotated[str, Field(description="What to say.")],
-         to: Annotated[str | None, Field(description="One agent; leave out to reach every other agent.")] = None):
+         to: Annotated[str | None, Field(description="One agent; leave out to reach every other agent.")] = None,
+         wake: Annotated[bool, Field(description="Run LLM-backed recipients now; their replies land in your inbox.")] = False):
     """Send a message to one agent, or to every other agent. It lands in their inboxes."""
     from rooms_cli.messaging.send import send_message
 
-    return send_message(s.project, s.config, s.me, message, to=to)
+    result = send_message(s.project, s.config, s.me, message, to=to)
+    if wake:
+        from rooms_cli.messaging.wake import wake_recipients
+
+        result.woken = wake_recipients(s.project, s.config, result.delivered)
+    return result
 
 
 @tool("Reply to a message", SENT)
@@ -371,6 +437,45 @@ def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agen
     return _gathered(result)
 
 
+@tool("Reply to a group broadcast", record({"group": STR, "broadcast_id": STR, "handle": STR, "accepted": BOOL}))
+def group_reply(s: Session, name: Annotated[str, Field(description="Group name.")],
+                text: Annotated[str, Field(description="Your reply.")],
+                handle: Annotated[str | None, Field(description="Your member handle in the group (default: your identity).")] = None,
+                broadcast: Annotated[str | None, Field(description="Broadcast id or a unique prefix (default: the one in flight).")] = None):
+    """Answer a group broadcast as one of its (external) members; a late or duplicate reply is
+    returned with accepted false and the reason."""
+    from rooms_cli.groups import broadcasts
+
+    return broadcasts.reply(s.project, s.config, name, handle or s.me, text, broadcast)
+
+
+@tool("Cancel a group broadcast", record({"group": STR, "broadcast_id": STR, "status": STR}), destructive=True)
+def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.")]):
+    """Cancel the broadcast in flight in a group (members are told)."""
+    from rooms_cli.groups import broadcasts
+
+    b = broadcasts.cancel(s.project, s.config, name, s.me)
+    return {"group": name, "broadcast_id": b.id, "status": b.status}
+
+
+@tool("List groups", envelope("groups", record({"name": STR, "members": {"type": "array", "items": STR}})), read_only=True)
+def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+    """Every group: name, label, members, the broadcast in flight, how many broadcasts."""
+    from rooms_cli.groups.status import list_groups
+    from rooms_cli.shapes import page
+
+    return page("groups", list_groups(s.project), limit=limit, after=since, key=lambda g: g["name"])
+
+
+@tool("Dissolve a group", record({"group": STR, "dissolved": BOOL, "members": {"type": "array", "items": STR}}),
+      destructive=True)
+def group_dissolve(s: Session, name: Annotated[str, Field(description="Group name.")]):
+    """Dissolve a group (cancelling its broadcast in flight); its log stays for the record."""
+    from rooms_cli.groups import roster
+
+    return roster.dissolve(s.project, s.config, name, s.me)
+
+
 # -- chat ----------------------------------------------------------------------------------------
 
 
@@ -404,6 +509,83 @@ def transcript(s: Session, room: Room = None, limit: Limit = 20, since: Cursor =
         return {"room": room_id, "messages": shown, "count": len(shown), "remaining": 0, "next_cursor": None,
                 "earlier": len(records) > limit}
     return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
+
+
+RoomId = Annotated[str, Field(description="Room id.")]
+AgentId = Annotated[str, Field(description="Agent id.")]
+
+
+@tool("Create a room", record({"id": STR, "roster": {"type": "array", "items": STR}}))
+def room_create(s: Session, room: RoomId,
+                agents: Annotated[list[str] | None, Field(description="Agents to join (default: every non-idle agent).")] = None):
+    """Create a live chat room with these agents on its roster; chat posts to it with room=<id>."""
+    from rooms_cli.chat.rooms import create_room
+
+    return create_room(s.project, room, agents or None)
+
+
+@tool("List rooms", envelope("rooms", record({"id": STR})), read_only=True)
+def room_list(s: Session, all: Annotated[bool, Field(description="Include dropped and halted rooms.")] = False,
+              limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+    """The live rooms (with all: stopped ones too)."""
+    from rooms_cli.chat.membership import live_rooms
+    from rooms_cli.shapes import page
+
+    return page("rooms", live_rooms(s.project, include_stopped=all), limit=limit, after=since)
+
+
+@tool("Show a room", record({"id": STR, "roster": {"type": "array", "items": {"type": "object"}}}), read_only=True)
+def room_show(s: Session, room: Room = None):
+    """A room's roster, budget, mutes and queued mentions."""
+    from rooms_cli.chat.membership import show
+
+    return show(s.project, s.config, s.room(room))
+
+
+@tool("Invite an agent to a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}), idempotent=True)
+def room_invite(s: Session, agent: AgentId, room: Room = None):
+    """Add an agent to a room's roster, so it answers there when addressed."""
+    from rooms_cli.chat.membership import invite
+
+    return invite(s.project, s.room(room), agent, s.me)
+
+
+@tool("Remove an agent from a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}),
+      destructive=True)
+def room_kick(s: Session, agent: AgentId, room: Room = None):
+    """Remove an agent from a room's roster (its session in the room is deleted)."""
+    from rooms_cli.chat.membership import kick
+
+    return kick(s.project, s.room(room), agent, s.me)
+
+
+# -- memory ----------------------------------------------------------------------------------------
+
+LESSON = record({"id": STR, "agent": STR, "lesson": STR}, title="lesson")
+
+
+@tool("List lessons", envelope("lessons", LESSON), read_only=True)
+def memory_list(s: Session, agent: Annotated[str | None, Field(description="Agent id (default: every agent with lessons).")] = None,
+                limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+    """The lessons agents learned in conversations, oldest first."""
+    from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
+    from rooms_cli.shapes import page
+
+    if agent:
+        require_agent(s.project, agent)
+    lessons = [r for a in ([agent] if agent else agents_with_lessons(s.project)) for r in list_lessons(s.project, a)]
+    return page("lessons", lessons, limit=limit, after=since)
+
+
+@tool("Forget lessons", record({"agent": STR, "removed": {"type": "array", "items": LESSON}}), destructive=True, idempotent=True)
+def memory_forget(s: Session, agent: AgentId,
+                  ids: Annotated[list[str] | None, Field(description="Lesson ids (any unique prefix).")] = None,
+                  source: Annotated[str | None, Field(description="Forget every lesson from this roundtable id.")] = None,
+                  all: Annotated[bool, Field(description="Forget every lesson of the agent.")] = False):
+    """Remove lessons so they stop reaching the agent's prompts."""
+    from rooms_cli.memories import forget
+
+    return {"agent": agent, "removed": forget(s.project, agent, ids or [], source=source, everything=all)}
 
 
 # -- roundtable ----------------------------------------------------------------------------------
