@@ -80,7 +80,7 @@ def send_broadcast(project: Project, config, name: str, fields: dict, sender: st
             )))
         for sub, ev in sub_events:
             log.append(project, sub.name, ev)
-        ev = log.event("broadcast", id=bid, fields=fields, members=[m.to_json() for m in group.members], sender=sender, sub=sub_ids)
+        ev = log.event("broadcast", id=bid, gid=group.gid, fields=fields, members=[m.to_json() for m in group.members], sender=sender, sub=sub_ids)
         log.append(project, name, ev)
     for sub, sev in sub_events:
         _deliver(project, config, sub, sev["id"], sub.members, fields, sender)
