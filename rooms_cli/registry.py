@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "watch": "rooms_cli.cli.watch_cmd:watch_cmd",
     "mcp": "rooms_cli.cli.mcp_cmd:mcp_cmd",
     "files": "rooms_cli.cli.files_cmd:files_app",
+    "top": "rooms_cli.cli.top_cmd:top_cmd",
 }
 
 # `rooms tick`: run in this order; each is `(project, config, dry_run) -> list[dict]` (what it did)

@@ -70,6 +70,15 @@ def _cached_log(project, broadcasts: int):
     return log.log_path(project, "g")
 
 
+def _stamped_after(path, line: int, *events: dict) -> list[dict]:
+    """`events` as another clone wrote them: stamped right after the log's `line`-th event (0-based),
+    so they sort there in the one order (store/order.py), whatever their place in the file."""
+    import json
+
+    stamp = json.loads(path.read_bytes().splitlines()[line])["hlc"]
+    return [{**e, "hlc": f"{stamp[:-6]}zzzzz{n}"} for n, e in enumerate(events)]
+
+
 def _merge_in_middle(path, events) -> list[bytes]:
     """Put `events` after the log's 4th line, where a union merge of another clone's appends can land them;
     the log's lines now."""
@@ -81,9 +90,10 @@ def _merge_in_middle(path, events) -> list[bytes]:
 
 def test_a_merge_that_interleaves_lines_is_detected_and_replayed_in_full(project):
     path = _cached_log(project, broadcasts=3)
-    # another clone's broadcast, appended there at the same seq, lands in the middle after a union merge
-    merged = _merge_in_middle(path, [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3),
-                                     log.event("gathered", id="b-other", result={}, seq=4)])
+    # another clone's broadcast, stamped there right after our 4th event, lands in the middle after a union merge
+    merged = _merge_in_middle(path, _stamped_after(path, 3,
+                                                   log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them"),
+                                                   log.event("gathered", id="b-other", result={})))
     group, decoded = _decoded(project)
     assert "b-other" in [b.id for b in group.broadcasts]
     assert group == _full(project, "g")
@@ -94,7 +104,8 @@ def test_an_appended_event_that_sorts_before_the_cached_ones_means_a_full_replay
     _spawn(project)
     _broadcast(project, 0)
     log.load_any(project, "g")
-    late = log.event("broadcast", id="b-late", fields={}, members=MEMBERS, sender="them", seq=1)
+    (late,) = _stamped_after(log.log_path(project, "g"), 1,
+                             log.event("broadcast", id="b-late", fields={}, members=MEMBERS, sender="them"))
     with open(log.log_path(project, "g"), "a") as f:
         f.write(jsonl.dumps(late) + "\n")
     group = log.load_any(project, "g")
@@ -155,7 +166,7 @@ def test_status_from_the_head_cache_equals_a_full_replay_after_appends(project):
 
 def test_status_from_the_head_cache_equals_a_full_replay_after_an_interleaving_merge(project):
     path = _cached_log(project, broadcasts=30)
-    _merge_in_middle(path, [log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them", seq=3)])
+    _merge_in_middle(path, _stamped_after(path, 3, log.event("broadcast", id="b-other", fields={}, members=MEMBERS, sender="them")))
     from rooms_cli.groups import status
 
     merged = status.status(project, "g")  # the head no longer covers the log's bytes: a full replay

@@ -95,6 +95,7 @@ VALID: dict[str, list[str]] = {
     "hook claude-code prompt": [],
     "hook claude-code session-start": [],
     "mcp": [],  # stdin closed at once: the server starts and ends cleanly
+    "top": ["--snapshot", "{NEW}", "--size", "80x24"],  # one frame to an SVG file: no terminal needed
 }
 STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": ""}
 
@@ -157,9 +158,11 @@ def prepare(path: str, root) -> list[str]:
         assign = invoke(["task", "assign", fill["{TASK}"], "--to", "counsel", "--as", "you"])
         assert assign.exit_code == 0, assign.stderr
     if path in NEEDS_CONFLICT:
-        # a second create event (as a bad git merge leaves) is a conflict for `task resolve`
+        # a second create event (as a bad git merge leaves) is a conflict for `task resolve`; not the same
+        # line again: a record that arrives twice counts once (store/order.py)
         log = root / ".rooms" / "rooms" / "default" / "board" / "tasks" / f"{fill['{TASK}'].lower()}.jsonl"
-        log.write_bytes(log.read_bytes() + log.read_bytes().splitlines(keepends=True)[0])
+        second = {**json.loads(log.read_bytes().splitlines()[0]), "title": "created again"}
+        log.write_bytes(log.read_bytes() + (json.dumps(second) + "\n").encode())
     return [fill.get(a, a) for a in args]
 
 

@@ -273,3 +273,23 @@ def test_mark_cut_closes_an_open_code_fence():
 
     assert mark_cut("Here:\n```python\nprint(1)\n") == "Here:\n```python\nprint(1)…\n```"
     assert mark_cut("plain words ") == "plain words…"
+
+
+@pytest.mark.parametrize("field, error", [
+    ("stop", "Unsupported parameter: 'stop' is not supported with this model."),
+    ("temperature", "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported."),
+])
+def test_a_server_that_refuses_stop_or_temperature_is_asked_without_it(server, field, error):
+    server.push(Reply(status=400, error=error))
+    provider = openai(server)
+    done = provider.complete(MESSAGES, model="m", temperature=0.7, stop=["\nops:"])
+    provider.complete(MESSAGES, model="m", temperature=0.7, stop=["\nops:"])
+    assert [field in r.json for r in server.requests] == [True, False, False] and done.text
+
+
+def test_anthropic_gets_no_whitespace_only_stop_sequence_but_it_still_stops_there(server, key):
+    server.honour_stop = False
+    server.push(Reply(text="first paragraph\n\nsecond paragraph"))
+    done = anthropic(server).complete(MESSAGES, model="m", stop=["\n\n", "\nops:"])
+    assert server.requests[0].json["stop_sequences"] == ["\nops:"]
+    assert done.text == "first paragraph" and done.finish_reason == "stop"

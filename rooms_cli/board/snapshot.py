@@ -17,10 +17,10 @@ from collections.abc import Callable
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
-from rooms_cli.store import atomic, jsonl, layout
+from rooms_cli.store import atomic, jsonl, layout, order
 from rooms_cli.store.paths import Project
 
-VERSION = 1
+VERSION = 2  # 2: tasks replayed in the one order of store/order.py, not file order
 REWRITE_AT_LEAST = 8  # stale entries before the cache is rewritten…
 REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
 
@@ -85,7 +85,7 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
         else:
             # a plain file is read through its entry (tasks_dir checked the directory once); a symlink
             # goes through the path check that refuses one leading out of .rooms/
-            events = store.read_events(project, room, task_id) if entry.is_symlink() else jsonl.read(entry.path)
+            events = store.read_events(project, room, task_id) if entry.is_symlink() else order.ordered(jsonl.read(entry.path))
             task = replay_log(task_id, room, events)
             hit = {"stat": key, "task": task.to_json(), "expiry_recorded": task.expiry_recorded}
         fresh[task_id] = hit

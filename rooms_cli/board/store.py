@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rooms_cli.errors import NotFound
-from rooms_cli.store import jsonl, layout
+from rooms_cli.store import jsonl, layout, order
 from rooms_cli.store.ids import is_valid_name, resolve_prefix
 from rooms_cli.store.locks import locked, try_lock
 from rooms_cli.store.paths import Project
@@ -51,7 +51,8 @@ def resolve_task_id(project: Project, room: str, given: str) -> str:
 
 
 def read_events(project: Project, room: str, task_id: str) -> list[dict]:
-    return jsonl.read(task_path(project, room, task_id))
+    """The task's events in the one order of every log (store/order.py), each event once."""
+    return order.ordered(jsonl.read(task_path(project, room, task_id)))
 
 
 def append_events(project: Project, room: str, task_id: str, events: list[dict], *, held: bool) -> None:

@@ -2,8 +2,8 @@
 
 Every change appends what it did as operations — `created {state}`, `set {field, value}`, `add` /
 `remove {field, value}` on the roster, mutes, handoff flags and queued mentions (one per message
-and agent), `spend {value}` on the budget — each with an `eid` and a Lamport `seq`
-(store/eventlog.py). Replay in (seq, ts, eid) order gives the state; so a mute in one clone and a
+and agent), `spend {value}` on the budget — each with an `eid` and an `hlc` stamp
+(store/eventlog.py). Replay in the one order of every log (store/order.py) gives the state; so a mute in one clone and a
 kick in another merge in git (`merge=union`) with both effects kept, the same whichever way the
 merge went. Replay keeps mutes and handoff flags to roster agents (a kick clears both) and the
 budget within 0..total.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooms_cli.chat.rooms import transcript_path
-from rooms_cli.store import jsonl
+from rooms_cli.store import jsonl, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
@@ -73,24 +73,17 @@ def append_message(project: Project, room: str, speaker: str, text: str, kind: s
 
 
 def in_order(records: list[dict]) -> list[dict]:
-    """Records by time (a stable sort: records of one millisecond keep their file order), each id once.
+    """Records in the one order of every log (store/order.py: stamp, then id), each record once.
 
-    A git merge (`merge=union`) puts one clone's new lines after the other's, so a merged transcript
-    is not in file order by time; readers sort it back."""
-    seen: set = set()
-    unique = []
-    for record in records:
-        key = record.get("id") if isinstance(record.get("id"), str) and record.get("id") else id(record)
-        if key not in seen:
-            seen.add(key)
-            unique.append(record)
-    return sorted(unique, key=lambda r: str(r.get("ts", "")))
+    A git merge (`merge=union`) or `rooms sync` puts one clone's new lines after the other's, so a
+    merged transcript is not in file order; readers sort it back."""
+    return order.ordered(records)
 
 
 def _sorted(records: list[dict]) -> bool:
-    stamps = [str(r.get("ts", "")) for r in records]
+    keys = [order.sort_key(r) for r in records]
     ids = [r["id"] for r in records if isinstance(r.get("id"), str)]
-    return all(a <= b for a, b in zip(stamps, stamps[1:], strict=False)) and len(set(ids)) == len(ids)
+    return all(a <= b for a, b in zip(keys, keys[1:], strict=False)) and len(set(ids)) == len(ids)
 
 
 def read_transcript(project: Project, room: str) -> list[Message]:
@@ -129,16 +122,16 @@ def tail(project: Project, room: str, count: int) -> list[Message]:
             and cache["end"] <= stat.st_size:
         since = jsonl.scan(path, cache["end"])
         new = since.records
-        if not since.bad and _sorted([{"ts": cache["last"]}, *new]):
+        if not since.bad and _sorted(new) and (not new or order.sort_key(new[0]) >= cache["last"]):
             ordered = cache["ordered"] + len(new)
             if new:
-                _save_order(atomic, cache_path, stat, since.end, str(new[-1].get("ts", "")), ordered)
+                _save_order(atomic, cache_path, stat, since.end, order.sort_key(new[-1]), ordered)
             if ordered >= count:
                 return [Message.from_json(r) for r in jsonl.tail(path, count)]
     records = jsonl.read(path)
     if stat is not None:
         end = jsonl.scan(path).end if records else 0
-        _save_order(atomic, cache_path, stat, end, str(records[-1].get("ts", "")) if records else "",
+        _save_order(atomic, cache_path, stat, end, order.sort_key(records[-1]) if records else "",
                     _ordered_end(records))
     return [Message.from_json(r) for r in in_order(records)[-count:]]
 
@@ -168,7 +161,7 @@ def _ordered_end(records: list[dict]) -> int:
     older than any record before them: their file order is their place in `in_order`."""
     from collections import Counter
 
-    stamps = [str(r.get("ts", "")) for r in records]
+    stamps = [order.sort_key(r) for r in records]
     ids = Counter(r["id"] for r in records if isinstance(r.get("id"), str))
     start = len(records)
     while start > 0:

@@ -1,13 +1,13 @@
 """The append-only group log `.rooms/groups/<name>.jsonl`, replayed on every command.
 
-One event a line, each with `ev`, `ts`, `eid` (a unique time-ordered id, `e-…`) and `seq` (a
-Lamport counter: one more than the highest seq in the file when it was appended):
+One event a line, each with `ev`, `ts`, `eid` (a unique time-ordered id, `e-…`) and `hlc` (the
+store's hybrid-logical-clock stamp, store/clock.py; events of older versions have a Lamport `seq`):
 
     created        {name, gid, ephemeral}
     member_added   {handle, profile}
     member_removed {handle, to?}
-    broadcast      {id, fields, members: [{handle, profile}], sender, sub?, parent?}
-    reply          {id, handle, text, status: ok|error, elapsed_s, source: model|external|group}
+    broadcast      {id, gid, fields, members: [{handle, profile}], sender, sub?, parent?}   gid: the group's, since issue 25
+    reply          {id, handle, text, status: ok|error, elapsed_s, source: model|external|group, cut?: true}
     dropped        {id, handle, text, reason}          a reply that came too late, never reduced
     gathered       {id, result: GroupResult JSON}
     cancelled      {id, by, reason}
@@ -15,7 +15,7 @@ Lamport counter: one more than the highest seq in the file when it was appended)
     dissolved      {by, seen}        seen: how many events the dissolving clone knew of
 
 The log is merged by git (`merge=union`), so two clones' events can interleave in any order in
-the file: replay sorts them by (seq, ts, eid) and drops duplicates (store/eventlog.py, `replay`).
+the file: replay sorts them in the one order of every log and drops duplicates (store/order.py).
 A renamed or dissolved group keeps its log with a tombstone event (deleting it would conflict with
 another clone that appends to it); a log whose group is gone is not listed.
 
@@ -32,7 +32,7 @@ from contextlib import ExitStack, contextmanager
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, NotFound, StorageError
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import atomic, eventlog, jsonl, layout, schema
+from rooms_cli.store import atomic, eventlog, jsonl, layout, order, schema
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -148,6 +148,12 @@ class _Replay:
             elif kind == "member_removed":
                 group.members = [m for m in group.members if m.handle != _text(ev, "handle")]
             elif kind == "broadcast":
+                gid = ev.get("gid")
+                if self.before is not None and gid and gid == self.before.gid and gid != group.gid:
+                    # another clone broadcast to the dissolved group (the one order puts its concurrent
+                    # events after the new `created` when its clock ran later): it counts there
+                    group, by_id = self.before, self.before_ids
+                    group.event_count += 1
                 if ev["id"] not in by_id:
                     group.broadcasts.append(by_id.setdefault(ev["id"], Broadcast(
                         id=ev["id"], fields=dict(ev.get("fields") or {}), members=[Member.from_json(m) for m in ev.get("members", [])],
@@ -165,6 +171,7 @@ class _Replay:
                     b.replies[ev["handle"]] = Reply(
                         handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
                         elapsed_s=float(ev.get("elapsed_s", 0.0)), ts=str(ev.get("ts", "")), source=str(ev.get("source", "")),
+                        cut=ev.get("cut") is True,
                     )
                 elif kind == "reply":
                     # the same member answered in two clones, or after the result: kept as dropped, never reduced
@@ -196,7 +203,7 @@ class _Replay:
             raise InvalidData(f"groups/{name}.jsonl: malformed {kind!r} event: {ev!r}") from None
         finally:
             if group is not None and group is self.before:
-                group = self.group
+                group, by_id = self.group, self.by_id
             self.group, self.by_id, self.dissolve_seen = group, by_id, dissolve_seen
 
     def finish(self) -> Group | None:
@@ -259,15 +266,15 @@ def load_any(project: Project, name: str) -> Group | None:
 
 
 events_decoded = 0  # events parsed from group logs by this process (tests: replay work stays flat)
-_CACHE_VERSION = 2
+_CACHE_VERSION = 3
 
 
 def _load_cached(project: Project, name: str) -> _Replay | None:
     """The replay of `name` resumed from `.rooms/run/groups/<name>.pickle`, or None (replay it all).
 
     The cache holds the replay state after the first `end` bytes of the log, their CRC-32 and the
-    last event's (seq, ts, eid). It is used only while those bytes are unchanged and every event
-    after them is whole, has a seq and sorts after that key (an append by this or another process);
+    last event's place in the one order (store/order.py). It is used only while those bytes are
+    unchanged and every event after them is whole, has a stamp and sorts after that key (an append by this or another process);
     a git merge that put lines anywhere else, a torn or bad line, a rename, or a missing or unreadable
     cache means a full replay, which writes a fresh cache. Nothing else reads it; a clone without it
     is just as correct. Only events after `end` are decoded.
@@ -303,10 +310,9 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
         return None
     keys = []
     for ev in scan.records:
-        seq = ev.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool) or ev.get("ev") == "renamed" or not isinstance(ev.get("eid"), str):
+        if not isinstance(ev.get("hlc"), str) or ev.get("ev") == "renamed" or not isinstance(ev.get("eid"), str):
             return None
-        keys.append((seq, str(ev.get("ts", "")), ev["eid"]))
+        keys.append(order.sort_key(ev))
     ordered_keys = sorted(keys)
     if len(set(keys)) != len(keys) or (last is not None and ordered_keys[0] <= last):
         return None
@@ -425,15 +431,15 @@ def names(project: Project) -> list[str]:
 
 
 def event(kind: str, **data) -> dict:
-    """A new event: its kind, time and unique id (`seq` is added when it is appended)."""
+    """A new event: its kind, time and unique id (`hlc` is added when it is appended)."""
     return eventlog.event("ev", kind, **data)
 
 
 def append(project: Project, name: str, *events: dict, lock: bool = False) -> None:
     """Append events in one write. `lock=True` takes the log's lock; otherwise the caller holds it.
 
-    Each event gets the next `seq` above every seq already in the file (store/eventlog.py); an event
-    that already has one (copied by a rename) keeps it.
+    Each event gets its stamp (`hlc`, store/clock.py); an event that already has one (copied by a
+    rename) keeps it.
     """
     path = log_path(project, name)
     if lock:

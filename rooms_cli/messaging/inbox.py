@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rooms_cli.store import jsonl, layout
+from rooms_cli.store import jsonl, layout, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
@@ -111,9 +111,9 @@ def deliver(
 def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
     """Every message in `agent`'s inbox, oldest first, each with its `ref`.
 
-    Order: time, then number (one clone's messages of one millisecond keep their order), then id.
+    Order: the one order of every log (store/order.py): stamp, then id; a message seen twice once.
     """
-    records = sorted(jsonl.read(inbox_path(project, agent)), key=lambda r: (jsonl.order_key(r)[0], _number(r), jsonl.order_key(r)[1]))
+    records = order.ordered(jsonl.read(inbox_path(project, agent)))
     messages = [InboxMessage.from_json(r) for r in records]
     assign_refs(messages)
     return messages

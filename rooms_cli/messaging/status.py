@@ -1,8 +1,8 @@
 """Who is around: status lines and when an agent was last seen (the roster is in roster.py).
 
 Files:
-    .rooms/status/<agent>.jsonl  append-only: {"id": "st-…", "ts", "seq", "status": text} or {"id",
-                                 "ts", "seq", "announced": ts}; the state is the replay in time order (the
+    .rooms/status/<agent>.jsonl  append-only: {"id": "st-…", "ts", "hlc", "status": text} or {"id",
+                                 "ts", "hlc", "announced": ts}; the state is the replay in log order (the
                                  latest status wins, the first announcement counts), so two clones
                                  that both set a status merge with git's union driver, no conflict
     .rooms/status/<agent>.json   what versions before the log wrote ({"agent", "status", "updated",
@@ -67,9 +67,8 @@ def read_status(project: Project, agent: str) -> dict:
             old["announced"] = legacy["announced"]
         records.insert(0, old)
     state: dict = {"agent": agent}
-    # time order (the latest status wins); a clone's own records of one instant keep their order by seq
-    records = eventlog.ordered(records)
-    for record in sorted(records, key=lambda r: jsonl.order_key(r)[0]):
+    # the one order of every log (the latest status wins; the old file's record first)
+    for record in eventlog.ordered(records):
         if isinstance(record.get("status"), str):
             state["status"], state["updated"] = record["status"], record.get("ts")
         if record.get("announced") and not state.get("announced"):

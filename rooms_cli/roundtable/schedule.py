@@ -302,7 +302,7 @@ def read_state(project: Project) -> ScheduleState:
     for record in jsonl.read_ordered(state_path(project)):
         slot, key = record.get("slot"), record.get("key")
         if isinstance(slot, str) and isinstance(key, str) and key not in fired.get(slot, {}):
-            entry = {k: v for k, v in record.items() if k not in ("id", "ts", "slot", "key")}
+            entry = {k: v for k, v in record.items() if k not in ("id", "ts", "hlc", "slot", "key")}
             fired.setdefault(slot, {})[key] = entry
     return ScheduleState(fired=fired)
 

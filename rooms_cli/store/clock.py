@@ -90,3 +90,55 @@ def describe_duration(seconds: float) -> str:
 
 def add_seconds(moment: datetime, seconds: float) -> datetime:
     return moment + timedelta(seconds=seconds)
+
+
+# --- the hybrid logical clock ---------------------------------------------------------------------------
+#
+# Every record appended to a log gets `hlc`: "<ISO time, ms>-<counter>-<node>", e.g.
+# "2026-11-25T10:46:55.123Z-0000-3f9a1c". The time is the wall clock unless a stamp this process issued or
+# saw in the log being appended is later (a clone whose clock is behind still stamps after what it saw);
+# the counter orders stamps of one millisecond (it never passes 9999: the time moves on a millisecond
+# instead, so stamps stay sortable as strings); the node (random per process) tells apart two writers
+# that hit the same time and counter. So stamps compare as plain strings, and a stamp of a record
+# written after this clone saw record R sorts after R's.
+
+_HLC_WIDTH = 24  # len("2026-11-25T10:46:55.123Z")
+_hlc_last: tuple[int, int] = (0, -1)  # (ms, counter) of the last stamp this process issued or saw
+_hlc_node = ""
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+HLC_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z-\d{4}-[0-9a-z]{1,16}")
+
+
+def _hlc_parts(stamp: str) -> tuple[int, int] | None:
+    if not HLC_RE.fullmatch(stamp):
+        return None
+    try:
+        moment = datetime.fromisoformat(stamp[: _HLC_WIDTH - 1] + "+00:00")
+    except ValueError:
+        return None
+    return (int((moment - _EPOCH).total_seconds() * 1000 + 0.5), int(stamp[_HLC_WIDTH + 1 : _HLC_WIDTH + 5]))
+
+
+def hlc_see(stamp: str | None) -> None:
+    """Remember a stamp read from a log: every stamp issued afterwards sorts after it."""
+    global _hlc_last
+    parts = _hlc_parts(stamp) if stamp else None
+    if parts is not None and parts > _hlc_last:
+        _hlc_last = parts
+
+
+def hlc_stamp() -> str:
+    """A new stamp, later than every stamp this process issued or saw (hlc_see) and not before the clock."""
+    global _hlc_last, _hlc_node
+    if not _hlc_node:
+        _hlc_node = os.urandom(3).hex()
+    wall = int((now() - _EPOCH).total_seconds() * 1000 + 0.5)
+    last_ms, last_counter = _hlc_last
+    if wall > last_ms:
+        ms, counter = wall, 0
+    elif last_counter < 9999:
+        ms, counter = last_ms, last_counter + 1
+    else:
+        ms, counter = last_ms + 1, 0
+    _hlc_last = (ms, counter)
+    return f"{iso(_EPOCH + timedelta(milliseconds=ms))}-{counter:04d}-{_hlc_node}"

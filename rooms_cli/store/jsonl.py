@@ -1,6 +1,9 @@
 """Append-only JSONL logs: one whole JSON object a line.
 
 Writers append one or more whole lines with a single `write` under the file's lock, then fsync.
+Each record gets its hybrid-logical-clock stamp (`hlc`, store/clock.py) as it is written, seeded from
+the stamps in the file's last 64 KiB (never a rescan of the whole file); a record that has one (copied
+from another log) keeps it. Readers replay in the one order of store/order.py.
 A file whose last line is unfinished (a crash cut it) is repaired first by cutting that fragment
 off (reported on stderr), so a new line is never glued to a torn one.
 
@@ -13,12 +16,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooms_cli import terminal
-from rooms_cli.store import changes, conflicts
+from rooms_cli.store import changes, clock, conflicts, order
 from rooms_cli.store.locks import locked
 
 _warned: set[tuple[str, int, str]] = set()
@@ -83,32 +87,96 @@ def _repair_torn_tail(fd: int, path: Path) -> None:
     terminal.warn(f"{path}: removed an unfinished last line ({size - cut} bytes) left by a crash")
 
 
-def append(path: Path, record: dict, *, timeout: float | None = None) -> None:
-    """Append one record as a whole line, under the file's lock, fsynced."""
-    append_many(path, [record], timeout=timeout)
+def append(path: Path, record: dict, *, timeout: float | None = None) -> dict:
+    """Append one record as a whole line, under the file's lock, fsynced; the record as written."""
+    return append_many(path, [record], timeout=timeout)[0]
 
 
-def append_many(path: Path, records: Iterable[dict], *, timeout: float | None = None, lock: bool = True) -> None:
-    """Append records in one write. Pass `lock=False` only when the caller already holds the lock.
+def append_many(path: Path, records: Iterable[dict], *, timeout: float | None = None, lock: bool = True) -> list[dict]:
+    """Append records in one write, each stamped (`hlc`); return them as written. Pass `lock=False`
+    only when the caller already holds the lock.
 
     A failed append (a full disk, a quota, a read-only file system) is a StorageError naming the
     file, which is left as it was: cut back to its old length, or removed if this append created it.
     """
     from rooms_cli.errors import storage_error
 
-    data = "".join(dumps(r) + "\n" for r in records).encode("utf-8")
-    if not data:
-        return
+    records = list(records)
+    lines = [dumps(r) for r in records]  # refuses what is not JSON before the file is touched
+    if not lines:
+        return []
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if lock:
             with locked(path, timeout):
-                _append_bytes(path, data)
-        else:
-            _append_bytes(path, data)
+                return _append_bytes(path, records, lines)
+        return _append_bytes(path, records, lines)
     except OSError as exc:
         raise storage_error(path, exc) from None
+
+
+_HLC_IN_LINE = re.compile(rb'"hlc": "([^"\\]{1,64})"')
+_SEED_BYTES = 64 * 1024
+
+
+def _seed_clock(fd: int, size: int) -> None:
+    """Let the clock see the latest stamp at the end of the log (what this clone last wrote or merged)."""
+    if size == 0:
+        return
+    start = max(0, size - _SEED_BYTES)
+    tail = os.pread(fd, size - start, start)
+    found = [m.group(1).decode("ascii", "replace") for m in _HLC_IN_LINE.finditer(tail)]
+    if found:
+        clock.hlc_see(max(found))
+
+
+def _sorted_keys(record: dict) -> bool:
+    keys = list(record)
+    return len(keys) > 1 and all(a < b for a, b in zip(keys, keys[1:], strict=False))
+
+
+def _stamped(records: list[dict], lines: list[str]) -> tuple[list[dict], bytes]:
+    written, out = [], []
+    for record, line in zip(records, lines, strict=True):
+        stamp = record.get("hlc")
+        if isinstance(stamp, str) and stamp:
+            clock.hlc_see(stamp)
+            written.append(record)
+            out.append(line)
+            continue
+        stamp = clock.hlc_stamp()
+        done = {**record, "hlc": stamp}
+        if "hlc" in record or _sorted_keys(record):  # a bad stamp replaced; a record in key order stays so
+            line = dumps(dict(sorted(done.items())) if _sorted_keys(record) else done)
+        else:
+            line = f'{line[:-1]}, "hlc": "{stamp}"}}' if record else f'{{"hlc": "{stamp}"}}'
+        written.append(done)
+        out.append(line)
+    return written, "".join(line + "\n" for line in out).encode("utf-8")
+
+
+def _append_bytes(path: Path, records: list[dict], lines: list[str]) -> list[dict]:
+    created = not path.exists()
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    size = os.fstat(fd).st_size
+    try:
+        _refuse_unresolved_merge(fd, path)
+        _repair_torn_tail(fd, path)
+        _seed_clock(fd, os.fstat(fd).st_size)
+        written, data = _stamped(records, lines)
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+        os.fsync(fd)
+    except OSError:
+        _undo_append(fd, path, size, created)
+        raise
+    finally:
+        os.close(fd)
+    changes.note(path)
+    return written
 
 
 def _refuse_unresolved_merge(fd: int, path: Path) -> None:
@@ -126,26 +194,6 @@ def _refuse_unresolved_merge(fd: int, path: Path) -> None:
             return
         data = view[:]
     conflicts.check(path, data)
-
-
-def _append_bytes(path: Path, data: bytes) -> None:
-    created = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    size = os.fstat(fd).st_size
-    try:
-        _refuse_unresolved_merge(fd, path)
-        _repair_torn_tail(fd, path)
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    except OSError:
-        _undo_append(fd, path, size, created)
-        raise
-    finally:
-        os.close(fd)
-    changes.note(path)
 
 
 def _undo_append(fd: int, path: Path, size: int, created: bool) -> None:
@@ -251,25 +299,14 @@ def read(path: Path | str) -> list[dict]:
     return result.records
 
 
-def order_key(record: dict) -> tuple[str, str]:
-    """How merged logs are read: by record time, then id (ids are time-ordered and unique)."""
-    ts, rid = record.get("ts"), record.get("id")
-    return (ts if isinstance(ts, str) else "", rid if isinstance(rid, str) else "")
-
-
 def in_order(records: list[dict]) -> list[dict]:
-    """`records` by time then id (stable: records without either keep their file order).
-
-    A git union merge puts one clone's new lines after the other's, so file order is not time
-    order after a merge; every reader that cares about order reads through this, so a log reads
-    the same whichever way the merge went.
-    """
-    return sorted(records, key=order_key)
+    """`records` in the one order of every log (store/order.py): stamp, then id; each record once."""
+    return order.ordered(records)
 
 
 def read_ordered(path: Path) -> list[dict]:
-    """`read` in time/id order."""
-    return in_order(read(path))
+    """`read` in the one order."""
+    return order.ordered(read(path))
 
 
 def tail(path: Path, count: int) -> list[dict]:

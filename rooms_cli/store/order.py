@@ -1,0 +1,65 @@
+"""The one order every replay reads a log in: the record's hybrid-logical-clock stamp, then its id.
+
+A git union merge (and `rooms sync`) puts one clone's new lines after the other's, so file order
+depends on who merged whom; every reader that replays a log (board, inbox, transcript, groups, room
+state, queue, status, memories, schedule) sorts it with `ordered`, so every clone reads the same.
+
+- A record with `hlc` (every record appended since issue 25, store/clock.py) sorts by it, then by its
+  id (`eid`, else `id`).
+- A record of an older version (no `hlc`) sorts by its time (`ts`, else `at`), then its Lamport `seq`
+  if it has one, then its id; a stamp starts with the same ISO time, and the old key sorts before a
+  stamp of the same millisecond. Records of older versions that tie on all of it keep their file order.
+- A record that arrives twice (by sync and again by a pull) counts once: same id and stamp, or for a
+  record without either, the same content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+
+def record_id(record: dict) -> str:
+    """The record's own id: `eid` (event logs), else `id`, else ''."""
+    for field in ("eid", "id"):
+        value = record.get(field)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def sort_key(record: dict) -> str:
+    """The record's place in every log, as one string (`\\x1f` sorts before the `-` of a stamp)."""
+    stamp = record.get("hlc")
+    if isinstance(stamp, str) and stamp:
+        return f"{stamp}\x1f{record_id(record)}"
+    ts = record.get("ts")
+    if not isinstance(ts, str):
+        ts = record.get("at")
+    seq = record.get("seq")
+    seq_text = f"{seq:012d}" if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else ""
+    return f"{ts if isinstance(ts, str) else ''}\x1f{seq_text}\x1f{record_id(record)}"
+
+
+def identity(record: dict) -> object:
+    """What makes two lines one record: its id and stamp; without both, its content."""
+    stamp, rid = record.get("hlc"), record_id(record)
+    if isinstance(stamp, str) and stamp and rid:
+        return (rid, stamp)
+    if rid and "eid" in record:  # an event of an older version: the eid was unique on its own
+        return (rid, None)
+    return json.dumps({k: v for k, v in record.items() if k != "seq"}, sort_keys=True, ensure_ascii=False)
+
+
+def ordered(records: Iterable[dict]) -> list[dict]:
+    """`records` in the one order, each record once."""
+    seen: set = set()
+    unique = []
+    for record in records:
+        key = identity(record)
+        if key in seen:
+            continue
+        seen.add(key)
+        unique.append(record)
+    unique.sort(key=sort_key)
+    return unique
