@@ -20,7 +20,14 @@ from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
 from rooms_cli.roundtable.formats import Format, get_format
-from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, ELLIPSIS, MIN_MAX_CHARS, cut_at_word, plain, sanitize
+from rooms_cli.roundtable.sanitize import (
+    DEFAULT_MAX_CHARS,
+    ELLIPSIS,
+    MIN_MAX_CHARS,
+    cut_at_word,
+    plain,
+    sanitize,
+)
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
