@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "rooms_cli.cli.mcp_cmd:mcp_cmd",
     "files": "rooms_cli.cli.files_cmd:files_app",
     "sync": "rooms_cli.cli.sync_cmd:sync_cmd",
+    "top": "rooms_cli.cli.top_cmd:top_cmd",
 }
 
 # `rooms tick`: run in this order; each is `(project, config, dry_run) -> list[dict]` (what it did)

@@ -95,6 +95,7 @@ VALID: dict[str, list[str]] = {
     "hook claude-code prompt": [],
     "hook claude-code session-start": [],
     "mcp": [],  # stdin closed at once: the server starts and ends cleanly
+    "top": ["--snapshot", "{NEW}", "--size", "80x24"],  # one frame to an SVG file: no terminal needed
 }
 STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": ""}
 

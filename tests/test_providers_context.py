@@ -250,3 +250,57 @@ def test_llamacpps_template_failure_is_shown_with_the_templates_own_words():
     assert one_line(message) == (
         "Unable to generate parser for this template. Conversation roles must alternate user/assistant/user/assistant/..."
     )
+
+
+def test_openrouters_models_list_gives_the_window():
+    from rooms_cli.models.openai import models_window
+
+    assert models_window({"data": [{"id": "meta/llama", "context_length": 131072}]}, "meta/llama") == 131072
+    assert models_window({"data": [{"id": "other", "context_length": 5}]}, "meta/llama") is None
+    assert models_window("not json", "m") is None
+
+
+def test_an_unreachable_server_costs_one_refused_connection():
+    import socket
+    import time
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    provider = OpenAIProvider("gone", {"type": "openai", "base_url": f"http://127.0.0.1:{port}/v1"})
+    start = time.monotonic()
+    assert run(provider.context_window("m")) is None and run(provider.count_tokens("m", "abc")) == estimate_tokens("abc")
+    assert time.monotonic() - start < 5
+
+
+def test_claude_on_anthropics_api_has_its_documented_window(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    provider = AnthropicProvider("anthropic", {"type": "anthropic"})
+    assert run(provider.context_window("claude-sonnet-4-5")) == 200_000
+    assert run(AnthropicProvider("anthropic", {"type": "anthropic", "context_window": 50_000}).context_window("claude-x")) == 50_000
+
+
+def test_an_anthropic_gateway_that_is_llamacpp_gives_its_window_and_tokenizer(server):
+    server.n_ctx = 4096
+    server.tokenize = lambda text: 2 * len(text)
+    provider = AnthropicProvider("gw", {"type": "anthropic", "base_url": server.base_url})
+    assert run(provider.context_window("tiny")) == 4096
+    assert run(provider.count_tokens("tiny", "abc")) == 6
+    assert [p.path for p in server.probes] == ["/props", "/tokenize"]
+
+
+@given(st.text(max_size=2000))
+def test_any_server_text_becomes_one_short_line(text):
+    line = one_line(text)
+    assert "\n" not in line and "\r" not in line and len(line) <= 300
+
+
+@given(st.binary(max_size=500))
+def test_any_error_body_is_read_without_failing(raw):
+    from rooms_cli.models.http import Call, HttpSettings, context_overflow, error_detail
+
+    message, err = error_detail(raw)
+    assert "\n" not in message and isinstance(err, dict)
+    call = Call(provider="p", url="u", endpoint="u", headers={}, body={}, settings=HttpSettings())
+    overflow = context_overflow(call, message, err)
+    assert overflow is None or isinstance(overflow, ContextOverflow)

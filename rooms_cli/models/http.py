@@ -403,12 +403,13 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
 PROBE_TIMEOUT = 5.0
 
 
-async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
-                     timeout: float = PROBE_TIMEOUT) -> Any:
-    """GET `url` (POST `body` when given) once, no retries: the JSON answer of a 2xx, else None.
+async def probe(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
+                timeout: float = PROBE_TIMEOUT) -> tuple[int, Any]:
+    """GET `url` (POST `body` when given) once, no retries: (HTTP status, the JSON answer or None).
+    Status 0: the server could not be reached.
 
     For what a server may or may not offer (llama.cpp's /props and /tokenize, Ollama's /api/show,
-    vLLM's /v1/models): a missing endpoint, a refused connection or a bad body is None, never an error."""
+    vLLM's /v1/models): a missing endpoint, a refused connection or a bad body is never an error."""
     import httpx
 
     try:
@@ -417,11 +418,20 @@ async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, s
                 response = await client.get(url, headers=headers)
             else:
                 response = await client.post(url, json=body, headers=headers)
-        if response.status_code >= 300:
-            return None
-        return response.json()
-    except (httpx.HTTPError, ValueError):
-        return None
+    except httpx.HTTPError:
+        return 0, None
+    if response.status_code >= 300:
+        return response.status_code, None
+    try:
+        return response.status_code, response.json()
+    except ValueError:
+        return response.status_code, None
+
+
+async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
+                     timeout: float = PROBE_TIMEOUT) -> Any:
+    """The JSON answer of `probe`, else None."""
+    return (await probe(url, body=body, headers=headers, timeout=timeout))[1]
 
 
 async def post_json(call: Call) -> dict:

@@ -54,10 +54,10 @@ def test_an_agent_on_the_anthropic_gateway_chats_in_a_room(gateway, llama_projec
 
     project = open_project(llama_project)
     agent = load_agent(project, "archer")
-    agent.model, agent.context_window = "anthropic:tiny", 2048
+    agent.model, agent.context_window, agent.max_tokens = "anthropic:tiny", 2048, 128
     create_agent(project, agent, overwrite=True)
     run = rooms("chat", "@archer what do the numbers say?", "--json", env={"ANTHROPIC_BASE_URL": gateway.url})
     assert run.exit_code == 0, run.stderr
     replies = [m for m in run.json()["replies"] if m["speaker"] == "archer"]
     assert replies and replies[0]["text"] and replies[0]["model"] == "anthropic:tiny"
-    assert replies[0]["usage"]["output_tokens"] <= 128  # 2048 / 16
+    assert replies[0]["usage"]["output_tokens"] <= 128  # the agent's max_tokens

@@ -1,0 +1,709 @@
+"""`rooms top`: the live dashboard, a Textual app over the parts' own functions.
+
+Tabs: Board (lanes as columns), Rooms (transcript, roster, budget, a line that posts like `rooms
+chat`), Agents, then one tab per group labelled `▣ name [busy/total state]` with the panels Members,
+Current broadcast and Recent broadcasts, and the agent tabs Ctrl+T opens. Data is read in worker
+threads (views.py) and every key that writes calls the function its CLI command calls (actions.py).
+
+Live: a thread runs `rooms watch --all`'s engine (watch.watch) and posts each event; the app reloads
+the tabs the event touches, coalescing bursts (one reload in flight per tab, one more queued).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, HorizontalScroll, Vertical
+from textual.message import Message
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Input,
+    Label,
+    OptionList,
+    RichLog,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+
+from rooms_cli.context import Context
+from rooms_cli.errors import RoomsError
+from rooms_cli.tui import FIXED_TABS, actions, views
+from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
+
+LANE_MIN = 34  # columns of a lane on the board
+STATUS_MARK = {"todo": "○", "doing": "●", "blocked": "■", "failed": "✗", "done": "✓", "cancelled": "–"}
+COMPOSER_FIELDS = [("objective", "objective — what to accomplish"), ("output_format", "output_format — how the reply is shaped"),
+                   ("tool_guidance", "tool_guidance — which tools to use or avoid"), ("boundaries", "boundaries — what is out of scope")]
+
+KEYS = [
+    ("[ ]", "previous / next tab (or click a tab)"),
+    ("< >", "previous / next room (board and rooms tabs follow it)"),
+    ("Tab", "next panel (lanes, room list, input…); arrows move in it"),
+    ("c x d", "claim / release / done (asks for a summary) the selected task"),
+    ("Enter", "in the rooms tab's input line: post like `rooms chat` (slash commands too)"),
+    ("Ctrl+G", "lasso: pick agents, name a group, create it"),
+    ("Ctrl+B", "four-field broadcast composer (group tab)"),
+    ("Ctrl+W", "dissolve the focused group after a confirm; close an agent tab"),
+    ("Ctrl+R", "rename the focused group"),
+    ("Ctrl+T", "new agent tab: an agent's inbox (peeked) and status"),
+    ("Ctrl+Shift+T / Ctrl+N", "new group tab: name and profiles (Ctrl+N where the terminal cannot send Ctrl+Shift+T)"),
+    ("?", "this list"),
+    ("q / Ctrl+Q", "quit"),
+]
+
+
+class Changed(Message):
+    """Something under .rooms/ changed: the watch event that says what."""
+
+    def __init__(self, event: dict):
+        super().__init__()
+        self.event = event
+
+
+class LaneTable(DataTable):
+    """One lane's tasks (or the done column); the row key is the task id."""
+
+    BINDINGS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
+
+    def __init__(self, lane: str, **kwargs):
+        super().__init__(cursor_type="row", show_header=False, **kwargs)
+        self.lane = lane
+        self.rows_shown: list[tuple] = []
+
+
+class TopApp(App):
+    """The dashboard. `live=False` reads once and never watches (snapshots, tests of one frame)."""
+
+    TITLE = "rooms top"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = MODAL_CSS + """
+    #bar { height: 1; background: $primary-background; padding: 0 1; }
+    #note { height: 1; padding: 0 1; color: $text-muted; }
+    #note.error { color: $error; text-style: bold; }
+    TabbedContent { height: 1fr; }
+    TabPane { padding: 0; }
+    #board-head { height: 1; padding: 0 1; }
+    #lanes { height: 1fr; }
+    .lane { width: 34; height: 100%; border-right: vkey $panel; }
+    .lane Label { width: 100%; text-style: bold; padding: 0 1; background: $boost; }
+    LaneTable { height: 1fr; }
+    #room-side { width: 26; border-right: vkey $panel; }
+    #room-list { height: auto; max-height: 8; }
+    #roster { height: 1fr; }
+    #transcript { height: 1fr; }
+    #budget { height: 1; padding: 0 1; }
+    #say { height: 3; }
+    .panel-title { text-style: bold; background: $boost; width: 100%; padding: 0 1; }
+    .members { height: auto; max-height: 40%; }
+    .current { height: auto; max-height: 12; padding: 0 1; }
+    .recent { height: 1fr; }
+    .agent-head { height: auto; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("question_mark", "keys", "keys"),
+        Binding("c", "claim", "claim"),
+        Binding("x", "release", "release"),
+        Binding("d", "done", "done"),
+        Binding("ctrl+g", "lasso", "lasso", priority=True),
+        Binding("ctrl+b", "broadcast", "broadcast", priority=True),
+        Binding("ctrl+w", "close", "dissolve"),
+        Binding("ctrl+r", "rename", "rename", priority=True),
+        Binding("ctrl+t", "agent_tab", "agent tab", priority=True),
+        Binding("ctrl+shift+t,ctrl+n", "group_tab", "group tab", priority=True, show=False),
+        Binding("left_square_bracket", "tab(-1)", "tab", show=False),
+        Binding("right_square_bracket", "tab(1)", "tab", show=False),
+        Binding("less_than_sign", "room(-1)", "room", show=False),
+        Binding("greater_than_sign", "room(1)", "room", show=False),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, ctx: Context, *, tab: str = "board", room: str | None = None, live: bool = True):
+        super().__init__()
+        self.ctx = ctx
+        self.room = room or ctx.room
+        self.first_tab = tab
+        self.live = live
+        self.read_only = actions.read_only(ctx)
+        self.group_panes: dict[str, str] = {}  # group name -> pane id
+        self.agent_panes: dict[str, str] = {}  # agent -> pane id
+        self._pane_count = 0
+        self._loading: set[str] = set()
+        self._again: set[str] = set()
+        self._stop: Any = None
+        self._watcher: threading.Thread | None = None
+        self._leases: dict[str, tuple[LaneTable, views.TaskRow]] = {}  # leased tasks on screen, for the countdown
+        self.loaded = threading.Event()  # the first load of every tab is on screen
+
+    # --- layout -----------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._bar_text(), id="bar", markup=False)
+        with TabbedContent(id="tabs"):
+            with TabPane("Board", id="board"):
+                yield Static("", id="board-head", markup=False)
+                yield HorizontalScroll(id="lanes")
+            with TabPane("Rooms", id="rooms"):
+                with Horizontal():
+                    with Vertical(id="room-side"):
+                        yield Label("rooms", classes="panel-title")
+                        yield OptionList(id="room-list")
+                        yield Label("roster", classes="panel-title")
+                        yield DataTable(id="roster", cursor_type="none", show_header=False)
+                    with Vertical():
+                        yield RichLog(id="transcript", wrap=True, markup=False, auto_scroll=True)
+                        yield Static("", id="budget", markup=False)
+                        yield Input(placeholder="say something (Enter posts, like rooms chat)", id="say",
+                                    disabled=self.read_only)
+            with TabPane("Agents", id="agents"):
+                yield DataTable(id="agent-table", cursor_type="row")
+        yield Static("", id="note", markup=False)
+        yield Footer()
+
+    def _bar_text(self) -> str:
+        bits = [f"rooms top · {self.ctx.project.root.name} · as {self.ctx.me} · #{self.room}"]
+        if self.read_only:
+            bits.append("READ-ONLY: .rooms/ cannot be written, keys that change things are off")
+        return " · ".join(bits)
+
+    def on_mount(self) -> None:
+        self.query_one("#agent-table", DataTable).add_columns("agent", "kind", "state", "unread", "last seen", "spawns", "status")
+        self.query_one("#roster", DataTable).add_columns("agent", "flags")
+        self._load_all(first=True)
+        self.set_interval(1.0, self._tick_leases)
+        if self.live:
+            self._start_watch()
+
+    def _load_all(self, first: bool = False) -> None:
+        for part in ("board", "rooms", "agents", "groups"):
+            self.reload(part)
+
+    # --- loading: a worker thread reads, the UI thread draws ---------------------------------------
+
+    LOADERS: dict[str, str] = {"board": "_read_board", "rooms": "_read_room", "agents": "_read_agents", "groups": "_read_groups"}
+
+    def reload(self, part: str) -> None:
+        """Read `part` again in a thread; while a read of it runs, one more is queued (bursts coalesce)."""
+        if part in self._loading:
+            self._again.add(part)
+            return
+        self._loading.add(part)
+        reader = self._reader(part)
+        self.run_worker(lambda: self._read(part, reader), thread=True, group=part, exit_on_error=False)
+
+    def _reader(self, part: str) -> Callable[[], Any]:
+        if part.startswith("agent:"):
+            agent = part.partition(":")[2]
+            return lambda: views.inbox(self.ctx.project, agent)
+        return getattr(self, self.LOADERS[part])
+
+    def _read(self, part: str, reader: Callable[[], Any]) -> None:
+        try:
+            data, error = reader(), None
+        except RoomsError as exc:
+            data, error = None, exc.fold().message
+        self.call_from_thread(self._apply, part, data, error)  # type: ignore[arg-type]  # a coroutine: awaited on the app loop
+
+    async def _apply(self, part: str, data: Any, error: str | None) -> None:
+        try:
+            if error is not None:
+                self.say(error, error=True)
+            elif part == "board":
+                self._draw_board(data)
+            elif part == "rooms":
+                self._draw_room(data)
+            elif part == "agents":
+                self._draw_agents(data)
+            elif part == "groups":
+                await self._draw_groups(data)
+            elif part.startswith("agent:"):
+                self._draw_agent_tab(part.partition(":")[2], data)
+        finally:
+            self._loading.discard(part)
+        if part in self._again:
+            self._again.discard(part)
+            self.reload(part)
+        elif not self._loading and not self.loaded.is_set():
+            self._first_frame()
+
+    def _first_frame(self) -> None:
+        self.loaded.set()
+        tabs = self.query_one("#tabs", TabbedContent)
+        wanted = self.first_tab
+        pane = wanted if wanted in FIXED_TABS else self.group_panes.get(wanted)
+        if pane is None:
+            self.say(f"no group {wanted!r}; showing the board (see rooms group list)", error=True)
+            pane = "board"
+        tabs.active = pane
+        self._focus_tab(pane)
+
+    def _read_board(self) -> dict:
+        return views.board(self.ctx.project, self.room)
+
+    def _read_room(self) -> dict:
+        return {"names": views.room_names(self.ctx.project), **views.room(self.ctx.project, self.ctx.config, self.room)}
+
+    def _read_agents(self) -> list[dict]:
+        return views.agents(self.ctx.project, self.ctx.config)
+
+    def _read_groups(self) -> list[dict]:
+        out = []
+        for row in views.groups(self.ctx.project):
+            try:
+                out.append(views.group(self.ctx.project, row["name"]))
+            except RoomsError:
+                continue  # dissolved between the listing and the read
+        return out
+
+    # --- drawing ------------------------------------------------------------------------------------
+
+    def _draw_board(self, data: dict) -> None:
+        counts = ", ".join(f"{n} {s}" for s, n in data["counts"].items() if n) or "empty"
+        extra = f" · {data['conflicts']} with conflicts" if data["conflicts"] else ""
+        more = data["done_total"] - len(data["done"])
+        self.query_one("#board-head", Static).update(
+            f"board of #{data['room']}: {counts}{extra}" + (f" · done column: newest {len(data['done'])} of {data['done_total']}" if more > 0 else ""))
+        lanes = self.query_one("#lanes", HorizontalScroll)
+        columns = [*data["lanes"], ("done", data["done"])] if data["done"] else list(data["lanes"])
+        existing = {w.lane: w for w in lanes.query(LaneTable)}
+        wanted = [name for name, _rows in columns]
+        if [w.lane for w in lanes.query(LaneTable)] != wanted:
+            focused = self.focused.lane if isinstance(self.focused, LaneTable) else None
+            lanes.remove_children()
+            existing = {}
+            for name, _rows in columns:
+                table = LaneTable(name)
+                table.add_column("task")
+                existing[name] = table
+                lanes.mount(Vertical(Label(name if name == "done" else f"lane {name}"), table, classes="lane"))
+            if focused in existing:
+                self.call_after_refresh(existing[focused].focus)
+        self._leases = {}
+        for name, rows in columns:
+            self._fill_lane(existing[name], rows)
+        self._size_lanes()
+
+    def _size_lanes(self) -> None:
+        """Lanes share the width, none narrower than LANE_MIN (then the lanes scroll sideways)."""
+        lanes = list(self.query(".lane"))
+        if lanes:
+            width = max(LANE_MIN, (self.size.width - 1) // len(lanes))
+            for lane in lanes:
+                lane.styles.width = width
+
+    def on_resize(self) -> None:
+        self._size_lanes()
+
+    def _fill_lane(self, table: LaneTable, rows: list[views.TaskRow]) -> None:
+        shown = [(r.id, r.status, r.title, r.holder, r.expires_at, tuple(r.flags)) for r in rows]
+        for r in rows:
+            if r.expires_at:
+                self._leases[r.id] = (table, r)
+        if shown == table.rows_shown:
+            return
+        keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
+        table.clear()
+        for r in rows:
+            table.add_row(_task_cell(r), key=r.id, height=2)
+        table.rows_shown = shown
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep))
+
+    def _tick_leases(self) -> None:
+        """Once a second: the cells of the leased tasks, for their countdown (nothing else is redrawn)."""
+        for task_id, (table, row) in list(self._leases.items()):
+            if task_id in table.rows:
+                table.update_cell(task_id, table.ordered_columns[0].key, _task_cell(row))
+
+    def _draw_room(self, data: dict) -> None:
+        info = data["info"]
+        listing = self.query_one("#room-list", OptionList)
+        if [str(o.prompt) for o in listing.options] != [f"#{n}" for n in data["names"]]:
+            listing.clear_options()
+            listing.add_options([f"#{n}" for n in data["names"]])
+        if self.room in data["names"]:
+            listing.highlighted = data["names"].index(self.room)
+        roster = self.query_one("#roster", DataTable)
+        roster.clear()
+        for m in info["roster"]:
+            flags = [f for f, on_ in (("muted", m["muted"]), ("handoff", m["handoff"]), ("missing", m.get("missing"))) if on_]
+            flags.append("idle" if data["idle"].get(m["id"], True) else "active")
+            roster.add_row(m["id"], " ".join(flags))
+        budget = info["budget"]
+        self.query_one("#budget", Static).update(f"#{info['id']} · {info['status']} · budget {budget['remaining']}/{budget['total']} turns left")
+        log = self.query_one("#transcript", RichLog)
+        log.clear()
+        for message in data["messages"]:
+            log.write(_message_text(message))
+
+    def _draw_agents(self, rows: list[dict]) -> None:
+        table = self.query_one("#agent-table", DataTable)
+        table.clear()
+        for row in rows:
+            table.add_row(row["name"], row["kind"], "idle" if row["idle"] else "active", str(row["unread"]) if row["unread"] else "",
+                          _clock(row["last_seen"]), ", ".join(row["spawns"]), row["status"], key=row["name"])
+
+    async def _draw_groups(self, infos: list[dict]) -> None:
+        """A tab per live group: new ones added, gone ones (dissolved, renamed away) removed, labels kept current."""
+        tabs = self.query_one("#tabs", TabbedContent)
+        present = {info["name"] for info in infos}
+        for name in [n for n in self.group_panes if n not in present]:
+            await tabs.remove_pane(self.group_panes.pop(name))
+        for info in infos:
+            name = info["name"]
+            pane_id = self.group_panes.get(name)
+            if pane_id is None:
+                pane_id = self._new_pane_id("group")
+                self.group_panes[name] = pane_id
+                await tabs.add_pane(_group_pane(pane_id, info))
+            else:
+                tabs.get_tab(pane_id).label = info["label"]
+                self._fill_group(tabs.get_pane(pane_id), info)
+
+    def _fill_group(self, pane: TabPane, info: dict) -> None:
+        _fill_members(pane.query_one(".members", DataTable), info)
+        pane.query_one(".current", Static).update(_current_text(info["in_flight"]))
+        _fill_recent(pane.query_one(".recent", DataTable), info)
+
+    def _draw_agent_tab(self, agent: str, data: dict) -> None:
+        pane_id = self.agent_panes.get(agent)
+        if pane_id is None:
+            return
+        pane = self.query_one("#tabs", TabbedContent).get_pane(pane_id)
+        pane.query_one(".agent-head", Static).update(
+            f"@{agent} · status: {data['status'] or '—'} · last seen {_clock(data['last_seen']) or 'never'} · {data['unread']} unread (peeked: nothing marked read)")
+        log = pane.query_one(RichLog)
+        log.clear()
+        for ts, line, unread in data["lines"]:
+            log.write(Text(f"{'*' if unread else ' '} {_clock(ts)} {line}", style="bold" if unread else ""))
+
+    def _new_pane_id(self, kind: str) -> str:
+        self._pane_count += 1
+        return f"{kind}-{self._pane_count}"
+
+    # --- live ---------------------------------------------------------------------------------------
+
+    def _start_watch(self) -> None:
+        from rooms_cli.watch import Selection, watch
+        from rooms_cli.watch.wake import StopFlag
+
+        self._stop = StopFlag()
+        started = threading.Event()
+
+        def follow() -> None:
+            stream = watch(self.ctx.project, Selection(all=True), stop=self._stop)
+            started.set()
+            try:
+                for event in stream:
+                    self.post_message(Changed(event))
+            except RoomsError as exc:
+                self.call_from_thread(self.say, f"live updates stopped: {exc.fold().message}", True)
+
+        self._watcher = threading.Thread(target=follow, name="rooms-top-watch", daemon=True)
+        self._watcher.start()
+        started.wait(5)
+
+    def on_changed(self, message: Changed) -> None:
+        event = message.event
+        family = str(event.get("type", "")).partition(".")[0]
+        if family == "task" and event.get("room") == self.room:
+            self.reload("board")
+        elif family == "chat":
+            if event.get("room") == self.room:
+                self.reload("rooms")
+            self.reload("agents")
+        elif family == "group":
+            self.reload("groups")
+        elif family in ("inbox", "spawn"):
+            self.reload("agents")
+            agent = event.get("agent")
+            if family == "inbox" and agent in self.agent_panes:
+                self.reload(f"agent:{agent}")
+
+    async def action_quit(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        self.exit()
+
+    def on_unmount(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+
+    # --- notes --------------------------------------------------------------------------------------
+
+    def say(self, text: str, error: bool = False) -> None:
+        note = self.query_one("#note", Static)
+        note.update(("error: " if error else "") + text)
+        note.set_class(error, "error")
+
+    def _act(self, what: Callable[[], str], *reload: str) -> None:
+        """Run a write in a thread (a chat turn may wait on a model); its line or its error goes to the note."""
+        def work() -> None:
+            try:
+                line, error = what(), False
+            except RoomsError as exc:
+                line, error = exc.fold().message, True
+            self.call_from_thread(self._acted, line, error, reload)
+
+        self.run_worker(work, thread=True, group="act", exit_on_error=False)
+
+    def _acted(self, line: str, error: bool, reload: tuple[str, ...]) -> None:
+        self.say(line, error)
+        for part in reload:
+            self.reload(part)
+
+    # --- which tab, which task, which group ---------------------------------------------------------
+
+    def _active(self) -> str:
+        return self.query_one("#tabs", TabbedContent).active
+
+    def _focused_group(self) -> str | None:
+        active = self._active()
+        return next((name for name, pane in self.group_panes.items() if pane == active), None)
+
+    def _selected_task(self) -> str | None:
+        table = self.focused
+        if not isinstance(table, LaneTable) or not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    def _focus_tab(self, pane_id: str) -> None:
+        def focus() -> None:
+            tabs = self.query_one("#tabs", TabbedContent)
+            if tabs.active != pane_id:
+                return  # another tab was chosen meanwhile: focusing this one would switch back to it
+            pane = tabs.get_pane(pane_id)
+            if self.focused is not None and pane in self.focused.ancestors:
+                return
+            target = next((w for w in pane.query("LaneTable, #say, #agent-table, DataTable") if w.focusable), None)
+            if pane_id == "rooms" and not self.read_only:
+                target = self.query_one("#say", Input)
+            if target is not None:
+                target.focus()
+
+        self.call_after_refresh(focus)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if self.loaded.is_set() and event.pane.id is not None:
+            self._focus_tab(event.pane.id)
+
+    # --- actions ------------------------------------------------------------------------------------
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one("#tabs", TabbedContent)
+        ids = [p.id for p in tabs.query(TabPane) if p.id]
+        if ids:
+            tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)] if tabs.active in ids else ids[0]
+
+    def action_room(self, step: int) -> None:
+        names = views.room_names(self.ctx.project)
+        if not names:
+            return
+        at = names.index(self.room) if self.room in names else -1
+        self.switch_room(names[(at + step) % len(names)])
+
+    @on(OptionList.OptionSelected, "#room-list")
+    def _room_picked(self, event: OptionList.OptionSelected) -> None:
+        self.switch_room(str(event.option.prompt).lstrip("#"))
+
+    def switch_room(self, room: str) -> None:
+        if room == self.room:
+            return
+        self.room = room
+        self.query_one("#bar", Static).update(self._bar_text())
+        self.say(f"room #{room}")
+        self.reload("board")
+        self.reload("rooms")
+
+    def action_claim(self) -> None:
+        self._task_action("claim", lambda task: actions.claim(self.ctx, self.room, task))
+
+    def action_release(self) -> None:
+        self._task_action("release", lambda task: actions.release(self.ctx, self.room, task))
+
+    def action_done(self) -> None:
+        task = self._selected_task()
+        if task is None:
+            return self._no_task("finish")
+
+        def finish(answer: dict | None) -> None:
+            if answer is not None:
+                self._act(lambda: actions.done(self.ctx, self.room, task, answer["summary"]), "board")
+
+        self.push_screen(FieldsScreen(f"Done: {task}", [("summary", "summary (what was done)", "")], ok="Done"), finish)
+
+    def _task_action(self, verb: str, do: Callable[[str], str]) -> None:
+        task = self._selected_task()
+        if task is None:
+            return self._no_task(verb)
+        self._act(lambda: do(task), "board")
+
+    def _no_task(self, verb: str) -> None:
+        self.say(f"select a task to {verb} first: the board tab, Tab into a lane, arrows to a task", error=True)
+
+    @on(Input.Submitted, "#say")
+    def _post(self, event: Input.Submitted) -> None:
+        text = event.value
+        event.input.value = ""
+        if text.strip():
+            self.say(f"posting to #{self.room}…")
+            room = self.room
+            self._act(lambda: actions.post(self.ctx, room, text), "rooms")
+
+    def action_lasso(self) -> None:
+        def made(answer: tuple[str, list[str]] | None) -> None:
+            if answer is not None:
+                name, members = answer
+                self._act(lambda: actions.create_group(self.ctx, name, members), "groups")
+
+        self.push_screen(LassoScreen(views.agent_ids(self.ctx.project)), made)
+
+    def action_group_tab(self) -> None:
+        def made(answer: dict | None) -> None:
+            if answer is not None:
+                profiles = [p.strip() for p in answer["profiles"].split(",") if p.strip()]
+                self.first_tab = answer["name"].strip()
+                self._act(lambda: actions.create_group(self.ctx, answer["name"].strip(), profiles), "groups")
+
+        self.push_screen(FieldsScreen("New group tab: a group and its members (rooms group spawn-mixed)",
+                                      [("name", "group name", ""), ("profiles", "profiles, comma-separated (agent ids)", "")],
+                                      ok="Create"), made)
+
+    def action_broadcast(self) -> None:
+        name = self._focused_group()
+        if name is None:
+            return self.say("Ctrl+B broadcasts to a group: switch to a group tab first ([ ] or click it)", error=True)
+
+        def send(answer: dict | None) -> None:
+            if answer is not None:
+                self._act(lambda: actions.broadcast(self.ctx, name, answer), "groups")
+
+        self.push_screen(FieldsScreen(f"Broadcast to {name} (all four fields are sent; empty is allowed)",
+                                      [(k, label, "") for k, label in COMPOSER_FIELDS], ok="Send"), send)
+
+    def action_close(self) -> None:
+        active = self._active()
+        agent = next((a for a, pane in self.agent_panes.items() if pane == active), None)
+        if agent is not None:
+            self.query_one("#tabs", TabbedContent).remove_pane(self.agent_panes.pop(agent))
+            return
+        name = self._focused_group()
+        if name is None:
+            return self.say("Ctrl+W dissolves a group: switch to its tab first", error=True)
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._act(lambda: actions.dissolve(self.ctx, name), "groups")
+
+        self.push_screen(ConfirmScreen(f"Dissolve group {name}? Its broadcast in flight is cancelled and its log deleted.",
+                                       ok="Dissolve"), confirmed)
+
+    def action_rename(self) -> None:
+        name = self._focused_group()
+        if name is None:
+            return self.say("Ctrl+R renames a group: switch to its tab first", error=True)
+
+        def renamed(answer: dict | None) -> None:
+            if answer is not None and answer["name"].strip() != name:
+                self._act(lambda: actions.rename(self.ctx, name, answer["name"].strip()), "groups")
+
+        self.push_screen(FieldsScreen(f"Rename group {name}", [("name", "new name", name)], ok="Rename"), renamed)
+
+    def action_agent_tab(self) -> None:
+        def opened(agent: str | None) -> None:
+            if agent is None:
+                return
+            tabs = self.query_one("#tabs", TabbedContent)
+            if agent not in self.agent_panes:
+                pane_id = self._new_pane_id("agent")
+                self.agent_panes[agent] = pane_id
+                tabs.add_pane(TabPane(f"@{agent}", Static("", classes="agent-head", markup=False),
+                                      RichLog(wrap=True, markup=False), id=pane_id))
+            tabs.active = self.agent_panes[agent]
+            self.reload(f"agent:{agent}")
+
+        names = [row.name for row in views.agents_roster(self.ctx.project, self.ctx.config)]
+        self.push_screen(PickScreen("New agent tab: whose inbox and status?", names), opened)
+
+    def action_keys(self) -> None:
+        self.push_screen(KeysScreen(KEYS))
+
+
+def _group_pane(pane_id: str, info: dict) -> TabPane:
+    members: DataTable = DataTable(classes="members", cursor_type="row")
+    members.add_columns(" ", "member", "state", "profile")
+    recent: DataTable = DataTable(classes="recent", cursor_type="row")
+    recent.add_columns("broadcast", "status", "replied", "reducer", "objective")
+    _fill_members(members, info)
+    _fill_recent(recent, info)
+    return TabPane(info["label"], Label("Members", classes="panel-title"), members,
+                   Label("Current broadcast", classes="panel-title"),
+                   Static(_current_text(info["in_flight"]), classes="current", markup=False),
+                   Label("Recent broadcasts", classes="panel-title"), recent, id=pane_id)
+
+
+def _fill_members(table: DataTable, info: dict) -> None:
+    from rooms_cli.groups.status import EMOJI
+
+    table.clear()
+    for m in info["members"]:
+        table.add_row(EMOJI[m["state"]], m["handle"], m["state"], m["profile"])
+
+
+def _fill_recent(table: DataTable, info: dict) -> None:
+    table.clear()
+    for b in info["recent"]:
+        table.add_row(b["broadcast_id"], b["status"], f"{len(b['replied'])}/{len(b['members'])}", b.get("reducer") or "-", b["objective"])
+
+
+def _current_text(flight: dict | None) -> str:
+    if not flight:
+        return "nothing in flight (Ctrl+B to broadcast)"
+    return "\n".join([
+        f"{flight['broadcast_id']} from {flight.get('sender') or '?'} · {len(flight['replied'])}/{len(flight['members'])} replied",
+        f"objective: {flight['objective']}",
+        f"waiting for: {', '.join(flight['pending']) or 'the gather (rooms group wait)'}",
+    ])
+
+
+def _status_style(status: str) -> str:
+    return {"doing": "bold yellow", "blocked": "red", "failed": "bold red", "done": "green"}.get(status, "")
+
+
+def _task_cell(row: views.TaskRow) -> Text:
+    """Two lines: `● t-01M8953VR5 researcher 9m59s`, then the title and its flags."""
+    text = Text(STATUS_MARK.get(row.status, "?"), style=_status_style(row.status))
+    text.append(f" {row.short}", style="dim")
+    if row.holder:
+        text.append(f" {row.holder} {views.countdown(row.expires_at)}", style="yellow")
+    elif row.status not in ("todo", "doing"):
+        text.append(f" {row.status}")
+    text.append(f"\n  {row.title}")
+    for flag in row.flags:
+        text.append(f" ⚠ {flag}", style="bold red")
+    return text
+
+
+def _clock(moment: str | None) -> str:
+    """`13:18:22` of an ISO time (UTC), "" for none."""
+    if not moment or "T" not in moment:
+        return ""
+    return moment.split("T", 1)[1][:8]
+
+
+def _message_text(message) -> Text:
+    text = Text(f"{_clock(message.ts)} ", style="dim")
+    if message.kind in ("message",):
+        text.append(f"{message.speaker}: ", style="bold")
+        text.append(message.text)
+    else:
+        text.append(f"{message.speaker} {message.text}" if message.kind != "system" else message.text, style="italic dim")
+    return text

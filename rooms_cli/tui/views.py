@@ -1,0 +1,157 @@
+"""What each tab of `rooms top` shows, read through the parts' own functions (no textual here).
+
+Each function returns plain data the widgets lay out; none of them writes (a viewer on a read-only
+`.rooms/` reads like `rooms board` does). The board keeps every open task and only the newest
+DONE_SHOWN finished ones: a 10 000-task board is mostly open work, and the table widget draws only
+the rows on screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rooms_cli.store.clock import now, parse_time
+from rooms_cli.store.paths import Project
+
+DONE_SHOWN = 50  # finished tasks shown in the board's done column (the newest first)
+TRANSCRIPT_SHOWN = 200  # messages of the current room kept on screen
+INBOX_SHOWN = 200  # messages of an agent tab
+
+
+@dataclass
+class TaskRow:
+    """One task as a board cell: who holds it until when, and what is wrong with it."""
+
+    id: str
+    short: str
+    title: str
+    status: str
+    lane: str
+    holder: str = ""
+    expires_at: str = ""
+    flags: list[str] = field(default_factory=list)
+
+
+def _task_row(task: dict, short: dict[str, str]) -> TaskRow:
+    lease = task.get("lease") or {}
+    flags = []
+    if any(c.get("kind") == "double_claim" for c in task.get("conflicts") or ()):
+        flags.append("double claim")
+    elif task.get("conflicts"):
+        flags.append("conflict")
+    lapsed = task.get("lapsed_lease")
+    if lapsed and not lease:
+        # a claim the clock withdrew: its lease lapsed without a release, the task is open again
+        flags.append(f"lapsed: {lapsed.get('holder', '?')}")
+    if task.get("pending"):
+        flags.append(f"pending → {task['pending'].get('to', '?')}")
+    return TaskRow(
+        id=task["id"], short=short.get(task["id"], task["id"]), title=task["title"], status=task["status"],
+        lane=task["lane"], holder=lease.get("holder", "") if lease else "",
+        expires_at=lease.get("expires_at", "") if lease else "", flags=flags,
+    )
+
+
+def board(project: Project, room: str, *, done_shown: int = DONE_SHOWN) -> dict:
+    """{room, counts, lanes: [(lane, [TaskRow])], done: [TaskRow], conflicts}: `rooms board`'s view
+    (archived tasks are not on it), the done column cut to the newest `done_shown`."""
+    from rooms_cli.board.render import board_view
+
+    view = board_view(project, room)
+    short = view["short_ids"]
+    return {
+        "room": room,
+        "counts": view["counts"],
+        "lanes": [(lane["lane"], [_task_row(t, short) for t in lane["tasks"]]) for lane in view["lanes"]],
+        "done": [_task_row(t, short) for t in view["done"][:done_shown]],
+        "done_total": len(view["done"]),
+        "conflicts": len(view["conflicts"]),
+    }
+
+
+def countdown(expires_at: str, moment=None) -> str:
+    """`9m59s` left on a lease (`ROOMS_NOW` is the clock), `lapsed` once it is over, "" without one."""
+    if not expires_at:
+        return ""
+    left = int((parse_time(expires_at) - (moment or now())).total_seconds())
+    if left <= 0:
+        return "lapsed"
+    hours, rest = divmod(left, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds:02d}s"
+
+
+def room_names(project: Project) -> list[str]:
+    """The live rooms, in name order (`rooms room list`)."""
+    from rooms_cli.chat.membership import live_rooms
+
+    return sorted(r["id"] for r in live_rooms(project))
+
+
+def room(project: Project, config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN) -> dict:
+    """{info: `rooms room show`, messages: the newest `shown`, idle: {agent: bool}}."""
+    from rooms_cli.chat.membership import show
+    from rooms_cli.chat.transcript import tail
+
+    info = show(project, config, room_id)
+    return {"info": info, "messages": tail(project, room_id, shown), "idle": {e.name: e.idle for e in agents_roster(project, config)}}
+
+
+def agents_roster(project: Project, config):
+    from rooms_cli.messaging.roster import roster
+
+    return roster(project, config)
+
+
+def agents(project: Project, config) -> list[dict]:
+    """`rooms agents`, each with its unread count (nothing is marked read) and its running spawns."""
+    from rooms_cli.messaging.inbox import unread_messages
+    from rooms_cli.messaging.spawn import list_spawns
+
+    running: dict[str, list[str]] = {}
+    for spawn in list_spawns(project):
+        if spawn.active:
+            running.setdefault(spawn.parent, []).append(spawn.alias)
+    rows = []
+    for entry in agents_roster(project, config):
+        rows.append({**entry.to_json(), "unread": len(unread_messages(project, entry.name)),
+                     "spawns": running.get(entry.name, [])})
+    return rows
+
+
+def groups(project: Project) -> list[dict]:
+    """Every group with its `▣ name [busy/total state]` label (`rooms group list`)."""
+    from rooms_cli.groups.status import list_groups
+
+    return list_groups(project)
+
+
+def group(project: Project, name: str) -> dict:
+    """`rooms group status NAME`: members with their state, the broadcast in flight, recent ones."""
+    from rooms_cli.groups.status import status
+
+    return status(project, name)
+
+
+def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict:
+    """An agent tab: its status line and inbox, peeked (`rooms inbox --peek`: nothing marked read)."""
+    from rooms_cli.messaging.attention import message_line
+    from rooms_cli.messaging.inbox import open_inbox
+    from rooms_cli.messaging.status import last_seen, read_status
+
+    view = open_inbox(project, agent, peek=True)
+    messages = view.messages[-shown:]
+    return {
+        "agent": agent,
+        "status": read_status(project, agent).get("status") or "",
+        "last_seen": last_seen(project, agent),
+        "unread": view.fresh,
+        "lines": [(m.ts, message_line(m, limit=None), view.unread(m)) for m in messages],
+    }
+
+
+def agent_ids(project: Project) -> list[str]:
+    """The agents defined under .rooms/agents (the lasso's choices)."""
+    from rooms_cli.agents import agent_ids as ids
+
+    return ids(project)

@@ -1,0 +1,60 @@
+"""Screenshots of every tab of `rooms top` at 80×24 and 160×50, compared with the accepted ones.
+
+The project is tests/topkit.py's, with fixed ids at ROOMS_NOW (and ROOMS_SEED for the offline model),
+so a frame is the same on every run. After a deliberate change to the layout, look at the new frames
+and accept them: `pytest tests/test_top_snapshots.py --snapshot-update` (the SVGs live in
+tests/__snapshots__/test_top_snapshots/).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import topkit
+
+pytest.importorskip("textual")
+pytest.importorskip("pytest_textual_snapshot")
+
+from rooms_cli.context import Context  # noqa: E402
+from rooms_cli.tui.app import TopApp  # noqa: E402
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("snap") / "proj"
+    with pytest.MonkeyPatch.context() as mp:
+        for key in [k for k in os.environ if k.startswith("ROOMS_")]:
+            mp.delenv(key)
+        mp.setenv("USER", "tester")
+        topkit.seed(root)
+    return root
+
+
+@pytest.fixture
+def demo(template, tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "proj"
+    shutil.copytree(template, root, symlinks=True, ignore=shutil.ignore_patterns("*.lock"))
+    monkeypatch.setenv("ROOMS_DIR", str(root))
+    monkeypatch.setenv("ROOMS_NOW", topkit.NOW)
+    monkeypatch.setenv("ROOMS_SEED", "7")
+    return root
+
+
+async def _loaded(pilot) -> None:
+    began = time.monotonic()
+    while not pilot.app.loaded.is_set() and time.monotonic() - began < 30:
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+@pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
+def test_tab(snap_compare, demo, tab, size):
+    app = TopApp(Context.open(str(demo), as_="alice"), tab=tab, live=False)
+    assert snap_compare(app, terminal_size=size, run_before=_loaded)
