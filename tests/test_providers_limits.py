@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rooms_cli.agents import Agent
 from rooms_cli.models.anthropic import AnthropicProvider
-from rooms_cli.models.base import Message, StopFilter
+from rooms_cli.models.base import Message, StopFilter, first_stop
 from rooms_cli.models.command import CommandProvider
 from rooms_cli.models.limits import DEFAULT_MAX_TOKENS, reply_limit
 from rooms_cli.models.offline import OfflineProvider
@@ -196,8 +196,16 @@ def test_the_stop_filter_streams_exactly_the_text_before_the_first_stop(text, cu
     for piece in pieces:
         stopper(piece)
     stopper.close()
-    found = [i for i in (text.find(s) for s in stops) if i >= 0]
-    assert "".join(out) == (text[: min(found)] if found else text)
+    # what a server does: generate character by character, stop the moment a stop string is complete
+    expected = text
+    for end in range(len(text) + 1):
+        done = [s for s in stops if text[:end].endswith(s)]
+        if done:
+            expected = text[: end - max(map(len, done))]
+            break
+    assert "".join(out) == expected
+    at = first_stop(text, stops)  # the same cut made on a whole reply
+    assert (text if at is None else text[:at]) == expected
 
 
 # -- structured output ----------------------------------------------------------------------------

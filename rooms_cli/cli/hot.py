@@ -198,6 +198,11 @@ def chat(run: Run, message: str, explain: bool = False, no_wait: bool = False) -
 def send(run: Run, message: str, to: str | None = None, reply_to: str | None = None, wake: bool = False) -> None:
     from rooms_cli.messaging.send import send_message
 
+    if message == "-":  # like `group reply -`: the message is on stdin
+        from rooms_cli.terminal import read_stdin
+
+        message = read_stdin("the message")
+
     result = send_message(run.project, run.config, run.me, message, to=to, reply_to=reply_to)
     output.done("sent " + ", ".join(f"{m.id} to {m.to}" for m in result.delivered))
     if wake:

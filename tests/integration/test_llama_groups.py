@@ -60,24 +60,35 @@ def test_wait_any_takes_the_first_reply_and_stops_the_others(group, llama_server
     ok(cli("group", "broadcast", group, *FIELDS, "--json"))
 
 
-def test_rank_over_gibberish_ballots_still_names_a_member(group, cli):
-    # each member ranks the others' replies; a random model's ballots are mostly unreadable
+def test_rank_over_gibberish_ballots_says_how_many_it_could_read(group, cli):
+    # each member ranks the others' replies; a random model's ballots are mostly unreadable, and a
+    # capital in its prose never counts: either some ballots parsed and name a winner, or none did
+    # and there is no result (exit 1), never a winner drawn from a tie of unread ballots
     ok(cli("group", "broadcast", group, *FIELDS, "--json"))
-    result = ok(cli("group", "wait", group, "--reducer", "rank", "--json"))
+    run = cli("group", "wait", group, "--reducer", "rank", "--json")
+    result = run.json()
     meta = result["metadata"]
-    assert sorted(meta["labels"].values()) == AGENTS
-    assert meta["winner_handle"] in AGENTS
-    assert result["reduced"] == result["by_member"][meta["winner_handle"]]["text"]
+    assert sorted(meta["labels"].values()) == AGENTS and sorted(meta["labels"]) == ["R1", "R2", "R3", "R4"]
+    assert meta["parsed"] + len(meta["unparsed"]) + len(meta.get("ballot_errors", {})) == len(AGENTS)
+    if meta["parsed"]:
+        assert run.exit_code == 0 and meta["winner_handle"] in AGENTS
+        assert result["reduced"] == result["by_member"][meta["winner_handle"]]["text"]
+    else:
+        assert run.exit_code == 1 and result["reduced"] is None and run.err_json()["error"]["code"] == "no_result"
 
 
 def test_ask_gathers_an_ephemeral_group_and_leaves_no_trace(llama_project, cli):
     groups = llama_project / ".rooms" / "groups"
     before = sorted(p.name for p in groups.iterdir())
-    result = ok(cli("group", "ask", "--profiles", "archer,builder,courier", "--objective", "ship it?", "--reducer", "majority_vote", "--json"))
+    run = cli("group", "ask", "--profiles", "archer,builder,courier", "--objective", "ship it?", "--reducer", "majority_vote", "--json")
+    result = run.json()
     assert sorted(result["by_member"]) == ["archer", "builder", "courier"]
-    assert {m["status"] for m in result["by_member"].values()} == {"ok"}
-    assert result["metadata"]["reducer"] == "majority_vote"
-    assert sum(result["metadata"]["votes"].values()) == 3
+    assert {m["status"] for m in result["by_member"].values()} == {"ok"}, result["by_member"]
+    meta = result["metadata"]
+    assert meta["reducer"] == "majority_vote" and meta["options"] == ["YES", "NO", "ABSTAIN"]
+    assert meta["parsed"] + len(meta["unparsed"]) == 3 and sum(meta["votes"].values()) == meta["parsed"]
+    assert set(meta["voted"].values()) <= {"YES", "NO", "ABSTAIN"}
+    assert run.exit_code == (0 if result["reduced"] is not None else 1), run.stderr
     assert sorted(p.name for p in groups.iterdir()) == before
 
 
