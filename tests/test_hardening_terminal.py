@@ -77,7 +77,7 @@ def test_human_output_never_carries_a_raw_control_character(hostile, cli, args):
 
 
 def test_json_output_keeps_stored_text_exact(hostile, cli):
-    statuses = {a["name"]: a for a in cli("agents", "--json").json()["agents"]}
+    statuses = {a["name"]: a for a in cli("agents", "--json").json()}
     assert statuses["bob"]["status"] == PAYLOAD
     assert any(m["text"] == PAYLOAD for m in cli("inbox", "--peek", "--as", "you", "--json").json()["messages"])
     titles = [t["title"] for lane in cli("board", "--json").json()["lanes"] for t in lane["tasks"]]
