@@ -69,14 +69,56 @@ class Changed(Message):
 
 
 class LaneTable(DataTable):
-    """One lane's tasks (or the done column); the row key is the task id."""
+    """One lane's tasks (or the done column), the row key being the task id. Rows are added a page at
+    a time as the cursor or the scroll nears the end: a lane of thousands opens at once."""
 
+    PAGE = 100
     BINDINGS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
 
     def __init__(self, lane: str, **kwargs):
         super().__init__(cursor_type="row", show_header=False, **kwargs)
         self.lane = lane
-        self.rows_shown: list[tuple] = []
+        self.title = Label(lane)  # above the table: the lane and how many tasks it holds
+        self.tasks: list[views.TaskRow] = []
+        self.shown: list[tuple] = []  # what the rows were built from (nothing to redraw when equal)
+
+    def show(self, rows: list[views.TaskRow]) -> None:
+        shown = [(r.id, r.status, r.title, r.holder, r.expires_at, tuple(r.flags), r.short) for r in rows]
+        if shown == self.shown:
+            return
+        keep = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value if self.row_count else None
+        at = next((i for i, r in enumerate(rows) if r.id == keep), 0)
+        self.clear()
+        self.tasks, self.shown = rows, shown
+        self.more(at + self.PAGE)
+        if keep is not None and keep in self.rows:
+            self.move_cursor(row=self.get_row_index(keep))
+
+    def more(self, upto: int) -> None:
+        """Rows up to `upto` (the next page)."""
+        for row in self.tasks[self.row_count:upto]:
+            self.add_row(_task_cell(row), key=row.id, height=2)
+
+    def replace(self, row: views.TaskRow) -> bool:
+        """One task changed in place (same lane, still open); False when it is not in this lane."""
+        at = next((i for i, r in enumerate(self.tasks) if r.id == row.id), None)
+        if at is None:
+            return False
+        row.short = self.tasks[at].short
+        self.tasks[at] = row
+        self.shown[at] = (row.id, row.status, row.title, row.holder, row.expires_at, tuple(row.flags), row.short)
+        if row.id in self.rows:
+            self.update_cell(row.id, self.ordered_columns[0].key, _task_cell(row))
+        return True
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= self.row_count - 10:
+            self.more(self.row_count + self.PAGE)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value >= self.max_scroll_y - 4 and self.row_count < len(self.tasks):
+            self.more(self.row_count + self.PAGE)
 
 
 class TopApp(App):
@@ -282,12 +324,14 @@ class TopApp(App):
                 table = LaneTable(name)
                 table.add_column("task")
                 existing[name] = table
-                lanes.mount(Vertical(Label(name if name == "done" else f"lane {name}"), table, classes="lane"))
+                lanes.mount(Vertical(table.title, table, classes="lane"))
             if focused in existing:
                 self.call_after_refresh(existing[focused].focus)
         self._leases = {}
         for name, rows in columns:
             self._fill_lane(existing[name], rows)
+            title = "done" if name == "done" else f"lane {name}"
+            existing[name].title.update(f"{title} · {len(rows)}")
         self._size_lanes()
 
     def _size_lanes(self) -> None:
@@ -302,19 +346,34 @@ class TopApp(App):
         self._size_lanes()
 
     def _fill_lane(self, table: LaneTable, rows: list[views.TaskRow]) -> None:
-        shown = [(r.id, r.status, r.title, r.holder, r.expires_at, tuple(r.flags)) for r in rows]
         for r in rows:
             if r.expires_at:
                 self._leases[r.id] = (table, r)
-        if shown == table.rows_shown:
-            return
-        keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
-        table.clear()
-        for r in rows:
-            table.add_row(_task_cell(r), key=r.id, height=2)
-        table.rows_shown = shown
-        if keep is not None and keep in table.rows:
-            table.move_cursor(row=table.get_row_index(keep))
+        table.show(rows)
+
+    def _patch_task(self, task_id: str) -> None:
+        """A task event: that one task is replayed and its cell redrawn at once (a read of the whole
+        board of 10 000 takes ~0.4 s); the whole board is read again after it, to converge."""
+        room = self.room
+
+        def read() -> None:
+            try:
+                row = views.task_row(self.ctx.project, room, task_id)
+            except RoomsError:
+                row = None
+            self.call_from_thread(self._patched, room, task_id, row)
+
+        self.run_worker(read, thread=True, group="patch", exit_on_error=False)
+
+    def _patched(self, room: str, task_id: str, row: views.TaskRow | None) -> None:
+        if row is not None and room == self.room:
+            for table in self.query(LaneTable):
+                if table.lane == row.lane and table.replace(row):
+                    self._leases.pop(task_id, None)
+                    if row.expires_at:
+                        self._leases[task_id] = (table, row)
+                    break
+        self.reload("board")
 
     def _tick_leases(self) -> None:
         """Once a second: the cells of the leased tasks, for their countdown (nothing else is redrawn)."""
@@ -414,7 +473,10 @@ class TopApp(App):
         event = message.event
         family = str(event.get("type", "")).partition(".")[0]
         if family == "task" and event.get("room") == self.room:
-            self.reload("board")
+            if event.get("task") and event.get("type") != "task.created":
+                self._patch_task(str(event["task"]))
+            else:
+                self.reload("board")
         elif family == "chat":
             if event.get("room") == self.room:
                 self.reload("rooms")
