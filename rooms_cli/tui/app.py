@@ -38,7 +38,7 @@ from rooms_cli.errors import RoomsError
 from rooms_cli.tui import FIXED_TABS, actions, views
 from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
 
-LANE_MIN = 34  # columns of a lane on the board
+LANE_MIN = 36  # columns of a lane on the board
 STATUS_MARK = {"todo": "○", "doing": "●", "blocked": "■", "failed": "✗", "done": "✓", "cancelled": "–"}
 COMPOSER_FIELDS = [("objective", "objective — what to accomplish"), ("output_format", "output_format — how the reply is shaped"),
                    ("tool_guidance", "tool_guidance — which tools to use or avoid"), ("boundaries", "boundaries — what is out of scope")]
@@ -76,7 +76,7 @@ class LaneTable(DataTable):
     BINDINGS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
 
     def __init__(self, lane: str, **kwargs):
-        super().__init__(cursor_type="row", show_header=False, **kwargs)
+        super().__init__(cursor_type="row", show_header=False, cell_padding=0, **kwargs)
         self.lane = lane
         self.title = Label(lane)  # above the table: the lane and how many tasks it holds
         self.tasks: list[views.TaskRow] = []
@@ -136,7 +136,7 @@ class TopApp(App):
     #lanes { height: 1fr; }
     .lane { width: 34; height: 100%; border-right: vkey $panel; }
     .lane Label { width: 100%; text-style: bold; padding: 0 1; background: $boost; }
-    LaneTable { height: 1fr; }
+    LaneTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
     #room-side { width: 26; border-right: vkey $panel; }
     #room-list { height: auto; max-height: 8; }
     #roster { height: 1fr; }
@@ -218,13 +218,13 @@ class TopApp(App):
     def on_mount(self) -> None:
         self.query_one("#agent-table", DataTable).add_columns("agent", "kind", "state", "unread", "last seen", "spawns", "status")
         self.query_one("#roster", DataTable).add_columns("agent", "flags")
-        self._load_all(first=True)
+        self._load_all()
         self.set_interval(1.0, self._tick_leases)
         if self.live:
             self._start_watch()
 
-    def _load_all(self, first: bool = False) -> None:
-        for part in ("board", "rooms", "agents", "groups"):
+    def _load_all(self) -> None:
+        for part in ("board", "rooms", "agents", "groups", *(f"agent:{a}" for a in self.agent_panes)):
             self.reload(part)
 
     # --- loading: a worker thread reads, the UI thread draws ---------------------------------------
@@ -322,7 +322,7 @@ class TopApp(App):
             existing = {}
             for name, _rows in columns:
                 table = LaneTable(name)
-                table.add_column("task")
+                table.add_column("task", width=LANE_MIN - 3)  # fixed: a cell that grows is cut with …, never wrapped
                 existing[name] = table
                 lanes.mount(Vertical(table.title, table, classes="lane"))
             if focused in existing:
@@ -450,29 +450,31 @@ class TopApp(App):
     # --- live ---------------------------------------------------------------------------------------
 
     def _start_watch(self) -> None:
+        """Follow `.rooms/` in a thread with the engine of `rooms watch --all`. Once its starting point
+        is taken every tab is read again, so a write that landed between the first read and that
+        point is not missed."""
         from rooms_cli.watch import Selection, watch
         from rooms_cli.watch.wake import StopFlag
 
         self._stop = StopFlag()
-        started = threading.Event()
 
         def follow() -> None:
-            stream = watch(self.ctx.project, Selection(all=True), stop=self._stop)
-            started.set()
             try:
-                for event in stream:
+                for event in watch(self.ctx.project, Selection(all=True), stop=self._stop,
+                                   started=lambda: self.post_message(Changed({"type": "all"}))):
                     self.post_message(Changed(event))
             except RoomsError as exc:
                 self.call_from_thread(self.say, f"live updates stopped: {exc.fold().message}", True)
 
         self._watcher = threading.Thread(target=follow, name="rooms-top-watch", daemon=True)
         self._watcher.start()
-        started.wait(5)
 
     def on_changed(self, message: Changed) -> None:
         event = message.event
         family = str(event.get("type", "")).partition(".")[0]
-        if family == "task" and event.get("room") == self.room:
+        if family == "all":  # the watcher's starting point is taken: read everything once more
+            self._load_all()
+        elif family == "task" and event.get("room") == self.room:
             if event.get("task") and event.get("type") != "task.created":
                 self._patch_task(str(event["task"]))
             else:
@@ -742,7 +744,7 @@ def _status_style(status: str) -> str:
 
 def _task_cell(row: views.TaskRow) -> Text:
     """Two lines: `● t-01M8953VR5 researcher 9m59s`, then the title and its flags."""
-    text = Text(STATUS_MARK.get(row.status, "?"), style=_status_style(row.status))
+    text = Text(STATUS_MARK.get(row.status, "?"), style=_status_style(row.status), no_wrap=True, overflow="ellipsis")
     text.append(f" {row.short}", style="dim")
     if row.holder:
         text.append(f" {row.holder} {views.countdown(row.expires_at)}", style="yellow")
