@@ -14,7 +14,7 @@ standup roundtable, and two `group ask` committees (majority_vote, rank). Nothin
 The scorecard:
 - pass rate: passes among the replies to open messages;
 - label leaks: stored replies that start with a speaker label (an agent's id or name, user,
-  assistant, @everyone…) or carry a role token;
+  assistant, @everyone…) or carry a role token; copies of another agent's reply that the room flagged;
 - votes / ballots: how many member replies the reducer could read, and whether it gave a result;
 - lessons: stored, and how many are quotes of turns rather than lessons;
 - reply length: median and max over every model call, in tokens (the engine's own count, from its
@@ -47,6 +47,8 @@ import smollm  # noqa: E402
 
 AGENTS = ["analyst", "boss", "hustler", "wildcard", "writer"]
 SEED = "7"
+# an agent's own records in a chat turn: a reply, a pass, a flavor line (a pass refused twice), a copy of another's reply
+ANSWERS = ("message", "pass", "flavor", "repeat")
 ROLE_TOKEN = re.compile(r"<\|im_(start|end)\|>|<\|(assistant|user|system)\|>")
 
 
@@ -186,11 +188,11 @@ def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
         doc = row["doc"]
         if row["args"][0] == "chat" and isinstance(doc, dict):
             replies = [r for r in doc.get("replies", []) if r.get("speaker") != "tester"]
-            chat_replies += [r for r in replies if r["kind"] in ("message", "pass")]
+            chat_replies += [r for r in replies if r["kind"] in ANSWERS]
             if doc.get("mode") == "open":
-                open_replies += [r for r in replies if r["kind"] in ("message", "pass")]
+                open_replies += [r for r in replies if r["kind"] in ANSWERS]
             row["answered"] = sum(r["kind"] == "message" for r in replies)
-            context_failures += sum("context" in r.get("text", "") for r in replies if r["kind"] not in ("message", "pass"))
+            context_failures += sum("context" in r.get("text", "") for r in replies if r["kind"] == "system")
         elif row["args"][0] == "group" and isinstance(doc, dict):
             groups[row["label"]] = vote_counts(doc)
             context_failures += sum("context" in (m.get("error") or m.get("text") or "")
@@ -210,6 +212,7 @@ def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
     return {
         "pass_rate": [sum(r["kind"] == "pass" for r in open_replies), len(open_replies)],
         "label_leaks": [sum(leaked(r["text"], names) for r in messages), len(messages)],
+        "copies": [sum(r["kind"] == "repeat" for r in chat_replies), len(chat_replies)],
         "votes": groups.get("group majority_vote"),
         "ballots": groups.get("group rank"),
         "lessons": {"stored": len(all_lessons), "quotes": sum(is_quote(x, turns) for x in all_lessons),
@@ -236,6 +239,7 @@ def render(card: dict, header: str) -> str:
     lines = [header, "", "| measure | value |", "|---|---|",
              f"| pass rate (open messages) | {frac(card['pass_rate'])} |",
              f"| label leaks (stored replies) | {frac(card['label_leaks'])} |",
+             f"| copies of another's reply flagged (kind repeat) | {frac(card['copies'])} |",
              f"| majority_vote | {vote(card['votes'])} |",
              f"| rank ballots | {vote(card['ballots'])} |",
              f"| lessons (quotes of turns) | {card['lessons']['stored']} ({card['lessons']['quotes']}), "
