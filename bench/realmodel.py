@@ -180,7 +180,7 @@ def vote_counts(doc: dict) -> tuple[int, int, str]:
     return replied, parsed, result
 
 
-def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
+def score(rows: list[dict], log: Path) -> dict:
     names = {a.lower() for a in AGENTS} | {"user", "assistant", "system", "everyone", "tester", "jam"}
     chat_replies, open_replies, context_failures = [], [], 0
     groups, roundtable = {}, None
@@ -191,7 +191,7 @@ def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
             chat_replies += [r for r in replies if r["kind"] in ANSWERS]
             if doc.get("mode") == "open":
                 open_replies += [r for r in replies if r["kind"] in ANSWERS]
-            row["answered"] = sum(r["kind"] == "message" for r in replies)
+            row["answered"] = sum(r["kind"] in ANSWERS for r in replies)
             context_failures += sum("context" in r.get("text", "") for r in replies if r["kind"] == "system")
         elif row["args"][0] == "group" and isinstance(doc, dict):
             groups[row["label"]] = vote_counts(doc)
@@ -251,7 +251,7 @@ def render(card: dict, header: str) -> str:
              f"| chat replies by finish_reason (None: not recorded) | {card['finish_reasons']} |",
              f"| context failures | {card['context_failures']} |",
              f"| non-zero exits | {card['nonzero_exits']} |",
-             "", "| command | exit | answers | wall s |", "|---|---|---|---|"]
+             "", "| command | exit | agents that answered (message, pass, copy) | wall s |", "|---|---|---|---|"]
     for row in card["commands"]:
         note = f" ({row['note']})" if row.get("note") else ""
         lines.append(f"| {row['label']}{note} | {row['exit']} | {row.get('answered', '-')} | {row['seconds']:.1f} |")
@@ -264,7 +264,16 @@ def main() -> int:
                         help="the server's reply cap when a request sets no max_tokens (default 256)")
     parser.add_argument("--json", action="store_true", help="print the scorecard as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the project directory and the server log")
+    parser.add_argument("--rescore", metavar="DIR", help="score a directory kept by --keep again; run nothing")
     args = parser.parse_args()
+    if args.rescore:
+        kept = Path(args.rescore)
+        rows = [{k: v for k, v in row.items() if k not in ("answered", "note")}  # what score() adds
+                for row in json.loads((kept / "commands.json").read_text("utf-8"))]
+        card = score(rows, kept / "server.log")
+        card["total_seconds"] = round(sum(row["seconds"] for row in rows), 1)
+        print(json.dumps(card, indent=2) if args.json else render(card, f"rescored {kept}"))
+        return 0
     smollm.model_path()
     workdir = Path(tempfile.mkdtemp(prefix="rooms-bench-realmodel-"))
     root = workdir / "proj"
@@ -282,7 +291,7 @@ def main() -> int:
             if argv[0] == "chat":  # every chat command is measured, not cut short by the turn budget
                 subprocess.run([sys.executable, "-m", "rooms_cli", "room", "continue"], cwd=root, env=env,
                                capture_output=True)
-        card = score(rows, root, env, log)
+        card = score(rows, log)
     finally:
         proc.terminate()
         proc.wait(20)
