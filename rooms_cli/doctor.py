@@ -52,7 +52,8 @@ def check_files(project: Project) -> list[Finding]:
             findings.append(Finding(
                 "error", "merge-conflict", f"{rel} has an unresolved git merge (conflict markers at line {conflict})",
                 f"edit {rel}: keep the lines of both sides and delete the marker lines (<<<<<<<, =======, >>>>>>>), "
-                f"then `git add {rel}`" + (" — a log merges by itself once .rooms/.gitattributes says *.jsonl merge=union"
+                f"then `git add {rel}`" + (" — a log merges by itself once .rooms/.gitattributes says *.jsonl merge=union; "
+                                          "after `git merge B C` (an octopus merge) abort it and merge one branch at a time"
                                           if name.endswith(".jsonl") else ""), rel))
             continue
         if name.endswith(".tmp"):
@@ -130,9 +131,52 @@ def check_strays(project: Project) -> list[Finding]:
                 stray(directory / entry, what)
     rooms = project.dir / "rooms"
     for entry in sorted(os.listdir(rooms)) if rooms.is_dir() else []:
-        if (rooms / entry).is_dir() and not is_valid_name(entry):
+        if not (rooms / entry).is_dir():
+            continue
+        if not is_valid_name(entry):
             stray(rooms / entry, "room id")
+            continue
+        sessions = rooms / entry / "sessions"
+        for name in sorted(os.listdir(sessions)) if sessions.is_dir() else []:
+            if name.endswith(".jsonl") and not name.startswith(".") and not is_valid_name(name[: -len(".jsonl")]):
+                stray(sessions / name, "agent id")
     return findings
+
+
+def check_octopus(project: Project) -> list[Finding]:
+    """A merge of several branches at once in progress (MERGE_HEAD names two or more commits): git's
+    octopus strategy runs no merge driver, so every log both sides appended to conflicts."""
+    from rooms_cli.findings import octopus_recovery
+
+    git = _git_dir(project.root)
+    if git is None:
+        return []
+    try:
+        heads = (git / "MERGE_HEAD").read_text("utf-8").split()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if len(heads) < 2:
+        return []
+    return [Finding("error", "octopus", f"an octopus merge of {len(heads)} branches is in progress and .rooms/ cannot "
+                    "merge that way", octopus_recovery(), str(git / "MERGE_HEAD"))]
+
+
+def _git_dir(start: Path) -> Path | None:
+    """The git directory of the checkout holding `start` (`.git`, or the directory a `.git` file names)."""
+    for folder in (start, *start.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            return dot
+        if dot.is_file():
+            try:
+                text = dot.read_text("utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            if text.startswith("gitdir:"):
+                named = Path(text.partition(":")[2].strip())
+                return named if named.is_absolute() else folder / named
+            return None
+    return None
 
 
 def check_git_files(project: Project) -> list[Finding]:
@@ -170,11 +214,18 @@ def check_definitions(project: Project) -> list[Finding]:
     except RoomsError as err:
         findings.append(Finding("error", "config", err.message, "fix .rooms.yaml (see .rooms.yaml.example)", ".rooms.yaml"))
     folder = layout.agents_dir(project)
-    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+    for agent_id in layout.record_names(project, folder, ".md", "agent id"):
+        path = folder / f"{agent_id}.md"
+        rel = project.relative(path)
         try:
-            load_agent_file(project, path)
+            agent = load_agent_file(project, path)
         except RoomsError as err:
-            findings.append(Finding("error", "agent", err.message, "fix the field named in the message", project.relative(path)))
+            findings.append(Finding("error", "agent", err.message, "fix the field named in the message", rel))
+            continue
+        if agent.id != agent_id:
+            # found as `agent_id` (its file) but speaking as `agent.id`: mentions, inboxes and rosters disagree
+            findings.append(Finding("error", "agent", f"{rel}: its id is {agent.id!r}, not its file name {agent_id!r}",
+                                    f"make them agree: set `id: {agent_id}` in {rel}, or rename the file to {agent.id}.md", rel))
     return findings
 
 
@@ -251,10 +302,15 @@ def check_parts(project: Project, config) -> list[Finding]:
 
 
 def run_doctor(project: Project, config, *, providers: bool = True) -> dict:
-    findings = check_files(project) + check_strays(project) + check_git_files(project) + check_definitions(project)
-    findings.extend(check_parts(project, config))
-    if providers:
-        findings.extend(check_providers(project, config))
+    layout.quiet_strays()  # each stray file is a finding here, not a warning too
+    try:
+        findings = (check_files(project) + check_strays(project) + check_octopus(project) + check_git_files(project)
+                    + check_definitions(project))
+        findings.extend(check_parts(project, config))
+        if providers:
+            findings.extend(check_providers(project, config))
+    finally:
+        layout.quiet_strays(False)
     from rooms_cli.child_env import mask_text
 
     for finding in findings:  # a finding that quotes configuration never shows its credentials

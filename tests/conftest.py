@@ -122,3 +122,14 @@ def command_tree() -> dict[str, object]:
 
     walk(typer.main.get_command(app), ())
     return found
+
+
+def add_provider(project_dir, entry: str) -> None:
+    """Add `entry` ("name: {…}") under the `providers:` of .rooms.yaml (a key may be given only once)."""
+    path = project_dir / ".rooms.yaml"
+    text = path.read_text() if path.exists() else ""
+    if "\nproviders:\n" in f"\n{text}":
+        text = f"\n{text}".replace("\nproviders:\n", f"\nproviders:\n  {entry}\n", 1)[1:]
+    else:
+        text += f"\nproviders:\n  {entry}\n"
+    path.write_text(text)

@@ -32,6 +32,8 @@ def test_a_reply_that_goes_on_to_write_another_speakers_turn_is_cut_there():
     tidy = tidy_reply("Restart it first.\nalice: ok, and then?\nops: then watch", "ops", NAMES)
     assert tidy.text == "Restart it first." and tidy.cut_turn
     assert tidy_reply("Fine. <|im_end|>\n<|im_start|>user\nnext", "ops", NAMES).text == "Fine."
+    yaml = "Set it in .rooms.yaml:\n```yaml\nuser: alice\nops: {type: openai}\n```\nThen run it."
+    assert tidy_reply(yaml, "ops", NAMES).text == yaml, "a label-like line in code is content"
 
 
 @pytest.mark.parametrize(("raw", "kept"), [

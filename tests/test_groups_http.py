@@ -8,6 +8,7 @@ import json
 import time
 
 import pytest
+from conftest import add_provider
 from fakeserver import FakeServer, Reply
 
 import rooms_cli
@@ -34,8 +35,7 @@ def server(project_dir, monkeypatch):
 
     monkeypatch.setattr(ThreadingHTTPServer, "request_queue_size", 64)
     with FakeServer(answer) as s:
-        with open(project_dir / ".rooms.yaml", "a") as fh:
-            fh.write(f"\nproviders:\n  local: {{type: openai, base_url: \"{s.openai_url}\", max_retries: 0, timeout: 30}}\n")
+        add_provider(project_dir, f"local: {{type: openai, base_url: \"{s.openai_url}\", max_retries: 0, timeout: 30}}")
         yield s
 
 

@@ -60,14 +60,44 @@ def test_group_result_round_trips_through_json(rows, reduced):
     assert GroupResult.from_json(result.to_json()).to_json() == result.to_json()
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.text(alphabet=string.ascii_letters + ", .>\n", max_size=40))
+LABELS = ["R1", "R2", "R3"]
+prose = st.lists(st.sampled_from(["A", "I", "B", "C", "R", "a", "good", "reply", "is", "best", "the", "1.", "2)", "-", ",", ">",
+                                  "rank", "R1st", "R22", "\n"]), max_size=30).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=string.ascii_letters + string.digits + ", .>-\n[]{}\"", max_size=60))
 def test_a_ballot_only_ever_holds_allowed_labels_once_each(text):
-    allowed = ["A", "B", "C"]
-    ballot = rank.parse_ballot(text, allowed)
-    assert set(ballot) <= set(allowed) and len(ballot) == len(set(ballot))
+    ballot, why = rank.parse_ballot(text, LABELS[:2])
+    assert set(ballot) <= set(LABELS[:2]) and len(ballot) == len(set(ballot))
+    assert bool(ballot) != bool(why)  # read, or a reason why not
 
 
-def test_ballots_read_labels_in_order():
-    assert rank.parse_ballot("B, A, C", ["A", "B", "C"]) == ["B", "A", "C"]
-    assert rank.parse_ballot("Best is C, then A. (B is mine)", ["A", "C"]) == ["C", "A"]
+@settings(max_examples=150, deadline=None)
+@given(prose)
+def test_a_capital_in_prose_is_never_a_vote(text):
+    # the article "A", the pronoun "I", any lone capital, in lists or chains: labels are R1, R2…, never a letter
+    assert rank.parse_ballot(text, LABELS)[0] == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(LABELS), st.sampled_from(["numbered", "chain", "list", "json", "bullets"]), prose)
+def test_a_ranking_in_any_accepted_form_reads_in_order_whatever_prose_follows(order, form, tail):
+    body = {
+        "numbered": "\n".join(f"{n}. {lab}" for n, lab in enumerate(order, 1)),
+        "chain": " > ".join(order),
+        "list": "Ranking: " + ", ".join(order),
+        "json": '{"ranking": [' + ", ".join(f'"{lab}"' for lab in order) + "]}",
+        "bullets": "\n".join(f"- **{lab}** — fine" for lab in order),
+    }[form]
+    assert rank.parse_ballot(f"{body}\n\n{tail}", LABELS) == (list(order), "")
+
+
+def test_ballots_read_labels_only_in_ranking_positions():
+    assert rank.parse_ballot("R2, R1, R3", LABELS) == (["R2", "R1", "R3"], "")
+    assert rank.parse_ballot("1. R3\n2. r1", LABELS) == (["R3", "R1"], "")
+    assert rank.parse_ballot("I think R2 is better than R1.", LABELS)[0] == []  # prose: not a ranking position
+    assert rank.parse_ballot("1. A good reply\n2. I like B", LABELS) == ([], "no ranking found (a numbered list of labels, or R2 > R1)")
+    assert rank.parse_ballot("R2 > R3", ["R1", "R2"]) == (["R2"], "")  # R3 is the ranker's own: left out
+    assert rank.parse_ballot("R3", ["R1", "R2"]) == ([], "ranked only labels it may not rank (R3)")
+    assert rank.parse_ballot("", LABELS) == ([], "empty reply")

@@ -19,10 +19,20 @@ def members(*rows):
     return by_member, order
 
 
-def test_concat_joins_ok_replies_in_arrival_order_with_a_blank_line():
+def test_concat_joins_ok_replies_in_arrival_order_each_under_its_handle():
     by_member, order = members(("b", "second", "ok"), ("a", "first?", "error"), ("c", "third", "ok"), ("d", "", "timeout"))
-    assert reducers.concat(by_member, ["c", "b", "a"]) == "third\n\nsecond"
-    assert reducers.concat(by_member, order) == "second\n\nthird"
+    assert reducers.concat(by_member, ["c", "b", "a"]) == "## c\nthird\n\n## b\nsecond"
+    assert reducers.concat(by_member, order) == "## b\nsecond\n\n## c\nthird"
+
+
+def test_concat_of_a_single_reply_is_that_reply():
+    assert reducers.concat(*members(("a", "only\n\nme", "ok"), ("b", "", "timeout"))) == "only\n\nme"
+    assert reducers.concat(*members(("a", "", "timeout"))) == ""
+
+
+def test_concat_keeps_multi_paragraph_replies_apart():
+    by_member, order = members(("sec", "Two issues.\n\nFirst: tokens leak.\n", "ok"), ("style", "Fine.", "ok"))
+    assert reducers.concat(by_member, order) == "## sec\nTwo issues.\n\nFirst: tokens leak.\n\n## style\nFine."
 
 
 def test_join_by_handle_keys_replies_by_member_in_member_order():
@@ -36,57 +46,29 @@ def test_last_wins_takes_the_last_arrival_and_none_when_nobody_replied():
     assert reducers.last_wins(*members(("a", "", "timeout"))) is None
 
 
-def test_majority_vote_picks_the_most_common_answer():
-    result = reducers.majority_vote(*members(("a", "ANCHORED", "ok"), ("b", "UNANCHORED", "ok"), ("c", "ANCHORED", "ok")))
-    assert result.value == "ANCHORED"
-    assert result.metadata["votes"] == {"ANCHORED": 2, "UNANCHORED": 1}
-    assert result.metadata["winner_handle"] == "a"
-
-
-def test_majority_vote_counts_answers_that_differ_only_in_case_spacing_or_final_dot_as_one():
-    result = reducers.majority_vote(*members(("a", "YES", "ok"), ("b", " yes. ", "ok"), ("c", "NO", "ok")))
-    assert result.value == "YES"
-
-
-def test_majority_vote_ignores_unmatched_answers_so_a_malformed_one_does_not_poison_consensus():
-    result = reducers.majority_vote(*members(
-        ("a", "I think it is probably anchored, but…", "ok"), ("b", "ANCHORED", "ok"), ("c", "ANCHORED", "ok")))
-    assert result.value == "ANCHORED"
-    assert result.metadata["consensus"] is True
-
-
-def test_majority_vote_without_any_shared_answer_has_no_result():
-    result = reducers.majority_vote(*members(("a", "YES", "ok"), ("b", "NO", "ok"), ("c", "MAYBE", "ok")))
-    assert result.value is None
-    assert result.metadata["consensus"] is False
-
-
-def test_majority_vote_tie_goes_to_the_first_finisher():
-    by_member, _ = members(("a", "NO", "ok"), ("b", "YES", "ok"), ("c", "YES", "ok"), ("d", "NO", "ok"))
-    assert reducers.majority_vote(by_member, ["b", "a", "c", "d"]).value == "YES"
-    assert reducers.majority_vote(by_member, ["a", "b", "c", "d"]).value == "NO"
-
-
-def test_majority_vote_does_not_count_errors_or_timeouts():
-    result = reducers.majority_vote(*members(("a", "NO", "error"), ("b", "NO", "error"), ("c", "YES", "ok"), ("d", "YES", "ok")))
-    assert result.value == "YES"
-
-
 def test_rank_best_average_rank_wins_and_unranked_candidates_come_last():
     by_member, order = members(("x", "X", "ok"), ("y", "Y", "ok"), ("z", "Z", "ok"))
-    labels = {"A": "x", "B": "y", "C": "z"}
-    ballots = {"x": ["B", "C"], "y": ["C", "A"], "z": ["B", "A"]}
+    labels = {"R1": "x", "R2": "y", "R3": "z"}
+    ballots = {"x": ["R2", "R3"], "y": ["R3", "R1"], "z": ["R2", "R1"]}
     result = reducers.rank_from_ballots(labels, ballots, by_member, order)
     assert result.value == "Y"
     assert result.metadata["average_rank"] == {"x": 2.0, "y": 1.0, "z": 1.5}
-    assert result.metadata["labels"] == labels
-    assert reducers.rank_from_ballots(labels, {"x": ["B"]}, by_member, order).value == "Y"
+    assert result.metadata["labels"] == labels and result.metadata["parsed"] == 3 and result.metadata["tie"] is False
+    assert reducers.rank_from_ballots(labels, {"x": ["R2"]}, by_member, order).value == "Y"
 
 
-def test_rank_tie_goes_to_the_earlier_arrival():
+def test_rank_tie_goes_to_the_earlier_arrival_and_says_so():
     by_member, _ = members(("x", "X", "ok"), ("y", "Y", "ok"))
-    result = reducers.rank_from_ballots({"A": "x", "B": "y"}, {"x": ["B"], "y": ["A"]}, by_member, ["y", "x"])
-    assert result.value == "Y"
+    result = reducers.rank_from_ballots({"R1": "x", "R2": "y"}, {"x": ["R2"], "y": ["R1"]}, by_member, ["y", "x"])
+    assert result.value == "Y" and result.metadata["tie"] is True
+
+
+def test_rank_without_a_single_ballot_has_no_result_unless_one_reply_stands_alone():
+    by_member, order = members(("x", "X", "ok"), ("y", "Y", "ok"))
+    none = reducers.rank_from_ballots({"R1": "x", "R2": "y"}, {}, by_member, order)
+    assert none.value is None and none.metadata["parsed"] == 0
+    alone = reducers.rank_from_ballots({"R1": "x"}, {}, *members(("x", "X", "ok")))
+    assert alone.value == "X" and alone.metadata["winner_handle"] == "x"
 
 
 def test_register_reducer_refuses_built_in_names():
@@ -152,7 +134,8 @@ def test_rank_labels_map_to_handles_and_no_member_ranks_its_own_reply(project):
     result = asyncio.run(scenario())
     meta = result.metadata
     assert sorted(meta["labels"].values()) == ["analyst", "boss", "wildcard", "writer"]
-    assert sorted(meta["labels"]) == ["A", "B", "C", "D"]
+    assert sorted(meta["labels"]) == ["R1", "R2", "R3", "R4"]
+    assert meta["parsed"] == 4 and meta["unparsed"] == {}
     handle_label = {h: lab for lab, h in meta["labels"].items()}
     assert set(meta["ballots"]) == {"analyst", "wildcard", "boss", "writer"}
     for ranker, ballot in meta["ballots"].items():

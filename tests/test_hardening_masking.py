@@ -112,7 +112,8 @@ def test_no_command_prints_and_no_file_holds_a_planted_secret(project_dir, rooms
 def test_the_transcript_records_the_provider_failure_masked(project_dir, rooms):
     plant(project_dir)
     env = {"ROOMS_DIR": str(project_dir)}
-    assert rooms("chat", "@leaker hello there", "--as", "alice", env=env).exit_code == 0
+    run = rooms("chat", "@leaker hello there", "--as", "alice", env=env)
+    assert run.exit_code == 1 and leaks(run.stderr) == [], "its only agent failed: exit 1 (issue 24)"
     lines = (project_dir / ".rooms" / "rooms" / "default" / "transcript.jsonl").read_text()
     assert "leaker failed to answer" in lines and "alice:****@127.0.0.1" in lines
     assert leaks(lines) == []

@@ -26,6 +26,8 @@ STRAYS = {
     "memories/Notes.jsonl": "{}\n",
     "agents/README.md": "Our agents live here.\n",
     "inbox/Notes.jsonl": "{}\n",
+    "inbox/read/Notes.jsonl": "{}\n",
+    "status/Notes.jsonl": "{}\n",
 }
 
 # every command the issue saw fail, with the stray files planted; each must exit 0

@@ -271,3 +271,47 @@ def test_an_unreachable_server_costs_one_refused_connection():
     start = time.monotonic()
     assert run(provider.context_window("m")) is None and run(provider.count_tokens("m", "abc")) == estimate_tokens("abc")
     assert time.monotonic() - start < 5
+
+
+def test_claude_on_anthropics_api_has_its_documented_window(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    provider = AnthropicProvider("anthropic", {"type": "anthropic"})
+    assert run(provider.context_window("claude-sonnet-4-5")) == 200_000
+    assert run(AnthropicProvider("anthropic", {"type": "anthropic", "context_window": 50_000}).context_window("claude-x")) == 50_000
+
+
+def test_an_anthropic_gateway_that_is_llamacpp_gives_its_window_and_tokenizer(server):
+    server.n_ctx = 4096
+    server.tokenize = lambda text: 2 * len(text)
+    provider = AnthropicProvider("gw", {"type": "anthropic", "base_url": server.base_url})
+    assert run(provider.context_window("tiny")) == 4096
+    assert run(provider.count_tokens("tiny", "abc")) == 6
+    assert [p.path for p in server.probes] == ["/props", "/tokenize"]
+
+
+@given(st.text(max_size=2000))
+def test_any_server_text_becomes_one_short_line(text):
+    line = one_line(text)
+    assert "\n" not in line and "\r" not in line and len(line) <= 300
+
+
+@given(st.binary(max_size=500))
+def test_any_error_body_is_read_without_failing(raw):
+    from rooms_cli.models.http import Call, HttpSettings, context_overflow, error_detail
+
+    message, err = error_detail(raw)
+    assert "\n" not in message and isinstance(err, dict)
+    call = Call(provider="p", url="u", endpoint="u", headers={}, body={}, settings=HttpSettings())
+    overflow = context_overflow(call, message, err)
+    assert overflow is None or isinstance(overflow, ContextOverflow)
+
+
+def test_clipping_a_big_message_is_one_pass():
+    import time
+
+    text = "3f a9 0c " * 20_000  # 180 KB of hex dump
+    start = time.monotonic()
+    clipped = clip_to_tokens(text, 2000)
+    assert time.monotonic() - start < 2.0  # a binary search of whole estimates took seconds
+    assert estimate_tokens(clipped) <= 2000 < estimate_tokens(clipped + " 3f a9")
+    assert estimate_tokens("\x1b[31m") >= 5  # control characters count too

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from rooms_cli.agents import Agent
 from rooms_cli.models.anthropic import AnthropicProvider
-from rooms_cli.models.base import Message, StopFilter
+from rooms_cli.models.base import Message, StopFilter, first_stop
 from rooms_cli.models.command import CommandProvider
 from rooms_cli.models.limits import DEFAULT_MAX_TOKENS, reply_limit
 from rooms_cli.models.offline import OfflineProvider
@@ -196,8 +196,16 @@ def test_the_stop_filter_streams_exactly_the_text_before_the_first_stop(text, cu
     for piece in pieces:
         stopper(piece)
     stopper.close()
-    found = [i for i in (text.find(s) for s in stops) if i >= 0]
-    assert "".join(out) == (text[: min(found)] if found else text)
+    # what a server does: generate character by character, stop the moment a stop string is complete
+    expected = text
+    for end in range(len(text) + 1):
+        done = [s for s in stops if text[:end].endswith(s)]
+        if done:
+            expected = text[: end - max(map(len, done))]
+            break
+    assert "".join(out) == expected
+    at = first_stop(text, stops)  # the same cut made on a whole reply
+    assert (text if at is None else text[:at]) == expected
 
 
 # -- structured output ----------------------------------------------------------------------------
@@ -273,3 +281,31 @@ def test_mark_cut_closes_an_open_code_fence():
 
     assert mark_cut("Here:\n```python\nprint(1)\n") == "Here:\n```python\nprint(1)…\n```"
     assert mark_cut("plain words ") == "plain words…"
+
+
+@pytest.mark.parametrize("field, error", [
+    ("stop", "Unsupported parameter: 'stop' is not supported with this model."),
+    ("temperature", "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1) value is supported."),
+])
+def test_a_server_that_refuses_stop_or_temperature_is_asked_without_it(server, field, error):
+    server.push(Reply(status=400, error=error))
+    provider = openai(server)
+    done = provider.complete(MESSAGES, model="m", temperature=0.7, stop=["\nops:"])
+    provider.complete(MESSAGES, model="m", temperature=0.7, stop=["\nops:"])
+    assert [field in r.json for r in server.requests] == [True, False, False] and done.text
+
+
+def test_anthropic_gets_no_whitespace_only_stop_sequence_but_it_still_stops_there(server, key):
+    server.honour_stop = False
+    server.push(Reply(text="first paragraph\n\nsecond paragraph"))
+    done = anthropic(server).complete(MESSAGES, model="m", stop=["\n\n", "\nops:"])
+    assert server.requests[0].json["stop_sequences"] == ["\nops:"]
+    assert done.text == "first paragraph" and done.finish_reason == "stop"
+
+
+def test_a_command_that_writes_other_speakers_turns_is_stopped_at_the_stop_string():
+    script = "import sys, time\nsys.stdout.write('I agree.\\nops: and then'); sys.stdout.flush()\ntime.sleep(30)"
+    start = time.monotonic()
+    done = command(script).complete(MESSAGES, model="", stop=["\nops:"])
+    assert time.monotonic() - start < 10  # stopped, not waited for
+    assert done.text == "I agree." and done.finish_reason == "stop"

@@ -6,12 +6,12 @@ import json
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rooms_cli.config import load_config
 from rooms_cli.models.base import Completion, Provider
-from rooms_cli.roundtable.lessons import parse_lessons
+from rooms_cli.roundtable.lessons import read_summary
 from rooms_cli.roundtable.orchestrator import (
     RoundtableRequest,
     run_roundtable_sync,
@@ -33,9 +33,9 @@ class Scripted(Provider):
 
     async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose, **_):
         self.calls.append({"messages": messages, "temperature": temperature, "purpose": purpose,
-                           "agent": getattr(agent, "id", None)})
-        if purpose == "summary":
-            return Completion(self.summary)
+                           "agent": getattr(agent, "id", None), "max_tokens": max_tokens, "stop": _.get("stop")})
+        if purpose == "lessons":
+            return Completion(self.summary.pop(0) if isinstance(self.summary, list) else self.summary)
         return Completion(self.replies.pop(0) if self.replies else "Fine by me.")
 
 
@@ -87,7 +87,7 @@ def test_each_turn_is_one_call_at_the_formats_temperature_with_voice_topic_turn_
     # deep-dive: the first participant opens, temperature 0.5; with two agents they alternate
     result = run_roundtable_sync(project, config, RoundtableRequest("deep-dive", topic="launch date",
                                                                      participants=["boss", "analyst"], turns=4, force=True))
-    answers = [c for c in provider.calls if c["purpose"] == "answer"]
+    answers = [c for c in provider.calls if c["purpose"] == "roundtable"]
     assert len(answers) == 4 and all(c["temperature"] == 0.5 for c in answers)
     assert [c["agent"] for c in answers] == ["boss", "analyst", "boss", "analyst"]
     assert result.turns[0]["text"] == "We ship Friday."  # "Boss:" prefix removed
@@ -100,7 +100,7 @@ def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, p
     provider = scripted(["https://spam.example", "Boss:", "", "https://x.y", "ok then", "last word"])
     result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
         "debate", topic="t", participants=["boss", "analyst"], turns=3, force=True))
-    answers = [c for c in provider.calls if c["purpose"] == "answer"]
+    answers = [c for c in provider.calls if c["purpose"] == "roundtable"]
     # turn 1: empty, re-asked, empty again -> skipped; turn 2: empty, re-asked, empty -> skipped; turn 3: "ok then"
     assert len(answers) == 5
     assert [t.get("skipped", False) for t in result.turns] == [True, True, False]
@@ -109,6 +109,17 @@ def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, p
 
     said = [m.text for m in read_transcript(project, result.room) if m.kind == "message"]
     assert said == ["ok then"]
+
+
+def test_a_turn_that_copies_an_earlier_one_is_asked_again_then_skipped(scripted, project):
+    provider = scripted(["We ship Friday.", "we ship friday!", "We ship Friday.", "Numbers first. Numbers first."])
+    result = run_debate(project)
+    assert [t.get("skipped", False) for t in result.turns] == [False, True, False]
+    assert result.turns[2]["text"] == "Numbers first."  # a sentence said twice in one turn is said once
+    turns = [c for c in provider.calls if c["purpose"] == "roundtable"]
+    assert "repeats an earlier turn" in turns[2]["messages"][-1].content
+    assert all(c["stop"] == (["\nAnalyst:"] if c["agent"] == "boss" else ["\nBoss:"]) for c in turns)  # not the others' turns
+    assert all(c["max_tokens"] == 64 for c in turns)  # max(64, 120 // 2)
 
 
 def test_lessons_are_extracted_offline_without_a_model_call_and_listed(cli, project):
@@ -142,37 +153,88 @@ def test_later_prompts_include_recent_lessons_capped(cli, project, project_dir):
     assert list_lessons(project, "analyst")[-1]["lesson"] in messages[0].content
 
 
-def test_with_a_real_model_one_extraction_call_is_parsed(scripted, project):
-    summary = 'Sure! ```json\n{"lessons": [{"agent": "boss", "lesson": "Analyst wants data before Friday."},' \
-              ' {"agent": "analyst", "lesson": "Boss will not move the date."}, {"agent": "nobody", "lesson": "x"}]}\n```'
+def run_debate(project, turns=3):
+    return run_roundtable_sync(project, load_config(project), RoundtableRequest(
+        "debate", topic="launch", participants=["boss", "analyst"], turns=turns, force=True))
+
+
+def test_with_a_real_model_one_extraction_call_is_read_as_lessons_per_participant(scripted, project):
+    summary = ('Sure! ```json\n{"boss": ["Analyst wants data before Friday.", "Churn decides the date."],'
+               ' "Analyst": ["Boss will not move the date.", "Bring the numbers early."], "nobody": ["x y z"]}\n```')
     provider = scripted(["a", "b", "c"], summary=summary)
-    result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
-        "debate", topic="t", participants=["boss", "analyst"], turns=3, force=True))
-    assert sum(c["purpose"] == "summary" for c in provider.calls) == 1
-    assert result.lessons == {"boss": ["Analyst wants data before Friday."], "analyst": ["Boss will not move the date."]}
+    result = run_debate(project)
+    calls = [c for c in provider.calls if c["purpose"] == "lessons"]
+    assert len(calls) == 1 and calls[0]["max_tokens"] and calls[0]["temperature"] == 0.2
+    assert '"boss": ["<lesson>", "<lesson>"]' in calls[0]["messages"][0].content and "exactly 2 or 3" in calls[0]["messages"][0].content
+    assert result.lessons == {"boss": ["Analyst wants data before Friday.", "Churn decides the date."],
+                              "analyst": ["Boss will not move the date.", "Bring the numbers early."]}
+    assert result.lesson_problems == {}
 
 
 @pytest.mark.parametrize(
     "reply",
     [
-        '[{"agent": "boss", "lesson": "ship"}, {"agent": "analyst", "lesson": "measure"}]',
-        '{"boss": ["ship"], "analyst": "measure"}',
-        "- boss: ship\n- **Analyst**: measure\nnot a lesson line",
-        "Here you go:\n1. Boss — ship\n2. analyst: measure",
+        '{"boss": ["We ship on Friday.", "Keep the scope small."], "analyst": ["Measure churn weekly."]}',
+        '{"lessons": {"Boss": ["We ship on Friday.", "Keep the scope small."], "@analyst": "Measure churn weekly."}}',
+        'Here: {"boss": ["We ship on Friday.", "We ship on Friday.", "Keep the scope small.", "ok"], "analyst": ["Measure churn weekly."]}',
     ],
 )
-def test_lesson_replies_are_parsed_robustly(reply):
-    assert parse_lessons(reply, ["boss", "analyst"], {"boss": "Boss", "analyst": "Analyst"}) == {
-        "boss": ["ship"], "analyst": ["measure"]}
+def test_a_structured_summary_is_read_in_its_accepted_shapes(reply):
+    found = read_summary(reply, ["boss", "analyst"], {"boss": "Boss", "analyst": "Analyst"})
+    assert found.lessons == {"boss": ["We ship on Friday.", "Keep the scope small."], "analyst": ["Measure churn weekly."]}
+    assert found.problems["analyst"].startswith("1 lesson (asked for 2–3)")
 
 
-def test_an_unusable_extraction_reply_falls_back_to_extractive(scripted, project):
-    scripted(["We ship Friday.", "Numbers first.", "Fine."], summary="I cannot do that.")
-    result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
-        "debate", topic="launch", participants=["boss", "analyst"], turns=3, force=True))
-    by_others = {t["text"] for t in result.turns if t["speaker"] != "analyst"}
-    assert result.lessons["analyst"]
-    assert all(lesson.split(" said: ", 1)[1] in by_others for lesson in result.lessons["analyst"])
+@pytest.mark.parametrize("reply", [
+    "- boss: ship on Friday\n- **Analyst**: measure churn first",  # lines, not the JSON object
+    "I cannot do that.",
+    "",
+    '{"summary": "we talked"}',
+])
+def test_no_lessons_come_from_a_reply_without_the_structured_summary(reply):
+    found = read_summary(reply, ["boss", "analyst"], {"boss": "Boss"})
+    assert found.lessons == {} and found.problems["*"]
+
+
+def test_quotes_of_turns_transcript_lines_and_repetitions_are_rejected_and_reported():
+    turns = [{"turn": 1, "speaker": "boss", "text": "Bottom line: we ship the launch on Friday no matter what."},
+             {"turn": 2, "speaker": "analyst", "text": "salt_salt_salt_salt_salt"}]
+    summary = ('{"boss": ["Bottom line: we ship the launch on Friday no matter what.", "analyst: salt it all", '
+               '"I am a chatbot. I am a chatbot. I am a chatbot.", "Churn decides whether Friday holds."],'
+               ' "analyst": ["salt_salt_salt_salt_salt", "ok"]}')
+    found = read_summary(summary, ["boss", "analyst"], {"boss": "Boss", "analyst": "Analyst"}, turns)
+    assert found.lessons == {"boss": ["Churn decides whether Friday holds."]}
+    assert found.problems["boss"] == ("1 lesson (asked for 2–3): rejected 1 as a copy of a turn, 1 as a transcript line, "
+                                      "1 as a repetition")
+    assert found.problems["analyst"] == "0 lessons (asked for 2–3): rejected 2 as too short"
+
+
+def test_an_unusable_summary_is_asked_for_once_more_then_nothing_is_learned(scripted, project, project_dir):
+    provider = scripted(["We ship Friday.", "Numbers first.", "Fine."], summary="I cannot do that.")
+    result = run_debate(project)
+    calls = [c for c in provider.calls if c["purpose"] == "lessons"]
+    assert len(calls) == 2 and "could not be used" in calls[1]["messages"][-1].content
+    assert result.lessons == {} and "no JSON object" in result.lesson_problems["*"]
+    memories = project_dir / ".rooms" / "memories"
+    assert not memories.exists() or not list(memories.iterdir())
+
+
+def test_the_retry_can_rescue_the_summary(scripted, project):
+    scripted(["a", "b", "c"], summary=["no idea", '{"boss": ["Ship when the numbers hold.", "Ask analyst first."],'
+                                                   ' "analyst": ["Boss wants a date.", "Send numbers by Thursday."]}'])
+    assert run_debate(project).lessons["boss"] == ["Ship when the numbers hold.", "Ask analyst first."]
+
+
+def test_the_lesson_count_is_said_in_words_and_a_short_participant_is_reported(scripted, cli, project):
+    scripted(["a", "b", "c"], summary='{"boss": ["Ship when the numbers hold."], "analyst": []}')
+    run = cli("roundtable", "run", "debate", "--participants", "boss,analyst", "--turns", "3", "--force")
+    assert run.exit_code == 0, run.stderr
+    assert "learned 1 lesson (rooms memory list)" in run.stdout
+    assert "boss: 1 lesson (asked for 2–3)" in run.stdout and "analyst: 0 lessons (asked for 2–3)" in run.stdout
+    scripted(["a", "b", "c"], summary='{"boss": ["Ship when the numbers hold.", "Ask analyst first.", "Keep it small."],'
+                                      ' "analyst": ["Boss wants a date.", "Numbers by Thursday please."]}')
+    run = cli("roundtable", "run", "debate", "--participants", "boss,analyst", "--turns", "3", "--force")
+    assert "learned 5 lessons" in run.stdout and "asked for" not in run.stdout
 
 
 def test_memory_forget_by_id_source_and_all(cli, project):
@@ -220,16 +282,29 @@ def test_external_agents_never_take_part(cli, project, project_dir):
 
 
 
-@given(st.text(max_size=300))
-def test_lesson_parsing_never_fails_and_keeps_only_participants(text):
-    found = parse_lessons(text, ["boss", "analyst"], {"boss": "Boss"})
-    assert set(found) <= {"boss", "analyst"}
-    assert all(0 < len(v) <= 3 and all(x.strip() for x in v) for v in found.values())
+summaries = st.one_of(
+    st.text(max_size=200),
+    st.dictionaries(st.sampled_from(["boss", "Boss", "analyst", "ghost", "lessons"]),
+                    st.one_of(st.text(max_size=60), st.lists(st.text(max_size=60), max_size=5)), max_size=4).map(json.dumps),
+)
+
+
+@settings(deadline=None)
+@given(summaries)
+def test_reading_a_summary_never_fails_keeps_only_participants_and_at_most_three_each(text):
+    turns = [{"turn": 1, "speaker": "boss", "text": "We ship the launch on Friday no matter what."}]
+    found = read_summary(text, ["boss", "analyst"], {"boss": "Boss"}, turns)
+    assert set(found.lessons) <= {"boss", "analyst"}
+    assert all(0 < len(v) <= 3 for v in found.lessons.values())
+    for lessons in found.lessons.values():
+        assert all(len(x.split()) >= 3 and not x.lower().startswith(("boss:", "analyst:")) for x in lessons)
+        assert all("we ship the launch on friday no matter what" not in x.lower() for x in lessons)
+    assert found.lessons or found.problems["*"]
 
 
 class Failing(Scripted):
     async def _acomplete(self, messages, **kwargs):
-        if len([c for c in self.calls if c["purpose"] == "answer"]) >= 1:
+        if len([c for c in self.calls if c["purpose"] == "roundtable"]) >= 1:
             from rooms_cli.errors import ProviderError
 
             raise ProviderError("provider 'scripted' answered 500 three times")

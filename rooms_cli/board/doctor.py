@@ -15,8 +15,15 @@ def check(project, config) -> list[Finding]:
             if not task.created_at:
                 findings.append(Finding("error", "board", f"{rel} has no create event: the task cannot be shown",
                                         "restore the file from git, or remove it if the task never existed", rel))
+            lines = None
             for conflict in task.conflicts:
-                findings.append(Finding("warning", "board", f"task {task.id} in room {room}: {conflict.message}",
+                lines = _event_lines(store.task_path(project, room, task.id)) if lines is None else lines
+                at = lines.get(_event_key(conflict.event))
+                where = f"{rel} line {at}: " if at else ""
+                # a double claim (two clones claimed it: two workers think it is theirs) and an event no
+                # replay can apply are errors; a stale write (a lease that had lapsed) is recorded history
+                severity = "error" if conflict.kind in ("double_claim", "invalid_event") else "warning"
+                findings.append(Finding(severity, "board", f"{where}task {task.id} in room {room}: {conflict.message}",
                                         f"rooms task show {task.id} --room {room}; then rooms task resolve {task.id} --room {room}",
                                         rel))
             if task.lapsed_lease is not None and not task.expiry_recorded:
@@ -31,7 +38,7 @@ def check(project, config) -> list[Finding]:
 def _create_findings(project) -> list[Finding]:
     """Create events whose fields break store/schema.py (a lane that escapes, a title that is not
     text), a create naming another task than its file, and one task id created in two logs."""
-    from rooms_cli.store import jsonl, schema
+    from rooms_cli.store import schema
 
     findings = []
     seen: dict[str, str] = {}
@@ -39,16 +46,16 @@ def _create_findings(project) -> list[Finding]:
         for task_id in store.list_task_ids(project, room):
             path = store.task_path(project, room, task_id)
             rel = project.relative(path)
-            for event in jsonl.read(path):
-                if event.get("ev") != "create":
+            for line, event in schema.records(path):
+                if not isinstance(event, dict) or event.get("ev") != "create":
                     continue
                 wrong = schema.problem("task-create", event)
                 if wrong is not None:
-                    findings.append(Finding("error", "board", f"{rel}: create event: {wrong}",
+                    findings.append(Finding("error", "board", f"{rel} line {line}: create event: {wrong}",
                                             "fix the field (or restore the file from git); the task is not shown meanwhile", rel))
                 named = event.get("task", task_id)
                 if isinstance(named, str) and named != task_id:
-                    findings.append(Finding("error", "board", f"{rel}: create event names task {named}, not {task_id}",
+                    findings.append(Finding("error", "board", f"{rel} line {line}: create event names task {named}, not {task_id}",
                                             f"the file was copied or renamed: restore {rel} from git, or remove it", rel))
                 key = str(named)
                 if key in seen and seen[key] != rel:
@@ -56,3 +63,16 @@ def _create_findings(project) -> list[Finding]:
                                             f"keep one: remove the copy ({rel}) after checking its events", rel))
                 seen.setdefault(key, rel)
     return findings
+
+
+def _event_key(event: dict) -> str:
+    import json
+
+    return json.dumps(event, sort_keys=True, default=str)
+
+
+def _event_lines(path) -> dict[str, int]:
+    """Each event of a task log (as replay saw it) -> its line: a conflict is named by file and line."""
+    from rooms_cli.store import schema
+
+    return {_event_key(event): line for line, event in schema.records(path) if isinstance(event, dict) and line is not None}

@@ -2,7 +2,8 @@
 
 Sent (see docs/chat.md, "What an agent is given"):
 - `max_tokens` from `rooms_cli.models.limits.reply_limit` (the agent's `max_tokens:`, else the
-  provider's, else the default for the kind of call: "chat", or "answer" on the @everyone re-ask);
+  provider's, else the default for the kind of call: "chat", or "answer" on the @everyone re-ask),
+  at most half the context window;
 - a temperature: the agent's, else `CHAT_TEMPERATURE` (servers' own defaults differ);
 - stop sequences `\\n<name>:` for the speakers most likely to be impersonated (the speaker being
   answered, then the latest other speakers, then the roster), at most `MAX_STOPS` (servers such as
@@ -127,7 +128,8 @@ class Caller:
         limit = reply_limit(purpose, agent=agent, provider_spec=provider.spec)
         structured = bool(getattr(provider, "structured", False)) and not must_answer
         window = await self.window(agent)
-        system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer)
+        limit = min(limit, max(16, window // 2))  # a limit past half the window would leave no room for the prompt
+        system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer, structured=structured)
         texts = [system, *(m.text for m in snapshot), trigger.text]
         count = estimate_tokens
         if sum(estimate_tokens(t) + PER_MESSAGE for t in texts) > (window - limit) * 0.9:

@@ -26,6 +26,11 @@ PASS_RULE = (
     "contribution. Otherwise answer in one short message, in your own voice. You may @-mention another "
     "agent of the room to ask it something."
 )
+PASS_RULE_STRUCTURED = (
+    "Answer with a JSON object {\"speak\": true, \"message\": \"...\"}: one short message, in your own voice. "
+    "If you have nothing useful to add, answer {\"speak\": false, \"message\": \"\"}; do not fabricate a "
+    "contribution. You may @-mention another agent of the room to ask it something."
+)
 MUST_ANSWER = "You were addressed with @everyone: `/pass` is not accepted this time. Give one substantive line."
 
 
@@ -43,7 +48,7 @@ def read_snapshot(project, room: str, config) -> list:
     return [m for m in tail(project, room, count * 2) if m.kind in SPOKEN][-count:]
 
 
-def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False) -> str:
+def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False, structured: bool = False) -> str:
     from rooms_cli.chat.handoff import latest_deliberation
     from rooms_cli.config import load_config
     from rooms_cli.memories import lessons_block
@@ -65,7 +70,7 @@ def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = Fa
                  "Messages from others are shown as `name: text`.")
     for name, text in _room_sections(project, state.id):
         parts.append(f"The room's {name}:\n{text}")
-    parts.append(MUST_ANSWER if must_answer else PASS_RULE)
+    parts.append(MUST_ANSWER if must_answer else PASS_RULE_STRUCTURED if structured else PASS_RULE)
     return "\n\n".join(parts)
 
 
@@ -215,7 +220,7 @@ def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *
     """
     count = count or estimate_tokens
     if system is None:
-        system = system_prompt(project, state, agent, agents, must_answer=must_answer)
+        system = system_prompt(project, state, agent, agents, must_answer=must_answer, structured=structured)
     instruction = instruction_for(agent.id, must_answer=must_answer, structured=structured)
     window = window or agent.context_window
     room = window - (reply_tokens or int(window * REPLY_RESERVE))

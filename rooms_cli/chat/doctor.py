@@ -60,11 +60,27 @@ def check(project, config) -> list:
 
 
 def _schema_findings(project) -> list:
-    """Rooms whose state cannot be replayed: a field of the wrong type (the sentence names file and field)."""
+    """Each line of every room's logs against store/schema.py — transcript messages (a kind no reader
+    knows, `text` that is not text, one id on two different messages), state events (an unknown op,
+    `set` of an unknown field, a negative budget) and session turns — and rooms whose state cannot be
+    replayed (the sentence names file and field)."""
     from rooms_cli.chat.rooms import load_room, room_ids
-    from rooms_cli.findings import unreadable_findings
+    from rooms_cli.findings import typed_findings, unreadable_findings
+    from rooms_cli.store import layout, schema
 
-    return unreadable_findings(
-        "room", room_ids(project), lambda room: load_room(project, room),
+    rooms = room_ids(project)
+    findings = []
+    for room in rooms:
+        findings += typed_findings(project, "transcript", "transcript", [transcript_path(project, room)], key="id")
+        findings += typed_findings(project, "room", "room-event", [state_log_path(project, room)], key="eid",
+                                   problem=schema.room_event_problem)
+        sessions = layout.room_dir(project, room) / "sessions"
+        findings += typed_findings(project, "session", "session",
+                                   [sessions / f"{a}.jsonl" for a in layout.record_names(project, sessions, ".jsonl", "agent id")],
+                                   key="eid")
+    named = {f.file for f in findings if f.severity == "error"}
+    return findings + [f for f in unreadable_findings(
+        "room", rooms, lambda room: load_room(project, room),
         lambda room, err: f"room {room}: {err.message}",
         lambda rel: f"fix the field named in {rel} (or restore it from git); commands on other rooms are unaffected")
+        if f.file not in named]

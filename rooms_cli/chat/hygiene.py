@@ -7,8 +7,8 @@ In order:
    speaker labels (`ops: architect: @everyone: hi` → `hi`; any known speaker's id or name, its own
    `@id:`, `assistant:`/`user:`/`system:`, `**Name:**`) are stripped. A leading `@other-agent: …`
    is kept: it is a mention (it cascades), not a label.
-2. The reply is cut where the model starts writing another turn: a later line that begins with a
-   known speaker's label or a role token (what the stop sequences do on the server, for every
+2. The reply is cut where the model starts writing another turn: a later line outside code fences
+   that begins with a known speaker's label, or a role token (what the stop sequences do on the server, for every
    speaker rather than the four a server accepts).
 3. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
    characters looping four times or more (`salt_salt_salt_salt`), or a sentence or line of 10+
@@ -85,13 +85,29 @@ def cut_other_turns(text: str, me: str, names: list[str]) -> tuple[str, bool]:
     """`text` up to the first later line that starts another speaker's turn (or a role token)."""
     words = sorted({n for n in [*names, me, "assistant", "user", "system"] if n}, key=len, reverse=True)
     turn = re.compile(rf"^[ \t]*(?:\*\*)?(?:{'|'.join(re.escape(w) for w in words)})(?:\*\*)?[ \t]*:", re.IGNORECASE | re.MULTILINE)
-    cuts = [m.start() for m in turn.finditer(text) if m.start() > 0]
+    fences = _fenced(text)
+    cuts = [m.start() for m in turn.finditer(text) if m.start() > 0 and not fences(m.start())]  # `user: alice` in YAML is content
     token = _ROLE_TOKEN.search(text)
     if token and token.start() > 0:
         cuts.append(token.start())
     if not cuts:
         return text, False
     return text[: min(cuts)].rstrip(), True
+
+
+def _fenced(text: str):
+    """`inside(pos)`: True for a position inside a ``` code block."""
+    spans = []
+    start = None
+    for match in re.finditer(r"(?m)^[ \t]*```", text):
+        if start is None:
+            start = match.start()
+        else:
+            spans.append((start, match.end()))
+            start = None
+    if start is not None:
+        spans.append((start, len(text)))
+    return lambda pos: any(a <= pos < b for a, b in spans)
 
 
 def cut_repetition(text: str) -> tuple[str, bool]:

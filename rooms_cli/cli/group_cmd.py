@@ -53,13 +53,34 @@ def _show_result(result, name: str, json_: bool) -> None:
         reduced = result.reduced if isinstance(result.reduced, str) else json.dumps(result.reduced, ensure_ascii=False, indent=2)
         output.say("(no result: nothing to reduce)" if result.reduced is None else reduced)
         output.note(f"{name} · {result.broadcast_id} · {meta['reducer']} · {meta['replied']}/{meta['members']} replied · {meta['elapsed_s']}s"
-                    + (f" · winner {meta['winner_handle']}" if meta.get("winner_handle") else ""))
+                    + (f" · winner {meta['winner_handle']}" + (" (a tie, by arrival)" if meta.get("tie") else "") if meta.get("winner_handle") else ""))
+        for line in _tally_lines(meta):
+            output.note(line)
         for handle, r in result.by_member.items():
             if r.status != "ok":
                 output.note(f"  {handle}: {r.status}")
+            elif r.cut:
+                output.note(f"  {handle}: cut at its max_tokens limit")
     problem = result.problem()
     if problem is not None:
+        if problem.code == "no_result":
+            output.print_error(problem, json_)
         raise typer.Exit(problem.exit_code)
+
+
+def _tally_lines(meta: dict) -> list[str]:
+    """How many votes or ballots were read, and why each of the others was not."""
+    from rooms_cli.groups.model import tally
+
+    counted = tally(meta)
+    if counted is None:
+        return []
+    votes = meta.get("votes")
+    lines = [counted + (f" ({', '.join(f'{o} {n}' for o, n in votes.items())})" if votes else "")]
+    why = "ballot" if meta.get("reducer") == "rank" else "vote"
+    lines += [f"  {handle}: {why} not read — {reason}" for handle, reason in (meta.get("unparsed") or {}).items()]
+    lines += [f"  {handle}: {why} failed — {error}" for handle, error in (meta.get("ballot_errors") or {}).items()]
+    return lines
 
 
 @group_app.command("spawn")
@@ -201,7 +222,8 @@ def status_cmd(run: Run, name: NameArg) -> None:
     if info["recent"]:
         output.say("recent:")
     for b in info["recent"]:
-        output.say(f"  {b['broadcast_id']} {b['status']:<9} {len(b['replied'])}/{len(b['members'])} {b.get('reducer') or '-'} · {b['objective']}")
+        tallied = f" · {b['tally']}" if b.get("tally") else ""
+        output.say(f"  {b['broadcast_id']} {b['status']:<9} {len(b['replied'])}/{len(b['members'])} {b.get('reducer') or '-'}{tallied} · {b['objective']}")
 
 
 @group_app.command("list")

@@ -98,9 +98,12 @@ def run_cmd(
                 output.say("   weights: " + "  ".join(f"{a} {w:.2f}" for a, w in data["weights"].items()), style="dim")
             said = data["text"] if kind == "turn" else "(nothing usable twice: turn skipped)"
             output.say(f"{data['turn']:>2} {data['speaker']}: {said}")
-        elif kind == "lessons" and data["lessons"]:
+        elif kind == "lessons":
             count = sum(len(v) for v in data["lessons"].values())
-            output.say(f"learned {count} lessons (rooms memory list)", style="dim")
+            if count:
+                output.say(f"learned {count} lesson{'' if count == 1 else 's'} (rooms memory list)", style="dim")
+            for who, why in data.get("problems", {}).items():
+                output.say(f"no lessons learned: {why}" if who == "*" else f"   {who}: {why}", style="dim")
 
     result = run_roundtable_sync(run.project, run.config, _request(format, topic, participants, room, turns, max_chars, pace, force),
                                  on_event=show)

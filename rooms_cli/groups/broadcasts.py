@@ -119,8 +119,10 @@ class ReplyOutcome:
 
 
 def record_reply(project: Project, name: str, bid: str, handle: str, text: str, *, status: str = "ok",
-                 elapsed_s: float | None = None, source: str = "external") -> ReplyOutcome:
-    """Record a member's reply; one that comes after the result (or twice) is recorded as dropped."""
+                 elapsed_s: float | None = None, source: str = "external", cut: bool = False) -> ReplyOutcome:
+    """Record a member's reply; one that comes after the result (or twice) is recorded as dropped.
+
+    `cut`: the model's max_tokens limit stopped the reply (the event carries `cut: true`)."""
     with log.locked_groups(project, name):
         b = log.load(project, name).require(bid)
         if b.member(handle) is None:
@@ -128,8 +130,9 @@ def record_reply(project: Project, name: str, bid: str, handle: str, text: str, 
         if b.in_flight and handle not in b.replies:
             if elapsed_s is None:
                 elapsed_s = max(0.0, (now() - parse_time(b.ts)).total_seconds())
+            extra = {"cut": True} if cut else {}
             log.append(project, name, log.event("reply", id=bid, handle=handle, text=text, status=status,
-                                                elapsed_s=round(elapsed_s, 3), source=source))
+                                                elapsed_s=round(elapsed_s, 3), source=source, **extra))
             return ReplyOutcome(name, bid, handle, True)
         reason = f"broadcast {bid} was already {b.status}" if not b.in_flight else f"{handle!r} already replied to {bid}"
         log.append(project, name, log.event("dropped", id=bid, handle=handle, text=text, reason=reason))

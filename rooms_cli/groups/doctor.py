@@ -27,9 +27,8 @@ def check(project, config) -> list[Finding]:
             rel = project.relative(log.log_path(project, name))
             findings += [Finding("warning", "group-merge", message, fix, rel) for message, fix in merge_effects(name, group)]
     from rooms_cli.findings import typed_findings
-    from rooms_cli.store import layout
 
-    findings += typed_findings(project, "group", "group-event", sorted(layout.groups_dir(project).glob("*.jsonl")))
+    findings += typed_findings(project, "group", "group-event", [log.log_path(project, n) for n in log.log_names(project)], key="eid")
     return findings
 
 

@@ -30,6 +30,9 @@ from rooms_cli.store.paths import Project
 
 PENDING, DROPPED = "pending", "dropped"
 POLL_MIN, POLL_MAX = 0.02, 0.25
+# the temperature of a member's answer when its agent sets none; votes and ballots are judgements,
+# asked at most at JUDGE_TEMPERATURE so that a reply reads as one of the options
+ANSWER_TEMPERATURE, JUDGE_TEMPERATURE = 0.7, 0.2
 
 # wait-any with cancel_losers=False: losers still running after the result; see drain()
 _background: set[asyncio.Task] = set()
@@ -39,7 +42,8 @@ _background: set[asyncio.Task] = set()
 class Outcome:
     """A model-backed or sub-group member's answer as the gatherer got it, before it is recorded.
 
-    Text, status, seconds taken, and when it landed (event-loop time, for arrival order)."""
+    Text, status, seconds taken, when it landed (event-loop time, for arrival order), whether the
+    max_tokens limit cut it."""
 
     handle: str
     text: str
@@ -47,20 +51,25 @@ class Outcome:
     elapsed_s: float
     done_at: float
     source: str
+    cut: bool = False
 
 
-def member_messages(agent, group: str, handle: str, fields: dict[str, str]):
+def member_messages(agent, group: str | None, handle: str, fields: dict[str, str], instruction: str = ""):
     """What a model-backed member reads: its directive and the three constraints as the system
-    message, the objective as the user message."""
+    message, the objective (and, for a vote, how to answer) as the user message.
+
+    `group` is None for an ephemeral group: its generated name means nothing to a model."""
     from rooms_cli.models import Message
 
+    where = f"of group {group!r}" if group else "of a group"
     system = (
-        f"{agent.directive}\n\nYou are member {handle!r} of group {group!r}; answer the objective.\n"
+        f"{agent.directive}\n\nYou are member {handle!r} {where}; answer the objective.\n"
         f"Output format: {fields.get('output_format', '').strip()}\n"
         f"Tool guidance: {fields.get('tool_guidance', '').strip()}\n"
         f"Boundaries: {fields.get('boundaries', '').strip()}"
     )
-    return [Message("system", system), Message("user", fields.get("objective", "").strip())]
+    objective = fields.get("objective", "").strip()
+    return [Message("system", system), Message("user", f"{objective}\n\n{instruction}" if instruction else objective)]
 
 
 def reduced_text(value) -> str:
@@ -82,13 +91,14 @@ async def stored_result(project: Project, config, name: str, b: Broadcast, reduc
         return result
     fn = reducers.resolve(reducer, config, project.root)
     if fn is None:
-        run = _Gathering(project, config, name, b, any_=False, cancel_losers=True, by="rooms")
+        run = _Gathering(project, config, name, b, any_=False, cancel_losers=True, by="rooms",
+                         ephemeral=log.load(project, name).ephemeral)
         try:
             reduction = await run._rank(result.by_member, result.order)
         finally:
             await run._close_providers()
     else:
-        reduction = reducers.apply(fn, reducer, result.by_member, result.order)
+        reduction = reducers.apply(fn, reducer, result.by_member, result.order, b.fields)
     result.reduced = reduction.value
     result.metadata = {**result.metadata, "reducer": reducer, **reduction.metadata}
     return result
@@ -126,7 +136,8 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
         current = log.load(project, name).require(b.id)
         if not current.in_flight:
             return await stored_result(project, config, name, current, reducer)
-        run = _Gathering(project, config, name, current, any_=any_, cancel_losers=cancel_losers, by=by)
+        run = _Gathering(project, config, name, current, any_=any_, cancel_losers=cancel_losers, by=by,
+                         ephemeral=group.ephemeral)
         return await run.run(deadline, reducer_name, fn)
     finally:
         lock.release()
@@ -135,9 +146,11 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
 class _Gathering:
     """One gather of one broadcast, in this process."""
 
-    def __init__(self, project: Project, config, name: str, b: Broadcast, *, any_: bool, cancel_losers: bool, by: str):
+    def __init__(self, project: Project, config, name: str, b: Broadcast, *, any_: bool, cancel_losers: bool, by: str,
+                 ephemeral: bool = False):
         self.project, self.config, self.name, self.b = project, config, name, b
-        self.any_, self.cancel_losers, self.by = any_, cancel_losers, by
+        self.any_, self.cancel_losers, self.by, self.ephemeral = any_, cancel_losers, by, ephemeral
+        self.options: list[str] | None = None  # the declared options when the members vote (majority_vote)
         self.providers: dict = {}
         self.tasks: dict[asyncio.Task, str] = {}
         self.agents: dict = {}
@@ -152,24 +165,54 @@ class _Gathering:
             self.providers[pname] = get_provider(pname, self.config)
         return self.providers[pname], model
 
-    async def _ask(self, handle: str, messages: list, purpose: str) -> str:
+    async def _complete(self, handle: str, messages: list, purpose: str, schema: dict | None = None):
+        """One model call of a member: bounded (models.limits.reply_limit for `purpose`), at the
+        agent's temperature (votes and ballots at most JUDGE_TEMPERATURE)."""
+        from rooms_cli.models.limits import reply_limit
+
         agent = self.agents[handle]
         provider, model = self._provider(agent)
-        completion = await provider.acomplete(messages, model=model, temperature=agent.temperature, agent=agent, purpose=purpose)
-        return completion.text.strip()
+        own = agent.temperature
+        temperature = (ANSWER_TEMPERATURE if own is None else own) if purpose == "group" else min(JUDGE_TEMPERATURE, own if own is not None else JUDGE_TEMPERATURE)
+        return await provider.acomplete(messages, model=model, temperature=temperature, schema=schema, agent=agent, purpose=purpose,
+                                        max_tokens=reply_limit(purpose, agent=agent, provider_spec=provider.spec))
+
+    async def _answer(self, handle: str):
+        """A member's answer to the broadcast; a vote is asked once more when it cannot be read."""
+        from rooms_cli.groups import votes
+        from rooms_cli.models import Message
+
+        if self.options is None:
+            return await self._complete(handle, member_messages(self.agents[handle], self._prompt_name, handle, self.b.fields), "group")
+        structured = self._provider(self.agents[handle])[0].structured
+        instruction = votes.vote_instruction(self.options, structured)
+        schema = votes.vote_schema(self.options) if structured else None
+        messages = member_messages(self.agents[handle], self._prompt_name, handle, self.b.fields, instruction)
+        completion = await self._complete(handle, messages, "vote", schema)
+        vote, why = votes.read_vote(completion.text, self.options)
+        if vote is None:
+            retry = [*messages, Message("assistant", completion.text or "(nothing)"),
+                     Message("user", f"That vote could not be read ({why}). {instruction}")]
+            completion = await self._complete(handle, retry, "vote", schema)
+        return completion
+
+    @property
+    def _prompt_name(self) -> str | None:
+        return None if self.ephemeral else self.name
 
     async def _call(self, handle: str) -> Outcome:
         loop = asyncio.get_running_loop()
         start = loop.time()
+        cut = False
         try:
-            messages = member_messages(self.agents[handle], self.name, handle, self.b.fields)
-            text, status = await self._ask(handle, messages, "answer"), OK
+            completion = await self._answer(handle)
+            text, status, cut = completion.text.strip(), OK, completion.cut
         except RoomsError as exc:
             text, status = exc.message, ERROR
         except Exception as exc:  # a provider bug must not take the other members down
             text, status = f"{type(exc).__name__}: {exc}", ERROR
         end = loop.time()
-        return Outcome(handle, text, status, end - start, end, "model")
+        return Outcome(handle, text, status, end - start, end, "model", cut)
 
     async def _sub(self, handle: str, sub_name: str, deadline: float) -> Outcome:
         loop = asyncio.get_running_loop()
@@ -236,7 +279,10 @@ class _Gathering:
 
     # -- the loop --------------------------------------------------------------------------
     async def run(self, deadline: float, reducer_name: str, fn) -> GroupResult:
+        from rooms_cli.groups.votes import declared_options
+
         self.background = False
+        self.options = declared_options(self.b.fields) if fn is reducers.majority_vote else None
         try:
             return await self._run(deadline, reducer_name, fn)
         finally:
@@ -275,7 +321,8 @@ class _Gathering:
                         late.append(outcome)  # finished in the same instant, after the winner
                         continue
                     broadcasts.record_reply(self.project, self.name, self.b.id, outcome.handle, outcome.text,
-                                            status=outcome.status, elapsed_s=outcome.elapsed_s, source=outcome.source)
+                                            status=outcome.status, elapsed_s=outcome.elapsed_s, source=outcome.source,
+                                            cut=outcome.cut)
                     got_ok = got_ok or outcome.status == OK
         finally:
             if self.any_ and not self.cancel_losers and self.tasks and winner:
@@ -317,7 +364,8 @@ class _Gathering:
         for outcome in await asyncio.gather(*tasks, return_exceptions=True):
             if isinstance(outcome, Outcome):
                 broadcasts.record_reply(self.project, self.name, self.b.id, outcome.handle, outcome.text,
-                                        status=outcome.status, elapsed_s=outcome.elapsed_s, source=outcome.source)
+                                        status=outcome.status, elapsed_s=outcome.elapsed_s, source=outcome.source,
+                                        cut=outcome.cut)
         await self._close_providers()
 
     def _tell_losers(self, losers, reason: str) -> None:
@@ -341,10 +389,10 @@ class _Gathering:
             r = b.replies.get(m.handle)
             if r is not None:
                 status = DROPPED if (self.any_ and winner and m.handle != winner and r.status == OK) else r.status
-                by_member[m.handle] = MemberResult(r.text, status, r.elapsed_s)
+                by_member[m.handle] = MemberResult(r.text, status, r.elapsed_s, r.cut)
             elif m.handle in late_by:
                 o = late_by[m.handle]
-                by_member[m.handle] = MemberResult(o.text, DROPPED, o.elapsed_s)
+                by_member[m.handle] = MemberResult(o.text, DROPPED, o.elapsed_s, o.cut)
             elif timed_out:
                 by_member[m.handle] = MemberResult("", TIMEOUT, 0.0)
             else:
@@ -356,7 +404,7 @@ class _Gathering:
         if fn is None:
             reduction = await self._rank(by_member, order)
         else:
-            reduction = reducers.apply(fn, reducer_name, by_member, order)
+            reduction = reducers.apply(fn, reducer_name, by_member, order, b.fields)
         metadata = {
             "reducer": reducer_name, "elapsed_s": round(elapsed, 3),
             "replied": sum(1 for r in by_member.values() if r.status == OK), "members": len(by_member),
@@ -372,12 +420,21 @@ class _Gathering:
         labels = rank.assign_labels(self.b.id, candidates)
         self.load_agents()  # members answered by an earlier (killed) waiter rank too
         rankers = [h for h in candidates if h in self.agents]
+        async def ask(handle: str, messages: list, schema: dict | None) -> str:
+            messages = rank.ranking_messages(self.agents[handle].directive, messages)
+            return (await self._complete(handle, messages, "rank", schema)).text.strip()
+
+        def structured(handle: str) -> bool:
+            return bool(self._provider(self.agents[handle])[0].structured)
+
+        ballots: dict = {}
+        unparsed: dict = {}
+        errors: dict = {}
         if len(candidates) > 1 and rankers:
-            ballots, errors = await rank.collect_ballots(
-                lambda h, prompt: self._ask(h, rank.ranking_messages(self.agents[h].directive, prompt), "rank"), rankers, labels, by_member, self.b.fields.get("objective", ""))
-        else:
-            ballots, errors = {}, {}
+            ballots, unparsed, errors = await rank.collect_ballots(ask, structured, rankers, labels, by_member,
+                                                                   self.b.fields.get("objective", ""))
         reduction = reducers.rank_from_ballots(labels, ballots, by_member, order)
+        reduction.metadata["unparsed"] = unparsed
         if errors:
             reduction.metadata["ballot_errors"] = errors
         return reduction

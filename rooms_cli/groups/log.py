@@ -7,7 +7,7 @@ store's hybrid-logical-clock stamp, store/clock.py; events of older versions hav
     member_added   {handle, profile}
     member_removed {handle, to?}
     broadcast      {id, gid, fields, members: [{handle, profile}], sender, sub?, parent?}   gid: the group's, since issue 25
-    reply          {id, handle, text, status: ok|error, elapsed_s, source: model|external|group}
+    reply          {id, handle, text, status: ok|error, elapsed_s, source: model|external|group, cut?: true}
     dropped        {id, handle, text, reason}          a reply that came too late, never reduced
     gathered       {id, result: GroupResult JSON}
     cancelled      {id, by, reason}
@@ -171,6 +171,7 @@ class _Replay:
                     b.replies[ev["handle"]] = Reply(
                         handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
                         elapsed_s=float(ev.get("elapsed_s", 0.0)), ts=str(ev.get("ts", "")), source=str(ev.get("source", "")),
+                        cut=ev.get("cut") is True,
                     )
                 elif kind == "reply":
                     # the same member answered in two clones, or after the result: kept as dropped, never reduced

@@ -44,6 +44,7 @@ class Reply:
     elapsed_s: float
     ts: str
     source: str  # model | external | group
+    cut: bool = False  # the model's max_tokens limit stopped it
 
 
 @dataclass
@@ -81,7 +82,10 @@ class Broadcast:
             "replied": [h for h in self.replies], "dropped": [d["handle"] for d in self.dropped],
         }
         if self.result is not None:
-            data["reducer"] = self.result.get("metadata", {}).get("reducer")
+            meta = self.result.get("metadata") or {}
+            data["reducer"] = meta.get("reducer")
+            if tally(meta):  # a vote or a rank: how many could be read, and why the others not
+                data.update(tally=tally(meta), unparsed=dict(meta.get("unparsed") or {}))
         if self.parent:
             data["parent"] = self.parent
         return data
@@ -132,18 +136,24 @@ class Group:
 
 @dataclass
 class MemberResult:
-    """A member's part of a gather result, as reducers read it: reply text, status, seconds taken."""
+    """A member's part of a gather result, as reducers read it: reply text, status, seconds taken,
+    and whether the model's max_tokens limit cut the reply (`"cut": true` in JSON, only then)."""
 
     text: str
     status: str
     elapsed_s: float
+    cut: bool = False
 
     def to_json(self) -> dict:
-        return {"text": self.text, "status": self.status, "elapsed_s": round(self.elapsed_s, 3)}
+        data = {"text": self.text, "status": self.status, "elapsed_s": round(self.elapsed_s, 3)}
+        if self.cut:
+            data["cut"] = True
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> MemberResult:
-        return cls(text=str(data.get("text", "")), status=str(data.get("status", "")), elapsed_s=float(data.get("elapsed_s", 0.0)))
+        return cls(text=str(data.get("text", "")), status=str(data.get("status", "")), elapsed_s=float(data.get("elapsed_s", 0.0)),
+                   cut=data.get("cut") is True)
 
 
 @dataclass
@@ -162,7 +172,8 @@ class GroupResult:
 
     def problem(self):
         """Why this result is not a success, as a RoomsError whose exit code the CLI uses (the result
-        itself is still shown): a timeout (4), or a wait-any that no member won (1). None: a success."""
+        itself is still shown): a timeout (4), a wait-any that no member won (1), or no result
+        although members replied (1: a vote nobody won, ballots nobody could read). None: a success."""
         from rooms_cli.errors import RoomsError, TimedOut
 
         meta = self.metadata
@@ -170,6 +181,8 @@ class GroupResult:
             return TimedOut(f"timed out: {meta.get('replied', 0)}/{meta.get('members', 0)} members replied")
         if meta.get("mode") == "any" and not meta.get("winner_handle"):
             return RoomsError("no member replied successfully, so wait-any has no winner", code="no_winner")
+        if self.reduced is None and meta.get("replied"):
+            return RoomsError(f"no result although {meta['replied']} members replied: {no_result_reason(meta)}", code="no_result")
         return None
 
     def to_json(self) -> dict:
@@ -188,6 +201,29 @@ class GroupResult:
             by_member={h: MemberResult.from_json(r) for h, r in (data.get("by_member") or {}).items()},
             reduced=data.get("reduced"), metadata=dict(data.get("metadata") or {}), order=list(data.get("order") or []),
         )
+
+
+def tally(metadata: dict) -> str | None:
+    """"3/4 votes parsed" / "2/3 ballots parsed" for a vote or a rank, else None."""
+    parsed = metadata.get("parsed")
+    if not isinstance(parsed, int):
+        return None
+    kind = "ballots" if metadata.get("reducer") == "rank" else "votes"
+    unread = len(metadata.get("unparsed") or {}) + len(metadata.get("ballot_errors") or {})
+    return f"{parsed}/{parsed + unread} {kind} parsed"
+
+
+def no_result_reason(metadata: dict) -> str:
+    """Why a reducer gave no result although members replied, in words."""
+    counted = tally(metadata)
+    if counted is None:
+        return f"reducer {metadata.get('reducer')!r} returned nothing"
+    if metadata.get("reducer") == "rank":
+        return f"{counted}, so the replies cannot be ordered" if metadata.get("parsed") == 0 else counted
+    votes = metadata.get("votes") or {}
+    if not votes:
+        return f"{counted}: no reply named one of {', '.join(metadata.get('options') or [])}"
+    return f"{counted} and no option got two votes ({', '.join(f'{o} {n}' for o, n in votes.items())})"
 
 
 def _jsonable(value: Any) -> Any:

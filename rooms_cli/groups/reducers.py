@@ -11,7 +11,6 @@ directory on sys.path), or `register_reducer(name, fn)` from Python. A reducer m
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,8 +36,14 @@ def _replies(by_member: dict[str, MemberResult], order: list[str]) -> list[tuple
 
 
 def concat(by_member, order):
-    """Every reply, in arrival order, joined by a blank line."""
-    return "\n\n".join(text for _, text in _replies(by_member, order))
+    """Every reply in arrival order, each under a `## handle` header, joined by a blank line.
+
+    The header keeps multi-paragraph replies apart and says who wrote what. A single reply (a
+    wait-any winner, a group of one) is returned as it is: there is nothing to tell apart."""
+    replies = _replies(by_member, order)
+    if len(replies) == 1:
+        return replies[0][1]
+    return "\n\n".join(f"## {handle}\n{text.strip()}" for handle, text in replies)
 
 
 def join_by_handle(by_member, order):
@@ -53,39 +58,49 @@ def last_wins(by_member, order):
     return replies[-1][1] if replies else None
 
 
-def vote_key(text: str) -> str:
-    """What two answers must share to count as the same vote: case, spacing, end punctuation aside."""
-    return re.sub(r"\s+", " ", text).strip().strip(".!").strip().casefold()
+def majority_vote(by_member, order, options: list[str] | None = None):
+    """The option most members voted for (see votes.py for the options and how a reply is read).
 
-
-def majority_vote(by_member, order):
-    """The most common answer. Answers that match no other are ignored; the first finisher wins ties.
-
-    No answer shared by two members: None (no consensus). The winning text is the first
-    finisher's literal reply; `votes` in the metadata counts each answer.
+    `options` default to the broadcast's declared ones when the gather runs it, else YES/NO/ABSTAIN.
+    A reply that reads as no option is `unparsed` (with the reason), never counted. With two or
+    more votes, an option voted only once does not win (no consensus: None); the first finisher wins
+    ties. Metadata: `options`, `votes` {option: n}, `voted` {handle: option}, `parsed`, `unparsed`
+    {handle: reason}, `consensus` (the winner has more than half of the replies), `winner_handle`.
     """
+    from rooms_cli.groups.votes import DEFAULT_OPTIONS, read_vote
+
+    options = list(options or DEFAULT_OPTIONS)
     replies = _replies(by_member, order)
+    voted: dict[str, str] = {}
+    unparsed: dict[str, str] = {}
+    for handle, text in replies:
+        option, why = read_vote(text, options)
+        if option is None:
+            unparsed[handle] = why
+        else:
+            voted[handle] = option
     counts: dict[str, int] = {}
-    first: dict[str, tuple[int, str, str]] = {}
-    for idx, (handle, text) in enumerate(replies):
-        key = vote_key(text)
-        if not key:
-            continue
-        counts[key] = counts.get(key, 0) + 1
-        first.setdefault(key, (idx, handle, text))
-    votes = {first[k][2].strip(): n for k, n in counts.items()}
-    shared = [k for k, n in counts.items() if n >= 2]
-    if not shared:
-        return Reduction(None, {"votes": votes, "consensus": False})
-    best = min(shared, key=lambda k: (-counts[k], first[k][0]))
-    return Reduction(first[best][2].strip(), {"votes": votes, "consensus": True, "winner_handle": first[best][1]})
+    first: dict[str, str] = {}
+    for handle, option in voted.items():
+        counts[option] = counts.get(option, 0) + 1
+        first.setdefault(option, handle)
+    metadata = {"options": options, "votes": counts, "voted": voted, "parsed": len(voted), "unparsed": unparsed,
+                "consensus": False}
+    arrival = list(first.values())
+    contenders = [o for o, n in counts.items() if n >= 2 or len(voted) == 1]
+    if not contenders:
+        return Reduction(None, metadata)
+    best = min(contenders, key=lambda o: (-counts[o], arrival.index(first[o])))
+    metadata.update(consensus=counts[best] * 2 > len(replies), winner_handle=first[best])
+    return Reduction(best, metadata)
 
 
 def rank_from_ballots(labels: dict[str, str], ballots: dict[str, list[str]], by_member, order) -> Reduction:
     """The candidate with the best (lowest) average rank over the ballots that ranked it.
 
-    `labels` maps A, B, C… to handles; `ballots` maps a ranker to its labels, best first. A
-    candidate no ballot ranked comes after every ranked one; ties go to the earlier arrival.
+    `labels` maps R1, R2… to handles; `ballots` maps a ranker to its labels, best first. A
+    candidate no ballot ranked comes after every ranked one; ties go to the earlier arrival
+    (`metadata.tie` says so). One candidate wins alone; several and no ballot: no result (None).
     """
     sums: dict[str, list[int]] = {h: [] for h in labels.values()}
     for ballot in ballots.values():
@@ -94,14 +109,14 @@ def rank_from_ballots(labels: dict[str, str], ballots: dict[str, list[str]], by_
                 sums[labels[label]].append(position)
     average = {h: (sum(p) / len(p) if p else None) for h, p in sums.items()}
     arrival = {h: i for i, h in enumerate(order)}
-    if not average:
-        return Reduction(None, {"labels": labels, "ballots": ballots, "average_rank": {}})
-    winner = min(average, key=lambda h: (average[h] is None, average[h] or 0, arrival.get(h, len(order))))
-    return Reduction(
-        by_member[winner].text,
-        {"labels": labels, "ballots": ballots, "average_rank": {h: (round(v, 3) if v is not None else None) for h, v in average.items()},
-         "winner_handle": winner},
-    )
+    metadata: dict = {"labels": labels, "ballots": ballots, "parsed": len(ballots),
+                      "average_rank": {h: (round(v, 3) if v is not None else None) for h, v in average.items()}}
+    if not average or (len(average) > 1 and not ballots):
+        return Reduction(None, metadata)
+    key = {h: (average[h] is None, average[h] or 0) for h in average}
+    winner = min(average, key=lambda h: (*key[h], arrival.get(h, len(order))))
+    metadata.update(winner_handle=winner, tie=sum(1 for h in average if key[h] == key[winner]) > 1)
+    return Reduction(by_member[winner].text, metadata)
 
 
 BUILTIN: dict[str, Reducer] = {
@@ -166,8 +181,17 @@ def resolve(name: str, config=None, project_root=None) -> Reducer | None:
     raise InvalidInput(f"unknown reducer {name!r}; known reducers: {', '.join(known(config))}")
 
 
-def apply(fn: Reducer, name: str, by_member: dict[str, MemberResult], order: list[str]) -> Reduction:
-    """Run a reducer; its failure is one clear error naming it, never a traceback."""
+def apply(fn: Reducer, name: str, by_member: dict[str, MemberResult], order: list[str],
+          fields: dict | None = None) -> Reduction:
+    """Run a reducer; its failure is one clear error naming it, never a traceback.
+
+    `fields` are the broadcast's: `majority_vote` reads its options there (votes.declared_options)."""
+    if fn is majority_vote:
+        from functools import partial
+
+        from rooms_cli.groups.votes import declared_options
+
+        fn = partial(majority_vote, options=declared_options(fields))
     try:
         value = fn(dict(by_member), list(order))
     except RoomsError:

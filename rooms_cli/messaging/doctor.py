@@ -76,18 +76,23 @@ def _parses(path) -> bool:
 def _typed_findings(project) -> list[Finding]:
     """Inbox lines, read marks and spawn records whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.findings import typed_findings
+    from rooms_cli.messaging.inbox import inbox_owners
 
-    inbox = layout.inbox_dir(project)
-    return (typed_findings(project, "inbox", "inbox", sorted(inbox.glob("*.jsonl")))
-            + typed_findings(project, "inbox", "inbox-read", sorted((inbox / "read").glob("*.jsonl")))
-            + typed_findings(project, "spawn", "spawn", sorted(layout.spawns_dir(project).glob("*.json"))))
+    inbox, owners = layout.inbox_dir(project), inbox_owners(project)
+    read = layout.record_names(project, inbox / "read", ".jsonl", "agent id")
+    return (typed_findings(project, "inbox", "inbox", [layout.inbox_file(project, a) for a in owners], key="id")
+            + typed_findings(project, "inbox", "inbox-read", [layout.inbox_read_file(project, a) for a in read], key="id")
+            + typed_findings(project, "spawn", "spawn", [record_path(project, s) for s in spawn_ids(project)]))
 
 
 def _status_findings(project) -> list[Finding]:
     """Status files whose fields have the wrong type (store/schema.py), legacy `.json` and `.jsonl` logs."""
-    from rooms_cli.findings import unreadable_findings
+    from rooms_cli.findings import typed_findings, unreadable_findings
     from rooms_cli.messaging.status import read_status, status_names
 
-    return unreadable_findings(
-        "status", status_names(project), lambda agent: read_status(project, agent), lambda agent, err: err.message,
-        lambda rel: f"fix or delete the record in {rel} (`rooms status set` writes a new one)")
+    names = status_names(project)
+    findings = typed_findings(project, "status", "status", [layout.status_log(project, a) for a in names], key="id")
+    named = {f.file for f in findings if f.severity == "error"}
+    return findings + [f for f in unreadable_findings(
+        "status", names, lambda agent: read_status(project, agent), lambda agent, err: err.message,
+        lambda rel: f"fix or delete the record in {rel} (`rooms status set` writes a new one)") if f.file not in named]

@@ -22,6 +22,10 @@ call's input, serialised as JSON, is the reply's text (streamed from `input_json
 A server that refuses tools (a 400 naming them) is asked again without, and this process stops
 sending them there; the reply then has `structured` False.
 
+The context window: 200 000 tokens for `claude*` models on Anthropic's API (which tells none);
+through a gateway, what llama.cpp's `/props` says at its root (and its `/tokenize` counts tokens),
+else configured (`providers.NAME.context_window`, the agent's `context_window`).
+
 `max_tokens` is required by the API: the caller's, else `limits.reply_limit` (the agent's
 `max_tokens:`, else `providers.NAME.max_tokens`, else the purpose's default). Stop strings go as
 `stop_sequences`; the reply's `stop_reason` (end_turn, stop_sequence, max_tokens) is normalised to
@@ -34,6 +38,7 @@ import json
 import os
 
 from rooms_cli.errors import ProviderError
+from rooms_cli.models import llamacpp
 from rooms_cli.models.base import Completion, Provider, Usage
 from rooms_cli.models.http import (
     Call,
@@ -52,6 +57,7 @@ from rooms_cli.models.tokens import estimate_tokens
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 REPLY_TOOL = "reply"  # the one tool a structured call forces
+CLAUDE_WINDOW = 200_000  # tokens: the context window of Claude models on Anthropic's API
 
 _no_tools: set[str] = set()  # servers (base URLs) that refused a forced tool call, this process
 
@@ -109,6 +115,30 @@ class AnthropicProvider(Provider):
     def server_key(self) -> str:
         return self.base_url()
 
+    def _is_anthropic(self) -> bool:
+        return self.base_url() == ANTHROPIC_URL
+
+    def _probe_headers(self) -> dict[str, str]:
+        try:
+            return self._credentials()[0]
+        except ProviderError:
+            return {}
+
+    async def _server_context_window(self, model: str) -> int | None:
+        if self._is_anthropic():  # the API tells no window; every current Claude model has this one
+            return CLAUDE_WINDOW if model.startswith("claude") else None
+        _, n_ctx = await llamacpp.window(llamacpp.root_of(self.base_url()), self._probe_headers())
+        return n_ctx
+
+    async def count_tokens(self, model: str, text: str) -> int:
+        if not text:
+            return 0
+        root = llamacpp.root_of(self.base_url())
+        if not self._is_anthropic() and llamacpp.known(root) is None:
+            await self.context_window(model)  # a gateway that is llama.cpp (/props) has its tokenizer
+        counted = await llamacpp.count(root, text, self._probe_headers()) if llamacpp.known(root) else None
+        return counted if counted is not None else estimate_tokens(text)
+
     def _call(self, messages, model, temperature, max_tokens, stream: bool, agent=None, stop=None, schema=None) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
@@ -137,8 +167,9 @@ class AnthropicProvider(Provider):
             body["system"] = system
         if temperature is not None:
             body["temperature"] = temperature
-        if stop:
-            body["stop_sequences"] = list(stop)
+        sequences = [x for x in stop or [] if x.strip()]  # the API refuses whitespace-only ones
+        if sequences:
+            body["stop_sequences"] = sequences
         if schema and self.base_url() not in _no_tools:
             body["tools"] = [{"name": REPLY_TOOL, "description": "Give your reply in this structure.", "input_schema": schema}]
             body["tool_choice"] = {"type": "tool", "name": REPLY_TOOL}

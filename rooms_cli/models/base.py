@@ -128,9 +128,14 @@ def clean_stop(stop: list[str] | None) -> list[str]:
 
 
 def first_stop(text: str, stop: list[str]) -> int | None:
-    """Where the earliest stop string starts in `text`, or None."""
-    found = [i for i in (text.find(s) for s in stop) if i >= 0]
-    return min(found) if found else None
+    """Where the reply ends in `text`: the start of the stop string that is complete first (as a
+    server stops generating the moment one appears; of two ending together, the longer), or None."""
+    best: tuple[int, int] | None = None  # (end, -length)
+    for s in stop:
+        at = text.find(s)
+        if at >= 0 and (best is None or (at + len(s), -len(s)) < best):
+            best = (at + len(s), -len(s))
+    return best[0] + best[1] if best else None
 
 
 class StopFilter:

@@ -266,13 +266,24 @@ def summarize(text: str, max_chars: int = 600) -> str:
 
 
 def rank_labels(agent, prompt: str) -> str:
-    labels = re.findall(r"(?m)^\s*\[?([A-Z])[\]:.)]", prompt)
+    labels = re.findall(r"(?m)^\s*\[?([A-Z]\d*)[\]:.)]", prompt)
     labels = list(dict.fromkeys(labels))
     if not labels:
         return ""
     agent_id = getattr(agent, "id", "agent")
     order = sorted(labels, key=lambda lab: hashlib.sha256(f"{agent_id}\x1f{lab}\x1f{prompt}".encode()).digest())
     return ", ".join(order)
+
+
+def vote_in_voice(agent, prompt: str) -> str:
+    """One of the options the prompt lists after "one of:" (picked per agent and prompt), with a reason."""
+    match = re.search(r"one of:?\s*([^.\n]+)", prompt)
+    options = [o.strip() for o in re.split(r",|\|", match.group(1)) if o.strip()] if match else []
+    if not options:
+        return reply_in_voice(agent, prompt)
+    agent_id = getattr(agent, "id", "agent")
+    choice = min(options, key=lambda o: hashlib.sha256(f"{agent_id}\x1f{o}\x1f{prompt}".encode()).digest())
+    return f"{choice}. {reply_in_voice(agent, prompt)}" if agent is not None else choice
 
 
 def _last_user(messages: list[Message]) -> str:
@@ -307,6 +318,8 @@ class OfflineProvider(Provider):
             text = summarize("\n".join(m.content for m in messages if m.role != "system"))
         elif purpose == "rank":
             text = rank_labels(agent, last)
+        elif purpose == "vote":
+            text = vote_in_voice(agent, last)
         elif purpose == "chat" and agent is not None and should_pass(agent, last):
             text = PASS
         elif agent is not None:

@@ -19,6 +19,8 @@ What a request carries, and why (docs/providers.md has the table):
   refuse `max_tokens`). A server that refuses one name and names the other gets the other, once,
   and this process remembers it.
 - `stop`: the first 4 stop strings (OpenAI's limit); all of them are enforced on the text anyway.
+  A server that refuses `stop` or `temperature` (OpenAI's reasoning models) is asked again
+  without it, and this process stops sending it there.
 - `schema`: `response_format: {type: json_schema, json_schema: {name, schema, strict: true}}`,
   which OpenAI, llama.cpp's server, vLLM and Ollama (0.5+) honour. A server that refuses it (a
   400 naming response_format or the schema) is asked again without it, and this process stops
@@ -38,6 +40,7 @@ import re
 from urllib.parse import urlsplit
 
 from rooms_cli.errors import ContextOverflow, ProviderError
+from rooms_cli.models import llamacpp
 from rooms_cli.models.base import Completion, Provider, Usage
 from rooms_cli.models.http import (
     Call,
@@ -46,7 +49,6 @@ from rooms_cli.models.http import (
     one_line,
     open_response,
     post_json,
-    probe,
     probe_json,
     read_json,
     read_key,
@@ -61,9 +63,6 @@ MAX_STOP = 4  # OpenAI refuses more stop strings than this
 
 # Per process, per server (base URL): request fields the server refused, and what it is
 _refused: dict[str, set[str]] = {}
-_is_llamacpp: dict[str, bool] = {}
-_counts: dict[tuple[str, str, str], int] = {}
-COUNT_CACHE = 4096  # token counts remembered per process (the same transcript lines are counted often)
 
 
 def ollama_base_url(host: str | None) -> str:
@@ -108,8 +107,11 @@ def refused_field(err: ProviderError, body: dict) -> str | None:
         return "max_tokens"
     if "max_completion_tokens" in body and "max_completion_tokens" in text and "unrecognized" in text:
         return "max_completion_tokens"
-    if "stop" in body and re.search(r"\bstop\b", text) and ("unsupported" in text or "not supported" in text):
+    unsupported = "unsupported" in text or "not supported" in text or "does not support" in text
+    if "stop" in body and re.search(r"\bstop\b", text) and unsupported:
         return "stop"
+    if "temperature" in body and "temperature" in text and unsupported:
+        return "temperature"  # OpenAI's reasoning models take only their default
     if "response_format" in body:
         # named ("response_format", "json_schema"), or not: llama.cpp answers a grammar its sampler
         # cannot build with "Failed to initialize samplers"; the retry without it tells which
@@ -160,8 +162,7 @@ class OpenAIProvider(Provider):
 
     def root_url(self) -> str:
         """The server's root (the base URL without its /v1): where llama.cpp and Ollama keep their own endpoints."""
-        base = self.base_url()
-        return base[: -len("/v1")] if base.endswith("/v1") else base
+        return llamacpp.root_of(self.base_url())
 
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url()).hostname == "api.openai.com"
@@ -179,9 +180,9 @@ class OpenAIProvider(Provider):
         if key:
             headers["Authorization"] = f"Bearer {key}"
         body: dict = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
-        if temperature is not None:
-            body["temperature"] = temperature
         refused = _refused.get(self.base_url(), set())
+        if temperature is not None and "temperature" not in refused:
+            body["temperature"] = temperature
         if max_tokens:
             field = "max_completion_tokens" if self._is_openai() else "max_tokens"
             if field in refused:
@@ -243,41 +244,25 @@ class OpenAIProvider(Provider):
         if self._is_openai():
             return None
         root, headers = self.root_url(), self._auth_headers()
-        _is_llamacpp.setdefault(self.base_url(), False)
         if not self.spec.get("ollama"):
-            status, props = await probe(f"{root}/props", headers=headers)
+            status, n_ctx = await llamacpp.window(root, headers)
             if status == 0:
                 return None  # unreachable: asking the other endpoints would only wait longer
-            if isinstance(props, dict) and isinstance(props.get("default_generation_settings"), dict):
-                _is_llamacpp[self.base_url()] = True
-                n_ctx = props["default_generation_settings"].get("n_ctx")
-                if isinstance(n_ctx, int) and n_ctx > 0:
-                    return n_ctx
+            if n_ctx:
+                return n_ctx
             window = models_window(await probe_json(f"{self.base_url()}/models", headers=headers), model)
             if window:
                 return window
         return ollama_window(await probe_json(f"{root}/api/show", body={"model": model}, headers=headers))
 
     async def count_tokens(self, model: str, text: str) -> int:
-        server = self.base_url()
         if not text:
             return 0
-        if server not in _is_llamacpp:
+        root = self.root_url()
+        if llamacpp.known(root) is None:
             await self.context_window(model)  # learns whether the server is llama.cpp (/props)
-        if not _is_llamacpp.get(server):
-            return estimate_tokens(text)
-        key = (server, model, text)
-        if key in _counts:
-            return _counts[key]
-        data = await probe_json(f"{self.root_url()}/tokenize", body={"content": text}, headers=self._auth_headers())
-        tokens = data.get("tokens") if isinstance(data, dict) else None
-        if not isinstance(tokens, list):
-            _is_llamacpp[server] = False  # no tokenizer there after all: estimate from now on
-            return estimate_tokens(text)
-        if len(_counts) >= COUNT_CACHE:
-            _counts.clear()
-        _counts[key] = len(tokens)
-        return len(tokens)
+        counted = await llamacpp.count(root, text, self._auth_headers()) if llamacpp.known(root) else None
+        return counted if counted is not None else estimate_tokens(text)
 
     def _parse(self, call: Call, data: dict, messages) -> Completion:
         if "error" in data and not data.get("choices"):

@@ -51,8 +51,10 @@ def check(project, config) -> list[Finding]:
 def _typed_findings(project) -> list[Finding]:
     """The queue, the fired log and memories: records whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.findings import typed_findings
+    from rooms_cli.memories import agents_with_lessons
     from rooms_cli.store import layout
 
     return (typed_findings(project, "roundtable", "roundtable-queue", [layout.roundtable_queue_file(project)])
-            + typed_findings(project, "schedule", "schedule-fired", [layout.schedule_fired_log(project)])
-            + typed_findings(project, "memories", "memory", sorted(layout.memories_dir(project).glob("*.jsonl"))))
+            + typed_findings(project, "schedule", "schedule-fired", [layout.schedule_fired_log(project)], key="id")
+            + typed_findings(project, "memories", "memory", [layout.memories_file(project, a) for a in agents_with_lessons(project)],
+                             key="id"))

@@ -1,9 +1,17 @@
-"""Memory extraction: after a roundtable, a few lessons per participant.
+"""Memory extraction: after a roundtable, 2–3 lessons per participant (as the roundtable source says).
 
-With a real model: one call (purpose "summary") asking for JSON, parsed robustly (code fences,
-prose around the JSON, or plain `agent: lesson` lines all work); a reply with nothing usable falls
-back to the extractive way. Offline: extractive, no model call — each participant keeps the turns of
-the others that carry the conversation's most frequent content words and touch its own interests.
+With a real model: one call (purpose "lessons") asking for a JSON object `{"<agent id>": ["lesson",
+"lesson", "lesson"], …}`, held to `summary_schema` where the provider honours a schema; a reply that
+yields no lesson is asked for once more, then the roundtable learns nothing. Lessons come ONLY from
+that structured summary: a reply without the JSON object gives none (never quotes of turns picked
+from prose), and each lesson is checked (`check_lessons`): a transcript line ("ops: …"), a copy of
+a turn, a degenerate repetition ("salt_salt_salt", "I'm a chatbot. I'm a chatbot."), a fragment of
+fewer than three words or a duplicate is rejected. At most 3 are kept per participant; one with
+fewer than 2 is reported (`problems`), never padded.
+
+Offline (no language model): extractive and deterministic — each participant keeps the others' two
+most telling turns, attributed ("On launch, Analyst said: …"), checked the same way except for
+the copy rule (quoting is what extractive means).
 """
 
 from __future__ import annotations
@@ -12,96 +20,178 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from rooms_cli.models.base import Message
 
-LESSONS_PER_AGENT = 2
-MAX_LESSONS_PER_AGENT = 3
+LESSONS_MIN, LESSONS_MAX = 2, 3
+MIN_WORDS = 3
+MIN_LESSON_CHARS, MAX_LESSON_CHARS = 20, 200
 
 EXTRACT_INSTRUCTIONS = (
-    "You extract lessons from a team conversation. For each participant, write 1 to {n} short lessons "
-    "(one sentence each) that this participant should remember for future work: decisions, facts, "
-    "concerns raised by others. Reply with JSON only, in this shape:\n"
-    '{{"lessons": [{{"agent": "<participant id>", "lesson": "<one sentence>"}}]}}\n'
-    "Participant ids: {ids}."
+    "You summarise a team conversation into lessons. For each participant write exactly {lo} or {hi} "
+    "lessons: short sentences in your own words (decisions, facts, concerns raised by others) that this "
+    "participant should remember for future work. Do not copy lines of the conversation. "
+    "Reply with JSON only: an object with one key per participant id ({ids}), each a list of {lo} or {hi} "
+    "lessons.{example}"
 )
 
 
-def extraction_messages(fmt_name: str, topic: str, turns: Sequence[dict], participants: Sequence[str]) -> list[Message]:
-    lines = "\n".join(f"{t['speaker']}: {t['text']}" for t in turns)
+def summary_schema(participants: Sequence[str]) -> dict:
+    """The JSON Schema of the summary: each participant id -> 2 to 3 lessons (strings)."""
+    # a lesson is a sentence: the length bounds keep a grammar-held model from answering with a name
+    lesson = {"type": "string", "minLength": MIN_LESSON_CHARS, "maxLength": MAX_LESSON_CHARS}
+    lessons = {"type": "array", "items": lesson, "minItems": LESSONS_MIN, "maxItems": LESSONS_MAX}
+    return {"type": "object", "properties": {p: lessons for p in participants}, "required": list(participants),
+            "additionalProperties": False}
+
+
+def extraction_messages(fmt_name: str, topic: str, turns: Sequence[dict], participants: Sequence[str],
+                        names: dict[str, str] | None = None, structured: bool = False) -> list[Message]:
+    """The summary call: the instructions (ids, 2–3 lessons each, JSON) and the conversation.
+
+    Without a schema the instructions show the shape; with one they do not (the grammar holds the
+    shape, and a small model copies any example it is shown)."""
+    names = names or {}
+    lines = "\n".join(f"- {names.get(t['speaker'], t['speaker'])}: {t['text']}" for t in turns)
+    example = "" if structured else "\n{" + ", ".join(f'"{p}": ["<lesson>", "<lesson>"]' for p in participants) + "}"
     return [
-        Message("system", EXTRACT_INSTRUCTIONS.format(n=LESSONS_PER_AGENT, ids=", ".join(participants))),
+        Message("system", EXTRACT_INSTRUCTIONS.format(lo=LESSONS_MIN, hi=LESSONS_MAX, example=example, ids=", ".join(participants))),
         Message("user", f"Format: {fmt_name}. Topic: {topic}.\n\nConversation:\n{lines}"),
     ]
 
 
-def _json_candidates(text: str):
-    text = re.sub(r"```(?:json)?", "", text)
+def retry_message(reason: str, participants: Sequence[str]) -> Message:
+    return Message("user", f"That summary could not be used: {reason}. Reply again with the JSON object only: "
+                           f"each of {', '.join(participants)} as a key, {LESSONS_MIN} or {LESSONS_MAX} lessons each.")
+
+
+@dataclass
+class Lessons:
+    """What an extraction gave: lessons per participant, and why a participant got fewer than
+    LESSONS_MIN (key "*": why there are none at all)."""
+
+    lessons: dict[str, list[str]] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in self.lessons.values())
+
+
+def read_summary(text: str, participants: Sequence[str], names: dict[str, str] | None = None,
+                 turns: Sequence[dict] = ()) -> Lessons:
+    """The lessons of a model's summary: only from its JSON object; checked by `check_lessons`."""
+    raw = _summary_object(text or "", participants, names)
+    if raw is None:
+        reason = "the reply was empty" if not (text or "").strip() else "the reply held no JSON object of lessons per participant"
+        return Lessons(problems={"*": reason})
+    return check_lessons(raw, participants, names, turns)
+
+
+def _summary_object(text: str, participants: Sequence[str], names: dict[str, str] | None) -> dict | None:
+    lookup = _lookup(participants, names)
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"[\[{]", text):
+    cleaned = re.sub(r"```(?:json)?", "", text)
+    for match in re.finditer(r"\{", cleaned):
         try:
-            value, _end = decoder.raw_decode(text, match.start())
+            value, _ = decoder.raw_decode(cleaned, match.start())
         except json.JSONDecodeError:
             continue
-        yield value
+        if isinstance(value, dict) and isinstance(value.get("lessons"), dict):
+            value = value["lessons"]
+        if isinstance(value, dict) and any(_who(k, lookup) for k in value):
+            return value
+    return None
 
 
-def _pairs_from_json(value) -> list[tuple[str, str]]:
-    if isinstance(value, dict) and isinstance(value.get("lessons"), (list, dict)):
-        value = value["lessons"]
-    pairs: list[tuple[str, str]] = []
-    if isinstance(value, list):
-        for item in value:
-            if isinstance(item, dict):
-                agent = item.get("agent") or item.get("participant") or item.get("name")
-                lesson = item.get("lesson") or item.get("text")
-                if isinstance(agent, str) and isinstance(lesson, str):
-                    pairs.append((agent, lesson))
-    elif isinstance(value, dict):
-        for agent, lessons in value.items():
-            for lesson in [lessons] if isinstance(lessons, str) else lessons if isinstance(lessons, list) else []:
-                if isinstance(lesson, str):
-                    pairs.append((str(agent), lesson))
-    return pairs
-
-
-_LINE_RE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*\**\s*([\w .'-]{1,40}?)\s*\**\s*[:—–-]\s+(.+?)\s*$")
-
-
-def parse_lessons(text: str, participants: Sequence[str], names: dict[str, str] | None = None) -> dict[str, list[str]]:
-    """Lessons per participant from a model's reply; unknown agents and empty lessons are dropped."""
-    lookup = {p.lower(): p for p in participants}
+def _lookup(participants: Sequence[str], names: dict[str, str] | None) -> dict[str, str]:
+    lookup = {p.casefold(): p for p in participants}
     for agent_id, display in (names or {}).items():
-        lookup.setdefault(display.lower(), agent_id)
-    pairs: list[tuple[str, str]] = []
-    for value in _json_candidates(text or ""):
-        pairs = _pairs_from_json(value)
-        if pairs:
-            break
-    if not pairs:
-        for line in (text or "").splitlines():
-            match = _LINE_RE.match(line)
-            if match:
-                pairs.append((match.group(1), match.group(2)))
-    result: dict[str, list[str]] = {}
-    for agent, raw in pairs:
-        who = lookup.get(agent.strip().strip("@").lower())
-        lesson = " ".join(raw.split()).strip(" \"'")
-        if who and lesson and lesson not in result.get(who, []):
-            if len(result.setdefault(who, [])) < MAX_LESSONS_PER_AGENT:
-                result[who].append(lesson)
-    return result
+        if agent_id in participants:
+            lookup.setdefault(display.casefold(), agent_id)
+    return lookup
+
+
+def _who(key: object, lookup: dict[str, str]) -> str | None:
+    return lookup.get(str(key).strip().strip("@").casefold())
+
+
+def check_lessons(raw: dict, participants: Sequence[str], names: dict[str, str] | None = None,
+                  turns: Sequence[dict] | None = ()) -> Lessons:
+    """The usable lessons of `raw` ({participant: [lessons]}), at most LESSONS_MAX each, and the problems.
+
+    `turns`: the conversation, whose copies are rejected (None: copies allowed, the offline way)."""
+    lookup = _lookup(participants, names)
+    speakers = {p.casefold() for p in participants} | {n.casefold() for n in (names or {}).values()}
+    said = [_plain(t["text"]) for t in (turns or ())]
+    out = Lessons()
+    rejected: dict[str, Counter] = {}
+    given: dict[str, list] = {}
+    for key, value in raw.items():
+        who = _who(key, lookup)
+        if who is not None:
+            given.setdefault(who, []).extend(value if isinstance(value, list) else [value])
+    for who in participants:
+        kept: list[str] = []
+        for item in given.get(who, []):
+            lesson = " ".join(str(item).split()).strip(" \"'") if isinstance(item, str) else ""
+            why = _rejection(lesson, speakers, said if turns is not None else None, kept)
+            if why:
+                rejected.setdefault(who, Counter())[why] += 1
+            elif len(kept) < LESSONS_MAX:
+                kept.append(lesson)
+        if kept:
+            out.lessons[who] = kept
+        if len(kept) < LESSONS_MIN:
+            noun = "lesson" if len(kept) == 1 else "lessons"
+            note = f"{len(kept)} {noun} (asked for {LESSONS_MIN}–{LESSONS_MAX})"
+            if who not in given:
+                note += ": the summary left it out"
+            elif rejected.get(who):
+                note += ": rejected " + ", ".join(f"{n} as {why}" for why, n in rejected[who].items())
+            out.problems[who] = note
+    if not out.lessons:
+        out.problems["*"] = "no usable lesson in the summary"
+    return out
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+_REPEAT_RE = re.compile(r"(\b[^\W\d_]\w*?)(?:[\W_]{0,3}\1\b){2,}", re.IGNORECASE)
+
+
+def _rejection(lesson: str, speakers: set[str], said: list[str] | None, kept: list[str]) -> str:
+    """Why `lesson` is not a lesson ('' when it is one)."""
+    words = lesson.split()
+    if len(words) < MIN_WORDS:
+        return "too short"
+    if re.search(r"[<>{}\[\]]", lesson) or len(re.findall(r"[^\W\d_]", lesson)) < 0.6 * len(lesson.replace(" ", "")):
+        return "not a sentence"  # a placeholder copied from the instructions, JSON debris
+    label = re.match(r"^\s*[\[*_]*([\w .'-]{1,40}?)[\]*_]*\s*:\s", lesson)
+    if label and label.group(1).strip().casefold() in speakers | {"assistant", "user", "system"}:
+        return "a transcript line"
+    if _REPEAT_RE.search(lesson) or (len(words) >= 6 and len({w.casefold() for w in words}) < len(words) / 2):
+        return "a repetition"
+    plain = _plain(lesson)
+    if said is not None and any(len(plain) >= 20 and plain in turn or len(turn) >= 20 and turn in plain for turn in said):
+        return "a copy of a turn"
+    if plain in {_plain(k) for k in kept}:
+        return "a duplicate"
+    return ""
 
 
 def extractive_lessons(
     topic: str, turns: Sequence[dict], participants: Sequence[str], interests: dict[str, set[str]] | None = None,
     names: dict[str, str] | None = None,
-) -> dict[str, list[str]]:
-    """Per participant, the most telling turns of the others (deterministic, no model)."""
+) -> Lessons:
+    """Per participant, the others' LESSONS_MIN most telling turns, attributed (deterministic, no model)."""
     from rooms_cli.models.offline import stem, tokens
 
     freq = Counter(stem(w) for t in turns for w in tokens(t["text"]))
-    result: dict[str, list[str]] = {}
+    raw: dict[str, list[str]] = {}
     for agent in participants:
         mine = interests.get(agent, set()) if interests else set()
 
@@ -110,15 +200,13 @@ def extractive_lessons(
             return sum(freq[w] for w in words) / (1 + len(words)) ** 0.5 + 2.0 * len(words & mine)
 
         others = [t for t in turns if t["speaker"] != agent and t["text"]]
-        best = sorted(others, key=lambda t: (-score(t), t["turn"]))
         picked: list[str] = []
-        for turn in best:
+        for turn in sorted(others, key=lambda t: (-score(t), t["turn"])):
             who = (names or {}).get(turn["speaker"], turn["speaker"])
             lesson = f"On {topic}, {who} said: {turn['text']}"
             if lesson not in picked:
                 picked.append(lesson)
-            if len(picked) >= LESSONS_PER_AGENT:
+            if len(picked) >= LESSONS_MIN:
                 break
-        if picked:
-            result[agent] = picked
-    return result
+        raw[agent] = picked
+    return check_lessons(raw, participants, names, turns=None)

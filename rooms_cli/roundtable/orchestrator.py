@@ -20,7 +20,14 @@ from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
 from rooms_cli.roundtable.formats import Format, get_format
-from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS, sanitize
+from rooms_cli.roundtable.sanitize import (
+    DEFAULT_MAX_CHARS,
+    ELLIPSIS,
+    MIN_MAX_CHARS,
+    cut_at_word,
+    plain,
+    sanitize,
+)
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
@@ -78,6 +85,8 @@ class RoundtableResult:
     planned_turns: int
     turns: list[dict] = field(default_factory=list)  # {turn, speaker, text, weights?, skipped?}
     lessons: dict[str, list[str]] = field(default_factory=dict)
+    # why a participant learned fewer than 2 lessons ("*": why the roundtable learned none)
+    lesson_problems: dict[str, str] = field(default_factory=dict)
     status: str = "done"
 
     def to_json(self) -> dict:
@@ -145,20 +154,30 @@ class _Providers:
 
 
 async def _speak(providers: _Providers, agent: Agent, messages: list[Message], fmt: Format, max_chars: int,
-                 names: list[str]) -> tuple[str, Completion]:
-    """One model call, sanitized; one re-ask when nothing is left. Returns ('', completion) to skip."""
+                 names: list[str], others: list[str], said: list[str]) -> tuple[str, Completion]:
+    """One model call, sanitized; one re-ask when nothing is left or the turn copies an earlier one
+    (`said`). Returns ('', completion) to skip.
+
+    The call is bounded by the turn's cap (`max_chars` / 2 tokens, at least 64: the format's limit,
+    whatever the agent's own `max_tokens`); a reply the limit cut ends with "…". Stop sequences
+    ("\nAnalyst:" for every other participant) keep the model from writing the others' turns."""
     provider, model = providers.get(agent)
+    stop = [f"\n{name}:" for name in others]
+    earlier = {plain(t) for t in said}
     for attempt in range(2):
         completion = await provider.acomplete(
-            messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2),
-            agent=agent, purpose="answer",
+            messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2), stop=stop,
+            agent=agent, purpose="roundtable",
         )
         text = sanitize(completion.text, max_chars, names)
-        if text:
+        if text and completion.cut and not text.endswith(ELLIPSIS):
+            text = cut_at_word(text, max_chars - len(ELLIPSIS)).removesuffix(ELLIPSIS) + ELLIPSIS
+        why = "was empty once cleaned up" if not text else "repeats an earlier turn word for word" if plain(text) in earlier else ""
+        if not why:
             return text, completion
         if attempt == 0:
             messages = [*messages, Message("assistant", completion.text or ""),
-                        Message("user", "That reply was empty once cleaned up. Say one short sentence, no links.")]
+                        Message("user", f"That reply {why}. Say something new in one short sentence, no links.")]
     return "", completion
 
 
@@ -208,7 +227,8 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                                      request.max_chars)
             try:
                 text, completion = await _speak(providers, agents[pick.speaker], messages, fmt, request.max_chars,
-                                                sanitize_names)
+                                                sanitize_names, [names[p] for p in participants if p != pick.speaker],
+                                                [t["text"] for t in history])
             except ProviderError as err:
                 append_message(project, room, "rooms", f"turn {n}: {pick.speaker}'s model failed: {err.message}",
                                kind="system", meta={**meta, "turn": n})
@@ -231,8 +251,9 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                 heartbeat()
             if request.pace and n < total:
                 await asyncio.sleep(pace.uniform(request.pace, request.pace * 8 / 3))
-        result.lessons = await extract_lessons(project, config, providers, fmt, topic, history, agents, names, rt_id)
-        emit("lessons", {"lessons": result.lessons})
+        learned = await extract_lessons(project, config, providers, fmt, topic, history, agents, names, rt_id)
+        result.lessons, result.lesson_problems = learned.lessons, learned.problems
+        emit("lessons", {"lessons": result.lessons, "problems": result.lesson_problems})
     except BaseException:
         result.status = "failed"
         raise
@@ -251,32 +272,44 @@ def own_room(format_name: str, roundtable_id: str) -> str:
 
 async def extract_lessons(project: Project, config, providers: _Providers, fmt: Format, topic: str,
                           history: list[dict], agents: dict[str, Agent], names: dict[str, str],
-                          rt_id: str) -> dict[str, list[str]]:
-    """A few lessons per participant, appended to `.rooms/memories/<agent>.jsonl`."""
+                          rt_id: str) -> lessons_mod.Lessons:
+    """2–3 lessons per participant, appended to `.rooms/memories/<agent>.jsonl` (see lessons.py).
+
+    A real model is asked for a structured summary (its schema where the provider honours one),
+    once more when the reply yields no lesson; then nothing is learned, and the problems say why."""
     from rooms_cli.memories import add_lessons
+    from rooms_cli.models.limits import reply_limit
     from rooms_cli.models.offline import persona_words
 
     participants = list(agents)
     if not history:
-        return {}
-    found: dict[str, list[str]] = {}
+        return lessons_mod.Lessons()
     provider, model = providers.get(agents[history[0]["speaker"]])
-    if not provider.offline:
-        messages = lessons_mod.extraction_messages(fmt.name, topic, history, participants)
-        try:
-            completion = await provider.acomplete(messages, model=model, temperature=0.2, max_tokens=600,
-                                                  purpose="summary")
-            found = lessons_mod.parse_lessons(completion.text, participants, names)
-        except ProviderError:
-            found = {}
-    if not found:
+    if provider.offline:
         interests = {p: persona_words(agents[p]) for p in participants}
         found = lessons_mod.extractive_lessons(topic, history, participants, interests, names)
+    else:
+        schema = lessons_mod.summary_schema(participants) if provider.structured else None
+        messages = lessons_mod.extraction_messages(fmt.name, topic, history, participants, names, schema is not None)
+        found = lessons_mod.Lessons()
+        for _attempt in range(2):
+            try:
+                completion = await provider.acomplete(messages, model=model, temperature=0.2, schema=schema, purpose="lessons",
+                                                      max_tokens=reply_limit("lessons", provider_spec=provider.spec))
+            except ProviderError as err:
+                found = lessons_mod.Lessons(problems={"*": f"the summary call failed: {err.message}"})
+                break
+            found = lessons_mod.read_summary(completion.text, participants, names, history)
+            if found.lessons:
+                break
+            messages = [*messages, Message("assistant", completion.text or "(nothing)"),
+                        lessons_mod.retry_message(found.problems.get("*", "no usable lesson"), participants)]
     stored: dict[str, list[str]] = {}
-    for agent_id, lessons in found.items():
+    for agent_id, lessons in found.lessons.items():
         records = add_lessons(project, agent_id, lessons, rt_id)
         stored[agent_id] = [r["lesson"] for r in records]
-    return stored
+    found.lessons = stored
+    return found
 
 
 def run_roundtable_sync(project: Project, config, request: RoundtableRequest, **kwargs) -> RoundtableResult:

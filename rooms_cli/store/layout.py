@@ -257,6 +257,7 @@ def reservations_log(project: Project) -> Path:
 # listing a part's folder ----------------------------------------------------------------------------
 
 _skipped: set[str] = set()
+_quiet: list[bool] = []  # `rooms doctor` names stray files itself: no warning on top
 
 
 def record_names(project: Project, folder: Path, suffix: str, what: str) -> list[str]:
@@ -286,10 +287,15 @@ def record_names(project: Project, folder: Path, suffix: str, what: str) -> list
     return sorted(names)
 
 
+def quiet_strays(quiet: bool = True) -> None:
+    """No skip warnings until `quiet_strays(False)` (`rooms doctor` lists each stray file as a finding)."""
+    _quiet[:] = [True] if quiet else []
+
+
 def skip_stray(project: Project, path: Path, why: str) -> None:
     """Warn once per process that `path` is skipped because `why` (a reader that does not own it)."""
     rel = project.relative(path)
-    if rel in _skipped:
+    if rel in _skipped or _quiet:
         return
     _skipped.add(rel)
     from rooms_cli import terminal

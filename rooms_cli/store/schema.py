@@ -73,6 +73,21 @@ def is_gathered_result(value: Any) -> bool:
     return isinstance(by_member, dict) and isinstance(metadata, dict) and all(isinstance(r, dict) for r in by_member.values())
 
 
+def _one_of(*values: str) -> Check:
+    return (lambda value: isinstance(value, str) and value in values, "one of " + ", ".join(values))
+
+
+# the kinds of record each log knows; a line of another kind is dropped (or ignored) by its reader
+TRANSCRIPT_KINDS = ("message", "pass", "flavor", "system", "budget_exhausted", "handoff_suggested",
+                    "join", "kick", "mute", "unmute", "handoff", "continue", "roundtable")
+GROUP_EVENTS = ("created", "member_added", "member_removed", "broadcast", "reply", "dropped", "gathered", "cancelled",
+                "renamed", "dissolved")
+INBOX_KINDS = ("direct", "broadcast", "group", "group_cancel", "spawn_output", "spawn_error")
+QUEUE_OPS = ("enqueue", "claim", "heartbeat", "requeue", "done", "failed")
+ROOM_OPS = ("created", "set", "spend", "add", "remove")
+ROOM_SCALARS = ("status", "budget_total", "budget_remaining", "rehydrated_from", "created")
+ROOM_LISTS = ("roster", "muted", "handoff", "kicked", "queued")
+
 TEXT: Check = (is_text, "text")
 TEXT_OR_NULL: Check = (_optional(is_text), "text or null")
 COUNT_OR_NULL: Check = (_optional(is_count), "a whole number from 0 or null")
@@ -81,7 +96,16 @@ NAME: Check = (is_name, "a name (letters, digits, '-', '_', '.'; no '/' or '..')
 COUNT: Check = (is_count, "a whole number from 0")
 NAMES: Check = (_list_of(is_text), "a list of names")
 
+OPTIONAL_MAPPING: Check = (_optional(is_mapping), "a mapping or null")
+
 SCHEMAS: dict[str, dict[str, Check]] = {
+    # each line of rooms/<room>/transcript.jsonl (chat/transcript.py)
+    "transcript": {"id": TEXT, "ts": TEXT, "room": TEXT, "speaker": TEXT, "kind": _one_of(*TRANSCRIPT_KINDS), "text": TEXT,
+                   "model": TEXT_OR_NULL, "usage": OPTIONAL_MAPPING, "meta": OPTIONAL_MAPPING},
+    # each line of rooms/<room>/state.jsonl (chat/rooms.py); `value` is checked by room_event_problem
+    "room-event": {"op": _one_of(*ROOM_OPS), "eid": TEXT, "ts": TEXT, "seq": COUNT, "field": TEXT, "state": MAPPING},
+    # each line of rooms/<room>/sessions/<agent>.jsonl (chat/sessions.py)
+    "session": {"eid": TEXT, "ts": TEXT, "kind": TEXT, "input_tokens": COUNT, "output_tokens": COUNT},
     # rooms/<room>/room.yaml (legacy base) and the `state` of a `created` event in state.jsonl
     "room": {
         "id": NAME,
@@ -99,10 +123,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "task-create": {"task": (is_task_id, "a task id (t- and letters or digits)"), "lane": NAME, "title": TEXT, "detail": TEXT, "definition_of_done": TEXT,
                     "by": TEXT, "at": TEXT},
     # each line of groups/<name>.jsonl (groups/log.py)
-    "group-event": {"ev": TEXT, "ts": TEXT, "eid": TEXT, "seq": COUNT, "handle": TEXT,
+    "group-event": {"ev": _one_of(*GROUP_EVENTS), "ts": TEXT, "fields": (_optional(is_mapping), "a mapping of the broadcast's fields"), "eid": TEXT, "seq": COUNT, "handle": TEXT,
                     "result": (_optional(is_gathered_result), "a mapping (by_member: mappings, metadata) or null")},
     # each line of inbox/<agent>.jsonl (messaging/inbox.py)
-    "inbox": {"n": COUNT, "id": TEXT, "ts": TEXT, "from": TEXT, "to": TEXT, "kind": TEXT, "text": TEXT,
+    "inbox": {"n": COUNT, "id": TEXT, "ts": TEXT, "from": TEXT, "to": TEXT, "kind": _one_of(*INBOX_KINDS), "text": TEXT,
               "tag": TEXT_OR_NULL, "reply_to": COUNT_OR_NULL, "meta": (_optional(is_mapping), "a mapping or null")},
     # each line of inbox/read/<agent>.jsonl: {"id", "ts", "read": [ids]}, or older {"ts", "upto": n}
     "inbox-read": {"id": TEXT, "ts": TEXT, "read": (_list_of(is_text), "a list of message ids"), "upto": COUNT},
@@ -117,7 +141,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # each line of schedule/fired.jsonl (roundtable/schedule.py)
     "schedule-fired": {"id": TEXT, "ts": TEXT, "slot": TEXT, "key": TEXT},
     # each line of roundtables/queue.jsonl (roundtable/queue.py)
-    "roundtable-queue": {"op": TEXT, "id": TEXT, "ts": TEXT, "seq": COUNT, "request": MAPPING, "by": TEXT,
+    "roundtable-queue": {"op": _one_of(*QUEUE_OPS), "id": TEXT, "ts": TEXT, "seq": COUNT, "request": MAPPING, "by": TEXT,
                          "attempt": COUNT, "reason": TEXT, "error": TEXT},
 }
 
@@ -130,6 +154,30 @@ def problem(kind: str, record: Any) -> str | None:
         if key in record and not ok(record[key]):
             return f"field {key!r} must be {what} (it is {_shown(record[key])})"
     return None
+
+
+def room_event_problem(ev: Any) -> str | None:
+    """What is wrong with one line of a room's state.jsonl, or None: its own fields, then what it
+    sets — an unknown field (the reader ignores the event), a value of the wrong type, a budget below 0."""
+    found = problem("room-event", ev)
+    if found is not None:
+        return found
+    op, name, value = ev.get("op"), ev.get("field"), ev.get("value")
+    if op == "created":
+        return problem("room", ev.get("state"))
+    if op == "spend":
+        return None if isinstance(value, int) and not isinstance(value, bool) else f"field 'value' must be a whole number (it is {_shown(value)})"
+    if op == "set" and name not in ROOM_SCALARS:
+        return f"'set' of an unknown field {_shown(name)} (one of {', '.join(ROOM_SCALARS)})"
+    if op == "set":
+        wrong = field_problem("room", name, value)
+        return None if wrong is None else wrong.replace(f"field {name!r}", f"field {name!r} (value)")
+    if name not in ROOM_LISTS:
+        return f"{op!r} of an unknown list {_shown(name)} (one of {', '.join(ROOM_LISTS)})"
+    if name == "queued":
+        ok = isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("agent"), str)
+        return None if ok else "field 'value' must be a mapping with id and agent"
+    return None if isinstance(value, str) else f"field 'value' must be a name (it is {_shown(value)})"
 
 
 def field_problem(kind: str, key: str, value: Any) -> str | None:
@@ -145,6 +193,32 @@ def validate(kind: str, record: Any, where: str) -> None:
     found = problem(kind, record)
     if found is not None:
         raise InvalidData(f"{where}: {found}")
+
+
+def records(path: Any) -> list[tuple[int | None, Any]]:
+    """`(line, record)` for each record of `path` that parses: each line of a `.jsonl` log (numbered from
+    1), or the one record of a `.json` file (line None). What does not parse is left out (doctor's
+    file checks name it); a file that cannot be read gives nothing."""
+    import json
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    if path.suffix != ".jsonl":
+        try:
+            return [(None, json.loads(text))]
+        except ValueError:
+            return []
+    out: list[tuple[int | None, Any]] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((number, json.loads(line)))
+        except ValueError:
+            continue
+    return out
 
 
 def file_problems(kind: str, path: Any) -> list[tuple[int | None, str]]:

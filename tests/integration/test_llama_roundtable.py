@@ -28,13 +28,16 @@ def test_roundtable_runs_its_turns_one_call_each_and_records_them(llama_project,
     for turn in turns:
         text = turn["text"]
         assert 0 < len(text) <= 120 and "  " not in text and "\n" not in text, text
-    # one engine call per turn, one after another, then one for the lessons
+    # one engine call per turn, one after another, then one for the lessons (two: an unusable summary is asked again)
     events = llama_server.engine_events(mark)
     assert [what for what, _, _ in events] == ["start", "end"] * (len(events) // 2)
-    assert len(events) // 2 == len(turns) + 1, events
+    assert len(events) // 2 - len(turns) in (1, 2), events
 
     records = cli("transcript", "--room", result["room"], "--json").json()
-    assert [r["kind"] for r in records] == ["roundtable"] + ["message"] * 6 + ["roundtable"]
+    # the roundtable's own room is dropped once it is over (roundtable/tick.py: the last record)
+    assert [r["kind"] for r in records] == ["roundtable"] + ["message"] * 6 + ["roundtable", "system"]
+    assert records[-1]["meta"] == {"status": "dropped"}
+    records = records[:-1]
     assert [r["meta"]["event"] for r in (records[0], records[-1])] == ["start", "end"]
     messages = records[1:-1]
     assert [m["speaker"] for m in messages] == speakers
@@ -45,14 +48,19 @@ def test_roundtable_runs_its_turns_one_call_each_and_records_them(llama_project,
     assert all(m["usage"]["output_tokens"] > 0 for m in messages)
 
 
-def test_lessons_are_kept_for_every_participant_even_from_gibberish(llama_project, cli):
-    # the extraction call's reply has no usable lessons (random model): the extractive way takes over
+def test_gibberish_gives_no_lessons_rather_than_quotes_of_turns(llama_project, cli):
+    # a random model's summary holds no usable lessons: nothing is learned (no quotes of its turns),
+    # and the result says why; whatever is learned is in each participant's memories
     result = run_standup(cli)
+    said = [t["text"] for t in result["turns"]]
     lessons = cli("memory", "list", "--json").json()
     for agent in AGENTS:
-        mine = [entry for entry in lessons if entry["agent"] == agent]
-        assert mine and {entry["source"] for entry in mine} == {result["id"]}
-        assert [entry["lesson"] for entry in mine] == result["lessons"][agent]
+        mine = [entry["lesson"] for entry in lessons if entry["agent"] == agent]
+        assert mine == result["lessons"].get(agent, [])
+        assert len(mine) <= 3 and not any(turn in lesson or lesson in turn for lesson in mine for turn in said)
+        if len(mine) < 2:
+            assert agent in result["lesson_problems"] or "*" in result["lesson_problems"]
+    assert result["lessons"] or result["lesson_problems"]["*"]
 
 
 def test_seed_fixes_who_speaks_whatever_the_model_says(llama_project, cli):
@@ -72,4 +80,27 @@ def test_tick_runs_a_queued_roundtable_on_the_model(llama_project, llama_server,
     room = ran["detail"].rsplit(" ", 1)[-1]
     messages = [r for r in rooms("transcript", "--room", room, "--json").json() if r["kind"] == "message"]
     assert [m["model"] for m in messages] == ["llamacpp:tiny"] * 2
-    assert len(llama_server.engine_events(mark)) == 2 * 3  # two turns and the lessons
+    assert len(llama_server.engine_events(mark)) // 2 in (3, 4)  # two turns and the lessons (asked again when unusable)
+
+
+@pytest.mark.realmodel
+def test_smollm_lessons_are_valid_or_absent_never_quotes(smol_server, smol_project, rooms):
+    # SmolLM2-135M's summaries are weak: what it gives must be real lessons, or nothing, said why
+    smol_project(smol_server)
+    run = rooms("roundtable", "run", "standup", "--participants", ",".join(AGENTS), "--turns", "4", "--force",
+                "--topic", "launch week", "--json", timeout=300)
+    assert run.exit_code == 0, run.stderr
+    result = run.json()
+    said = [" ".join(t["text"].lower().split()) for t in result["turns"] if t["text"]]
+    stored = rooms("memory", "list", "--json").json()
+    for agent in AGENTS:
+        mine = [r["lesson"] for r in stored if r["agent"] == agent]
+        assert mine == result["lessons"].get(agent, [])
+        assert len(mine) <= 3
+        for lesson in mine:
+            assert len(lesson.split()) >= 3 and not any(lesson.lower() in turn or turn in lesson.lower() for turn in said)
+            assert not lesson.lower().startswith(tuple(f"{a}:" for a in AGENTS))
+        if len(mine) < 2:
+            assert agent in result["lesson_problems"] or "*" in result["lesson_problems"], result["lesson_problems"]
+    assert all(len(t["text"]) <= 120 for t in result["turns"])
+

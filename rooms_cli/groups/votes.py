@@ -1,0 +1,132 @@
+"""Votes for the `majority_vote` reducer: the declared options, and reading one vote from a reply.
+
+The options of a broadcast are declared in its text, read from the output format first, then the
+objective:
+- a `|` list: "exactly one of: ANCHORED | UNANCHORED | AMBIGUOUS";
+- a "one of" list: "one of: red, green, blue" / "one of red, green or blue";
+- capitalised words joined by "or" or "/": "ship Friday? YES or NO", "YES/NO/ABSTAIN".
+Nothing declared: YES, NO and ABSTAIN (the broadcast is read as a yes/no question).
+
+A reply is read as a vote (`read_vote`) from, in order: a JSON object `{"vote": …}` (what a
+structured provider returns); "vote/answer/verdict … X"; the first line that is an option on its
+own, or starts with one followed by punctuation ("Yes.", "NO — too risky", "Ship on Friday:\\nYes");
+else an option written in capitals, when exactly one is. A bare word in prose ("there is no
+reason") is never a vote. The result is always one of the options, or None with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+DEFAULT_OPTIONS = ("YES", "NO", "ABSTAIN")
+# what people (and small models) write for the default options
+SYNONYMS = {"YES": ("yes", "yeah", "yep", "aye"), "NO": ("no", "nope", "nay"), "ABSTAIN": ("abstain", "abstains")}
+
+_WORD = r"[A-Za-z0-9][\w-]*"
+_PIPE_RE = re.compile(rf"({_WORD})((?:\s*\|\s*{_WORD})+)")
+_ONE_OF_RE = re.compile(rf"\bone of\s*:?\s*({_WORD}(?:\s*(?:,|\bor\b|/)\s*{_WORD})+)", re.IGNORECASE)
+_CAPS = r"[A-Z][A-Z0-9_-]+"
+_OR_RE = re.compile(rf"\b({_CAPS}(?:\s*(?:,|/|\bor\b)\s*{_CAPS})+)\b")
+_SPLIT_RE = re.compile(r"\s*(?:,|\||/|\bor\b)\s*", re.IGNORECASE)
+_MARKUP = "*_`#>\"'“”‘’[]() \t-•"
+
+
+def declared_options(fields: dict | None) -> list[str]:
+    """The options a broadcast declares (output format first, then objective), else DEFAULT_OPTIONS."""
+    for key in ("output_format", "objective"):
+        text = str((fields or {}).get(key) or "")
+        for found in (_pipe_list(text), _listed(_ONE_OF_RE, text), _listed(_OR_RE, text)):
+            if len(found) >= 2:
+                return found
+    return list(DEFAULT_OPTIONS)
+
+
+def _pipe_list(text: str) -> list[str]:
+    match = _PIPE_RE.search(text)
+    return _unique([match.group(1), *_SPLIT_RE.split(match.group(2).strip(" |"))]) if match else []
+
+
+def _listed(pattern: re.Pattern, text: str) -> list[str]:
+    match = pattern.search(text)
+    return _unique(_SPLIT_RE.split(match.group(1))) if match else []
+
+
+def _unique(words: list[str]) -> list[str]:
+    out: list[str] = []
+    for word in words:
+        word = word.strip()
+        if word and word.casefold() not in {w.casefold() for w in out}:
+            out.append(word)
+    return out
+
+
+def vote_schema(options: list[str]) -> dict:
+    """The JSON Schema a structured provider is held to: {"vote": one of the options, "reason": text}."""
+    return {
+        "type": "object",
+        # a bounded reason: a grammar-held small model otherwise writes until max_tokens cuts the JSON
+        "properties": {"vote": {"type": "string", "enum": list(options)}, "reason": {"type": "string", "maxLength": 200}},
+        "required": ["vote", "reason"],
+        "additionalProperties": False,
+    }
+
+
+def vote_instruction(options: list[str], structured: bool) -> str:
+    """What a voting member is told about the shape of its answer."""
+    listed = ", ".join(options)
+    if structured:
+        return f'Reply with JSON only: {{"vote": one of {listed}, "reason": one short sentence}}.'
+    return f"Start your reply with exactly one of: {listed}. Then give one short sentence of reason."
+
+
+def _lookup(options: list[str]) -> dict[str, str]:
+    """Every spelling that counts as an option (casefolded) -> the option."""
+    table = {o.casefold(): o for o in options}
+    for option in options:
+        for word in SYNONYMS.get(option.upper(), ()):
+            table.setdefault(word, option)
+    return table
+
+
+def read_vote(text: str, options: list[str]) -> tuple[str | None, str]:
+    """(the option `text` votes for, '') or (None, why it cannot be read). Never an undeclared option."""
+    options = list(options)
+    if not (text or "").strip():
+        return None, "empty reply"
+    table = _lookup(options)
+    structured = _json_vote(text)
+    if structured is not None:
+        option = table.get(structured.strip().strip(".!").casefold())
+        return (option, "") if option else (None, f"voted {structured[:40]!r}, not one of {', '.join(options)}")
+    words = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
+    stated = re.search(rf"\b(?:vote|answer|verdict|decision|choice|choose|pick)(?:\s+(?:is|for|would be))?\s*[:=-]?\s*[*_\"'`]*({words})\b",
+                       text, re.IGNORECASE)
+    if stated:
+        return table[stated.group(1).casefold()], ""
+    for line in text.splitlines():
+        line = line.strip(_MARKUP)
+        for candidate in (line, line.split(":", 1)[1].strip(_MARKUP) if ":" in line else ""):
+            lead = re.match(rf"({words})(?:\s*$|\s*[.,;:!?*_—–-])", candidate, re.IGNORECASE)
+            if lead:
+                return table[lead.group(1).casefold()], ""
+    shouted = {table[w.casefold()] for w in re.findall(rf"\b({words})\b", text, re.IGNORECASE) if w.isupper() and len(w) > 1}
+    if len(shouted) == 1:
+        return shouted.pop(), ""
+    if shouted:
+        return None, f"names {' and '.join(sorted(shouted))}"
+    return None, f"names none of {', '.join(options)}"
+
+
+def _json_vote(text: str) -> str | None:
+    """The `vote` of the first JSON object in `text` (code fences allowed), if there is one."""
+    decoder = json.JSONDecoder()
+    cleaned = re.sub(r"```(?:json)?", "", text)
+    for match in re.finditer(r"\{", cleaned):
+        try:
+            value, _ = decoder.raw_decode(cleaned, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and "vote" in value:
+            return str(value["vote"])
+    return None

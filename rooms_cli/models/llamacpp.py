@@ -1,0 +1,50 @@
+"""What llama.cpp's server tells about itself, for the providers that can talk to one (openai, and
+anthropic through llama.cpp's /v1/messages): its context window (`GET {root}/props`,
+`default_generation_settings.n_ctx`, the window of one slot) and its tokenizer
+(`POST {root}/tokenize`). `root` is the server's address without `/v1`. Whether a server is
+llama.cpp, and every count, is remembered per process; nothing here raises.
+"""
+
+from __future__ import annotations
+
+from rooms_cli.models.http import probe
+
+_servers: dict[str, bool] = {}  # root -> is it llama.cpp (answers /props)
+_counts: dict[tuple[str, str], int] = {}
+COUNT_CACHE = 4096  # counts remembered per process (the same transcript lines are counted often)
+
+
+def root_of(base_url: str) -> str:
+    """The server's root: the base URL without a trailing /v1."""
+    base = base_url.rstrip("/")
+    return base[: -len("/v1")] if base.endswith("/v1") else base
+
+
+def known(root: str) -> bool | None:
+    """True/False once `window(root)` has asked; None before."""
+    return _servers.get(root)
+
+
+async def window(root: str, headers: dict[str, str] | None = None) -> tuple[int, int | None]:
+    """(HTTP status of GET /props, 0 when unreachable; the per-slot window, or None)."""
+    status, props = await probe(f"{root}/props", headers=headers)
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    _servers[root] = isinstance(settings, dict)
+    n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
+    return status, n_ctx if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0 else None
+
+
+async def count(root: str, text: str, headers: dict[str, str] | None = None) -> int | None:
+    """Tokens in `text` by the server's tokenizer; None when it has none (then it is not asked again)."""
+    key = (root, text)
+    if key in _counts:
+        return _counts[key]
+    _, data = await probe(f"{root}/tokenize", body={"content": text}, headers=headers)
+    tokens = data.get("tokens") if isinstance(data, dict) else None
+    if not isinstance(tokens, list):
+        _servers[root] = False  # no tokenizer there after all: estimate from now on
+        return None
+    if len(_counts) >= COUNT_CACHE:
+        _counts.clear()
+    _counts[key] = len(tokens)
+    return len(tokens)
