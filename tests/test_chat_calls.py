@@ -240,3 +240,16 @@ def test_the_handoff_suggestion_reads_the_last_prompt_not_the_sum_of_all_turns(p
     say(project, "@a0 third")
     suggestion = records(project, kind="handoff_suggested")
     assert len(suggestion) == 1 and "720 of 1000" in suggestion[0].text
+
+
+def test_a_handoff_summary_is_bounded_and_a_cut_one_is_marked(project, server, cli):
+    use_server(project, server, ["a0"], max_tokens=5)
+    room(project, agents=["a0", "ops"])
+    server.set_default("fine")
+    say(project, "@a0 hello")
+    server.set_default("We discussed the deploy, the rollback plan, the canary and who pages whom.")
+    run = cli("room", "handoff", "a0", "--room", "sync", "--json")
+    assert run.exit_code == 0, run.stderr
+    body = server.requests[-1].json
+    assert body["max_tokens"] == 5 and body["temperature"] == 0.3 and alternates(body["messages"])
+    assert run.json()["deliberation"]["text"] == "We discussed the deploy, the…[cut at 5 tokens]"
