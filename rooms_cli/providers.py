@@ -86,6 +86,9 @@ def provider_info(name: str, spec: dict, provider=None) -> dict:
         info["timeout"] = spec.get("timeout")
     if spec.get("model"):
         info["model"] = spec["model"]
+    for key in ("max_tokens", "context_window"):  # the limits set for this provider, when set
+        if spec.get(key):
+            info[key] = spec[key]
     return info
 
 

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "watch": "rooms_cli.cli.watch_cmd:watch_cmd",
     "mcp": "rooms_cli.cli.mcp_cmd:mcp_cmd",
     "files": "rooms_cli.cli.files_cmd:files_app",
+    "sync": "rooms_cli.cli.sync_cmd:sync_cmd",
     "top": "rooms_cli.cli.top_cmd:top_cmd",
 }
 
@@ -53,6 +54,7 @@ TICK_STEPS: dict[str, str] = {
     "reservations": "rooms_cli.reservations.tick:expire_reservations",
     "spawns": "rooms_cli.messaging.tick:reap_spawns",
     "wake": "rooms_cli.messaging.tick:wake_agents",
+    "sync": "rooms_cli.sync.tick:sync_step",
 }
 
 # `rooms doctor`: each part's own checks, `(project, config) -> list[Finding]`
@@ -63,6 +65,7 @@ DOCTOR_CHECKS: dict[str, str] = {
     "groups": "rooms_cli.groups.doctor:check",
     "roundtable": "rooms_cli.roundtable.doctor:check",
     "reservations": "rooms_cli.reservations.doctor:check",
+    "sync": "rooms_cli.sync.doctor:check",
 }
 
 # `rooms demo`: one section a part, `(project, show) -> None`, run in this order

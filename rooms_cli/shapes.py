@@ -45,8 +45,8 @@ TASK = record({"id": STR, "room": STR, "lane": STR, "title": STR, "status": STR,
 CLAIM = record({"task": nullable(TASK), "lease": nullable(LEASE), "lease_id": nullable(STR)},
                {"expires_at": nullable(TIME)}, title="claim")
 
-MESSAGE = record({"n": INT, "id": STR, "ts": TIME, "from": STR, "to": STR, "kind": STR, "text": STR, "ref": STR},
-                 {"tag": STR, "reply_to": INT, "meta": {"type": "object"}, "read": BOOL}, title="message")
+MESSAGE = record({"n": INT, "id": STR, "ts": TIME, "from": STR, "to": STR, "kind": STR, "text": STR, "ref": STR, "read": BOOL},
+                 {"tag": STR, "reply_to": INT, "meta": {"type": "object"}}, title="message")
 
 SENT = record({"from": STR, "kind": STR, "to": {"type": "array", "items": STR},
                "delivered": {"type": "array", "items": record({"to": STR, "n": INT, "ref": STR, "id": STR})},

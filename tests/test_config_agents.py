@@ -80,6 +80,8 @@ AGENT_OK = "---\nid: x\ntags: [a, b]\n---\nYou are x.\n"
         ("---\nquiet: yes please\n---\nhi\n", "field 'quiet'"),
         ("---\ntemperature: 7\n---\nhi\n", "field 'temperature'"),
         ("---\ncontext_window: lots\n---\nhi\n", "field 'context_window'"),
+        ("---\nmax_tokens: -5\n---\nhi\n", "field 'max_tokens'"),
+        ("---\nmax_tokens: true\n---\nhi\n", "field 'max_tokens'"),
         ("---\nvoice: {mood: sad}\n---\nhi\n", "field 'voice'"),
         ("---\naffinity: {boss: 4}\n---\nhi\n", "affinity.boss"),
         ("---\nid: Bad/Id\n---\nhi\n", "field 'id'"),
@@ -128,13 +130,15 @@ words = st.text(alphabet="abcdefghij -", min_size=1, max_size=12).map(str.strip)
     directive=st.text(min_size=1, max_size=200).filter(lambda s: s.strip() and "---" not in s and "\r" not in s),
     quiet=st.booleans(),
     temperature=st.none() | st.floats(min_value=0, max_value=2),
+    max_tokens=st.none() | st.integers(min_value=1, max_value=100_000),
 )
-def test_agent_files_round_trip(tags, disposition, directive, quiet, temperature):
-    agent = Agent(id="a1", directive=directive.strip(), tags=tags, disposition=disposition, quiet=quiet, temperature=temperature)
+def test_agent_files_round_trip(tags, disposition, directive, quiet, temperature, max_tokens):
+    agent = Agent(id="a1", directive=directive.strip(), tags=tags, disposition=disposition, quiet=quiet,
+                  temperature=temperature, max_tokens=max_tokens)
     back = parse_agent(render_agent(agent), "a1.md", "a1")
     assert back.tags == tags and back.disposition == disposition and back.quiet == quiet
     assert back.directive == directive.strip()
-    assert back.temperature == temperature
+    assert back.temperature == temperature and back.max_tokens == max_tokens
 
 
 def test_create_agent_never_writes_what_it_cannot_read(project):

@@ -129,11 +129,11 @@ def test_concurrent_senders_from_many_processes_lose_nothing_and_keep_ids_unique
 def test_status_set_and_agents_show_status_and_idleness(cli, project, monkeypatch):
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T10:00:00Z")
     assert cli("status", "set", "--as", "alice", "Working on frontend").exit_code == 0
-    agents = {a["name"]: a for a in cli("agents", "--json").json()["agents"]}
+    agents = {a["name"]: a for a in cli("agents", "--json").json()}
     assert agents["alice"] == {**agents["alice"], "kind": "session", "status": "Working on frontend", "idle": False}
     assert agents["analyst"]["kind"] == "agent" and agents["analyst"]["idle"] is True
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T10:30:00Z")
-    agents = {a["name"]: a for a in cli("agents", "--json").json()["agents"]}
+    agents = {a["name"]: a for a in cli("agents", "--json").json()}
     assert agents["alice"]["idle"] is True and agents["alice"]["status"] == "Working on frontend"
     assert "alice" in cli("agents").stdout
 

@@ -116,7 +116,7 @@ def test_failing_runner_delivers_its_error_and_exit_code(cli, runner_project):
     assert run.exit_code == 0, run.stderr
     [message] = run.json()["messages"]
     assert message["kind"] == "spawn_error" and message["from"] == spawn["alias"]
-    assert "exited with code 3: disk full" in message["content"] and "half done" in message["content"]
+    assert "exited with code 3: disk full" in message["text"] and "half done" in message["text"]
     record = spawn_record(runner_project, spawn["id"])
     assert (record.status, record.exit_code) == ("failed", 3)
 
@@ -146,7 +146,7 @@ def test_wait_notices_a_lost_spawn_without_tick(rooms, cli, runner_project):
     out, _ = waiter.communicate(timeout=30)
     assert waiter.returncode == 0
     data = json.loads(out)
-    assert data["spawns"][0]["status"] == "lost" and data["messages"][0]["content"].startswith("lost:")
+    assert data["spawns"][0]["status"] == "lost" and data["messages"][0]["text"].startswith("lost:")
 
 
 def test_nested_spawns_and_wait_waits_for_the_whole_tree(rooms, runner_project):
@@ -236,7 +236,7 @@ def test_a_profile_spawn_runs_its_model(cli, project):
     assert spawn["model"] == "offline" and spawn["runner"] is None
     run = cli("wait", "--as", "alice", "--timeout", "60", "--json")
     [message] = run.json()["messages"]
-    assert message["kind"] == "spawn_output" and message["from"] == spawn["alias"] and message["content"]
+    assert message["kind"] == "spawn_output" and message["from"] == spawn["alias"] and message["text"]
     assert cli("spawn", "x", "--profile", "nobody").exit_code == 1
 
 
@@ -276,7 +276,7 @@ def test_sigterm_to_a_spawn_stops_its_runner_and_reports_failed(cli, runner_proj
     os.kill(running.pid, signal.SIGTERM)
     run = cli("wait", "--as", "alice", "--timeout", "30", "--json")
     assert run.exit_code == 0, run.stderr
-    assert "was killed by signal 15" in run.json()["messages"][0]["content"]
+    assert "was killed by signal 15" in run.json()["messages"][0]["text"]
     assert spawn_record(runner_project, spawn["id"]).status == "failed"
     with pytest.raises(ProcessLookupError):
         wait_until(lambda: os.kill(running.runner_pid, 0), timeout=5)

@@ -170,3 +170,21 @@ def test_models_test_of_the_offline_model_has_no_structured_output(cli, project_
     run = cli("models", "test", "offline", "--json")
     assert run.exit_code == 0, run.stderr
     assert run.json()["structured"] is None and run.json()["finish_reason"] == "stop"
+
+
+def test_models_list_shows_a_providers_limits(cli, project_dir, server):
+    write_config(project_dir, providers=local_provider(server.openai_url, max_tokens=300, context_window=2048))
+    run = cli("models", "list", "--json")
+    [local] = [p for p in run.json()["providers"] if p["name"] == "local"]
+    assert (local["max_tokens"], local["context_window"]) == (300, 2048)
+    assert "max_tokens: 300  context_window: 2048" in cli("models", "list").stdout
+
+
+def test_a_bad_context_window_or_agent_max_tokens_is_one_clear_error(cli, project_dir, server):
+    write_config(project_dir, providers=local_provider(server.openai_url, context_window="big"))
+    run = cli("models", "list")
+    assert run.exit_code == 1 and "providers.local.context_window" in run.stderr
+    write_config(project_dir)
+    (project_dir / ".rooms" / "agents" / "terse.md").write_text("---\nid: terse\nmax_tokens: 0\n---\nBe terse.\n", "utf-8")
+    run = cli("agent", "show", "terse")
+    assert run.exit_code == 1 and "max_tokens" in run.stderr and len(run.stderr.strip().splitlines()) == 1

@@ -40,8 +40,7 @@ def test_shared_reservations_coexist_but_block_an_exclusive_one(project_dir, roo
     clash = rooms("files", "reserve", "docs/**", "--as", "bot", "--json")
     assert clash.exit_code == 3 and "shared reservation" in clash.err_json()["error"]["message"]
     listed = rooms("files", "list", "--json").json()
-    assert [r["agent"] for r in listed["reservations"]] == ["writer", "editor"]
-    assert (listed["count"], listed["remaining"], listed["next_cursor"]) == (2, 0, None)
+    assert [r["agent"] for r in listed] == ["writer", "editor"]  # a list command prints a bare list
 
 
 def test_check_exits_3_naming_the_holder_and_ignores_your_own(project_dir, rooms):
@@ -66,7 +65,7 @@ def test_a_reservation_expires_on_the_project_clock_and_tick_records_it(project_
     assert rooms("files", "reserve", "src/**", "--as", "frontend", "--ttl", "10m", env=at).exit_code == 0
     assert rooms("files", "reserve", "src/a.py", "--as", "backend", env={"ROOMS_NOW": "2026-03-02T09:09:59Z"}).exit_code == 3
     later = {"ROOMS_NOW": "2026-03-02T09:10:00Z"}
-    assert rooms("files", "list", "--json", env=later).json()["reservations"] == []
+    assert rooms("files", "list", "--json", env=later).json() == []
     doctor = rooms("doctor", "--json", env=later)
     assert any(f["check"] == "reservations" and "expired" in f["message"] for f in doctor.json()["findings"])
     tick = rooms("tick", "--json", env=later)
@@ -93,8 +92,8 @@ def test_release_by_pattern_by_id_or_all(project_dir, rooms):
     assert nothing.exit_code == 1 and "holds no active reservation" in nothing.stderr
     assert rooms("files", "release", "docs/**", "--as", "frontend").exit_code == 0
     assert rooms("files", "release", a["id"], "--as", "frontend").exit_code == 0
-    assert [r["patterns"] for r in rooms("files", "list", "--json").json()["reservations"]] == [["tests/**"]]
-    assert rooms("files", "release", "--all", "--as", "frontend", "--json").json()["count"] == 1
+    assert [r["patterns"] for r in rooms("files", "list", "--json").json()] == [["tests/**"]]
+    assert len(rooms("files", "release", "--all", "--as", "frontend", "--json").json()) == 1
     assert rooms("files", "release", "--as", "frontend").exit_code == 2  # neither patterns nor --all
 
 
@@ -205,4 +204,4 @@ def test_the_mcp_tools_reserve_list_check_and_release(project_dir, rooms):
     assert check["ok"] is False and [b["path"] for b in check["blocked"]] == ["src/auth/login.py"]
     assert [r["id"] for r in listed["reservations"]] == [mine["id"]]
     assert [r["id"] for r in released["released"]] == [mine["id"]] and after["ok"] is True
-    assert rooms("files", "list", "--json").json()["reservations"] == []
+    assert rooms("files", "list", "--json").json() == []

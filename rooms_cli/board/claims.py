@@ -88,7 +88,8 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
 
 
 def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
-               plate: str | None = None, lease_id: str | None = None) -> Claim:
+               plate: str | None = None, lease_id: str | None = None, sync: bool = False,
+               remote: str | None = None) -> Claim:
     """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed.
 
     A claim belongs to the lease it returned, not to a name or a process: a held task is refused
@@ -97,18 +98,86 @@ def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: 
     `already_yours` (so retrying a claim is idempotent)."""
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
+    if sync:
+        _sync(project, remote)  # see the other clones' claims first; an unreachable remote: nothing claimed
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
-        return _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent), lease_id)
+        claim = _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent), lease_id)
+    if sync and not claim.already_yours:
+        lost = confirm_on_remote(project, room, claim, remote)
+        if lost is not None:
+            raise AlreadyClaimed(
+                f"cannot claim task {full}: {lost} on {remote or 'origin'} before this clone's claim got there "
+                f"(withdrawn: lease {claim.lease.lease_id})",
+                data={"task_id": full, "withdrawn": claim.lease.lease_id, "remote": remote or "origin"},
+            )
+    return claim
+
+
+def _sync(project: Project, remote: str | None, before_push=None):
+    from rooms_cli.store.gitsync import sync
+
+    return sync(project, remote, before_push=before_push)
+
+
+def confirm_on_remote(project: Project, room: str, claim: Claim, remote: str | None) -> str | None:
+    """Push `claim` to the remote; the remote ref's update decides who holds the task.
+
+    None when the claim is on the remote and holds. Otherwise the claim is withdrawn (a `withdraw`
+    event, pushed too, that replay honours in every clone) and the return says who won; an
+    unreachable remote withdraws it as well and raises (nothing claimed)."""
+    from rooms_cli.errors import RoomsError
+    from rooms_cli.store import order
+
+    task_id, lease = claim.task.id, claim.lease
+    rel = store.task_path(project, room, task_id).relative_to(project.dir).as_posix()
+    lost: list[str] = []
+
+    def arbitrate(view) -> None:
+        if lost:
+            return
+        events = view.records(rel)
+        if not events or any(e.get("ev") == "claim" and e.get("lease_id") == lease.lease_id for e in events):
+            return  # the task is new to the remote, or our claim is there already: ours
+        theirs = replay(task_id, room, order.ordered(events), iso(now()))
+        if theirs.claimable and theirs.fence < lease.fence:
+            return  # nobody else claimed it there: the push decides (a rival pushing first means a retry)
+        who = f"{held_by(theirs.lease)} claimed it" if theirs.lease else f"it became {theirs.status} (fence {theirs.fence})"
+        lost.append(who)
+        _withdraw(project, room, task_id, lease, f"lost to the remote: {who}")
+
+    try:
+        _sync(project, remote, before_push=arbitrate)
+    except RoomsError:
+        if not lost:
+            _withdraw(project, room, task_id, lease, "the remote could not confirm the claim")
+        raise
+    return lost[0] if lost else None
+
+
+def _withdraw(project: Project, room: str, task_id: str, lease: Lease, reason: str) -> None:
+    with store.task_lock(project, room, task_id):
+        store.append_events(project, room, task_id, [
+            {"ev": "withdraw", "at": iso(now()), "by": lease.holder, "lease_id": lease.lease_id, "fence": lease.fence,
+             "reason": reason}], held=True)
 
 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
-              plate: str | None = None) -> Claim | None:
-    """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none."""
+              plate: str | None = None, sync: bool = False, remote: str | None = None) -> Claim | None:
+    """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none.
+
+    `sync`: sync first, then each claim counts only once it is on the remote (confirm_on_remote); a
+    claim another clone beat there is withdrawn and the next task is tried."""
     validate_name(agent, "agent")
     require_room(project, room)
     seconds = lease_seconds(lease)
     plate = plate or plate_for(agent)
+    if sync:
+        _sync(project, remote)
+        while True:
+            claim = next_task(project, room, agent=agent, lease=seconds, plate=plate)
+            if claim is None or confirm_on_remote(project, room, claim, remote) is None:
+                return claim
     candidates = [t.id for t in lane_order(load_board(project, room, lane=agent, claimable=True)) if t.claimable]
     busy = []
     for task_id in candidates:  # first pass: skip tasks another process is locking right now
@@ -181,6 +250,12 @@ def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None,
         events = write(task, lease, moment)
         store.append_events(project, room, full, events, held=True)
         return replay(full, room, store.read_events(project, room, full), moment)
+
+
+def synced(project: Project, task: Task, remote: str | None) -> Task:
+    """`task` after pushing what was just written to the remote (renew, release, done with --sync)."""
+    _sync(project, remote)
+    return task
 
 
 def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,

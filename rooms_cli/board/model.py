@@ -85,6 +85,7 @@ class Task:
     events: int = 0
     expiry_recorded: bool = False  # `rooms tick` wrote an expire event for lapsed_lease
     leases: dict[str, Lease] = field(default_factory=dict, repr=False)  # every lease ever issued, by id
+    withdrawn: list[dict] = field(default_factory=list)  # claim events that lost the race for the remote (--sync)
 
     @property
     def claimable(self) -> bool:
@@ -110,6 +111,7 @@ class Task:
             "status": self.status,
             "title": self.title,
             "updated_at": self.updated_at,
+            **({"withdrawn": self.withdrawn} if self.withdrawn else {}),
         }
 
     @classmethod
@@ -134,4 +136,5 @@ class Task:
             created_by=data.get("created_by", ""),
             updated_at=data.get("updated_at", ""),
             conflicts=[BoardConflict.from_json(c) for c in data["conflicts"]] if data.get("conflicts") else [],
+            withdrawn=list(data.get("withdrawn") or []),
         )

@@ -17,7 +17,7 @@ LEASE_EVENTS = ("renew", "release", "done", "expire")
 _TEXT = ("at", "by", "lease_id", "expires_at", "holder", "plate", "status", "to", "from", "lane", "title", "detail",
          "definition_of_done")
 _MAPS = ("changes", "pending", "record")
-_REQUIRED = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status",), "assign": ("to",)}
+_REQUIRED = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status",), "assign": ("to",), "withdraw": ("lease_id",)}
 _REQUIRED.update({kind: ("lease_id",) for kind in LEASE_EVENTS})
 
 
@@ -65,7 +65,16 @@ def replay_log(task_id: str, room: str, events: list[dict]) -> Task:
     """The fold of `events`, before the clock is applied (what the snapshot caches)."""
     task = Task(id=task_id, room=room, lane="", title="", definition_of_done="")
     leases = task.leases
+    # a claim that lost the race for the remote (`task claim --sync`) withdrew itself: it never held the task
+    withdrawn = {e.get("lease_id") for e in events if e.get("ev") == "withdraw" and isinstance(e.get("lease_id"), str)}
     for event in events:
+        if event.get("ev") == "claim" and event.get("lease_id") in withdrawn:
+            task.withdrawn.append(event)
+            leases.setdefault(str(event["lease_id"]), Lease(
+                lease_id=str(event["lease_id"]), fence=-1, holder=str(event.get("holder", "")),
+                plate=str(event.get("plate", "")), claimed_at=str(event.get("at", "")), expires_at=""))
+            task.events += 1
+            continue
         problem = _malformed(event)
         if problem:
             _conflict(task, "invalid_event", f"{event.get('ev')!r} event cannot be applied: {problem}", event)
@@ -136,6 +145,8 @@ def _apply(task: Task, event: dict, leases: dict[str, Lease]) -> None:
         task.archived = True
     elif kind == "resolve":
         task.conflicts = []
+    elif kind == "withdraw":
+        pass  # its claim was left out above
     else:
         _conflict(task, "invalid_event", f"unknown event {kind!r}", event)
 

@@ -44,7 +44,11 @@ class RoomsGroup(TyperGroup):
 
             print_error(UsageError(refusal), ctx.meta["rooms_json"])
             ctx.exit(UsageError.exit_code)
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            _usage_as_json(ctx, exc)
+            raise
 
     def invoke(self, ctx: click.Context):
         begin()
@@ -52,10 +56,24 @@ class RoomsGroup(TyperGroup):
             result = super().invoke(ctx)
             sys.stdout.flush()  # a failure to print is the command's, not the interpreter's at exit
             return result
-        except (typer.Exit, typer.Abort, click.ClickException):
+        except click.ClickException as exc:
+            _usage_as_json(ctx, exc)
+            raise
+        except (typer.Exit, typer.Abort):
             raise
         except (Exception, KeyboardInterrupt) as exc:  # one line and the documented exit code
             ctx.exit(failed(exc, ctx.meta.get("rooms_json", False)))
+
+
+def _usage_as_json(ctx: click.Context, exc: click.ClickException) -> None:
+    """Under --json a usage error (click's, exit code 2) is the JSON error document too, not click's text."""
+    if ctx.meta.get("rooms_json") and exc.exit_code == 2:
+        from rooms_cli.cli.output import print_error
+        from rooms_cli.errors import UsageError
+
+        where = getattr(getattr(exc, "ctx", None), "command_path", None) or ctx.command_path
+        print_error(UsageError(f"{where}: {exc.format_message()} (see {where} --help)"), True)
+        ctx.exit(UsageError.exit_code)
 
 
 class LazyCommands(Mapping):

@@ -30,6 +30,7 @@ ClaimLeaseOpt = Annotated[
                  help="Your lease on the task (default: ROOMS_LEASE): claiming a task you hold with it returns that lease."),
 ]
 LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=duration_value("--lease", positive=True), metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
+SyncOpt = Annotated[bool, typer.Option("--sync", help="Count it only once it is on the git remote (rooms sync; default: sync.claims in .rooms.yaml).")]
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
 RefOpt = Annotated[
     str | None,
@@ -174,7 +175,7 @@ def resolve_cmd(run: Run, task_id: IdArg) -> None:
 
 @task_app.command("claim")
 @shared(as_=True, room=True)
-def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None, lease_id: ClaimLeaseOpt = None) -> None:
+def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None, lease_id: ClaimLeaseOpt = None, sync: SyncOpt = False) -> None:
     """Atomically move a task todo → doing under a lease, and print the lease id.
 
     A held task exits 3 with already_claimed, naming the holder, its lease id and when the lease ends:
@@ -182,37 +183,37 @@ def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None, lease_id: ClaimL
 
     Example: rooms task claim t-01JD3Z --as researcher --lease 15m
     """
-    hot.task_claim(run, task_id, lease=lease, lease_id=lease_id)
+    hot.task_claim(run, task_id, lease=lease, lease_id=lease_id, sync=sync)
 
 
 @task_app.command("next")
 @shared(as_=True, room=True)
-def next_cmd(run: Run, lease: LeaseOpt = None) -> None:
+def next_cmd(run: Run, lease: LeaseOpt = None, sync: SyncOpt = False) -> None:
     """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
 
     Example: rooms task next --as researcher --json
     """
-    hot.task_next(run, lease=lease)
+    hot.task_next(run, lease=lease, sync=sync)
 
 
 @task_app.command("renew")
 @shared(as_=True, room=True)
-def renew_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None) -> None:
+def renew_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None, sync: SyncOpt = False) -> None:
     """Extend your lease (from now, by --lease, default 10m).
 
     Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
     """
-    hot.task_renew(run, task_id, lease_id=lease_id, lease=lease)
+    hot.task_renew(run, task_id, lease_id=lease_id, lease=lease, sync=sync)
 
 
 @task_app.command("release")
 @shared(as_=True, room=True)
-def release_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None) -> None:
+def release_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, sync: SyncOpt = False) -> None:
     """Give the task back to its lane (todo); your lease ends.
 
     Example: rooms task release t-01JD3Z --lease-id l-01JD40…
     """
-    hot.task_release(run, task_id, lease_id=lease_id)
+    hot.task_release(run, task_id, lease_id=lease_id, sync=sync)
 
 
 @task_app.command("done")
@@ -225,12 +226,13 @@ def done_cmd(
     next_: Annotated[str | None, typer.Option("--next", help="Optional one line: what should happen next.", show_default=False)] = None,
     result_ref: RefOpt = None,
     lease_id: LeaseIdOpt = None,
+    sync: SyncOpt = False,
 ) -> None:
     """Finish a task you hold: doing → done with a compact record (not a narration).
 
     Example: rooms task done t-01JD3Z --summary 'spec written' --artifact file:specs/auth.md --result-ref file:specs/auth.md
     """
-    hot.task_done(run, task_id, summary, artifact=artifact, next_=next_, result_ref=result_ref, lease_id=lease_id)
+    hot.task_done(run, task_id, summary, artifact=artifact, next_=next_, result_ref=result_ref, lease_id=lease_id, sync=sync)
 
 
 def _settable() -> tuple[str, ...]:

@@ -74,19 +74,22 @@ SHARED = {"--as": Option("as_"), "--room": Option("room"), "-r": Option("room"),
           "--json": Option("json_", FLAG)}
 _LEASE = Option("lease", parser=_lease_parser)
 _LEASE_ID = Option("lease_id", envvar="ROOMS_LEASE")
+_SYNC = Option("sync", FLAG)
 _BOARD = ("as_", "room", "dir", "json_")
 
 # the command's words -> how to run it; each is `rooms <words>` in cli/board_cmd.py, messaging_cmd.py or chat_cmd.py
 COMMANDS: dict[tuple[str, ...], Command] = {
     ("board",): Command("board", ("room", "dir", "json_"), options={
         "--lane": Option("lane"), "--status": Option("status", parser=_status_parser), "--format": Option("format")}),
-    ("task", "next"): Command("task_next", _BOARD, options={"--lease": _LEASE}),
-    ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={"--lease": _LEASE, "--lease-id": _LEASE_ID}),
-    ("task", "renew"): Command("task_renew", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID, "--lease": _LEASE}),
-    ("task", "release"): Command("task_release", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID}),
+    ("task", "next"): Command("task_next", _BOARD, options={"--lease": _LEASE, "--sync": _SYNC}),
+    ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={
+        "--lease": _LEASE, "--lease-id": _LEASE_ID, "--sync": _SYNC}),
+    ("task", "renew"): Command("task_renew", _BOARD, args=("task_id",), options={
+        "--lease-id": _LEASE_ID, "--lease": _LEASE, "--sync": _SYNC}),
+    ("task", "release"): Command("task_release", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID, "--sync": _SYNC}),
     ("task", "done"): Command("task_done", _BOARD, args=("task_id",), required=("summary",), options={
         "--summary": Option("summary"), "--artifact": Option("artifact", MANY), "--next": Option("next_"),
-        "--result-ref": Option("result_ref"), "--lease-id": _LEASE_ID}),
+        "--result-ref": Option("result_ref"), "--lease-id": _LEASE_ID, "--sync": _SYNC}),
     ("send",): Command("send", ("as_", "dir", "json_"), args=("message",), options={
         "--to": Option("to"), "--reply-to": Option("reply_to"), "--wake": Option("wake", FLAG)}),
     # with its message only: chat mode, a message on stdin and a blank message are typer's

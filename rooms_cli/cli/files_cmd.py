@@ -69,8 +69,7 @@ def release_cmd(
     if bool(patterns) == all_:
         raise UsageError("give the patterns (or reservation ids) to release, or --all, not both")
     released = release(run.project, run.me, patterns, all_=all_)
-    run.emit({"released": released, "count": len(released), "remaining": 0, "next_cursor": None},
-             "\n".join(f"released {r.id} ({' '.join(r.patterns)})" for r in released))
+    run.emit(released, "\n".join(f"released {r.id} ({' '.join(r.patterns)})" for r in released))
 
 
 @files_app.command("list")
@@ -84,10 +83,9 @@ def list_cmd(
     Example: rooms files list --json
     """
     from rooms_cli.reservations.ledger import active_reservations
-    from rooms_cli.shapes import page
 
     held = [r for r in active_reservations(run.project) if agent is None or r.agent == agent]
-    run.emit(page("reservations", held, limit=None), lambda: _show(held))
+    run.emit(held, lambda: _show(held))
 
 
 @files_app.command("check")

@@ -121,46 +121,54 @@ def _print_board(view: dict) -> None:
             output.say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")
 
 
-def task_claim(run: Run, task_id: str, lease: float | None = None, lease_id: str | None = None) -> None:
+def _sync_of(run: Run, sync: bool) -> tuple[bool, str | None]:
+    from rooms_cli.sync.settings import for_task_commands
+
+    return for_task_commands(lambda: run.config, run.project.root, sync, None)
+
+
+def task_claim(run: Run, task_id: str, lease: float | None = None, lease_id: str | None = None, sync: bool = False) -> None:
     from rooms_cli.board.claims import claim_task
 
-    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id)
-    output.done(claim_done(claim))
+    sync, remote = _sync_of(run, sync)
+    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id, sync=sync, remote=remote)
     run.emit(claim, claim_text(claim))
 
 
-def task_next(run: Run, lease: float | None = None) -> None:
+def task_next(run: Run, lease: float | None = None, sync: bool = False) -> None:
     from rooms_cli.board.claims import next_task
 
-    claim = next_task(run.project, run.room, agent=run.me, lease=lease)
-    if claim:
-        output.done(claim_done(claim))
+    sync, remote = _sync_of(run, sync)
+    claim = next_task(run.project, run.room, agent=run.me, lease=lease, sync=sync, remote=remote)
     run.emit(claim, claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
 
 
-def task_renew(run: Run, task_id: str, lease_id: str | None = None, lease: float | None = None) -> None:
-    from rooms_cli.board.claims import renew_lease
+def task_renew(run: Run, task_id: str, lease_id: str | None = None, lease: float | None = None, sync: bool = False) -> None:
+    from rooms_cli.board.claims import renew_lease, synced
 
+    sync, remote = _sync_of(run, sync)
     task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
-    output.done(f"renewed the lease of {task.id}")
+    task = synced(run.project, task, remote) if sync else task
     run.emit(task, f"renewed: {task_line(task.to_json())}")
 
 
-def task_release(run: Run, task_id: str, lease_id: str | None = None) -> None:
-    from rooms_cli.board.claims import release_task
+def task_release(run: Run, task_id: str, lease_id: str | None = None, sync: bool = False) -> None:
+    from rooms_cli.board.claims import release_task, synced
 
+    sync, remote = _sync_of(run, sync)
     task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
-    output.done(f"released {task.id}")
+    task = synced(run.project, task, remote) if sync else task
     run.emit(task, f"released: {task_line(task.to_json())}")
 
 
 def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None = None, next_: str | None = None,
-              result_ref: str | None = None, lease_id: str | None = None) -> None:
-    from rooms_cli.board.claims import finish_task
+              result_ref: str | None = None, lease_id: str | None = None, sync: bool = False) -> None:
+    from rooms_cli.board.claims import finish_task, synced
 
+    sync, remote = _sync_of(run, sync)
     task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
                        next_step=next_, result_ref=result_ref, holder=run.me)
-    output.done(f"finished {task.id}")
+    task = synced(run.project, task, remote) if sync else task
     run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {json_line(task.record)}")
 
 
@@ -197,6 +205,11 @@ def chat(run: Run, message: str, explain: bool = False, no_wait: bool = False) -
 
 def send(run: Run, message: str, to: str | None = None, reply_to: str | None = None, wake: bool = False) -> None:
     from rooms_cli.messaging.send import send_message
+
+    if message == "-":  # like `group reply -`: the message is on stdin
+        from rooms_cli.terminal import read_stdin
+
+        message = read_stdin("the message")
 
     result = send_message(run.project, run.config, run.me, message, to=to, reply_to=reply_to)
     output.done("sent " + ", ".join(f"{m.id} to {m.to}" for m in result.delivered))

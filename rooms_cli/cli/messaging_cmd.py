@@ -78,7 +78,7 @@ def agents_cmd(run: Run) -> None:
         if e.problem:
             output.warn(f"{e.name}: {e.problem['message']}")
     if run.json:
-        return output.print_json({"agents": entries})
+        return output.print_json(entries)
     for e in entries:
         state = ("idle" if e.idle else "active") + (f", spawn of {e.spawn['parent']} ({e.spawn['status']})" if e.spawn else "")
         output.say(f"{e.name:<20} {e.kind:<8} {state:<32} {e.status}".rstrip())
@@ -110,7 +110,6 @@ def wait_cmd(run: Run, timeout: TimeoutOpt = None) -> None:
 
     Example: rooms wait --timeout 10m
     """
-    from rooms_cli.messaging.attention import message_json
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.status import touch
     from rooms_cli.messaging.wait import wait_for_spawns
@@ -124,7 +123,7 @@ def wait_cmd(run: Run, timeout: TimeoutOpt = None) -> None:
         raise result.timeout_error(timeout)
     messages = take_unread(run.project, run.me)
     if run.json:
-        return output.print_json({**result.to_json(), "messages": [message_json(m) for m in messages]})
+        return output.print_json({**result.to_json(), "messages": [m.shown(read=False) for m in messages]})
     if result.finished:
         output.note("spawns finished: " + ", ".join(f"{s.alias} ({s.status})" for s in result.finished))
     show_messages(messages)

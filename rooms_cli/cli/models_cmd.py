@@ -35,7 +35,8 @@ def list_cmd(run: Run) -> None:
         key = ""
         if p.get("key"):
             key = f"  key: {p['key']} ({'set' if p.get('key_set') else 'missing'})"
-        output.say(f"  {p['name']:<12} {p['type']:<9} {where}{key}")
+        limits = "".join(f"  {k}: {p[k]}" for k in ("max_tokens", "context_window") if p.get(k))
+        output.say(f"  {p['name']:<12} {p['type']:<9} {where}{key}{limits}")
 
 
 @models_app.command("test")

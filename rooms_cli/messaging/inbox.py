@@ -68,6 +68,11 @@ class InboxMessage:
             data["meta"] = self.meta
         return data
 
+    def shown(self, read: bool) -> dict:
+        """The message record every --json output and MCP result shows (docs/json.md: message): the
+        stored line plus `ref` (what --reply-to takes) and whether it had been read."""
+        return {**self.to_json(), "ref": self.ref or str(self.n), "read": read}
+
     @classmethod
     def from_json(cls, data: dict) -> InboxMessage:
         # a hand-edited or badly merged line may hold any JSON: wrong types read as absent
@@ -225,7 +230,7 @@ class InboxView:
         return message.key in self.unread_ids
 
     def to_json(self) -> dict:
-        shown = [{**m.to_json(), "ref": m.ref or str(m.n), "read": not self.unread(m)} for m in self.messages]
+        shown = [m.shown(read=not self.unread(m)) for m in self.messages]
         return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read, "messages": shown,
                 "count": len(shown), "remaining": self.remaining,
                 "next_cursor": self.messages[-1].id if self.remaining and self.messages else None}

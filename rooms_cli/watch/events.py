@@ -67,7 +67,7 @@ class EventMaker:
         event["task"] = task
         if task in self.titles:
             event["title"] = self.titles[task]
-        _put(event, record, "by", "lane", "status", "lease_id", "from", "to", "pending", "changes")
+        _put(event, record, "by", "lane", "status", "lease_id", "from", "to", "pending", "changes", "reason")
         if what == "create":
             _put(event, record, "definition_of_done")
         if what in ("claim", "expire"):
@@ -89,7 +89,7 @@ class EventMaker:
 TASK_EVENTS = {
     "create": "created", "claim": "claimed", "renew": "renewed", "release": "released", "expire": "lease_expired",
     "done": "done", "status": "status", "update": "updated", "assign": "assigned", "accept": "accepted",
-    "reject": "rejected", "archive": "archived", "resolve": "resolved",
+    "reject": "rejected", "archive": "archived", "resolve": "resolved", "withdraw": "claim_withdrawn",
 }
 # group log `ev` -> event type
 GROUP_EVENTS = {

@@ -88,8 +88,6 @@ def test_a_10_kb_hex_dump_leaves_the_room_answerable_for_every_agent(smol_server
         assert dump.exit_code == 1 and "\n" not in dump.stderr.strip(), dump.stderr
     after = chat(rooms, "@jam one line each: are we ready?")
     assert answered(after) == AGENTS, failures(after)
-    direct = chat(rooms, "@drafter and the release note?")
-    assert answered(direct) == ["drafter"], failures(direct)
 
 
 # -- 3. prompts every chat template accepts -----------------------------------------------------
@@ -98,12 +96,11 @@ def test_everyone_and_open_messages_on_a_strict_alternation_template_get_every_a
         strict_server, smol_project, rooms):
     """Gemma/Mistral-style templates raise "Conversation roles must alternate" (HTTP 400) for two
     user messages in a row: the later agents' prompts, which hold the earlier replies, must still
-    alternate. Twice, so each agent's own earlier turn is in its history too; then an open message."""
+    alternate. Then an open message, whose prompts hold each agent's own earlier turn too."""
     smol_project(strict_server, max_tokens=12)
-    for text in ("@everyone one line each: are we ready for Friday?", "@everyone and what is left?"):
-        turn = chat(rooms, text)
-        assert failures(turn) == []
-        assert answered(turn) == AGENTS
+    turn = chat(rooms, "@everyone one line each: are we ready for Friday?")
+    assert failures(turn) == []
+    assert answered(turn) == AGENTS
     turn = chat(rooms, "the deploy latency is bad, what now?")
     assert failures(turn) == []
     assert answered(turn) == sorted(turn["eligible"]) and turn["eligible"]

@@ -1,0 +1,20 @@
+"""The sync step of `rooms tick`: when `.rooms.yaml` has a `sync:` section, cron keeps the clone in sync."""
+
+from __future__ import annotations
+
+from rooms_cli.sync.settings import sync_settings
+
+
+def sync_step(project, config, dry_run: bool) -> list[dict]:
+    """Sync with the configured remote (nothing when sync is not configured, or `sync: {tick: false}`)."""
+    settings = sync_settings(config)
+    if not settings.configured or not settings.tick:
+        return []
+    if dry_run:
+        return [{"action": "sync", "detail": f"would sync .rooms/ with {settings.remote}", "remote": settings.remote}]
+    from rooms_cli.store.gitsync import sync
+
+    result = sync(project, settings.remote)
+    detail = (f"synced with {settings.remote}: {result.received} lines in, {result.sent} out"
+              + (f", {len(result.conflicts)} file conflicts (kept under .rooms/run/sync/conflicts)" if result.conflicts else ""))
+    return [{"action": "sync", "detail": detail, **result.to_json()}]
