@@ -33,7 +33,7 @@ class Scripted(Provider):
 
     async def _acomplete(self, messages, *, model, temperature, max_tokens, on_delta, agent, purpose, **_):
         self.calls.append({"messages": messages, "temperature": temperature, "purpose": purpose,
-                           "agent": getattr(agent, "id", None), "max_tokens": max_tokens})
+                           "agent": getattr(agent, "id", None), "max_tokens": max_tokens, "stop": _.get("stop")})
         if purpose == "lessons":
             return Completion(self.summary.pop(0) if isinstance(self.summary, list) else self.summary)
         return Completion(self.replies.pop(0) if self.replies else "Fine by me.")
@@ -109,6 +109,17 @@ def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, p
 
     said = [m.text for m in read_transcript(project, result.room) if m.kind == "message"]
     assert said == ["ok then"]
+
+
+def test_a_turn_that_copies_an_earlier_one_is_asked_again_then_skipped(scripted, project):
+    provider = scripted(["We ship Friday.", "we ship friday!", "We ship Friday.", "Numbers first. Numbers first."])
+    result = run_debate(project)
+    assert [t.get("skipped", False) for t in result.turns] == [False, True, False]
+    assert result.turns[2]["text"] == "Numbers first."  # a sentence said twice in one turn is said once
+    turns = [c for c in provider.calls if c["purpose"] == "roundtable"]
+    assert "repeats an earlier turn" in turns[2]["messages"][-1].content
+    assert all(c["stop"] == (["\nAnalyst:"] if c["agent"] == "boss" else ["\nBoss:"]) for c in turns)  # not the others' turns
+    assert all(c["max_tokens"] == 64 for c in turns)  # max(64, 120 // 2)
 
 
 def test_lessons_are_extracted_offline_without_a_model_call_and_listed(cli, project):

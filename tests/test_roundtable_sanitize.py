@@ -32,6 +32,8 @@ NAMES = ["boss", "Boss", "analyst", "Analyst", "Game Designer"]
         ("  lots \n\n of\t space  ", "lots of space"),
         ('"Quoted reply."', "Quoted reply."),
         ("https://only.a/link", ""),
+        ("I'm ready. I'm ready to deliver. I'm ready to deliver. You're ready.", "I'm ready. I'm ready to deliver. You're ready."),
+        ("Yes! yes! YES!", "Yes!"),
         ("Boss:   ", ""),
         ("", ""),
     ],

@@ -65,7 +65,8 @@ def vote_schema(options: list[str]) -> dict:
     """The JSON Schema a structured provider is held to: {"vote": one of the options, "reason": text}."""
     return {
         "type": "object",
-        "properties": {"vote": {"type": "string", "enum": list(options)}, "reason": {"type": "string"}},
+        # a bounded reason: a grammar-held small model otherwise writes until max_tokens cuts the JSON
+        "properties": {"vote": {"type": "string", "enum": list(options)}, "reason": {"type": "string", "maxLength": 200}},
         "required": ["vote", "reason"],
         "additionalProperties": False,
     }

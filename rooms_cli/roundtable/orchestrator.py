@@ -20,7 +20,14 @@ from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
 from rooms_cli.roundtable.formats import Format, get_format
-from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, ELLIPSIS, MIN_MAX_CHARS, cut_at_word, sanitize
+from rooms_cli.roundtable.sanitize import (
+    DEFAULT_MAX_CHARS,
+    ELLIPSIS,
+    MIN_MAX_CHARS,
+    cut_at_word,
+    plain,
+    sanitize,
+)
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
@@ -147,25 +154,30 @@ class _Providers:
 
 
 async def _speak(providers: _Providers, agent: Agent, messages: list[Message], fmt: Format, max_chars: int,
-                 names: list[str]) -> tuple[str, Completion]:
-    """One model call, sanitized; one re-ask when nothing is left. Returns ('', completion) to skip.
+                 names: list[str], others: list[str], said: list[str]) -> tuple[str, Completion]:
+    """One model call, sanitized; one re-ask when nothing is left or the turn copies an earlier one
+    (`said`). Returns ('', completion) to skip.
 
     The call is bounded by the turn's cap (`max_chars` / 2 tokens, at least 64: the format's limit,
-    whatever the agent's own `max_tokens`); a reply the limit cut ends with "…"."""
+    whatever the agent's own `max_tokens`); a reply the limit cut ends with "…". Stop sequences
+    ("\nAnalyst:" for every other participant) keep the model from writing the others' turns."""
     provider, model = providers.get(agent)
+    stop = [f"\n{name}:" for name in others]
+    earlier = {plain(t) for t in said}
     for attempt in range(2):
         completion = await provider.acomplete(
-            messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2),
+            messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2), stop=stop,
             agent=agent, purpose="roundtable",
         )
         text = sanitize(completion.text, max_chars, names)
         if text and completion.cut and not text.endswith(ELLIPSIS):
             text = cut_at_word(text, max_chars - len(ELLIPSIS)).removesuffix(ELLIPSIS) + ELLIPSIS
-        if text:
+        why = "was empty once cleaned up" if not text else "repeats an earlier turn word for word" if plain(text) in earlier else ""
+        if not why:
             return text, completion
         if attempt == 0:
             messages = [*messages, Message("assistant", completion.text or ""),
-                        Message("user", "That reply was empty once cleaned up. Say one short sentence, no links.")]
+                        Message("user", f"That reply {why}. Say something new in one short sentence, no links.")]
     return "", completion
 
 
@@ -215,7 +227,8 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                                      request.max_chars)
             try:
                 text, completion = await _speak(providers, agents[pick.speaker], messages, fmt, request.max_chars,
-                                                sanitize_names)
+                                                sanitize_names, [names[p] for p in participants if p != pick.speaker],
+                                                [t["text"] for t in history])
             except ProviderError as err:
                 append_message(project, room, "rooms", f"turn {n}: {pick.speaker}'s model failed: {err.message}",
                                kind="system", meta={**meta, "turn": n})

@@ -3,8 +3,9 @@
 In order: links made readable (a markdown link keeps its text; a bare URL becomes "the link", so
 "See https://x/y and docs now" reads "See the link and docs now", never "See and docs now"; a URL in
 parentheses goes; a turn that is nothing but links is empty), whitespace collapsed, wrapping quotes
-and leading speaker labels ("Boss:", "**Boss**:", "[analyst]:") removed, then capped at `max_chars`
-at a word boundary, a cut turn ending with "…".
+and leading speaker labels ("Boss:", "**Boss**:", "[analyst]:") removed, a sentence the turn already
+said dropped ("I'm ready. I'm ready." says it once), then capped at `max_chars` at a word boundary,
+a cut turn ending with "…".
 """
 
 from __future__ import annotations
@@ -80,7 +81,25 @@ def sanitize(text: str, max_chars: int = DEFAULT_MAX_CHARS, names: Iterable[str]
         text = text[1:-1].strip()
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)  # "see ( ) ." left by a dropped link
     text = re.sub(r"\(\s*\)", "", text).strip()
-    text = " ".join(text.split())
+    text = once_each(" ".join(text.split()))
     if not re.search(r"\w", text):
         return ""
     return cut_at_word(text, max_chars)
+
+
+def plain(text: str) -> str:
+    """Lower-case words only: what two sentences (or turns) must share to be the same."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def once_each(text: str) -> str:
+    """`text` without the sentences it already said (a small model's loop: "I'm ready. I'm ready.")."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for sentence in re.split(r"(?<=[.!?…])\s+", text):
+        key = plain(sentence)
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence)
+    return " ".join(kept)

@@ -117,3 +117,47 @@ def test_cross_provider_consensus_example_runs_on_llama_and_offline(llama_projec
                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert run.returncode == 0, run.stderr
     assert [line.split(":")[0].strip() for line in run.stdout.splitlines()[:3]] == ["oracle-1", "oracle-2", "oracle-3"]
+
+
+# -- SmolLM2-135M-Instruct, a real instruct model (the realmodel fixtures): votes and ballots as a user
+#    would ask them; structured output (llama.cpp's json_schema) makes every reply readable
+
+SMOL_MEMBERS = ["archer", "builder", "courier", "drafter"]
+
+
+def smol_ask(rooms, reducer: str, objective: str):
+    run = rooms("group", "ask", "--profiles", ",".join(SMOL_MEMBERS), "--objective", objective, "--reducer", reducer,
+                "--json", timeout=300)
+    assert run.stdout.strip(), run.stderr
+    result = run.json()
+    assert {m["status"] for m in result["by_member"].values()} == {"ok"}, result["by_member"]
+    assert run.exit_code == (0 if result["reduced"] is not None else 1), run.stderr
+    return result
+
+
+@pytest.mark.realmodel
+def test_smollm_votes_are_structured_bounded_and_all_read(smol_server, smol_project, rooms):
+    smol_project(smol_server)
+    mark = smol_server.log_mark()
+    result = smol_ask(rooms, "majority_vote", "Should we ship the release on Friday? YES or NO")
+    meta = result["metadata"]
+    assert meta["options"] == ["YES", "NO"]
+    assert meta["parsed"] == len(SMOL_MEMBERS) and meta["unparsed"] == {}, result["by_member"]
+    assert set(meta["voted"].values()) <= {"YES", "NO"} and sum(meta["votes"].values()) == len(SMOL_MEMBERS)
+    assert result["reduced"] in ("YES", "NO")  # four votes of two options: one has at least two
+    assert max(smol_server.generated(mark)) <= 120  # the "vote" limit
+
+
+@pytest.mark.realmodel
+def test_smollm_ballots_read_only_labels_and_name_a_winner(smol_server, smol_project, rooms):
+    smol_project(smol_server)
+    result = smol_ask(rooms, "rank", "Name one risk of shipping on Friday, in one sentence.")
+    meta = result["metadata"]
+    assert sorted(meta["labels"]) == ["R1", "R2", "R3", "R4"]
+    assert meta["parsed"] >= 3, meta  # structured ballots: an enum of labels
+    assert meta["parsed"] + len(meta["unparsed"]) + len(meta.get("ballot_errors", {})) == len(SMOL_MEMBERS)
+    own = {h: lab for lab, h in meta["labels"].items()}
+    for ranker, ballot in meta["ballots"].items():
+        assert ballot and set(ballot) <= set(meta["labels"]) - {own[ranker]} and len(ballot) == len(set(ballot))
+    assert meta["winner_handle"] in SMOL_MEMBERS
+
