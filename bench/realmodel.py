@@ -14,7 +14,7 @@ standup roundtable, and two `group ask` committees (majority_vote, rank). Nothin
 The scorecard:
 - pass rate: passes among the replies to open messages;
 - label leaks: stored replies that start with a speaker label (an agent's id or name, user,
-  assistant, @everyone…) or carry a role token;
+  assistant, @everyone…) or carry a role token; copies of another agent's reply that the room flagged;
 - votes / ballots: how many member replies the reducer could read, and whether it gave a result;
 - lessons: stored, and how many are quotes of turns rather than lessons;
 - reply length: median and max over every model call, in tokens (the engine's own count, from its
@@ -47,6 +47,8 @@ import smollm  # noqa: E402
 
 AGENTS = ["analyst", "boss", "hustler", "wildcard", "writer"]
 SEED = "7"
+# an agent's own records in a chat turn: a reply, a pass, a flavor line (a pass refused twice), a copy of another's reply
+ANSWERS = ("message", "pass", "flavor", "repeat")
 ROLE_TOKEN = re.compile(r"<\|im_(start|end)\|>|<\|(assistant|user|system)\|>")
 
 
@@ -178,7 +180,7 @@ def vote_counts(doc: dict) -> tuple[int, int, str]:
     return replied, parsed, result
 
 
-def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
+def score(rows: list[dict], log: Path) -> dict:
     names = {a.lower() for a in AGENTS} | {"user", "assistant", "system", "everyone", "tester", "jam"}
     chat_replies, open_replies, context_failures = [], [], 0
     groups, roundtable = {}, None
@@ -186,11 +188,11 @@ def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
         doc = row["doc"]
         if row["args"][0] == "chat" and isinstance(doc, dict):
             replies = [r for r in doc.get("replies", []) if r.get("speaker") != "tester"]
-            chat_replies += [r for r in replies if r["kind"] in ("message", "pass")]
+            chat_replies += [r for r in replies if r["kind"] in ANSWERS]
             if doc.get("mode") == "open":
-                open_replies += [r for r in replies if r["kind"] in ("message", "pass")]
-            row["answered"] = sum(r["kind"] == "message" for r in replies)
-            context_failures += sum("context" in r.get("text", "") for r in replies if r["kind"] not in ("message", "pass"))
+                open_replies += [r for r in replies if r["kind"] in ANSWERS]
+            row["answered"] = sum(r["kind"] in ANSWERS for r in replies)
+            context_failures += sum("context" in r.get("text", "") for r in replies if r["kind"] == "system")
         elif row["args"][0] == "group" and isinstance(doc, dict):
             groups[row["label"]] = vote_counts(doc)
             context_failures += sum("context" in (m.get("error") or m.get("text") or "")
@@ -210,6 +212,7 @@ def score(rows: list[dict], root: Path, env: dict, log: Path) -> dict:
     return {
         "pass_rate": [sum(r["kind"] == "pass" for r in open_replies), len(open_replies)],
         "label_leaks": [sum(leaked(r["text"], names) for r in messages), len(messages)],
+        "copies": [sum(r["kind"] == "repeat" for r in chat_replies), len(chat_replies)],
         "votes": groups.get("group majority_vote"),
         "ballots": groups.get("group rank"),
         "lessons": {"stored": len(all_lessons), "quotes": sum(is_quote(x, turns) for x in all_lessons),
@@ -236,6 +239,7 @@ def render(card: dict, header: str) -> str:
     lines = [header, "", "| measure | value |", "|---|---|",
              f"| pass rate (open messages) | {frac(card['pass_rate'])} |",
              f"| label leaks (stored replies) | {frac(card['label_leaks'])} |",
+             f"| copies of another's reply flagged (kind repeat) | {frac(card['copies'])} |",
              f"| majority_vote | {vote(card['votes'])} |",
              f"| rank ballots | {vote(card['ballots'])} |",
              f"| lessons (quotes of turns) | {card['lessons']['stored']} ({card['lessons']['quotes']}), "
@@ -247,7 +251,7 @@ def render(card: dict, header: str) -> str:
              f"| chat replies by finish_reason (None: not recorded) | {card['finish_reasons']} |",
              f"| context failures | {card['context_failures']} |",
              f"| non-zero exits | {card['nonzero_exits']} |",
-             "", "| command | exit | answers | wall s |", "|---|---|---|---|"]
+             "", "| command | exit | agents that answered (message, pass, copy) | wall s |", "|---|---|---|---|"]
     for row in card["commands"]:
         note = f" ({row['note']})" if row.get("note") else ""
         lines.append(f"| {row['label']}{note} | {row['exit']} | {row.get('answered', '-')} | {row['seconds']:.1f} |")
@@ -260,7 +264,16 @@ def main() -> int:
                         help="the server's reply cap when a request sets no max_tokens (default 256)")
     parser.add_argument("--json", action="store_true", help="print the scorecard as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the project directory and the server log")
+    parser.add_argument("--rescore", metavar="DIR", help="score a directory kept by --keep again; run nothing")
     args = parser.parse_args()
+    if args.rescore:
+        kept = Path(args.rescore)
+        rows = [{k: v for k, v in row.items() if k not in ("answered", "note")}  # what score() adds
+                for row in json.loads((kept / "commands.json").read_text("utf-8"))]
+        card = score(rows, kept / "server.log")
+        card["total_seconds"] = round(sum(row["seconds"] for row in rows), 1)
+        print(json.dumps(card, indent=2) if args.json else render(card, f"rescored {kept}"))
+        return 0
     smollm.model_path()
     workdir = Path(tempfile.mkdtemp(prefix="rooms-bench-realmodel-"))
     root = workdir / "proj"
@@ -278,7 +291,7 @@ def main() -> int:
             if argv[0] == "chat":  # every chat command is measured, not cut short by the turn budget
                 subprocess.run([sys.executable, "-m", "rooms_cli", "room", "continue"], cwd=root, env=env,
                                capture_output=True)
-        card = score(rows, root, env, log)
+        card = score(rows, log)
     finally:
         proc.terminate()
         proc.wait(20)
