@@ -202,8 +202,11 @@ class TopApp(App):
                     with Vertical():
                         yield RichLog(id="transcript", wrap=True, markup=False, auto_scroll=True)
                         yield Static("", id="budget", markup=False)
-                        yield Input(placeholder="say something (Enter posts, like rooms chat)", id="say",
+                        # no blinking cursor: a blink is a redraw twice a second, and idle should cost nothing
+                        say = Input(placeholder="say something (Enter posts, like rooms chat)", id="say",
                                     disabled=self.read_only)
+                        say.cursor_blink = False
+                        yield say
             with TabPane("Agents", id="agents"):
                 yield DataTable(id="agent-table", cursor_type="row")
         yield Static("", id="note", markup=False)
@@ -481,6 +484,7 @@ class TopApp(App):
                 self.reload("board")
         elif family == "chat":
             if event.get("room") == self.room:
+                self._show_line(event)
                 self.reload("rooms")
             self.reload("agents")
         elif family == "group":
@@ -490,6 +494,14 @@ class TopApp(App):
             agent = event.get("agent")
             if family == "inbox" and agent in self.agent_panes:
                 self.reload(f"agent:{agent}")
+
+    def _show_line(self, event: dict) -> None:
+        """A transcript line, drawn from the event itself as it arrives; the read of the room that
+        follows redraws the transcript with it (and the roster and budget)."""
+        from rooms_cli.chat.transcript import Message
+
+        kind = str(event.get("type", "chat.message")).partition(".")[2] or "message"
+        self.query_one("#transcript", RichLog).write(_message_text(Message.from_json({**event, "kind": kind})))
 
     async def action_quit(self) -> None:
         if self._stop is not None:
