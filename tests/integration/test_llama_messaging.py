@@ -41,7 +41,7 @@ def test_a_spawn_the_engine_refuses_reports_the_error_to_the_parent(llama_projec
     waited = ok(rooms("wait", "--as", "tester", "--timeout", "60", "--json"))
     [message] = waited["messages"]
     assert message["kind"] == "spawn_error" and message["meta"]["spawn"] == spawned["id"]
-    assert "llamacpp" in message["text"] and "400" in message["text"]
+    assert "llamacpp" in message["text"] and "context window" in message["text"]
     record = spawn_record(llama_project, spawned["id"])
     assert record["status"] == "failed" and record["exit_code"] != 0
 
