@@ -172,6 +172,20 @@ def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None =
     run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {json_line(task.record)}")
 
 
+def sync(run: Run, remote: str | None = None) -> None:
+    """`rooms sync`: merge .rooms/ with the git remote both ways (store/gitsync.py)."""
+    from rooms_cli.store.gitsync import sync as sync_with
+    from rooms_cli.sync.settings import for_task_commands
+
+    if remote is None:
+        remote = for_task_commands(lambda: run.config, run.project.root, True, None)[1]
+    result = sync_with(run.project, remote)
+    conflicts = (f"; {len(result.conflicts)} file conflicts (the other side kept under .rooms/run/sync/conflicts)"
+                 if result.conflicts else "")
+    run.emit(result, f"synced with {result.remote}: {result.received} lines in, {result.sent} out, "
+                     f"{len(set(result.files_in))} files changed here, {len(set(result.files_out))} sent{conflicts}")
+
+
 # --- chat -----------------------------------------------------------------------------------------------
 
 
