@@ -139,7 +139,20 @@ def test_passes_in_the_words_real_models_use_cost_nothing_and_stream_nothing(pro
     result = run_message(project, load_config(project), "sync", "alice", "anything?", on_event=lambda k, d: events.append(k))
     assert [r.kind for r in result.replies] == ["pass"] and "delta" not in events
     assert state(project).budget_remaining == state(project).budget_total
-    assert server.requests[0].messages[-1]["content"].endswith('{"speak": false, "message": ""}.)'), "how to pass, at the end"
+    assert server.requests[0].messages[-1]["content"].endswith('"speak" false and an empty "message".)'), "how to pass, at the end"
+
+
+def test_only_an_open_message_offers_a_pass_an_agent_asked_by_name_is_told_to_answer(project, server):
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.set_default(Reply(text=lambda r: f"on it, says {speaker_of(r)}"))
+    say(project, "@a0 draft the release note")
+    say(project, "@jam one risk each?")
+    for request in server.requests:
+        assert "response_format" not in request.json and "/pass" not in request.messages[-1]["content"]
+        assert request.messages[-1]["content"].endswith("in one short message.)")
+    say(project, "anything else before we wrap up?")
+    assert all("response_format" in r.json for r in server.requests[3:])
 
 
 def test_a_structured_provider_is_asked_for_speak_and_message_and_a_pass_is_read_from_it(project, server):
@@ -165,9 +178,9 @@ def test_a_structured_provider_is_asked_for_speak_and_message_and_a_pass_is_read
 def test_a_server_that_refuses_the_schema_is_read_as_text(project, server):
     server.refuse = {"response_format"}
     use_server(project, server, ["a0"])
-    room(project, agents=["a0", "ops"])
+    room(project, agents=["a0"])
     server.set_default("Plain words, no JSON.")
-    assert say(project, "@a0 hi").replies[0].text == "Plain words, no JSON."
+    assert say(project, "hi, anything?").replies[0].text == "Plain words, no JSON."
     assert "response_format" in server.requests[0].json and "response_format" not in server.requests[1].json
 
 
@@ -240,3 +253,16 @@ def test_the_handoff_suggestion_reads_the_last_prompt_not_the_sum_of_all_turns(p
     say(project, "@a0 third")
     suggestion = records(project, kind="handoff_suggested")
     assert len(suggestion) == 1 and "720 of 1000" in suggestion[0].text
+
+
+def test_a_handoff_summary_is_bounded_and_a_cut_one_is_marked(project, server, cli):
+    use_server(project, server, ["a0"], max_tokens=5)
+    room(project, agents=["a0", "ops"])
+    server.set_default("fine")
+    say(project, "@a0 hello")
+    server.set_default("We discussed the deploy, the rollback plan, the canary and who pages whom.")
+    run = cli("room", "handoff", "a0", "--room", "sync", "--json")
+    assert run.exit_code == 0, run.stderr
+    body = server.requests[-1].json
+    assert body["max_tokens"] == 5 and body["temperature"] == 0.3 and alternates(body["messages"])
+    assert run.json()["deliberation"]["text"] == "We discussed the deploy, the…[cut at 5 tokens]"

@@ -41,6 +41,8 @@ def test_a_reply_that_goes_on_to_write_another_speakers_turn_is_cut_there():
     ("I'm a chatbot. I'm a chatbot. I'm a chatbot.", "I'm a chatbot…"),
     ("First, check the logs.\nThen restart the pods.\nThen restart the pods.\nThen restart the pods.",
      "First, check the logs.\nThen restart the pods…"),
+    ("you're ready for the one line release note, you're ready for the one line release note, you're ready for the one line re",
+     "you're ready for the one line release note…"),
 ])
 def test_a_reply_that_repeats_itself_is_cut_at_the_repetition_and_flagged(raw, kept):
     tidy = tidy_reply(raw, "ops", NAMES)
@@ -53,6 +55,7 @@ def test_a_reply_that_repeats_itself_is_cut_at_the_repetition_and_flagged(raw, k
     "```\nx = 1\nx = 1\n```",
     "00 00 00 00 00 00 00 00 00 00 00 00",
     "We should cache the lookups, then measure again before the release on Friday.",
+    "- check the logs for errors in the api\n- check the logs for errors in the worker\n- check the logs for errors in the db",
 ])
 def test_ordinary_replies_are_not_taken_for_repetition(text):
     assert cut_repetition(text) == (text, False)

@@ -250,9 +250,13 @@ def test_handoff_writes_a_deliberation_clears_the_session_and_feeds_the_next_pro
 
 
 def test_handoff_is_suggested_once_past_the_threshold(project):
-    new_agent(project, "tiny", tags=["deploy"], context_window=256)
+    new_agent(project, "tiny", tags=["deploy"], context_window=256, max_tokens=40)
+    project.config_path.write_text("context_threshold: 0.6\n")  # the prompt is fitted below ~0.7 of so small a window
     room(project, agents=["tiny", "ops"])
-    say(project, "@tiny deploy?")
+    say(project, "@tiny deploy?")  # a short prompt: far from the window
+    assert records(project, kind="handoff_suggested") == []
+    say(project, "@tiny deploy the release with the new migration, the canary, the feature flags, the dashboards, "
+                 "the alerts, the runbook and the rollback plan ready, and tell the support team before noon?")
     say(project, "@tiny deploy again?")
     suggestions = records(project, kind="handoff_suggested")
     assert len(suggestions) == 1 and "/handoff tiny" in suggestions[0].text

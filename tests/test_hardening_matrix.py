@@ -96,6 +96,11 @@ VALID: dict[str, list[str]] = {
     "hook claude-code session-start": [],
     "mcp": [],  # stdin closed at once: the server starts and ends cleanly
     "top": ["--snapshot", "{NEW}", "--size", "80x24"],  # one frame to an SVG file: no terminal needed
+    "files reserve": ["src/auth/**", "--as", "reviewer"],
+    "files release": ["--all", "--as", "reviewer"],
+    "files check": ["src/auth/login.py", "--as", "judge"],
+    "files list": [],
+    "hook pre-commit": [],
 }
 STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": ""}
 
@@ -157,6 +162,13 @@ def prepare(path: str, root) -> list[str]:
         # assigning to the lane of an agent another person owns is a proposal, pending until they answer
         assign = invoke(["task", "assign", fill["{TASK}"], "--to", "counsel", "--as", "you"])
         assert assign.exit_code == 0, assign.stderr
+    if path == "hook pre-commit":  # a git hook: it runs in a clone
+        import subprocess
+
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if path == "files release":
+        reserve = invoke(["files", "reserve", "src/auth/**", "--as", "reviewer"])
+        assert reserve.exit_code == 0, reserve.stderr
     if path in NEEDS_CONFLICT:
         # a second create event (as a bad git merge leaves) is a conflict for `task resolve`; not the same
         # line again: a record that arrives twice counts once (store/order.py)

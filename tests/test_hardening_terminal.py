@@ -38,14 +38,12 @@ def hostile(project_dir, tmp_path, cli):
     task title, an agent's display name, a model reply (a `command` provider) and a transcript."""
     script = tmp_path / "model.py"
     script.write_text(REPLY_SCRIPT)
+    import yaml
+
     config = project_dir / ".rooms.yaml"
-    config.write_text(config.read_text() + textwrap.dedent(
-        f"""
-        providers:
-          evil:
-            type: command
-            command: [{json.dumps(sys.executable)}, {json.dumps(str(script))}]
-        """))
+    data = yaml.safe_load(config.read_text()) or {}
+    data["providers"] = {**(data.get("providers") or {}), "evil": {"type": "command", "command": [sys.executable, str(script)]}}
+    config.write_text(yaml.safe_dump(data))  # a second `providers:` key would be refused
     agent = project_dir / ".rooms" / "agents" / "mallory.md"
     agent.write_text("---\nid: mallory\nname: \"Mal\\e]0;x\\aory\"\nmodel: evil:any\ntags: [escapes]\n---\nYou echo.\n")
     for args in (("status", "set", PAYLOAD, "--as", "bob"),

@@ -304,3 +304,14 @@ def test_any_error_body_is_read_without_failing(raw):
     call = Call(provider="p", url="u", endpoint="u", headers={}, body={}, settings=HttpSettings())
     overflow = context_overflow(call, message, err)
     assert overflow is None or isinstance(overflow, ContextOverflow)
+
+
+def test_clipping_a_big_message_is_one_pass():
+    import time
+
+    text = "3f a9 0c " * 20_000  # 180 KB of hex dump
+    start = time.monotonic()
+    clipped = clip_to_tokens(text, 2000)
+    assert time.monotonic() - start < 2.0  # a binary search of whole estimates took seconds
+    assert estimate_tokens(clipped) <= 2000 < estimate_tokens(clipped + " 3f a9")
+    assert estimate_tokens("\x1b[31m") >= 5  # control characters count too

@@ -301,3 +301,11 @@ def test_anthropic_gets_no_whitespace_only_stop_sequence_but_it_still_stops_ther
     done = anthropic(server).complete(MESSAGES, model="m", stop=["\n\n", "\nops:"])
     assert server.requests[0].json["stop_sequences"] == ["\nops:"]
     assert done.text == "first paragraph" and done.finish_reason == "stop"
+
+
+def test_a_command_that_writes_other_speakers_turns_is_stopped_at_the_stop_string():
+    script = "import sys, time\nsys.stdout.write('I agree.\\nops: and then'); sys.stdout.flush()\ntime.sleep(30)"
+    start = time.monotonic()
+    done = command(script).complete(MESSAGES, model="", stop=["\nops:"])
+    assert time.monotonic() - start < 10  # stopped, not waited for
+    assert done.text == "I agree." and done.finish_reason == "stop"

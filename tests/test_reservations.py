@@ -205,3 +205,15 @@ def test_the_mcp_tools_reserve_list_check_and_release(project_dir, rooms):
     assert [r["id"] for r in listed["reservations"]] == [mine["id"]]
     assert [r["id"] for r in released["released"]] == [mine["id"]] and after["ok"] is True
     assert rooms("files", "list", "--json").json() == []
+
+
+def test_watch_shows_reservations_being_taken_and_released(project_dir, rooms):
+    rooms("files", "reserve", "src/**", "--as", "frontend", "--reason", "refactor")
+    rooms("files", "release", "--all", "--as", "frontend")
+    watched = rooms("watch", "--all", "--last", "10", "--timeout", "1", "--json")
+    events = [json.loads(line) for line in watched.stdout.splitlines()]
+    files = [e for e in events if e["type"].startswith("files.")]
+    assert [e["type"] for e in files] == ["files.reserve", "files.release"]
+    assert files[0]["agent"] == "frontend" and files[0]["patterns"] == ["src/**"] and files[0]["reason"] == "refactor"
+    human = rooms("watch", "--all", "--last", "10", "--timeout", "1", env={"NO_COLOR": "1"}).stdout
+    assert "frontend reserve src/** (exclusive)" in human

@@ -55,7 +55,7 @@ def test_the_sources_of_each_filter(project):
     assert followed(Selection(groups=True)) == [("group", "rev", ".rooms/groups/rev.jsonl")]
     assert followed(Selection(inboxes=("carol",))) == [("inbox", "carol", ".rooms/inbox/carol.jsonl")]
     everything = followed(Selection(all=True))
-    assert {f[0] for f in everything} == {"chat", "task", "group", "inbox", "spawn"}
+    assert {f[0] for f in everything} == {"chat", "task", "group", "inbox", "spawn", "files"}
     assert ("chat", "lab", ".rooms/rooms/lab/transcript.jsonl") in everything
 
 

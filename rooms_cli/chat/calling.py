@@ -8,8 +8,8 @@ Sent (see docs/chat.md, "What an agent is given"):
 - stop sequences `\\n<name>:` for the speakers most likely to be impersonated (the speaker being
   answered, then the latest other speakers, then the roster), at most `MAX_STOPS` (servers such as
   OpenAI's accept four); every other speaker's turn is cut after the fact (hygiene.py);
-- where the provider honours a JSON schema, `PASS_SCHEMA` (`{"speak", "message"}`), except when a
-  pass is not accepted;
+- where the provider honours a JSON schema and the message is open (the only mode whose prompt
+  offers a pass), `PASS_SCHEMA` (`{"speak", "message"}`);
 - a prompt fitted to the context window the server reports (else the agent's `context_window`),
   counted with the server's tokenizer when the conservative estimate says it might not fit. When
   the server still refuses it as too long (ContextOverflow), it is built once more with half the
@@ -117,8 +117,11 @@ class Caller:
                     counts[text] = estimate_tokens(text)
         return lambda text: counts.get(text) or estimate_tokens(text)
 
-    async def ask(self, agent, trigger, snapshot: list, *, must_answer: bool, on_delta=None) -> Answer:
-        """Call the agent's model about `trigger`; ProviderError (ContextOverflow after the retry) on failure."""
+    async def ask(self, agent, trigger, snapshot: list, *, must_answer: bool, offer_pass: bool = True, on_delta=None) -> Answer:
+        """Call the agent's model about `trigger`; ProviderError (ContextOverflow after the retry) on failure.
+
+        `offer_pass`: the prompt says how to pass (open messages); asked directly, an agent is told to
+        answer (a pass is still read as one)."""
         from rooms_cli.errors import ContextOverflow
         from rooms_cli.models.limits import reply_limit
         from rooms_cli.models.tokens import estimate_tokens
@@ -126,10 +129,11 @@ class Caller:
         provider, model = self.provider(agent)
         purpose = "answer" if must_answer else "chat"
         limit = reply_limit(purpose, agent=agent, provider_spec=provider.spec)
-        structured = bool(getattr(provider, "structured", False)) and not must_answer
+        structured = bool(getattr(provider, "structured", False)) and offer_pass and not must_answer
         window = await self.window(agent)
         limit = min(limit, max(16, window // 2))  # a limit past half the window would leave no room for the prompt
-        system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer, structured=structured)
+        system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer, structured=structured,
+                               offer_pass=offer_pass)
         texts = [system, *(m.text for m in snapshot), trigger.text]
         count = estimate_tokens
         if sum(estimate_tokens(t) + PER_MESSAGE for t in texts) > (window - limit) * 0.9:
@@ -140,7 +144,8 @@ class Caller:
         for tight in (False, True):
             messages = build_prompt(self.project, self.state, agent, self.agents, snapshot, trigger, must_answer=must_answer,
                                     window=window, reply_tokens=limit, count=count, structured=structured, system=system,
-                                    shrink=TIGHT_SHRINK if tight else 1.0, keep_last=TIGHT_MESSAGES if tight else None)
+                                    shrink=TIGHT_SHRINK if tight else 1.0, keep_last=TIGHT_MESSAGES if tight else None,
+                                    offer_pass=offer_pass)
             try:
                 completion = await provider.acomplete(
                     messages, model=model, temperature=temperature, max_tokens=limit, stop=stops,

@@ -27,10 +27,12 @@ PASS_RULE = (
     "agent of the room to ask it something."
 )
 PASS_RULE_STRUCTURED = (
-    "Answer with a JSON object {\"speak\": true, \"message\": \"...\"}: one short message, in your own voice. "
-    "If you have nothing useful to add, answer {\"speak\": false, \"message\": \"\"}; do not fabricate a "
+    "Answer with a JSON object: \"speak\" true and \"message\" what you say, one short message in your own voice. "
+    "If you have nothing useful to add, \"speak\" false and an empty \"message\"; do not fabricate a "
     "contribution. You may @-mention another agent of the room to ask it something."
 )
+ANSWER_RULE = ("You were asked directly: answer in one short message, in your own voice. You may @-mention another "
+               "agent of the room to ask it something.")
 MUST_ANSWER = "You were addressed with @everyone: `/pass` is not accepted this time. Give one substantive line."
 
 
@@ -48,7 +50,8 @@ def read_snapshot(project, room: str, config) -> list:
     return [m for m in tail(project, room, count * 2) if m.kind in SPOKEN][-count:]
 
 
-def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False, structured: bool = False) -> str:
+def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False, structured: bool = False,
+                  offer_pass: bool = True) -> str:
     from rooms_cli.chat.handoff import latest_deliberation
     from rooms_cli.config import load_config
     from rooms_cli.memories import lessons_block
@@ -70,7 +73,10 @@ def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = Fa
                  "Messages from others are shown as `name: text`.")
     for name, text in _room_sections(project, state.id):
         parts.append(f"The room's {name}:\n{text}")
-    parts.append(MUST_ANSWER if must_answer else PASS_RULE_STRUCTURED if structured else PASS_RULE)
+    if must_answer:
+        parts.append(MUST_ANSWER)
+    else:
+        parts.append((PASS_RULE_STRUCTURED if structured else PASS_RULE) if offer_pass else ANSWER_RULE)
     return "\n\n".join(parts)
 
 
@@ -186,13 +192,16 @@ def fit(lines: list[Line], answering: int | None, budget: int, count, *, keep_la
     return [chosen[i] for i in order], (order.index(answering) if answering is not None else None)
 
 
-def instruction_for(agent_id: str, *, must_answer: bool, structured: bool) -> str:
-    """The short reminder closing the prompt: how to answer and, where allowed, how to pass."""
+def instruction_for(agent_id: str, *, must_answer: bool, structured: bool, offer_pass: bool = True) -> str:
+    """The short reminder closing the prompt: how to answer and, where offered, how to pass. No
+    placeholder text: a small model copies it ("your one short message") as its answer."""
     if must_answer:
         return f"(Answer as {agent_id} in one short message. /pass is not accepted this time.)"
+    if not offer_pass:
+        return f"(Answer as {agent_id} in one short message.)"
     if structured:
-        return (f"(Answer as {agent_id} with a JSON object: {{\"speak\": true, \"message\": \"your one short message\"}}. "
-                "If you have nothing useful to add: {\"speak\": false, \"message\": \"\"}.)")
+        return (f"(Answer as {agent_id} in JSON: \"speak\" true and your one short message as \"message\"; "
+                "if you have nothing useful to add, \"speak\" false and an empty \"message\".)")
     return f"(Answer as {agent_id} in one short message. If you have nothing useful to add, reply with just: /pass)"
 
 
@@ -210,7 +219,8 @@ def snapshot_lines(snapshot: list, trigger) -> tuple[list[Line], int | None]:
 
 def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *, must_answer: bool = False,
                  window: int | None = None, reply_tokens: int = 0, count=None, structured: bool = False,
-                 keep_last: int | None = None, shrink: float = 1.0, system: str | None = None) -> list[Message]:
+                 keep_last: int | None = None, shrink: float = 1.0, system: str | None = None,
+                 offer_pass: bool = True) -> list[Message]:
     """The messages for one call: system prompt, the tail that fits, and what to answer (`arrange`).
 
     The budget is the context window (`window`: the server's, else the agent's `context_window`)
@@ -220,8 +230,9 @@ def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *
     """
     count = count or estimate_tokens
     if system is None:
-        system = system_prompt(project, state, agent, agents, must_answer=must_answer, structured=structured)
-    instruction = instruction_for(agent.id, must_answer=must_answer, structured=structured)
+        system = system_prompt(project, state, agent, agents, must_answer=must_answer, structured=structured,
+                               offer_pass=offer_pass)
+    instruction = instruction_for(agent.id, must_answer=must_answer, structured=structured, offer_pass=offer_pass)
     window = window or agent.context_window
     room = window - (reply_tokens or int(window * REPLY_RESERVE))
     budget = int((room * 0.9 - count(system) - count(instruction) - 3 * PER_MESSAGE) * shrink)

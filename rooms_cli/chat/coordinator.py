@@ -304,8 +304,12 @@ class Turn:
     async def close(self) -> None:
         await self.caller.close()
 
-    async def call(self, agent, trigger: Message, snapshot: list, *, must_answer: bool, stream: bool):
-        """One model call, read: (Reading, None), or (None, the reason) when the provider fails."""
+    async def call(self, agent, trigger: Message, snapshot: list, *, must_answer: bool, stream: bool, mode: str = "open"):
+        """One model call, read: (Reading, None), or (None, the reason) when the provider fails.
+
+        Only an open message offers a pass in its prompt: an agent a person (or another agent) asked
+        by name is told to answer; a pass it gives anyway is still read as one."""
+        offer_pass = mode == "open" and not must_answer
         structured = [False]
         names = known_names(self.agents, snapshot, trigger)
         on_delta = _PassFilter(lambda piece: self.emit("delta", agent=agent.id, text=piece), structured,
@@ -313,8 +317,9 @@ class Turn:
         try:
             if on_delta is not None:
                 provider, _model = self.caller.provider(agent)
-                structured[0] = bool(getattr(provider, "structured", False)) and not must_answer
-            answer = await self.caller.ask(agent, trigger, snapshot, must_answer=must_answer, on_delta=on_delta)
+                structured[0] = bool(getattr(provider, "structured", False)) and offer_pass
+            answer = await self.caller.ask(agent, trigger, snapshot, must_answer=must_answer, offer_pass=offer_pass,
+                                           on_delta=on_delta)
         except Exception as exc:  # (a cancelled call is a BaseException: it goes through)  # any provider failure: visible, named, and the turn goes on
             self.emit("failed", agent=agent.id)
             return None, exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
@@ -332,10 +337,10 @@ class Turn:
         if snapshot is None:
             snapshot = read_snapshot(self.project, self.room, self.config)
         self.emit("start", agent=agent.id, mode=mode)
-        got, error = await self.call(agent, trigger, snapshot, must_answer=False, stream=stream)
+        got, error = await self.call(agent, trigger, snapshot, must_answer=False, stream=stream, mode=mode)
         if got is not None and got[1].kind == "pass" and mode == "everyone":
             self.emit("retry", agent=agent.id)
-            got, error = await self.call(agent, trigger, snapshot, must_answer=True, stream=stream)
+            got, error = await self.call(agent, trigger, snapshot, must_answer=True, stream=stream, mode=mode)
             if got is not None and got[1].kind == "pass":
                 return Outcome(agent, trigger, mode, "flavor", self._line(FLAVOR_LINES, agent.id, trigger.id, "flavor"))
         if got is None:

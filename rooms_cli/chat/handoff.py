@@ -19,6 +19,7 @@ from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 
 REHYDRATE_MESSAGES = 50
+HANDOFF_TEMPERATURE = 0.3  # a summary, not a conversation: when the agent sets no temperature
 
 
 @dataclass
@@ -101,7 +102,8 @@ def handoff(project: Project, config, room: str, agent_id: str) -> dict:
 
 
 def _summarise(project, config, agent, room, turns, recent) -> str:
-    """Ask the agent's model for a hand-off note; on failure fall back to an extractive note."""
+    """Ask the agent's model for a hand-off note (bounded by the "handoff" reply limit; a note the limit
+    cut ends with `…[cut at N tokens]`); with no words from it, an extractive note."""
     from rooms_cli.models import Message, provider_for
     from rooms_cli.models.offline import summarize
 
@@ -115,15 +117,24 @@ def _summarise(project, config, agent, room, turns, recent) -> str:
                           "yourself. Write a short hand-off note: what was discussed, what you said, what is open."),
         Message("user", material),
     ]
+    from rooms_cli.chat.hygiene import mark_cut
+    from rooms_cli.models.limits import reply_limit
+
     provider, model = provider_for(agent.model_string(config.default_model), config)
+    limit = reply_limit("handoff", agent=agent, provider_spec=provider.spec)
+    temperature = agent.temperature if agent.temperature is not None else HANDOFF_TEMPERATURE
 
     async def call():
         try:
-            return await provider.acomplete(messages, model=model, temperature=agent.temperature, agent=agent, purpose="summary")
+            return await provider.acomplete(messages, model=model, temperature=temperature, max_tokens=limit,
+                                            agent=agent, purpose="summary")
         finally:
             await provider.aclose()
 
     import asyncio  # a handoff calls a model; a chat turn only reads the latest deliberation here
 
     completion = asyncio.run(call())
-    return completion.text.strip() or summarize(material) or "No session to summarise."
+    text = completion.text.strip()
+    if text and completion.cut:
+        text = mark_cut(text, limit)
+    return text or summarize(material) or "No session to summarise."

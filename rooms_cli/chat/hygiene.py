@@ -12,7 +12,8 @@ In order:
    speaker rather than the four a server accepts).
 3. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
    characters looping four times or more (`salt_salt_salt_salt`), or a sentence or line of 10+
-   characters said again (`I'm a chatbot. I'm a chatbot.`). Cuts end with "…".
+   characters said again (`I'm a chatbot. I'm a chatbot.`), or a phrase of six words said three
+   times (`you're ready for the one line, you're ready for the one line, …`). Cuts end with "…".
 A reply cut by the token limit gets `mark_cut`: an unterminated code fence is closed and the text
 ends with `…[cut at N tokens]`. `copied_from` finds an earlier message a reply copies (rapidfuzz
 ratio ≥ 90 on normalised text, 20+ characters).
@@ -32,6 +33,7 @@ COPY_RATIO = 90.0
 COPY_MIN_CHARS = 20
 COPY_WORDS = 0.6  # share of words in common before the characters are compared
 REPEAT_MIN_CHARS = 10
+LOOP_WORDS = 6
 
 _ROLE_TOKEN = re.compile(
     r"<\|(?:im_start|im_end|start_header_id|end_header_id|eot_id|endoftext|assistant|user|system|end)\|>"
@@ -134,9 +136,31 @@ def cut_repetition(text: str) -> tuple[str, bool]:
             cut = min(cut, start)
             break
         seen.add(key)
+    cut = min(cut, _phrase_loop(text))
     if cut >= len(text):
         return text, False
     return close_fences(text[:cut].rstrip(" \t\n,;:-_.") + ELLIPSIS), True
+
+
+def _phrase_loop(text: str) -> int:
+    """Where a phrase of `LOOP_WORDS` words is said for the second time, when it is said three
+    times, two of them on one line (items of a list, one a line, may all start alike), outside
+    code; else len."""
+    fenced = _fenced(text)
+    words = [m for m in re.finditer(r"[\w']+", text) if not fenced(m.start())]
+    lowered = [m.group().lower() for m in words]
+    places: dict[tuple[str, ...], list[int]] = {}
+    for i in range(len(words) - LOOP_WORDS + 1):
+        key = tuple(lowered[i:i + LOOP_WORDS])
+        seen = places.setdefault(key, [])
+        if seen and i < seen[-1] + LOOP_WORDS:
+            continue  # overlapping: the character loop above is for that
+        seen.append(i)
+        if len(seen) >= 3:
+            lines = [text.count("\n", 0, words[j].start()) for j in seen]
+            if len(set(lines)) < len(lines):
+                return words[seen[1]].start()
+    return len(text)
 
 
 def close_fences(text: str) -> str:

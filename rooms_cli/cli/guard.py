@@ -93,7 +93,13 @@ def begin() -> None:
 
 def _discard_stdout() -> None:
     """/dev/null onto descriptor 1, so what is still buffered is dropped at exit instead of failing again
-    (Python would print "Exception ignored" and exit 120)."""
+    (Python would print "Exception ignored" and exit 120). Only when stdout is descriptor 1: in-process
+    callers (typer's CliRunner, a test) print into memory and keep their descriptor."""
+    try:
+        if sys.stdout.fileno() != 1:
+            return
+    except (AttributeError, OSError, ValueError):
+        return
     try:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)

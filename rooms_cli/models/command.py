@@ -10,7 +10,8 @@ the program prints it (surrounding whitespace trimmed). The program runs in its 
 group; `timeout` (seconds, default 600) or cancelling the call kills the whole group. A non-zero
 exit is a ProviderError with the exit code and the tail of its stderr. A reply longer than
 `max_tokens` (by tokens.estimate_tokens) is cut there: the program is stopped, the text kept up
-to the limit, and `finish_reason` is "length". The program sees only the
+to the limit, and `finish_reason` is "length". Likewise once a stop string appears in its output
+the program is stopped (the text is cut there by the base class). The program sees only the
 allow-listed environment of rooms_cli/child_env.py plus the names in `pass_env:` (and the spec's
 own `api_key_env`): no other API key.
 """
@@ -24,7 +25,7 @@ import signal
 from collections import deque
 
 from rooms_cli.errors import ProviderError
-from rooms_cli.models.base import Completion, Provider, Usage
+from rooms_cli.models.base import Completion, Provider, Usage, first_stop
 from rooms_cli.models.http import ProviderTimeout
 from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
 
@@ -118,6 +119,7 @@ class CommandProvider(Provider):
         err_tail: deque[bytes] = deque(maxlen=64)
         pending = [""]  # whitespace held back until more text follows (the reply is trimmed)
         cut = [False]  # the reply reached max_tokens: the rest is not read
+        stopped = [False]  # a stop string appeared: the rest is not read either
 
         def emit(piece: str) -> None:
             text = pending[0] + piece
@@ -135,6 +137,8 @@ class CommandProvider(Provider):
                 out.append(kept)
                 if on_delta:
                     on_delta(kept)
+                if stop and first_stop("".join(out), stop) is not None:
+                    stopped[0] = True
 
         async def feed() -> None:
             try:
@@ -152,7 +156,7 @@ class CommandProvider(Provider):
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
             while chunk := await stdout.read(4096):
                 emit(decoder.decode(chunk))
-                if cut[0]:
+                if cut[0] or stopped[0]:
                     _kill_group(proc)  # enough: the rest of the reply would be thrown away
                     while await stdout.read(65536):  # drained to its end, so the pipe closes
                         pass
@@ -183,7 +187,7 @@ class CommandProvider(Provider):
                 pass
             raise
         stderr = _tail(b"".join(err_tail))
-        if code != 0 and not cut[0]:
+        if code != 0 and not (cut[0] or stopped[0]):
             how = f"was killed by signal {_signal_name(-code)}" if code < 0 else f"exited with code {code}"
             raise ProviderError(
                 f"provider {self.name!r}: command {argv[0]!r} {how}" + (f": {stderr}" if stderr else " (no stderr)"),

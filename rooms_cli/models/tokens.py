@@ -11,15 +11,17 @@ tokenizer (llama.cpp's `/tokenize`) in docs/providers.md ("Counting tokens").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # One run of a kind: a word of ASCII letters, a run of digits, a run of hex-like alphanumerics
-# (letters and digits mixed), a space before a word, other whitespace, one other ASCII character, one non-ASCII character.
+# (letters and digits mixed), a space before a word, other whitespace, one other ASCII character
+# (control characters too), one non-ASCII character.
 _RUNS = re.compile(
     r"(?P<word>[A-Za-z]+(?![A-Za-z0-9]))"
     r"|(?P<alnum>[A-Za-z0-9]+)"
     r"|(?P<join> (?=[A-Za-z]))"
     r"|(?P<space>\s+)"
-    r"|(?P<ascii>[\x21-\x7e])"
+    r"|(?P<ascii>[\x00-\x7f])"
     r"|(?P<other>[^\x00-\x7f])",
 )
 
@@ -28,25 +30,28 @@ def estimate_tokens(text: str) -> int:
     """A token count for `text` that rarely undercounts a BPE tokenizer (see the module docstring)."""
     if not text:
         return 0
-    count = 0.0
+    return max(1, round(sum(cost for _, cost in _run_costs(text))))
+
+
+def _run_costs(text: str) -> Iterator[tuple[int, float]]:
+    """(end of the run, its cost in tokens) for each run of `text`, in order."""
     for match in _RUNS.finditer(text):
         kind = match.lastgroup
         run = match.group()
+        cost: float
         if kind == "word":
             # a word: one token, another each 6 letters; past 12 letters it is rarely a word
             # (an identifier, a hash, `xxxxxxxx`) and BPE splits it finer
-            count += 1 + (min(len(run), 12) - 1) // 6 + max(0, len(run) - 12) // 3
+            cost = 1 + (min(len(run), 12) - 1) // 6 + max(0, len(run) - 12) // 3
         elif kind == "alnum":
-            count += len(run)  # hex, base64, numbers: BPE merges little here (SmolLM2: digits one a token)
+            cost = len(run)  # hex, base64, numbers: BPE merges little here (SmolLM2: digits one a token)
         elif kind == "join":
-            count += 0.25  # a single space before a word mostly merges into the word's token
-        elif kind == "space":
-            count += 1
-        elif kind == "ascii":
-            count += 1
+            cost = 0.25  # a single space before a word mostly merges into the word's token
+        elif kind in ("space", "ascii"):
+            cost = 1
         else:
-            count += _non_ascii_cost(run)
-    return max(1, round(count))
+            cost = _non_ascii_cost(run)
+        yield match.end(), cost
 
 
 def _non_ascii_cost(char: str) -> float:
@@ -60,20 +65,19 @@ def _non_ascii_cost(char: str) -> float:
 
 
 def clip_to_tokens(text: str, max_tokens: int) -> str:
-    """The longest prefix of `text` whose estimate is within `max_tokens` (cut at a word boundary
-    when one is near). Returns `text` itself when it fits."""
+    """The longest prefix of `text` (ending with a whole run) whose estimate is within
+    `max_tokens`, cut back to a word boundary when one is near. Returns `text` itself when it fits."""
     if max_tokens <= 0:
         return ""
-    if estimate_tokens(text) <= max_tokens:
+    total, fits = 0.0, 0
+    for end, cost in _run_costs(text):  # one pass: the estimate of a prefix is the sum of its runs
+        total += cost
+        if max(1, round(total)) > max_tokens:
+            break
+        fits = end
+    else:
         return text
-    low, high = 0, len(text)
-    while low < high:  # the longest prefix that fits: estimates grow with the prefix
-        mid = (low + high + 1) // 2
-        if estimate_tokens(text[:mid]) <= max_tokens:
-            low = mid
-        else:
-            high = mid - 1
-    cut = text[:low]
+    cut = text[:fits]
     space = cut.rfind(" ")
     if space >= len(cut) * 0.8:
         cut = cut[:space]

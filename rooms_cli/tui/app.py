@@ -38,7 +38,7 @@ from rooms_cli.errors import RoomsError
 from rooms_cli.tui import FIXED_TABS, actions, views
 from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
 
-LANE_MIN = 34  # columns of a lane on the board
+LANE_MIN = 36  # columns of a lane on the board
 STATUS_MARK = {"todo": "○", "doing": "●", "blocked": "■", "failed": "✗", "done": "✓", "cancelled": "–"}
 COMPOSER_FIELDS = [("objective", "objective — what to accomplish"), ("output_format", "output_format — how the reply is shaped"),
                    ("tool_guidance", "tool_guidance — which tools to use or avoid"), ("boundaries", "boundaries — what is out of scope")]
@@ -69,14 +69,56 @@ class Changed(Message):
 
 
 class LaneTable(DataTable):
-    """One lane's tasks (or the done column); the row key is the task id."""
+    """One lane's tasks (or the done column), the row key being the task id. Rows are added a page at
+    a time as the cursor or the scroll nears the end: a lane of thousands opens at once."""
 
+    PAGE = 100
     BINDINGS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
 
     def __init__(self, lane: str, **kwargs):
-        super().__init__(cursor_type="row", show_header=False, **kwargs)
+        super().__init__(cursor_type="row", show_header=False, cell_padding=0, **kwargs)
         self.lane = lane
-        self.rows_shown: list[tuple] = []
+        self.title = Label(lane)  # above the table: the lane and how many tasks it holds
+        self.tasks: list[views.TaskRow] = []
+        self.shown: list[tuple] = []  # what the rows were built from (nothing to redraw when equal)
+
+    def show(self, rows: list[views.TaskRow]) -> None:
+        shown = [(r.id, r.status, r.title, r.holder, r.expires_at, tuple(r.flags), r.short) for r in rows]
+        if shown == self.shown:
+            return
+        keep = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value if self.row_count else None
+        at = next((i for i, r in enumerate(rows) if r.id == keep), 0)
+        self.clear()
+        self.tasks, self.shown = rows, shown
+        self.more(at + self.PAGE)
+        if keep is not None and keep in self.rows:
+            self.move_cursor(row=self.get_row_index(keep))
+
+    def more(self, upto: int) -> None:
+        """Rows up to `upto` (the next page)."""
+        for row in self.tasks[self.row_count:upto]:
+            self.add_row(_task_cell(row), key=row.id, height=2)
+
+    def replace(self, row: views.TaskRow) -> bool:
+        """One task changed in place (same lane, still open); False when it is not in this lane."""
+        at = next((i for i, r in enumerate(self.tasks) if r.id == row.id), None)
+        if at is None:
+            return False
+        row.short = self.tasks[at].short
+        self.tasks[at] = row
+        self.shown[at] = (row.id, row.status, row.title, row.holder, row.expires_at, tuple(row.flags), row.short)
+        if row.id in self.rows:
+            self.update_cell(row.id, self.ordered_columns[0].key, _task_cell(row))
+        return True
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= self.row_count - 10:
+            self.more(self.row_count + self.PAGE)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value >= self.max_scroll_y - 4 and self.row_count < len(self.tasks):
+            self.more(self.row_count + self.PAGE)
 
 
 class TopApp(App):
@@ -94,7 +136,7 @@ class TopApp(App):
     #lanes { height: 1fr; }
     .lane { width: 34; height: 100%; border-right: vkey $panel; }
     .lane Label { width: 100%; text-style: bold; padding: 0 1; background: $boost; }
-    LaneTable { height: 1fr; }
+    LaneTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
     #room-side { width: 26; border-right: vkey $panel; }
     #room-list { height: auto; max-height: 8; }
     #roster { height: 1fr; }
@@ -176,13 +218,13 @@ class TopApp(App):
     def on_mount(self) -> None:
         self.query_one("#agent-table", DataTable).add_columns("agent", "kind", "state", "unread", "last seen", "spawns", "status")
         self.query_one("#roster", DataTable).add_columns("agent", "flags")
-        self._load_all(first=True)
+        self._load_all()
         self.set_interval(1.0, self._tick_leases)
         if self.live:
             self._start_watch()
 
-    def _load_all(self, first: bool = False) -> None:
-        for part in ("board", "rooms", "agents", "groups"):
+    def _load_all(self) -> None:
+        for part in ("board", "rooms", "agents", "groups", *(f"agent:{a}" for a in self.agent_panes)):
             self.reload(part)
 
     # --- loading: a worker thread reads, the UI thread draws ---------------------------------------
@@ -280,14 +322,16 @@ class TopApp(App):
             existing = {}
             for name, _rows in columns:
                 table = LaneTable(name)
-                table.add_column("task")
+                table.add_column("task", width=LANE_MIN - 3)  # fixed: a cell that grows is cut with …, never wrapped
                 existing[name] = table
-                lanes.mount(Vertical(Label(name if name == "done" else f"lane {name}"), table, classes="lane"))
+                lanes.mount(Vertical(table.title, table, classes="lane"))
             if focused in existing:
                 self.call_after_refresh(existing[focused].focus)
         self._leases = {}
         for name, rows in columns:
             self._fill_lane(existing[name], rows)
+            title = "done" if name == "done" else f"lane {name}"
+            existing[name].title.update(f"{title} · {len(rows)}")
         self._size_lanes()
 
     def _size_lanes(self) -> None:
@@ -302,19 +346,34 @@ class TopApp(App):
         self._size_lanes()
 
     def _fill_lane(self, table: LaneTable, rows: list[views.TaskRow]) -> None:
-        shown = [(r.id, r.status, r.title, r.holder, r.expires_at, tuple(r.flags)) for r in rows]
         for r in rows:
             if r.expires_at:
                 self._leases[r.id] = (table, r)
-        if shown == table.rows_shown:
-            return
-        keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
-        table.clear()
-        for r in rows:
-            table.add_row(_task_cell(r), key=r.id, height=2)
-        table.rows_shown = shown
-        if keep is not None and keep in table.rows:
-            table.move_cursor(row=table.get_row_index(keep))
+        table.show(rows)
+
+    def _patch_task(self, task_id: str) -> None:
+        """A task event: that one task is replayed and its cell redrawn at once (a read of the whole
+        board of 10 000 takes ~0.4 s); the whole board is read again after it, to converge."""
+        room = self.room
+
+        def read() -> None:
+            try:
+                row = views.task_row(self.ctx.project, room, task_id)
+            except RoomsError:
+                row = None
+            self.call_from_thread(self._patched, room, task_id, row)
+
+        self.run_worker(read, thread=True, group="patch", exit_on_error=False)
+
+    def _patched(self, room: str, task_id: str, row: views.TaskRow | None) -> None:
+        if row is not None and room == self.room:
+            for table in self.query(LaneTable):
+                if table.lane == row.lane and table.replace(row):
+                    self._leases.pop(task_id, None)
+                    if row.expires_at:
+                        self._leases[task_id] = (table, row)
+                    break
+        self.reload("board")
 
     def _tick_leases(self) -> None:
         """Once a second: the cells of the leased tasks, for their countdown (nothing else is redrawn)."""
@@ -391,30 +450,35 @@ class TopApp(App):
     # --- live ---------------------------------------------------------------------------------------
 
     def _start_watch(self) -> None:
+        """Follow `.rooms/` in a thread with the engine of `rooms watch --all`. Once its starting point
+        is taken every tab is read again, so a write that landed between the first read and that
+        point is not missed."""
         from rooms_cli.watch import Selection, watch
         from rooms_cli.watch.wake import StopFlag
 
         self._stop = StopFlag()
-        started = threading.Event()
 
         def follow() -> None:
-            stream = watch(self.ctx.project, Selection(all=True), stop=self._stop)
-            started.set()
             try:
-                for event in stream:
+                for event in watch(self.ctx.project, Selection(all=True), stop=self._stop,
+                                   started=lambda: self.post_message(Changed({"type": "all"}))):
                     self.post_message(Changed(event))
             except RoomsError as exc:
                 self.call_from_thread(self.say, f"live updates stopped: {exc.fold().message}", True)
 
         self._watcher = threading.Thread(target=follow, name="rooms-top-watch", daemon=True)
         self._watcher.start()
-        started.wait(5)
 
     def on_changed(self, message: Changed) -> None:
         event = message.event
         family = str(event.get("type", "")).partition(".")[0]
-        if family == "task" and event.get("room") == self.room:
-            self.reload("board")
+        if family == "all":  # the watcher's starting point is taken: read everything once more
+            self._load_all()
+        elif family == "task" and event.get("room") == self.room:
+            if event.get("task") and event.get("type") != "task.created":
+                self._patch_task(str(event["task"]))
+            else:
+                self.reload("board")
         elif family == "chat":
             if event.get("room") == self.room:
                 self.reload("rooms")
@@ -680,7 +744,7 @@ def _status_style(status: str) -> str:
 
 def _task_cell(row: views.TaskRow) -> Text:
     """Two lines: `● t-01M8953VR5 researcher 9m59s`, then the title and its flags."""
-    text = Text(STATUS_MARK.get(row.status, "?"), style=_status_style(row.status))
+    text = Text(STATUS_MARK.get(row.status, "?"), style=_status_style(row.status), no_wrap=True, overflow="ellipsis")
     text.append(f" {row.short}", style="dim")
     if row.holder:
         text.append(f" {row.holder} {views.countdown(row.expires_at)}", style="yellow")

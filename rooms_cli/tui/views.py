@@ -69,6 +69,18 @@ def board(project: Project, room: str, *, done_shown: int = DONE_SHOWN) -> dict:
     }
 
 
+def task_row(project: Project, room: str, task_id: str) -> TaskRow | None:
+    """One task, replayed alone (a live update of a big board); None when it is no longer an open
+    task of the board (archived or finished: the whole board is read again instead)."""
+    from rooms_cli.board.model import FINISHED
+    from rooms_cli.board.tasks import load_task
+
+    task = load_task(project, room, task_id).to_json()
+    if task.get("archived") or task["status"] in FINISHED or not task.get("created_at"):
+        return None
+    return _task_row(task, {})
+
+
 def countdown(expires_at: str, moment=None) -> str:
     """`9m59s` left on a lease (`ROOMS_NOW` is the clock), `lapsed` once it is over, "" without one."""
     if not expires_at:

@@ -1,7 +1,8 @@
 """Turning records into events: `{type, ts, room|group|agent|spawn, …}`, JSON-ready dicts.
 
 Types are `<family>.<what>`: `chat.<kind>` for transcript records (chat.message, chat.pass,
-chat.budget_exhausted…), `inbox.<kind>`, `task.<what>`, `group.<what>`, `spawn.start|finish|status`.
+chat.budget_exhausted…), `inbox.<kind>`, `task.<what>`, `group.<what>`, `spawn.start|finish|status`,
+`files.reserve|renew|release|expire` (file reservations).
 A record of a shape this module does not know still becomes an event: its own type/kind/event field
 names it, and `record` carries it whole. Nothing here raises on odd input.
 """
@@ -35,6 +36,8 @@ class EventMaker:
                 return [self._task(source, record)]
             if source.family == "group" and isinstance(record.get("ev"), str):
                 return [_group(source, record)]
+            if source.family == "files" and isinstance(record.get("ev"), str):
+                return [_files(source, record)]
         except (TypeError, ValueError, AttributeError, KeyError):
             pass
         return [generic(source, record)]
@@ -155,6 +158,12 @@ def _group(source: Source, record: dict) -> dict:
     if what not in GROUP_EVENTS:
         event["record"] = record
     return event
+
+
+def _files(source: Source, record: dict) -> dict:
+    event = _base(f"files.{tag(record['ev']) or 'record'}", source, record)
+    event.pop("files", None)
+    return _put(event, record, "id", "agent", "patterns", "exclusive", "reason", "expires_at", "by", "expired_at")
 
 
 def _spawn(source: Source, before: dict | None, after: dict) -> list[dict]:

@@ -22,7 +22,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -288,10 +288,11 @@ def _after(event: dict, since: datetime) -> bool:
 
 def watch(
     project: Project, selection: Selection, *, since: datetime | None = None, last: int | None = None,
-    timeout: float | None = None, stop: StopFlag | None = None,
+    timeout: float | None = None, stop: StopFlag | None = None, started: Callable[[], object] | None = None,
 ) -> Iterator[dict]:
     """Yield past events (`since`/`last`), then each new event once as it lands, until `stop` is set
-    or `timeout` seconds have passed."""
+    or `timeout` seconds have passed. `started()` is called once the starting point is taken: anything
+    written after that is an event (a viewer reads its first state then, so nothing falls in between)."""
     stop = stop or StopFlag()
     if timeout is not None:
         stop.expire_in(timeout)
@@ -300,6 +301,8 @@ def watch(
     with Waker(project.dir, stop) as waker:
         looks = PollingLooks(project) if waker.mode == "poll" else None
         yield from follower.start(since, last)
+        if started is not None:
+            started()
         for changed in waker:
             if looks is None or changed is not None:
                 yield from follower.poll(changed)

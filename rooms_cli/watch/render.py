@@ -166,6 +166,17 @@ def _spawn(what: str, event: dict) -> Parts:
     return parts
 
 
+def _files(what: str, event: dict) -> Parts:
+    agent = str(event.get("agent") or event.get("by") or "")
+    parts: Parts = [("⚑ ", "bold"), (agent, speaker_style(agent)), (f" {what}", "bold")]
+    if event.get("patterns"):
+        how = "exclusive" if event.get("exclusive", True) else "shared"
+        parts.append((f" {' '.join(map(str, event['patterns']))} ({how})", ""))
+    if event.get("expires_at"):
+        parts.append((f" until {event['expires_at']}", "dim"))
+    return parts + [(f" [{event.get('id', '')}]", "dim")]
+
+
 def _generic(what: str, event: dict) -> Parts:
     shown = {k: v for k, v in event.items() if k not in ("type", "ts", "room", "group", "record")}
     record = event.get("record")
@@ -173,4 +184,4 @@ def _generic(what: str, event: dict) -> Parts:
     return [(str(event.get("type") or "event"), "bold"), (f" {summary}" if summary else "", "dim")]
 
 
-_BODIES = {"chat": _chat, "task": _task, "group": _group, "inbox": _inbox, "spawn": _spawn}
+_BODIES = {"chat": _chat, "task": _task, "group": _group, "inbox": _inbox, "spawn": _spawn, "files": _files}

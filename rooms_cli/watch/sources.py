@@ -5,6 +5,7 @@
     groups        .rooms/groups/<name>.jsonl                  (family group, scope group)
     inboxes       .rooms/inbox/<agent>.jsonl                  (family inbox, scope agent)
     spawns        .rooms/spawns/<id>.json, replaced whole     (family spawn, scope spawn)
+    reservations  .rooms/reservations/log.jsonl              (family files, scope files; with --all)
 
 Directory listings are cached by mtime, but a listing younger than RACY_S is always re-read: a file
 created within the same timestamp tick as the last listing would otherwise stay unseen (git's
@@ -32,7 +33,7 @@ RACY_S = 2.0
 class Source:
     """One followed file."""
 
-    family: str  # chat | task | group | inbox | spawn
+    family: str  # chat | task | group | inbox | spawn | files
     path: Path
     scope: str  # room | group | agent | spawn: the key the events carry
     name: str
@@ -77,7 +78,7 @@ class Selection:
     def describe(self) -> str:
         """What is followed, in a few words (`#api, the board of #api, bob's inbox`)."""
         if self.all:
-            return "every room, board, group, inbox and spawn"
+            return "every room, board, group, inbox, spawn and file reservation"
         parts = [f"#{r}" for r in self.rooms] + [f"the board of #{r}" for r in self.boards]
         parts += ["every group"] if self.groups else []
         parts += [f"{a}'s inbox" for a in self.inboxes]
@@ -139,6 +140,7 @@ class Discovery:
         if sel.all:
             for name, path in self._files(layout.spawns_dir(project), ".json"):
                 add(Source("spawn", path, "spawn", name, snapshot=True))
+            add(Source("files", layout.reservations_log(project), "files", "reservations"))
         return list(found.values())
 
     def _files(self, directory: Path, suffix: str) -> list[tuple[str, Path]]:
