@@ -101,6 +101,7 @@ def test_everyone_and_open_messages_on_a_strict_alternation_template_get_every_a
     turn = chat(rooms, "@everyone one line each: are we ready for Friday?")
     assert failures(turn) == []
     assert answered(turn) == AGENTS
+    assert rooms("room", "continue").exit_code == 0  # a fresh turn budget: every eligible agent is prompted
     turn = chat(rooms, "the deploy latency is bad, what now?")
     assert failures(turn) == []
     assert answered(turn) == sorted(turn["eligible"]) and turn["eligible"]
