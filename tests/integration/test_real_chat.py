@@ -40,9 +40,10 @@ def failures(turn: dict) -> list[str]:
 
 
 def answered(turn: dict) -> list[str]:
-    """Who answered, sorted: a message, a pass, a flavor line, or a reply that copied another's
-    (a 135M model at temperature 0 often does; the room keeps it out of the count, not out of the turn)."""
-    return sorted(r["speaker"] for r in turn["replies"] if r["kind"] in ANSWERS)
+    """Who answered, sorted, once each (a cascade may prompt an agent twice): a message, a pass, a
+    flavor line, or a reply that copied another's (a 135M model at temperature 0 often does; the room
+    keeps it out of the count, not out of the turn)."""
+    return sorted({r["speaker"] for r in turn["replies"] if r["kind"] in ANSWERS})
 
 
 def finish_reason(record: dict) -> str | None:
