@@ -267,3 +267,21 @@ def test_tick_syncs_when_configured_and_doctor_flags_an_unreachable_remote_and_o
     found = [f for f in json.loads(a.run("doctor", "--offline", "--json").stdout)["findings"] if f["check"] == "sync"]
     messages = " ".join(f["message"] for f in found)
     assert "cannot reach git remote 'origin'" in messages and "waited 2h" in messages
+
+
+def test_the_readme_two_machines_section_runs_as_written(tmp_path):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("### Two machines", 1)[1]
+    block = section.split("```bash\n", 1)[1].split("```", 1)[0]
+    bindir = Path(sys.executable).parent
+    env = rooms_env({"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path),
+                     "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+                     "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"})
+    env.pop("ROOMS_DIR", None)
+    proc = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    claimed = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("claimed ")]
+    assert len(claimed) == 2 and len(set(claimed)) == 2, proc.stdout
+    assert "Write the spec" in proc.stdout and "Review the spec" in proc.stdout

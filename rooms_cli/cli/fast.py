@@ -101,6 +101,8 @@ COMMANDS: dict[tuple[str, ...], Command] = {
         "--timeout": Option("timeout", parser=_timeout_parser)}),
     ("hook", "claude-code", "prompt"): Command("claude_prompt", ("as_", "dir")),
     ("hook", "claude-code", "session-start"): Command("claude_session_start", ("as_", "dir")),
+    # cron and `--sync` loops run it on every tick
+    ("sync",): Command("sync", ("dir", "json_"), options={"--remote": Option("remote")}),
     ("inbox",): Command("inbox", ("as_", "dir", "json_"), options={
         "--unread": Option("unread", FLAG), "--peek": Option("peek", FLAG)}),
 }

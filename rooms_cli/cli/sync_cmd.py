@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli.cli import hot
 from rooms_cli.cli.shared import Run, shared
 
 
@@ -21,10 +22,4 @@ def sync_cmd(
 
     Example: rooms sync --remote origin
     """
-    from rooms_cli.store.gitsync import sync
-    from rooms_cli.sync.settings import sync_settings
-
-    result = sync(run.project, remote or sync_settings(run.config).remote)
-    conflicts = f"; {len(result.conflicts)} file conflicts (the other side kept under .rooms/run/sync/conflicts)" if result.conflicts else ""
-    run.emit(result, f"synced with {result.remote}: {result.received} lines in, {result.sent} out, "
-                     f"{len(set(result.files_in))} files changed here, {len(set(result.files_out))} sent{conflicts}")
+    hot.sync(run, remote=remote)

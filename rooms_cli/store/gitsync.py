@@ -261,6 +261,7 @@ def sync(project: Project, remote: str | None = None, *, before_push: Callable[[
     state_path.parent.mkdir(parents=True, exist_ok=True)
     result = SyncResult(remote=remote)
     with locked(state_path, what=f"sync with {remote}"):
+        _clear_stale_locks(git, remote)
         state = _load_state(state_path)
         for attempt in range(1, retries + 1):
             result.attempts = attempt
@@ -307,11 +308,30 @@ def _open_repo(project: Project, remote: str) -> Git:
     return git
 
 
+def _clear_stale_locks(git: Git, remote: str) -> None:
+    """Remove git lock files a killed sync left on this clone's private index and tracking ref.
+
+    Only sync uses them, and the caller holds the sync lock: a lock file there belongs to a sync that
+    died (or to an orphaned git child of one, whose result no longer matters)."""
+    index = Path(git.env["GIT_INDEX_FILE"])
+    git_dir = Path(git.cwd) / git.out("rev-parse", "--git-dir")
+    for stale in (index.with_name(index.name + ".lock"), git_dir / "refs" / "rooms" / "remote-state" / f"{remote}.lock"):
+        try:
+            stale.unlink()
+        except FileNotFoundError:
+            pass
+
+
 def _fetch(git: Git, remote: str) -> str | None:
     """Fetch the remote's state ref; its commit, or None when the remote has none yet."""
     tracking = f"refs/rooms/remote-state/{remote}"
-    proc = git.run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, f"+{STATE_REF}:{tracking}",
-                   check=False)
+    for _ in range(40):  # a git child of a killed sync may still hold the tracking ref's lock for a moment
+        proc = git.run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote, f"+{STATE_REF}:{tracking}",
+                       check=False)
+        if proc.returncode == 0 or b"lock" not in proc.stderr:
+            break
+        time.sleep(0.05)
+        _clear_stale_locks(git, remote)
     if proc.returncode != 0:
         text = proc.stderr.decode("utf-8", "replace")
         if "couldn't find remote ref" in text or "could not find remote ref" in text:

@@ -1,0 +1,192 @@
+"""`rooms sync` figures (issue 25): python bench/sync.py [--quick]
+
+Prints one table: a sync with nothing new and with 100 new events (local bare remote), the median
+`rooms task next --sync` (a real process), 3 clones x 4 claims each racing through one remote
+(claims/s and double claims), and a sync of 100 new events on top of 100 000 vs 1 000 events of
+history (sync is incremental: the ratio should stay near 1). Not a timed test; ratios matter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "bench",
+           "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, **GIT_ENV})
+
+
+def make_world(base: Path, clones: int) -> list[Path]:
+    from rooms_cli.project import initialize
+
+    seed = base / "seed"
+    seed.mkdir(parents=True)
+    initialize(seed, example="dev")
+    git(base, "init", "-q", "--bare", "-b", "main", "origin.git")
+    git(seed, "init", "-q", "-b", "main")
+    git(seed, "add", "-A")
+    git(seed, "commit", "-q", "-m", "seed")
+    git(seed, "remote", "add", "origin", str(base / "origin.git"))
+    git(seed, "push", "-q", "origin", "main")
+    paths = []
+    for n in range(clones):
+        path = base / f"clone{n}"
+        git(base, "clone", "-q", str(base / "origin.git"), str(path))
+        paths.append(path)
+    return paths
+
+
+def project(path: Path):
+    from rooms_cli.store.paths import open_project
+
+    return open_project(path)
+
+
+def sync(path: Path):
+    from rooms_cli.store.gitsync import sync as run_sync
+
+    return run_sync(project(path), "origin")
+
+
+def timed(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def process_env(path: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
+    env.update(GIT_ENV, PYTHONPATH=str(REPO), ROOMS_DIR=str(path))
+    return env
+
+
+def rooms(path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rooms_cli", *args], cwd=path, env=process_env(path),
+                          capture_output=True, text=True)
+
+
+def deliver(path: Path, count: int, start: int = 0) -> None:
+    from rooms_cli.messaging.inbox import deliver as put
+
+    proj = project(path)
+    for n in range(start, start + count):
+        put(proj, "dev", "carol", f"message {n}")
+
+
+def history(base: Path, events: int, repeat: int) -> float:
+    """A sync of 100 new events on a clone whose logs hold `events` events (spread over 100 inboxes)."""
+    from rooms_cli.store import jsonl
+
+    a, b = make_world(base, 2)
+    per = max(1, events // 100)
+    proj = project(a)
+    from rooms_cli.store import layout
+
+    for n in range(100):  # history written in bulk: one append per log
+        jsonl.append_many(layout.inbox_file(proj, f"agent{n}"),
+                          [{"id": f"i-{n}-{k}", "n": k + 1, "from": "x", "to": f"agent{n}", "text": f"old {k}"} for k in range(per)])
+    sync(a)
+    sync(b)
+    sync(b)
+    times = []
+    for r in range(repeat):
+        deliver(a, 100, start=1000 * r)
+        start = time.perf_counter()
+        sync(a)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions, 10 000 events instead of 100 000")
+    args = parser.parse_args()
+    repeat = 3 if args.quick else 7
+    big = 10_000 if args.quick else 100_000
+    rows = []
+    base = Path(tempfile.mkdtemp(prefix="rooms-bench-sync-"))
+    try:
+        a, b, c = make_world(base / "w", 3)
+        sync(a)
+        sync(b)
+        rows.append(("sync, nothing new (library)", f"{timed(lambda: sync(a), repeat) * 1000:.0f} ms", "≤ 300 ms"))
+        rows.append(("rooms sync, nothing new (process)", f"{timed(lambda: rooms(a, 'sync'), repeat) * 1000:.0f} ms",
+                     "≤ 300 ms"))
+
+        def hundred():
+            deliver(b, 100)
+            start = time.perf_counter()
+            sync(b)
+            return time.perf_counter() - start
+
+        rows.append(("sync with 100 new events (library)", f"{statistics.median(hundred() for _ in range(repeat)) * 1000:.0f} ms",
+                     "≤ 500 ms"))
+        from rooms_cli.board.tasks import add_task
+
+        for n in range(repeat * 2 + 12):
+            add_task(project(a), "default", f"task {n}", lane="dev", done="d", by="bench")
+        sync(a)
+        for clone in (b, c):
+            sync(clone)
+        nexts = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out = rooms(a, "task", "next", "--sync", "--as", "dev", "--json")
+            nexts.append(time.perf_counter() - start)
+            assert out.returncode == 0, out.stderr
+        rows.append(("rooms task next --sync, median (process)", f"{statistics.median(nexts) * 1000:.0f} ms", "≤ 500 ms"))
+
+        # 3 clones x 4 claims, racing through one remote
+        for clone in (a, b, c):
+            sync(clone)
+        loop = 'for i in 1 2 3 4; do "$PY" -m rooms_cli task next --sync --as dev --json || exit 1; done'
+        start = time.perf_counter()
+        procs = [subprocess.Popen(["sh", "-c", loop], cwd=p, env={**process_env(p), "PY": sys.executable},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for p in (a, b, c)]
+        claimed = []
+        for p in procs:
+            out, err = p.communicate()
+            claimed += [line for line in out.splitlines() if line.strip() and line.strip() != "null"]
+        elapsed = time.perf_counter() - start
+        for clone in (a, b, c, a):
+            sync(clone)
+        import json
+
+        held = [json.loads(line)["task"]["id"] for line in claimed]
+        from rooms_cli.board.tasks import board_json
+
+        doubles = sum(1 for t in board_json(project(a), "default") if any(x["kind"] == "double_claim" for x in t["conflicts"]))
+        rows.append(("3 clones x 4 claims through one remote", f"{len(held) / elapsed:.1f} claims/s, {len(held)} claims, "
+                     f"{len(held) - len(set(held))} handed out twice, {doubles} double claims", "0 double claims"))
+
+        small = history(base / "h1", 1_000, repeat)
+        large = history(base / "h2", big, repeat)
+        rows.append((f"sync of 100 new events: {big:,} vs 1 000 events of history",
+                     f"{large * 1000:.0f} ms vs {small * 1000:.0f} ms ({large / small:.2f}×)", "≤ 1.3×"))
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    width = max(len(r[0]) for r in rows)
+    print(f"{'what'.ljust(width)}  figure  (target)")
+    for what, figure, target in rows:
+        print(f"{what.ljust(width)}  {figure}  ({target})")
+
+
+if __name__ == "__main__":
+    main()
