@@ -213,6 +213,30 @@ def test_the_board_flags_double_and_lapsed_claims_and_hides_archived_tasks(demo)
     assert not any("Sketch the architecture" in c for c in cells.values())
 
 
+def test_a_long_lane_holds_one_page_of_rows_until_the_cursor_nears_its_end(demo):
+    from rooms_cli.board.tasks import add_task
+
+    project = project_of(demo)
+    for n in range(150):
+        add_task(project, "default", f"Chore {n:03d}", lane="scribe", done="done", by="alice")
+    seen = {}
+
+    async def scenario(pilot):
+        table = next(t for t in pilot.app.query(LaneTable) if t.lane == "scribe")
+        seen["first"] = table.row_count
+        seen["heading"] = str(table.heading.render())
+        table.focus()
+        table.move_cursor(row=table.row_count - 1)
+        await pilot.press("down")
+        await pilot.pause()
+        seen["after"] = table.row_count
+
+    drive(demo, scenario)
+    assert seen["first"] == LaneTable.PAGE == 100
+    assert seen["heading"] == "lane scribe · 150"
+    assert seen["after"] == 150
+
+
 # --- cancel writes nothing -----------------------------------------------------------------------
 
 
@@ -569,20 +593,19 @@ def test_a_read_only_rooms_opens_read_only_and_says_so(demo, tmp_path):
     assert task(demo, "Survey rate limits").status == "todo"
 
 
-def test_no_color_renders_without_colour(demo, tmp_path):
-    plain = tmp_path / "plain.svg"
-    coloured = tmp_path / "coloured.svg"
-    assert cli(demo, "top", "--snapshot", str(coloured), "--size", "80x24", ROOMS_NOW=topkit.NOW).returncode == 0
-    proc = cli(demo, "top", "--snapshot", str(plain), "--size", "80x24", ROOMS_NOW=topkit.NOW, NO_COLOR="1")
-    assert proc.returncode == 0, proc.stderr
+def test_no_color_renders_without_colour(demo, monkeypatch):
+    from rooms_cli.tui import render_svg
 
+    coloured = asyncio.run(render_svg(Context.open(str(demo), as_="alice"), size=(80, 24)))
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = asyncio.run(render_svg(Context.open(str(demo), as_="alice"), size=(80, 24)))
     frame = {"ff5f57", "febc2e", "28c840", "c5c8c6"}  # the SVG's window buttons and title, not the app
 
     def hues(svg: str) -> set[str]:
         return {c for c in re.findall(r"#([0-9a-f]{6})", svg.lower()) if not (c[0:2] == c[2:4] == c[4:6])} - frame
 
-    assert hues(coloured.read_text())  # the colours exist…
-    assert hues(plain.read_text()) == set()  # …and NO_COLOR turns every one grey
+    assert hues(coloured)  # the colours exist…
+    assert hues(plain) == set()  # …and NO_COLOR turns every one grey
 
 
 def test_snapshot_writes_one_frame_to_svg(demo, tmp_path):
@@ -599,7 +622,8 @@ def test_snapshot_writes_one_frame_to_svg(demo, tmp_path):
     (("--tab", "Bad/Tab"), 1, "--tab"),
     (("--size", "80x24"), 2, "--size goes with --snapshot"),
     (("--room", "nosuch"), 1, "no room 'nosuch'"),
-], ids=["bad-size", "unknown-group", "bad-tab", "size-without-snapshot", "unknown-room"])
+    ((), 1, "rooms top needs a terminal (its input and output are not one); rooms top --snapshot FILE.svg renders"),
+], ids=["bad-size", "unknown-group", "bad-tab", "size-without-snapshot", "unknown-room", "no-terminal"])
 def test_bad_values_are_one_sentence(demo, args, code, words):
     proc = cli(demo, "top", *args)
     assert proc.returncode == code, proc.stderr

@@ -639,6 +639,22 @@ def roundtable_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = No
     return page("items", to_jsonable(queue.list_items(s.project)), limit=limit, after=since)
 
 
+# -- sync ----------------------------------------------------------------------------------------
+
+
+@tool("Sync with the git remote", record({"remote": STR, "received": INT, "sent": INT, "pushed": BOOL,
+                                           "conflicts": {"type": "array"}}), idempotent=True)
+def sync(s: Session, remote: Annotated[str | None, Field(description="The git remote (default: sync.remote in .rooms.yaml, else origin).")] = None):
+    """Merge .rooms/ with a git remote both ways (on refs/rooms/state; your branches and work tree are
+    never touched): what other clones wrote arrives, what you wrote leaves. See docs/git.md."""
+    from rooms_cli.store.gitsync import sync as sync_with
+    from rooms_cli.sync.settings import for_task_commands
+
+    if remote is None:
+        remote = for_task_commands(lambda: s.config, s.project.root, True, None)[1]
+    return sync_with(s.project, remote)
+
+
 # -- file reservations ---------------------------------------------------------------------------
 
 Patterns = Annotated[list[str], Field(description="Paths or globs relative to the project root: src/auth/**, *.md, docs/api.md.",
@@ -696,7 +712,8 @@ def check_files(s: Session, paths: Annotated[list[str], Field(description="File 
 # -- events --------------------------------------------------------------------------------------
 
 
-@tool("Events since a cursor", record({"cursor": STR, "events": {"type": "array", "items": {"type": "object"}}}), read_only=True)
+@tool("Events since a cursor", record({"cursor": STR, "events": {"type": "array", "items": {"type": "object"}}, "count": INT,
+                                      "remaining": INT}), read_only=True)
 def events(s: Session,
            cursor: Annotated[str | None, Field(description="The cursor the last call returned; leave out to start.")] = None,
            rooms: Annotated[list[str] | None, Field(description="Follow these rooms' transcripts.")] = None,
@@ -704,11 +721,13 @@ def events(s: Session,
            boards: Annotated[bool, Field(description="Follow the boards of the rooms given.")] = False,
            groups: Annotated[bool, Field(description="Follow every group.")] = False,
            wait_seconds: Annotated[float, Field(description="When nothing is new, wait up to this long for an event.", ge=0, le=300)] = 0,
-           last: Annotated[int, Field(description="On a first call, also return the last N past events.", ge=0, le=1000)] = 0):
+           last: Annotated[int, Field(description="On a first call, also return the last N past events.", ge=0, le=1000)] = 0,
+           limit: Limit = DEFAULT_LIMIT):
     """New events since a cursor: chat messages, task, group, inbox and spawn events (as `rooms watch --json`).
     With no source named, everything is followed. The first call returns a cursor; pass it back to get
-    only what happened since (the sources are those of the first call)."""
+    only what happened since (the sources are those of the first call). At most `limit` events come
+    back; `remaining` says how many more are ready for the next call."""
     from rooms_cli.mcp_server.cursors import poll_events
 
     return poll_events(s, cursor, rooms=rooms or (), inboxes=inboxes or (), boards=boards, groups=groups,
-                       wait_seconds=wait_seconds, last=last)
+                       wait_seconds=wait_seconds, last=last, limit=limit)
