@@ -108,3 +108,23 @@ def test_a_reader_that_leaves_early_is_still_not_an_error(project_dir):
                           shell=True, executable="/bin/bash", capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@needs_full
+@pytest.mark.parametrize("verb", ["claim", "renew", "release", "done"])
+def test_every_lease_command_says_what_it_did_when_it_cannot_print(project_dir, rooms, verb):
+    """A guard for the sentence itself: each lease command records what it did before it prints."""
+    env = {"ROOMS_DIR": str(project_dir)}
+    assert rooms("task", "add", "Review", "--lane", "bob", "--done", "a verdict", env=env).exit_code == 0
+    task = board_json(rooms, project_dir)["lanes"][0]["tasks"][0]["id"]
+    if verb != "claim":
+        claimed = json.loads(rooms("task", "claim", task, "--as", "bob", "--json", env=env).stdout)
+        lease = claimed["lease_id"] if "lease_id" in claimed else claimed["lease"]["lease_id"]
+    args = {"claim": ["task", "claim", task, "--as", "bob"],
+            "renew": ["task", "renew", task, "--lease-id", lease, "--as", "bob"] if verb != "claim" else [],
+            "release": ["task", "release", task, "--lease-id", lease, "--as", "bob"] if verb != "claim" else [],
+            "done": ["task", "done", task, "--summary", "ok", "--lease-id", lease, "--as", "bob"] if verb != "claim" else []}[verb]
+    proc = run_with_stdout(project_dir, args, FULL)
+    assert proc.returncode == 5, proc.stderr
+    said = {"claim": "claimed ", "renew": "renewed the lease of ", "release": "released ", "done": "finished "}[verb]
+    assert proc.stderr.startswith(f"error: {said}{task}"), proc.stderr

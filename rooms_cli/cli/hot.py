@@ -132,6 +132,7 @@ def task_claim(run: Run, task_id: str, lease: float | None = None, lease_id: str
 
     sync, remote = _sync_of(run, sync)
     claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id, sync=sync, remote=remote)
+    output.done(claim_done(claim))  # should printing fail, the error says the claim was made (cli/guard.py)
     run.emit(claim, claim_text(claim))
 
 
@@ -140,6 +141,8 @@ def task_next(run: Run, lease: float | None = None, sync: bool = False) -> None:
 
     sync, remote = _sync_of(run, sync)
     claim = next_task(run.project, run.room, agent=run.me, lease=lease, sync=sync, remote=remote)
+    if claim:
+        output.done(claim_done(claim))
     run.emit(claim, claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
 
 
@@ -148,6 +151,7 @@ def task_renew(run: Run, task_id: str, lease_id: str | None = None, lease: float
 
     sync, remote = _sync_of(run, sync)
     task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
+    output.done(f"renewed the lease of {task.id}")
     task = synced(run.project, task, remote) if sync else task
     run.emit(task, f"renewed: {task_line(task.to_json())}")
 
@@ -157,6 +161,7 @@ def task_release(run: Run, task_id: str, lease_id: str | None = None, sync: bool
 
     sync, remote = _sync_of(run, sync)
     task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
+    output.done(f"released {task.id}")
     task = synced(run.project, task, remote) if sync else task
     run.emit(task, f"released: {task_line(task.to_json())}")
 
@@ -168,6 +173,7 @@ def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None =
     sync, remote = _sync_of(run, sync)
     task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
                        next_step=next_, result_ref=result_ref, holder=run.me)
+    output.done(f"finished {task.id}")
     task = synced(run.project, task, remote) if sync else task
     run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {json_line(task.record)}")
 
