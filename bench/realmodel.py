@@ -9,7 +9,9 @@ chat template, 4 slots of 2048 tokens and at most --predict tokens a reply when 
 max_tokens. The project is `rooms init --example roundtable` (analyst, boss, hustler, wildcard,
 writer) with every agent on `smol:smollm2`, ROOMS_SEED=7, run through the `rooms` command as a user
 would: chat (open, @agent, @everyone, @jam, a ~10 KB hex dump to one agent and what follows it), a
-standup roundtable, and two `group ask` committees (majority_vote, rank). Nothing is asserted.
+standup roundtable, two `group ask` committees (majority_vote, rank), and last an `@everyone` with
+the whole session as history on the same model behind a strict-alternation chat template
+(Gemma/Mistral-style: HTTP 400 unless the roles alternate). Nothing is asserted.
 
 The scorecard:
 - pass rate: passes among the replies to open messages;
@@ -19,7 +21,8 @@ The scorecard:
 - lessons: stored, and how many are quotes of turns rather than lessons;
 - reply length: median and max over every model call, in tokens (the engine's own count, from its
   log) and over chat replies in characters; chat replies by the finish_reason the transcript recorded;
-- context failures: replies or members that failed on the context size; non-zero exits;
+- context failures: replies or members that failed on the context size; replies the server
+  refused (HTTP 400: the strict template, a bad request); non-zero exits;
 - wall time of each command.
 """
 
@@ -46,6 +49,9 @@ sys.path[:0] = [str(REPO), str(REPO / "tests" / "integration")]
 import smollm  # noqa: E402
 
 AGENTS = ["analyst", "boss", "hustler", "wildcard", "writer"]
+# the last command runs on the same model served with a template that refuses roles that do not
+# alternate (smollm.STRICT_TEMPLATE, Gemma/Mistral-style), with the whole session as history
+STRICT = "chat @everyone, strict template"
 SEED = "7"
 # an agent's own records in a chat turn: a reply, a pass, a flavor line (a pass refused twice), a copy of another's reply
 ANSWERS = ("message", "pass", "flavor", "repeat")
@@ -82,20 +88,22 @@ def script() -> list[tuple[str, list[str]]]:
                                  "--output-format", "YES or NO, then one line why", "--reducer", "majority_vote"]),
         ("group rank", ["group", "ask", "--profiles", "analyst,boss,hustler,writer",
                         "--objective", "Propose a one-line plan for launch week.", "--reducer", "rank"]),
+        (STRICT, ["chat", "@everyone one line each: what did we decide?"]),
     ]
 
 
-def start_server(workdir: Path, predict: int) -> tuple[subprocess.Popen, str, Path]:
+def start_server(workdir: Path, predict: int, template: str = "own") -> tuple[subprocess.Popen, str, Path]:
     import httpx
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    log = workdir / "server.log"
+    log = workdir / ("server.log" if template == "own" else f"server-{template}.log")
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, str(REPO / "tests" / "integration" / "smollm.py"), "serve", "--port", str(port),
-             "--parallel", "4", "--slot-ctx", "2048", "--predict", str(predict), "--exit-with-parent"],
+             "--parallel", "4", "--slot-ctx", "2048", "--predict", str(predict), "--template", template,
+             "--exit-with-parent"],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
@@ -116,6 +124,12 @@ def make_project(root: Path, url: str) -> dict:
     env.pop("ROOMS_AGENT", None)
     subprocess.run([sys.executable, "-m", "rooms_cli", "init", "--example", "roundtable"], cwd=root, env=env,
                    check=True, capture_output=True)
+    point_at(root, url)
+    return env
+
+
+def point_at(root: Path, url: str) -> None:
+    """The project's provider `smol` is the server at `url`."""
     (root / ".rooms.yaml").write_text(
         "user: tester\n"
         "default_model: smol:smollm2\n"
@@ -123,7 +137,6 @@ def make_project(root: Path, url: str) -> dict:
         f"providers:\n  smol: {{type: openai, base_url: \"{url}/v1\", timeout: 300, max_retries: 0}}\n",
         "utf-8",
     )
-    return env
 
 
 def run(root: Path, env: dict, args: list[str]) -> tuple[int, float, object, str]:
@@ -180,9 +193,9 @@ def vote_counts(doc: dict) -> tuple[int, int, str]:
     return replied, parsed, result
 
 
-def score(rows: list[dict], log: Path) -> dict:
+def score(rows: list[dict], *logs: Path) -> dict:
     names = {a.lower() for a in AGENTS} | {"user", "assistant", "system", "everyone", "tester", "jam"}
-    chat_replies, open_replies, context_failures = [], [], 0
+    chat_replies, open_replies, context_failures, refused = [], [], 0, 0
     groups, roundtable = {}, None
     for row in rows:
         doc = row["doc"]
@@ -193,6 +206,8 @@ def score(rows: list[dict], log: Path) -> dict:
                 open_replies += [r for r in replies if r["kind"] in ANSWERS]
             row["answered"] = sum(r["kind"] in ANSWERS for r in replies)
             context_failures += sum("context" in r.get("text", "") for r in replies if r["kind"] == "system")
+            refused += sum("HTTP 400" in r.get("text", "") or "must alternate" in r.get("text", "")
+                           for r in replies if r["kind"] == "system")
         elif row["args"][0] == "group" and isinstance(doc, dict):
             groups[row["label"]] = vote_counts(doc)
             context_failures += sum("context" in (m.get("error") or m.get("text") or "")
@@ -204,7 +219,7 @@ def score(rows: list[dict], log: Path) -> dict:
         if row["label"] in ("chat @boss 10 KB hex",) and row["exit"] == 0 and not row.get("answered"):
             row["note"] = "no answer, exit 0"
     messages = [r for r in chat_replies if r["kind"] == "message"]
-    tokens = engine_generated(log)
+    tokens = [n for log in logs if log.exists() for n in engine_generated(log)]
     chars = [len(r["text"]) for r in messages]
     lessons = roundtable.get("lessons", {}) if roundtable else {}
     turns = [t["text"] for t in roundtable.get("turns", [])] if roundtable else []
@@ -224,6 +239,7 @@ def score(rows: list[dict], log: Path) -> dict:
         "finish_reasons": dict(Counter(str((r.get("meta") or {}).get("finish_reason") or r.get("finish_reason"))
                                        for r in messages)),
         "context_failures": context_failures,
+        "http_400": refused,
         "nonzero_exits": sum(row["exit"] != 0 for row in rows),
         "commands": [{k: row[k] for k in ("label", "exit", "seconds", "answered", "note") if k in row} for row in rows],
     }
@@ -250,6 +266,7 @@ def render(card: dict, header: str) -> str:
              f"{card['reply_chars']['median']} / {card['reply_chars']['max']} |",
              f"| chat replies by finish_reason (None: not recorded) | {card['finish_reasons']} |",
              f"| context failures | {card['context_failures']} |",
+             f"| replies refused by the server (HTTP 400) | {card.get('http_400', 'n/a')} |",
              f"| non-zero exits | {card['nonzero_exits']} |",
              "", "| command | exit | agents that answered (message, pass, copy) | wall s |", "|---|---|---|---|"]
     for row in card["commands"]:
@@ -270,7 +287,7 @@ def main() -> int:
         kept = Path(args.rescore)
         rows = [{k: v for k, v in row.items() if k not in ("answered", "note")}  # what score() adds
                 for row in json.loads((kept / "commands.json").read_text("utf-8"))]
-        card = score(rows, kept / "server.log")
+        card = score(rows, kept / "server.log", kept / "server-strict.log")
         card["total_seconds"] = round(sum(row["seconds"] for row in rows), 1)
         print(json.dumps(card, indent=2) if args.json else render(card, f"rescored {kept}"))
         return 0
@@ -279,11 +296,14 @@ def main() -> int:
     root = workdir / "proj"
     root.mkdir()
     proc, url, log = start_server(workdir, args.predict)
+    strict, strict_url, strict_log = start_server(workdir, args.predict, "strict")
     rows = []
     total = time.perf_counter()
     try:
         env = make_project(root, url)
         for label, argv in script():
+            if label == STRICT:
+                point_at(root, strict_url)
             code, seconds, doc, err = run(root, env, argv)
             rows.append({"label": label, "args": argv, "exit": code, "seconds": seconds, "doc": doc})
             print(f"{label}: exit {code}, {seconds:.1f} s{(' — ' + err.splitlines()[-1][:160]) if err else ''}",
@@ -291,10 +311,11 @@ def main() -> int:
             if argv[0] == "chat":  # every chat command is measured, not cut short by the turn budget
                 subprocess.run([sys.executable, "-m", "rooms_cli", "room", "continue"], cwd=root, env=env,
                                capture_output=True)
-        card = score(rows, log)
+        card = score(rows, log, strict_log)
     finally:
-        proc.terminate()
-        proc.wait(20)
+        for server in (proc, strict):
+            server.terminate()
+            server.wait(20)
     card["total_seconds"] = round(time.perf_counter() - total, 1)
     if args.json:
         print(json.dumps(card, indent=2))
