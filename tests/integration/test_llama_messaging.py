@@ -31,7 +31,7 @@ def test_spawn_with_a_llama_profile_delivers_the_models_reply_to_the_parent(llam
     assert (record["status"], record["exit_code"]) == ("done", 0)
     assert (message["from"], message["kind"]) == ("plan-summary", "spawn_output")
     assert message["meta"]["spawn"] == spawned["id"]
-    assert message["content"] == record["output"] and record["output"].strip()
+    assert message["text"] == record["output"] and record["output"].strip()
     assert [what for what, _, _ in llama_server.engine_events(mark)] == ["start", "end"]
 
 
@@ -41,7 +41,7 @@ def test_a_spawn_the_engine_refuses_reports_the_error_to_the_parent(llama_projec
     waited = ok(rooms("wait", "--as", "tester", "--timeout", "60", "--json"))
     [message] = waited["messages"]
     assert message["kind"] == "spawn_error" and message["meta"]["spawn"] == spawned["id"]
-    assert "llamacpp" in message["content"] and "400" in message["content"]
+    assert "llamacpp" in message["text"] and "context window" in message["text"]
     record = spawn_record(llama_project, spawned["id"])
     assert record["status"] == "failed" and record["exit_code"] != 0
 
