@@ -151,6 +151,24 @@ def test_transcript_and_roundtable_list_honour_limit_and_cursor(project_dir, roo
     assert [m["text"] for m in after["messages"]] == ["line 1", "line 2", "line 3"] and after["remaining"] == 26
 
 
+def test_events_come_at_most_limit_at_a_time_and_the_rest_on_the_next_call(project_dir, rooms):
+    async def go():
+        async with server(project_dir, "bob") as t:
+            start = await t.ok("events", inboxes=["bob"])
+            for i in range(5):
+                rooms("send", "--as", "alice", "--to", "bob", f"m{i}")
+            pages, cursor = [], start["cursor"]
+            for _ in range(3):
+                page = await t.ok("events", cursor=cursor, limit=2, wait_seconds=5)
+                pages.append(page)
+                cursor = page["cursor"]
+            return pages
+
+    pages = run(go())
+    assert [[e["text"] for e in p["events"]] for p in pages] == [["m0", "m1"], ["m2", "m3"], ["m4"]]
+    assert [p["remaining"] for p in pages] == [3, 1, 0]
+
+
 def test_a_long_gather_reports_progress_and_times_out_by_itself(project_dir):
     (project_dir / ".rooms" / "agents" / "outside.md").write_text(
         "---\nid: outside\nmodel: external\n---\nA coding agent in another terminal.\n")
@@ -241,3 +259,57 @@ def test_every_bad_line_gets_an_error_reply_with_its_id_and_the_server_goes_on(p
         assert pipe.reply() == {"jsonrpc": "2.0", "id": 99, "result": {}}
     finally:
         pipe.close()
+
+
+def test_resources_read_the_board_an_inbox_and_a_room_without_changing_anything(project_dir, rooms):
+    from mcp.shared.exceptions import MCPError
+
+    rooms("task", "add", "Write the spec", "--lane", "alice", "--done", "spec exists")
+    rooms("send", "--as", "bob", "--to", "alice", "ping")
+    rooms("chat", "--as", "alice", "@researcher what is the rate limit?")
+
+    async def go():
+        async with server(project_dir, "alice") as t:
+            listed = (await t.client.list_resources()).resources
+            templates = (await t.client.list_resource_templates()).resource_templates
+            read = {}
+            for uri in ("rooms://board", "rooms://board/default", "rooms://inbox/alice", "rooms://room/default"):
+                read[uri] = (await t.client.read_resource(uri)).contents[0]
+            with pytest.raises(MCPError) as missing:
+                await t.client.read_resource("rooms://room/nosuch")
+            with pytest.raises(MCPError) as unknown:
+                await t.client.read_resource("rooms://nothing/here")
+            return listed, templates, read, missing.value.error, unknown.value.error
+
+    listed, templates, read, missing, unknown = run(go())
+    assert {str(r.uri) for r in listed} == {"rooms://board", "rooms://inbox/alice", "rooms://room/default"}
+    assert {t.uri_template for t in templates} == {"rooms://board/{room}", "rooms://inbox/{agent}", "rooms://room/{room}"}
+    assert "Write the spec" in read["rooms://board"].text and read["rooms://board/default"].text == read["rooms://board"].text
+    inbox = json.loads(read["rooms://inbox/alice"].text)
+    assert [m["text"] for m in inbox["messages"]] == ["ping"]
+    assert "researcher: " in read["rooms://room/default"].text
+    assert missing.code == -32002 and "nosuch" in missing.message
+    assert unknown.code == -32002 and "rooms://board" in unknown.message
+    # reading the inbox marked nothing read
+    assert rooms("inbox", "--as", "alice", "--unread", "--json").json()["unread"] == 1
+
+
+def test_prompts_join_a_room_and_work_the_board(project_dir):
+    from mcp.shared.exceptions import MCPError
+
+    async def go():
+        async with server(project_dir, "alice") as t:
+            prompts = (await t.client.list_prompts()).prompts
+            join = await t.client.get_prompt("join_room", {"room": "specs"})
+            work = await t.client.get_prompt("work_the_board", {})
+            with pytest.raises(MCPError) as bad:
+                await t.client.get_prompt("work_the_board", {"rom": "x"})
+            return prompts, join, work, bad.value.error
+
+    prompts, join, work, bad = run(go())
+    assert {p.name for p in prompts} == {"join_room", "work_the_board"}
+    assert all(p.title and p.description for p in prompts)
+    join_text, work_text = join.messages[0].content.text, work.messages[0].content.text
+    assert "You are alice" in join_text and "'specs'" in join_text and "attention" in join_text
+    assert "task_next" in work_text and "task_done" in work_text and "'default'" in work_text
+    assert bad.code == -32602 and "'rom'" in bad.message

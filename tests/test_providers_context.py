@@ -315,3 +315,15 @@ def test_clipping_a_big_message_is_one_pass():
     assert time.monotonic() - start < 2.0  # a binary search of whole estimates took seconds
     assert estimate_tokens(clipped) <= 2000 < estimate_tokens(clipped + " 3f a9")
     assert estimate_tokens("\x1b[31m") >= 5  # control characters count too
+
+
+def test_an_overflow_reported_inside_a_stream_is_a_context_overflow_too(server, monkeypatch):
+    server.push(Reply(text="partial", stream_error="request (5000 tokens) exceeds the available context size (4096 tokens)"))
+    with pytest.raises(ContextOverflow) as caught:
+        openai(server).complete(MESSAGES, model="m", on_delta=lambda _: None)
+    assert (caught.value.n_ctx, caught.value.n_prompt) == (4096, 5000)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
+    server.push(Reply(text="partial", stream_error="prompt is too long: 210000 tokens > 200000 maximum"))
+    provider = AnthropicProvider("claude", {"type": "anthropic", "base_url": server.base_url, "api_key_env": "ANTHROPIC_API_KEY"})
+    with pytest.raises(ContextOverflow):
+        provider.complete(MESSAGES, model="m", on_delta=lambda _: None)

@@ -23,6 +23,7 @@ class _Cursor:
     def __init__(self, follower):
         self.follower = follower
         self.lock = threading.Lock()  # a follower is not for two threads at once
+        self.held: list[dict] = []  # events read but past the last call's limit: the next call returns them first
 
 
 def _selection(session, rooms, inboxes, boards: bool, groups: bool):
@@ -37,8 +38,9 @@ def _selection(session, rooms, inboxes, boards: bool, groups: bool):
 
 
 def poll_events(session, cursor: str | None, *, rooms=(), inboxes=(), boards=False, groups=False,
-                wait_seconds: float = 0, last: int = 0) -> dict[str, Any]:
-    """{"cursor", "events"}: the events since `cursor` (none given: a new cursor, with the `last` past events)."""
+                wait_seconds: float = 0, last: int = 0, limit: int | None = None) -> dict[str, Any]:
+    """{"cursor", "events", "count", "remaining"}: the events since `cursor` (none given: a new cursor,
+    with the `last` past events), at most `limit`; the rest wait in the cursor for the next call."""
     from rooms_cli.errors import InvalidInput
     from rooms_cli.watch import Follower
 
@@ -60,11 +62,13 @@ def poll_events(session, cursor: str | None, *, rooms=(), inboxes=(), boards=Fal
         session.cursors[token] = state
     else:
         with state.lock:
-            found = state.follower.poll()
+            found = state.held + state.follower.poll()
     deadline = time.monotonic() + wait_seconds
     while not found and time.monotonic() < deadline:
         time.sleep(min(POLL_S, max(0.0, deadline - time.monotonic())))
         with state.lock:
             found = state.follower.poll()
-    latest = str(found[-1].get("ts") or "") if found else ""
-    return {"cursor": f"{token}@{latest or at or now_iso()}", "events": found}
+    shown, state.held = (found[:limit], found[limit:]) if limit is not None else (found, [])
+    latest = str(shown[-1].get("ts") or "") if shown else ""
+    return {"cursor": f"{token}@{latest or at or now_iso()}", "events": shown, "count": len(shown),
+            "remaining": len(state.held)}

@@ -16,7 +16,8 @@ gives the title, the hints and the output schema. A call:
   whose text and structuredContent are the CLI's `--json` error document `{"error": {"code",
   "message", "exit_code"}}` — the same code and exit code as on the command line.
 
-The server advertises tools only: no resources or prompts (an empty list would promise what is not there).
+Resources (`rooms://board`, `rooms://inbox/{agent}`, `rooms://room/{room}`) and prompts (`join_room`,
+`work_the_board`) are in resources.py.
 """
 
 from __future__ import annotations
@@ -194,15 +195,46 @@ class Tools:
 
 
 def build_server(session: Session) -> Server:
-    """A low-level server offering every operation of tools.py to `session`."""
+    """A low-level server offering every operation of tools.py, and the resources and prompts of
+    resources.py, to `session`."""
+    import anyio.to_thread
+
+    from rooms_cli.mcp_server import resources
+
     tools = Tools(session)
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools.listed)
 
+    async def list_resources(ctx, params) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=resources.list_resources(session))
+
+    async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resources.list_templates())
+
+    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        try:
+            mime, text = await anyio.to_thread.run_sync(resources.read_resource, session, uri)
+        except RoomsError as exc:
+            code = resources.RESOURCE_NOT_FOUND if exc.code == "not_found" else types.INVALID_PARAMS
+            raise MCPError(code, f"{uri}: {exc.fold().message}", {"uri": uri, "code": exc.code}) from None
+        return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
+
+    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=resources.list_prompts())
+
+    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        try:
+            return resources.get_prompt(session, params.name, params.arguments)
+        except RoomsError as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.fold().message) from None
+
     return Server("rooms", version=__version__,
                   instructions=INSTRUCTIONS.format(me=session.me, root=session.project.root),
-                  on_list_tools=list_tools, on_call_tool=tools.call)
+                  on_list_tools=list_tools, on_call_tool=tools.call, on_list_resources=list_resources,
+                  on_list_resource_templates=list_templates, on_read_resource=read_resource,
+                  on_list_prompts=list_prompts, on_get_prompt=get_prompt)
 
 
 def serve(dir: str | None, as_: str | None) -> None:

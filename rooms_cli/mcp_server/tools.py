@@ -709,7 +709,8 @@ def check_files(s: Session, paths: Annotated[list[str], Field(description="File 
 # -- events --------------------------------------------------------------------------------------
 
 
-@tool("Events since a cursor", record({"cursor": STR, "events": {"type": "array", "items": {"type": "object"}}}), read_only=True)
+@tool("Events since a cursor", record({"cursor": STR, "events": {"type": "array", "items": {"type": "object"}}, "count": INT,
+                                      "remaining": INT}), read_only=True)
 def events(s: Session,
            cursor: Annotated[str | None, Field(description="The cursor the last call returned; leave out to start.")] = None,
            rooms: Annotated[list[str] | None, Field(description="Follow these rooms' transcripts.")] = None,
@@ -717,11 +718,13 @@ def events(s: Session,
            boards: Annotated[bool, Field(description="Follow the boards of the rooms given.")] = False,
            groups: Annotated[bool, Field(description="Follow every group.")] = False,
            wait_seconds: Annotated[float, Field(description="When nothing is new, wait up to this long for an event.", ge=0, le=300)] = 0,
-           last: Annotated[int, Field(description="On a first call, also return the last N past events.", ge=0, le=1000)] = 0):
+           last: Annotated[int, Field(description="On a first call, also return the last N past events.", ge=0, le=1000)] = 0,
+           limit: Limit = DEFAULT_LIMIT):
     """New events since a cursor: chat messages, task, group, inbox and spawn events (as `rooms watch --json`).
     With no source named, everything is followed. The first call returns a cursor; pass it back to get
-    only what happened since (the sources are those of the first call)."""
+    only what happened since (the sources are those of the first call). At most `limit` events come
+    back; `remaining` says how many more are ready for the next call."""
     from rooms_cli.mcp_server.cursors import poll_events
 
     return poll_events(s, cursor, rooms=rooms or (), inboxes=inboxes or (), boards=boards, groups=groups,
-                       wait_seconds=wait_seconds, last=last)
+                       wait_seconds=wait_seconds, last=last, limit=limit)

@@ -44,11 +44,11 @@ from rooms_cli.models.http import (
     Call,
     HttpSettings,
     is_event_stream,
-    one_line,
     open_response,
     post_json,
     read_json,
     read_key,
+    reported_error,
     sse_events,
 )
 from rooms_cli.models.limits import reply_limit
@@ -207,8 +207,7 @@ class AnthropicProvider(Provider):
 
 def _parse(call: Call, data: dict, messages) -> Completion:
     if data.get("type") == "error":
-        err = data.get("error") or {}
-        raise call.error(f"the server answered with an error: {one_line(str(err.get('message') or err.get('type')))}")
+        raise reported_error(call, "the server answered with an error", data.get("error") or {})
     content = data.get("content")
     if not isinstance(content, list):
         raise call.error("the reply has no content (not an Anthropic messages answer?)")
@@ -259,10 +258,7 @@ async def _stream(call: Call, messages, on_delta) -> Completion:
                 finished = True
                 break
             elif kind == "error":
-                err = data.get("error") or {}
-                raise call.error(
-                    f"the server reported an error mid-stream: {one_line(str(err.get('message') or err.get('type') or 'unknown error'))}"
-                )
+                raise reported_error(call, "the server reported an error mid-stream", data.get("error") or {})
             # ping, content_block_start/stop and event types added later: nothing to do
     if not finished:
         raise call.error(

@@ -302,6 +302,14 @@ def context_overflow(call: Call, message: str, err: dict | None = None) -> Conte
     return error
 
 
+def reported_error(call: Call, how: str, err: object) -> ProviderError:
+    """The error a server reported inside a 200 answer or a stream (`how` says where), on one line;
+    a ContextOverflow when it says the prompt did not fit."""
+    fields = err if isinstance(err, dict) else {}
+    message = one_line(str(fields.get("message") or fields.get("type") or "unknown error") if fields else str(err))
+    return context_overflow(call, message, fields) or call.error(f"{how}: {message}")
+
+
 def _connect_failure(exc: BaseException) -> str:
     """What went wrong when connecting, in words (httpx hides the OS error in the cause chain)."""
     import socket

@@ -46,12 +46,12 @@ from rooms_cli.models.http import (
     Call,
     HttpSettings,
     is_event_stream,
-    one_line,
     open_response,
     post_json,
     probe_json,
     read_json,
     read_key,
+    reported_error,
     sse_events,
 )
 from rooms_cli.models.tokens import estimate_tokens
@@ -266,8 +266,7 @@ class OpenAIProvider(Provider):
 
     def _parse(self, call: Call, data: dict, messages) -> Completion:
         if "error" in data and not data.get("choices"):
-            err = data["error"]
-            raise call.error(f"the server answered with an error: {one_line(str(err.get('message') if isinstance(err, dict) else err))}")
+            raise reported_error(call, "the server answered with an error", data["error"])
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise call.error("the reply has no choices (not an OpenAI chat-completions answer?)")
@@ -299,10 +298,7 @@ class OpenAIProvider(Provider):
                 if not isinstance(chunk, dict):
                     raise call.error(f"unexpected event in the stream: {event.data[:120]!r}")
                 if chunk.get("error"):
-                    err = chunk["error"]
-                    raise call.error(
-                        f"the server reported an error mid-stream: {one_line(str(err.get('message') if isinstance(err, dict) else err))}"
-                    )
+                    raise reported_error(call, "the server reported an error mid-stream", chunk["error"])
                 if chunk.get("usage"):
                     usage_data = chunk["usage"]
                 for choice in chunk.get("choices") or []:

@@ -78,12 +78,12 @@ class LaneTable(DataTable):
     def __init__(self, lane: str, **kwargs):
         super().__init__(cursor_type="row", show_header=False, cell_padding=0, **kwargs)
         self.lane = lane
-        self.title = Label(lane)  # above the table: the lane and how many tasks it holds
+        self.heading = Label(lane)  # above the table: the lane and how many tasks it holds
         self.tasks: list[views.TaskRow] = []
         self.shown: list[tuple] = []  # what the rows were built from (nothing to redraw when equal)
 
     def show(self, rows: list[views.TaskRow]) -> None:
-        shown = [(r.id, r.status, r.title, r.holder, r.expires_at, tuple(r.flags), r.short) for r in rows]
+        shown = [_signature(r) for r in rows]
         if shown == self.shown:
             return
         keep = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value if self.row_count else None
@@ -106,7 +106,7 @@ class LaneTable(DataTable):
             return False
         row.short = self.tasks[at].short
         self.tasks[at] = row
-        self.shown[at] = (row.id, row.status, row.title, row.holder, row.expires_at, tuple(row.flags), row.short)
+        self.shown[at] = _signature(row)
         if row.id in self.rows:
             self.update_cell(row.id, self.ordered_columns[0].key, _task_cell(row))
         return True
@@ -134,7 +134,7 @@ class TopApp(App):
     TabPane { padding: 0; }
     #board-head { height: 1; padding: 0 1; }
     #lanes { height: 1fr; }
-    .lane { width: 34; height: 100%; border-right: vkey $panel; }
+    .lane { width: 36; height: 100%; border-right: vkey $panel; }
     .lane Label { width: 100%; text-style: bold; padding: 0 1; background: $boost; }
     LaneTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
     #room-side { width: 26; border-right: vkey $panel; }
@@ -202,8 +202,11 @@ class TopApp(App):
                     with Vertical():
                         yield RichLog(id="transcript", wrap=True, markup=False, auto_scroll=True)
                         yield Static("", id="budget", markup=False)
-                        yield Input(placeholder="say something (Enter posts, like rooms chat)", id="say",
+                        # no blinking cursor: a blink is a redraw twice a second, and idle should cost nothing
+                        say = Input(placeholder="say something (Enter posts, like rooms chat)", id="say",
                                     disabled=self.read_only)
+                        say.cursor_blink = False
+                        yield say
             with TabPane("Agents", id="agents"):
                 yield DataTable(id="agent-table", cursor_type="row")
         yield Static("", id="note", markup=False)
@@ -324,14 +327,14 @@ class TopApp(App):
                 table = LaneTable(name)
                 table.add_column("task", width=LANE_MIN - 3)  # fixed: a cell that grows is cut with …, never wrapped
                 existing[name] = table
-                lanes.mount(Vertical(table.title, table, classes="lane"))
+                lanes.mount(Vertical(table.heading, table, classes="lane"))
             if focused in existing:
                 self.call_after_refresh(existing[focused].focus)
         self._leases = {}
         for name, rows in columns:
             self._fill_lane(existing[name], rows)
             title = "done" if name == "done" else f"lane {name}"
-            existing[name].title.update(f"{title} · {len(rows)}")
+            existing[name].heading.update(f"{title} · {len(rows)}")
         self._size_lanes()
 
     def _size_lanes(self) -> None:
@@ -404,10 +407,13 @@ class TopApp(App):
 
     def _draw_agents(self, rows: list[dict]) -> None:
         table = self.query_one("#agent-table", DataTable)
+        keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
         table.clear()
         for row in rows:
             table.add_row(row["name"], row["kind"], "idle" if row["idle"] else "active", str(row["unread"]) if row["unread"] else "",
                           _clock(row["last_seen"]), ", ".join(row["spawns"]), row["status"], key=row["name"])
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep))
 
     async def _draw_groups(self, infos: list[dict]) -> None:
         """A tab per live group: new ones added, gone ones (dissolved, renamed away) removed, labels kept current."""
@@ -481,6 +487,7 @@ class TopApp(App):
                 self.reload("board")
         elif family == "chat":
             if event.get("room") == self.room:
+                self._show_line(event)
                 self.reload("rooms")
             self.reload("agents")
         elif family == "group":
@@ -490,6 +497,14 @@ class TopApp(App):
             agent = event.get("agent")
             if family == "inbox" and agent in self.agent_panes:
                 self.reload(f"agent:{agent}")
+
+    def _show_line(self, event: dict) -> None:
+        """A transcript line, drawn from the event itself as it arrives; the read of the room that
+        follows redraws the transcript with it (and the roster and budget)."""
+        from rooms_cli.chat.transcript import Message
+
+        kind = str(event.get("type", "chat.message")).partition(".")[2] or "message"
+        self.query_one("#transcript", RichLog).write(_message_text(Message.from_json({**event, "kind": kind})))
 
     async def action_quit(self) -> None:
         if self._stop is not None:
@@ -731,15 +746,21 @@ def _fill_recent(table: DataTable, info: dict) -> None:
 def _current_text(flight: dict | None) -> str:
     if not flight:
         return "nothing in flight (Ctrl+B to broadcast)"
+    fields = flight.get("fields") or {"objective": flight["objective"]}
     return "\n".join([
-        f"{flight['broadcast_id']} from {flight.get('sender') or '?'} · {len(flight['replied'])}/{len(flight['members'])} replied",
-        f"objective: {flight['objective']}",
-        f"waiting for: {', '.join(flight['pending']) or 'the gather (rooms group wait)'}",
+        f"{flight['broadcast_id']} from {flight.get('sender') or '?'} · {len(flight['replied'])}/{len(flight['members'])} replied"
+        f" · waiting for {', '.join(flight['pending']) or 'the gather (rooms group wait)'}",
+        *(f"{key}: {fields[key]}" for key, _label in COMPOSER_FIELDS if key in fields),
     ])
 
 
 def _status_style(status: str) -> str:
     return {"doing": "bold yellow", "blocked": "red", "failed": "bold red", "done": "green"}.get(status, "")
+
+
+def _signature(row: views.TaskRow) -> tuple:
+    """What a task's cell is drawn from: equal signatures, nothing to redraw."""
+    return (row.id, row.status, row.title, row.holder, row.expires_at, tuple(row.flags), row.short)
 
 
 def _task_cell(row: views.TaskRow) -> Text:

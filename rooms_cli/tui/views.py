@@ -139,10 +139,16 @@ def groups(project: Project) -> list[dict]:
 
 
 def group(project: Project, name: str) -> dict:
-    """`rooms group status NAME`: members with their state, the broadcast in flight, recent ones."""
+    """`rooms group status NAME`: members with their state, the broadcast in flight (with its four
+    fields), recent ones."""
+    from rooms_cli.groups import log
     from rooms_cli.groups.status import status
 
-    return status(project, name)
+    info = status(project, name)
+    if info["in_flight"]:
+        flight = log.load(project, name, head=True).in_flight
+        info["in_flight"]["fields"] = dict(flight.fields) if flight is not None else {}
+    return info
 
 
 def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict:
