@@ -24,6 +24,7 @@ FAMILIES = {
     "memory": {"memory_list", "memory_forget"},
     "roundtable": {"roundtable_run", "roundtable_queue", "roundtable_list"},
     "events": {"events"},
+    "sync": {"sync"},
     "files": {"reserve_files", "release_files", "list_reservations", "check_files"},
 }
 

@@ -13,8 +13,19 @@ pytest.importorskip("mcp", reason="the MCP SDK is the extra rooms-cli[mcp] (in t
 from tests.test_mcp import server  # noqa: E402
 
 
-def test_every_tool_returns_structured_content_that_validates_against_its_output_schema(project_dir):
+def test_every_tool_returns_structured_content_that_validates_against_its_output_schema(project_dir, monkeypatch):
+    import subprocess
+
     from jsonschema import Draft202012Validator
+
+    for key in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
+        monkeypatch.setenv(key, "t")
+    for key in ("GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"):
+        monkeypatch.setenv(key, "t@example.com")
+    remote = project_dir.parent / "remote.git"
+    for args in (["init", "-q", "--bare", str(remote)], ["-C", str(project_dir), "init", "-q"],
+                 ["-C", str(project_dir), "remote", "add", "origin", str(remote)]):
+        subprocess.run(["git", *args], check=True, capture_output=True)
 
     (project_dir / ".rooms" / "agents" / "outside.md").write_text(
         "---\nid: outside\nmodel: external\n---\nA coding agent in another terminal.\n")
@@ -91,6 +102,8 @@ def test_every_tool_returns_structured_content_that_validates_against_its_output
             await call(a, "list_reservations")
             await call(a, "release_files", all=True)
             await call(a, "events", last=5)
+            synced = await call(a, "sync")
+            assert synced["remote"] == "origin" and synced["sent"] > 0
             return tools
 
     tools = asyncio.run(go())

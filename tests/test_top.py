@@ -598,7 +598,8 @@ def test_snapshot_writes_one_frame_to_svg(demo, tmp_path):
     (("--tab", "Bad/Tab"), 1, "--tab"),
     (("--size", "80x24"), 2, "--size goes with --snapshot"),
     (("--room", "nosuch"), 1, "no room 'nosuch'"),
-], ids=["bad-size", "unknown-group", "bad-tab", "size-without-snapshot", "unknown-room"])
+    ((), 1, "rooms top needs a terminal (its input and output are not one); rooms top --snapshot FILE.svg renders"),
+], ids=["bad-size", "unknown-group", "bad-tab", "size-without-snapshot", "unknown-room", "no-terminal"])
 def test_bad_values_are_one_sentence(demo, args, code, words):
     proc = cli(demo, "top", *args)
     assert proc.returncode == code, proc.stderr

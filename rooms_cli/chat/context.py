@@ -193,12 +193,12 @@ def fit(lines: list[Line], answering: int | None, budget: int, count, *, keep_la
 
 
 def instruction_for(agent_id: str, *, must_answer: bool, structured: bool, offer_pass: bool = True) -> str:
-    """The short reminder closing the prompt: how to answer and, where offered, how to pass. No
-    placeholder text: a small model copies it ("your one short message") as its answer."""
-    if must_answer:
-        return f"(Answer as {agent_id} in one short message. /pass is not accepted this time.)"
-    if not offer_pass:
-        return f"(Answer as {agent_id} in one short message.)"
+    """The short reminder closing the prompt of an open message: how to answer, and how to pass.
+    None where no pass is offered (the system prompt says to answer): SmolLM2 echoed a closing
+    "(Answer … in one short message.)" as "message". No placeholder text either: it copied
+    "your one short message" as its answer."""
+    if must_answer or not offer_pass:
+        return ""
     if structured:
         return (f"(Answer as {agent_id} in JSON: \"speak\" true and your one short message as \"message\"; "
                 "if you have nothing useful to add, \"speak\" false and an empty \"message\".)")

@@ -652,6 +652,22 @@ def roundtable_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = No
     return page("items", to_jsonable(queue.list_items(s.project)), limit=limit, after=since)
 
 
+# -- sync ----------------------------------------------------------------------------------------
+
+
+@tool("Sync with the git remote", record({"remote": STR, "received": INT, "sent": INT, "pushed": BOOL,
+                                           "conflicts": {"type": "array"}}), idempotent=True)
+def sync(s: Session, remote: Annotated[str | None, Field(description="The git remote (default: sync.remote in .rooms.yaml, else origin).")] = None):
+    """Merge .rooms/ with a git remote both ways (on refs/rooms/state; your branches and work tree are
+    never touched): what other clones wrote arrives, what you wrote leaves. See docs/git.md."""
+    from rooms_cli.store.gitsync import sync as sync_with
+    from rooms_cli.sync.settings import for_task_commands
+
+    if remote is None:
+        remote = for_task_commands(lambda: s.config, s.project.root, True, None)[1]
+    return sync_with(s.project, remote)
+
+
 # -- file reservations ---------------------------------------------------------------------------
 
 Patterns = Annotated[list[str], Field(description="Paths or globs relative to the project root: src/auth/**, *.md, docs/api.md.",

@@ -59,7 +59,12 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def run(ctx: Context, *, tab: str = "board", room: str | None = None) -> None:
     """The dashboard on this terminal until q or Ctrl+Q."""
+    import sys
+
     require_textual()
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise RoomsError("rooms top needs a terminal (its input and output are not one); "
+                         "rooms top --snapshot FILE.svg renders one frame without it")
     from rooms_cli.tui.app import TopApp
 
     TopApp(ctx, tab=tab, room=room).run()

@@ -64,7 +64,7 @@ def _chat(what: str, event: dict) -> Parts:
     text = str(event.get("text", ""))
     if what == "message":  # continuation lines indented under the text
         return [(speaker, speaker_style(speaker)), (": ", ""), (text.replace("\n", "\n    "), "")]
-    if what in ("pass", "flavor"):  # as chat shows them: `* architect leans back and listens *`
+    if what in ("pass", "flavor", "repeat"):  # as chat shows them: `* architect leans back and listens *`
         colour = speaker_style(speaker).replace("bold ", "italic ")
         said = text if text and not is_pass(text) else ("passes" if what == "pass" else "")
         return [("* ", "italic dim"), (speaker, colour), (f" {_one_line(said)} *" if said else " *", "italic dim")]
