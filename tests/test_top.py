@@ -213,6 +213,30 @@ def test_the_board_flags_double_and_lapsed_claims_and_hides_archived_tasks(demo)
     assert not any("Sketch the architecture" in c for c in cells.values())
 
 
+def test_a_long_lane_holds_one_page_of_rows_until_the_cursor_nears_its_end(demo):
+    from rooms_cli.board.tasks import add_task
+
+    project = project_of(demo)
+    for n in range(150):
+        add_task(project, "default", f"Chore {n:03d}", lane="scribe", done="done", by="alice")
+    seen = {}
+
+    async def scenario(pilot):
+        table = next(t for t in pilot.app.query(LaneTable) if t.lane == "scribe")
+        seen["first"] = table.row_count
+        seen["heading"] = str(table.heading.render())
+        table.focus()
+        table.move_cursor(row=table.row_count - 1)
+        await pilot.press("down")
+        await pilot.pause()
+        seen["after"] = table.row_count
+
+    drive(demo, scenario)
+    assert seen["first"] == LaneTable.PAGE == 100
+    assert seen["heading"] == "lane scribe · 150"
+    assert seen["after"] == 150
+
+
 # --- cancel writes nothing -----------------------------------------------------------------------
 
 
