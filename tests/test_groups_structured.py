@@ -156,3 +156,5 @@ def test_rank_ballots_are_structured_retried_once_and_reported(project, server, 
     assert len([b for b in ballots if b["model"] == "cy"]) == 2  # asked once more, then given up
     status = cli("group", "status", "g")
     assert "rank · 2/3 ballots parsed" in status.stdout
+    assert "cy: ballot not read — no ranking found" in status.stdout
+    assert cli("group", "status", "g", "--json").json()["recent"][0]["unparsed"] == meta["unparsed"]

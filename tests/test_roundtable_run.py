@@ -111,6 +111,12 @@ def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, p
     assert said == ["ok then"]
 
 
+def test_an_echo_of_the_cue_is_not_part_of_the_turn(scripted, project):
+    scripted(["launch — you open.", "Numbers first — over to you.", "Fine."])
+    result = run_debate(project)
+    assert [t["text"] for t in result.turns if t["text"]] == ["launch", "Numbers first", "Fine."]
+
+
 def test_a_turn_that_copies_an_earlier_one_is_asked_again_then_skipped(scripted, project):
     provider = scripted(["We ship Friday.", "we ship friday!", "We ship Friday.", "Numbers first. Numbers first."])
     result = run_debate(project)

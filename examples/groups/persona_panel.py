@@ -27,7 +27,10 @@ async def main() -> None:
         print(f"{persona:>4}: {short(reaction)}")
     # the same replies, reduced again: each persona ranks the others' anonymised reactions
     best = await rooms_cli.wait_all("rfc-panel", reducer="rank")
-    print(f"ranked best by the panel: {best.metadata['winner_handle']} (labels {best.metadata['labels']})")
+    if best.reduced is None:  # no ballot could be read (see best.metadata["unparsed"])
+        print(f"no ranking: {best.metadata['parsed']} ballots read (labels {best.metadata['labels']})")
+    else:
+        print(f"ranked best by the panel: {best.metadata['winner_handle']} (labels {best.metadata['labels']})")
 
 
 if __name__ == "__main__":

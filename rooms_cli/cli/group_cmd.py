@@ -224,6 +224,9 @@ def status_cmd(run: Run, name: NameArg) -> None:
     for b in info["recent"]:
         tallied = f" · {b['tally']}" if b.get("tally") else ""
         output.say(f"  {b['broadcast_id']} {b['status']:<9} {len(b['replied'])}/{len(b['members'])} {b.get('reducer') or '-'}{tallied} · {b['objective']}")
+        why = "ballot" if b.get("reducer") == "rank" else "vote"
+        for handle, reason in (b.get("unparsed") or {}).items():
+            output.say(f"      {handle}: {why} not read — {reason}")
 
 
 @group_app.command("list")

@@ -7,6 +7,7 @@
     gather.py    wait-all / wait-any: runs model-backed members concurrently, polls for the rest
     reducers.py  concat, join_by_handle, last_wins, majority_vote, rank and custom reducers
     rank.py      the ballots of the `rank` reducer (each member ranks the others' anonymised replies)
+    votes.py     the options of a vote and reading a reply as one (the `majority_vote` reducer)
     presets.py   groups.presets / overlays / groups.defaults
     doctor.py    `rooms doctor` findings about merged clones (duplicate creations, double renames…)
     status.py    member states and the `▣ name [busy/total state]` label

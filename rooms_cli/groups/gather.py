@@ -54,6 +54,14 @@ class Outcome:
     cut: bool = False
 
 
+def call_temperature(purpose: str, own: float | None) -> float:
+    """A member's answer at its agent's temperature (ANSWER_TEMPERATURE when unset); a vote or a
+    ballot at most at JUDGE_TEMPERATURE."""
+    if purpose == "group":
+        return ANSWER_TEMPERATURE if own is None else own
+    return JUDGE_TEMPERATURE if own is None else min(own, JUDGE_TEMPERATURE)
+
+
 def member_messages(agent, group: str | None, handle: str, fields: dict[str, str], instruction: str = ""):
     """What a model-backed member reads: its directive and the three constraints as the system
     message, the objective (and, for a vote, how to answer) as the user message.
@@ -172,9 +180,8 @@ class _Gathering:
 
         agent = self.agents[handle]
         provider, model = self._provider(agent)
-        own = agent.temperature
-        temperature = (ANSWER_TEMPERATURE if own is None else own) if purpose == "group" else min(JUDGE_TEMPERATURE, own if own is not None else JUDGE_TEMPERATURE)
-        return await provider.acomplete(messages, model=model, temperature=temperature, schema=schema, agent=agent, purpose=purpose,
+        return await provider.acomplete(messages, model=model, temperature=call_temperature(purpose, agent.temperature),
+                                        schema=schema, agent=agent, purpose=purpose,
                                         max_tokens=reply_limit(purpose, agent=agent, provider_spec=provider.spec))
 
     async def _answer(self, handle: str):

@@ -11,6 +11,7 @@ Afterwards the lessons are extracted (lessons.py) and appended to each participa
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -33,6 +34,9 @@ from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
 
 HISTORY_TURNS = 16  # the prompt carries at most this many earlier turns
+CUE_OPEN, CUE_OVER = " — you open.", " — over to you."
+# a small model echoes the cue ("launch week — over to you."): the echo is not part of the turn
+_CUE_ECHO = re.compile(r"\s*[—–-]+\s*(?:over to you|you open)\b[.!]?", re.IGNORECASE)
 DEFAULT_TOPIC = "what matters most this week"
 OnEvent = Callable[[str, dict], None]
 
@@ -128,8 +132,7 @@ def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: st
         messages.append(Message(role, f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
     # the history is in the messages above and the format in the system prompt; the cue names only the
     # topic, which is also what the offline model, reading the last message alone, keys its reply on
-    cue = f"{topic} — over to you." if history else f"{topic} — you open."
-    messages.append(Message("user", cue))
+    messages.append(Message("user", f"{topic}{CUE_OVER if history else CUE_OPEN}"))
     return messages
 
 
@@ -169,7 +172,7 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
             messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2), stop=stop,
             agent=agent, purpose="roundtable",
         )
-        text = sanitize(completion.text, max_chars, names)
+        text = sanitize(_CUE_ECHO.sub("", completion.text or ""), max_chars, names)
         if text and completion.cut and not text.endswith(ELLIPSIS):
             text = cut_at_word(text, max_chars - len(ELLIPSIS)).removesuffix(ELLIPSIS) + ELLIPSIS
         why = "was empty once cleaned up" if not text else "repeats an earlier turn word for word" if plain(text) in earlier else ""

@@ -40,9 +40,10 @@ def failures(turn: dict) -> list[str]:
 
 
 def answered(turn: dict) -> list[str]:
-    """Who answered, sorted: a message, a pass, a flavor line, or a reply that copied another's
-    (a 135M model at temperature 0 often does; the room keeps it out of the count, not out of the turn)."""
-    return sorted(r["speaker"] for r in turn["replies"] if r["kind"] in ANSWERS)
+    """Who answered, sorted, once each (a cascade may prompt an agent twice): a message, a pass, a
+    flavor line, or a reply that copied another's (a 135M model at temperature 0 often does; the room
+    keeps it out of the count, not out of the turn)."""
+    return sorted({r["speaker"] for r in turn["replies"] if r["kind"] in ANSWERS})
 
 
 def finish_reason(record: dict) -> str | None:
@@ -101,6 +102,7 @@ def test_everyone_and_open_messages_on_a_strict_alternation_template_get_every_a
     turn = chat(rooms, "@everyone one line each: are we ready for Friday?")
     assert failures(turn) == []
     assert answered(turn) == AGENTS
+    assert rooms("room", "continue").exit_code == 0  # a fresh turn budget: every eligible agent is prompted
     turn = chat(rooms, "the deploy latency is bad, what now?")
     assert failures(turn) == []
     assert answered(turn) == sorted(turn["eligible"]) and turn["eligible"]
