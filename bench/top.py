@@ -10,7 +10,8 @@ terminal, without writing to one):
   10 000 tasks (and the whole `rooms top --snapshot` process, start-up and import of textual included);
 - write → screen: another process appends (a chat message; a claim on the big board) and the line is
   on screen, median of N, timed on the machine's monotonic clock shared by both processes;
-- idle CPU: the app's process CPU time over the idle window, with live updates on.
+- idle CPU: the app's process CPU time over the idle window, with live updates on;
+- a key: a cursor move in a lane handled and the screen drawn, on both boards.
 
 Prints a table; not a test.
 """
@@ -78,6 +79,25 @@ def make_project(tasks: int) -> Path:
         line = {**record, "task": task_id, "title": f"task {n}", "lane": f"agent{n % 8}", "order": n}
         (folder / f"{task_id.lower()}.jsonl").write_text(json.dumps(line, sort_keys=True) + "\n")
     return root
+
+
+async def keys(root: Path, presses: int = 20) -> float:
+    """Median seconds for a key to be handled and the screen drawn: cursor moves in a lane of the board."""
+    from rooms_cli.tui.app import LaneTable, TopApp
+
+    app = TopApp(Context.open(str(root), as_="bench"), live=False)
+    samples = []
+    async with app.run_test(size=(160, 50)) as pilot:
+        while not app.loaded.is_set():
+            await pilot.pause(0.005)
+        await pilot.pause()
+        next(t for t in app.query(LaneTable)).focus()
+        for k in range(presses):
+            began = time.perf_counter()
+            await pilot.press("down" if k < presses - 2 else "end")
+            await pilot.pause()
+            samples.append(time.perf_counter() - began)
+    return statistics.median(samples)
 
 
 async def first_frame(root: Path) -> float:
@@ -160,6 +180,7 @@ def main() -> None:
         frame = statistics.median(asyncio.run(first_frame(root)) for _ in range(3))
         rows.append((f"first frame, {label} (in process, median of 3)", f"{frame * 1000:.0f} ms"))
         rows.append((f"`rooms top --snapshot`, {label} (whole process)", f"{snapshot_process(root):.2f} s"))
+        rows.append((f"a key (cursor down in a lane) to the screen drawn, {label} (median of 20)", f"{asyncio.run(keys(root)) * 1000:.0f} ms"))
     chat = asyncio.run(live(small, args.writes, args.idle, None))
     rows.append((f"write → screen, a chat line (median / max of {args.writes})", f"{chat['median'] * 1000:.0f} / {chat['max'] * 1000:.0f} ms"))
     rows.append((f"idle CPU over {args.idle:.0f} s, live, board of 10", f"{chat['idle'] * 100:.2f}%"))

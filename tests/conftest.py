@@ -22,9 +22,11 @@ def isolated_env(monkeypatch, tmp_path):
     monkeypatch.setenv("USER", "tester")
     monkeypatch.setenv("ROOMS_LOCK_TIMEOUT", "20")
     from rooms_cli.cli import output
+    from rooms_cli.models.base import forget_servers
 
     output.reset()
-    yield
+    forget_servers()  # what one test's server taught the provider layer (a window, a refused field)
+    yield             # must not reach the next test's server on the same reused port
     output.reset()
 
 

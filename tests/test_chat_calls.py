@@ -266,3 +266,13 @@ def test_a_handoff_summary_is_bounded_and_a_cut_one_is_marked(project, server, c
     body = server.requests[-1].json
     assert body["max_tokens"] == 5 and body["temperature"] == 0.3 and alternates(body["messages"])
     assert run.json()["deliberation"]["text"] == "We discussed the deploy, the…[cut at 5 tokens]"
+
+
+def test_a_structured_reply_cut_by_the_limit_keeps_its_message_so_far_marked_as_cut(project, server):
+    use_server(project, server, ["a0"], max_tokens=3)
+    room(project, agents=["a0"])
+    server.push(Reply(text='{"speak": true, "message": "Roll back now please"}',
+                      pieces=['{"speak": true, "message": "Roll ', "back ", "now", ' please"}']))
+    reply = say(project, "what now?").replies[0]
+    assert server.requests[0].json["response_format"]["json_schema"]["schema"] == PASS_SCHEMA
+    assert (reply.kind, reply.text) == ("message", "Roll back now…[cut at 3 tokens]") and reply.meta["cut"] is True

@@ -90,6 +90,10 @@ def test_mentions_of_people_and_mentions_in_code_are_not_refused(project):
     say(project, "@researcher rate limit?", speaker="bob")
     result = say(project, "@bob saw it; also `@dataclass` and\n```\n@property\n```\n@researcher thanks")
     assert result.mode == "direct" and result.eligible == ["researcher"]
+    from rooms_cli.messaging.send import send_message
+
+    send_message(project, load_config(project), "alice", "lunch?", to="carol")  # a person with an inbox
+    assert say(project, "@carol @researcher and you?").eligible == ["researcher"]
 
 
 def test_agent_outside_the_room_is_named_not_matched(project):

@@ -327,3 +327,14 @@ def test_an_overflow_reported_inside_a_stream_is_a_context_overflow_too(server, 
     provider = AnthropicProvider("claude", {"type": "anthropic", "base_url": server.base_url, "api_key_env": "ANTHROPIC_API_KEY"})
     with pytest.raises(ContextOverflow):
         provider.complete(MESSAGES, model="m", on_delta=lambda _: None)
+
+
+def test_forget_servers_forgets_windows_and_refused_fields(server):
+    from rooms_cli.models.base import forget_servers
+
+    server.n_ctx = 2048
+    assert run(openai(server).context_window("m")) == 2048
+    server.n_ctx = 4096
+    assert run(openai(server).context_window("m")) == 2048  # remembered
+    forget_servers()
+    assert run(openai(server).context_window("m")) == 4096

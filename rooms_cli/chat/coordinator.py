@@ -210,13 +210,16 @@ class UnknownMention(InvalidInput):
 
 def room_people(project, config, room: str, speaker: str) -> set[str]:
     """The people a message may @-mention without naming an agent: the speaker, `user:` of
-    .rooms.yaml, and whoever spoke lately in the room but is no agent."""
+    .rooms.yaml, whoever spoke lately in the room, and whoever has an inbox (`rooms send --to`)."""
     from rooms_cli.chat.transcript import tail
 
     people = {speaker.lower()}
     if config.user:
         people.add(str(config.user).lower())
     people.update(m.speaker.lower() for m in tail(project, room, 200) if m.kind == "message")
+    inboxes = layout.inbox_dir(project)
+    if inboxes.is_dir():
+        people.update(p.stem.lower() for p in inboxes.glob("*.jsonl"))
     return people
 
 

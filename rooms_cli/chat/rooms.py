@@ -106,23 +106,11 @@ def load_room(project: Project, room: str) -> RoomState:
 
 
 def event_problem(ev: dict) -> str | None:
-    """What is wrong with one state-log event's value (schema.SCHEMAS["room"]), or None."""
+    """What is wrong with one state-log event's value, or None: the check doctor makes
+    (schema.room_event_problem), but an event of an op or field this version does not know is ignored."""
     from rooms_cli.store import schema
 
-    op, name, value = ev.get("op"), ev.get("field"), ev.get("value")
-    if op == "created":
-        return schema.problem("room", ev.get("state"))
-    if op == "spend" or (op == "set" and name == "budget_remaining"):
-        return None if isinstance(value, int) and not isinstance(value, bool) else \
-            f"field 'value' must be a whole number (it is {value!r})"
-    if op == "set" and name in _SCALARS:
-        return schema.field_problem("room", name, value)
-    if op in ("add", "remove") and name in _LISTS:
-        return None if isinstance(value, str) else f"field 'value' must be a name (it is {value!r})"
-    if op in ("add", "remove") and name == "queued":
-        ok = isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("agent"), str)
-        return None if ok else "field 'value' must be a mapping with id and agent"
-    return None
+    return schema.room_event_problem(ev, strict=False)
 
 
 def _apply(state: RoomState | None, ev: dict, where: str = "room state") -> RoomState | None:

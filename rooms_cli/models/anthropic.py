@@ -39,7 +39,7 @@ import os
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.models import llamacpp
-from rooms_cli.models.base import Completion, Provider, Usage
+from rooms_cli.models.base import Completion, Provider, Usage, server_cache
 from rooms_cli.models.http import (
     Call,
     HttpSettings,
@@ -59,7 +59,7 @@ ANTHROPIC_VERSION = "2023-06-01"
 REPLY_TOOL = "reply"  # the one tool a structured call forces
 CLAUDE_WINDOW = 200_000  # tokens: the context window of Claude models on Anthropic's API
 
-_no_tools: set[str] = set()  # servers (base URLs) that refused a forced tool call, this process
+_no_tools: set[str] = server_cache(set())  # servers (base URLs) that refused a forced tool call, this process
 
 
 def to_anthropic(messages) -> tuple[str, list[dict]]:

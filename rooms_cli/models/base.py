@@ -171,8 +171,25 @@ class StopFilter:
         self.buffer = ""
 
 
+_server_caches: list[dict | set] = []
+
+
+def server_cache(cache):
+    """Register `cache` (a dict or set of what this process learned about servers) with forget_servers."""
+    _server_caches.append(cache)
+    return cache
+
+
+def forget_servers() -> None:
+    """Forget what this process learned about servers: windows, tokenizers, refused request fields.
+    For a long-lived process whose server changed at the same address (and for tests, where a port
+    is reused by the next test's server)."""
+    for cache in _server_caches:
+        cache.clear()
+
+
 # The context windows learned from servers in this process: (type, server, model) -> tokens or None
-_windows: dict[tuple[str, str, str], int | None] = {}
+_windows: dict[tuple[str, str, str], int | None] = server_cache({})
 
 
 def _positive(value: object) -> int | None:

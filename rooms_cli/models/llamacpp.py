@@ -7,10 +7,11 @@ llama.cpp, and every count, is remembered per process; nothing here raises.
 
 from __future__ import annotations
 
+from rooms_cli.models.base import server_cache
 from rooms_cli.models.http import probe
 
-_servers: dict[str, bool] = {}  # root -> is it llama.cpp (answers /props)
-_counts: dict[tuple[str, str], int] = {}
+_servers: dict[str, bool] = server_cache({})  # root -> is it llama.cpp (answers /props)
+_counts: dict[tuple[str, str], int] = server_cache({})
 COUNT_CACHE = 4096  # counts remembered per process (the same transcript lines are counted often)
 
 

@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 
 from rooms_cli.errors import ContextOverflow, ProviderError
 from rooms_cli.models import llamacpp
-from rooms_cli.models.base import Completion, Provider, Usage
+from rooms_cli.models.base import Completion, Provider, Usage, server_cache
 from rooms_cli.models.http import (
     Call,
     HttpSettings,
@@ -62,7 +62,7 @@ OLLAMA_DEFAULT_NUM_CTX = 4096  # what Ollama gives a model whose parameters set 
 MAX_STOP = 4  # OpenAI refuses more stop strings than this
 
 # Per process, per server (base URL): request fields the server refused, and what it is
-_refused: dict[str, set[str]] = {}
+_refused: dict[str, set[str]] = server_cache({})
 
 
 def ollama_base_url(host: str | None) -> str:

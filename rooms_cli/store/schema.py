@@ -156,24 +156,29 @@ def problem(kind: str, record: Any) -> str | None:
     return None
 
 
-def room_event_problem(ev: Any) -> str | None:
+def room_event_problem(ev: Any, *, strict: bool = True) -> str | None:
     """What is wrong with one line of a room's state.jsonl, or None: its own fields, then what it
-    sets — an unknown field (the reader ignores the event), a value of the wrong type, a budget below 0."""
-    found = problem("room-event", ev)
-    if found is not None:
-        return found
+    sets — a value of the wrong type, a budget below 0 — and, when `strict` (doctor), an unknown op or
+    field. The reader (chat/rooms.py) calls it with `strict=False`: it refuses the room over a value it
+    would misread and ignores an event it does not know (a newer version's), which doctor names."""
+    if strict:
+        found = problem("room-event", ev)
+        if found is not None:
+            return found
+    elif not isinstance(ev, dict) or ev.get("op") not in ROOM_OPS:
+        return None
     op, name, value = ev.get("op"), ev.get("field"), ev.get("value")
     if op == "created":
         return problem("room", ev.get("state"))
     if op == "spend":
         return None if isinstance(value, int) and not isinstance(value, bool) else f"field 'value' must be a whole number (it is {_shown(value)})"
     if op == "set" and name not in ROOM_SCALARS:
-        return f"'set' of an unknown field {_shown(name)} (one of {', '.join(ROOM_SCALARS)})"
+        return f"'set' of an unknown field {_shown(name)} (one of {', '.join(ROOM_SCALARS)})" if strict else None
     if op == "set":
         wrong = field_problem("room", name, value)
         return None if wrong is None else wrong.replace(f"field {name!r}", f"field {name!r} (value)")
     if name not in ROOM_LISTS:
-        return f"{op!r} of an unknown list {_shown(name)} (one of {', '.join(ROOM_LISTS)})"
+        return f"{op!r} of an unknown list {_shown(name)} (one of {', '.join(ROOM_LISTS)})" if strict else None
     if name == "queued":
         ok = isinstance(value, dict) and isinstance(value.get("id"), str) and isinstance(value.get("agent"), str)
         return None if ok else "field 'value' must be a mapping with id and agent"
