@@ -41,6 +41,7 @@ def test_a_reply_that_goes_on_to_write_another_speakers_turn_is_cut_there():
     ("I'm a chatbot. I'm a chatbot. I'm a chatbot.", "I'm a chatbot…"),
     ("First, check the logs.\nThen restart the pods.\nThen restart the pods.\nThen restart the pods.",
      "First, check the logs.\nThen restart the pods…"),
+    ('"Tester, I\'m not sure how to respond. I\'m not sure how to respond...', '"Tester, I\'m not sure how to respond…'),
     ("you're ready for the one line release note, you're ready for the one line release note, you're ready for the one line re",
      "you're ready for the one line release note…"),
 ])

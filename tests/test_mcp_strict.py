@@ -10,6 +10,8 @@ import sys
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("mcp", reason="the MCP SDK is the extra rooms-cli[mcp] (in the test extras)")
 
@@ -313,3 +315,35 @@ def test_prompts_join_a_room_and_work_the_board(project_dir):
     assert "You are alice" in join_text and "'specs'" in join_text and "attention" in join_text
     assert "task_next" in work_text and "task_done" in work_text and "'default'" in work_text
     assert bad.code == -32602 and "'rom'" in bad.message
+
+
+# -- the line screen, as properties ------------------------------------------------------------------
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_line_gets_either_a_pass_or_a_well_formed_error(line):
+    from rooms_cli.mcp_server.transport import screen
+
+    answer = screen(line)
+    assert answer is None or answer == {} or (
+        answer["jsonrpc"] == "2.0" and answer["error"]["code"] in (-32700, -32600, -32602) and "id" in answer)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.integers(), st.text(max_size=10)), JSON, st.integers(min_value=0, max_value=300))
+def test_the_id_of_a_request_survives_any_params_and_any_depth(request_id, params, depth):
+    from rooms_cli.mcp_server.transport import MAX_DEPTH, screen, shallow
+
+    nested = "[" * depth + json.dumps(params) + "]" * depth
+    line = '{"jsonrpc": "2.0", "id": ' + json.dumps(request_id) + ', "method": "tools/call", "params": ' + nested + "}"
+    assert shallow(line)["id"] == request_id
+    answer = screen(line)
+    if depth > 0 or not isinstance(params, dict):  # params that are not an object
+        assert answer is not None and answer["id"] == request_id and answer["error"]["code"] == -32602
+    elif depth + 3 <= MAX_DEPTH and answer:
+        assert answer["id"] == request_id

@@ -89,3 +89,12 @@ def test_a_pattern_overlaps_a_plain_path_exactly_when_it_covers_it_or_what_is_be
     # a plain path anchored at the root (no wildcard) covers itself and what is below it
     expected = covers(pattern, path) or overlap(pattern, f"/{path}/**") is not None
     assert (overlap(pattern, "/" + path) is not None) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(PATTERN, PATH)
+def test_every_path_a_pattern_covers_starts_with_its_literal_prefix(pattern, path):
+    from rooms_cli.reservations.patterns import literal_prefix
+
+    if covers(pattern, path):
+        assert path.startswith(literal_prefix(pattern))

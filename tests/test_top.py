@@ -548,7 +548,7 @@ def test_another_process_claiming_and_posting_shows_while_the_app_runs(demo, mon
 
 def test_rooms_top_runs_in_a_real_terminal_and_q_quits(demo):
     """The real driver on a pty of 80×24: the tabs and a group label are drawn, a claim by another
-    process shows, `q` ends it with exit 0."""
+    process shows, `?` and Ctrl+G open their dialogs, Escape closes them, `q` ends it with exit 0."""
     import pexpect
 
     env = rooms_env({"ROOMS_DIR": str(demo), "TERM": "xterm-256color", "ROOMS_AGENT": "alice"})
@@ -562,6 +562,14 @@ def test_rooms_top_runs_in_a_real_terminal_and_q_quits(demo):
         claim = cli(demo, "task", "claim", task_id(demo, "Sketch the architecture"), ROOMS_AGENT="scribe", ROOMS_NOW="")
         assert claim.returncode == 0, claim.stderr
         child.expect("scribe")
+        child.send("?")
+        child.expect("Keys of rooms top")
+        child.send("\x1b")  # Escape closes the key list (alone: Escape then a key within ~0.1 s is one Alt+key)
+        time.sleep(0.5)
+        child.send("\x07")  # Ctrl+G: the lasso
+        child.expect("Lasso: pick the members")
+        child.send("\x1b")
+        time.sleep(0.5)
         child.send("q")
         child.expect(pexpect.EOF)
     finally:

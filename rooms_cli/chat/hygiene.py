@@ -12,7 +12,8 @@ In order:
    speaker rather than the four a server accepts).
 3. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
    characters looping four times or more (`salt_salt_salt_salt`), or a sentence or line of 10+
-   characters said again (`I'm a chatbot. I'm a chatbot.`), or a phrase of six words said three
+   characters said again, or the end of an earlier one said again (`I'm a chatbot. I'm a chatbot.`,
+   `Tester, I'm not sure how to respond. I'm not sure how to respond.`), or a phrase of six words said three
    times (`you're ready for the one line, you're ready for the one line, …`). Cuts end with "…".
 A reply cut by the token limit gets `mark_cut`: an unterminated code fence is closed and the text
 ends with `…[cut at N tokens]`. `copied_from` finds an earlier message a reply copies (rapidfuzz
@@ -132,7 +133,7 @@ def cut_repetition(text: str) -> tuple[str, bool]:
         key = _normal(piece)
         if in_fence or len(key) < REPEAT_MIN_CHARS:
             continue
-        if key in seen:
+        if key in seen or any(earlier.endswith(" " + key) for earlier in seen):  # `Tester, I'm not sure.` then `I'm not sure.`
             cut = min(cut, start)
             break
         seen.add(key)

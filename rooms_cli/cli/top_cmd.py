@@ -20,7 +20,7 @@ def top_cmd(
 ) -> None:
     """A live full-screen view of the board, rooms, agents and groups; ? lists the keys, q quits.
 
-    Needs the tui extra: pip install 'rooms-cli[tui]'. Example: rooms top --tab rooms --room api
+    Needs the tui extra: pip install 'rooms-cli[tui]'. Example: rooms top --tab rooms
     """
     from rooms_cli import tui
     from rooms_cli.errors import UsageError

@@ -154,21 +154,34 @@ def task_add(s: Session, title: Annotated[str, Field(description="One-line title
     return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail)
 
 
+SyncClaim = Annotated[bool | None, Field(description="Count the claim only once it is on the git remote (rooms sync); "
+                                                     "default: sync.claims in .rooms.yaml.")]
+
+
+def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
+    from rooms_cli.sync.settings import sync_settings
+
+    settings = sync_settings(s.config)
+    return (settings.claims if sync is None else sync), settings.remote
+
+
 @tool("Claim a task", CLAIM)
-def task_claim(s: Session, task_id: TaskId, lease: Lease = None, room: Room = None):
+def task_claim(s: Session, task_id: TaskId, lease: Lease = None, room: Room = None, sync: SyncClaim = None):
     """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
     the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
     from rooms_cli.board.claims import claim_task
 
-    return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease)
+    synced, remote = _sync_claims(s, sync)
+    return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease, sync=synced, remote=remote)
 
 
 @tool("Claim your next task", CLAIM)
-def task_next(s: Session, lease: Lease = None, room: Room = None):
+def task_next(s: Session, lease: Lease = None, room: Room = None, sync: SyncClaim = None):
     """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
 
-    claim = next_task(s.project, s.room(room), agent=s.me, lease=lease)
+    synced, remote = _sync_claims(s, sync)
+    claim = next_task(s.project, s.room(room), agent=s.me, lease=lease, sync=synced, remote=remote)
     return claim if claim is not None else {"task": None, "lease": None, "lease_id": None}
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rooms_cli.errors import InvalidInput
 
@@ -163,11 +164,28 @@ def _alphabet(*autos: Automaton) -> list[str]:
     return sorted(literals | {"/", other})
 
 
+@lru_cache(maxsize=4096)
+def literal_prefix(pattern: str) -> str:
+    """What every path `pattern` covers starts with: an anchored pattern's text before its first
+    wildcard ('' for one that matches at any depth)."""
+    parts = _parts(normalize(pattern))
+    if parts[0] == "**":
+        return ""
+    text = "/".join(parts)
+    cut = min((i for i in (text.find("*"), text.find("?")) if i >= 0), default=len(text))
+    return text[:cut]
+
+
+@lru_cache(maxsize=4096)
 def overlap(first: str, second: str) -> str | None:
     """A path both patterns cover (one of the shortest), or None when there is none.
 
     A breadth-first search of the pair of automata (each determinized on the fly), over one character
-    of each class they distinguish, keeping to real paths: no empty part, no leading or trailing `/`."""
+    of each class they distinguish, keeping to real paths: no empty part, no leading or trailing `/`.
+    Two anchored patterns whose literal prefixes part ways (`pkg1/…`, `pkg2/…`) are told apart at once."""
+    a, b = literal_prefix(first), literal_prefix(second)
+    if not (a.startswith(b) or b.startswith(a)):
+        return None
     one, two = compile_pattern(first), compile_pattern(second)
     alphabet = _alphabet(one, two)
     start = (_closure(one, frozenset([0])), _closure(two, frozenset([0])), True)  # True: at the start of a part
@@ -192,6 +210,7 @@ def overlap(first: str, second: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def to_regex(pattern: str) -> re.Pattern[str]:
     """The same language as a regular expression (what `covers` uses, and the tests' second opinion)."""
     parts = _parts(normalize(pattern))
