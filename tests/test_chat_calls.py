@@ -276,3 +276,14 @@ def test_a_structured_reply_cut_by_the_limit_keeps_its_message_so_far_marked_as_
     reply = say(project, "what now?").replies[0]
     assert server.requests[0].json["response_format"]["json_schema"]["schema"] == PASS_SCHEMA
     assert (reply.kind, reply.text) == ("message", "Roll back now…[cut at 3 tokens]") and reply.meta["cut"] is True
+
+
+def test_a_repeat_record_is_a_known_kind_to_the_readers_and_to_doctor(project, server, cli):
+    use_server(project, server, ["a0", "a1"])
+    room(project, agents=["a0", "a1"])
+    server.set_default("I'm a chatbot and I can help you with the deploy today.")
+    say(project, "@everyone deploy?")
+    shown = cli("transcript", "--room", "sync", "--json").json()
+    assert [r["kind"] for r in shown][-1] == "repeat"
+    doctor = cli("doctor", "--json")
+    assert "repeat" not in doctor.stdout + doctor.stderr, doctor.stdout

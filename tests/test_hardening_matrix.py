@@ -101,6 +101,7 @@ VALID: dict[str, list[str]] = {
     "files check": ["src/auth/login.py", "--as", "judge"],
     "files list": [],
     "hook pre-commit": [],
+    "sync": ["--remote", "origin"],  # a bare repository beside the project (prepare)
 }
 STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": ""}
 
@@ -162,10 +163,14 @@ def prepare(path: str, root) -> list[str]:
         # assigning to the lane of an agent another person owns is a proposal, pending until they answer
         assign = invoke(["task", "assign", fill["{TASK}"], "--to", "counsel", "--as", "you"])
         assert assign.exit_code == 0, assign.stderr
-    if path == "hook pre-commit":  # a git hook: it runs in a clone
+    if path in ("hook pre-commit", "sync"):  # a git hook runs in a clone; sync needs a remote too
         import subprocess
 
         subprocess.run(["git", "init", "-q", str(root)], check=True)
+        if path == "sync":
+            remote = root.parent / "remote.git"
+            subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+            subprocess.run(["git", "-C", str(root), "remote", "add", "origin", str(remote)], check=True)
     if path == "files release":
         reserve = invoke(["files", "reserve", "src/auth/**", "--as", "reviewer"])
         assert reserve.exit_code == 0, reserve.stderr

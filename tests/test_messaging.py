@@ -249,8 +249,9 @@ def test_messages_that_waited_before_wake_was_turned_on_never_wake_the_agent(cli
 
 def _echo_agent(cli, project_dir):
     """An agent whose model is `cat`: its reply is exactly the prompt it was given."""
-    with open(project_dir / ".rooms.yaml", "a") as fh:
-        fh.write("\nwake: true\nproviders:\n  echo: {type: command, command: [cat]}\n")
+    cfg = project_dir / ".rooms.yaml"  # the one providers: key of the example (a second is refused)
+    cfg.write_text(cfg.read_text().replace("\nproviders:\n", "\nproviders:\n  echo: {type: command, command: [cat]}\n", 1)
+                   + "\nwake: true\n")
     assert cli("agent", "new", "echo", "--model", "echo:default").exit_code == 0
 
 

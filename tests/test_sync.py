@@ -285,3 +285,41 @@ def test_the_readme_two_machines_section_runs_as_written(tmp_path):
     claimed = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("claimed ")]
     assert len(claimed) == 2 and len(set(claimed)) == 2, proc.stdout
     assert "Write the spec" in proc.stdout and "Review the spec" in proc.stdout
+
+
+def test_rooms_watch_shows_records_that_arrived_by_sync_and_a_withdrawn_claim(tmp_path):
+    from rooms_cli.board import claims
+    from rooms_cli.store.paths import open_project
+
+    w, (a, b) = world(tmp_path)
+    task = a.rooms("task", "add", "t", "--lane", "dev", "--done", "d", as_="alice")["id"]
+    a.rooms("sync")
+    b.rooms("sync")
+    watcher = subprocess.Popen([sys.executable, "-m", "rooms_cli", "watch", "--board", "--inbox", "dev", "--json",
+                                "--timeout", "20"], cwd=b.path, env=rooms_env(b.env()),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)  # the watcher is following
+        mine = claims.claim_task(open_project(b.path), "default", task, agent="dev")
+        won = a.rooms("task", "claim", task, "--sync", as_="dev")
+        a.rooms("send", "arrived by sync", "--to", "dev", as_="carol")
+        a.rooms("sync")
+        assert claims.confirm_on_remote(open_project(b.path), "default", mine, None) is not None
+        deadline = time.time() + 15
+        seen: list[dict] = []
+        while time.time() < deadline:
+            line = watcher.stdout.readline()
+            if not line:
+                break
+            seen.append(json.loads(line))
+            kinds = {(e["type"], e.get("lease_id")) for e in seen}
+            if ("task.claim_withdrawn", mine.lease.lease_id) in kinds and ("task.claimed", won["lease_id"]) in kinds \
+                    and any(e.get("text") == "arrived by sync" for e in seen):
+                break
+        kinds = {(e["type"], e.get("lease_id")) for e in seen}
+        assert ("task.claimed", won["lease_id"]) in kinds, seen
+        assert ("task.claim_withdrawn", mine.lease.lease_id) in kinds, seen
+        assert any(e.get("text") == "arrived by sync" for e in seen), seen
+    finally:
+        watcher.kill()
+        watcher.wait(timeout=10)

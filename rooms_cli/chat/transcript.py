@@ -15,11 +15,9 @@ from rooms_cli.store import jsonl, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
+from rooms_cli.store.schema import TRANSCRIPT_KINDS
 
-KINDS = (
-    "message", "pass", "flavor", "repeat", "system", "budget_exhausted", "handoff_suggested",
-    "join", "kick", "mute", "unmute", "handoff", "continue", "roundtable",
-)
+KINDS = TRANSCRIPT_KINDS  # one list: the readers and doctor check lines against it (store/schema.py)
 
 
 @dataclass

@@ -555,12 +555,13 @@ class _Merge:
                 (tmp / blob).write_bytes(data)
                 names.append(str(tmp / blob))
             written = self.git.out("hash-object", "-w", "--no-filters", "--stdin-paths",
-                                   input="".join(f"{n}\n" for n in names).encode()).split()
+                                   input="".join(f"{n}\n" for n in names).encode("utf-8", "surrogateescape")).split()
             for name in names:
                 os.unlink(name)
             if sorted(written) != sorted(self.new_blobs):
                 raise SyncError("git stored different blobs than rooms computed; nothing was pushed", code="git_failed")
-        self.git.run("update-index", "--index-info", input="".join(f"{e}\n" for e in self.index_entries).encode())
+        entries = "".join(f"{e}\0" for e in self.index_entries).encode("utf-8", "surrogateescape")
+        self.git.run("update-index", "-z", "--index-info", input=entries)
         tree = self.git.out("write-tree")
         args = ["commit-tree", tree, "-m", f"rooms sync: {self.result.sent} lines, {len(self.result.files_out)} files"]
         if parent:

@@ -78,7 +78,7 @@ def _one_of(*values: str) -> Check:
 
 
 # the kinds of record each log knows; a line of another kind is dropped (or ignored) by its reader
-TRANSCRIPT_KINDS = ("message", "pass", "flavor", "system", "budget_exhausted", "handoff_suggested",
+TRANSCRIPT_KINDS = ("message", "pass", "flavor", "repeat", "system", "budget_exhausted", "handoff_suggested",
                     "join", "kick", "mute", "unmute", "handoff", "continue", "roundtable")
 GROUP_EVENTS = ("created", "member_added", "member_removed", "broadcast", "reply", "dropped", "gathered", "cancelled",
                 "renamed", "dissolved")
