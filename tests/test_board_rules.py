@@ -493,8 +493,8 @@ def test_event_lines_have_sorted_keys(project, at):
 def test_board_cache_never_serves_stale_state(project, at):
     ids = [add(project, f"t{n}").id for n in range(12)]
     assert board_view(project, ROOM)["counts"]["todo"] == 12
-    cache = project.path("run", "board", "default.json")
-    assert cache.exists(), "a board this size is cached"
+    cache = project.path("run", "board", "default.open.json")
+    assert cache.exists(), "the board reads through its open index (board/openindex.py)"
     claims.claim_task(project, ROOM, ids[3], agent="researcher")
     assert board_view(project, ROOM)["counts"]["doing"] == 1
     tasks.update_task(project, ROOM, ids[4], by="alice", title="renamed")

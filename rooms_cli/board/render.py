@@ -3,46 +3,71 @@
 from __future__ import annotations
 
 from rooms_cli.board.model import FINISHED, STATUSES
-from rooms_cli.board.tasks import board_json, require_room
+from rooms_cli.board.openindex import RECENT
+from rooms_cli.board.tasks import board_json, open_board, require_room
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
+DONE_SHOWN = 10  # finished tasks `rooms board` shows by default (--done N, --all)
 MIN_SHORT = 10  # characters after `t-`: the first 10 are the creation millisecond
 DONE_IN_MARKDOWN = 10  # the markdown board stays short enough for a prompt:
 TODO_IN_MARKDOWN = 10  # the first todo tasks of each lane (every doing, blocked, failed one is shown)
 
 
 def board_view(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
-               now: str | None = None) -> dict:
-    """{room, at, counts, lanes: [{lane, tasks}], done: [...], conflicts: [...]} (tasks as JSON)."""
+               now: str | None = None, done: int = DONE_SHOWN, all_: bool = False) -> dict:
+    """{room, at, counts, lanes: [{lane, tasks}], done: [...], done_total, conflicts: [...]} (tasks as JSON).
+
+    The lanes hold every open task; `done` holds the last `done` finished (done, cancelled) tasks,
+    newest first, from the open index (board/openindex.py): only open tasks' logs are read, so the
+    board costs the same at 10 and 100 000 tasks. `all_` reads every log and shows every finished task.
+    Short ids are the shortest unique prefixes among the tasks shown (`rooms task` resolves a prefix
+    against every task, and names the candidates when one is ambiguous)."""
     if lane is not None:
         validate_name(lane, "lane")
     if status is not None and status not in (*STATUSES, "pending"):
         raise InvalidInput(f"--status must be one of {', '.join((*STATUSES, 'pending'))}, not {status!r}")
+    if done < 0:
+        raise InvalidInput(f"--done must be 0 or more, not {done}")
     require_room(project, room)
     moment = now or now_iso()
-    tasks = board_json(project, room, moment)
-    counts = {s: 0 for s in STATUSES}
-    for task in tasks:
-        counts[task["status"]] += 1
-    counts["pending"] = sum(1 for t in tasks if t["pending"])
-    conflicts = [{"task_id": t["id"], "title": t["title"], "lane": t["lane"], "conflicts": t["conflicts"]}
-                 for t in tasks if t["conflicts"]]
-    shown = [t for t in tasks if (lane is None or t["lane"] == lane) and _matches(t, status)]
+    if all_:
+        tasks = board_json(project, room, moment)
+        finished_all = [t for t in tasks if t["status"] in FINISHED]
+        conflicts = [{"task_id": t["id"], "title": t["title"], "lane": t["lane"], "conflicts": t["conflicts"]}
+                     for t in tasks if t["conflicts"]]
+        counts = {s: 0 for s in STATUSES}
+        for task in tasks:
+            counts[task["status"]] += 1
+        open_tasks = [t for t in tasks if t["status"] not in FINISHED]
+        recent = sorted(finished_all, key=lambda t: t["updated_at"], reverse=True)
+    else:
+        open_tasks, rest = open_board(project, room, moment, done=done if lane is None and status is None else RECENT)
+        counts = {s: rest["counts"].get(s, 0) for s in STATUSES}
+        for task in open_tasks:
+            counts[task["status"]] += 1
+        conflicts = [{"task_id": t["id"], "title": t["title"], "lane": t["lane"], "conflicts": t["conflicts"]}
+                     for t in open_tasks if t["conflicts"]] + rest["conflicts"]
+        recent = rest["recent"]
+    counts["pending"] = sum(1 for t in open_tasks if t["pending"])
+    shown = [t for t in open_tasks if (lane is None or t["lane"] == lane) and _matches(t, status)]
     lanes: dict[str, list[dict]] = {}
-    for task in sorted((t for t in shown if t["status"] not in FINISHED), key=lambda t: (t["order"], t["id"])):
+    for task in sorted(shown, key=lambda t: (t["order"], t["id"])):
         lanes.setdefault(task["lane"], []).append(task)
-    finished = sorted((t for t in shown if t["status"] in FINISHED), key=lambda t: t["updated_at"], reverse=True)
+    finished = [t for t in recent if (lane is None or t["lane"] == lane) and _matches(t, status)]
+    if not all_:
+        finished = finished[:done]
     return {
         "room": room,
         "at": moment,
         "counts": counts,
         "lanes": [{"lane": name, "tasks": lanes[name]} for name in sorted(lanes)],
         "done": finished,
+        "done_total": counts["done"] + counts["cancelled"],
         "conflicts": conflicts,
-        "short_ids": short_ids([t["id"] for t in tasks]),
+        "short_ids": short_ids([t["id"] for t in shown] + [t["id"] for t in finished]),
     }
 
 
@@ -130,8 +155,9 @@ def markdown_from_view(view: dict) -> str:
     if view["done"]:
         out.append("### done")
         out.extend(_line(t, short) for t in view["done"][:DONE_IN_MARKDOWN])
-        if len(view["done"]) > DONE_IN_MARKDOWN:
-            out.append(f"- … and {len(view['done']) - DONE_IN_MARKDOWN} more (rooms board --status done)")
+        more = view.get("done_total", len(view["done"])) - min(len(view["done"]), DONE_IN_MARKDOWN)
+        if more > 0:
+            out.append(f"- … and {more} more (rooms board --done N, or --all)")
         out.append("")
     if view["conflicts"]:
         out.append("### conflicts (rooms task show ID; rooms task resolve ID)")

@@ -49,6 +49,19 @@ def load_board(project: Project, room: str, now: str | None = None, *, archived:
     keeps todo tasks and claimed ones (their lease may have lapsed by `now`) that await no proposal;
     the caller checks `Task.claimable`.
     """
+    if claimable and not archived and not keep_headless:  # what `task next` reads: the open index only
+        from rooms_cli.board.openindex import load
+
+        moment = now or now_iso()
+        found = []
+        for hit in load(project, room)["open"].values():
+            data = hit["task"]
+            if (lane is None or data["lane"] == lane) and data["status"] in ("todo", "doing") and not data["pending"]:
+                task = Task.from_json(data)
+                task.expiry_recorded = hit.get("expiry_recorded", False)
+                found.append(seen_at(task, moment))
+        return sorted(found, key=lambda t: t.id)
+
     from rooms_cli.board.snapshot import replayed_tasks
 
     def keep(data: dict) -> bool:
@@ -75,6 +88,35 @@ def board_json(project: Project, room: str, now: str | None = None) -> list[dict
     return out
 
 
+def open_board(project: Project, room: str, now: str | None = None, done: int = 10) -> tuple[list[dict], dict]:
+    """The open tasks as JSON seen at `now`, and the rest from the open index: {counts, recent, conflicts}.
+
+    `recent` is the last `done` finished tasks (newest first); only open tasks' logs are read."""
+    from rooms_cli.board.openindex import RECENT, load
+
+    moment = now or now_iso()
+    index = load(project, room)
+    out = []
+    for data in index["open"].values():
+        if data["task"]["status"] == "doing":  # only a claimed task can read differently as the clock moves
+            data = seen_at(Task.from_json(data["task"]), moment).to_json()
+        else:
+            data = data["task"]
+        out.append(data)
+    out.sort(key=lambda t: t["id"])
+    recent = index["recent"][:done]
+    if done > RECENT and sum(index["counts"].get(s, 0) for s in ("done", "cancelled")) > RECENT:
+        recent = sorted((t for t in board_json(project, room, moment) if not is_open_json(t)),
+                        key=lambda t: t["updated_at"], reverse=True)[:done]
+    return out, {"counts": index["counts"], "recent": recent, "conflicts": index["conflicts"]}
+
+
+def is_open_json(data: dict) -> bool:
+    from rooms_cli.board.openindex import is_open
+
+    return is_open(data)
+
+
 def lane_order(tasks: list[Task]) -> list[Task]:
     return sorted(tasks, key=lambda t: (t.order, t.id))
 
@@ -97,16 +139,20 @@ def add_task(
     definition = (done or "").strip()
     if not definition:
         raise InvalidInput("--done (the definition of done) is required: the one condition that means the task is finished")
-    if order is None:
-        in_lane = [t.order for t in load_board(project, room, archived=True, lane=lane)]
-        order = int(max(in_lane)) + 1 if in_lane else 1
-    task_id = new_id("t")
-    store.append_events(
-        project, room, task_id,
-        [new_event("create", by, task=task_id, lane=lane, title=title, detail=(detail or "").strip(),
-               definition_of_done=definition, order=order)],
-        held=False,
-    )
+    from rooms_cli.board.openindex import creating
+
+    with creating(project, room) as (index, created):
+        if order is None:
+            highest = index["lane_max"].get(lane)
+            order = int(highest) + 1 if highest is not None else 1
+        task_id = new_id("t")
+        store.append_events(
+            project, room, task_id,
+            [new_event("create", by, task=task_id, lane=lane, title=title, detail=(detail or "").strip(),
+                   definition_of_done=definition, order=order)],
+            held=False,
+        )
+        created.append(task_id)
     return load_task(project, room, task_id)
 
 

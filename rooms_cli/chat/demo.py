@@ -35,7 +35,7 @@ def run(project, show) -> None:
             return
         elif record.kind == "message":
             show("line", f"{record.speaker}: {record.text}")
-        elif record.kind in ("pass", "flavor"):
+        elif record.kind in ("pass", "flavor", "repeat"):
             show("italic", f"{record.speaker} {record.text}")
         else:
             show("line", f"· {record.text}")

@@ -58,7 +58,7 @@ def save(project, room: str) -> dict:
     single `chat/<room>.md` of older versions is left as it is."""
     state = load_room(project, room)
     messages = read_transcript(project, room)
-    speakers = [m.speaker for m in messages if m.kind in ("message", "pass", "flavor") and m.speaker not in state.roster
+    speakers = [m.speaker for m in messages if m.kind in ("message", "pass", "flavor", "repeat") and m.speaker not in state.roster
                 and m.speaker != "rooms"]
     participants = [f"[[agents/{a}]]" for a in state.roster] + [f"[[people/{p}]]" for p in dict.fromkeys(speakers)]
     doc = SavedTranscript(room=room, saved=now_iso(), roster=list(state.roster), participants=participants, messages=messages)

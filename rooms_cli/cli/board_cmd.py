@@ -10,7 +10,7 @@ from rooms_cli.cli import hot, output
 from rooms_cli.cli.hot import json_line, task_line
 from rooms_cli.cli.options import complete_agents
 from rooms_cli.cli.shared import Run, shared
-from rooms_cli.cli.values import choice_value, duration_value, finite_number
+from rooms_cli.cli.values import choice_value, count_value, duration_value, finite_number
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -44,12 +44,14 @@ def board_cmd(
     lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
     status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", hot.statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
     format: Annotated[str, typer.Option("--format", help="table (default) or md: compact markdown for prompts and commits.")] = "table",
+    done: Annotated[int, typer.Option("--done", parser=count_value("--done"), help="Show the last N finished tasks.")] = 10,
+    all_: Annotated[bool, typer.Option("--all", help="Show every finished task (reads every task's log).")] = False,
 ) -> None:
-    """Show the board: each lane's open tasks, then the done view, then any conflicts.
+    """Show the board: each lane's open tasks, then the last finished ones, then any conflicts.
 
     Example: rooms board --format md
     """
-    hot.board(run, lane=lane, status=status, format=format)
+    hot.board(run, lane=lane, status=status, format=format, done=done, all_=all_)
 
 
 @task_app.command("add")

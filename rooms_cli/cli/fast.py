@@ -51,6 +51,12 @@ def _statuses():
     return statuses()
 
 
+def _done_parser():
+    from rooms_cli.cli.values import count_value
+
+    return count_value("--done")
+
+
 def _lease_parser():
     from rooms_cli.cli.values import duration_value
 
@@ -80,7 +86,8 @@ _BOARD = ("as_", "room", "dir", "json_")
 # the command's words -> how to run it; each is `rooms <words>` in cli/board_cmd.py, messaging_cmd.py or chat_cmd.py
 COMMANDS: dict[tuple[str, ...], Command] = {
     ("board",): Command("board", ("room", "dir", "json_"), options={
-        "--lane": Option("lane"), "--status": Option("status", parser=_status_parser), "--format": Option("format")}),
+        "--lane": Option("lane"), "--status": Option("status", parser=_status_parser), "--format": Option("format"),
+        "--done": Option("done", parser=_done_parser), "--all": Option("all_", FLAG)}),
     ("task", "next"): Command("task_next", _BOARD, options={"--lease": _LEASE, "--sync": _SYNC}),
     ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={
         "--lease": _LEASE, "--lease-id": _LEASE_ID, "--sync": _SYNC}),
@@ -163,9 +170,10 @@ def parse(argv: list[str], environ=os.environ) -> tuple[Command, dict] | None:
 def convert(command: Command, given: dict) -> dict:
     """The parameters of the body: each value through its option's parser (a bad one: UsageError, exit 2)."""
     values = dict(given)
-    for option in command.options.values():
-        if option.parser is not None and option.param in values:
-            values[option.param] = option.parser()(values[option.param])
+    parsers = {option.param: option.parser for option in command.options.values() if option.parser is not None}
+    for param in given:  # in command-line order, as click converts them (the first bad value is named)
+        if param in parsers:
+            values[param] = parsers[param]()(values[param])
     return values
 
 

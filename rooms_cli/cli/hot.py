@@ -76,13 +76,14 @@ def statuses() -> tuple[str, ...]:
     return (*STATUSES, "pending")
 
 
-def board(run: Run, lane: str | None = None, status: str | None = None, format: str = "table") -> None:
+def board(run: Run, lane: str | None = None, status: str | None = None, format: str = "table", done: int = 10,
+          all_: bool = False) -> None:
     from rooms_cli.board.render import board_view, markdown_from_view
     from rooms_cli.errors import UsageError
 
     if format not in ("table", "md"):
         raise UsageError(f"--format must be table or md, not {format!r}")
-    view = board_view(run.project, run.room, lane=lane, status=status)
+    view = board_view(run.project, run.room, lane=lane, status=status, done=done, all_=all_)
     if run.json:
         output.print_json(view)
     elif format == "md":
@@ -91,14 +92,21 @@ def board(run: Run, lane: str | None = None, status: str | None = None, format: 
         _print_board(view)
 
 
-def _print_board(view: dict) -> None:
-    from rich.table import Table
+def _columns(rows: list[tuple[str, str, str, str]]) -> str:
+    """Rows as left-aligned columns (the last one unpadded), one line each."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join((" ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + " " + row[-1]).rstrip()
+                     for row in rows)
 
+
+def _print_board(view: dict) -> None:
+    """The board for a person: plain aligned columns (no rich table per task: a board of thousands
+    of open tasks prints in milliseconds), one block per lane, then the last finished tasks."""
     counts = ", ".join(f"{n} {s}" for s, n in view["counts"].items() if n) or "empty"
     output.say(f"Board of room {view['room']}: {counts}", style="bold")
     short = view["short_ids"]
     for lane in view["lanes"]:
-        table = Table("id", "status", "title", "lease / note", title=f"lane {lane['lane']}", title_justify="left", box=None)
+        rows = [("id", "status", "title", "lease / note")]
         for t in lane["tasks"]:
             note = ""
             if t["lease"]:
@@ -107,15 +115,19 @@ def _print_board(view: dict) -> None:
                 note = f"pending: awaits {t['pending']['owner']}"
             elif t["record"] and t["status"] != "todo":
                 note = t["record"].get("summary", "")
-            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], note)
-        output.console().print(table)
+            rows.append((short.get(t["id"], t["id"]), t["status"], t["title"], note))
+        output.say(f"lane {lane['lane']}", style="bold")
+        output.say(_columns(rows))
     if view["done"]:
-        table = Table("id", "status", "title", "record", title="done", title_justify="left", box=None)
+        rows = [("id", "status", "title", "record")]
         for t in view["done"]:
             rec = t["record"] or {}
             ref = f" → {rec['result_ref']}" if rec.get("result_ref") else ""
-            table.add_row(short.get(t["id"], t["id"]), t["status"], t["title"], f"{rec.get('summary', '')}{ref}")
-        output.console().print(table)
+            rows.append((short.get(t["id"], t["id"]), t["status"], t["title"], f"{rec.get('summary', '')}{ref}"))
+        total = view.get("done_total", len(view["done"]))
+        more = f" (last {len(view['done'])} of {total}; rooms board --done N or --all)" if total > len(view["done"]) else ""
+        output.say(f"done{more}", style="bold")
+        output.say(_columns(rows))
     for item in view["conflicts"]:
         for conflict in item["conflicts"]:
             output.say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")

@@ -83,3 +83,17 @@ def choice_value(option: str, choices):
         return value
 
     return parse
+
+
+def count_value(option: str):
+    """A parser for a whole number ≥ 0 (`--done 20`)."""
+
+    def parse(value):
+        if value is None or isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not text.isdigit():
+            raise _bad(option, f"must be a whole number, 0 or more, not {value!r}")
+        return int(text)
+
+    return parse

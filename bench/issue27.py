@@ -1,0 +1,131 @@
+"""Issue 27 benchmarks: cost follows the work, not the history.
+
+    python bench/issue27.py            # prints a table (a few minutes on 2 cores: it writes 100 000 task logs)
+
+Boards of 10, 10 000 and 100 000 tasks where all but 10 are done (the done ones written straight as
+logs, the way a long-lived board looks), then each command as a process, medians, and the ratio to the
+10-task board in the same run. `python -c pass` is measured too, for the "× python" column.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from rooms_cli.board import tasks  # noqa: E402
+from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.store.ids import new_id  # noqa: E402
+from rooms_cli.store.paths import open_project  # noqa: E402
+
+ROOM = "default"
+OPEN = 10
+
+
+def _done_log(task_id: str, n: int, stamp: str) -> bytes:
+    lease = new_id("l")
+    record = {"artifacts": [], "next": None, "plate": "w/bench", "result_ref": None, "status": "done",
+              "summary": f"finished {n}", "task_id": task_id}
+    lines = [
+        {"at": stamp, "by": "bench", "definition_of_done": "it is done", "detail": "", "ev": "create",
+         "hlc": f"{stamp}-0000-000001", "lane": f"agent{n % 10}", "order": n, "task": task_id, "title": f"task {n}"},
+        {"at": stamp, "by": "w", "ev": "claim", "expires_at": "2099-01-01T00:00:00.000Z", "fence": 1,
+         "hlc": f"{stamp}-0001-000001", "holder": "w", "lease_id": lease, "plate": "w/bench"},
+        {"at": stamp, "by": "w", "ev": "done", "fence": 1, "hlc": f"{stamp}-0002-000001", "lease_id": lease,
+         "record": record},
+    ]
+    return "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines).encode()
+
+
+def make_board(size: int) -> Path:
+    """A project whose board has `size` tasks: size-OPEN done ones, then OPEN todo ones in lane agent0."""
+    root = Path(tempfile.mkdtemp(prefix=f"rooms-i27-{size}-"))
+    initialize(root)
+    project = open_project(root)
+    folder = project.path("rooms", ROOM, "board", "tasks")
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(size - OPEN):
+        task_id = new_id("t")
+        (folder / (task_id.lower() + ".jsonl")).write_bytes(_done_log(task_id, n, "2026-01-01T00:00:00.000Z"))
+    for n in range(OPEN):
+        tasks.add_task(project, ROOM, f"open {n}", lane="agent0", done="it is done", by="bench", order=n)
+    return root
+
+
+def env_for(root: Path) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["ROOMS_DIR"] = str(root)
+    env["ROOMS_AGENT"] = "agent0"
+    return env
+
+
+def timed(args: list[str], env: dict, check: bool = True) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if check and proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return elapsed
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+ROOMS = [sys.executable, "-m", "rooms_cli"]
+
+
+def measure_board(root: Path, rounds: int) -> dict[str, float]:
+    env = env_for(root)
+    out: dict[str, float] = {}
+    shutil.rmtree(root / ".rooms" / "run", ignore_errors=True)
+    out["fresh clone: board --json"] = timed([*ROOMS, "board", "--json"], env) * 1000
+    for name, args in (("board --json", ["board", "--json"]), ("board", ["board"]),
+                       ("task list --status todo", ["task", "list", "--status", "todo"])):
+        timed([*ROOMS, *args], env)
+        out[name] = median_ms([timed([*ROOMS, *args], env) for _ in range(rounds)])
+    samples = []
+    for _ in range(rounds):  # claim the first open task, then give it back
+        start = time.perf_counter()
+        proc = subprocess.run([*ROOMS, "task", "next", "--json"], env=env, capture_output=True, text=True)
+        samples.append(time.perf_counter() - start)
+        claim = json.loads(proc.stdout)
+        subprocess.run([*ROOMS, "task", "release", claim["task"]["id"], "--lease-id", claim["lease_id"]], env=env,
+                       capture_output=True, check=True)
+    out["task next"] = median_ms(samples)
+    return out
+
+
+def main() -> None:
+    rounds = int(os.environ.get("BENCH_ROUNDS", "7"))
+    sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "10,10000,100000").split(",")]
+    base = median_ms([timed([sys.executable, "-c", "pass"], dict(os.environ)) for _ in range(rounds)])
+    results: dict[int, dict[str, float]] = {}
+    for size in sizes:
+        start = time.perf_counter()
+        root = make_board(size)
+        made = time.perf_counter() - start
+        results[size] = measure_board(root, rounds)
+        print(f"# board of {size} made in {made:.1f} s", file=sys.stderr)
+        shutil.rmtree(root, ignore_errors=True)
+    small = results[sizes[0]]
+    print(f"python -c pass: {base:.1f} ms")
+    print("| command | " + " | ".join(f"{s} tasks" for s in sizes) + " | ratio largest/smallest |")
+    print("|---|" + "---|" * (len(sizes) + 1))
+    for name in small:
+        cells = " | ".join(f"{results[s][name]:.0f} ms" for s in sizes)
+        print(f"| {name} | {cells} | {results[sizes[-1]][name] / small[name]:.2f}× |")
+
+
+if __name__ == "__main__":
+    main()

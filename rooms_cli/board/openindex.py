@@ -1,0 +1,222 @@
+"""The open-task index: what `task next`, `task add` and `board` read instead of every task ever made.
+
+`.rooms/run/board/<room>.open.json` (run/ stays out of git, so a clone rebuilds it) holds:
+
+- `dir`: the identity of the tasks directory (inode, mtime_ns, size) when the index was built.
+  Creating or removing a task file (a `task add`, a `git pull`, a checkout, a hand edit through an
+  editor) changes it, and a changed directory means the index is rebuilt from the logs.
+- `open`: every task that is not finished (done, cancelled), archived or headless, with the stat of its
+  log (inode, size, mtime_ns) and the task replayed from it. Every read re-stats these logs (a few,
+  whatever the size of the board) and replays any that changed, so an open entry is never trusted
+  over its log: a claim, a done or an event appended by hand is seen by the next read. The claim
+  itself re-reads the log under the task's lock anyway (claims.py).
+- `counts`, `recent`, `conflicts`: the finished tasks' counts by status, the last RECENT of them
+  (newest first, for the board's done tail) and those with merge conflicts.
+- `lane_max`: the highest `order` ever given in each lane, so `task add` puts a task at the end of its
+  lane without reading the lane's history.
+
+Done and cancelled are final (transitions.py), so a finished task only changes again through an
+archive (rooms) or a merge (git rewrites the file: the directory changes). What the index does not see
+is an append to a finished task's log that creates no file (`echo >> log`): `rooms board --all` and
+`rooms task list` read every log, and the next change of the directory rebuilds the index.
+
+Crash safety: the index is replaced atomically (temp file + rename, no fsync: losing it costs a
+rebuild), writers hold its lock, and a missing, damaged or foreign-version index is rebuilt. A
+rebuild that races a writer stores the directory identity it saw before listing, so a task created
+meanwhile makes the next read rebuild again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rooms_cli.board import store
+from rooms_cli.board.model import FINISHED
+from rooms_cli.board.replay import replay_log
+from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store.locks import locked
+from rooms_cli.store.paths import Project
+
+VERSION = 1
+RECENT = 200  # finished tasks kept for `rooms board --done N` (N above this reads every log)
+
+
+def index_path(project: Project, room: str):
+    return layout.board_snapshot_file(project, room).with_suffix(".open.json")
+
+
+def _stat_key(st: os.stat_result) -> list[int]:
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def dir_key(project: Project, room: str) -> list[int] | None:
+    try:
+        st = os.stat(store.tasks_dir(project, room))
+    except FileNotFoundError:
+        return None
+    return [st.st_ino, st.st_mtime_ns, st.st_size]
+
+
+def is_open(data: dict) -> bool:
+    return bool(data["created_at"]) and not data["archived"] and data["status"] not in FINISHED
+
+
+def _empty(key) -> dict:
+    return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {}}
+
+
+def _read(path) -> dict | None:
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("open"), dict):
+        return None
+    return data
+
+
+def _write(path, data: dict) -> None:
+    """Replace the index atomically, without fsync (a lost index is rebuilt); a read-only tree only costs speed."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = atomic.create_temp(path)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(json.dumps(data, separators=(",", ":")).encode())
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: bool = False):
+    events = store.read_events(project, room, task_id) if symlink else order.ordered(jsonl.read(path))
+    return replay_log(task_id, room, events)
+
+
+def _entry(task, key) -> dict:
+    return {"stat": key, "task": task.to_json(), "expiry_recorded": task.expiry_recorded}
+
+
+def _add_finished(index: dict, data: dict) -> None:
+    """Count a task that left the open set (finished, archived or headless)."""
+    if data["created_at"] and not data["archived"]:
+        index["counts"][data["status"]] = index["counts"].get(data["status"], 0) + 1
+        if data["status"] in FINISHED:
+            recent = index["recent"]
+            recent.append(data)
+            recent.sort(key=lambda t: t["updated_at"], reverse=True)
+            del recent[RECENT:]
+        if data["conflicts"]:
+            index["conflicts"].append({"task_id": data["id"], "title": data["title"], "lane": data["lane"],
+                                       "conflicts": data["conflicts"]})
+
+
+def _note_lane(index: dict, data: dict) -> None:
+    if data["created_at"] and isinstance(data["order"], int | float):
+        lanes = index["lane_max"]
+        lanes[data["lane"]] = max(lanes.get(data["lane"], data["order"]), data["order"])
+
+
+def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
+    """Replay every log of the room's board into a new index and store it (what a fresh clone does once)."""
+    key = dir_key(project, room)
+    index = _empty(key)
+    if key is None:
+        return index
+    with os.scandir(store.tasks_dir(project, room)) as listing:
+        entries = [e for e in listing if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)]
+    for entry in entries:
+        st = entry.stat()
+        task = _replay_file(project, room, store.id_from_name(entry.name), entry.path, entry.is_symlink())
+        data = task.to_json()
+        _note_lane(index, data)
+        if is_open(data):
+            index["open"][task.id] = _entry(task, _stat_key(st))
+        else:
+            _add_finished(index, data)
+    with _lock(project, room, held):
+        _write(index_path(project, room), index)
+    return index
+
+
+def _lock(project: Project, room: str, held: bool):
+    """The index's lock, or nothing when the caller holds it (flock is per open file: it would wait on itself)."""
+    return contextlib.nullcontext() if held else locked(index_path(project, room), what="the board's index")
+
+
+def _refresh_open(project: Project, room: str, index: dict) -> bool:
+    """Re-stat every open task's log and replay the changed ones; whether anything changed.
+
+    Raises FileNotFoundError when a log has gone (the directory changed: the caller rebuilds)."""
+    changed = False
+    for task_id, hit in list(index["open"].items()):
+        path = store.task_path(project, room, task_id)
+        key = _stat_key(os.stat(path))
+        if key == hit["stat"]:
+            continue
+        changed = True
+        task = _replay_file(project, room, task_id, str(path), path.is_symlink())
+        data = task.to_json()
+        _note_lane(index, data)
+        if is_open(data):
+            index["open"][task_id] = _entry(task, key)
+        else:
+            del index["open"][task_id]
+            _add_finished(index, data)
+    return changed
+
+
+def load(project: Project, room: str, *, held: bool = False) -> dict:
+    """The room's index, checked against the logs: rebuilt when missing, damaged or the directory changed."""
+    key = dir_key(project, room)
+    if key is None:
+        return _empty(None)
+    path = index_path(project, room)
+    index = _read(path)
+    if index is None or index["dir"] != key:
+        return rebuild(project, room, held=held)
+    try:
+        if _refresh_open(project, room, index):
+            with _lock(project, room, held):  # store what changed; a writer may have moved on meanwhile
+                latest = index if held else _read(path)
+                if latest is not None and latest["dir"] == key:
+                    if latest is not index:
+                        _refresh_open(project, room, latest)
+                    _write(path, latest)
+    except FileNotFoundError:
+        return rebuild(project, room, held=held)
+    return index
+
+
+@contextmanager
+def creating(project: Project, room: str) -> Iterator[tuple[dict, list[str]]]:
+    """Hold the index's lock around creating task files: yields (the index, checked against the logs,
+    a list to append each new task id to).
+
+    After the block the index gets the new tasks and the directory's new identity, so a `task add` or
+    an import does not make the next read rebuild; a directory that another process changed without
+    the lock (a git pull) is left for the next read to notice."""
+    path = index_path(project, room)
+    created: list[str] = []
+    with locked(path, what="the board's index"):
+        index = load(project, room, held=True)
+        yield index, created
+        if not created:
+            return
+        for task_id in created:
+            log = store.task_path(project, room, task_id)
+            task = _replay_file(project, room, task_id, str(log))
+            data = task.to_json()
+            _note_lane(index, data)
+            if is_open(data):
+                index["open"][task_id] = _entry(task, _stat_key(os.stat(log)))
+            else:
+                _add_finished(index, data)
+        index["dir"] = dir_key(project, room)
+        _write(path, index)

@@ -1,0 +1,127 @@
+"""The open-task index (board/openindex.py): rebuilt when missing, damaged or stale, never trusted over a log."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+from rooms_cli.board import claims, openindex, store, tasks
+from rooms_cli.board.render import board_view
+
+ROOM = "default"
+
+
+def add(project, title="t", lane="researcher"):
+    return tasks.add_task(project, ROOM, title, lane=lane, done="it is done", by="alice")
+
+
+def finish(project, task_id, agent="researcher"):
+    claim = claims.claim_task(project, ROOM, task_id, agent=agent)
+    claims.finish_task(project, ROOM, task_id, claim.lease.lease_id, summary="ok")
+
+
+def test_the_index_holds_open_tasks_and_the_last_finished(project):
+    ids = [add(project, f"t{n}").id for n in range(15)]
+    for task_id in ids[:12]:
+        finish(project, task_id)
+    index = openindex.load(project, ROOM)
+    assert sorted(index["open"]) == sorted(ids[12:])
+    assert index["counts"] == {"done": 12}
+    view = board_view(project, ROOM, done=5)
+    assert [len(lane["tasks"]) for lane in view["lanes"]] == [3]
+    assert len(view["done"]) == 5 and view["done_total"] == 12 and view["counts"]["done"] == 12
+    assert view["done"] == sorted(view["done"], key=lambda t: t["updated_at"], reverse=True)
+    whole = board_view(project, ROOM, all_=True)
+    assert len(whole["done"]) == 12 and whole["counts"] == view["counts"]
+    assert [t["id"] for t in whole["done"][:5]] == [t["id"] for t in view["done"]]
+
+
+def test_adding_updates_the_index_without_a_rebuild(project, monkeypatch):
+    add(project, "first")
+    openindex.load(project, ROOM)
+    rebuilt = []
+    real = openindex.rebuild
+    monkeypatch.setattr(openindex, "rebuild", lambda *a, **k: rebuilt.append(1) or real(*a, **k))
+    second = add(project, "second")
+    assert second.order == 2  # the end of the lane, from lane_max
+    assert second.id in openindex.load(project, ROOM)["open"] and rebuilt == []
+
+
+def test_a_missing_damaged_or_stale_index_is_rebuilt_from_the_logs(project):
+    ids = [add(project, f"t{n}").id for n in range(3)]
+    path = openindex.index_path(project, ROOM)
+    openindex.load(project, ROOM)
+    path.unlink()
+    assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
+    path.write_text("{not json")
+    assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
+    path.write_text(json.dumps({"version": 999, "open": {}}))
+    assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
+    store.task_path(project, ROOM, ids[0]).unlink()  # a log removed behind the index's back (git rm, checkout)
+    assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids[1:])
+
+
+def test_a_log_edited_behind_the_index_is_never_trusted(project, cli):
+    task = add(project, "held elsewhere")
+    openindex.load(project, ROOM)
+    # another clone's claim arrives by hand (the directory does not change: only the log grows)
+    log = store.task_path(project, ROOM, task.id)
+    with log.open("a") as handle:
+        handle.write(json.dumps({"at": "2026-11-25T00:00:00.000Z", "by": "other", "ev": "claim",
+                                 "expires_at": "2999-01-01T00:00:00.000Z", "fence": 1, "holder": "other",
+                                 "hlc": "2999-01-01T00:00:00.000Z-0000-000001", "lease_id": "l-01M899KK75EXKKAHRW75JYQNZ6",
+                                 "plate": "other/x"}, sort_keys=True) + "\n")
+    result = cli("task", "next", "--as", "researcher", "--json")
+    assert result.exit_code == 0 and result.json() is None  # nothing claimable: the held task is refused
+    assert openindex.load(project, ROOM)["open"][task.id]["task"]["status"] == "doing"
+
+
+def test_a_stale_open_entry_still_cannot_be_claimed(project, monkeypatch):
+    """Even an index that says a held task is todo (a stat that did not change) only yields a candidate:
+    the claim replays the log under the task's lock and moves on."""
+    task = add(project, "raced")
+    claims.claim_task(project, ROOM, task.id, agent="researcher")
+    index = openindex.load(project, ROOM)
+    entry = index["open"][task.id]
+    entry["task"] = {**entry["task"], "status": "todo", "lease": None}
+    monkeypatch.setattr(openindex, "load", lambda *a, **k: index)
+    assert claims.next_task(project, ROOM, agent="researcher") is None
+
+
+def test_a_kill_during_the_index_write_leaves_a_readable_board(project, tmp_path):
+    ids = [add(project, f"t{n}").id for n in range(3)]
+    openindex.index_path(project, ROOM).unlink(missing_ok=True)
+    script = textwrap.dedent(f"""
+        import os, signal
+        from rooms_cli.board import openindex
+        from rooms_cli.store.paths import open_project
+        real = os.fdopen
+        def dying(fd, *a, **k):
+            handle = real(fd, *a, **k)
+            handle.write(b'{{"version": 1, "dir": ')
+            handle.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        os.fdopen = dying
+        openindex.load(open_project({str(project.root)!r}), {ROOM!r})
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert proc.returncode == -signal.SIGKILL
+    assert not openindex.index_path(project, ROOM).exists()  # the temp file never replaced the index
+    assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
+    assert board_view(project, ROOM)["counts"]["todo"] == 3
+
+
+def test_board_cli_done_and_all(project, cli):
+    ids = [add(project, f"t{n}").id for n in range(4)]
+    for task_id in ids[:3]:
+        finish(project, task_id)
+    assert len(cli("board", "--json").json()["done"]) == 3
+    assert len(cli("board", "--done", "1", "--json").json()["done"]) == 1
+    assert len(cli("board", "--all", "--json").json()["done"]) == 3
+    text = cli("board", "--done", "1").stdout
+    assert "last 1 of 3" in text and "t3" in text
+    assert cli("board", "--done", "x").exit_code == 2
