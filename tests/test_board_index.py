@@ -125,3 +125,20 @@ def test_board_cli_done_and_all(project, cli):
     text = cli("board", "--done", "1").stdout
     assert "last 1 of 3" in text and "t3" in text
     assert cli("board", "--done", "x").exit_code == 2
+
+
+def test_reading_plainly_done_logs_as_bytes_agrees_with_replay(project, monkeypatch):
+    ids = [add(project, f"t{n}", lane=("researcher", "writer")[n % 2]).id for n in range(9)]
+    for task_id in ids[:6]:
+        agent = tasks.load_task(project, ROOM, task_id).lane
+        finish(project, task_id, agent)
+    claim = claims.claim_task(project, ROOM, ids[6], agent="writer")
+    claims.release_task(project, ROOM, ids[6], claim.lease.lease_id)
+    tasks.archive_task(project, ROOM, ids[5], by="alice")  # finished, then archived: not counted
+    fast = openindex.rebuild(project, ROOM)
+    monkeypatch.setattr(openindex, "_plainly_done", lambda path: None)
+    slow = openindex.rebuild(project, ROOM)
+    assert fast["counts"] == slow["counts"] == {"done": 5}
+    assert fast["lane_max"] == slow["lane_max"]
+    assert [t["id"] for t in fast["recent"]] == [t["id"] for t in slow["recent"]]
+    assert fast["open"].keys() == slow["open"].keys()

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -129,17 +130,35 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
     index = _empty(key)
     if key is None:
         return index
-    with os.scandir(store.tasks_dir(project, room)) as listing:
+    with os.scandir(store.tasks_dir(project, room)) as listing:  # no stat: an open log's is taken below
         entries = [e for e in listing if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)]
+    finished: list[tuple[str, str]] = []  # (time of the last event, path) of the logs read as plainly done
     for entry in entries:
-        st = entry.stat()
+        plain = None if entry.is_symlink() else _plainly_done(entry.path)
+        if plain is not None:
+            lane, number, last = plain
+            lanes = index["lane_max"]
+            lanes[lane] = max(lanes.get(lane, number), number)
+            index["counts"]["done"] = index["counts"].get("done", 0) + 1
+            finished.append((last, entry.path))
+            continue
+        key = _stat_key(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
         task = _replay_file(project, room, store.id_from_name(entry.name), entry.path, entry.is_symlink())
         data = task.to_json()
         _note_lane(index, data)
         if is_open(data):
-            index["open"][task.id] = _entry(task, _stat_key(st))
+            index["open"][task.id] = _entry(task, key)
         else:
             _add_finished(index, data)
+    # the newest of the plainly done ones are replayed for the board's done tail (counted already)
+    finished.sort(reverse=True)
+    for _last, path in finished[:RECENT]:
+        task = _replay_file(project, room, store.id_from_name(os.path.basename(path)), path)
+        data = task.to_json()
+        recent = index["recent"]
+        recent.append(data)
+        recent.sort(key=lambda t: t["updated_at"], reverse=True)
+        del recent[RECENT:]
     with _lock(project, room, held):
         _write(index_path(project, room), index)
     return index
@@ -148,6 +167,36 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
 def _lock(project: Project, room: str, held: bool):
     """The index's lock, or nothing when the caller holds it (flock is per open file: it would wait on itself)."""
     return contextlib.nullcontext() if held else locked(index_path(project, room), what="the board's index")
+
+
+_EV = re.compile(rb'"ev": "([a-z_]+)"')
+_LANE = re.compile(rb'"lane": "([^"\\]*)"')
+_ORDER = re.compile(rb'"order": (-?[0-9]+(?:\.[0-9]+)?)[,}]')
+_AT = re.compile(rb'"at": "([^"\\]{1,40})"')
+
+
+def _plainly_done(path: str) -> tuple[str, float, str] | None:
+    """(lane, order, time of its last event) when the log is plainly a finished task, else None.
+
+    Plainly: one create, one claim, renews, one done, nothing else (no second claim, withdraw,
+    status, update, archive, assign, merge marker). Such a log replays to done whatever its order: a
+    done is written under the claim's live lease (claims.py), and with one claim there is no rival.
+    Most of a long-lived board is such logs; reading them as bytes keeps a fresh clone's first
+    command within seconds at 100 000 tasks. Anything else is replayed."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    kinds = _EV.findall(data)
+    if kinds.count(b"done") != 1 or kinds.count(b"claim") != 1 or kinds.count(b"create") != 1:
+        return None
+    if any(kind not in (b"create", b"claim", b"renew", b"done") for kind in kinds) or b"\n<<<<<<<" in data:
+        return None
+    lane, number, times = _LANE.findall(data), _ORDER.findall(data), _AT.findall(data)
+    if len(lane) != 1 or len(number) != 1 or not times or data.count(b"\n") != len(kinds):
+        return None
+    return lane[0].decode("utf-8", "replace"), float(number[0]), max(times).decode("ascii", "replace")
 
 
 def _refresh_open(project: Project, room: str, index: dict) -> bool:
