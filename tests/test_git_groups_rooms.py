@@ -81,6 +81,54 @@ def test_a_group_renamed_differently_in_two_clones_keeps_both_names_and_doctor_s
         assert any("'left'" in f["message"] and "'right'" in f["message"] for f in findings), findings
 
 
+def externals_gathered(seed: Clone) -> None:
+    """Group `g` of the external members `coder` and `tester` (they answer with `rooms group reply`),
+    with a broadcast gathered without them (a group is renamed only with nothing in flight)."""
+    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.store.paths import find_project
+
+    for agent_id in ("coder", "tester"):
+        create_agent(find_project(seed.path), Agent(id=agent_id, directive="An outside agent.", model="external"))
+        seed.rooms("group", "spawn", "g", "--profile", agent_id)
+    seed.rooms("group", "broadcast", "g", "--objective", "shared", *FOUR)
+    assert seed.run("group", "wait", "g", "--timeout", "0.1").exit_code == 4  # 4: both timed out
+
+
+def replies_by_group(where: Clone) -> dict[str, dict[str, list[str]]]:
+    """Every live group -> its broadcasts -> the texts they hold (replies and dropped replies)."""
+    from rooms_cli.groups import log
+    from rooms_cli.store.paths import find_project
+
+    project = find_project(where.path)
+    return {name: {b.id: sorted([r.text for r in b.replies.values()] + [d["text"] for d in b.dropped])
+                   for b in log.load(project, name).broadcasts}
+            for name in log.names(project)}
+
+
+@pytest.mark.parametrize("onward", [False, True])  # A renames `left` on to `far` before its reply
+def test_a_group_renamed_differently_in_two_clones_gets_each_clone_s_reply_to_their_broadcast_in_both(tmp_path, onward):
+    """Found by the hypothesis test: a reply sent under one of the two names was missing from the
+    other name's copy of the same broadcast."""
+    a, b = world(tmp_path, externals_gathered)
+    bid = a.rooms("group", "status", "g")["recent"][0]["broadcast_id"]
+    a.rooms("group", "rename", "g", "left")
+    b.rooms("group", "rename", "g", "right")
+    if onward:
+        a.rooms("group", "rename", "left", "far")
+    # late replies: each is kept as dropped by the broadcast, in every group that holds it
+    a.rooms("group", "reply", "far" if onward else "left", "from A", "--as", "coder", "--broadcast", bid)
+    b.rooms("group", "reply", "right", "from B", "--as", "tester", "--broadcast", bid)
+    one, other = merged(a, b)
+    names = ["far" if onward else "left", "right"]
+    for where in (one, other):
+        held = replies_by_group(where)
+        assert sorted(held) == names
+        for name in names:
+            assert held[name] == {bid: ["from A", "from B"]}, (where.name, name, held)
+        assert group_view(where, names[0]) == group_view(where, names[1])
+    assert replies_by_group(one) == replies_by_group(other)
+
+
 def test_a_group_dissolved_in_one_clone_while_the_other_used_it_is_kept_and_reported(tmp_path):
     a, b = world(tmp_path, one_group)
     a.rooms("group", "dissolve", "rev")

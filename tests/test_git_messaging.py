@@ -170,7 +170,7 @@ def test_status_set_in_two_clones_merges_and_the_latest_wins_both_ways(world):
     b.rooms("status", "set", "bob here", as_="bob", now=at(2))
     merge_both_ways(a, b)
     for clone in (a, b):
-        agents = {e["name"]: e for e in clone.rooms("agents")["agents"]}
+        agents = {e["name"]: e for e in clone.rooms("agents")}
         assert agents["alice"]["status"] == "on the API"
         assert agents["bob"]["status"] == "bob here"
 
@@ -180,11 +180,11 @@ def test_a_status_file_of_an_earlier_version_is_still_read(world):
     (a.path / ".rooms/status").mkdir(exist_ok=True)
     (a.path / ".rooms/status/old.json").write_text(json.dumps(
         {"agent": "old", "status": "legacy line", "updated": "2026-01-01T00:00:00.000Z", "announced": "2026-01-01T00:00:00.000Z"}))
-    agents = {e["name"]: e for e in a.rooms("agents")["agents"]}
+    agents = {e["name"]: e for e in a.rooms("agents")}
     assert agents["old"]["status"] == "legacy line"
     assert "announce" not in a.run("attention", "--peek", as_="old").stdout
     a.rooms("status", "set", "new line", as_="old")
-    assert {e["name"]: e for e in a.rooms("agents")["agents"]}["old"]["status"] == "new line"
+    assert {e["name"]: e for e in a.rooms("agents")}["old"]["status"] == "new line"
 
 
 CONFLICTED = b'<<<<<<< HEAD\n{"status": "a"}\n=======\n{"status": "b"}\n>>>>>>> theirs\n'
@@ -194,7 +194,7 @@ def test_a_conflicted_status_file_is_named_and_the_other_agents_are_still_listed
     a = world.clone("a")
     a.rooms("status", "set", "fine", as_="bob")
     (a.path / ".rooms/status/alice.json").write_bytes(CONFLICTED)
-    listed = {e["name"]: e for e in a.rooms("agents")["agents"]}
+    listed = {e["name"]: e for e in a.rooms("agents")}
     assert listed["bob"]["status"] == "fine"
     assert listed["alice"]["problem"]["code"] == "merge_conflict"
     assert "alice.json" in listed["alice"]["problem"]["message"]

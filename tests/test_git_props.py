@@ -118,7 +118,7 @@ def check(clones, model: Model) -> None:
         unread = {m["text"] for m in views[0] if not m["read"]}
         assert unread == set(model.inbox[me]) - model.read[me], f"{me}: unread messages look read, or read ones unread"
     for clone in clones:
-        statuses = {e["name"]: e["status"] for e in clone.rooms("agents")["agents"]}
+        statuses = {e["name"]: e["status"] for e in clone.rooms("agents")}
         for me, text in model.status.items():
             assert statuses[me] == text
         assert {i["id"] for i in clone.rooms("roundtable", "queue")} == model.queued

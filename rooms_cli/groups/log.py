@@ -227,7 +227,9 @@ class _Replay:
 
 def gather_events(project: Project, name: str, _visiting: frozenset[str] = frozenset()) -> list[dict]:
     """The events of group `name`: its own log, plus what another clone appended to the log it was
-    renamed from after the rename copied it (those events are not lost, they follow the group)."""
+    renamed from after the rename copied it (those events are not lost, they follow the group), plus
+    the replies, drops and closes of their shared broadcasts appended under another name the same
+    log was renamed to (two clones renamed it differently: both groups hold each reply once)."""
     events = read_events(project, name)
     own = {eventlog.event_key(ev) for ev in events}
     sources = [ev.get("from") for ev in events if ev.get("ev") == "renamed" and ev.get("to") == name and ev.get("from") != name]
@@ -245,7 +247,34 @@ def gather_events(project: Project, name: str, _visiting: frozenset[str] = froze
             if kind not in _TOMBSTONES and eventlog.event_key(ev) not in own:
                 events.append(ev)
                 own.add(eventlog.event_key(ev))
+        _gather_siblings(project, name, src, events, own)
     return events
+
+
+_BROADCAST_EVENTS = ("reply", "dropped", "gathered", "cancelled")
+
+
+def _gather_siblings(project: Project, name: str, src: str, events: list[dict], own: set) -> None:
+    """The replies, drops and closes that another clone appended, under the other name of a group
+    renamed to two names (`src` -> `name` here, `src` -> another name there, or on from it), to the
+    broadcasts of the history they share: each copy of a shared broadcast holds them, as both hold
+    what was appended to `src` (a reply is held exactly once by every group that holds its broadcast).
+    Broadcasts sent under the other name stay there; only the log files are read, not their sources."""
+    shared = {ev.get("id") for ev in events if ev.get("ev") == "broadcast"}
+    seen = {name, src}
+    todo = [src]
+    while todo:
+        for ev in read_events(project, todo.pop()):
+            to = ev.get("to")
+            if (ev.get("ev") == "renamed" and ev.get("from") not in (None, to) and isinstance(to, str)
+                    and to not in seen and is_valid_name(to) and log_path(project, to).exists()):
+                seen.add(to)
+                todo.append(to)
+    for sibling in sorted(seen - {name, src}):
+        for ev in read_events(project, sibling):
+            if ev.get("ev") in _BROADCAST_EVENTS and ev.get("id") in shared and eventlog.event_key(ev) not in own:
+                events.append(ev)
+                own.add(eventlog.event_key(ev))
 
 
 def has_log(project: Project, name: str) -> bool:
