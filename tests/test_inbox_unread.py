@@ -39,7 +39,7 @@ def test_the_cursor_agrees_with_a_full_read(project, steps):
             pending = inbox.unread_messages(project, AGENT)
             inbox.mark_read(project, AGENT, pending[:number])
         elif kind == "take":
-            view = inbox.open_inbox(project, AGENT, unread_only=True)
+            view = unread.open_unread(project, AGENT)
             assert view.marked_read == bool(view.messages)
         elif kind == "rewrite":  # git writes a merged file anew: another inode
             path = inbox.inbox_path(project, AGENT)
@@ -50,7 +50,7 @@ def test_the_cursor_agrees_with_a_full_read(project, steps):
         else:
             unread.cursor_path(project, AGENT).unlink(missing_ok=True)
         assert ids(unread.unread(project, AGENT)) == ids(inbox.unread_messages(project, AGENT))
-        peek = inbox.open_inbox(project, AGENT, unread_only=True, peek=True)
+        peek = unread.open_unread(project, AGENT, peek=True)
         assert ids(peek.messages) == ids(inbox.unread_messages(project, AGENT)) and not peek.marked_read
 
 

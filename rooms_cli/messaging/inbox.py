@@ -242,16 +242,6 @@ def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek:
     most `limit`; the unread ones shown are marked read unless `peek` (those past the limit stay unread)."""
     from rooms_cli.shapes import page
 
-    if unread_only and limit is None and after is None:  # the cursor: only what arrived since the last call
-        from rooms_cli.messaging.unread import unread
-
-        fresh = unread(project, agent)
-        if fresh and not peek:
-            path = read_state_path(project, agent)
-            with locked(path):  # a message marked twice (a race) is harmless: marks are a set
-                jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": [m.key for m in fresh]}], lock=False)
-        return InboxView(agent=agent, messages=fresh, unread_ids={m.key for m in fresh},
-                         marked_read=bool(fresh) and not peek)
     marks = read_marks(project, agent)
     everything = read_inbox(project, agent)
     fresh = [m for m in everything if not marks.covers(m)]

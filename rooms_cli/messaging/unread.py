@@ -19,20 +19,24 @@ import os
 
 from rooms_cli.messaging.inbox import (
     InboxMessage,
+    InboxView,
     _number,
     inbox_path,
     read_inbox,
     read_marks,
     read_state_path,
 )
-from rooms_cli.store import atomic, jsonl, order
+from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store.clock import now_iso
+from rooms_cli.store.ids import new_id
+from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 VERSION = 1
 
 
 def cursor_path(project: Project, agent: str):
-    return project.path("run", "inbox", agent + ".unread.json")
+    return layout.inbox_cursor_file(project, agent)
 
 
 def _ino(path) -> int | None:
@@ -123,3 +127,14 @@ def unread(project: Project, agent: str) -> list[InboxMessage]:
     for m in messages:
         m.ref = str(m.n)  # numbers are unique here (checked): the ref is the number
     return messages
+
+
+def open_unread(project: Project, agent: str, *, peek: bool = False) -> InboxView:
+    """`rooms inbox --unread`: the unread messages through the cursor, marked read unless `peek` (what
+    inbox.open_inbox(unread_only=True) returns, without reading the whole inbox)."""
+    fresh = unread(project, agent)
+    if fresh and not peek:
+        path = read_state_path(project, agent)
+        with locked(path):  # a message marked twice (a race) is harmless: marks are a set
+            jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": [m.key for m in fresh]}], lock=False)
+    return InboxView(agent=agent, messages=fresh, unread_ids={m.key for m in fresh}, marked_read=bool(fresh) and not peek)
