@@ -106,7 +106,23 @@ def measure_board(root: Path, rounds: int) -> dict[str, float]:
     return out
 
 
+def measure_import(size: int) -> float:
+    """Seconds for `rooms task import` of `size` JSONL rows into an empty board (one process)."""
+    root = Path(tempfile.mkdtemp(prefix="rooms-i27-import-"))
+    initialize(root)
+    source = root / "tasks.jsonl"
+    source.write_text("".join(json.dumps({"title": f"task {n}", "lane": f"agent{n % 10}", "done": "it is done"}) + "\n"
+                              for n in range(size)))
+    seconds = timed([*ROOMS, "task", "import", str(source)], env_for(root))
+    shutil.rmtree(root, ignore_errors=True)
+    return seconds
+
+
 def main() -> None:
+    if os.environ.get("BENCH_IMPORT"):
+        size = int(os.environ["BENCH_IMPORT"])
+        print(f"task import of {size} tasks: {measure_import(size):.1f} s")
+        return
     rounds = int(os.environ.get("BENCH_ROUNDS", "7"))
     sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "10,10000,100000").split(",")]
     base = median_ms([timed([sys.executable, "-c", "pass"], dict(os.environ)) for _ in range(rounds)])

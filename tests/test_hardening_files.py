@@ -38,7 +38,7 @@ KINDS: dict[str, tuple[str, list[list[str]]]] = {
         ["task", "next", "--as", "reviewer"], ["tick"], ["watch", "--board", "--timeout", "0.2", "--last", "5"]]),
     "memories": (".rooms/memories/analyst.jsonl", [
         ["memory", "list", "analyst"],
-        ["roundtable", "run", "standup", "--participants", "analyst,boss,hustler,writer", "--turns", "2", "--force", "--topic", "x"],
+        ["roundtable", "run", "deep-dive", "--participants", "analyst,boss,hustler,writer", "--turns", "2", "--force", "--topic", "x"],
         ["memory", "forget", "analyst", "--all"]]),
     "roundtable queue": (".rooms/roundtables/queue.jsonl", [
         ["tick", "--dry-run"], ["roundtable", "queue"], ["roundtable", "queue", "debate", "--topic", "x"], ["tick"]]),

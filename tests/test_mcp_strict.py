@@ -110,6 +110,15 @@ def test_the_bad_lease_error_has_the_same_code_on_the_cli_and_over_mcp(project_d
     assert over_mcp["exit_code"] == 2
 
 
+def test_errors_name_tool_arguments_not_cli_flags(project_dir):
+    async def go():
+        async with server(project_dir, "alice") as t:
+            return await t.error("task_next", lease="0")
+
+    error = run(go())
+    assert "argument 'lease'" in error["message"] and "--lease" not in error["message"]
+
+
 def test_a_thousand_message_inbox_comes_fifty_at_a_time_and_only_those_are_marked_read(project_dir):
     from rooms_cli.messaging.inbox import deliver
     from rooms_cli.store.paths import open_project

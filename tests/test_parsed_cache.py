@@ -79,9 +79,10 @@ def test_an_edited_agent_definition_and_config_are_read_anew(tmp_path):
     assert (tmp_path / ".rooms" / "run" / "parsed.json").exists()
     _fresh_process_caches()
     agent_file.write_text(agent_file.read_text().replace(before.directive.splitlines()[0], "Edited directive."))
-    (tmp_path / ".rooms.yaml").write_text((tmp_path / ".rooms.yaml").read_text() + "default_model: offline\n")
+    cfg = tmp_path / ".rooms.yaml"  # one default_model: key, changed (a key given twice is refused)
+    cfg.write_text(cfg.read_text().replace("\ndefault_model: offline\n", "\ndefault_model: local:edited\n", 1))
     assert agents_mod.load_agent(project, "reviewer").directive.startswith("Edited directive.")
-    assert config_mod.load_config(project).data.get("default_model") == "offline"
+    assert config_mod.load_config(project).data.get("default_model") == "local:edited"
     _fresh_process_caches()
     assert agents_mod.load_agent(project, "reviewer").to_json() != before.to_json()
 

@@ -77,6 +77,45 @@ def add_cmd(
 task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms task create 'Fix login' --lane dev --done 'tests pass'")(add_cmd)
 
 
+@task_app.command("import")
+@shared(as_=True, room=True)
+def import_cmd(
+    run: Run,
+    source: Annotated[str, typer.Argument(help="A file (JSONL, JSON, CSV, markdown checklist), - for stdin, or with --from backlog a Backlog.md project directory.")],
+    lane: Annotated[str, typer.Option("--lane", help="The lane of rows that name none.")] = "",
+    done: Annotated[str, typer.Option("--done", help="The definition of done of rows that give none.")] = "as the title says",
+    format: Annotated[str | None, typer.Option("--format", help="jsonl, json, csv or md (default: from the file's extension).", show_default=False)] = None,
+    from_: Annotated[str | None, typer.Option("--from", help="backlog: import a Backlog.md project's tasks from the directory SOURCE.", show_default=False)] = None,
+) -> None:
+    """Add many tasks at once, in one process; every row is checked first (one bad row: nothing added).
+
+    Example: rooms task import tasks.jsonl --lane dev
+    """
+    import sys
+    from pathlib import Path
+
+    from rooms_cli.board import importing
+    from rooms_cli.errors import InvalidInput, UsageError
+
+    if from_ is not None:
+        if from_ != "backlog":
+            raise UsageError(f"--from takes backlog, not {from_!r}")
+        rows = importing.backlog_rows(Path(source), lane=lane, done=done)
+    else:
+        if source == "-":
+            text, name = sys.stdin.read(), "stdin"
+            fmt = importing.format_of("-", format or "jsonl")
+        else:
+            fmt = importing.format_of(source, format)
+            try:
+                text, name = Path(source).read_text(encoding="utf-8"), source
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InvalidInput(f"cannot read {source}: {exc}") from None
+        rows = importing.parse(text, fmt, lane=lane, done=done, name=name)
+    ids = importing.import_rows(run.project, run.room, rows, by=run.me)
+    run.emit({"imported": len(ids), "ids": ids}, f"imported {len(ids)} tasks into the board of room {run.room}")
+
+
 @task_app.command("list")
 @shared(room=True)
 def list_cmd(

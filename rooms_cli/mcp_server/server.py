@@ -93,9 +93,27 @@ def ok_result(data: Any) -> types.CallToolResult:
                                 structured_content=data)
 
 
-def error_result(err: RoomsError) -> types.CallToolResult:
-    """The CLI's --json error document, with its exit code, as an MCP tool error."""
-    doc = err.fold().to_json()
+FLAG_ALIASES = {"reply_to": "n", "lease_id": "lease_id", "artifact": "artifacts", "next": "next_step"}
+
+
+def speak_arguments(message: str, arguments: list[str]) -> str:
+    """`message` with the CLI flags it names (`--lease`) as the tool's argument names (`lease`), where the tool has them."""
+    import re
+
+    def name(match: re.Match[str]) -> str:
+        flag = match.group(1).replace("-", "_")
+        flag = FLAG_ALIASES.get(flag, flag) if FLAG_ALIASES.get(flag) in arguments else flag
+        return f"argument {flag!r}" if flag in arguments else match.group(0)
+
+    return re.sub(r"(?<![\w-])--([a-z][a-z-]*)", name, message)
+
+
+def error_result(err: RoomsError, arguments: list[str] | None = None) -> types.CallToolResult:
+    """The CLI's --json error document, with its exit code, as an MCP tool error (flags named as the tool's arguments)."""
+    err = err.fold()
+    if arguments:
+        err.message = speak_arguments(err.message, arguments)
+    doc = err.to_json()
     doc["error"]["exit_code"] = err.exit_code
     if doc["error"].get("data") is not None:
         doc["error"]["data"] = _jsonable(doc["error"]["data"])
@@ -165,7 +183,7 @@ class Tools:
                 data = await anyio.to_thread.run_sync(run)
             return ok_result(data)
         except Exception as exc:  # never let a tool's failure reach (and stop) the server
-            return error_result(as_rooms_error(exc))
+            return error_result(as_rooms_error(exc), list(self.models[params.name].model_fields))
 
     @staticmethod
     async def _with_progress(ctx, run, total: float | None):

@@ -80,6 +80,7 @@ def replay(events: list[dict]) -> dict[str, Reservation]:
     """Every reservation by id, in log order; a later one overlapping an earlier one held at the same
     time by another agent (two clones, merged) is marked lost."""
     found: dict[str, Reservation] = {}
+    held: dict[str, Reservation] = {}  # not released, not recorded expired: the only possible rivals (cost ∝ those)
     for ev in eventlog.ordered(events):
         kind, rid = ev.get("ev"), ev.get("id")
         if not isinstance(rid, str):
@@ -88,10 +89,11 @@ def replay(events: list[dict]) -> dict[str, Reservation]:
             r = _from_event(ev)
             if r is None or rid in found:
                 continue
-            rival = _rival(found.values(), r, r.created_at)
+            rival = _rival(held.values(), r, r.created_at)
             if rival is not None:
                 r.lost_to = rival.id
             found[rid] = r
+            held[rid] = r
         elif rid in found:
             r = found[rid]
             if kind == "renew" and isinstance(ev.get("expires_at"), str):
@@ -100,8 +102,10 @@ def replay(events: list[dict]) -> dict[str, Reservation]:
                 r.renewed += 1
             elif kind == "release" and r.released is None:
                 r.released = str(ev.get("ts", ""))
+                held.pop(rid, None)
             elif kind == "expire":
                 r.expiry_recorded = True
+                held.pop(rid, None)
     return found
 
 

@@ -1,0 +1,251 @@
+"""Bulk entry: `rooms task import FILE` (JSONL, JSON, CSV, a markdown checklist) and `--from backlog DIR`.
+
+Every row is validated before anything is written: one bad row and nothing is added, the error names
+its line. Then all tasks are written in one process under the board index's lock (openindex.creating):
+each task's log is created whole (create, and for a finished or held-back status the events that put it
+there), without the per-append lock and fsync of `task add`; the data is flushed once at the end
+(`os.sync`). Crash semantics: a crash before that flush can lose the last tasks written or leave a log
+cut short (replay reads what is whole; a log without its create line is left off the board and
+reported by `rooms doctor`); nothing already on the board is touched. Importing the same file twice
+adds the tasks twice (imported tasks get new ids).
+
+Rows: `title` (required), `lane` (else `--lane`), `definition_of_done` or `done` (else `--done`),
+`detail`, `status` (todo, done, blocked, failed, cancelled; `doing` imports as todo: a lease cannot be
+imported), `order`, `summary` (a finished task's record; else `record.summary` as `task list --json`
+prints it), `labels` (kept as a `labels: …` line of the detail). `rooms task list --json` is a valid
+input, so a board's export round-trips.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rooms_cli.board import store
+from rooms_cli.board.model import TITLE_MAX
+from rooms_cli.board.tasks import one_line, require_room
+from rooms_cli.errors import InvalidInput
+from rooms_cli.store import atomic
+from rooms_cli.store.clock import add_seconds, hlc_stamp, iso, now
+from rooms_cli.store.ids import is_valid_name, new_id
+from rooms_cli.store.paths import Project
+
+FORMATS = ("jsonl", "json", "csv", "md")
+STATUSES = ("todo", "doing", "done", "blocked", "failed", "cancelled")
+DEFAULT_DONE = "as the title says"
+_BACKLOG_STATUS = {"to do": "todo", "todo": "todo", "in progress": "todo", "done": "done", "blocked": "blocked",
+                   "cancelled": "cancelled", "canceled": "cancelled"}
+
+
+@dataclass
+class Row:
+    """One task to import, checked."""
+
+    title: str
+    lane: str
+    definition: str
+    detail: str = ""
+    status: str = "todo"
+    order: float | None = None
+    summary: str = ""
+
+
+def format_of(name: str, given: str | None) -> str:
+    if given:
+        if given not in FORMATS:
+            raise InvalidInput(f"--format must be one of {', '.join(FORMATS)}, not {given!r}")
+        return given
+    suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    found = {"jsonl": "jsonl", "ndjson": "jsonl", "json": "json", "csv": "csv", "md": "md", "markdown": "md"}.get(suffix)
+    if found is None:
+        raise InvalidInput(f"cannot tell the format of {name!r} from its name: pass --format ({', '.join(FORMATS)})")
+    return found
+
+
+def _row(where: str, data: dict, lane: str, done: str) -> Row:
+    """One row checked; InvalidInput naming `where` when it is not a task."""
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{where}: expected an object with a title, not {type(data).__name__}")
+    try:
+        title = one_line(str(data.get("title") or ""), "title", TITLE_MAX)
+        row_lane = str(data.get("lane") or lane or "").strip()
+        if not is_valid_name(row_lane):
+            raise InvalidInput(f"lane {row_lane!r} is not a valid agent id" if row_lane else "no lane: give one or pass --lane")
+        definition = str(data.get("definition_of_done") or data.get("done") or done or "").strip()
+        status = str(data.get("status") or "todo").strip().lower()
+        if status not in STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+        order = data.get("order")
+        if order not in (None, ""):
+            try:
+                order = float(order)
+            except (TypeError, ValueError):
+                raise InvalidInput(f"order must be a number, not {order!r}") from None
+            if order != order or order in (float("inf"), float("-inf")):
+                raise InvalidInput(f"order must be finite, not {order!r}")
+            order = int(order) if order == int(order) else order
+        else:
+            order = None
+        detail = str(data.get("detail") or data.get("description") or "").strip()
+        labels = data.get("labels")
+        if isinstance(labels, str):
+            labels = [x.strip() for x in labels.split(",") if x.strip()]
+        if labels:
+            detail = (detail + "\n\n" if detail else "") + "labels: " + ", ".join(str(x) for x in labels)
+        given = data.get("record")
+        record: dict = given if isinstance(given, dict) else {}
+        summary = str(data.get("summary") or record.get("summary") or "").strip()
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc.message}") from None
+    return Row(title=title, lane=row_lane, definition=definition, detail=detail,
+               status="todo" if status == "doing" else status, order=order, summary=summary)
+
+
+def parse(text: str, fmt: str, *, lane: str = "", done: str = DEFAULT_DONE, name: str = "input") -> list[Row]:
+    """Every row of `text` checked; the first bad one raises InvalidInput naming its line."""
+    rows: list[Row] = []
+    if fmt == "jsonl":
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"{name} line {number}: not JSON ({exc.msg})") from None
+            rows.append(_row(f"{name} line {number}", data, lane, done))
+    elif fmt == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{name} line {exc.lineno}: not JSON ({exc.msg})") from None
+        if not isinstance(data, list):
+            raise InvalidInput(f"{name}: expected a JSON list of tasks (what `rooms task list --json` prints)")
+        rows = [_row(f"{name} item {n}", item, lane, done) for n, item in enumerate(data, 1)]
+    elif fmt == "csv":
+        reader = csv.DictReader(io.StringIO(text))
+        if not reader.fieldnames or "title" not in reader.fieldnames:
+            raise InvalidInput(f"{name} line 1: the header must name a title column")
+        for data in reader:
+            rows.append(_row(f"{name} line {reader.line_num}", data, lane, done))
+    elif fmt == "md":
+        for number, line in enumerate(text.splitlines(), 1):
+            stripped = line.strip()
+            if not stripped.startswith(("- [", "* [")):
+                continue
+            mark, _, title = stripped[3:].partition("]")
+            if mark.lower() not in (" ", "x"):
+                raise InvalidInput(f"{name} line {number}: a checklist item is `- [ ] title` or `- [x] title`")
+            rows.append(_row(f"{name} line {number}", {"title": title, "status": "done" if mark.lower() == "x" else "todo"},
+                             lane, done))
+    else:
+        raise InvalidInput(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    return rows
+
+
+def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> list[Row]:
+    """The tasks of a Backlog.md project (`backlog/tasks/*.md`: YAML frontmatter title, status, labels;
+    the body's Description section as the detail), in file-name order."""
+    import yaml
+
+    base = folder / "backlog" / "tasks" if (folder / "backlog" / "tasks").is_dir() else folder / "tasks"
+    if not base.is_dir():
+        raise InvalidInput(f"{folder} has no backlog/tasks/ directory (a Backlog.md project)")
+    rows = []
+    for path in sorted(base.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        if not text.startswith("---"):
+            raise InvalidInput(f"{path}: no YAML frontmatter")
+        front, body = _split(text, path)
+        try:
+            meta = yaml.safe_load(front) or {}
+        except yaml.YAMLError as exc:
+            raise InvalidInput(f"{path}: the frontmatter is not YAML ({exc})") from None
+        if not isinstance(meta, dict):
+            raise InvalidInput(f"{path}: the frontmatter is not a mapping")
+        status = _BACKLOG_STATUS.get(str(meta.get("status") or "to do").strip().lower())
+        if status is None:
+            raise InvalidInput(f"{path}: unknown status {meta.get('status')!r} (To Do, In Progress, Done)")
+        rows.append(_row(str(path), {"title": meta.get("title"), "status": status, "labels": meta.get("labels"),
+                                     "detail": _description(body), "lane": meta.get("lane")}, lane, done))
+    return rows
+
+
+def _split(text: str, path: Path) -> tuple[str, str]:
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines[1:], 1):
+        if line.strip() == "---":
+            return "".join(lines[1:n]), "".join(lines[n + 1:])
+    raise InvalidInput(f"{path}: the frontmatter is not closed: add a line '---' after the last field")
+
+
+def _description(body: str) -> str:
+    """The Description section of a Backlog.md task (between its markers or its heading), else the body."""
+    start, end = "<!-- SECTION:DESCRIPTION:BEGIN -->", "<!-- SECTION:DESCRIPTION:END -->"
+    if start in body and end in body:
+        return body.split(start, 1)[1].split(end, 1)[0].strip()
+    if "## Description" in body:
+        rest = body.split("## Description", 1)[1]
+        return rest.split("\n## ", 1)[0].strip()
+    return body.strip()
+
+
+def _events(task_id: str, row: Row, order: float, by: str, moment: str, later: str) -> list[dict]:
+    create: dict[str, object] = {"at": moment, "by": by, "definition_of_done": row.definition, "detail": row.detail, "ev": "create",
+              "lane": row.lane, "order": order, "task": task_id, "title": row.title}
+    events = [create]
+    if row.status == "done":
+        lease = new_id("l")
+        plate = f"{by}/import"
+        record: dict[str, object] = {"artifacts": [], "next": None, "plate": plate, "result_ref": None, "status": "done",
+                  "summary": row.summary or "imported as done", "task_id": task_id}
+        events.append({"at": moment, "by": by, "ev": "claim", "expires_at": later, "fence": 1, "holder": by,
+                       "lease_id": lease, "plate": plate})
+        events.append({"at": moment, "by": by, "ev": "done", "fence": 1, "lease_id": lease, "record": record})
+    elif row.status != "todo":
+        event: dict[str, object] = {"at": moment, "by": by, "ev": "status", "status": row.status}
+        if row.summary:
+            event["record"] = {"artifacts": [], "next": None, "plate": f"{by}/import", "result_ref": None,
+                               "status": row.status, "summary": row.summary, "task_id": task_id}
+        events.append(event)
+    for event in events:
+        event["hlc"] = hlc_stamp()
+    return [dict(sorted(e.items())) for e in events]
+
+
+def import_rows(project: Project, room: str, rows: list[Row], *, by: str) -> list[str]:
+    """Write every row as a new task (in order); the new ids. The rows are already checked."""
+    from rooms_cli.board.openindex import creating
+
+    require_room(project, room)
+    if not rows:
+        return []
+    folder = store.tasks_dir(project, room)
+    folder.mkdir(parents=True, exist_ok=True)
+    moment_dt = now()
+    moment, later = iso(moment_dt), iso(add_seconds(moment_dt, 60))
+    ids: list[str] = []
+    with creating(project, room) as (index, created):
+        lane_max = dict(index["lane_max"])
+        for row in rows:
+            order = row.order
+            if order is None:
+                order = int(lane_max.get(row.lane, 0)) + 1
+            lane_max[row.lane] = max(lane_max.get(row.lane, order), order)
+            task_id = new_id("t")
+            events = _events(task_id, row, order, by, moment, later)
+            data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+            path = store.task_path(project, room, task_id)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                os.write(fd, data.encode("utf-8"))
+            finally:
+                os.close(fd)
+            created.append((task_id, events))
+            ids.append(task_id)
+        os.sync()  # once for the whole import, not one fsync per task and per directory entry
+        atomic.fsync_dir(folder)
+    return ids
