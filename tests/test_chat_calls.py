@@ -139,7 +139,7 @@ def test_passes_in_the_words_real_models_use_cost_nothing_and_stream_nothing(pro
     result = run_message(project, load_config(project), "sync", "alice", "anything?", on_event=lambda k, d: events.append(k))
     assert [r.kind for r in result.replies] == ["pass"] and "delta" not in events
     assert state(project).budget_remaining == state(project).budget_total
-    assert server.requests[0].messages[-1]["content"].endswith('"speak" false and an empty "message".)'), "how to pass, at the end"
+    assert server.requests[0].messages[-1]["content"].endswith('otherwise pass.)'), "how to pass, at the end"
 
 
 def test_only_an_open_message_offers_a_pass_an_agent_asked_by_name_is_told_to_answer(project, server):
@@ -287,3 +287,55 @@ def test_a_repeat_record_is_a_known_kind_to_the_readers_and_to_doctor(project, s
     assert [r["kind"] for r in shown][-1] == "repeat"
     doctor = cli("doctor", "--json")
     assert "repeat" not in doctor.stdout + doctor.stderr, doctor.stdout
+
+
+def test_a_structured_prompt_describes_the_decision_in_words_not_json(project, server):
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0"])
+    server.set_default(json.dumps({"speak": True, "message": "Ship the fix."}))
+    say(project, "what now?")
+    body = server.requests[0].json
+    assert body["response_format"]["json_schema"]["schema"] == PASS_SCHEMA, "the schema gives the shape"
+    prompt = "\n".join(m["content"] for m in body["messages"])
+    assert "JSON" not in prompt and "\"speak\"" not in prompt and "\"message\"" not in prompt
+    assert "your one short message" not in prompt, "no placeholder a small model copies as its answer"
+    assert "decide whether to speak" in prompt and "pass" in body["messages"][-1]["content"]
+
+
+def test_a_looping_stream_is_ended_at_the_repetition_and_the_record_says_cut(project, server):
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0", "ops"])
+    loop = "Roll back first. " + "The lock order matters here and we should check it. " * 60
+    server.set_default(Reply(text=loop, chunk_delay=0.02))
+    events = []
+    from rooms_cli.chat.coordinator import run_message
+    from rooms_cli.config import load_config
+
+    result = run_message(project, load_config(project), "sync", "alice", "@a0 what first?",
+                         on_event=lambda kind, data: events.append((kind, data)))
+    reply = result.replies[0]
+    assert server.wait_closed_early(1), "the call was ended, not read to its end"
+    assert reply.text == "Roll back first. The lock order matters here and we should check it…"
+    assert reply.meta["cut"] is True and reply.meta["finish_reason"] == "repetition"
+    shown = "".join(d["text"] for kind, d in events if kind == "delta")
+    assert len(shown) < 400, "the stream stopped soon after the repetition began"
+    stored = [r for r in records(project, "sync") if r.kind == "message"][-1]
+    assert stored.meta["cut"] is True
+
+
+def test_a_reply_the_limit_stopped_is_recorded_as_cut_even_when_the_guard_cut_it_too(project, server):
+    use_server(project, server, ["a0"], max_tokens=20)
+    room(project, agents=["a0", "ops"])
+    server.set_default(Reply(text="Use salt: " + "salt_" * 30, pieces=["Use salt: "] + ["salt_"] * 30))
+    reply = say(project, "@a0 how do we hash?").replies[0]
+    assert reply.meta["finish_reason"] in ("length", "repetition") and reply.meta["cut"] is True
+    assert reply.meta["repeated"] is True and reply.text == "Use salt: salt…"
+
+
+def test_the_stream_guard_waits_for_whole_sentences():
+    from rooms_cli.chat.calling import RepetitionGuard
+
+    guard = RepetitionGuard()
+    for piece in ["I agree. ", "We ship on Friday and then we measure it all. ", "I agree", " with the plan as it is now."]:
+        guard(piece)  # "I agree" half arrived is not a repeat of "I agree."
+    assert not guard.tripped

@@ -129,6 +129,23 @@ def test_a_group_renamed_differently_in_two_clones_gets_each_clone_s_reply_to_th
     assert replies_by_group(one) == replies_by_group(other)
 
 
+def test_a_group_renamed_in_one_clone_and_dissolved_in_the_other_that_did_not_see_its_use_is_only_the_new_name(tmp_path):
+    """Found by the hypothesis test: the dissolve, overruled by what it did not see, brought the old
+    name back beside the new one, without the reply sent under the new one."""
+    a, b = world(tmp_path, externals_gathered)
+    bid = b.rooms("group", "status", "g")["recent"][0]["broadcast_id"]
+    b.rooms("group", "reply", "g", "before the rename", "--as", "coder", "--broadcast", bid)  # A's dissolve misses it
+    b.rooms("group", "rename", "g", "right")
+    b.rooms("group", "reply", "right", "after the rename", "--as", "tester", "--broadcast", bid)
+    a.rooms("group", "dissolve", "g")
+    one, other = merged(a, b)
+    for where in (one, other):
+        assert replies_by_group(where) == {"right": {bid: ["after the rename", "before the rename"]}}
+        findings = [f for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "group-merge"]
+        assert any("'right' is kept" in f["message"] for f in findings), findings
+        assert not any("dissolve g" in f["fix"] for f in findings), findings
+
+
 def test_a_group_dissolved_in_one_clone_while_the_other_used_it_is_kept_and_reported(tmp_path):
     a, b = world(tmp_path, one_group)
     a.rooms("group", "dissolve", "rev")

@@ -103,7 +103,8 @@ def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, p
     answers = [c for c in provider.calls if c["purpose"] == "roundtable"]
     # turn 1: empty, re-asked, empty again -> skipped; turn 2: empty, re-asked, empty -> skipped; turn 3: "ok then"
     assert len(answers) == 5
-    assert [t.get("skipped", False) for t in result.turns] == [True, True, False]
+    assert [t["turn"] for t in result.turns] == [3] and [t["turn"] for t in result.skipped] == [1, 2]
+    assert result.skipped[0]["why"] == "was empty once cleaned up" and all(t["text"] for t in result.turns)
     assert "empty" in answers[1]["messages"][-1].content
     from rooms_cli.chat.transcript import read_transcript
 
@@ -117,11 +118,28 @@ def test_an_echo_of_the_cue_is_not_part_of_the_turn(scripted, project):
     assert [t["text"] for t in result.turns if t["text"]] == ["launch", "Numbers first", "Fine."]
 
 
+def test_a_reply_that_echoes_the_re_ask_instruction_is_never_a_turn(scripted, project):
+    events = []
+    provider = scripted(["We ship Friday.", "We ship Friday.",
+                         "That reply repeats an earlier turn word for word, no links.", "Numbers first."])
+    result = run_roundtable_sync(project, load_config(project), RoundtableRequest(
+        "debate", topic="launch", participants=["boss", "analyst"], turns=3, force=True),
+        on_event=lambda kind, data: events.append((kind, data)))
+    assert [t["text"] for t in result.turns] == ["We ship Friday.", "Numbers first."]
+    assert result.skipped == [{"turn": 2, "speaker": result.skipped[0]["speaker"], "why": "only echoed the instruction"}]
+    assert [k for k, _ in events if k in ("turn", "skip")] == ["turn", "skip", "turn"]
+    from rooms_cli.chat.transcript import read_transcript
+
+    said = [m.text for m in read_transcript(project, result.room) if m.kind == "message"]
+    assert said == ["We ship Friday.", "Numbers first."], "no instruction and no empty turn stored"
+    assert len([c for c in provider.calls if c["purpose"] == "roundtable"]) == 4
+
+
 def test_a_turn_that_copies_an_earlier_one_is_asked_again_then_skipped(scripted, project):
     provider = scripted(["We ship Friday.", "we ship friday!", "We ship Friday.", "Numbers first. Numbers first."])
     result = run_debate(project)
-    assert [t.get("skipped", False) for t in result.turns] == [False, True, False]
-    assert result.turns[2]["text"] == "Numbers first."  # a sentence said twice in one turn is said once
+    assert [t["turn"] for t in result.turns] == [1, 3] and [t["turn"] for t in result.skipped] == [2]
+    assert result.turns[1]["text"] == "Numbers first."  # a sentence said twice in one turn is said once
     turns = [c for c in provider.calls if c["purpose"] == "roundtable"]
     assert "repeats an earlier turn" in turns[2]["messages"][-1].content
     assert all(c["stop"] == (["\nAnalyst:"] if c["agent"] == "boss" else ["\nBoss:"]) for c in turns)  # not the others' turns
@@ -359,3 +377,26 @@ def test_participant_counts_outside_the_formats_range_are_refused_unless_forced(
     assert forced.exit_code == 0 and forced.json()["participants"] == ["analyst", "hustler"]
     alone = cli("roundtable", "run", "standup", "--participants", "analyst", "--force")
     assert alone.exit_code == 1 and "needs at least 2 agents" in alone.stderr
+
+
+def test_the_lessons_call_asks_for_short_lessons_and_a_summary_cut_by_the_limit_is_asked_again_saying_so(monkeypatch, project):
+    from rooms_cli.roundtable.lessons import MAX_LESSON_WORDS, summary_schema
+
+    class Cut(Scripted):
+        structured = True
+
+        async def _acomplete(self, messages, **kw):
+            done = await super()._acomplete(messages, **kw)
+            if kw["purpose"] == "lessons" and len([c for c in self.calls if c["purpose"] == "lessons"]) == 1:
+                done.finish_reason = "length"
+            return done
+
+    provider = Cut(["a", "b", "c"], summary=['{"boss": ["We ship on Friday and the scope stays small and', '{"boss": ['])
+    monkeypatch.setattr("rooms_cli.models.provider_for", lambda model_string, config: (provider, "m"))
+    result = run_debate(project)
+    calls = [c for c in provider.calls if c["purpose"] == "lessons"]
+    assert f"at most {MAX_LESSON_WORDS} words" in calls[0]["messages"][0].content
+    assert summary_schema(["boss"])["properties"]["boss"]["items"]["maxLength"] <= 100
+    retry = calls[1]["messages"][-1].content
+    assert "ran past the 500-token limit" in retry and f"at most {MAX_LESSON_WORDS} words" in retry
+    assert len(calls) == 2 and result.lessons == {}

@@ -236,14 +236,15 @@ def import_rows(project: Project, room: str, rows: list[Row], *, by: str) -> lis
                 order = int(lane_max.get(row.lane, 0)) + 1
             lane_max[row.lane] = max(lane_max.get(row.lane, order), order)
             task_id = new_id("t")
-            data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in _events(task_id, row, order, by, moment, later))
+            events = _events(task_id, row, order, by, moment, later)
+            data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
             path = store.task_path(project, room, task_id)
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 os.write(fd, data.encode("utf-8"))
             finally:
                 os.close(fd)
-            created.append(task_id)
+            created.append((task_id, events))
             ids.append(task_id)
         os.sync()  # once for the whole import, not one fsync per task and per directory entry
         atomic.fsync_dir(folder)

@@ -244,7 +244,7 @@ def load(project: Project, room: str, *, held: bool = False) -> dict:
 
 
 @contextmanager
-def creating(project: Project, room: str) -> Iterator[tuple[dict, list[str]]]:
+def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
     """Hold the index's lock around creating task files: yields (the index, checked against the logs,
     a list to append each new task id to).
 
@@ -252,15 +252,16 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict, list[str]]]:
     an import does not make the next read rebuild; a directory that another process changed without
     the lock (a git pull) is left for the next read to notice."""
     path = index_path(project, room)
-    created: list[str] = []
+    created: list = []
     with locked(path, what="the board's index"):
         index = load(project, room, held=True)
         yield index, created
         if not created:
             return
-        for task_id in created:
+        for item in created:  # an id, or (id, the events just written): no need to read the log back
+            task_id, events = item if isinstance(item, tuple) else (item, None)
             log = store.task_path(project, room, task_id)
-            task = _replay_file(project, room, task_id, str(log))
+            task = replay_log(task_id, room, events) if events is not None else _replay_file(project, room, task_id, str(log))
             data = task.to_json()
             _note_lane(index, data)
             if is_open(data):

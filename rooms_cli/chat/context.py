@@ -26,10 +26,13 @@ PASS_RULE = (
     "contribution. Otherwise answer in one short message, in your own voice. You may @-mention another "
     "agent of the room to ask it something."
 )
+# The reply's shape ({"speak", "message"}) is forced by the schema sent with the call (the server's
+# grammar): the prompt describes the decision in plain words only. Told about JSON, SmolLM2 talked
+# about JSON ("This is a JSON object that contains…") instead of answering.
 PASS_RULE_STRUCTURED = (
-    "Answer with a JSON object: \"speak\" true and \"message\" what you say, one short message in your own voice. "
-    "If you have nothing useful to add, \"speak\" false and an empty \"message\"; do not fabricate a "
-    "contribution. You may @-mention another agent of the room to ask it something."
+    "First decide whether to speak. Speak only if you have something useful to add, and then say it in one "
+    "short message, in your own voice. Otherwise pass; do not fabricate a contribution. You may @-mention "
+    "another agent of the room to ask it something."
 )
 ANSWER_RULE = ("You were asked directly: answer in one short message, in your own voice. You may @-mention another "
                "agent of the room to ask it something.")
@@ -196,12 +199,11 @@ def instruction_for(agent_id: str, *, must_answer: bool, structured: bool, offer
     """The short reminder closing the prompt of an open message: how to answer, and how to pass.
     None where no pass is offered (the system prompt says to answer): SmolLM2 echoed a closing
     "(Answer … in one short message.)" as "message". No placeholder text either: it copied
-    "your one short message" as its answer."""
+    "your one short message" as its answer. Structured, no word about JSON: the schema gives the shape."""
     if must_answer or not offer_pass:
         return ""
     if structured:
-        return (f"(Answer as {agent_id} in JSON: \"speak\" true and your one short message as \"message\"; "
-                "if you have nothing useful to add, \"speak\" false and an empty \"message\".)")
+        return f"(Answer as {agent_id}: speak if you have something useful to add; otherwise pass.)"
     return f"(Answer as {agent_id} in one short message. If you have nothing useful to add, reply with just: /pass)"
 
 

@@ -43,7 +43,7 @@ _ROLE_TOKEN = re.compile(
     re.IGNORECASE,
 )
 _LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")  # where a sentence or line ends (the stream guard checks up to there)
 
 
 @dataclass

@@ -92,8 +92,9 @@ def replay(name: str, events: list[dict]) -> Group | None:
     `merge_notes`); a member added in both clones under one handle is kept once (same profile) or
     under a free handle (different profiles). `renamed` away or `dissolved` makes the group `gone`
     (a later `created` starts it afresh); a dissolve that did not see every event of the group (another
-    clone kept using it) is overruled: the group stays, noted. Events keep applying while gone, so
-    nothing another clone added is dropped from the state. A group made anew under a dissolved name
+    clone kept using it) is overruled: the group stays, noted (unless it was renamed away: then its
+    new name holds what the other clone did, and the old name stays gone). Events keep applying while
+    gone, so nothing another clone added is dropped from the state. A group made anew under a dissolved name
     keeps the dissolved one aside: the other clone's events for its broadcasts still apply to it, and
     when they overrule the dissolve its members and broadcasts join the new group.
     """
@@ -219,9 +220,14 @@ class _Replay:
             if group.gone == "dissolved":
                 group.gone = None
         if group is not None and group.gone == "dissolved" and dissolve_seen is not None and group.event_count > dissolve_seen:
-            group.gone = None
-            group.merge_notes.append({"kind": "dissolve_overruled", "seen": dissolve_seen, "events": group.event_count,
-                                      "by": group.dissolved_by})
+            if group.renamed_to:
+                # renamed away in another clone: what it did went with the rename (and what a third clone
+                # appended here follows it, `gather_events`), so the old name stays gone, as the new one is kept
+                group.gone = "renamed"
+            else:
+                group.gone = None
+                group.merge_notes.append({"kind": "dissolve_overruled", "seen": dissolve_seen, "events": group.event_count,
+                                          "by": group.dissolved_by})
         return group
 
 

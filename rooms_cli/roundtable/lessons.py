@@ -26,12 +26,17 @@ from rooms_cli.models.base import Message
 
 LESSONS_MIN, LESSONS_MAX = 2, 3
 MIN_WORDS = 3
-MIN_LESSON_CHARS, MAX_LESSON_CHARS = 20, 200
+# Short lessons: SmolLM2 wrote long ones and its summary of four participants ran to the 500-token
+# limit mid-object, so nothing could be read. 15 words (~100 characters, ~25 tokens) each keeps 4 × 3
+# lessons well inside the limit; the schema's maxLength holds a grammar-constrained server to it.
+MAX_LESSON_WORDS = 15
+MIN_LESSON_CHARS, MAX_LESSON_CHARS = 20, 100
 
 EXTRACT_INSTRUCTIONS = (
     "You summarise a team conversation into lessons. For each participant write exactly {lo} or {hi} "
-    "lessons: short sentences in your own words (decisions, facts, concerns raised by others) that this "
-    "participant should remember for future work. Do not copy lines of the conversation. "
+    "lessons: short sentences of at most {words} words each, in your own words (decisions, facts, concerns "
+    "raised by others) that this participant should remember for future work. Do not copy lines of the "
+    "conversation. "
     "Reply with JSON only: an object with one key per participant id ({ids}), each a list of {lo} or {hi} "
     "lessons.{example}"
 )
@@ -56,14 +61,16 @@ def extraction_messages(fmt_name: str, topic: str, turns: Sequence[dict], partic
     lines = "\n".join(f"- {names.get(t['speaker'], t['speaker'])}: {t['text']}" for t in turns)
     example = "" if structured else "\n{" + ", ".join(f'"{p}": ["<lesson>", "<lesson>"]' for p in participants) + "}"
     return [
-        Message("system", EXTRACT_INSTRUCTIONS.format(lo=LESSONS_MIN, hi=LESSONS_MAX, example=example, ids=", ".join(participants))),
+        Message("system", EXTRACT_INSTRUCTIONS.format(lo=LESSONS_MIN, hi=LESSONS_MAX, example=example, ids=", ".join(participants),
+                                                      words=MAX_LESSON_WORDS)),
         Message("user", f"Format: {fmt_name}. Topic: {topic}.\n\nConversation:\n{lines}"),
     ]
 
 
 def retry_message(reason: str, participants: Sequence[str]) -> Message:
     return Message("user", f"That summary could not be used: {reason}. Reply again with the JSON object only: "
-                           f"each of {', '.join(participants)} as a key, {LESSONS_MIN} or {LESSONS_MAX} lessons each.")
+                           f"each of {', '.join(participants)} as a key, {LESSONS_MIN} or {LESSONS_MAX} lessons each, "
+                           f"each lesson at most {MAX_LESSON_WORDS} words.")
 
 
 @dataclass

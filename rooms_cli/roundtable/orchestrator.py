@@ -87,7 +87,8 @@ class RoundtableResult:
     room: str
     participants: list[str]
     planned_turns: int
-    turns: list[dict] = field(default_factory=list)  # {turn, speaker, text, weights?, skipped?}
+    turns: list[dict] = field(default_factory=list)  # the turns said: {turn, speaker, text, weights, opens?}
+    skipped: list[dict] = field(default_factory=list)  # turns with nothing usable twice: {turn, speaker, why}
     lessons: dict[str, list[str]] = field(default_factory=dict)
     # why a participant learned fewer than 2 lessons ("*": why the roundtable learned none)
     lesson_problems: dict[str, str] = field(default_factory=dict)
@@ -157,16 +158,20 @@ class _Providers:
 
 
 async def _speak(providers: _Providers, agent: Agent, messages: list[Message], fmt: Format, max_chars: int,
-                 names: list[str], others: list[str], said: list[str]) -> tuple[str, Completion]:
+                 names: list[str], others: list[str], said: list[str]) -> tuple[str, Completion, str]:
     """One model call, sanitized; one re-ask when nothing is left or the turn copies an earlier one
-    (`said`). Returns ('', completion) to skip.
+    (`said`). Returns (text, completion, why): ('', completion, why the turn is skipped) to skip.
 
     The call is bounded by the turn's cap (`max_chars` / 2 tokens, at least 64: the format's limit,
     whatever the agent's own `max_tokens`); a reply the limit cut ends with "…". Stop sequences
-    ("\nAnalyst:" for every other participant) keep the model from writing the others' turns."""
+    ("\nAnalyst:" for every other participant) keep the model from writing the others' turns.
+    The re-ask's instruction is never a turn: a reply that echoes it (SmolLM2 answered "That reply
+    repeats an earlier turn word for word, no links.") counts as nothing new."""
     provider, model = providers.get(agent)
     stop = [f"\n{name}:" for name in others]
     earlier = {plain(t) for t in said}
+    instruction = ""
+    why = ""
     for attempt in range(2):
         completion = await provider.acomplete(
             messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2), stop=stop,
@@ -175,13 +180,21 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
         text = sanitize(_CUE_ECHO.sub("", completion.text or ""), max_chars, names)
         if text and completion.cut and not text.endswith(ELLIPSIS):
             text = cut_at_word(text, max_chars - len(ELLIPSIS)).removesuffix(ELLIPSIS) + ELLIPSIS
-        why = "was empty once cleaned up" if not text else "repeats an earlier turn word for word" if plain(text) in earlier else ""
+        why = ("was empty once cleaned up" if not text else "repeats an earlier turn word for word" if plain(text) in earlier
+               else "only echoed the instruction" if instruction and echoes(text, instruction) else "")
         if not why:
-            return text, completion
+            return text, completion, ""
         if attempt == 0:
-            messages = [*messages, Message("assistant", completion.text or ""),
-                        Message("user", f"That reply {why}. Say something new in one short sentence, no links.")]
-    return "", completion
+            instruction = f"That reply {why}. Say something new in one short sentence, no links."
+            messages = [*messages, Message("assistant", completion.text or ""), Message("user", instruction)]
+    return "", completion, why
+
+
+def echoes(text: str, instruction: str) -> bool:
+    """True when `text` is mostly the words of `instruction` (a model reading it back as its turn)."""
+    words = plain(text).split()
+    told = set(plain(instruction).split())
+    return bool(words) and sum(w in told for w in words) >= 0.6 * len(words)
 
 
 async def run_roundtable(project: Project, config, request: RoundtableRequest, *, roundtable_id: str | None = None,
@@ -229,7 +242,7 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
             messages = turn_messages(project, config, agents[pick.speaker], fmt, topic, history, names, n, total,
                                      request.max_chars)
             try:
-                text, completion = await _speak(providers, agents[pick.speaker], messages, fmt, request.max_chars,
+                text, completion, why = await _speak(providers, agents[pick.speaker], messages, fmt, request.max_chars,
                                                 sanitize_names, [names[p] for p in participants if p != pick.speaker],
                                                 [t["text"] for t in history])
             except ProviderError as err:
@@ -239,9 +252,9 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
             turn = {"turn": n, "speaker": pick.speaker, "text": text, "weights": pick.to_json()["weights"]}
             if n == 1:
                 turn["opens"] = fmt.opens
-            if not text:
-                turn["skipped"] = True
-                emit("skip", turn)
+            if not text:  # a skip event, never a stored (empty) turn
+                result.skipped.append({"turn": n, "speaker": pick.speaker, "why": why})
+                emit("skip", {**turn, "why": why})
             else:
                 append_message(project, room, pick.speaker, text, kind="message", model=completion.model,
                                usage=completion.usage.to_json(), meta={**meta, "turn": n})
@@ -249,7 +262,7 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
                 spoken.append(pick.speaker)
                 last = pick.speaker
                 emit("turn", turn)
-            result.turns.append(turn)
+                result.turns.append(turn)
             if heartbeat:
                 heartbeat()
             if request.pace and n < total:
@@ -305,8 +318,11 @@ async def extract_lessons(project: Project, config, providers: _Providers, fmt: 
             found = lessons_mod.read_summary(completion.text, participants, names, history)
             if found.lessons:
                 break
+            why = found.problems.get("*", "no usable lesson")
+            if completion.cut:
+                why = f"it ran past the {reply_limit('lessons', provider_spec=provider.spec)}-token limit before it ended"
             messages = [*messages, Message("assistant", completion.text or "(nothing)"),
-                        lessons_mod.retry_message(found.problems.get("*", "no usable lesson"), participants)]
+                        lessons_mod.retry_message(why, participants)]
     stored: dict[str, list[str]] = {}
     for agent_id, lessons in found.lessons.items():
         records = add_lessons(project, agent_id, lessons, rt_id)

@@ -129,7 +129,7 @@ def run_pending(project: Project, config, dry_run: bool = False, on_event=None) 
         queue.mark_done(project, item, result.id, result.room)
         if item.by == "schedule" and item.request.room is None:
             end_own_room(project, result.room)
-        said = sum(1 for t in result.turns if not t.get("skipped"))
+        said = len(result.turns)
         actions.append({"action": "run", "detail": f"{item.id} ({result.format}): {said} turns in room {result.room}"})
     return actions
 
