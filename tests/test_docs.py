@@ -5,7 +5,8 @@ Each document runs in a fresh, empty directory, its examples in order, as one re
 for testing examples in documentation; its markdown lexer, skip directives and per-document
 namespace are exactly what this needs — pytest's own doctest runs Python only):
 
-- a ```bash / ```sh block runs as a bash script with `set -e`: every command must succeed;
+- a ```bash / ```sh block runs as a bash script with `set -e`: every command must succeed (and one
+  before `&&`, which `set -e` lets pass, must print no `error:`, `fatal:` or traceback);
 - a ```console block is a transcript: each `$ command` runs, and the lines after it up to the next
   `$` are its expected output (stdout and stderr together), compared line by line with doctest's
   ELLIPSIS (`...` matches anything) after trailing spaces are dropped;
@@ -87,8 +88,11 @@ class Session:
 def run_script(example) -> str | None:
     """A bash/sh block: the whole block must succeed."""
     proc = example.namespace["session"].run(example.parsed, check=True)
-    if proc.returncode != 0:
-        return (f"the block exited {proc.returncode}\n--- block ---\n{example.parsed}"
+    # `set -e` does not stop at a failing command before `&&`: an error it printed still fails the block
+    failed = [line for line in proc.stderr.splitlines() if line.startswith(("error:", "fatal:", "Traceback"))]
+    if proc.returncode != 0 or failed:
+        return (f"the block exited {proc.returncode}{' printing ' + repr(failed[0]) if failed else ''}"
+                f"\n--- block ---\n{example.parsed}"
                 f"--- stdout ---\n{proc.stdout[-2000:]}--- stderr ---\n{proc.stderr[-2000:]}")
     return None
 
