@@ -142,3 +142,16 @@ def test_reading_plainly_done_logs_as_bytes_agrees_with_replay(project, monkeypa
     assert fast["lane_max"] == slow["lane_max"]
     assert [t["id"] for t in fast["recent"]] == [t["id"] for t in slow["recent"]]
     assert fast["open"].keys() == slow["open"].keys()
+
+
+def test_archiving_or_updating_a_finished_task_updates_the_index(project):
+    ids = [add(project, f"t{n}").id for n in range(3)]
+    for task_id in ids:
+        finish(project, task_id)
+    assert board_view(project, ROOM)["counts"]["done"] == 3
+    tasks.archive_task(project, ROOM, ids[0], by="alice")
+    tasks.update_task(project, ROOM, ids[1], by="alice", title="renamed")
+    view = board_view(project, ROOM)
+    assert view["counts"]["done"] == 2 and ids[0] not in [t["id"] for t in view["done"]]
+    assert [t["title"] for t in view["done"] if t["id"] == ids[1]] == ["renamed"]
+    assert view["counts"] == board_view(project, ROOM, all_=True)["counts"]

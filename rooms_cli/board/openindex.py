@@ -272,3 +272,30 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
                 _add_finished(index, data)
         index["dir"] = dir_key(project, room)
         _write(path, index)
+
+
+def note_finished_change(project: Project, room: str, task_id: str, before: dict) -> None:
+    """After rooms appended to a task that was not open (an archive, an update or a resolve of a
+    finished task): replace what the index says about it. Open tasks need nothing (every read
+    re-stats their logs); an index that is missing or stale is left to the next read's rebuild."""
+    if is_open(before):
+        return
+    path = index_path(project, room)
+    with locked(path, what="the board's index"):
+        index = _read(path)
+        if index is None or index["dir"] != dir_key(project, room):
+            return
+        if before["created_at"] and not before["archived"]:
+            index["counts"][before["status"]] = max(0, index["counts"].get(before["status"], 0) - 1)
+        index["recent"] = [t for t in index["recent"] if t["id"] != task_id]
+        index["conflicts"] = [c for c in index["conflicts"] if c["task_id"] != task_id]
+        log = os.path.join(store.tasks_dir(project, room), task_id.lower() + store.SUFFIX)
+        key = _stat_key(os.stat(log))
+        task = _replay_file(project, room, task_id, log, os.path.islink(log))
+        data = task.to_json()
+        _note_lane(index, data)
+        if is_open(data):
+            index["open"][task_id] = _entry(task, key)
+        else:
+            _add_finished(index, data)
+        _write(path, index)

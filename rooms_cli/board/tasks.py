@@ -182,8 +182,17 @@ def update_task(
     if not changes:
         raise InvalidInput("nothing to update: give --title, --detail, --done or --order")
     full = store.resolve_task_id(project, room, task_id)
+    before = load_task(project, room, full).to_json()
     store.append_events(project, room, full, [new_event("update", by, changes=changes)], held=False)
+    _note_change(project, room, full, before)
     return load_task(project, room, full)
+
+
+def _note_change(project: Project, room: str, task_id: str, before: dict) -> None:
+    """Tell the open index about a write to a finished task (board/openindex.py)."""
+    from rooms_cli.board.openindex import note_finished_change
+
+    note_finished_change(project, room, task_id, before)
 
 
 def archive_task(project: Project, room: str, task_id: str, *, by: str) -> Task:
@@ -195,6 +204,7 @@ def archive_task(project: Project, room: str, task_id: str, *, by: str) -> Task:
             return task
         refuse_if_held(task, "archive")
         store.append_events(project, room, full, [new_event("archive", by)], held=True)
+    _note_change(project, room, full, task.to_json())
     return load_task(project, room, full)
 
 
@@ -205,6 +215,7 @@ def resolve_conflicts(project: Project, room: str, task_id: str, *, by: str) -> 
     if not task.conflicts:
         raise InvalidInput(f"task {full} has no conflicts to resolve")
     store.append_events(project, room, full, [new_event("resolve", by, resolved=len(task.conflicts))], held=False)
+    _note_change(project, room, full, task.to_json())
     return load_task(project, room, full)
 
 
