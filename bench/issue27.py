@@ -118,7 +118,48 @@ def measure_import(size: int) -> float:
     return seconds
 
 
+def make_inbox(size: int, unread: int = 5) -> Path:
+    """A project whose agent0 has `size` messages, all but `unread` marked read (written straight as lines)."""
+    root = Path(tempfile.mkdtemp(prefix=f"rooms-i27-inbox-{size}-"))
+    initialize(root)
+    folder = root / ".rooms" / "inbox"
+    (folder / "read").mkdir(parents=True, exist_ok=True)
+    ids, lines = [], []
+    for n in range(1, size + 1):
+        message_id = new_id("i")
+        ids.append(message_id)
+        stamp = f"2026-01-01T00:00:00.000Z-{n:08d}-000001"
+        lines.append(json.dumps({"from": "alice", "hlc": stamp, "id": message_id, "kind": "direct", "n": n,
+                                 "text": f"message {n}", "to": "agent0", "ts": "2026-01-01T00:00:00.000Z"}))
+    (folder / "agent0.jsonl").write_text("\n".join(lines) + "\n")
+    (folder / "read" / "agent0.jsonl").write_text(json.dumps(
+        {"hlc": "2026-01-01T00:00:01.000Z-0000-000001", "id": new_id("r"), "read": ids[:-unread],
+         "ts": "2026-01-01T00:00:01.000Z"}) + "\n")
+    return root
+
+
+def measure_inbox(sizes: list[int], rounds: int) -> None:
+    results = {}
+    for size in sizes:
+        root = make_inbox(size)
+        env = env_for(root)
+        timed([*ROOMS, "inbox", "--unread", "--peek"], env)  # the first read builds the cursor
+        results[size] = {
+            "inbox --unread --peek": median_ms([timed([*ROOMS, "inbox", "--unread", "--peek"], env) for _ in range(rounds)]),
+            "inbox --peek (every message)": median_ms([timed([*ROOMS, "inbox", "--peek"], env) for _ in range(rounds)]),
+        }
+        shutil.rmtree(root, ignore_errors=True)
+    small, large = results[sizes[0]], results[sizes[-1]]
+    print("| command | " + " | ".join(f"{s} messages" for s in sizes) + " | ratio |")
+    print("|---|" + "---|" * (len(sizes) + 1))
+    for name in small:
+        print(f"| {name} | " + " | ".join(f"{results[s][name]:.0f} ms" for s in sizes) + f" | {large[name] / small[name]:.2f}× |")
+
+
 def main() -> None:
+    if os.environ.get("BENCH_INBOX"):
+        measure_inbox([int(s) for s in os.environ["BENCH_INBOX"].split(",")], int(os.environ.get("BENCH_ROUNDS", "7")))
+        return
     if os.environ.get("BENCH_IMPORT"):
         size = int(os.environ["BENCH_IMPORT"])
         print(f"task import of {size} tasks: {measure_import(size):.1f} s")

@@ -5,7 +5,8 @@ Each document runs in a fresh, empty directory, its examples in order, as one re
 for testing examples in documentation; its markdown lexer, skip directives and per-document
 namespace are exactly what this needs — pytest's own doctest runs Python only):
 
-- a ```bash / ```sh block runs as a bash script with `set -e`: every command must succeed;
+- a ```bash / ```sh block runs as a bash script with `set -e`: every command must succeed (and one
+  before `&&`, which `set -e` lets pass, must print no `error:`, `fatal:` or traceback);
 - a ```console block is a transcript: each `$ command` runs, and the lines after it up to the next
   `$` are its expected output (stdout and stderr together), compared line by line with doctest's
   ELLIPSIS (`...` matches anything) after trailing spaces are dropped;
@@ -15,8 +16,9 @@ namespace are exactly what this needs — pytest's own doctest runs Python only)
 Three things a reader does by hand are stood in for: `pip install …` is a no-op (the suite runs with
 the package installed), so is `python -m pytest` (the suite is what is running), and commands that
 follow until Ctrl-C (`rooms watch`, `rooms mcp`) run for two seconds (`rooms top` needs a terminal:
-its examples are marked to skip, and tests/test_top.py runs them). Time and chance are fixed (ROOMS_NOW is not set, ROOMS_SEED is) so the offline
-model answers the same way every run.
+its examples are marked to skip, and tests/test_top.py runs them). Time and chance are fixed (ROOMS_NOW
+is not set, ROOMS_SEED is) so the offline model answers the same way every run, and git knows who
+commits, as a reader's configured git does.
 """
 
 from __future__ import annotations
@@ -36,10 +38,6 @@ from conftest import REPO, rooms_env
 sybil = pytest.importorskip("sybil")
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-# Work in progress (issue 31): these documents do not run as written yet; they are left out until fixed.
-PENDING = {"README.md", "docs/board.md", "docs/chat.md", "docs/groups.md", "docs/messaging.md",
-           "docs/reservations.md"}
-DOCS = [doc for doc in DOCS if str(doc.relative_to(REPO)) not in PENDING]
 
 PRELUDE = r"""
 pip() { :; }                      # the reader installs; the suite runs installed
@@ -63,6 +61,9 @@ class Session:
         bindir = Path(sys.executable).parent
         self.env = rooms_env({
             "HOME": str(root), "ROOMS_SEED": "7", "NO_COLOR": "1", "COLUMNS": "120", "TERM": "dumb",
+            # a reader's git knows who they are (HOME is the empty directory, so no ~/.gitconfig)
+            "GIT_AUTHOR_NAME": "reader", "GIT_AUTHOR_EMAIL": "reader@example.com",
+            "GIT_COMMITTER_NAME": "reader", "GIT_COMMITTER_EMAIL": "reader@example.com",
             "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
         })
         for name in ("ROOMS_DIR", "ROOMS_AGENT", "ROOMS_ROOM", "ROOMS_NOW"):
@@ -87,8 +88,11 @@ class Session:
 def run_script(example) -> str | None:
     """A bash/sh block: the whole block must succeed."""
     proc = example.namespace["session"].run(example.parsed, check=True)
-    if proc.returncode != 0:
-        return (f"the block exited {proc.returncode}\n--- block ---\n{example.parsed}"
+    # `set -e` does not stop at a failing command before `&&`: an error it printed still fails the block
+    failed = [line for line in proc.stderr.splitlines() if line.startswith(("error:", "fatal:", "Traceback"))]
+    if proc.returncode != 0 or failed:
+        return (f"the block exited {proc.returncode}{' printing ' + repr(failed[0]) if failed else ''}"
+                f"\n--- block ---\n{example.parsed}"
                 f"--- stdout ---\n{proc.stdout[-2000:]}--- stderr ---\n{proc.stderr[-2000:]}")
     return None
 

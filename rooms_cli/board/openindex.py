@@ -204,13 +204,14 @@ def _refresh_open(project: Project, room: str, index: dict) -> bool:
 
     Raises FileNotFoundError when a log has gone (the directory changed: the caller rebuilds)."""
     changed = False
+    folder = store.tasks_dir(project, room)  # checked once; the ids came from its listing
     for task_id, hit in list(index["open"].items()):
-        path = store.task_path(project, room, task_id)
+        path = os.path.join(folder, task_id.lower() + store.SUFFIX)
         key = _stat_key(os.stat(path))
         if key == hit["stat"]:
             continue
         changed = True
-        task = _replay_file(project, room, task_id, str(path), path.is_symlink())
+        task = _replay_file(project, room, task_id, path, os.path.islink(path))
         data = task.to_json()
         _note_lane(index, data)
         if is_open(data):
@@ -258,9 +259,10 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
         yield index, created
         if not created:
             return
+        folder = store.tasks_dir(project, room)
         for item in created:  # an id, or (id, the events just written): no need to read the log back
             task_id, events = item if isinstance(item, tuple) else (item, None)
-            log = store.task_path(project, room, task_id)
+            log = os.path.join(folder, task_id.lower() + store.SUFFIX)  # ids made by new_id: no path check
             task = replay_log(task_id, room, events) if events is not None else _replay_file(project, room, task_id, str(log))
             data = task.to_json()
             _note_lane(index, data)

@@ -266,7 +266,12 @@ def inbox(run: Run, unread: bool = False, peek: bool = False) -> None:
     from rooms_cli.messaging.status import touch
 
     touch(run.project, run.me)
-    view = open_inbox(run.project, run.me, unread_only=unread, peek=peek)
+    if unread:  # through the cursor: only what arrived since the last call is read (messaging/unread.py)
+        from rooms_cli.messaging.unread import open_unread
+
+        view = open_unread(run.project, run.me, peek=peek)
+    else:
+        view = open_inbox(run.project, run.me, peek=peek)
     if run.json:
         return output.print_json(view)
     if not view.messages:

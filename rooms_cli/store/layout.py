@@ -177,6 +177,11 @@ def inbox_read_file(project: Project, agent: str) -> Path:
     return project.path("inbox", "read", _agent(agent) + ".jsonl")
 
 
+def inbox_cursor_file(project: Project, agent: str) -> Path:
+    """This machine's unread cursor of an inbox (messaging/unread.py), out of git."""
+    return project.path("run", "inbox", _agent(agent) + ".unread.json")
+
+
 def spawns_dir(project: Project) -> Path:
     return project.path("spawns")
 

@@ -136,3 +136,17 @@ def test_an_open_message_charges_only_spoken_replies_and_never_stores_a_pass_as_
     assert turn["budget"]["remaining"] == turn["budget"]["total"] - len(spoken)
     for reply in spoken:  # "/pass — nothing to add", "courier: /pass", "\"/pass\"" are passes
         assert "/pass" not in reply["text"].lower()[:40], reply["text"]
+
+
+def test_an_open_messages_replies_are_not_about_the_reply_format(smol_server, smol_project, rooms):
+    """The `{speak, message}` schema gives the shape (the server's grammar); the prompt says in plain
+    words to speak or pass. Told about JSON, SmolLM2 answered "This is a JSON object that contains…",
+    or copied the placeholder "your one short message"."""
+    smol_project(smol_server, max_tokens=24)
+    turn = chat(rooms, "what should we ship first this week?")
+    assert failures(turn) == []
+    for reply in replies(turn, "message"):
+        text = reply["text"].lower()
+        assert "json" not in text and "one short message" not in text, reply["text"]
+        if finish_reason(reply) in ("length", "repetition") or reply["meta"].get("repeated"):
+            assert reply["meta"].get("cut") is True, reply  # cut: stopped by the limit or by the guard
