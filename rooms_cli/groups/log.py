@@ -267,17 +267,18 @@ def _gather_siblings(project: Project, name: str, src: str, events: list[dict], 
     what was appended to `src` (a reply is held exactly once by every group that holds its broadcast).
     Broadcasts sent under the other name stay there; only the log files are read, not their sources."""
     shared = {ev.get("id") for ev in events if ev.get("ev") == "broadcast"}
-    seen = {name, src}
+    read: dict[str, list[dict]] = {}  # `src` and every log renamed on from it (but `name`), read once
     todo = [src]
     while todo:
-        for ev in read_events(project, todo.pop()):
+        log = todo.pop()
+        read[log] = read_events(project, log)
+        for ev in read[log]:
             to = ev.get("to")
-            if (ev.get("ev") == "renamed" and ev.get("from") not in (None, to) and isinstance(to, str)
-                    and to not in seen and is_valid_name(to) and log_path(project, to).exists()):
-                seen.add(to)
+            if (ev.get("ev") == "renamed" and ev.get("from") not in (None, to) and isinstance(to, str) and to != name
+                    and to not in read and to not in todo and is_valid_name(to) and log_path(project, to).exists()):
                 todo.append(to)
-    for sibling in sorted(seen - {name, src}):
-        for ev in read_events(project, sibling):
+    for sibling in sorted(set(read) - {src}):
+        for ev in read[sibling]:
             if ev.get("ev") in _BROADCAST_EVENTS and ev.get("id") in shared and eventlog.event_key(ev) not in own:
                 events.append(ev)
                 own.add(eventlog.event_key(ev))
