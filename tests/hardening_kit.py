@@ -74,12 +74,13 @@ def populated(template, tmp_path, monkeypatch) -> Path:
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file under `root`, but locks (created on use, out of git), `run/seen/` (when each
     identity last ran a command: local presence, out of git, touched before a command parses its flags),
-    the group replay caches in `run/groups/` (local, out of git, refreshed by any read of a group) and
+    the group replay caches in `run/groups/` (local, out of git, refreshed by any read of a group), the
+    board's snapshot and open index in `run/board/` and the unread cursors in `run/inbox/` (the same) and
     `run/parsed.json` (parsed YAML kept on any read, store/parsed.py)."""
     out = {}
     for p in sorted(Path(root).rglob("*")):
         if (p.is_file() and not p.is_symlink() and not p.name.endswith(".lock") and p.parent.name != "seen"
-                and not (p.parent.name == "groups" and p.parent.parent.name == "run")
+                and not (p.parent.name in ("groups", "board", "inbox") and p.parent.parent.name == "run")
                 and p.relative_to(root).as_posix() != ".rooms/run/parsed.json"):
             out[str(p.relative_to(root))] = p.read_bytes()
     return out

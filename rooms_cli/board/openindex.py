@@ -34,10 +34,12 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rooms_cli.board import store
 from rooms_cli.board.model import FINISHED
 from rooms_cli.board.replay import replay_log
+from rooms_cli.errors import RoomsError
 from rooms_cli.store import atomic, jsonl, layout, order
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
@@ -95,9 +97,44 @@ def _write(path, data: dict) -> None:
                 os.unlink(tmp)
 
 
+_DAMAGED: dict[str, list] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
+
+
 def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: bool = False):
-    events = store.read_events(project, room, task_id) if symlink else order.ordered(jsonl.read(path))
-    return replay_log(task_id, room, events)
+    if symlink:
+        return replay_log(task_id, room, store.read_events(project, room, task_id))
+    result = jsonl.scan(path)
+    for lineno, reason in result.bad:  # warned as jsonl.read warns, and kept so that later reads warn too
+        jsonl.warn(Path(path), lineno, reason)
+    if result.bad:
+        _DAMAGED[task_id] = [list(b) for b in result.bad]
+    else:
+        _DAMAGED.pop(task_id, None)
+    return replay_log(task_id, room, order.ordered(result.records))
+
+
+def _note_damage(index: dict, task_id: str, key: list[int]) -> None:
+    """Remember a log with bad lines (and its stat), so that a read of the index warns as a replay would."""
+    damaged = index.setdefault("damaged", {})
+    if task_id in _DAMAGED:
+        damaged[task_id] = {"stat": key, "bad": _DAMAGED[task_id]}
+    else:
+        damaged.pop(task_id, None)
+
+
+def _warn_damaged(project: Project, room: str, index: dict) -> bool:
+    """Warn again about the damaged logs the index knows; False when one changed since (rebuild)."""
+    folder = store.tasks_dir(project, room)
+    for task_id, hit in (index.get("damaged") or {}).items():
+        path = os.path.join(folder, task_id.lower() + store.SUFFIX)
+        try:
+            if _stat_key(os.stat(path)) != hit["stat"]:
+                return False
+        except FileNotFoundError:
+            return False
+        for lineno, reason in hit["bad"]:
+            jsonl.warn(Path(path), lineno, reason)
+    return True
 
 
 def _entry(task, key) -> dict:
@@ -144,6 +181,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
             continue
         key = _stat_key(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
         task = _replay_file(project, room, store.id_from_name(entry.name), entry.path, entry.is_symlink())
+        _note_damage(index, task.id, key)
         data = task.to_json()
         _note_lane(index, data)
         if is_open(data):
@@ -159,8 +197,11 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
         recent.append(data)
         recent.sort(key=lambda t: t["updated_at"], reverse=True)
         del recent[RECENT:]
-    with _lock(project, room, held):
-        _write(index_path(project, room), index)
+    try:
+        with _lock(project, room, held):
+            _write(index_path(project, room), index)
+    except RoomsError:  # the lock cannot be created (a read-only tree): the board still reads, only slower
+        pass
     return index
 
 
@@ -212,6 +253,7 @@ def _refresh_open(project: Project, room: str, index: dict) -> bool:
             continue
         changed = True
         task = _replay_file(project, room, task_id, path, os.path.islink(path))
+        _note_damage(index, task_id, key)
         data = task.to_json()
         _note_lane(index, data)
         if is_open(data):
@@ -229,7 +271,7 @@ def load(project: Project, room: str, *, held: bool = False) -> dict:
         return _empty(None)
     path = index_path(project, room)
     index = _read(path)
-    if index is None or index["dir"] != key:
+    if index is None or index["dir"] != key or not _warn_damaged(project, room, index):
         return rebuild(project, room, held=held)
     try:
         if _refresh_open(project, room, index):
@@ -241,6 +283,8 @@ def load(project: Project, room: str, *, held: bool = False) -> dict:
                     _write(path, latest)
     except FileNotFoundError:
         return rebuild(project, room, held=held)
+    except RoomsError:  # the lock cannot be created (a read-only tree): what was read is still right
+        pass
     return index
 
 
