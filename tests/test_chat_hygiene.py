@@ -80,3 +80,8 @@ def test_a_near_copy_of_an_earlier_message_is_found():
     assert copied_from("I'm a chatbot, and I can help you with the deploy!", earlier).speaker == "architect"
     assert copied_from("Roll back the deploy and page the on-call.", earlier) is None
     assert copied_from("what now?", earlier) is None, "too short to call a copy"
+
+
+def test_a_cut_at_a_repetition_ends_in_one_ellipsis_even_after_the_models_own():
+    text, repeated = cut_repetition("That's a joke.\n\nWe will make it funny…\n\nWe will make it funny…")
+    assert repeated and text == "That's a joke.\n\nWe will make it funny…"

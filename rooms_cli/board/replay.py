@@ -68,7 +68,7 @@ def replay_log(task_id: str, room: str, events: list[dict]) -> Task:
     # a claim that lost the race for the remote (`task claim --sync`) withdrew itself: it never held the task
     withdrawn = {e.get("lease_id") for e in events if e.get("ev") == "withdraw" and isinstance(e.get("lease_id"), str)}
     for event in events:
-        if event.get("ev") == "claim" and event.get("lease_id") in withdrawn:
+        if event.get("ev") == "claim" and isinstance(event.get("lease_id"), str) and event["lease_id"] in withdrawn:
             task.withdrawn.append(event)
             leases.setdefault(str(event["lease_id"]), Lease(
                 lease_id=str(event["lease_id"]), fence=-1, holder=str(event.get("holder", "")),

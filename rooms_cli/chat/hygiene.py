@@ -140,7 +140,7 @@ def cut_repetition(text: str) -> tuple[str, bool]:
     cut = min(cut, _phrase_loop(text))
     if cut >= len(text):
         return text, False
-    return close_fences(text[:cut].rstrip(" \t\n,;:-_.") + ELLIPSIS), True
+    return close_fences(text[:cut].rstrip(" \t\n,;:-_.…") + ELLIPSIS), True
 
 
 def _phrase_loop(text: str) -> int:
