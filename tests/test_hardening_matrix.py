@@ -59,6 +59,7 @@ VALID: dict[str, list[str]] = {
     "task add": ["Write the docs", "--lane", "scribe", "--done", "a docs page"],
     "task create": ["Write the docs", "--lane", "scribe", "--done", "a docs page"],
     "task list": ["--lane", "reviewer", "--status", "todo"],
+    "task import": ["-", "--lane", "scribe", "--format", "md"],
     "task show": ["{TASK}"],
     "task update": ["{TASK}", "--title", "Review the auth spec again"],
     "task archive": ["{TASK}"],
@@ -103,7 +104,7 @@ VALID: dict[str, list[str]] = {
     "hook pre-commit": [],
     "sync": ["--remote", "origin"],  # a bare repository beside the project (prepare)
 }
-STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": ""}
+STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": "", "task import": "- [ ] Write the docs\n"}
 
 # Commands whose flow needs something set up first; the function returns the placeholders.
 NEEDS_LEASE = {"task renew", "task release", "task done"}
@@ -122,6 +123,7 @@ CREATES = {
     ("group rename", "new"), ("room use", "room_id"), ("task add", "--lane"), ("task create", "--lane"),
     ("task assign", "--to"), ("send", "--to"), ("group move-member", "--to"),
     ("roundtable run", "--room"), ("roundtable queue", "--room"),  # a roundtable opens its own room
+    ("task import", "--lane"),
     ("board", "--lane"), ("task list", "--lane"),  # a filter: an unknown lane shows an empty board
 }
 UNKNOWN_ACCEPTED: set[tuple[str, str]] = set()

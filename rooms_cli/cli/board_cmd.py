@@ -95,11 +95,11 @@ def import_cmd(
     from pathlib import Path
 
     from rooms_cli.board import importing
-    from rooms_cli.errors import InvalidInput, UsageError
+    from rooms_cli.errors import InvalidInput
 
     if from_ is not None:
         if from_ != "backlog":
-            raise UsageError(f"--from takes backlog, not {from_!r}")
+            raise InvalidInput(f"--from takes backlog, not {from_!r}")
         rows = importing.backlog_rows(Path(source), lane=lane, done=done)
     else:
         if source == "-":
