@@ -32,9 +32,11 @@ the other side and not repeated.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -113,6 +115,14 @@ class Git:
             raise SyncError(f"git {args[0]} took longer than {self.timeout:g}s (ROOMS_SYNC_TIMEOUT); nothing was lost, "
                             f"run rooms sync again", code="remote_unreachable") from None
         if check and proc.returncode != 0:
+            said = proc.stderr.decode("utf-8", "replace")
+            if any(s in said for s in ("No space left on device", "Out of diskspace", "Disk quota exceeded")):
+                # git wrote into the repository's object store: name it as every other full-disk error does
+                from rooms_cli.errors import storage_error
+
+                where = re.search(r"'([^']+)'", said)
+                raise storage_error(where.group(1) if where else self.cwd / ".git",
+                                    OSError(errno.EDQUOT if "quota" in said else errno.ENOSPC, "no space"))
             raise SyncError(f"git {' '.join(args[:2])} failed: {_first_line(proc.stderr)}", code="git_failed")
         return proc
 
