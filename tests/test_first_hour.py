@@ -91,3 +91,14 @@ def test_every_command_refuses_an_unknown_option_as_a_usage_error(cli, path):
     run = cli(*path.split(), "--no-such-option")
     assert run.exit_code == 2, (path, run.exit_code, run.stderr)
     assert "--no-such-option" in run.stderr
+
+
+def test_done_after_your_lease_lapsed_is_lease_expired_exit_3_even_without_the_lease_id(project, cli, monkeypatch):
+    task = cli("task", "add", "x", "--lane", "ops", "--done", "d", "--json").json()
+    monkeypatch.setenv("ROOMS_NOW", "2026-11-25T10:00:00Z")
+    assert cli("task", "claim", task["id"], "--as", "ops", "--lease", "1m").exit_code == 0
+    monkeypatch.setenv("ROOMS_NOW", "2026-11-25T10:05:00Z")
+    late = cli("task", "done", task["id"], "--as", "ops", "--summary", "s", "--json")
+    assert late.exit_code == 3 and '"code": "lease_expired"' in late.stderr
+    other = cli("task", "done", task["id"], "--as", "reviewer", "--summary", "s")
+    assert other.exit_code == 1 and "holds no lease" in other.stderr  # not the holder: nothing of theirs lapsed

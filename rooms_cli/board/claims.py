@@ -214,6 +214,10 @@ def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> 
         current = task.lease
         if holder and current is not None and current.holder == holder:
             return current
+        lapsed = task.lapsed_lease
+        if holder and current is None and lapsed is not None and lapsed.holder == holder:
+            # the holder's own lease ran out: the same conflict as presenting that lease (exit 3)
+            return check_lease(task, lapsed.lease_id)
         held = f"it is held by {held_by(current)}" if current else f"it is {task.status}"
         mine = f"{holder} holds no lease on task {task.id} ({held})" if holder else f"task {task.id}: {held}"
         raise InvalidInput(f"no lease id and {mine}: pass --lease-id (printed by `rooms task claim`) or set ROOMS_LEASE")
