@@ -102,3 +102,11 @@ def test_done_after_your_lease_lapsed_is_lease_expired_exit_3_even_without_the_l
     assert late.exit_code == 3 and '"code": "lease_expired"' in late.stderr
     other = cli("task", "done", task["id"], "--as", "reviewer", "--summary", "s")
     assert other.exit_code == 1 and "holds no lease" in other.stderr  # not the holder: nothing of theirs lapsed
+
+
+def test_joining_another_room_says_it_is_now_the_current_room_for_later_commands(project, cli):
+    run = cli("room", "join", "sync")
+    assert run.exit_code == 0
+    assert "sync is now the current room for rooms commands too (it was default; rooms room use default goes back)" \
+        in run.stderr
+    assert "now the current room" not in cli("room", "join", "sync").stderr  # already the current one

@@ -114,9 +114,10 @@ def parse_target(target: str) -> tuple[str, bool]:
 
 def join(project, target: str) -> dict:
     """Switch to a room or rehydrate a saved transcript; the room becomes the current one."""
-    from rooms_cli.context import write_current_room
+    from rooms_cli.context import DEFAULT_ROOM, read_current_room, write_current_room
 
     room, from_saved = parse_target(target)
+    before = read_current_room(project) or DEFAULT_ROOM
     left_out: list[str] = []
     if from_saved:
         outcome = _rehydrate(project, room, left_out)
@@ -131,7 +132,8 @@ def join(project, target: str) -> dict:
     state = load_room(project, room)
     saved = load_saved(project, room) if from_saved else None
     return {"room": room, "outcome": outcome, "roster": state.roster, "messages": _count(project, room),
-            "left_out": left_out, "from_saved": from_saved, "saved_transcript": saved.path if saved else None}
+            "left_out": left_out, "from_saved": from_saved, "saved_transcript": saved.path if saved else None,
+            "current_before": before}
 
 
 def _count(project, room: str) -> int:

@@ -183,6 +183,9 @@ def print_slash(result) -> None:
             output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
         if data["left_out"]:
             output.note(f"left out (no definition in .rooms/agents/): {', '.join(data['left_out'])}")
+        if data.get("current_before") and data["current_before"] != data["room"]:
+            output.note(f"{data['room']} is now the current room for rooms commands too (it was "
+                        f"{data['current_before']}; rooms room use {data['current_before']} goes back)")
     elif name in ("drop", "halt"):
         saved = f"; saved to {data['saved']['path']}" if data.get("saved") else ""
         output.say(f"Room {data['room']} is {data['status']}{saved}" + ("" if data["changed"] else " (it already was)"))
