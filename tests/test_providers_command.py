@@ -158,4 +158,7 @@ def test_render_prompt_labels_speakers_in_a_conversation():
         Message("system", "Be brief."), Message("user", "hi", name="alice"), Message("assistant", "hello"),
         Message("user", "ship it?"),
     ])
-    assert text == "Be brief.\n\nalice: hi\n\nyou: hello\n\nuser: ship it?\n"
+    # an unnamed user message goes as it is (a chat packs its own `name: text` labels): no "user: user: …"
+    assert text == "Be brief.\n\nalice: hi\n\nyou: hello\n\nship it?\n"
+    packed = render_prompt([Message("user", "user: hi"), Message("assistant", "hello"), Message("user", "user: and?")])
+    assert "user: user:" not in packed and packed == "user: hi\n\nyou: hello\n\nuser: and?\n"

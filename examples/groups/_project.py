@@ -2,12 +2,15 @@
 
 A project is found like the CLI finds it (ROOMS_DIR, else the nearest .rooms/ upwards). Without
 one, a temporary project with the example agents (roundtable, dev, gamedev) is created, so every
-example runs out of the box on the offline model.
+example runs out of the box on the offline model, and removed when the example exits (unless
+ROOMS_KEEP_EXAMPLE is set).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -22,7 +25,12 @@ def ensure_project():
         for example in ("roundtable", "dev", "gamedev"):
             initialize(root, example=example)
         os.environ["ROOMS_DIR"] = root
-        print(f"(using a new temporary project in {root})", file=sys.stderr)
+        if os.environ.get("ROOMS_KEEP_EXAMPLE"):
+            print(f"(using a new temporary project in {root}, kept: ROOMS_KEEP_EXAMPLE is set)", file=sys.stderr)
+        else:  # a run leaves nothing behind in /tmp
+            atexit.register(shutil.rmtree, root, ignore_errors=True)
+            print(f"(using a new temporary project in {root}, removed at exit; "
+                  "set ROOMS_KEEP_EXAMPLE=1 to keep it)", file=sys.stderr)
         project = open_project(root)
     return project
 

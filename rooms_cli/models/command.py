@@ -42,8 +42,10 @@ def render_prompt(messages) -> str:
     else:
         lines = []
         for m in turns:
-            speaker = m.name or ("you" if m.role == "assistant" else "user")
-            lines.append(f"{speaker}: {m.content}")
+            # a user message carries its speakers' labels already (a chat packs `name: text` lines):
+            # it goes as it is, never "user: alice: …"; the agent's own turns are labelled "you"
+            speaker = m.name or ("you" if m.role == "assistant" else "")
+            lines.append(f"{speaker}: {m.content}" if speaker else m.content)
         body = "\n\n".join(lines)
     return f"{system}\n\n{body}".strip() + "\n" if system else body.strip() + "\n"
 
