@@ -80,6 +80,8 @@ def provider_info(name: str, spec: dict, provider=None) -> dict:
             info["key_set"] = bool(os.environ.get(source[1:]))
         elif source:
             info["key_set"] = os.path.exists(os.path.expanduser(source.removeprefix("file ")))
+        if source and hasattr(provider, "key_required"):
+            info["key_required"] = provider.key_required()
     if spec.get("type") == "command":
         command = spec.get("command")
         info["command"] = mask_argv(command) if isinstance(command, list) else command

@@ -110,3 +110,17 @@ def test_joining_another_room_says_it_is_now_the_current_room_for_later_commands
     assert "sync is now the current room for rooms commands too (it was default; rooms room use default goes back)" \
         in run.stderr
     assert "now the current room" not in cli("room", "join", "sync").stderr  # already the current one
+
+
+def test_models_list_does_not_call_the_key_of_a_local_anthropic_server_missing(project_dir, cli, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    cfg = project_dir / ".rooms.yaml"
+    cfg.write_text(cfg.read_text().replace(
+        "\nproviders:\n", "\nproviders:\n  local: {type: anthropic, base_url: 'http://127.0.0.1:9'}\n", 1))
+    lines = {line.split()[0]: line for line in cli("models", "list").stdout.splitlines()[1:]}
+    assert "key:" not in lines["local"]  # a URL of its own: only the credentials it names, none here
+    assert "(missing)" in lines["anthropic"]  # Anthropic's own API needs one
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    assert "(not set, not needed here)" in cli("models", "list").stdout

@@ -34,7 +34,8 @@ def list_cmd(run: Run) -> None:
         where = p.get("base_url") or (" ".join(p["command"]) if p.get("command") else "")
         key = ""
         if p.get("key"):
-            key = f"  key: {p['key']} ({'set' if p.get('key_set') else 'missing'})"
+            state = "set" if p.get("key_set") else "missing" if p.get("key_required", True) else "not set, not needed here"
+            key = f"  key: {p['key']} ({state})"
         limits = "".join(f"  {k}: {p[k]}" for k in ("max_tokens", "context_window") if p.get(k))
         output.say(f"  {p['name']:<12} {p['type']:<9} {where}{key}{limits}")
 

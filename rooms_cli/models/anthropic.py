@@ -88,7 +88,15 @@ class AnthropicProvider(Provider):
     def key_source(self) -> str | None:
         if self.spec.get("api_key_file"):
             return f"file {self.spec['api_key_file']}"
+        if self.spec.get("base_url") and not self.spec.get("api_key_env"):
+            return None  # a URL of the spec's own (often a local server): only the credentials it names
         return f"${self.spec.get('api_key_env') or 'ANTHROPIC_API_KEY'}"
+
+    def key_required(self) -> bool:
+        """Whether a call fails without the key (`rooms models list` says "missing" only then)."""
+        if self.spec.get("base_url") or self.spec.get("api_key_file"):
+            return bool(self.spec.get("api_key_file"))
+        return not (os.environ.get("ANTHROPIC_AUTH_TOKEN", "").strip() or os.environ.get("ANTHROPIC_BASE_URL"))
 
     def _credentials(self) -> tuple[dict[str, str], list[str]]:
         """(auth headers, secrets to scrub from errors), by the rules in the module docstring."""
