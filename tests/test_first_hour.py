@@ -124,3 +124,17 @@ def test_models_list_does_not_call_the_key_of_a_local_anthropic_server_missing(p
     assert "(missing)" in lines["anthropic"]  # Anthropic's own API needs one
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     assert "(not set, not needed here)" in cli("models", "list").stdout
+
+
+def test_version_prints_without_loading_typer():
+    import subprocess
+    import sys
+
+    from conftest import rooms_env
+
+    from rooms_cli import __version__
+
+    code = ("import sys; sys.argv = ['rooms', '--version']; from rooms_cli.cli.fast import main; main(); "
+            "print('typer' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=rooms_env()).stdout
+    assert out.splitlines() == [f"rooms {__version__}", "False"]
