@@ -83,18 +83,8 @@ def _read(path) -> dict | None:
 
 
 def _write(path, data: dict) -> None:
-    """Replace the index atomically, without fsync (a lost index is rebuilt); a read-only tree only costs speed."""
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = atomic.create_temp(path)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(json.dumps(data, separators=(",", ":")).encode())
-        os.replace(tmp, path)
-    except OSError:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    """Replace the index (a local cache: store/atomic.write_cache, never fatal)."""
+    atomic.write_cache(path, json.dumps(data, separators=(",", ":")).encode())
 
 
 _DAMAGED: dict[str, list] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process

@@ -9,7 +9,6 @@ accelerator: a missing or unreadable one is rebuilt from the logs.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -97,16 +96,5 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
 
 
 def _write_cache(path, blob: bytes) -> None:
-    """Replace the cache atomically but without fsync: losing it in a crash only costs a rebuild."""
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = atomic.create_temp(path)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(blob)
-        os.replace(tmp, path)
-    except OSError:
-        # a read-only checkout or a full disk still reads the board, only slower; no temp file left
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    """Replace the cache (a local cache: store/atomic.write_cache, never fatal)."""
+    atomic.write_cache(path, blob)

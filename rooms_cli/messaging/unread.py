@@ -13,7 +13,6 @@ numbers after a merge), or the cursor is missing or damaged, the whole inbox is 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 
@@ -70,17 +69,8 @@ def _full(project: Project, agent: str) -> list[InboxMessage]:
 
 
 def _write(path, state: dict) -> None:
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = atomic.create_temp(path)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(json.dumps(state, separators=(",", ":")).encode())
-        os.replace(tmp, path)
-    except OSError:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+    """Replace the cursor (a local cache: store/atomic.write_cache, never fatal)."""
+    atomic.write_cache(path, json.dumps(state, separators=(",", ":")).encode())
 
 
 def unread(project: Project, agent: str) -> list[InboxMessage]:

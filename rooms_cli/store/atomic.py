@@ -38,6 +38,25 @@ UMASK = _read_umask()
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
+def write_cache(path: Path, blob: bytes) -> None:
+    """Replace a local cache file (under .rooms/run/) atomically, without fsync and without failing:
+    a cache lost in a crash only costs a rebuild, and a read-only checkout or a full disk still reads,
+    only slower. No temp file is left behind."""
+    import contextlib
+
+    tmp = None
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = create_temp(Path(path))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(blob)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
 def create_temp(path: Path) -> tuple[int, str]:
     """Create and open a new, empty temp file beside `path` (`.<name>.<random>.tmp`, mode 0600): its fd and path.
 
