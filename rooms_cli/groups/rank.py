@@ -78,13 +78,9 @@ def parse_ballot(text: str, allowed: list[str]) -> tuple[list[str], str]:
 
 
 def _json_ballot(text: str) -> list[str] | None:
-    decoder = json.JSONDecoder()
-    cleaned = re.sub(r"```(?:json)?", "", text)
-    for match in re.finditer(r"[\[{]", cleaned):
-        try:
-            value, _ = decoder.raw_decode(cleaned, match.start())
-        except json.JSONDecodeError:
-            continue
+    from rooms_cli.models.structured import json_values
+
+    for value in json_values(text, "[{"):
         if isinstance(value, dict):
             value = value.get("ranking")
         if isinstance(value, list) and value and all(isinstance(v, str) and re.fullmatch(_LABEL, v.strip()) for v in value):

@@ -16,7 +16,6 @@ reason") is never a vote. The result is always one of the options, or None with 
 
 from __future__ import annotations
 
-import json
 import re
 
 DEFAULT_OPTIONS = ("YES", "NO", "ABSTAIN")
@@ -120,13 +119,9 @@ def read_vote(text: str, options: list[str]) -> tuple[str | None, str]:
 
 def _json_vote(text: str) -> str | None:
     """The `vote` of the first JSON object in `text` (code fences allowed), if there is one."""
-    decoder = json.JSONDecoder()
-    cleaned = re.sub(r"```(?:json)?", "", text)
-    for match in re.finditer(r"\{", cleaned):
-        try:
-            value, _ = decoder.raw_decode(cleaned, match.start())
-        except json.JSONDecodeError:
-            continue
+    from rooms_cli.models.structured import json_values
+
+    for value in json_values(text, "{"):
         if isinstance(value, dict) and "vote" in value:
             return str(value["vote"])
     return None

@@ -16,7 +16,6 @@ the copy rule (quoting is what extractive means).
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -98,13 +97,9 @@ def read_summary(text: str, participants: Sequence[str], names: dict[str, str] |
 
 def _summary_object(text: str, participants: Sequence[str], names: dict[str, str] | None) -> dict | None:
     lookup = _lookup(participants, names)
-    decoder = json.JSONDecoder()
-    cleaned = re.sub(r"```(?:json)?", "", text)
-    for match in re.finditer(r"\{", cleaned):
-        try:
-            value, _ = decoder.raw_decode(cleaned, match.start())
-        except json.JSONDecodeError:
-            continue
+    from rooms_cli.models.structured import json_values
+
+    for value in json_values(text, "{"):
         if isinstance(value, dict) and isinstance(value.get("lessons"), dict):
             value = value["lessons"]
         if isinstance(value, dict) and any(_who(k, lookup) for k in value):
