@@ -136,6 +136,23 @@ def test_store_and_models_import_nothing_above_them():
     assert bad == []
 
 
+def test_nothing_in_the_package_imports_the_package_root():
+    """`rooms_cli/__init__.py` re-exports the group API, so it sits above every part: a module importing
+    it (`import rooms_cli`, `from rooms_cli import spawn_group`) is an arrow running back up. A module
+    of the package is imported by its own name (`from rooms_cli import terminal`); only the version,
+    a constant, may be read from the root."""
+    modules = _modules()
+    offenders = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                offenders += [f"{name}: import {a.name}" for a in node.names if a.name == "rooms_cli"]
+            elif isinstance(node, ast.ImportFrom) and node.module == "rooms_cli" and not node.level:
+                offenders += [f"{name}: from rooms_cli import {a.name}" for a in node.names
+                              if f"rooms_cli.{a.name}" not in modules and a.name != "__version__"]
+    assert offenders == []
+
+
 def test_only_the_store_builds_paths_under_rooms():
     """Parts name their files through store/layout.py; `project.path(...)` is spelled nowhere else."""
     offenders = [str(path.relative_to(PACKAGE)) for name, path in _modules().items()
