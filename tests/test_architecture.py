@@ -128,9 +128,10 @@ def test_store_and_models_never_import_a_part():
 
 
 def test_store_and_models_import_nothing_above_them():
-    # leaves beside the store (errors, config, the /pass rule, terminal-safe text, child environments) import nothing above them
+    # leaves beside the store (errors, config, the /pass rule, terminal-safe text, text utilities, child
+    # environments) import nothing above them
     allowed = ("rooms_cli.store", "rooms_cli.errors", "rooms_cli.models", "rooms_cli.config", "rooms_cli.passes",
-               "rooms_cli.terminal", "rooms_cli.child_env")
+               "rooms_cli.terminal", "rooms_cli.text", "rooms_cli.child_env")
     bad = [(m, t) for m, ts in import_graph().items()
            if m.startswith(("rooms_cli.store", "rooms_cli.models")) for t in ts if not t.startswith(allowed)]
     assert bad == []
@@ -151,6 +152,11 @@ def test_nothing_in_the_package_imports_the_package_root():
                 offenders += [f"{name}: from rooms_cli import {a.name}" for a in node.names
                               if f"rooms_cli.{a.name}" not in modules and a.name != "__version__"]
     assert offenders == []
+
+
+def test_the_text_utilities_are_a_leaf():
+    """Chat, the roundtable and the offline model share rooms_cli/text.py; it imports none of them."""
+    assert import_graph()["rooms_cli.text"] == set()
 
 
 def test_only_the_store_builds_paths_under_rooms():
