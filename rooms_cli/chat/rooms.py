@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from rooms_cli import terminal
 from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.store import atomic, eventlog, jsonl, layout
+from rooms_cli.store import atomic, eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import locked
@@ -249,25 +249,19 @@ def save_room(project: Project, state: RoomState) -> None:
 
 def room_ids(project: Project) -> list[str]:
     """The ids of every room, without reading their state (tab completion)."""
-    base = layout.rooms_dir(project)
-    if not base.is_dir():
-        return []
-    return sorted(c.name for c in base.iterdir() if is_valid_name(c.name) and room_exists(project, c.name))
+    return [name for name in files.names(layout.rooms_dir(project)) if is_valid_name(name) and room_exists(project, name)]
 
 
 def list_room_states(project: Project, *, quiet: bool = False) -> list[RoomState]:
     """Every readable room's state; an unreadable one is skipped with a warning (none when `quiet`)."""
-    base = layout.rooms_dir(project)
-    if not base.is_dir():
-        return []
     states = []
-    for child in sorted(base.iterdir()):
-        if is_valid_name(child.name) and room_exists(project, child.name):
+    for name in files.names(layout.rooms_dir(project)):
+        if is_valid_name(name) and room_exists(project, name):
             try:
-                states.append(load_room(project, child.name))
+                states.append(load_room(project, name))
             except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
                 if not quiet:
-                    _warn_unreadable(project, child.name, err)
+                    _warn_unreadable(project, name, err)
     return states
 
 

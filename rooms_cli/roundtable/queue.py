@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
-from rooms_cli.store import eventlog, jsonl, layout
+from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
 from rooms_cli.store.ids import host_name, new_id, resolve_prefix
 from rooms_cli.store.locks import locked
@@ -200,18 +200,9 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
     return replay([rec])[item_id], True
 
 
-def _process_start(pid: int) -> str | None:
-    """The kernel's start time of `pid` (guards against a reused pid), when /proc has it."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return None
-
-
 def this_runner() -> dict:
     pid = os.getpid()
-    return {"host": host_name(), "pid": pid, "started": _process_start(pid)}
+    return {"host": host_name(), "pid": pid, "started": files.process_start(pid)}
 
 
 def runner_gone(item: QueueItem, moment) -> str | None:
@@ -226,7 +217,7 @@ def runner_gone(item: QueueItem, moment) -> str | None:
         except PermissionError:
             pass
         started = runner.get("started")
-        if started and _process_start(pid) not in (None, started):
+        if started and files.process_start(pid) not in (None, started):
             return f"runner pid {pid} died (the pid was reused)"
     if item.lease_until and parse_time(item.lease_until) < moment:
         return f"runner lease lapsed at {item.lease_until}"
