@@ -1,6 +1,6 @@
 """The unread messages of an inbox without reading the whole inbox: a local cursor.
 
-`.rooms/run/inbox/<agent>.unread.json` (this machine's, out of git) records, for the inbox and its
+`.rooms/run/inbox/<agent>.unread.json` (this machine's, out of git; store/cache.py) records, for the inbox and its
 read marks as they were last read (inode and the offset where their whole lines end), the messages
 not marked read, the highest message number and whether the numbers were unique. A later read
 parses only the bytes appended since (new messages, new read marks); rooms only appends to both files.
@@ -13,7 +13,6 @@ numbers after a merge), or the cursor is missing or damaged, the whole inbox is 
 
 from __future__ import annotations
 
-import json
 import os
 
 from rooms_cli.messaging.inbox import (
@@ -25,7 +24,7 @@ from rooms_cli.messaging.inbox import (
     read_marks,
     read_state_path,
 )
-from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store import cache, jsonl, layout, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
@@ -64,24 +63,16 @@ def _full(project: Project, agent: str) -> list[InboxMessage]:
     # only a cursor whose offsets match what was parsed: a message appended between the scan and the
     # read is then re-read (and re-added once, by id) by the next call
     if state["unique"]:
-        _write(cursor_path(project, agent), state)
+        cache.save(cursor_path(project, agent), state)
     return unread
-
-
-def _write(path, state: dict) -> None:
-    """Replace the cursor (a local cache: store/atomic.write_cache, never fatal)."""
-    atomic.write_cache(path, json.dumps(state, separators=(",", ":")).encode())
 
 
 def unread(project: Project, agent: str) -> list[InboxMessage]:
     """`agent`'s unread messages, oldest first (the one order), each with its ref: what
     `inbox.unread_messages` returns, reading only what was appended since the last call."""
     path = cursor_path(project, agent)
-    try:
-        state = json.loads(path.read_bytes())
-        if state.get("version") != VERSION:
-            raise ValueError
-    except (OSError, ValueError):
+    state = cache.load(path, VERSION)
+    if state is None:
         return _full(project, agent)
     box, marks_file = inbox_path(project, agent), read_state_path(project, agent)
     (box_ino, box_end), (marks_ino, marks_end) = state["box"], state["marks"]
@@ -112,7 +103,7 @@ def unread(project: Project, agent: str) -> list[InboxMessage]:
     state["box"] = [_ino(box), new_box.end]
     state["marks"] = [_ino(marks_file), new_marks.end]
     if new_box.records or new_marks.records:
-        _write(path, state)
+        cache.save(path, state)
     messages = [InboxMessage.from_json(r) for r in state["unread"]]
     for m in messages:
         m.ref = str(m.n)  # numbers are unique here (checked): the ref is the number
