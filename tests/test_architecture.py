@@ -128,12 +128,35 @@ def test_store_and_models_never_import_a_part():
 
 
 def test_store_and_models_import_nothing_above_them():
-    # leaves beside the store (errors, config, the /pass rule, terminal-safe text, child environments) import nothing above them
+    # leaves beside the store (errors, config, the /pass rule, terminal-safe text, text utilities, child
+    # environments) import nothing above them
     allowed = ("rooms_cli.store", "rooms_cli.errors", "rooms_cli.models", "rooms_cli.config", "rooms_cli.passes",
-               "rooms_cli.terminal", "rooms_cli.child_env")
+               "rooms_cli.terminal", "rooms_cli.text", "rooms_cli.child_env")
     bad = [(m, t) for m, ts in import_graph().items()
            if m.startswith(("rooms_cli.store", "rooms_cli.models")) for t in ts if not t.startswith(allowed)]
     assert bad == []
+
+
+def test_nothing_in_the_package_imports_the_package_root():
+    """`rooms_cli/__init__.py` re-exports the group API, so it sits above every part: a module importing
+    it (`import rooms_cli`, `from rooms_cli import spawn_group`) is an arrow running back up. A module
+    of the package is imported by its own name (`from rooms_cli import terminal`); only the version,
+    a constant, may be read from the root."""
+    modules = _modules()
+    offenders = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                offenders += [f"{name}: import {a.name}" for a in node.names if a.name == "rooms_cli"]
+            elif isinstance(node, ast.ImportFrom) and node.module == "rooms_cli" and not node.level:
+                offenders += [f"{name}: from rooms_cli import {a.name}" for a in node.names
+                              if f"rooms_cli.{a.name}" not in modules and a.name != "__version__"]
+    assert offenders == []
+
+
+def test_the_text_utilities_are_a_leaf():
+    """Chat, the roundtable and the offline model share rooms_cli/text.py; it imports none of them."""
+    assert import_graph()["rooms_cli.text"] == set()
 
 
 def test_only_the_store_builds_paths_under_rooms():

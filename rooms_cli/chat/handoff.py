@@ -105,7 +105,7 @@ def _summarise(project, config, agent, room, turns, recent) -> str:
     """Ask the agent's model for a hand-off note (bounded by the "handoff" reply limit; a note the limit
     cut ends with `…[cut at N tokens]`); with no words from it, an extractive note."""
     from rooms_cli.models import Message, provider_for
-    from rooms_cli.models.offline import summarize
+    from rooms_cli.text import summarize
 
     lines = [f"{m.speaker}: {m.text}" for m in recent]
     lines += [f"(you answered) {t.get('reply', '')}" for t in turns[-20:]]

@@ -15,9 +15,6 @@ from rooms_cli.store import jsonl, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
-from rooms_cli.store.schema import TRANSCRIPT_KINDS
-
-KINDS = TRANSCRIPT_KINDS  # one list: the readers and doctor check lines against it (store/schema.py)
 
 
 @dataclass

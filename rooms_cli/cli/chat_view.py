@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from rooms_cli.cli import output
 
-QUIET_KINDS = ("join", "kick", "mute", "unmute", "continue")
-
 
 class TurnView:
     """An `on_event` callback that prints replies as they arrive.

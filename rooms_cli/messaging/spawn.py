@@ -25,7 +25,7 @@ from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.messaging.status import session_names
 from rooms_cli.store import atomic, layout, schema
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import host_name, new_id, resolve_prefix, validate_name
+from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -161,11 +161,6 @@ def list_spawns(project: Project) -> list[Spawn]:
 def spawn_ids(project: Project) -> list[str]:
     """The ids of the spawn records (files `spawns/<id>.json` whose name is an id)."""
     return layout.record_names(project, layout.spawns_dir(project), ".json", "spawn id")
-
-
-def resolve_spawn(project: Project, prefix: str) -> Spawn:
-    ids = spawn_ids(project)
-    return load_spawn(project, resolve_prefix(prefix.lower(), ids, "spawn id"))
 
 
 def latest_by_alias(project: Project, spawns: list[Spawn] | None = None) -> dict[str, Spawn]:
@@ -374,9 +369,8 @@ def start_spawn(
 
 
 def _package_parent() -> str:
-    import rooms_cli
-
-    return str(Path(rooms_cli.__file__).resolve().parent.parent)
+    """The directory holding this rooms_cli package (read from this file's own path)."""
+    return str(Path(__file__).resolve().parents[2])
 
 
 def worker_env(project: Project, spawn: Spawn, extra: dict | None = None) -> dict:
