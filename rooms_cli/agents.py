@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, InvalidInput, NotFound
-from rooms_cli.store import layout
+from rooms_cli.store import files, layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
@@ -227,7 +227,7 @@ def load_agent_file(project: Project, path: Path) -> Agent:
         return _cache[key]
     where = project.relative(path)
     try:
-        text = path.read_text("utf-8")
+        text = files.read_text(path)
     except UnicodeDecodeError:
         raise InvalidData(f"{where}: not UTF-8 text") from None
     except OSError as exc:

@@ -41,15 +41,14 @@ def demo_directory(given: Path | None, keep: bool = False) -> Iterator[Path]:
     if given is not None:
         yield given
         return
-    import shutil
-    import tempfile
+    from rooms_cli.store import files
 
-    target = Path(tempfile.mkdtemp(prefix="rooms-demo-"))
+    target = files.new_temporary_folder("rooms-demo-")
     try:
         yield target
     finally:
         if not keep:
-            shutil.rmtree(target, ignore_errors=True)
+            files.remove_tree(target)
 
 
 def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:

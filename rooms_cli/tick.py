@@ -52,11 +52,10 @@ def crontab_line(project, *, every: int = 5) -> str:
     """
     import shlex
 
-    from rooms_cli.store import layout
+    from rooms_cli.store import files, layout
 
     log = layout.tick_log(project)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.touch(exist_ok=True)
+    files.touch(log)
     command = f"cd {shlex.quote(str(project.root))} && {rooms_command()} tick >> {shlex.quote(project.relative(log))} 2>&1"
     return f"*/{every} * * * * " + command.replace("%", "\\%")
 

@@ -279,3 +279,20 @@ def test_commands_take_the_shared_options_from_one_decorator():
                     if isinstance(arg.annotation, ast.Name) and arg.annotation.id in shared_names:
                         offenders.append(f"{name}.{node.name}({arg.arg})")
     assert offenders == []
+
+
+REPLAYS = ("groups/log.py", "chat/rooms.py", "board/replay.py", "roundtable/queue.py", "reservations/ledger.py",
+           "store/schema.py", "store/order.py")
+
+
+def test_each_log_replay_is_a_table_of_small_handlers():
+    """A log's fold maps each event kind to a small handler (adding a kind is one entry and one function):
+    no function of a replay or of the schema above McCabe complexity 15 (`ruff --select C901`)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "C901", "--config", "lint.mccabe.max-complexity=15",
+         "--output-format", "concise", *(str(PACKAGE / path) for path in REPLAYS)],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr

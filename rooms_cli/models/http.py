@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from rooms_cli.errors import ContextOverflow, ProviderError
+from rooms_cli.store import files
 from rooms_cli.store.rand import rng
 from rooms_cli.terminal import undecodable
 
@@ -94,7 +95,7 @@ def read_key(provider: str, spec: dict, *, fallback_env: str | None, required: b
     if key_file:
         path = Path(os.path.expandvars(str(key_file))).expanduser()
         try:
-            key = path.read_text("utf-8").strip()
+            key = files.read_text(path).strip()
         except OSError as exc:
             raise ProviderError(
                 f"provider {provider!r}: cannot read its key file {str(path)!r} ({exc.strerror or type(exc).__name__}); "
