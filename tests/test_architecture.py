@@ -281,6 +281,23 @@ def test_commands_take_the_shared_options_from_one_decorator():
     assert offenders == []
 
 
+REPLAYS = ("groups/log.py", "chat/rooms.py", "board/replay.py", "roundtable/queue.py", "reservations/ledger.py",
+           "store/schema.py", "store/order.py")
+
+
+def test_each_log_replay_is_a_table_of_small_handlers():
+    """A log's fold maps each event kind to a small handler (adding a kind is one entry and one function):
+    no function of a replay or of the schema above McCabe complexity 15 (`ruff --select C901`)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "C901", "--config", "lint.mccabe.max-complexity=15",
+         "--output-format", "concise", *(str(PACKAGE / path) for path in REPLAYS)],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 # -- the store is the one layer that touches files ----------------------------------------------------
 
 # Modules outside store/ allowed to do file I/O themselves, and why. Each works on the process's standard

@@ -121,21 +121,38 @@ def _apply(items: dict[str, QueueItem], rec: dict) -> None:
 
 
 def _apply_op(item: QueueItem, op, rec: dict) -> None:
-    if op == "claim":
-        item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
-        item.attempts = int(rec.get("attempt", item.attempts + 1))
-    elif op == "heartbeat":
-        item.lease_until = rec.get("lease_until")
-    elif op == "requeue":
-        item.status, item.runner, item.lease_until = "pending", None, None
-        item.not_before = rec.get("not_before")
-        item.error = rec.get("error", item.error)
-        item.history.append(str(rec.get("reason", "")))
-    elif op == "done":
-        item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
-    elif op == "failed":
-        item.status, item.error = "failed", rec.get("error")
-        item.roundtable = rec.get("roundtable", item.roundtable)
+    handler = _OPS.get(op) if isinstance(op, str) else None
+    if handler is not None:
+        handler(item, rec)
+
+
+def _claimed(item: QueueItem, rec: dict) -> None:
+    item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
+    item.attempts = int(rec.get("attempt", item.attempts + 1))
+
+
+def _heartbeat(item: QueueItem, rec: dict) -> None:
+    item.lease_until = rec.get("lease_until")
+
+
+def _requeued(item: QueueItem, rec: dict) -> None:
+    item.status, item.runner, item.lease_until = "pending", None, None
+    item.not_before = rec.get("not_before")
+    item.error = rec.get("error", item.error)
+    item.history.append(str(rec.get("reason", "")))
+
+
+def _done(item: QueueItem, rec: dict) -> None:
+    item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
+
+
+def _failed(item: QueueItem, rec: dict) -> None:
+    item.status, item.error = "failed", rec.get("error")
+    item.roundtable = rec.get("roundtable", item.roundtable)
+
+
+# what each op after `enqueue` does to its item (an op this version does not know: nothing)
+_OPS = {"claim": _claimed, "heartbeat": _heartbeat, "requeue": _requeued, "done": _done, "failed": _failed}
 
 
 def list_items(project: Project) -> list[QueueItem]:

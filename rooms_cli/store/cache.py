@@ -48,6 +48,30 @@ def settled(st: os.stat_result, now: float) -> bool:
     return now - st.st_mtime >= RACY_S
 
 
+SEAL_BYTES = 4096  # bytes before the offset whose CRC-32 a seal keeps
+
+
+def seal(path: Path | str, end: int) -> list:
+    """[inode, `end`, CRC-32 of the SEAL_BYTES before `end`] of an append-only file read up to `end`: a
+    later read that finds the same seal knows the file is the one read, only appended to since (a file
+    git wrote anew has another inode, or the same inode number reused, which the CRC tells). A missing
+    file seals as [None, end, 0], one shorter than `end` as [inode, end, None] (no cursor's seal)."""
+    import zlib
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return [None, end, 0]
+    try:
+        stat = os.fstat(fd)
+        if stat.st_size < end:
+            return [stat.st_ino, end, None]
+        start = max(end - SEAL_BYTES, 0)
+        return [stat.st_ino, end, zlib.crc32(os.pread(fd, end - start, start))]
+    finally:
+        os.close(fd)
+
+
 def _pickled(path: Path) -> bool:
     return path.name.endswith(".pickle")
 
