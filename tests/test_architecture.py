@@ -314,3 +314,78 @@ def test_each_log_replay_is_a_table_of_small_handlers():
          "--output-format", "concise", *(str(PACKAGE / path) for path in REPLAYS)],
         capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- the store is the one layer that touches files ----------------------------------------------------
+
+# Modules outside store/ allowed to do file I/O themselves, and why. Each works on the process's standard
+# streams rather than on files: there is nothing there for the store to own.
+FILE_IO_OUTSIDE_STORE = {
+    "rooms_cli/cli/guard.py": "points a closed stdout or stderr at /dev/null so that exiting cannot fail",
+    "rooms_cli/mcp_server/transport.py": "the MCP stdio transport: duplicates stdin/stdout for the wire, /dev/null behind",
+}
+# pathlib methods and os/io/shutil functions that read, write, list, create, move or delete files
+_PATH_IO = {"read_text", "write_text", "read_bytes", "write_bytes", "glob", "rglob", "iterdir", "unlink", "mkdir",
+            "rmdir", "touch", "symlink_to", "hardlink_to", "chmod"}
+_OS_IO = {"open", "fdopen", "replace", "rename", "renames", "remove", "unlink", "listdir", "scandir", "walk", "mkdir",
+          "makedirs", "rmdir", "removedirs", "truncate", "link", "symlink", "chmod"}
+
+
+def file_io_calls(path: Path) -> list[str]:
+    """The calls in `path` that do file I/O themselves (`open(...)`, `os.replace`, `p.read_text()`…), as
+    `line: call`. A call through a store module (`atomic.write_text`, `files.read_bytes`) is the store's."""
+    tree = ast.parse(path.read_text("utf-8"))
+    store_names = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                   and (node.module or "").startswith("rooms_cli.store") for alias in node.names}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open":
+            found.append(f"{node.lineno}: open")
+        elif isinstance(func, ast.Attribute):
+            owner = func.value.id if isinstance(func.value, ast.Name) else None
+            if owner in store_names:
+                continue
+            if (owner in ("os", "io") and func.attr in _OS_IO) or (owner == "shutil" and func.attr != "which"):
+                found.append(f"{node.lineno}: {owner}.{func.attr}")
+            elif owner not in ("os", "io") and (func.attr in _PATH_IO or (
+                    func.attr == "open" and owner != "webbrowser" and not (owner or "x")[0].isupper())):
+                found.append(f"{node.lineno}: .{func.attr}")
+    return sorted(found)
+
+
+def test_only_the_store_touches_files():
+    """Reading, appending, replacing, listing, locking and caching files go through rooms_cli/store/; the
+    few modules that must do otherwise are named, with the reason, in FILE_IO_OUTSIDE_STORE."""
+    doing_io = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        if not rel.startswith("rooms_cli/store/") and (calls := file_io_calls(path)):
+            doing_io[rel] = calls
+    assert {m: c for m, c in doing_io.items() if m not in FILE_IO_OUTSIDE_STORE} == {}
+    assert sorted(doing_io) == sorted(FILE_IO_OUTSIDE_STORE), "an allowed module no longer does file I/O: drop it"
+    assert len(FILE_IO_OUTSIDE_STORE) <= 6
+
+
+def test_the_file_io_check_sees_what_it_is_meant_to(tmp_path):
+    source = tmp_path / "sample.py"
+    source.write_text("import os\nfrom rooms_cli.store import atomic\n"
+                      "def f(p):\n    open(p)\n    p.read_text()\n    os.replace(p, p)\n    atomic.write_text(p, '')\n"
+                      "    Context.open(p)\n    'a'.replace('a', 'b')\n")
+    assert file_io_calls(source) == ["4: open", "5: .read_text", "6: os.replace"]
+
+
+def test_no_module_outside_the_store_takes_file_locks_itself():
+    """fcntl (flock) is the store's: store/locks.py takes every lock, a spawn's liveness lock included."""
+    offenders = []
+    for name, path in _modules().items():
+        if name.startswith("rooms_cli.store"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import) and any(a.name == "fcntl" for a in node.names):
+                offenders.append(name)
+            elif isinstance(node, ast.ImportFrom) and node.module == "fcntl":
+                offenders.append(name)
+    assert offenders == []
