@@ -230,6 +230,12 @@ def test_parts_are_wired_by_imports_never_by_names_in_strings():
     assert [o for o in offenders if not o.startswith(deferred)] == []
 
 
+def test_every_part_s_doctor_demo_and_tick_module_is_wired_in_the_registry():
+    """A part that grows a `doctor.py`, `demo.py` or `tick.py` and no loader would be silently skipped."""
+    hooks = {m for m in _modules() if m.rpartition(".")[2] in ("doctor", "demo", "tick") and m.count(".") == 2}
+    assert hooks - import_graph()["rooms_cli.registry"] == set()
+
+
 def test_only_the_commands_that_run_every_part_import_the_registry():
     importers = sorted(m for m, ts in import_graph().items() if "rooms_cli.registry" in ts)
     assert importers == ["rooms_cli.demo", "rooms_cli.doctor", "rooms_cli.tick"]
