@@ -94,8 +94,8 @@ def unread(project: Project, agent: str) -> list[InboxMessage]:
         return _full(project, agent)
     new_box = jsonl.scan(box, box_end)
     new_marks = jsonl.scan(marks_file, marks_end)
-    if new_box.bad or new_marks.bad or any(r.get("upto") is not None for r in new_marks.records):
-        return _full(project, agent)  # a damaged line, or a mark of an older version: read everything
+    if new_box.bad or new_marks.bad:
+        return _full(project, agent)  # a damaged line: read everything
     pending = {m["id"]: m for m in state["unread"]}
     top = state["top"]
     for record in order.ordered(new_box.records):
