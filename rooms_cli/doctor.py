@@ -285,15 +285,15 @@ def _http_unreachable(name: str, spec: dict, config) -> str | None:
 
 def check_parts(project: Project, config) -> list[Finding]:
     """Each part's own checks (registry.DOCTOR_CHECKS); one that cannot be loaded is an error."""
-    from rooms_cli.registry import DOCTOR_CHECKS, resolve
+    from rooms_cli.registry import DOCTOR_CHECKS
 
     findings: list[Finding] = []
-    for part, target in DOCTOR_CHECKS.items():
+    for part, load in DOCTOR_CHECKS.items():
         try:
-            check = resolve(target)
-        except (ImportError, AttributeError) as exc:
+            check = load()
+        except ImportError as exc:
             findings.append(Finding("error", part, f"the {part} checks cannot be loaded ({type(exc).__name__}: {exc})",
-                                    f"reinstall rooms or repair {target.partition(':')[0]}"))
+                                    f"reinstall rooms or repair {exc.name or f'rooms_cli.{part}'}"))
             continue
         try:
             findings.extend(check(project, config))

@@ -57,6 +57,12 @@ def _done_parser():
     return count_value("--done")
 
 
+def _last_parser():
+    from rooms_cli.cli.values import count_value
+
+    return count_value("--last")
+
+
 def _lease_parser():
     from rooms_cli.cli.values import duration_value
 
@@ -111,7 +117,8 @@ COMMANDS: dict[tuple[str, ...], Command] = {
     # cron and `--sync` loops run it on every tick
     ("sync",): Command("sync", ("dir", "json_"), options={"--remote": Option("remote")}),
     ("inbox",): Command("inbox", ("as_", "dir", "json_"), options={
-        "--unread": Option("unread", FLAG), "--peek": Option("peek", FLAG)}),
+        "--unread": Option("unread", FLAG), "--peek": Option("peek", FLAG), "--last": Option("last", parser=_last_parser),
+        "--all": Option("all_", FLAG)}),
 }
 
 

@@ -261,23 +261,28 @@ def send(run: Run, message: str, to: str | None = None, reply_to: str | None = N
         output.note("note: no recipient is an LLM-backed agent with something to answer; sessions read their inbox themselves")
 
 
-def inbox(run: Run, unread: bool = False, peek: bool = False) -> None:
-    from rooms_cli.messaging.inbox import open_inbox
+def inbox(run: Run, unread: bool = False, peek: bool = False, last: int = 10, all_: bool = False) -> None:
+    from rooms_cli.messaging import unread as cursor
     from rooms_cli.messaging.status import touch
 
     touch(run.project, run.me)
-    if unread:  # through the cursor: only what arrived since the last call is read (messaging/unread.py)
-        from rooms_cli.messaging.unread import open_unread
+    # through the cursor: only what arrived since the last call is read (messaging/unread.py)
+    if unread:
+        view = cursor.open_unread(run.project, run.me, peek=peek)
+    elif all_:
+        from rooms_cli.messaging.inbox import open_inbox
 
-        view = open_unread(run.project, run.me, peek=peek)
-    else:
         view = open_inbox(run.project, run.me, peek=peek)
+    else:
+        view = cursor.open_recent(run.project, run.me, last=last, peek=peek)
     if run.json:
         return output.print_json(view)
     if not view.messages:
         return output.say(f"No {'unread ' if unread else ''}messages for {run.me}.")
     show_messages(view.messages, view.unread_ids)
-    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
+    older = f" · {view.remaining} older not shown (--last N, --all)" if view.remaining and not unread else ""
+    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + older
+                + " · reply: rooms send --reply-to N 'text'")
 
 
 def attention(run: Run, peek: bool = False) -> None:

@@ -10,7 +10,7 @@ from rooms_cli.cli import hot, output
 from rooms_cli.cli.hot import show_messages
 from rooms_cli.cli.options import complete_agents
 from rooms_cli.cli.shared import Run, shared
-from rooms_cli.cli.values import duration_value
+from rooms_cli.cli.values import count_value, duration_value
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
@@ -39,12 +39,14 @@ def inbox_cmd(
     run: Run,
     unread: Annotated[bool, typer.Option("--unread", help="Only messages not read yet.")] = False,
     peek: Annotated[bool, typer.Option("--peek", help="Do not mark anything read.")] = False,
+    last: Annotated[int, typer.Option("--last", parser=count_value("--last"), help="Show the last N messages besides the unread ones.")] = 10,
+    all_: Annotated[bool, typer.Option("--all", help="Show every message (reads the whole inbox).")] = False,
 ) -> None:
-    """Show your inbox (unread marked *) and mark it read, unless --peek.
+    """Show your unread messages and the last few (unread marked *) and mark them read, unless --peek.
 
     Example: rooms inbox --unread
     """
-    hot.inbox(run, unread=unread, peek=peek)
+    hot.inbox(run, unread=unread, peek=peek, last=last, all_=all_)
 
 
 @status_app.command("set")
