@@ -3,8 +3,8 @@
 A session is an agent's working state in one room: one record per turn it took (the message it
 answered, its reply, token usage) and a marker when a hand-off was suggested. Kick and hand-off
 end it with a `cleared` record (the summary of a hand-off lives on as a deliberation); what came
-before is no longer read. The transcript is never touched. Records carry `eid` and `seq` and are
-read in merge order (store/eventlog.py), so two clones' turns both count after a git merge.
+before is no longer read. The transcript is never touched. Records carry `eid` and `hlc` and are
+read in the one order of every log (store/order.py), so two clones' turns both count after a git merge.
 
 Token usage of a session is the sum of every turn's input and output tokens since the session
 began (each record also carries the running totals, for people reading the file). How full the

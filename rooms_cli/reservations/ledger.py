@@ -1,7 +1,7 @@
 """File reservations: "I am editing `src/auth/**`", said before the edit, held under a lease.
 
 The ledger is one append-only event log, `.rooms/reservations/log.jsonl` (store/eventlog.py: each
-event has a unique `eid` and a Lamport `seq`, git merges it with `merge=union`, every clone replays
+event has a unique `eid` and an `hlc` stamp, git merges it with `merge=union`, every clone replays
 it in one order). Events:
 
     reserve  {id, agent, patterns, exclusive, reason, expires_at}   a new reservation (its id is its lease id)

@@ -17,9 +17,9 @@ it goes back to pending with `not_before` = now + RETRY_BACKOFF[attempt] (5 min,
 after MAX_ATTEMPTS failed attempts it is failed for good. `rooms roundtable queue`, `rooms schedule`
 and `rooms doctor` show both.
 
-In git, the queue merges like every log (union) and is replayed in Lamport order (each line carries
-`seq`, one more than the highest in the file when it was appended: `store.eventlog`), so one
-clone's lines keep their order whatever its clock did, and both merge directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
+In git, the queue merges like every log (union) and is replayed in the one order of every log (each
+line's `hlc` stamp, store/order.py), so one clone's lines keep their order whatever its clock did,
+and both merge directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
 `key`) hold two items after the merge: the later one, if still pending, is replayed as failed
 ("duplicate of q-…"), so the roundtable is not run a second time; one that already ran in its clone
 stays as it is (`rooms doctor` reports the occurrence that ran twice).
