@@ -50,7 +50,7 @@ class RepetitionGuard:
     are checked (a sentence half arrived could look like an earlier one); a structured reply is
     checked on its message."""
 
-    def __init__(self, sink=None, structured: bool = False):
+    def __init__(self, sink=None, structured: bool = False) -> None:
         self.sink, self.structured = sink, structured
         self.text = ""
         self.checked = 0
@@ -113,7 +113,7 @@ def known_names(agents: dict[str, Any], snapshot: list[Any], trigger) -> list[st
 class Caller:
     """Model calls of one turn: a provider per model string, the windows learned, tokens counted."""
 
-    def __init__(self, project, config, state, agents: dict[str, Any]):
+    def __init__(self, project, config, state, agents: dict[str, Any]) -> None:
         self.project, self.config, self.state, self.agents = project, config, state, agents
         self.providers: dict[str, tuple[Any, str]] = {}
         self.windows: dict[str, int] = {}

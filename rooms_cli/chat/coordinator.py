@@ -194,7 +194,7 @@ class UnknownMention(InvalidInput):
     """A person's @-mention that matches no agent and no person of the room: nothing is posted and
     nobody is prompted (it would have become an open message that spends the budget)."""
 
-    def __init__(self, words: list[str], roster: list[str], known: list[str], room: str):
+    def __init__(self, words: list[str], roster: list[str], known: list[str], room: str) -> None:
         from rooms_cli.chat.addressing import closest
 
         parts = []
@@ -225,7 +225,7 @@ class NotInRoom(InvalidInput):
     """A message addressed only to agents that exist but are not in the room: nothing is posted, and
     nobody else is prompted in their place. Interactive mode offers to invite them."""
 
-    def __init__(self, agents: list[str], room: str):
+    def __init__(self, agents: list[str], room: str) -> None:
         names = ", ".join(agents)
         verb = "is" if len(agents) == 1 else "are"
         invite = " && ".join(f"rooms room invite {a} --room {room}" for a in agents)
@@ -252,7 +252,7 @@ def _mention_notes(addressing: Addressing) -> list[str]:
 class Turn:
     """The state of one turn: providers, the budget as this turn sees it, cascades, what happened."""
 
-    def __init__(self, project, config, state: RoomState, agents: dict[str, Any], result: TurnResult, on_event: Event | None):
+    def __init__(self, project, config, state: RoomState, agents: dict[str, Any], result: TurnResult, on_event: Event | None) -> None:
         self.project, self.config, self.state, self.agents = project, config, state, agents
         self.room = state.id
         self.result = result
@@ -603,7 +603,7 @@ class _PassFilter:
     without leading speaker labels). A structured reply (`{"speak", "message"}`, when `structured[0]`)
     shows only its message, once it says it speaks."""
 
-    def __init__(self, sink: Callable[[str], None], structured: list[bool], tidy: Callable[[str], str] = str.lstrip):
+    def __init__(self, sink: Callable[[str], None], structured: list[bool], tidy: Callable[[str], str] = str.lstrip) -> None:
         self.sink = sink
         self.structured = structured
         self.tidy = tidy

@@ -27,7 +27,7 @@ def invite(project, room: str, agent_id: str, by: str) -> dict[str, Any]:
     agent = load_agent(project, agent_id)
     added = [False]
 
-    def join(state: RoomState):
+    def join(state: RoomState) -> None:
         if agent.id in state.kicked:
             state.kicked.remove(agent.id)
         if agent.id not in state.roster:
