@@ -101,7 +101,7 @@ def jam(agents: int = 8, delay: float = 0.3, reps: int = 3) -> tuple[float, floa
     with FakeServer() as server:
         server.set_default(Reply(text="an independent take", delay=delay))
         project = make_project(None)
-        project.config_path.write_text(yaml.safe_dump({"providers": {"fake": {"type": "openai", "base_url": server.openai_url}}}))
+        (project.root / ".rooms.yaml").write_text(yaml.safe_dump({"providers": {"fake": {"type": "openai", "base_url": server.openai_url}}}))
         names = [f"a{i}" for i in range(agents)]
         for name in names:
             create_agent(project, Agent(id=name, directive=f"You are {name}.", model="fake:m"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, InvalidInput, NotFound
-from rooms_cli.store import layout
+from rooms_cli.store import files, layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
@@ -99,105 +99,131 @@ def read_frontmatter(text: str, where: str) -> tuple[dict, str]:
     return dict(post.metadata), post.content
 
 
-def parse_agent(text: str, where: str, default_id: str, fields: tuple[dict, str] | None = None) -> Agent:
-    """Build an Agent from the text of a definition file (or its already read `fields`)."""
-    meta, content = fields if fields is not None else read_frontmatter(text, where)
-    meta = dict(meta)
-    for key in meta:
-        if key not in _FIELDS:
-            terminal.warn(f"{where}: unknown field {key!r} ignored")
+def _text(meta: dict, where: str, key: str) -> str:
+    value = meta.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _fail(where, key, "text", value)
+    return value
 
-    def text_field(key, default=""):
-        value = meta.get(key, default)
-        if value is None:
-            return default
-        if not isinstance(value, str):
-            raise _fail(where, key, "text", value)
-        return value
 
-    def bool_field(key):
-        value = meta.get(key, False)
-        if value is None:
-            return False
-        if not isinstance(value, bool):
-            raise _fail(where, key, "true or false", value)
-        return value
+def _flag(meta: dict, where: str, key: str) -> bool:
+    value = meta.get(key)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise _fail(where, key, "true or false", value)
+    return value
 
-    def list_field(key):
-        value = meta.get(key, [])
-        if value is None:
-            return []
-        if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise _fail(where, key, "a list of words", value)
-        return value
 
-    agent_id: object = meta.get("id", default_id)
-    try:
-        valid_id = validate_name(agent_id, "agent id")
-    except InvalidInput as exc:
-        raise InvalidData(f"{where}: field 'id': {exc}") from None
+def _words(meta: dict, where: str, key: str) -> list[str]:
+    """A list of words, also written as one comma-separated string."""
+    value = meta.get(key)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(where, key, "a list of words", value)
+    return value
 
-    temperature = meta.get("temperature")
-    if temperature is not None:
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature <= 2:
-            raise _fail(where, "temperature", "a number from 0 to 2", temperature)
-        temperature = float(temperature)
-    window = meta.get("context_window", 8192)
-    if isinstance(window, bool) or not isinstance(window, int) or window < 256:
-        raise _fail(where, "context_window", "a whole number of tokens (at least 256)", window)
-    max_tokens = meta.get("max_tokens")
-    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1):
-        raise _fail(where, "max_tokens", "a whole number of tokens (at least 1)", max_tokens)
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _token_count(where: str, key: str, value: object, least: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise _fail(where, key, f"a whole number of tokens (at least {least})", value)
+    return value
+
+
+def _temperature(meta: dict, where: str) -> float | None:
+    value = meta.get("temperature")
+    if value is None:
+        return None
+    if not _is_number(value) or not 0 <= value <= 2:
+        raise _fail(where, "temperature", "a number from 0 to 2", value)
+    return float(value)
+
+
+def _voice(meta: dict, where: str) -> dict[str, str]:
     voice = meta.get("voice") or {}
     if not isinstance(voice, dict) or not all(isinstance(v, str) for v in voice.values()):
         raise _fail(where, "voice", "a mapping such as {tone: measured, quirk: …, line: …}", voice)
     for key in voice:
         if key not in VOICE_KEYS:
             raise InvalidData(f"{where}: field 'voice' has unknown key {key!r}; use tone, quirk and line")
+    return dict(voice)
 
+
+def _affinity(meta: dict, where: str) -> dict[str, float]:
     affinity = meta.get("affinity") or {}
     if not isinstance(affinity, dict):
         raise _fail(where, "affinity", "a mapping of agent id to a number from -1 to 1", affinity)
-    clean_aff: dict[str, float] = {}
+    clean: dict[str, float] = {}
     for other, value in affinity.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1 <= value <= 1:
+        if not _is_number(value) or not -1 <= value <= 1:
             raise InvalidData(f"{where}: field 'affinity.{other}' must be a number from -1 to 1, found {value!r}")
-        clean_aff[str(other)] = float(value)
+        clean[str(other)] = float(value)
+    return clean
 
+
+def _model(meta: dict, where: str) -> str | None:
     model = meta.get("model")
-    if model is not None:
-        if not isinstance(model, str) or not model.strip():
-            raise _fail(where, "model", "a model string such as offline or ollama:llama3.2", model)
-        model = model.strip()
+    if model is None:
+        return None
+    if not isinstance(model, str) or not model.strip():
+        raise _fail(where, "model", "a model string such as offline or ollama:llama3.2", model)
+    return model.strip()
 
+
+def _owner(meta: dict, where: str) -> str | None:
     owner = meta.get("owner")
     if owner is not None and not isinstance(owner, str):
         raise _fail(where, "owner", "a name", owner)
+    return owner
 
+
+def parse_agent(text: str, where: str, default_id: str, fields: tuple[dict, str] | None = None) -> Agent:
+    """Build an Agent from the text of a definition file (or its already read `fields`).
+
+    Each field has its reader above, which names the file and the field when the value is wrong."""
+    meta, content = fields if fields is not None else read_frontmatter(text, where)
+    meta = dict(meta)
+    for key in meta:
+        if key not in _FIELDS:
+            terminal.warn(f"{where}: unknown field {key!r} ignored")
+    try:
+        valid_id = validate_name(meta.get("id", default_id), "agent id")
+    except InvalidInput as exc:
+        raise InvalidData(f"{where}: field 'id': {exc}") from None
+    temperature = _temperature(meta, where)
+    window = _token_count(where, "context_window", meta.get("context_window", 8192), 256)
+    max_tokens = None if meta.get("max_tokens") is None else _token_count(where, "max_tokens", meta["max_tokens"], 1)
+    voice, affinity = _voice(meta, where), _affinity(meta, where)
+    model, owner = _model(meta, where), _owner(meta, where)
     directive = content.strip()
     if not directive:
         raise InvalidData(f"{where}: the system directive (the text after the frontmatter) is missing")
-
     return Agent(
         id=valid_id,
         directive=directive,
-        name=text_field("name"),
-        tags=list_field("tags"),
-        disposition=text_field("disposition"),
+        name=_text(meta, where, "name"),
+        tags=_words(meta, where, "tags"),
+        disposition=_text(meta, where, "disposition"),
         model=model,
-        quiet=bool_field("quiet"),
-        idle=bool_field("idle"),
+        quiet=_flag(meta, where, "quiet"),
+        idle=_flag(meta, where, "idle"),
         owner=owner,
         temperature=temperature,
         context_window=window,
         max_tokens=max_tokens,
-        voice=dict(voice),
-        affinity=clean_aff,
-        capabilities=list_field("capabilities"),
-        wake=bool_field("wake"),
+        voice=voice,
+        affinity=affinity,
+        capabilities=_words(meta, where, "capabilities"),
+        wake=_flag(meta, where, "wake"),
     )
 
 
@@ -227,7 +253,7 @@ def load_agent_file(project: Project, path: Path) -> Agent:
         return _cache[key]
     where = project.relative(path)
     try:
-        text = path.read_text("utf-8")
+        text = files.read_text(path)
     except UnicodeDecodeError:
         raise InvalidData(f"{where}: not UTF-8 text") from None
     except OSError as exc:

@@ -62,11 +62,13 @@ def child_env(pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = No
 def _key_file(spec: Mapping) -> str:
     from pathlib import Path
 
+    from rooms_cli.store import files
+
     path = spec.get("api_key_file")
     if not path:
         return ""
     try:
-        return Path(os.path.expandvars(str(path))).expanduser().read_text("utf-8").strip()
+        return files.read_text(Path(os.path.expandvars(str(path))).expanduser()).strip()
     except (OSError, UnicodeDecodeError):
         return ""
 

@@ -123,7 +123,27 @@ def validate(data: object, where: str) -> dict:
     return data
 
 
+def _whole(value: object, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+# what each optional key of a provider must hold, checked in this order: (keys, test, what it must be)
+_PROVIDER_VALUES: tuple[tuple[tuple[str, ...], Callable[[object], bool], str], ...] = (
+    (("base_url", "api_key_env", "api_key_file", "auth_token_env", "anthropic_version", "model"),
+     lambda v: isinstance(v, str), "a string"),
+    (("timeout", "connect_timeout", "retry_backoff", "max_retry_wait"),
+     lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, "a positive number of seconds"),
+    (("max_retries",), lambda v: _whole(v, 0), "a whole number ≥ 0"),
+    (("max_tokens",), lambda v: _whole(v, 1), "a whole number > 0"),
+    (("context_window",), lambda v: _whole(v, 256), "a whole number of tokens (at least 256)"),
+    (("ollama",), lambda v: isinstance(v, bool), "true or false"),
+    (("headers",), lambda v: isinstance(v, dict), "a mapping"),
+)
+
+
 def validate_provider(name: str, spec: object, where: str) -> None:
+    """Refuse a `providers.NAME` entry that is not a mapping with a known type, holds a key in the
+    clear, or has a value of the wrong kind; `where` names the file in the error."""
     key = f"providers.{name}"
     if not isinstance(spec, dict):
         raise InvalidData(f"{where}: key {key!r} must be a mapping with a 'type', found {_type_name(spec)}")
@@ -135,23 +155,10 @@ def validate_provider(name: str, spec: object, where: str) -> None:
             f"{where}: key '{key}.api_key' would put a secret in the repository; "
             f"use api_key_env: NAME_OF_ENV_VAR (or api_key_file: a path outside the repo)"
         )
-    for sub in ("base_url", "api_key_env", "api_key_file", "auth_token_env", "anthropic_version", "model"):
-        if sub in spec and not isinstance(spec[sub], str):
-            raise InvalidData(f"{where}: key '{key}.{sub}' must be a string")
-    for sub in ("timeout", "connect_timeout", "retry_backoff", "max_retry_wait"):
-        if sub in spec and (isinstance(spec[sub], bool) or not isinstance(spec[sub], (int, float)) or spec[sub] <= 0):
-            raise InvalidData(f"{where}: key '{key}.{sub}' must be a positive number of seconds")
-    if "max_retries" in spec and (isinstance(spec["max_retries"], bool) or not isinstance(spec["max_retries"], int) or spec["max_retries"] < 0):
-        raise InvalidData(f"{where}: key '{key}.max_retries' must be a whole number ≥ 0")
-    if "max_tokens" in spec and (isinstance(spec["max_tokens"], bool) or not isinstance(spec["max_tokens"], int) or spec["max_tokens"] <= 0):
-        raise InvalidData(f"{where}: key '{key}.max_tokens' must be a whole number > 0")
-    window = spec.get("context_window")
-    if "context_window" in spec and (isinstance(window, bool) or not isinstance(window, int) or window < 256):
-        raise InvalidData(f"{where}: key '{key}.context_window' must be a whole number of tokens (at least 256)")
-    if "ollama" in spec and not isinstance(spec["ollama"], bool):
-        raise InvalidData(f"{where}: key '{key}.ollama' must be true or false")
-    if "headers" in spec and not isinstance(spec["headers"], dict):
-        raise InvalidData(f"{where}: key '{key}.headers' must be a mapping")
+    for subs, valid, must in _PROVIDER_VALUES:
+        for sub in subs:
+            if sub in spec and not valid(spec[sub]):
+                raise InvalidData(f"{where}: key '{key}.{sub}' must be {must}")
     if ptype == "command":
         cmd = spec.get("command")
         if isinstance(cmd, str):

@@ -53,10 +53,9 @@ def current_room_path(project: Project):
 
 
 def read_current_room(project: Project) -> str | None:
-    try:
-        value = current_room_path(project).read_text("utf-8").strip()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
+    from rooms_cli.store import files
+
+    value = files.read_line(current_room_path(project))
     return value if value and validate_name(value, "current room") else None
 
 

@@ -41,15 +41,14 @@ def demo_directory(given: Path | None, keep: bool = False) -> Iterator[Path]:
     if given is not None:
         yield given
         return
-    import shutil
-    import tempfile
+    from rooms_cli.store import files
 
-    target = Path(tempfile.mkdtemp(prefix="rooms-demo-"))
+    target = files.new_temporary_folder("rooms-demo-")
     try:
         yield target
     finally:
         if not keep:
-            shutil.rmtree(target, ignore_errors=True)
+            files.remove_tree(target)
 
 
 def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
@@ -59,7 +58,7 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     selected = select_sections(only)  # before anything is created
 
     from rooms_cli.project import initialize
-    from rooms_cli.registry import DEMO_SECTIONS, resolve
+    from rooms_cli.registry import DEMO_SECTIONS
     from rooms_cli.store.paths import open_project
 
     initialize(target, example="roundtable")
@@ -68,10 +67,10 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     # the demo's own identity, so it does not depend on $USER
     os.environ.setdefault("ROOMS_AGENT", "you")
     ran = []
-    for name, entry in DEMO_SECTIONS.items():
+    for name, load in DEMO_SECTIONS.items():
         if name not in selected:
             continue
-        section = resolve(entry)
+        section = load()
         show("section", name)
         section(project, show)
         ran.append(name)

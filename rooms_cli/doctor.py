@@ -12,31 +12,20 @@ left by killed writers; providers used by agents are reachable; plus each part's
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from rooms_cli.errors import RoomsError
 from rooms_cli.findings import Finding
-from rooms_cli.store import atomic, jsonl, layout
+from rooms_cli.store import atomic, files, jsonl, layout
 from rooms_cli.store.paths import Project
 
 __all__ = ["Finding", "run_doctor"]
 
 
-def _files(project: Project):
-    for dirpath, dirnames, filenames in os.walk(project.dir, followlinks=False):
-        base = Path(dirpath)
-        for name in dirnames:
-            if (base / name).is_symlink():
-                yield base / name
-        for name in filenames:
-            yield base / name
-
-
 def check_files(project: Project) -> list[Finding]:
     findings: list[Finding] = []
     root = project.dir.resolve()
-    for path in _files(project):
+    for path in files.every_file(project.dir):
         rel = project.relative(path)
         if path.is_symlink():
             target = path.resolve()
@@ -82,7 +71,7 @@ def _conflict_in(path: Path) -> int | None:
     from rooms_cli.store import conflicts
 
     try:
-        data = path.read_bytes()
+        data = files.read_bytes(path)
     except OSError:
         return None  # reported by the parse checks
     if conflicts.conflict_line(data) is not None:
@@ -126,18 +115,18 @@ def check_strays(project: Project) -> list[Finding]:
 
     for folder, suffix, what in RECORD_FOLDERS:
         directory = project.dir / folder
-        for entry in sorted(os.listdir(directory)) if directory.is_dir() else []:
+        for entry in files.names(directory):
             if entry.endswith(suffix) and not entry.startswith(".") and not is_valid_name(entry[: -len(suffix)]):
                 stray(directory / entry, what)
     rooms = project.dir / "rooms"
-    for entry in sorted(os.listdir(rooms)) if rooms.is_dir() else []:
+    for entry in files.names(rooms):
         if not (rooms / entry).is_dir():
             continue
         if not is_valid_name(entry):
             stray(rooms / entry, "room id")
             continue
         sessions = rooms / entry / "sessions"
-        for name in sorted(os.listdir(sessions)) if sessions.is_dir() else []:
+        for name in files.names(sessions):
             if name.endswith(".jsonl") and not name.startswith(".") and not is_valid_name(name[: -len(".jsonl")]):
                 stray(sessions / name, "agent id")
     return findings
@@ -152,7 +141,7 @@ def check_octopus(project: Project) -> list[Finding]:
     if git is None:
         return []
     try:
-        heads = (git / "MERGE_HEAD").read_text("utf-8").split()
+        heads = files.read_text(git / "MERGE_HEAD").split()
     except (OSError, UnicodeDecodeError):
         return []
     if len(heads) < 2:
@@ -169,7 +158,7 @@ def _git_dir(start: Path) -> Path | None:
             return dot
         if dot.is_file():
             try:
-                text = dot.read_text("utf-8").strip()
+                text = files.read_text(dot).strip()
             except (OSError, UnicodeDecodeError):
                 return None
             if text.startswith("gitdir:"):
@@ -190,7 +179,7 @@ def check_git_files(project: Project) -> list[Finding]:
     ):
         path = project.dir / name
         try:
-            have = {line.strip() for line in path.read_text("utf-8").splitlines()}
+            have = {line.strip() for line in files.read_text(path).splitlines()}
         except FileNotFoundError:
             have = set()
         except (OSError, UnicodeDecodeError):
@@ -284,15 +273,15 @@ def _http_unreachable(name: str, spec: dict, config) -> str | None:
 
 def check_parts(project: Project, config) -> list[Finding]:
     """Each part's own checks (registry.DOCTOR_CHECKS); one that cannot be loaded is an error."""
-    from rooms_cli.registry import DOCTOR_CHECKS, resolve
+    from rooms_cli.registry import DOCTOR_CHECKS
 
     findings: list[Finding] = []
-    for part, target in DOCTOR_CHECKS.items():
+    for part, load in DOCTOR_CHECKS.items():
         try:
-            check = resolve(target)
-        except (ImportError, AttributeError) as exc:
+            check = load()
+        except ImportError as exc:
             findings.append(Finding("error", part, f"the {part} checks cannot be loaded ({type(exc).__name__}: {exc})",
-                                    f"reinstall rooms or repair {target.partition(':')[0]}"))
+                                    f"reinstall rooms or repair {exc.name or f'rooms_cli.{part}'}"))
             continue
         try:
             findings.extend(check(project, config))

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic, layout
+from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.paths import CONFIG, ROOMS, Project, enclosing_project, init_project
 
 
 def example_sets() -> dict[str, list[str]]:
     """Example agent sets shipped with rooms: name -> agent ids."""
-    base = resources.files("rooms_cli") / "data" / "agents"
-    return {d.name: sorted(p.name[:-3] for p in d.iterdir() if p.name.endswith(".md")) for d in base.iterdir() if d.is_dir()}
+    return {name: [p[:-3] for p in files.package_names("data", "agents", name) if p.endswith(".md")]
+            for name in files.package_names("data", "agents", folders=True)}
 
 
 # Who opens the `leader` formats (standup, strategy, retro…) in each example set.
@@ -23,7 +22,7 @@ EXAMPLE_LEADERS = {"roundtable": "boss", "gamedev": "designer", "dev": "architec
 
 def config_example_text(example: str | None = None) -> str:
     """The packaged .rooms.yaml example; with an example set, its `leader:` line is switched on."""
-    text = (resources.files("rooms_cli") / "data" / "rooms.yaml.example").read_text("utf-8")
+    text = files.package_text("data", "rooms.yaml.example")
     leader = EXAMPLE_LEADERS.get(example or "")
     return text.replace("# leader: boss\n", f"leader: {leader}\n", 1) if leader else text
 
@@ -80,7 +79,6 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
 
 def _add_example(project: Project, example: str, agent_ids: list[str], result: InitResult) -> None:
     """Write the set's agent files that are missing, unless the set was added before."""
-    base = resources.files("rooms_cli") / "data" / "agents" / example
     present = [a for a in agent_ids if layout.agent_file(project, a).exists()]
     for agent_id in agent_ids:
         dest = layout.agent_file(project, agent_id)
@@ -90,7 +88,7 @@ def _add_example(project: Project, example: str, agent_ids: list[str], result: I
         elif present:
             result.skipped.append(f"{rel} (the {example} set was added before; {agent_id} was removed since)")
         else:
-            atomic.write_text(dest, (base / f"{agent_id}.md").read_text("utf-8"))
+            atomic.write_text(dest, files.package_text("data", "agents", example, f"{agent_id}.md"))
             result.created.append(rel)
 
 

@@ -20,13 +20,13 @@ def run_tick(project, config, *, dry_run: bool = False, on_event: dict[str, Call
     `on_event` maps a step name to an observer it is given as `on_event=` (the roundtables step
     reports each roundtable's start and turns: the live status line of `rooms tick` on a terminal).
     """
-    from rooms_cli.registry import TICK_STEPS, resolve
+    from rooms_cli.registry import TICK_STEPS
 
     report: dict = {"dry_run": dry_run, "ok": True, "steps": {}, "failed": []}
-    for name, target in TICK_STEPS.items():
+    for name, load in TICK_STEPS.items():
         observe = {"on_event": on_event[name]} if on_event and name in on_event else {}
         try:
-            actions = resolve(target)(project, config, dry_run, **observe)
+            actions = load()(project, config, dry_run, **observe)  # a step that cannot be imported fails here
         except RoomsError as err:
             report["steps"][name] = {"error": err.to_json()["error"]}
             report["failed"].append({"step": name, "message": err.message})
@@ -52,11 +52,10 @@ def crontab_line(project, *, every: int = 5) -> str:
     """
     import shlex
 
-    from rooms_cli.store import layout
+    from rooms_cli.store import files, layout
 
     log = layout.tick_log(project)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.touch(exist_ok=True)
+    files.touch(log)
     command = f"cd {shlex.quote(str(project.root))} && {rooms_command()} tick >> {shlex.quote(project.relative(log))} 2>&1"
     return f"*/{every} * * * * " + command.replace("%", "\\%")
 

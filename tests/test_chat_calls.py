@@ -27,7 +27,7 @@ def server():
 def use_server(project, server, agents: list[str], **fields) -> None:
     config = {"default_model": "offline", "providers": {"fake": {"type": "openai", "base_url": server.openai_url,
                                                                  "max_retries": 0}}}
-    project.config_path.write_text(yaml.safe_dump(config))
+    (project.root / ".rooms.yaml").write_text(yaml.safe_dump(config))
     for agent_id in agents:
         new_agent(project, agent_id, tags=["anything"], model="fake:m", **fields)
 

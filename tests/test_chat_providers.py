@@ -32,7 +32,7 @@ def use_server(project, server, agents: list[str], **spec) -> None:
     """Point a `fake` provider at the server and create `agents` that use it."""
     config = {"default_model": "offline", "providers": {"fake": {"type": "openai", "base_url": server.openai_url,
                                                                  "max_retries": 0, **spec}}}
-    project.config_path.write_text(yaml.safe_dump(config))
+    (project.root / ".rooms.yaml").write_text(yaml.safe_dump(config))
     for agent_id in agents:
         new_agent(project, agent_id, tags=["anything"], model="fake:m")
 

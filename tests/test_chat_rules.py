@@ -255,7 +255,7 @@ def test_handoff_writes_a_deliberation_clears_the_session_and_feeds_the_next_pro
 
 def test_handoff_is_suggested_once_past_the_threshold(project):
     new_agent(project, "tiny", tags=["deploy"], context_window=256, max_tokens=40)
-    project.config_path.write_text("context_threshold: 0.6\n")  # the prompt is fitted below ~0.7 of so small a window
+    (project.root / ".rooms.yaml").write_text("context_threshold: 0.6\n")  # the prompt is fitted below ~0.7 of so small a window
     room(project, agents=["tiny", "ops"])
     say(project, "@tiny deploy?")  # a short prompt: far from the window
     assert records(project, kind="handoff_suggested") == []

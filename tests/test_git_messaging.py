@@ -225,3 +225,26 @@ def test_a_hand_written_message_without_an_id_can_still_be_read_so_the_hook_lets
     assert json.loads(first.stdout)["decision"] == "block"
     again = a.run("hook", "claude-code", "stop", "--timeout", "0", as_="bob", input="{}")
     assert again.stdout.strip() == ""
+
+
+def test_the_latest_messages_after_a_merge_follow_the_one_order_not_the_file(world):
+    """`rooms inbox` shows the unread and the last N through a local cursor (messaging/unread.py);
+    after a merge a message may sit anywhere in the file: each clone shows what a full read shows."""
+    a, b = world.clone("a"), world.clone("b")
+    b.rooms("send", "old from b", "--to", "reviewer", as_="dave", now=at(1))
+    for minute in range(2, 8):
+        a.rooms("send", f"a{minute}", "--to", "reviewer", as_="carol", now=at(minute))
+    b.rooms("send", "new from b", "--to", "reviewer", as_="dave", now=at(9))
+    for clone in (a, b):  # read everything and leave a warm cursor behind
+        clone.rooms("inbox", as_="reviewer", now=at(8))
+        assert inbox(clone, "reviewer", "--last", "1")["unread"] == 0
+    merge_both_ways(a, b)
+    for clone in (a, b):
+        latest = inbox(clone, "reviewer", "--last", "2")
+        every = inbox(clone, "reviewer", "--all")
+        assert [m["text"] for m in every["messages"]][-2:] == ["a7", "new from b"], clone
+        shown = [m["text"] for m in latest["messages"]]
+        unread = {m["text"] for m in every["messages"] if not m["read"]}
+        assert shown == [m["text"] for m in every["messages"] if m["text"] in unread or m["text"] in ("a7", "new from b")], clone
+        assert latest["remaining"] == len(every["messages"]) - len(shown) and latest["next_cursor"] is None
+    assert inbox(a, "reviewer", "--last", "2")["messages"] == inbox(b, "reviewer", "--last", "2")["messages"]

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from rooms_cli.agents import load_agent
 from rooms_cli.config import Config
 from rooms_cli.models import Message, parse_model, provider_for
-from rooms_cli.models.offline import should_pass, summarize
+from rooms_cli.models.offline import should_pass
+from rooms_cli.text import summarize
 
 
 def ask(agent, text, purpose="chat", on_delta=None):

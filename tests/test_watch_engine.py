@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from test_watch_support import Watcher, run_python, say
 
 from rooms_cli.store import atomic, jsonl
+from rooms_cli.store.follow import LogFile
 from rooms_cli.watch import Follower, Selection
-from rooms_cli.watch.follow import LogFile
 from rooms_cli.watch.render import line, speaker_style
 from rooms_cli.watch.wake import StopFlag, Waker
 

@@ -11,6 +11,7 @@ from rooms_cli.board import claims, tasks
 from rooms_cli.board.render import board_markdown
 from rooms_cli.board.tick import expire_leases
 from rooms_cli.errors import Conflict, RoomsError
+from rooms_cli.store import atomic
 from rooms_cli.store.clock import add_seconds, iso, now
 
 ROOM = "default"
@@ -88,8 +89,7 @@ def run(project, show) -> None:
             show("line", f"{err.code}: {err}")
 
         spec = project.root / "specs" / "auth.md"
-        spec.parent.mkdir(parents=True, exist_ok=True)
-        spec.write_text("# Auth\n\nAccess tokens live 15 minutes; refresh tokens 30 days.\n", "utf-8")
+        atomic.write_text(spec, "# Auth\n\nAccess tokens live 15 minutes; refresh tokens 30 days.\n")
         show("italic", "The second instance writes the spec and finishes with a compact record, not a narration.")
         show("cmd", f"rooms task done {task.id[:12]} --summary 'auth spec: 15 min tokens' "
                     "--artifact file:specs/auth.md --result-ref file:specs/auth.md --next 'reviewer checks lifetimes'")

@@ -18,9 +18,7 @@ input, so a board's export round-trips.
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import errno
 import io
 import json
 import os
@@ -31,7 +29,7 @@ from rooms_cli.board import store
 from rooms_cli.board.model import TITLE_MAX
 from rooms_cli.board.tasks import one_line, require_room
 from rooms_cli.errors import InvalidInput, storage_error
-from rooms_cli.store import atomic
+from rooms_cli.store import files
 from rooms_cli.store.clock import add_seconds, hlc_stamp, iso, now
 from rooms_cli.store.ids import is_valid_name, new_id
 from rooms_cli.store.paths import Project
@@ -157,8 +155,8 @@ def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> l
     if not base.is_dir():
         raise InvalidInput(f"{folder} has no backlog/tasks/ directory (a Backlog.md project)")
     rows = []
-    for path in sorted(base.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
+    for path in files.matching(base, "*.md"):
+        text = files.read_text(path)
         if not text.startswith("---"):
             raise InvalidInput(f"{path}: no YAML frontmatter")
         front, body = _split(text, path)
@@ -226,39 +224,24 @@ def import_rows(project: Project, room: str, rows: list[Row], *, by: str) -> lis
     if not rows:
         return []
     folder = store.tasks_dir(project, room)
-    folder.mkdir(parents=True, exist_ok=True)
+    files.make_folder(folder)
     moment_dt = now()
     moment, later = iso(moment_dt), iso(add_seconds(moment_dt, 60))
-    ids: list[str] = []
-    written: list[str] = []
+    new: list[tuple[str, list[dict]]] = []
     with creating(project, room) as (index, created):
         lane_max = dict(index["lane_max"])
-        path = str(folder)
-        try:
-            for row in rows:
-                order = row.order
-                if order is None:
-                    order = int(lane_max.get(row.lane, 0)) + 1
-                lane_max[row.lane] = max(lane_max.get(row.lane, order), order)
-                task_id = new_id("t")
-                events = _events(task_id, row, order, by, moment, later)
-                data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events).encode("utf-8")
-                path = os.path.join(folder, task_id.lower() + store.SUFFIX)  # our own id: no path check per task
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                written.append(path)
-                try:
-                    if os.write(fd, data) != len(data):  # a short write: the disk filled up
-                        raise OSError(errno.ENOSPC, "No space left on device")
-                finally:
-                    os.close(fd)
-                created.append((task_id, events))
-                ids.append(task_id)
-            os.sync()  # once for the whole import, not one fsync per task and per directory entry
-            atomic.fsync_dir(folder)
-        except OSError as exc:  # all or nothing: take back the files this import wrote, then say why
-            for done in written:
-                with contextlib.suppress(OSError):
-                    os.unlink(done)
-            created.clear()
-            raise storage_error(path, exc) from None
-    return ids
+        for row in rows:
+            order = row.order
+            if order is None:
+                order = int(lane_max.get(row.lane, 0)) + 1
+            lane_max[row.lane] = max(lane_max.get(row.lane, order), order)
+            task_id = new_id("t")
+            new.append((task_id, _events(task_id, row, order, by, moment, later)))
+        try:  # all or nothing, made durable once for the whole import (not two fsyncs per task)
+            files.create_all((os.path.join(folder, task_id.lower() + store.SUFFIX),  # our own ids: no path check per task
+                              "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events).encode("utf-8"))
+                             for task_id, events in new)
+        except OSError as exc:
+            raise storage_error(exc.filename or folder, exc) from None
+        created.extend(new)
+    return [task_id for task_id, _events in new]

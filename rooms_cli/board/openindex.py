@@ -2,11 +2,11 @@
 
 `.rooms/run/board/<room>.open.json` (run/ stays out of git, so a clone rebuilds it) holds:
 
-- `dir`: the identity of the tasks directory (inode, mtime_ns, size) when the index was built.
+- `dir`: the identity of the tasks directory (store/cache.py) when the index was built.
   Creating or removing a task file (a `task add`, a `git pull`, a checkout, a hand edit through an
   editor) changes it, and a changed directory means the index is rebuilt from the logs.
 - `open`: every task that is not finished (done, cancelled), archived or headless, with the stat of its
-  log (inode, size, mtime_ns) and the task replayed from it. Every read re-stats these logs (a few,
+  log (its identity) and the task replayed from it. Every read re-stats these logs (a few,
   whatever the size of the board) and replays any that changed, so an open entry is never trusted
   over its log: a claim, a done or an event appended by hand is seen by the next read. The claim
   itself re-reads the log under the task's lock anyway (claims.py).
@@ -20,8 +20,9 @@ archive (rooms) or a merge (git rewrites the file: the directory changes). What 
 is an append to a finished task's log that creates no file (`echo >> log`): `rooms board --all` and
 `rooms task list` read every log, and the next change of the directory rebuilds the index.
 
-Crash safety: the index is replaced atomically (temp file + rename, no fsync: losing it costs a
-rebuild), writers hold its lock, and a missing, damaged or foreign-version index is rebuilt. A
+Crash safety: the index is replaced atomically (store/cache.py: temp file + rename, no fsync: losing
+it costs a rebuild, and a read-only tree reads without storing), writers hold its lock, and a
+missing, damaged or foreign-version index is rebuilt. A
 rebuild that races a writer stores the directory identity it saw before listing, so a task created
 meanwhile makes the next read rebuild again.
 """
@@ -29,7 +30,6 @@ meanwhile makes the next read rebuild again.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -40,7 +40,7 @@ from rooms_cli.board import store
 from rooms_cli.board.model import FINISHED
 from rooms_cli.board.replay import replay_log
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store import cache, files, jsonl, layout, order
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -52,16 +52,8 @@ def index_path(project: Project, room: str):
     return layout.board_snapshot_file(project, room).with_suffix(".open.json")
 
 
-def _stat_key(st: os.stat_result) -> list[int]:
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
-
-
 def dir_key(project: Project, room: str) -> list[int] | None:
-    try:
-        st = os.stat(store.tasks_dir(project, room))
-    except FileNotFoundError:
-        return None
-    return [st.st_ino, st.st_mtime_ns, st.st_size]
+    return cache.identity(store.tasks_dir(project, room))
 
 
 def is_open(data: dict) -> bool:
@@ -73,18 +65,8 @@ def _empty(key) -> dict:
 
 
 def _read(path) -> dict | None:
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("open"), dict):
-        return None
-    return data
-
-
-def _write(path, data: dict) -> None:
-    """Replace the index (a local cache: store/atomic.write_cache, never fatal)."""
-    atomic.write_cache(path, json.dumps(data, separators=(",", ":")).encode())
+    data = cache.load(path, VERSION)
+    return data if data is not None and isinstance(data.get("open"), dict) else None
 
 
 _DAMAGED: dict[str, list] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
@@ -118,7 +100,7 @@ def _warn_damaged(project: Project, room: str, index: dict) -> bool:
     for task_id, hit in (index.get("damaged") or {}).items():
         path = os.path.join(folder, task_id.lower() + store.SUFFIX)
         try:
-            if _stat_key(os.stat(path)) != hit["stat"]:
+            if cache.identity_of(os.stat(path)) != hit["stat"]:
                 return False
         except FileNotFoundError:
             return False
@@ -157,8 +139,8 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
     index = _empty(key)
     if key is None:
         return index
-    with os.scandir(store.tasks_dir(project, room)) as listing:  # no stat: an open log's is taken below
-        entries = [e for e in listing if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)]
+    entries = [e for e in files.entries(store.tasks_dir(project, room))  # no stat: an open log's is taken below
+               if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)]
     finished: list[tuple[str, str]] = []  # (time of the last event, path) of the logs read as plainly done
     for entry in entries:
         plain = None if entry.is_symlink() else _plainly_done(entry.path)
@@ -169,7 +151,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
             index["counts"]["done"] = index["counts"].get("done", 0) + 1
             finished.append((last, entry.path))
             continue
-        key = _stat_key(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
+        key = cache.identity_of(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
         task = _replay_file(project, room, store.id_from_name(entry.name), entry.path, entry.is_symlink())
         _note_damage(index, task.id, key)
         data = task.to_json()
@@ -189,7 +171,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
         del recent[RECENT:]
     try:
         with _lock(project, room, held):
-            _write(index_path(project, room), index)
+            cache.save(index_path(project, room), index)
     except RoomsError:  # the lock cannot be created (a read-only tree): the board still reads, only slower
         pass
     return index
@@ -215,8 +197,7 @@ def _plainly_done(path: str) -> tuple[str, float, str] | None:
     Most of a long-lived board is such logs; reading them as bytes keeps a fresh clone's first
     command within seconds at 100 000 tasks. Anything else is replayed."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = files.read_bytes(path)
     except OSError:
         return None
     kinds = _EV.findall(data)
@@ -238,7 +219,7 @@ def _refresh_open(project: Project, room: str, index: dict) -> bool:
     folder = store.tasks_dir(project, room)  # checked once; the ids came from its listing
     for task_id, hit in list(index["open"].items()):
         path = os.path.join(folder, task_id.lower() + store.SUFFIX)
-        key = _stat_key(os.stat(path))
+        key = cache.identity_of(os.stat(path))
         if key == hit["stat"]:
             continue
         changed = True
@@ -270,7 +251,7 @@ def load(project: Project, room: str, *, held: bool = False) -> dict:
                 if latest is not None and latest["dir"] == key:
                     if latest is not index:
                         _refresh_open(project, room, latest)
-                    _write(path, latest)
+                    cache.save(path, latest)
     except FileNotFoundError:
         return rebuild(project, room, held=held)
     except RoomsError:  # the lock cannot be created (a read-only tree): what was read is still right
@@ -301,11 +282,11 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
             data = task.to_json()
             _note_lane(index, data)
             if is_open(data):
-                index["open"][task_id] = _entry(task, _stat_key(os.stat(log)))
+                index["open"][task_id] = _entry(task, cache.identity_of(os.stat(log)))
             else:
                 _add_finished(index, data)
         index["dir"] = dir_key(project, room)
-        _write(path, index)
+        cache.save(path, index)
 
 
 def note_finished_change(project: Project, room: str, task_id: str, before: dict) -> None:
@@ -324,7 +305,7 @@ def note_finished_change(project: Project, room: str, task_id: str, before: dict
         index["recent"] = [t for t in index["recent"] if t["id"] != task_id]
         index["conflicts"] = [c for c in index["conflicts"] if c["task_id"] != task_id]
         log = os.path.join(store.tasks_dir(project, room), task_id.lower() + store.SUFFIX)
-        key = _stat_key(os.stat(log))
+        key = cache.identity_of(os.stat(log))
         task = _replay_file(project, room, task_id, log, os.path.islink(log))
         data = task.to_json()
         _note_lane(index, data)
@@ -332,4 +313,4 @@ def note_finished_change(project: Project, room: str, task_id: str, before: dict
             index["open"][task_id] = _entry(task, key)
         else:
             _add_finished(index, data)
-        _write(path, index)
+        cache.save(path, index)

@@ -10,6 +10,8 @@ Times are compared as strings: every time is written by clock.iso in one fixed f
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rooms_cli.board.model import BoardConflict, Lease, Task
 from rooms_cli.board.transitions import allowed
 
@@ -98,57 +100,78 @@ def _conflict(task: Task, kind: str, message: str, event: dict) -> None:
 
 
 def _apply(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    """One event on the task: the handler `_HANDLERS` names for its kind; an unknown kind is a conflict."""
     kind = event.get("ev")
-    at = event.get("at", "")
-    if kind == "create":
-        if task.created_at:
-            _conflict(task, "invalid_event", "a second create event", event)
-            return
-        task.lane = event.get("lane", "")
-        task.title = event.get("title", "")
-        task.detail = event.get("detail", "")
-        task.definition_of_done = event.get("definition_of_done", "")
-        task.order = event.get("order", 0)
-        task.created_at, task.created_by = at, event.get("by", "")
-    elif kind == "claim":
-        _apply_claim(task, event, leases)
-    elif kind in LEASE_EVENTS or (kind == "status" and event.get("lease_id")):
-        _apply_lease_event(task, event, leases)
-    elif kind == "status":
-        target = event.get("status", "")
-        if task.status == "doing":
-            _conflict(task, "stale_write", f"set-status {target} without the lease while {_holder(task.lease)} held it", event)
-        elif not allowed(task.status, target):
-            _conflict(task, "invalid_event", f"set-status {task.status} → {target} is not a possible transition", event)
-        else:
-            task.status = target
-            task.record = event.get("record") or task.record
-            task.lapsed_lease = None
-    elif kind == "update":
-        for key, value in (event.get("changes") or {}).items():
-            if key in ("title", "detail", "definition_of_done") and isinstance(value, str):
-                setattr(task, key, value)
-            elif key == "order" and isinstance(value, (int, float)) and not isinstance(value, bool):
-                task.order = value
-    elif kind == "assign":
-        pending = event.get("pending")
-        task.pending = dict(pending) if pending else None
-        task.lane = event.get("to", task.lane)
-    elif kind in ("accept", "reject"):
-        if not task.pending:
-            _conflict(task, "invalid_event", f"{kind} without a pending proposal", event)
-            return
-        if kind == "reject":
-            task.lane = task.pending.get("from", task.lane)
-        task.pending = None
-    elif kind == "archive":
-        task.archived = True
-    elif kind == "resolve":
-        task.conflicts = []
-    elif kind == "withdraw":
-        pass  # its claim was left out above
-    else:
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
         _conflict(task, "invalid_event", f"unknown event {kind!r}", event)
+    else:
+        handler(task, event, leases)
+
+
+def _apply_create(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    if task.created_at:
+        _conflict(task, "invalid_event", "a second create event", event)
+        return
+    task.lane = event.get("lane", "")
+    task.title = event.get("title", "")
+    task.detail = event.get("detail", "")
+    task.definition_of_done = event.get("definition_of_done", "")
+    task.order = event.get("order", 0)
+    task.created_at, task.created_by = event.get("at", ""), event.get("by", "")
+
+
+def _apply_status(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    """A status set under a lease ends the lease (`_apply_lease_event`); without one, the task must be free."""
+    if event.get("lease_id"):
+        _apply_lease_event(task, event, leases)
+        return
+    target = event.get("status", "")
+    if task.status == "doing":
+        _conflict(task, "stale_write", f"set-status {target} without the lease while {_holder(task.lease)} held it", event)
+    elif not allowed(task.status, target):
+        _conflict(task, "invalid_event", f"set-status {task.status} → {target} is not a possible transition", event)
+    else:
+        task.status = target
+        task.record = event.get("record") or task.record
+        task.lapsed_lease = None
+
+
+def _apply_update(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    for key, value in (event.get("changes") or {}).items():
+        if key in ("title", "detail", "definition_of_done") and isinstance(value, str):
+            setattr(task, key, value)
+        elif key == "order" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            task.order = value
+
+
+def _apply_assign(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    pending = event.get("pending")
+    task.pending = dict(pending) if pending else None
+    task.lane = event.get("to", task.lane)
+
+
+def _apply_answer(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    """`accept` or `reject` of the pending proposal (a reject puts the task back in its lane)."""
+    kind = event["ev"]
+    if not task.pending:
+        _conflict(task, "invalid_event", f"{kind} without a pending proposal", event)
+        return
+    if kind == "reject":
+        task.lane = task.pending.get("from", task.lane)
+    task.pending = None
+
+
+def _apply_archive(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    task.archived = True
+
+
+def _apply_resolve(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    task.conflicts = []
+
+
+def _apply_withdraw(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+    """Nothing: its claim was left out before the fold (`replay_log`)."""
 
 
 def _holder(lease: Lease | None) -> str:
@@ -207,3 +230,11 @@ def _apply_lease_event(task: Task, event: dict, leases: dict[str, Lease]) -> Non
         task.record = event.get("record") or task.record
     else:  # release, expire
         task.status, task.lease = "todo", None
+
+
+_HANDLERS: dict[str, Callable[[Task, dict, dict[str, Lease]], None]] = {
+    "create": _apply_create, "claim": _apply_claim, "status": _apply_status, "update": _apply_update,
+    "assign": _apply_assign, "accept": _apply_answer, "reject": _apply_answer, "archive": _apply_archive,
+    "resolve": _apply_resolve, "withdraw": _apply_withdraw,
+    **{kind: _apply_lease_event for kind in LEASE_EVENTS},
+}

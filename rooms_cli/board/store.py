@@ -8,12 +8,11 @@ clones appending to the same task merge with `merge=union` (.rooms/.gitattribute
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rooms_cli.errors import NotFound
-from rooms_cli.store import jsonl, layout, order
+from rooms_cli.store import files, jsonl, layout, order
 from rooms_cli.store.ids import is_valid_name, resolve_prefix
 from rooms_cli.store.locks import locked, try_lock
 from rooms_cli.store.paths import Project
@@ -31,11 +30,7 @@ def id_from_name(name: str) -> str:
 
 def list_task_ids(project: Project, room: str) -> list[str]:
     """Every task id of the room's board, in creation order (ids are time-ordered)."""
-    try:
-        names = os.listdir(tasks_dir(project, room))
-    except FileNotFoundError:
-        return []
-    return sorted(id_from_name(n) for n in names if n.startswith("t-") and n.endswith(SUFFIX))
+    return sorted(id_from_name(n) for n in files.names(tasks_dir(project, room)) if n.startswith("t-") and n.endswith(SUFFIX))
 
 
 def resolve_task_id(project: Project, room: str, given: str) -> str:
@@ -86,6 +81,4 @@ def task_lock_nowait(project: Project, room: str, task_id: str) -> Iterator[bool
 def list_board_rooms(project: Project) -> list[str]:
     """Rooms that have a board directory."""
     base = layout.rooms_dir(project)
-    if not base.is_dir():
-        return []
-    return sorted(d.name for d in base.iterdir() if is_valid_name(d.name) and (d / "board" / "tasks").is_dir())
+    return [name for name in files.names(base) if is_valid_name(name) and (base / name / "board" / "tasks").is_dir()]

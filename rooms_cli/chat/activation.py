@@ -42,7 +42,7 @@ class Activation:
 
 
 def _words(text: str) -> list[str]:
-    from rooms_cli.models.offline import stem, tokens
+    from rooms_cli.text import stem, tokens
 
     return [stem(w) for w in tokens(text)]
 

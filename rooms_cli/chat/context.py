@@ -2,7 +2,7 @@
 
 System: its directive, its voice, the newest deliberation (hand-off note) for it, its recent
 lessons, the room's name and roster, what other parts add about the room (its board: see
-`rooms_cli.registry.PROMPT_SECTIONS`), and the rule for `/pass`.
+`rooms_cli/prompt_sections.py`), and the rule for `/pass`.
 Messages: the transcript tail (at most `context_messages`, default 50), speakers named, trimmed
 to fit its context window. Only the tail of the transcript is ever read, so the prompt (and the
 cost of building it) does not grow with the transcript.
@@ -84,12 +84,12 @@ def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = Fa
 
 
 def _room_sections(project, room: str) -> list[tuple[str, str]]:
-    """What other parts add about the room (registry.PROMPT_SECTIONS, e.g. its board), each capped."""
-    from rooms_cli.registry import PROMPT_SECTIONS, resolve
+    """What other parts add about the room (rooms_cli/prompt_sections.py, e.g. its board), each capped."""
+    from rooms_cli.prompt_sections import ROOM_SECTIONS
 
     sections = []
-    for name, target in PROMPT_SECTIONS.items():
-        section = resolve(target)  # a part that cannot be imported fails loudly
+    for name, load in ROOM_SECTIONS.items():
+        section = load()  # a part that cannot be imported fails loudly
         try:
             text = section(project, room) or ""
         except Exception:  # optional context: unreadable data in another part must not stop a chat turn

@@ -28,7 +28,7 @@ from rooms_cli.chat.transcript import Message, append_message, make_message
 from rooms_cli.context import DEFAULT_ROOM
 from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
 from rooms_cli.passes import could_still_be_pass, streaming_object
-from rooms_cli.store import layout
+from rooms_cli.store import files, layout
 from rooms_cli.store.rand import rng
 
 FLOOR_TIMEOUT = 600.0  # seconds a second `rooms chat` waits for the floor before giving up (exit 3)
@@ -217,9 +217,7 @@ def room_people(project, config, room: str, speaker: str) -> set[str]:
     if config.user:
         people.add(str(config.user).lower())
     people.update(m.speaker.lower() for m in tail(project, room, 200) if m.kind == "message")
-    inboxes = layout.inbox_dir(project)
-    if inboxes.is_dir():
-        people.update(p.stem.lower() for p in inboxes.glob("*.jsonl"))
+    people.update(p.stem.lower() for p in files.matching(layout.inbox_dir(project), "*.jsonl"))
     return people
 
 

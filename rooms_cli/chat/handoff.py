@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rooms_cli.chat import sessions
 from rooms_cli.chat.rooms import load_room, update_room
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import atomic, layout
+from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
@@ -54,18 +54,15 @@ def write_deliberation(project: Project, agent: str, room: str, text: str, extra
 
 def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
     """The newest deliberation for `agent` (ids sort by time), or None."""
-    folder = deliberation_dir(project, agent)
-    if not folder.is_dir():
+    found = files.matching(deliberation_dir(project, agent), "d-*.md")
+    if not found:
         return None
-    files = sorted(folder.glob("d-*.md"))
-    if not files:
-        return None
-    path = files[-1]
+    path = found[-1]
     import frontmatter  # only when there is one: most agents have none (a chat turn asks for every agent)
 
     from rooms_cli.store import conflicts
 
-    raw = path.read_bytes()
+    raw = files.read_bytes(path)
     conflicts.check(project.relative(path), raw)
     post = frontmatter.loads(raw.decode("utf-8"))  # bytes: a lone \r in the note survives
     meta = post.metadata
@@ -105,7 +102,7 @@ def _summarise(project, config, agent, room, turns, recent) -> str:
     """Ask the agent's model for a hand-off note (bounded by the "handoff" reply limit; a note the limit
     cut ends with `…[cut at N tokens]`); with no words from it, an extractive note."""
     from rooms_cli.models import Message, provider_for
-    from rooms_cli.models.offline import summarize
+    from rooms_cli.text import summarize
 
     lines = [f"{m.speaker}: {m.text}" for m in recent]
     lines += [f"(you answered) {t.get('reply', '')}" for t in turns[-20:]]

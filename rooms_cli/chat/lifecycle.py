@@ -27,7 +27,7 @@ from rooms_cli.chat.rooms import (
 from rooms_cli.chat.saved import SavedTranscript, decode, encode
 from rooms_cli.chat.transcript import Message, append_message, in_order, read_transcript
 from rooms_cli.errors import InvalidData, InvalidInput
-from rooms_cli.store import atomic, jsonl, layout
+from rooms_cli.store import atomic, files, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
@@ -44,7 +44,7 @@ def saved_files(project, room: str) -> list:
     folder = saves_dir(project, room)
     legacy = saved_path(project, room)
     found = [legacy] if legacy.is_file() else []
-    return found + (sorted(folder.glob("s-*.md")) if folder.is_dir() else [])
+    return found + files.matching(folder, "s-*.md")
 
 
 def save(project, room: str) -> dict:
@@ -72,11 +72,10 @@ def save(project, room: str) -> dict:
     mine = [str(n) for n in mine] if isinstance(mine, list) else []
     older = [p for p in saved_files(project, room) if p.parent == saves_dir(project, room) and p.name in mine]
     path = saves_dir(project, room) / f"{new_id('s').lower()}.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_text(path, encode(doc))
     atomic.write_json(mine_file, [path.name])
     for old in older:
-        old.unlink(missing_ok=True)
+        files.remove(old)
     return {"room": room, "path": project.relative(path), "messages": len(messages), "participants": participants}
 
 
@@ -88,7 +87,7 @@ def load_saved(project, room: str) -> SavedTranscript | None:
     for path in saved_files(project, room):
         try:
             # bytes, not read_text: newline translation would turn a message's "\r" into "\n"
-            text = path.read_bytes().decode("utf-8")
+            text = files.read_bytes(path).decode("utf-8")
         except FileNotFoundError:
             continue
         except UnicodeDecodeError:
@@ -137,11 +136,7 @@ def join(project, target: str) -> dict:
 
 
 def _count(project, room: str) -> int:
-    path = transcript_path(project, room)
-    if not path.exists():
-        return 0
-    with open(path, "rb") as handle:
-        return sum(1 for _ in handle)
+    return files.count_lines(transcript_path(project, room))
 
 
 def _rehydrate(project, room: str, left_out: list[str]) -> str:
@@ -167,7 +162,7 @@ def _rehydrate(project, room: str, left_out: list[str]) -> str:
             current = jsonl.read(path)
             if current != records:
                 keep = path.with_name(f"transcript.{now_iso().replace(':', '').replace('.', '')}.jsonl".lower())
-                path.replace(keep)
+                files.move_aside(path, keep)
         data = "".join(jsonl.dumps(r) + "\n" for r in records)
         atomic.write_text(path, data)
     total = budget_for(len(roster))

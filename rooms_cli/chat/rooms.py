@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from rooms_cli import terminal
 from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.store import atomic, eventlog, jsonl, layout
+from rooms_cli.store import atomic, eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import locked
@@ -114,45 +114,78 @@ def event_problem(ev: dict) -> str | None:
 
 
 def _apply(state: RoomState | None, ev: dict, where: str = "room state") -> RoomState | None:
+    """`state` after one event: `created` makes the room (or merges a second creation into it); any
+    other event goes to the handler `_HANDLERS` names for its op and the kind of its field (an op or
+    field this version does not know changes nothing)."""
     op, name = ev.get("op"), ev.get("field")
     if op == "created":
-        created = RoomState.from_json(ev["state"], where)
-        if state is None:
-            return created
-        for agent in created.roster:  # created in two clones: one room with both rosters
-            _apply(state, {"op": "add", "field": "roster", "value": agent})
-        return state
+        return _created(state, RoomState.from_json(ev["state"], where))
     if state is None:
         return None
-    if op == "set" and name in _SCALARS:
-        setattr(state, name, ev["value"])
-    elif op == "set" and name == "budget_remaining":
-        state.budget_remaining = max(0, min(state.budget_total, int(ev["value"])))
-    elif op == "spend":
-        state.budget_remaining = max(0, min(state.budget_total, state.budget_remaining - int(ev["value"])))
-    elif op == "add" and name in _LISTS:
-        items = getattr(state, name)
-        if ev["value"] not in items and (name not in _MEMBERS_ONLY or ev["value"] in state.roster):
-            items.append(ev["value"])
-    elif op == "remove" and name in _LISTS:
-        for attr in (name, *_MEMBERS_ONLY) if name == "roster" else (name,):
-            if ev["value"] in getattr(state, attr):
-                getattr(state, attr).remove(ev["value"])
-    elif op == "add" and name == "queued":
-        value = dict(ev["value"])
-        agent = value.pop("agent")
-        entry = next((q for q in state.queued if q.get("id") == value["id"]), None)
-        if entry is None:
-            state.queued.append({**value, "agents": [agent]})
-        elif agent not in entry.setdefault("agents", []):
-            entry["agents"].append(agent)
-    elif op == "remove" and name == "queued":
-        for entry in list(state.queued):
-            if entry.get("id") == ev["value"]["id"]:
-                entry["agents"] = [a for a in entry.get("agents", []) if a != ev["value"]["agent"]]
-                if not entry["agents"]:
-                    state.queued.remove(entry)
+    kind = "budget" if op == "spend" else _FIELD_KINDS.get(name) if isinstance(name, str) else None
+    handler = _HANDLERS.get((op, kind)) if isinstance(op, str) else None
+    if handler is not None:
+        handler(state, str(name), ev["value"])
     return state
+
+
+def _created(state: RoomState | None, created: RoomState) -> RoomState:
+    if state is None:
+        return created
+    for agent in created.roster:  # created in two clones: one room with both rosters
+        _add(state, "roster", agent)
+    return state
+
+
+def _set(state: RoomState, name: str, value) -> None:
+    setattr(state, name, value)
+
+
+def _refill(state: RoomState, name: str, value) -> None:
+    state.budget_remaining = max(0, min(state.budget_total, int(value)))
+
+
+def _spend(state: RoomState, name: str, value) -> None:
+    state.budget_remaining = max(0, min(state.budget_total, state.budget_remaining - int(value)))
+
+
+def _add(state: RoomState, name: str, value) -> None:
+    items = getattr(state, name)
+    if value not in items and (name not in _MEMBERS_ONLY or value in state.roster):
+        items.append(value)
+
+
+def _remove(state: RoomState, name: str, value) -> None:
+    for attr in (name, *_MEMBERS_ONLY) if name == "roster" else (name,):
+        if value in getattr(state, attr):
+            getattr(state, attr).remove(value)
+
+
+def _queue(state: RoomState, name: str, value) -> None:
+    value = dict(value)
+    agent = value.pop("agent")
+    entry = next((q for q in state.queued if q.get("id") == value["id"]), None)
+    if entry is None:
+        state.queued.append({**value, "agents": [agent]})
+    elif agent not in entry.setdefault("agents", []):
+        entry["agents"].append(agent)
+
+
+def _unqueue(state: RoomState, name: str, value) -> None:
+    for entry in list(state.queued):
+        if entry.get("id") == value["id"]:
+            entry["agents"] = [a for a in entry.get("agents", []) if a != value["agent"]]
+            if not entry["agents"]:
+                state.queued.remove(entry)
+
+
+_FIELD_KINDS = {**{name: "scalar" for name in _SCALARS}, **{name: "list" for name in _LISTS},
+                "budget_remaining": "budget", "queued": "queued"}
+# (op, kind of field) -> what it does to the state; `spend` applies to the budget whatever field it names
+_HANDLERS: dict[tuple[object, object], Callable[[RoomState, str, object], None]] = {
+    ("set", "scalar"): _set, ("set", "budget"): _refill, ("spend", "budget"): _spend,
+    ("add", "list"): _add, ("remove", "list"): _remove, ("add", "queued"): _queue, ("remove", "queued"): _unqueue,
+}
 
 
 def _queued_pairs(state: RoomState) -> dict[tuple[str, str], dict]:
@@ -216,25 +249,19 @@ def save_room(project: Project, state: RoomState) -> None:
 
 def room_ids(project: Project) -> list[str]:
     """The ids of every room, without reading their state (tab completion)."""
-    base = layout.rooms_dir(project)
-    if not base.is_dir():
-        return []
-    return sorted(c.name for c in base.iterdir() if is_valid_name(c.name) and room_exists(project, c.name))
+    return [name for name in files.names(layout.rooms_dir(project)) if is_valid_name(name) and room_exists(project, name)]
 
 
 def list_room_states(project: Project, *, quiet: bool = False) -> list[RoomState]:
     """Every readable room's state; an unreadable one is skipped with a warning (none when `quiet`)."""
-    base = layout.rooms_dir(project)
-    if not base.is_dir():
-        return []
     states = []
-    for child in sorted(base.iterdir()):
-        if is_valid_name(child.name) and room_exists(project, child.name):
+    for name in files.names(layout.rooms_dir(project)):
+        if is_valid_name(name) and room_exists(project, name):
             try:
-                states.append(load_room(project, child.name))
+                states.append(load_room(project, name))
             except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
                 if not quiet:
-                    _warn_unreadable(project, child.name, err)
+                    _warn_unreadable(project, name, err)
     return states
 
 

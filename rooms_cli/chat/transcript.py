@@ -15,9 +15,6 @@ from rooms_cli.store import jsonl, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
-from rooms_cli.store.schema import TRANSCRIPT_KINDS
-
-KINDS = TRANSCRIPT_KINDS  # one list: the readers and doctor check lines against it (store/schema.py)
 
 
 @dataclass
@@ -104,7 +101,7 @@ def tail(project: Project, room: str, count: int) -> list[Message]:
         return []
     import os
 
-    from rooms_cli.store import atomic
+    from rooms_cli.store import cache
     from rooms_cli.store.layout import transcript_order_file
 
     path = transcript_path(project, room)
@@ -115,43 +112,39 @@ def tail(project: Project, room: str, count: int) -> list[Message]:
         return []
     except OSError:
         stat = None
-    cache = _order_cache(cache_path)
-    if stat is not None and cache is not None and (cache["ino"], cache["dev"]) == (stat.st_ino, stat.st_dev) \
-            and cache["end"] <= stat.st_size:
-        since = jsonl.scan(path, cache["end"])
+    known = _order_cache(cache.load(cache_path, ORDER_VERSION))
+    if stat is not None and known is not None and (known["ino"], known["dev"]) == (stat.st_ino, stat.st_dev) \
+            and known["end"] <= stat.st_size:
+        since = jsonl.scan(path, known["end"])
         new = since.records
-        if not since.bad and _sorted(new) and (not new or order.sort_key(new[0]) >= cache["last"]):
-            ordered = cache["ordered"] + len(new)
+        if not since.bad and _sorted(new) and (not new or order.sort_key(new[0]) >= known["last"]):
+            ordered = known["ordered"] + len(new)
             if new:
-                _save_order(atomic, cache_path, stat, since.end, order.sort_key(new[-1]), ordered)
+                _save_order(cache_path, stat, since.end, order.sort_key(new[-1]), ordered)
             if ordered >= count:
                 return [Message.from_json(r) for r in jsonl.tail(path, count)]
     records = jsonl.read(path)
     if stat is not None:
         end = jsonl.scan(path).end if records else 0
-        _save_order(atomic, cache_path, stat, end, order.sort_key(records[-1]) if records else "",
-                    _ordered_end(records))
+        _save_order(cache_path, stat, end, order.sort_key(records[-1]) if records else "", _ordered_end(records))
     return [Message.from_json(r) for r in in_order(records)[-count:]]
 
 
-def _order_cache(path) -> dict | None:
-    import json
+ORDER_VERSION = 1
 
-    try:
-        data = json.loads(path.read_bytes())
-        if isinstance(data, dict) and all(isinstance(data.get(k), int) for k in ("ino", "dev", "end", "ordered")) \
-                and isinstance(data.get("last"), str):
-            return data
-    except (OSError, ValueError):
-        pass
+
+def _order_cache(data: dict | None) -> dict | None:
+    if data is not None and all(isinstance(data.get(k), int) for k in ("ino", "dev", "end", "ordered")) \
+            and isinstance(data.get("last"), str):
+        return data
     return None
 
 
-def _save_order(atomic, path, stat, end: int, last: str, ordered: int) -> None:
-    try:
-        atomic.write_json(path, {"ino": stat.st_ino, "dev": stat.st_dev, "end": end, "last": last, "ordered": ordered})
-    except OSError:  # a cache: a read-only checkout still reads right, only slower
-        pass
+def _save_order(path, stat, end: int, last: str, ordered: int) -> None:
+    from rooms_cli.store import cache
+
+    cache.save(path, {"version": ORDER_VERSION, "ino": stat.st_ino, "dev": stat.st_dev, "end": end, "last": last,
+                      "ordered": ordered})
 
 
 def _ordered_end(records: list[dict]) -> int:

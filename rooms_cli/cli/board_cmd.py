@@ -72,6 +72,7 @@ def import_cmd(
 
     from rooms_cli.board import importing
     from rooms_cli.errors import InvalidInput
+    from rooms_cli.store import files
 
     if from_ is not None:
         if from_ != "backlog":
@@ -84,7 +85,7 @@ def import_cmd(
         else:
             fmt = importing.format_of(source, format)
             try:
-                text, name = Path(source).read_text(encoding="utf-8"), source
+                text, name = files.read_text(source), source
             except (OSError, UnicodeDecodeError) as exc:
                 raise InvalidInput(f"cannot read {source}: {exc}") from None
         rows = importing.parse(text, fmt, lane=lane, done=done, name=name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rooms_cli.chat import slash
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import layout
+from rooms_cli.store import files, layout
 
 HISTORY_LINES = 1000
 
@@ -56,7 +56,7 @@ def _setup_readline(project):
     except ImportError:  # pragma: no cover - Windows without pyreadline
         return None
     history = layout.chat_history_file(project)
-    history.parent.mkdir(parents=True, exist_ok=True)
+    files.make_folder(history.parent)
     try:
         readline.read_history_file(history)
     except (FileNotFoundError, OSError):

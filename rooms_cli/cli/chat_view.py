@@ -5,9 +5,9 @@ Agent text is always printed as plain text (rich markup in it is not interpreted
 
 from __future__ import annotations
 
-from rooms_cli.cli import output
+from collections.abc import Callable
 
-QUIET_KINDS = ("join", "kick", "mute", "unmute", "continue")
+from rooms_cli.cli import output
 
 
 class TurnView:
@@ -160,48 +160,73 @@ def continue_text(budget: dict, replayed: list[str]) -> str:
     return f"Budget reset to {total} turns; {by} took {used}, so {left}/{total} are left"
 
 
+def _show_help(data: dict) -> None:
+    for cmd, text in data["commands"].items():
+        output.say(f"  {cmd:<10} {text}")
+
+
+def _show_handoff(data: dict) -> None:
+    output.say(f"{data['agent']} handed off: {data['deliberation']['path']} "
+               f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
+
+
+def _show_join(data: dict) -> None:
+    if data["outcome"] == "created" and data.get("saved_transcript") is None and data.get("from_saved"):
+        output.say(f"No saved transcript .rooms/chat/{data['room']}.md: created a fresh room {data['room']} "
+                   f"({len(data['roster'])} agents)")
+    else:
+        output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
+    if data["left_out"]:
+        output.note(f"left out (no definition in .rooms/agents/): {', '.join(data['left_out'])}")
+    if data.get("current_before") and data["current_before"] != data["room"]:
+        output.note(f"{data['room']} is now the current room for rooms commands too (it was "
+                    f"{data['current_before']}; rooms room use {data['current_before']} goes back)")
+
+
+def _show_closed(data: dict) -> None:
+    saved = f"; saved to {data['saved']['path']}" if data.get("saved") else ""
+    output.say(f"Room {data['room']} is {data['status']}{saved}" + ("" if data["changed"] else " (it already was)"))
+
+
+def _show_muted(data: dict) -> None:
+    output.say(f"{data['agent']} {'muted' if data['muted'] else 'unmuted'} in {data['room']}"
+               + ("" if data["changed"] else " (no change)"))
+
+
+def _show_kick(data: dict) -> None:
+    output.say(f"{data['agent']} left {data['room']}" + ("; its session was deleted" if data["session_deleted"] else ""))
+    if data.get("warning"):
+        output.warn(data["warning"])
+
+
+def _show_whois(data: dict) -> None:
+    output.say(f"{data['name']} ({data['id']}): model {data['effective_model']}; capabilities "
+               f"{', '.join(data['capabilities']) or '-'}; rooms {', '.join(data['rooms']) or '-'}; [[{data['path']}]]")
+
+
+# slash command -> how its result reads (a command not listed prints nothing)
+_SLASH_VIEWS: dict[str, Callable[[dict], None]] = {
+    "leave": lambda data: output.say("Left chat mode; the room keeps running."),
+    "quit": lambda data: output.say("Left chat mode; the room keeps running."),
+    "help": _show_help,
+    "save": lambda data: output.say(f"Saved {data['messages']} messages to {data['path']}"),
+    "continue": lambda data: output.say(continue_text(data["budget"], data["replayed"])),
+    "handoff": _show_handoff,
+    "join": _show_join,
+    "drop": _show_closed,
+    "halt": _show_closed,
+    "mute": _show_muted,
+    "unmute": _show_muted,
+    "invite": lambda data: output.say(f"{data['agent']} {'joined' if data['changed'] else 'is already in'} {data['room']}"),
+    "kick": _show_kick,
+    "whois": _show_whois,
+    "rooms": lambda data: print_rooms(data["rooms"]),
+    "list": print_room,
+}
+
+
 def print_slash(result) -> None:
     """Human output of a slash command (the turn of /continue has been streamed already)."""
-    name, data = result.command, result.data
-    if name in ("leave", "quit"):
-        output.say("Left chat mode; the room keeps running.")
-    elif name == "help":
-        for cmd, text in data["commands"].items():
-            output.say(f"  {cmd:<10} {text}")
-    elif name == "save":
-        output.say(f"Saved {data['messages']} messages to {data['path']}")
-    elif name == "continue":
-        output.say(continue_text(data["budget"], data["replayed"]))
-    elif name == "handoff":
-        output.say(f"{data['agent']} handed off: {data['deliberation']['path']} "
-                   f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
-    elif name == "join":
-        if data["outcome"] == "created" and data.get("saved_transcript") is None and data.get("from_saved"):
-            output.say(f"No saved transcript .rooms/chat/{data['room']}.md: created a fresh room {data['room']} "
-                       f"({len(data['roster'])} agents)")
-        else:
-            output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
-        if data["left_out"]:
-            output.note(f"left out (no definition in .rooms/agents/): {', '.join(data['left_out'])}")
-        if data.get("current_before") and data["current_before"] != data["room"]:
-            output.note(f"{data['room']} is now the current room for rooms commands too (it was "
-                        f"{data['current_before']}; rooms room use {data['current_before']} goes back)")
-    elif name in ("drop", "halt"):
-        saved = f"; saved to {data['saved']['path']}" if data.get("saved") else ""
-        output.say(f"Room {data['room']} is {data['status']}{saved}" + ("" if data["changed"] else " (it already was)"))
-    elif name in ("mute", "unmute"):
-        output.say(f"{data['agent']} {'muted' if data['muted'] else 'unmuted'} in {data['room']}"
-                   + ("" if data["changed"] else " (no change)"))
-    elif name == "invite":
-        output.say(f"{data['agent']} {'joined' if data['changed'] else 'is already in'} {data['room']}")
-    elif name == "kick":
-        output.say(f"{data['agent']} left {data['room']}" + ("; its session was deleted" if data["session_deleted"] else ""))
-        if data.get("warning"):
-            output.warn(data["warning"])
-    elif name == "whois":
-        output.say(f"{data['name']} ({data['id']}): model {data['effective_model']}; capabilities "
-                   f"{', '.join(data['capabilities']) or '-'}; rooms {', '.join(data['rooms']) or '-'}; [[{data['path']}]]")
-    elif name == "rooms":
-        print_rooms(data["rooms"])
-    elif name == "list":
-        print_room(data)
+    view = _SLASH_VIEWS.get(result.command)
+    if view is not None:
+        view(result.data)

@@ -387,29 +387,36 @@ def send(run: Run, message: str, to: str | None, reply_to: str | None, wake: boo
     Param("unread", "bool", False, "Only messages not read yet.", ("--unread",),
           mcp=McpArg(name="unread_only", default=True, help="Only messages not read yet (false: read ones too).")),
     Param("peek", "bool", False, "Do not mark anything read.", ("--peek",)),
+    Param("last", "int", 10, "Show the last N messages besides the unread ones.", ("--last",), parse=count_value, mcp=False),
+    Param("all_", "bool", False, "Show every message (reads the whole inbox).", ("--all",), mcp=False),
     LIMIT, SINCE,
 ), mcp=Mcp("inbox", "Read your inbox", envelope("messages", MESSAGE, agent=STR, unread=INT, marked_read=BOOL)))
-def inbox(run: Run, unread: bool, peek: bool) -> None:
-    """Show your inbox (unread marked *) and mark it read, unless --peek.
+def inbox(run: Run, unread: bool, peek: bool, last: int, all_: bool) -> None:
+    """Show your unread messages and the last few (unread marked *) and mark them read, unless --peek.
 
     Example: rooms inbox --unread
     """
-    from rooms_cli.messaging.inbox import open_inbox
+    from rooms_cli.messaging import unread as cursor
     from rooms_cli.messaging.status import touch
 
     touch(run.project, run.me)
-    if unread:  # through the cursor: only what arrived since the last call is read (messaging/unread.py)
-        from rooms_cli.messaging.unread import open_unread
+    # through the cursor: only what arrived since the last call is read (messaging/unread.py)
+    if unread:
+        view = cursor.open_unread(run.project, run.me, peek=peek)
+    elif all_:
+        from rooms_cli.messaging.inbox import open_inbox
 
-        view = open_unread(run.project, run.me, peek=peek)
-    else:
         view = open_inbox(run.project, run.me, peek=peek)
+    else:
+        view = cursor.open_recent(run.project, run.me, last=last, peek=peek)
     if run.json:
         return output.print_json(view)
     if not view.messages:
         return output.say(f"No {'unread ' if unread else ''}messages for {run.me}.")
     output.show_messages(view.messages, view.unread_ids)
-    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + " · reply: rooms send --reply-to N 'text'")
+    older = f" · {view.remaining} older not shown (--last N, --all)" if view.remaining and not unread else ""
+    output.note(f"{view.fresh} unread" + ("" if not view.marked_read else ", now marked read") + older
+                + " · reply: rooms send --reply-to N 'text'")
 
 
 @operation("attention", shared=AS, params=(Param("peek", "bool", False, "Do not mark the messages read.", ("--peek",)),),

@@ -30,9 +30,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 from rooms_cli import terminal
-from rooms_cli.errors import InvalidData, NotFound, StorageError
+from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import atomic, eventlog, jsonl, layout, order, schema
+from rooms_cli.store import cache, eventlog, files, jsonl, layout, order, schema
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -105,7 +105,12 @@ def replay(name: str, events: list[dict]) -> Group | None:
 
 
 class _Replay:
-    """The state of a replay between events, so a replay can resume (see `_load_cached`)."""
+    """The state of a replay between events, so a replay can resume (see `_load_cached`).
+
+    `apply` looks the event's kind up in `_HANDLERS`: one small method a kind, which changes the
+    state and returns the group the event counts in (`event_count`, which a dissolve's `seen` is
+    compared with), or None when it counts nowhere (a tombstone, an event for no known broadcast).
+    A kind this version does not know counts in the group and changes nothing."""
 
     def __init__(self, name: str):
         self.name = name
@@ -118,94 +123,143 @@ class _Replay:
         self.before_seen: int | None = None
 
     def apply(self, ev: dict) -> None:
-        name = self.name
-        group, by_id, dissolve_seen = self.group, self.by_id, self.dissolve_seen
         kind = ev.get("ev")
+        if self.group is None and kind != "created":
+            return
+        handler = _Replay._HANDLERS.get(kind, _Replay._unknown) if isinstance(kind, str) else _Replay._unknown
         try:
-            if kind == "created":
-                if group is None or group.gone:
-                    if group is not None and group.gone == "dissolved":
-                        self.before, self.before_ids, self.before_seen = group, by_id, dissolve_seen
-                    group = Group(name=name, gid=str(ev.get("gid", "")), created=str(ev.get("ts", "")), ephemeral=bool(ev.get("ephemeral")))
-                    by_id = {}
-                    dissolve_seen = None
-                else:
-                    group.merge_notes.append({"kind": "duplicate_created", "gid": str(ev.get("gid", "")), "ts": ev.get("ts")})
-            elif group is None:
-                return
-            elif kind == "member_added":
-                member = Member(handle=_text(ev, "handle"), profile=_text(ev, "profile"))
-                same = group.member(member.handle)
-                if same is not None and same.profile != member.profile:
-                    taken = {m.handle for m in group.members}
-                    n = 2
-                    while f"{member.handle}-{n}" in taken:
-                        n += 1
-                    group.merge_notes.append({"kind": "handle_clash", "handle": member.handle, "profile": member.profile,
-                                              "kept_as": f"{member.handle}-{n}"})
-                    member = Member(handle=f"{member.handle}-{n}", profile=member.profile)
-                if same is None or same.profile != member.profile:
-                    group.members.append(member)
-            elif kind == "member_removed":
-                group.members = [m for m in group.members if m.handle != _text(ev, "handle")]
-            elif kind == "broadcast":
-                gid = ev.get("gid")
-                if self.before is not None and gid and gid == self.before.gid and gid != group.gid:
-                    # another clone broadcast to the dissolved group (the one order puts its concurrent
-                    # events after the new `created` when its clock ran later): it counts there
-                    group, by_id = self.before, self.before_ids
-                    group.event_count += 1
-                if ev["id"] not in by_id:
-                    group.broadcasts.append(by_id.setdefault(ev["id"], Broadcast(
-                        id=ev["id"], fields=dict(ev.get("fields") or {}), members=[Member.from_json(m) for m in ev.get("members", [])],
-                        sender=str(ev.get("sender", "")), ts=str(ev.get("ts", "")), sub=dict(ev.get("sub") or {}), parent=ev.get("parent"),
-                    )))
-            elif kind in ("reply", "dropped", "gathered", "cancelled"):
-                b = by_id.get(ev["id"])
-                if b is None and ev["id"] in self.before_ids and self.before is not None:
-                    b = self.before_ids[ev["id"]]  # another clone still working on the dissolved group
-                    self.before.event_count += 1
-                    group = self.before  # the event counts there (restored below)
-                if b is None:
-                    return
-                if kind == "reply" and b.in_flight and _text(ev, "handle") not in b.replies:
-                    b.replies[ev["handle"]] = Reply(
-                        handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
-                        elapsed_s=float(ev.get("elapsed_s", 0.0)), ts=str(ev.get("ts", "")), source=str(ev.get("source", "")),
-                        cut=ev.get("cut") is True,
-                    )
-                elif kind == "reply":
-                    # the same member answered in two clones, or after the result: kept as dropped, never reduced
-                    b.dropped.append({"handle": ev["handle"], "text": ev.get("text", ""), "ts": ev.get("ts"),
-                                      "reason": f"{ev['handle']!r} already replied to {b.id}" if b.in_flight else f"broadcast {b.id} was already {b.status}"})
-                elif kind == "dropped":
-                    b.dropped.append({"handle": _text(ev, "handle"), "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
-                elif kind in ("gathered", "cancelled") and b.in_flight:
-                    b.status = kind
-                    b.closed_ts = ev.get("ts")
-                    b.result = _result(ev) if kind == "gathered" else None
-                elif kind in ("gathered", "cancelled"):
-                    group.merge_notes.append({"kind": "closed_twice", "broadcast_id": b.id, "as": kind, "was": b.status})
-            elif kind == "renamed":
-                if ev.get("from") == name and ev.get("to") != name:
-                    group.renamed_to.append(str(ev.get("to", "")))
-                    group.gone = group.gone or "renamed"
-                else:
-                    group.renamed_from.append(str(ev.get("from", "")))
-                    group.gone = None
-            elif kind == "dissolved":
-                group.dissolved_by.append(str(ev.get("by", "")))
-                seen = ev.get("seen")
-                dissolve_seen = seen if isinstance(seen, int) and not isinstance(seen, bool) and dissolve_seen is None else dissolve_seen
-                group.gone = "dissolved"
-            if group is not None and kind not in _TOMBSTONES and group is not self.before:
-                group.event_count += 1
+            counted = handler(self, ev)
         except (KeyError, TypeError, ValueError):
-            raise InvalidData(f"groups/{name}.jsonl: malformed {kind!r} event: {ev!r}") from None
-        finally:
-            if group is not None and group is self.before:
-                group, by_id = self.group, self.by_id
-            self.group, self.by_id, self.dissolve_seen = group, by_id, dissolve_seen
+            raise InvalidData(f"groups/{self.name}.jsonl: malformed {kind!r} event: {ev!r}") from None
+        if counted is not None:
+            counted.event_count += 1
+
+    def _created(self, ev: dict) -> Group | None:
+        group = self.group
+        if group is not None and not group.gone:
+            group.merge_notes.append({"kind": "duplicate_created", "gid": str(ev.get("gid", "")), "ts": ev.get("ts")})
+            return group
+        if group is not None and group.gone == "dissolved":
+            self.before, self.before_ids, self.before_seen = group, self.by_id, self.dissolve_seen
+        self.group = Group(name=self.name, gid=str(ev.get("gid", "")), created=str(ev.get("ts", "")), ephemeral=bool(ev.get("ephemeral")))
+        self.by_id, self.dissolve_seen = {}, None
+        return self.group
+
+    def _member_added(self, ev: dict) -> Group | None:
+        group = self.live
+        member = Member(handle=_text(ev, "handle"), profile=_text(ev, "profile"))
+        same = group.member(member.handle)
+        if same is None:
+            group.members.append(member)
+        elif same.profile != member.profile:
+            taken = {m.handle for m in group.members}
+            n = 2
+            while f"{member.handle}-{n}" in taken:
+                n += 1
+            group.merge_notes.append({"kind": "handle_clash", "handle": member.handle, "profile": member.profile,
+                                      "kept_as": f"{member.handle}-{n}"})
+            group.members.append(Member(handle=f"{member.handle}-{n}", profile=member.profile))
+        return group
+
+    def _member_removed(self, ev: dict) -> Group | None:
+        group = self.live
+        group.members = [m for m in group.members if m.handle != _text(ev, "handle")]
+        return group
+
+    def _broadcast(self, ev: dict) -> Group | None:
+        group, by_id, gid = self.live, self.by_id, ev.get("gid")
+        if self.before is not None and gid and gid == self.before.gid and gid != group.gid:
+            # another clone broadcast to the dissolved group (the one order puts its concurrent
+            # events after the new `created` when its clock ran later): it counts there
+            group, by_id = self.before, self.before_ids
+        if ev["id"] not in by_id:
+            group.broadcasts.append(by_id.setdefault(ev["id"], Broadcast(
+                id=ev["id"], fields=dict(ev.get("fields") or {}), members=[Member.from_json(m) for m in ev.get("members", [])],
+                sender=str(ev.get("sender", "")), ts=str(ev.get("ts", "")), sub=dict(ev.get("sub") or {}), parent=ev.get("parent"),
+            )))
+        return group
+
+    def _addressed(self, ev: dict) -> tuple[Broadcast, Group] | None:
+        """The broadcast an event names and the group it counts in: the live group's, else the
+        dissolved one's (another clone still working on it), else None (the event is left out)."""
+        b = self.by_id.get(ev["id"])
+        if b is not None:
+            return b, self.live
+        if ev["id"] in self.before_ids and self.before is not None:
+            return self.before_ids[ev["id"]], self.before
+        return None
+
+    def _reply(self, ev: dict) -> Group | None:
+        found = self._addressed(ev)
+        if found is None:
+            return None
+        b, group = found
+        if b.in_flight and _text(ev, "handle") not in b.replies:
+            b.replies[ev["handle"]] = Reply(
+                handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
+                elapsed_s=float(ev.get("elapsed_s", 0.0)), ts=str(ev.get("ts", "")), source=str(ev.get("source", "")),
+                cut=ev.get("cut") is True,
+            )
+        else:
+            # the same member answered in two clones, or after the result: kept as dropped, never reduced
+            b.dropped.append({"handle": ev["handle"], "text": ev.get("text", ""), "ts": ev.get("ts"),
+                              "reason": f"{ev['handle']!r} already replied to {b.id}" if b.in_flight else f"broadcast {b.id} was already {b.status}"})
+        return group
+
+    def _dropped(self, ev: dict) -> Group | None:
+        found = self._addressed(ev)
+        if found is None:
+            return None
+        b, group = found
+        b.dropped.append({"handle": _text(ev, "handle"), "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
+        return group
+
+    def _closed(self, ev: dict) -> Group | None:
+        """`gathered` or `cancelled`: the first close of a broadcast counts, a second is noted."""
+        found = self._addressed(ev)
+        if found is None:
+            return None
+        b, group = found
+        kind = ev["ev"]
+        if b.in_flight:
+            b.status = kind
+            b.closed_ts = ev.get("ts")
+            b.result = _result(ev) if kind == "gathered" else None
+        else:
+            group.merge_notes.append({"kind": "closed_twice", "broadcast_id": b.id, "as": kind, "was": b.status})
+        return group
+
+    def _renamed(self, ev: dict) -> Group | None:
+        group = self.live
+        if ev.get("from") == self.name and ev.get("to") != self.name:
+            group.renamed_to.append(str(ev.get("to", "")))
+            group.gone = group.gone or "renamed"
+        else:
+            group.renamed_from.append(str(ev.get("from", "")))
+            group.gone = None
+        return None  # a tombstone counts nowhere
+
+    def _dissolved(self, ev: dict) -> Group | None:
+        group = self.live
+        group.dissolved_by.append(str(ev.get("by", "")))
+        seen = ev.get("seen")
+        if isinstance(seen, int) and not isinstance(seen, bool) and self.dissolve_seen is None:
+            self.dissolve_seen = seen
+        group.gone = "dissolved"
+        return None  # a tombstone counts nowhere
+
+    def _unknown(self, ev: dict) -> Group | None:
+        return self.group  # a kind of a newer version: it counts, and changes nothing here
+
+    @property
+    def live(self) -> Group:
+        """The group the events apply to (`apply` calls a handler other than `_created` only once there is one)."""
+        assert self.group is not None
+        return self.group
+
+    _HANDLERS = {"created": _created, "member_added": _member_added, "member_removed": _member_removed,
+                 "broadcast": _broadcast, "reply": _reply, "dropped": _dropped, "gathered": _closed,
+                 "cancelled": _closed, "renamed": _renamed, "dissolved": _dissolved}
 
     def finish(self) -> Group | None:
         group, dissolve_seen, before = self.group, self.dissolve_seen, self.before
@@ -315,24 +369,18 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     cache means a full replay, which writes a fresh cache. Nothing else reads it; a clone without it
     is just as correct. Only events after `end` are decoded.
     """
-    import pickle
     import zlib
 
     global events_decoded
     path = log_path(project, name)
-    cache = layout.group_replay_cache(project, name)
+    cache_path = layout.group_replay_cache(project, name)
     try:
-        st = os.stat(path)  # before the read: an append in between makes the stat key not match the bytes
-        data = path.read_bytes()
+        st = os.stat(path)  # before the read: an append in between makes the identity not match the bytes
+        data = files.read_bytes(path)
     except OSError:
         return None
-    cached = None
-    try:
-        with open(cache, "rb") as f:
-            cached = pickle.load(f)
-    except Exception:  # noqa: BLE001 - a missing, old or broken cache only means a full replay
-        cached = None
-    if (isinstance(cached, dict) and cached.get("v") == _CACHE_VERSION and cached.get("name") == name
+    cached = cache.load(cache_path, _CACHE_VERSION)
+    if (cached is not None and cached.get("name") == name
             and cached["end"] <= len(data) and zlib.crc32(data[: cached["end"]]) == cached["crc"]):
         state, last, end, crc = cached["state"], cached["last"], cached["end"], cached["crc"]
         new = data[end:]
@@ -354,17 +402,14 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
         return None
     for _, ev in sorted(zip(keys, scan.records, strict=True), key=lambda item: item[0]):
         state.apply(ev)
-    blob = {"v": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
+    blob = {"version": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
             "last": ordered_keys[-1], "state": state}
-    head = {"v": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
+    head = {"version": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
             "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen,
             "before": _head_of(state.before), "before_seen": state.before_seen,
-            "stat": _stat_key(st) if st.st_size == len(data) else None}
-    try:
-        atomic.write_bytes(cache, pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL))
-        atomic.write_bytes(_head_path(cache), pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL))
-    except (OSError, StorageError):  # atomic writes name the file as a StorageError
-        pass  # a read-only checkout or a full disk only means a full replay every time
+            "stat": cache.identity_of(st) if st.st_size == len(data) else None}
+    cache.save(cache_path, blob)  # never fails: a read-only checkout only means a full replay every time
+    cache.save(_head_path(cache_path), head)
     return state
 
 
@@ -372,12 +417,8 @@ HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group statu
 broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
 
 
-def _stat_key(st: os.stat_result) -> list[int]:
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
-
-
-def _head_path(cache):
-    return cache.with_name(cache.name[: -len(".pickle")] + ".head.pickle")
+def _head_path(cache_path):
+    return cache_path.with_name(cache_path.name[: -len(".pickle")] + ".head.pickle")
 
 
 def _head_of(group: Group | None) -> Group | None:
@@ -405,23 +446,20 @@ def load_head(project: Project, name: str) -> Group | None:
     exactly the log's bytes: the same stat (inode, size, mtime; the log only grows, a merge rewrites
     it), else the same length and CRC-32; otherwise the full replay (which rewrites it).
     """
-    import pickle
     import zlib
 
     global broadcasts_loaded
     if not has_log(project, name):
         return None
-    cache = layout.group_replay_cache(project, name)
-    try:
-        with open(_head_path(cache), "rb") as f:
-            head = pickle.load(f)
-        fresh = isinstance(head, dict) and head.get("v") == _CACHE_VERSION and head.get("name") == name
-        if fresh and head.get("stat") != _stat_key(os.stat(log_path(project, name))):
-            data = log_path(project, name).read_bytes()
-            fresh = head["end"] == len(data) and zlib.crc32(data) == head["crc"]
-    except Exception:  # noqa: BLE001 - a missing, old or broken cache only means a full replay
-        fresh = False
-    if not fresh:
+    head = cache.load(_head_path(layout.group_replay_cache(project, name)), _CACHE_VERSION)
+    fresh = head is not None and head.get("name") == name
+    if head is not None and fresh and head.get("stat") != cache.identity(log_path(project, name)):
+        try:
+            data = files.read_bytes(log_path(project, name))
+        except OSError:
+            data = None
+        fresh = data is not None and head["end"] == len(data) and zlib.crc32(data) == head["crc"]
+    if head is None or not fresh:
         return load_any(project, name)
     state = _Replay(name)
     state.group, state.dissolve_seen = head["group"], head["dissolve_seen"]
@@ -498,7 +536,4 @@ def remove(project: Project, name: str) -> None:
     """Delete a group's log and its lock files (dissolve: the group leaves no file behind)."""
     path = log_path(project, name)
     for target in (path, lock_path(gather_lock_path(project, name)), lock_path(path)):
-        try:
-            os.unlink(target)
-        except FileNotFoundError:
-            pass
+        files.remove(target)

@@ -9,7 +9,7 @@ FIELDS = ("objective", "output_format", "tool_guidance", "boundaries")
 GROUP_PREFIX = "group:"
 
 # statuses of a member in a result
-OK, ERROR, TIMEOUT, CANCELLED, IGNORED = "ok", "error", "timeout", "cancelled", "ignored"
+OK, ERROR, TIMEOUT, CANCELLED = "ok", "error", "timeout", "cancelled"
 
 
 @dataclass

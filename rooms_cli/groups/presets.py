@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rooms_cli.config import Config
 from rooms_cli.errors import InvalidData, InvalidInput, NotFound
-from rooms_cli.store import atomic, layout
+from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.clock import parse_duration
 from rooms_cli.store.ids import is_valid_name
 from rooms_cli.store.paths import CONFIG, Project
@@ -80,7 +80,7 @@ def presets(project: Project, config: Config) -> dict[str, dict]:
             raise InvalidData(f"{where}: invalid preset name (use lowercase letters, digits, '.', '_' or '-')")
         found[str(name)] = {"profiles": _profiles(value, where), "source": where}
     folder = layout.groups_dir(project)
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+    for path in files.matching(folder, "*.yaml"):
         name = path.stem
         where = project.relative(path)
         if name in found:

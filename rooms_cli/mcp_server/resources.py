@@ -62,9 +62,9 @@ def read_resource(session: Session, uri: str) -> tuple[str, str]:
         require_room(session.project, room)
         return "text/markdown", board_markdown(session.project, room) or f"(room {room} has no tasks)"
     if kind == "inbox":
-        from rooms_cli.messaging.inbox import open_inbox
+        from rooms_cli.messaging.unread import open_unread
 
-        view = open_inbox(session.project, validate_name(name, "agent"), unread_only=True, peek=True, limit=DEFAULT_LIMIT)
+        view = open_unread(session.project, validate_name(name, "agent"), peek=True, limit=DEFAULT_LIMIT)
         return "application/json", json.dumps(view.to_json(), ensure_ascii=False)
     from rooms_cli.chat.rooms import load_room
     from rooms_cli.chat.transcript import tail

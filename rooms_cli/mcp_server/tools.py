@@ -354,9 +354,12 @@ def inbox(s: Session, unread_only: bool, peek: bool, limit: int, since: str | No
     `read`). The unread ones returned are marked read unless peek; `remaining` counts the rest."""
     from rooms_cli.messaging.inbox import open_inbox
     from rooms_cli.messaging.status import touch
+    from rooms_cli.messaging.unread import open_unread
 
     touch(s.project, s.me)
-    return open_inbox(s.project, s.me, unread_only=unread_only, peek=peek, limit=limit, after=since)
+    if unread_only:  # through the cursor (messaging/unread.py): only what arrived since the last call is read
+        return open_unread(s.project, s.me, peek=peek, limit=limit, after=since)
+    return open_inbox(s.project, s.me, peek=peek, limit=limit, after=since)
 
 
 @declared_tool(declared.attention)
@@ -393,15 +396,15 @@ def wait(s: Session, timeout_seconds: Annotated[float, Field(description="Give u
     """Block until all your spawns (and theirs) finished, then return your unread messages (at most
     `limit`, marked read). Progress is reported while it waits. Timing out is the error timed_out,
     listing what still runs."""
-    from rooms_cli.messaging.inbox import open_inbox
     from rooms_cli.messaging.status import touch
+    from rooms_cli.messaging.unread import open_unread
     from rooms_cli.messaging.wait import wait_for_spawns
 
     touch(s.project, s.me)
     result = wait_for_spawns(s.project, s.me, timeout_seconds)
     if result.timed_out:
         raise result.timeout_error(timeout_seconds)
-    view = open_inbox(s.project, s.me, unread_only=True, limit=limit)
+    view = open_unread(s.project, s.me, limit=limit)
     mail = view.to_json()
     return {**result.to_json(), "messages": mail["messages"], "remaining": mail["remaining"]}
 

@@ -66,8 +66,10 @@ def check(project, config) -> list[Finding]:
 def _parses(path) -> bool:
     import json
 
+    from rooms_cli.store import files
+
     try:
-        json.loads(path.read_bytes())
+        json.loads(files.read_bytes(path))
     except (OSError, ValueError):
         return False
     return True

@@ -219,7 +219,8 @@ class InboxView:
     messages: list[InboxMessage]
     unread_ids: set[str]  # before this read: the messages that were unread
     marked_read: bool
-    remaining: int = 0  # messages past `limit` (not shown, not marked read)
+    remaining: int = 0  # messages not shown: past `limit` (not marked read), or older than the last N
+    next_cursor: str | None = None  # the id to pass as `after` for the messages past `limit`
 
     @property
     def fresh(self) -> int:
@@ -232,26 +233,39 @@ class InboxView:
     def to_json(self) -> dict:
         shown = [m.shown(read=not self.unread(m)) for m in self.messages]
         return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read, "messages": shown,
-                "count": len(shown), "remaining": self.remaining,
-                "next_cursor": self.messages[-1].id if self.remaining and self.messages else None}
+                "count": len(shown), "remaining": self.remaining, "next_cursor": self.next_cursor}
 
 
 def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek: bool = False,
-               limit: int | None = None, after: str | None = None) -> InboxView:
+               limit: int | None = None, after: str | None = None, last: int | None = None) -> InboxView:
     """`agent`'s inbox (or only its unread messages), oldest first: those after message id `after`, at
-    most `limit`; the unread ones shown are marked read unless `peek` (those past the limit stay unread)."""
+    most `limit`; the unread ones shown are marked read unless `peek` (those past the limit stay unread).
+
+    With `last`: the unread messages and the last `last` messages (`rooms inbox`); `remaining` counts the
+    older read ones left out, which no cursor fetches (all of them: `last=None`)."""
     from rooms_cli.shapes import page
 
     marks = read_marks(project, agent)
     everything = read_inbox(project, agent)
     fresh = [m for m in everything if not marks.covers(m)]
-    listed = page("messages", fresh if unread_only else everything, limit=limit, after=after, key=lambda m: m.id)
-    shown: list[InboxMessage] = listed["messages"]
+    if last is not None:
+        shown = with_latest(fresh, everything[-last:] if last else [])
+        remaining, cursor = len(everything) - len(shown), None
+    else:
+        listed = page("messages", fresh if unread_only else everything, limit=limit, after=after, key=lambda m: m.id)
+        shown, remaining, cursor = listed["messages"], listed["remaining"], listed["next_cursor"]
     shown_fresh = [m for m in shown if not marks.covers(m)]
     if shown_fresh and not peek:
         mark_read(project, agent, shown_fresh)
-    return InboxView(agent=agent, messages=shown, unread_ids={m.key for m in fresh},
-                     marked_read=bool(shown_fresh) and not peek, remaining=listed["remaining"])
+    return InboxView(agent=agent, messages=shown, unread_ids={m.key for m in fresh}, marked_read=bool(shown_fresh) and not peek,
+                     remaining=remaining, next_cursor=cursor)
+
+
+def with_latest(unread: list[InboxMessage], latest: list[InboxMessage]) -> list[InboxMessage]:
+    """The unread messages and the latest ones, in the one order: every message not among the latest
+    sorts before them, so the unread ones outside them come first."""
+    keys = {m.key for m in latest}
+    return [m for m in unread if m.key not in keys] + latest
 
 
 def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:

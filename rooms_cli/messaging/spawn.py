@@ -23,9 +23,9 @@ from pathlib import Path
 
 from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.messaging.status import session_names
-from rooms_cli.store import atomic, layout, schema
+from rooms_cli.store import atomic, files, layout, locks, schema
 from rooms_cli.store.clock import now_iso
-from rooms_cli.store.ids import host_name, new_id, resolve_prefix, validate_name
+from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -163,11 +163,6 @@ def spawn_ids(project: Project) -> list[str]:
     return layout.record_names(project, layout.spawns_dir(project), ".json", "spawn id")
 
 
-def resolve_spawn(project: Project, prefix: str) -> Spawn:
-    ids = spawn_ids(project)
-    return load_spawn(project, resolve_prefix(prefix.lower(), ids, "spawn id"))
-
-
 def latest_by_alias(project: Project, spawns: list[Spawn] | None = None) -> dict[str, Spawn]:
     """alias -> its newest spawn record."""
     return {s.alias: s for s in (spawns if spawns is not None else list_spawns(project))}
@@ -192,39 +187,19 @@ def tree_of(project: Project, agent: str, spawns: list[Spawn] | None = None) -> 
 # --- liveness ----------------------------------------------------------------------------------
 
 
-def _open_lock(path: Path) -> int:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-
-
 def worker_alive(project: Project, spawn_id: str) -> bool:
     """True while the spawn's worker process holds its lock."""
-    import fcntl
-
-    fd = _open_lock(alive_lock_path(project, spawn_id))
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # closing also drops a lock we may have taken
-    return False
+    return locks.is_alive(alive_lock_path(project, spawn_id))
 
 
 def block_until_finished(project: Project, spawn_id: str, timeout: float | None) -> bool:
     """Sleep until the spawn's worker exits (its lock is released); False on timeout."""
-    import fcntl
     import threading
 
     released = threading.Event()
 
     def hold_and_release():
-        fd = _open_lock(alive_lock_path(project, spawn_id))
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # blocks in the kernel: no polling
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+        locks.wait_until_released(alive_lock_path(project, spawn_id))
         released.set()
 
     threading.Thread(target=hold_and_release, daemon=True, name=f"wait-{spawn_id}").start()
@@ -328,8 +303,6 @@ def start_spawn(
     profile: str | None = None, runner: list[str] | None = None,
 ) -> Spawn:
     """Start PROMPT as a new agent spawned by `parent`; returns at once with the record."""
-    import fcntl
-
     validate_name(parent, "spawner")
     if not prompt or not prompt.strip():
         raise InvalidInput("the spawn prompt is empty: say what the new agent should do")
@@ -339,9 +312,8 @@ def start_spawn(
         validate_name(profile, "profile (agent id)")
     plan_runner, model = _plan(project, config, profile, runner)
     spawn_id = new_id("s").lower()
-    lock_fd = _open_lock(alive_lock_path(project, spawn_id))
+    alive = locks.hold_liveness(alive_lock_path(project, spawn_id))  # a fresh file: uncontended
     try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)  # a fresh file: uncontended
         with locked(layout.spawn_aliases_lock(project), what="the spawn alias registry"):
             spawns = list_spawns(project)
             depth = depth_for(parent, spawns)
@@ -359,7 +331,7 @@ def start_spawn(
             )
             save_spawn(project, spawn)
         try:
-            pid = _launch_worker(project, spawn, lock_fd)
+            pid = _launch_worker(project, spawn, alive)
         except OSError as exc:
             reason = f"could not start the spawn's worker process: {exc}"
 
@@ -369,14 +341,13 @@ def start_spawn(
             update_spawn(project, spawn_id, failed)
             raise RoomsError(reason) from None
     finally:
-        os.close(lock_fd)  # the worker keeps its own copy of the locked descriptor
+        alive.hand_over()  # the worker keeps its own copy of the locked descriptor
     return update_spawn(project, spawn_id, lambda s: setattr(s, "pid", s.pid or pid))
 
 
 def _package_parent() -> str:
-    import rooms_cli
-
-    return str(Path(rooms_cli.__file__).resolve().parent.parent)
+    """The directory holding this rooms_cli package (read from this file's own path)."""
+    return str(Path(__file__).resolve().parents[2])
 
 
 def worker_env(project: Project, spawn: Spawn, extra: dict | None = None) -> dict:
@@ -401,12 +372,12 @@ def worker_env(project: Project, spawn: Spawn, extra: dict | None = None) -> dic
     return env
 
 
-def _launch_worker(project: Project, spawn: Spawn, lock_fd: int) -> int:
+def _launch_worker(project: Project, spawn: Spawn, alive: locks.HeldLock) -> int:
     import subprocess  # here, not at the top: `rooms send` reads spawns (the roster) and starts none (~3 ms)
 
-    log = log_path(project, spawn.id)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as err:
+    lock_fd = alive.fd
+    assert lock_fd is not None  # held until hand_over(), after the launch
+    with files.open_for_append(log_path(project, spawn.id)) as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "rooms_cli.messaging.worker", "spawn", spawn.id, "--lock-fd", str(lock_fd)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,

@@ -16,7 +16,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 from __future__ import annotations
 
 from rooms_cli.errors import InvalidData, StorageError
-from rooms_cli.store import atomic, eventlog, jsonl, layout
+from rooms_cli.store import atomic, eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
 from rooms_cli.store.locks import locked
@@ -118,11 +118,7 @@ def touch(project: Project, agent: str) -> None:
 
 
 def last_seen(project: Project, agent: str) -> str | None:
-    try:
-        value = seen_path(project, agent).read_text("utf-8").strip()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    return value or None
+    return files.read_line(seen_path(project, agent)) or None
 
 
 def age_seconds(moment: str | None) -> float | None:
@@ -135,12 +131,10 @@ def age_seconds(moment: str | None) -> float | None:
 
 
 def names_in(folder, suffix: str = "") -> list[str]:
-    if not folder.is_dir():
-        return []
     names = []
-    for path in folder.iterdir():
-        name = path.name[: -len(suffix)] if suffix and path.name.endswith(suffix) else path.name
-        if (not suffix or path.name.endswith(suffix)) and is_valid_name(name):
+    for entry in files.names(folder):
+        name = entry[: -len(suffix)] if suffix and entry.endswith(suffix) else entry
+        if (not suffix or entry.endswith(suffix)) and is_valid_name(name):
             names.append(name)
     return names
 

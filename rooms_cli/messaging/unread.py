@@ -1,104 +1,106 @@
-"""The unread messages of an inbox without reading the whole inbox: a local cursor.
+"""The unread and the latest messages of an inbox without reading the whole inbox: a local cursor.
 
-`.rooms/run/inbox/<agent>.unread.json` (this machine's, out of git) records, for the inbox and its
+`.rooms/run/inbox/<agent>.unread.json` (this machine's, out of git; store/cache.py) records, for the inbox and its
 read marks as they were last read (inode and the offset where their whole lines end), the messages
-not marked read, the highest message number and whether the numbers were unique. A later read
-parses only the bytes appended since (new messages, new read marks); rooms only appends to both files.
+not marked read, the last RECENT messages in the one order, how many messages there are, the highest
+message number and whether the numbers were unique. A later read parses only the bytes appended since
+(new messages, new read marks); rooms only appends to both files.
+
+The last RECENT of the whole inbox are among the last RECENT kept plus the messages appended, whatever
+order those arrive in (a merged-in message may sort before the kept ones), so ordering the two together
+and keeping the last RECENT stays right.
 
 It is only an accelerator, never a second truth: when either file was replaced (git writes a merged
-file anew: another inode), shrank, a message arrives with a number not above the highest (two clones'
+file anew: another inode, or the same inode number reused, which the CRC of the bytes before the
+offset tells), shrank, a message arrives with a number not above the highest (two clones'
 numbers after a merge), or the cursor is missing or damaged, the whole inbox is read as before
-(inbox.read_inbox) and the cursor is rebuilt from it.
+(as inbox.read_inbox does) and the cursor is rebuilt from it.
 """
 
 from __future__ import annotations
 
-import json
-import os
+from dataclasses import dataclass
 
 from rooms_cli.messaging.inbox import (
     InboxMessage,
     InboxView,
     _number,
+    assign_refs,
     inbox_path,
-    read_inbox,
+    open_inbox,
     read_marks,
     read_state_path,
+    with_latest,
 )
-from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store import cache, jsonl, layout, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
-VERSION = 1
+VERSION = 2
+RECENT = 100  # latest messages kept: `rooms inbox --last N` up to this reads no more than the unread ones
 
 
 def cursor_path(project: Project, agent: str):
     return layout.inbox_cursor_file(project, agent)
 
 
-def _ino(path) -> int | None:
-    try:
-        return os.stat(path).st_ino
-    except FileNotFoundError:
-        return None
+@dataclass
+class Known:
+    """What the cursor knows of an inbox: its unread messages and its last RECENT ones (oldest first,
+    each with its ref), and how many messages it holds."""
+
+    unread: list[InboxMessage]
+    recent: list[InboxMessage]
+    total: int
 
 
-def _full(project: Project, agent: str) -> list[InboxMessage]:
-    """Read everything (inbox.py's way) and store a new cursor; the unread messages."""
+def _full(project: Project, agent: str) -> Known:
+    """Read everything (inbox.py's way) and store a new cursor."""
     box, marks_file = inbox_path(project, agent), read_state_path(project, agent)
-    box_ino, marks_ino = _ino(box), _ino(marks_file)
-    box_end = jsonl.scan(box).end  # offsets first: what is appended meanwhile is read again next time
-    marks_end = jsonl.scan(marks_file).end
-    records = order.ordered(jsonl.read(box))
-    messages = read_inbox(project, agent)
+    whole = jsonl.scan(box)
+    for lineno, reason in whole.bad:
+        jsonl.warn(box, lineno, reason)
+    box_seal = cache.seal(box, whole.end)
+    marks_seal = cache.seal(marks_file, jsonl.scan(marks_file).end)  # before the read: what is appended meanwhile is read again
+    records = order.ordered(whole.records)
+    messages = [InboxMessage.from_json(r) for r in records]
+    assign_refs(messages)
     marks = read_marks(project, agent)
     unread = [m for m in messages if not marks.covers(m)]
+    recent = messages[-RECENT:]
     raw = {str(r.get("id", "")): r for r in records}
     numbers = [m.n for m in messages]
-    state = {"version": VERSION, "box": [box_ino, box_end], "marks": [marks_ino, marks_end],
-             "top": max(numbers, default=0),
+    state = {"version": VERSION, "box": box_seal, "marks": marks_seal,
+             "top": max(numbers, default=0), "total": len(messages),
              "unique": len(set(numbers)) == len(numbers) and all(n > 0 and m.id for n, m in zip(numbers, messages, strict=True)),
-             "unread": [raw[m.id] for m in unread if m.id in raw]}
+             "unread": [raw[m.id] for m in unread if m.id in raw], "recent": [raw[m.id] for m in recent if m.id in raw]}
     # only a cursor whose offsets match what was parsed: a message appended between the scan and the
     # read is then re-read (and re-added once, by id) by the next call
     if state["unique"]:
-        _write(cursor_path(project, agent), state)
-    return unread
+        cache.save(cursor_path(project, agent), state)
+    return Known(unread=unread, recent=recent, total=len(messages))
 
 
-def _write(path, state: dict) -> None:
-    """Replace the cursor (a local cache: store/atomic.write_cache, never fatal)."""
-    atomic.write_cache(path, json.dumps(state, separators=(",", ":")).encode())
-
-
-def unread(project: Project, agent: str) -> list[InboxMessage]:
-    """`agent`'s unread messages, oldest first (the one order), each with its ref: what
-    `inbox.unread_messages` returns, reading only what was appended since the last call."""
+def known(project: Project, agent: str) -> Known:
+    """`agent`'s unread and last RECENT messages, reading only what was appended since the last call."""
     path = cursor_path(project, agent)
-    try:
-        state = json.loads(path.read_bytes())
-        if state.get("version") != VERSION:
-            raise ValueError
-    except (OSError, ValueError):
+    state = cache.load(path, VERSION)
+    if state is None:
         return _full(project, agent)
     box, marks_file = inbox_path(project, agent), read_state_path(project, agent)
-    (box_ino, box_end), (marks_ino, marks_end) = state["box"], state["marks"]
-    if (box_ino is not None and _ino(box) != box_ino) or (marks_ino is not None and _ino(marks_file) != marks_ino):
-        return _full(project, agent)
-    try:
-        if os.stat(box).st_size < box_end or (marks_ino is not None and os.stat(marks_file).st_size < marks_end):
-            return _full(project, agent)
-    except FileNotFoundError:
-        return _full(project, agent)
+    box_end, marks_end = state["box"][1], state["marks"][1]
+    if cache.seal(box, box_end) != state["box"] or cache.seal(marks_file, marks_end) != state["marks"]:
+        return _full(project, agent)  # replaced (a merge), shrunk, or gone
     new_box = jsonl.scan(box, box_end)
     new_marks = jsonl.scan(marks_file, marks_end)
     if new_box.bad or new_marks.bad or any(r.get("upto") is not None for r in new_marks.records):
         return _full(project, agent)  # a damaged line, or a mark of an older version: read everything
     pending = {m["id"]: m for m in state["unread"]}
     top = state["top"]
-    for record in order.ordered(new_box.records):
+    fresh = order.ordered(new_box.records)
+    for record in fresh:
         n = _number(record)
         if n <= top or not record.get("id"):
             return _full(project, agent)  # a number not above the last (a merge), or no id
@@ -108,23 +110,58 @@ def unread(project: Project, agent: str) -> list[InboxMessage]:
         for read_id in record.get("read") or []:
             pending.pop(read_id, None)
     state["unread"] = order.ordered(pending.values())
+    state["recent"] = order.ordered([*state["recent"], *fresh])[-RECENT:]
+    state["total"] += len(fresh)
     state["top"] = top
-    state["box"] = [_ino(box), new_box.end]
-    state["marks"] = [_ino(marks_file), new_marks.end]
     if new_box.records or new_marks.records:
-        _write(path, state)
-    messages = [InboxMessage.from_json(r) for r in state["unread"]]
+        state["box"], state["marks"] = cache.seal(box, new_box.end), cache.seal(marks_file, new_marks.end)
+        cache.save(path, state)
+    return Known(unread=_messages(state["unread"]), recent=_messages(state["recent"]), total=state["total"])
+
+
+def _messages(records: list[dict]) -> list[InboxMessage]:
+    messages = [InboxMessage.from_json(r) for r in records]
     for m in messages:
         m.ref = str(m.n)  # numbers are unique here (checked): the ref is the number
     return messages
 
 
-def open_unread(project: Project, agent: str, *, peek: bool = False) -> InboxView:
-    """`rooms inbox --unread`: the unread messages through the cursor, marked read unless `peek` (what
+def unread(project: Project, agent: str) -> list[InboxMessage]:
+    """`agent`'s unread messages, oldest first (the one order), each with its ref: what
+    `inbox.unread_messages` returns, reading only what was appended since the last call."""
+    return known(project, agent).unread
+
+
+def _mark(project: Project, agent: str, messages: list[InboxMessage]) -> None:
+    path = read_state_path(project, agent)
+    with locked(path):  # a message marked twice (a race) is harmless: marks are a set
+        jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": [m.key for m in messages]}], lock=False)
+
+
+def open_unread(project: Project, agent: str, *, peek: bool = False, limit: int | None = None,
+                after: str | None = None) -> InboxView:
+    """`rooms inbox --unread` (and MCP `inbox`): the unread messages through the cursor, those after message
+    id `after`, at most `limit`, the ones shown marked read unless `peek` (what
     inbox.open_inbox(unread_only=True) returns, without reading the whole inbox)."""
+    from rooms_cli.shapes import page
+
     fresh = unread(project, agent)
-    if fresh and not peek:
-        path = read_state_path(project, agent)
-        with locked(path):  # a message marked twice (a race) is harmless: marks are a set
-            jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": [m.key for m in fresh]}], lock=False)
-    return InboxView(agent=agent, messages=fresh, unread_ids={m.key for m in fresh}, marked_read=bool(fresh) and not peek)
+    listed = page("messages", fresh, limit=limit, after=after, key=lambda m: m.id)
+    shown: list[InboxMessage] = listed["messages"]
+    if shown and not peek:
+        _mark(project, agent, shown)
+    return InboxView(agent=agent, messages=shown, unread_ids={m.key for m in fresh}, marked_read=bool(shown) and not peek,
+                     remaining=listed["remaining"], next_cursor=listed["next_cursor"])
+
+
+def open_recent(project: Project, agent: str, *, last: int, peek: bool = False) -> InboxView:
+    """`rooms inbox`: the unread messages and the last `last`, through the cursor (what
+    inbox.open_inbox(last=last) returns; more than RECENT reads the whole inbox)."""
+    if last > RECENT:
+        return open_inbox(project, agent, peek=peek, last=last)
+    seen = known(project, agent)
+    shown = with_latest(seen.unread, seen.recent[-last:] if last else [])
+    if seen.unread and not peek:
+        _mark(project, agent, seen.unread)
+    return InboxView(agent=agent, messages=shown, unread_ids={m.key for m in seen.unread},
+                     marked_read=bool(seen.unread) and not peek, remaining=seen.total - len(shown))

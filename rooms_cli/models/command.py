@@ -71,6 +71,73 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
+class _Reply:
+    """The program's reply as it streams in: trimmed, cut at `max_tokens`, ended by a stop string."""
+
+    def __init__(self, max_tokens: int | None, stop, on_delta) -> None:
+        self.max_tokens, self.stop, self.on_delta = max_tokens, stop, on_delta
+        self.out: list[str] = []
+        self.pending = ""  # whitespace held back until more text follows (the reply is trimmed)
+        self.cut = False  # the reply reached max_tokens: the rest is not read
+        self.stopped = False  # a stop string appeared: the rest is not read either
+
+    @property
+    def complete(self) -> bool:
+        return self.cut or self.stopped
+
+    def text(self) -> str:
+        return "".join(self.out)
+
+    def emit(self, piece: str) -> None:
+        text = self.pending + piece
+        if not self.out:
+            text = text.lstrip()
+        kept = text.rstrip()
+        self.pending = text[len(kept):]
+        if kept and self.max_tokens:
+            so_far = self.text()
+            room = clip_to_tokens(so_far + kept, self.max_tokens)
+            if len(room) < len(so_far) + len(kept):
+                self.cut = True
+                kept = room[len(so_far):]
+        if kept:
+            self.out.append(kept)
+            if self.on_delta:
+                self.on_delta(kept)
+            if self.stop and first_stop(self.text(), self.stop) is not None:
+                self.stopped = True
+
+
+async def _feed(stdin, prompt: str) -> None:
+    try:
+        stdin.write(prompt.encode("utf-8"))
+        await stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the program does not read its stdin: fine
+    finally:
+        try:
+            stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+async def _read_out(proc, reply: _Reply) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while chunk := await proc.stdout.read(4096):
+        reply.emit(decoder.decode(chunk))
+        if reply.complete:
+            _kill_group(proc)  # enough: the rest of the reply would be thrown away
+            while await proc.stdout.read(65536):  # drained to its end, so the pipe closes
+                pass
+            return
+    reply.emit(decoder.decode(b"", final=True))
+
+
+async def _read_err(proc, tail: deque[bytes]) -> None:
+    while chunk := await proc.stderr.read(4096):
+        tail.append(chunk)
+
+
 class CommandProvider(Provider):
     type = "command"
 
@@ -97,13 +164,9 @@ class CommandProvider(Provider):
             return float(value)
         return DEFAULT_TIMEOUT
 
-    async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
-    ) -> Completion:
-        argv = self.argv(model or str(self.spec.get("model") or ""))
-        prompt = render_prompt(messages)
+    async def _start(self, argv: list[str]):
         try:
-            proc = await asyncio.create_subprocess_exec(
+            return await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, start_new_session=True, env=self.env(),
             )
@@ -115,65 +178,14 @@ class CommandProvider(Provider):
         except PermissionError:
             raise ProviderError(f"provider {self.name!r}: command {argv[0]!r} is not executable") from None
 
-        stdin, stdout, stderr_pipe = proc.stdin, proc.stdout, proc.stderr
-        assert stdin is not None and stdout is not None and stderr_pipe is not None  # all three are PIPEs
-        out: list[str] = []
-        err_tail: deque[bytes] = deque(maxlen=64)
-        pending = [""]  # whitespace held back until more text follows (the reply is trimmed)
-        cut = [False]  # the reply reached max_tokens: the rest is not read
-        stopped = [False]  # a stop string appeared: the rest is not read either
-
-        def emit(piece: str) -> None:
-            text = pending[0] + piece
-            if not out:
-                text = text.lstrip()
-            kept = text.rstrip()
-            pending[0] = text[len(kept):]
-            if kept and max_tokens:
-                so_far = "".join(out)
-                room = clip_to_tokens(so_far + kept, max_tokens)
-                if len(room) < len(so_far) + len(kept):
-                    cut[0] = True
-                    kept = room[len(so_far):]
-            if kept:
-                out.append(kept)
-                if on_delta:
-                    on_delta(kept)
-                if stop and first_stop("".join(out), stop) is not None:
-                    stopped[0] = True
-
-        async def feed() -> None:
-            try:
-                stdin.write(prompt.encode("utf-8"))
-                await stdin.drain()
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the program does not read its stdin: fine
-            finally:
-                try:
-                    stdin.close()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        async def read_out() -> None:
-            decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-            while chunk := await stdout.read(4096):
-                emit(decoder.decode(chunk))
-                if cut[0] or stopped[0]:
-                    _kill_group(proc)  # enough: the rest of the reply would be thrown away
-                    while await stdout.read(65536):  # drained to its end, so the pipe closes
-                        pass
-                    return
-            emit(decoder.decode(b"", final=True))
-
-        async def read_err() -> None:
-            while chunk := await stderr_pipe.read(4096):
-                err_tail.append(chunk)
-
+    async def _run(self, proc, argv: list[str], prompt: str, reply: _Reply, err_tail: deque[bytes]) -> int:
+        """Feed the prompt and read the reply within the timeout; the exit code. Whatever goes wrong
+        (timeout, cancel, on_delta failing), the program's whole group is killed."""
         limit = self.timeout()
         try:
             async with asyncio.timeout(limit):
-                await asyncio.gather(feed(), read_out(), read_err())
-                code = await proc.wait()
+                await asyncio.gather(_feed(proc.stdin, prompt), _read_out(proc, reply), _read_err(proc, err_tail))
+                return await proc.wait()
         except TimeoutError:
             _kill_group(proc)
             await proc.wait()
@@ -188,14 +200,24 @@ class CommandProvider(Provider):
             except BaseException:
                 pass
             raise
+
+    async def _acomplete(
+        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+    ) -> Completion:
+        argv = self.argv(model or str(self.spec.get("model") or ""))
+        prompt = render_prompt(messages)
+        proc = await self._start(argv)
+        reply = _Reply(max_tokens, stop, on_delta)
+        err_tail: deque[bytes] = deque(maxlen=64)
+        code = await self._run(proc, argv, prompt, reply, err_tail)
         stderr = _tail(b"".join(err_tail))
-        if code != 0 and not (cut[0] or stopped[0]):
+        if code != 0 and not reply.complete:
             how = f"was killed by signal {_signal_name(-code)}" if code < 0 else f"exited with code {code}"
             raise ProviderError(
                 f"provider {self.name!r}: command {argv[0]!r} {how}" + (f": {stderr}" if stderr else " (no stderr)"),
                 data={"exit_code": code},
             )
-        text = "".join(out)
+        text = reply.text()
         if not text:
             raise ProviderError(
                 f"provider {self.name!r}: command {argv[0]!r} printed no reply" + (f" (stderr: {stderr})" if stderr else "")
@@ -203,5 +225,5 @@ class CommandProvider(Provider):
         return Completion(
             text=text,
             usage=Usage(input_tokens=estimate_tokens(prompt), output_tokens=estimate_tokens(text)),
-            finish_reason="length" if cut[0] else "stop",
+            finish_reason="length" if reply.cut else "stop",
         )

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from rooms_cli.errors import ContextOverflow, ProviderError
+from rooms_cli.store import files
 from rooms_cli.store.rand import rng
 from rooms_cli.terminal import undecodable
 
@@ -94,7 +95,7 @@ def read_key(provider: str, spec: dict, *, fallback_env: str | None, required: b
     if key_file:
         path = Path(os.path.expandvars(str(key_file))).expanduser()
         try:
-            key = path.read_text("utf-8").strip()
+            key = files.read_text(path).strip()
         except OSError as exc:
             raise ProviderError(
                 f"provider {provider!r}: cannot read its key file {str(path)!r} ({exc.strerror or type(exc).__name__}); "
@@ -331,6 +332,40 @@ def _connect_failure(exc: BaseException) -> str:
     return f"could not connect ({str(exc) or type(exc).__name__})"
 
 
+def _tries(attempt: int) -> str:
+    return f"{attempt} {'try' if attempt == 1 else 'tries'}"
+
+
+async def _answered_without_reply(call: Call, response: Any, attempt: int) -> tuple[str, float | None]:
+    """A non-2xx answer (its body read, the response closed): raises when a retry cannot help (the
+    prompt does not fit, a 4xx other than 429); else what failed and how long the server asks to wait."""
+    import httpx
+
+    try:
+        raw = await response.aread()
+    except httpx.HTTPError:
+        raw = b""
+    finally:
+        await response.aclose()
+    status = response.status_code
+    detail, err = error_detail(raw)
+    detail = detail or response.reason_phrase
+    overflow = context_overflow(call, detail, err)
+    if overflow is not None:  # the same prompt will never fit: no retry
+        overflow.data = {**(overflow.data or {}), "status": status}
+        raise overflow
+    if status not in RETRY_STATUSES:
+        hint = ""
+        if status in (401, 403):
+            hint = "; check the API key (api_key_env / api_key_file)"
+        elif status == 404:
+            hint = "; check base_url and the model name"
+        raise call.error(f"HTTP {status}: {detail}{hint}", data={"status": status})
+    label = "rate limited (HTTP 429)" if status == 429 else f"HTTP {status}"
+    return (f"{label} after {_tries(attempt)}: {detail}",
+            _retry_after(response.headers.get("retry-after"), call.settings.max_retry_wait))
+
+
 @asynccontextmanager
 async def open_response(call: Call) -> AsyncIterator[Any]:
     """POST `call.body` and yield the (streaming) httpx response once it answers 2xx.
@@ -353,7 +388,7 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
                 response = await client.send(request, stream=True)
             except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
                 what = "connection timed out" if isinstance(exc, httpx.ConnectTimeout) else _connect_failure(exc)
-                failure = f"{what} after {attempt} {'try' if attempt == 1 else 'tries'}"
+                failure = f"{what} after {_tries(attempt)}"
                 if what == "connection refused":
                     failure += "; is the server running?"
             except (httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout):
@@ -363,7 +398,7 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
                     cls=ProviderTimeout,
                 ) from None
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
-                failure = f"the server closed the connection without answering ({exc or type(exc).__name__}) after {attempt} {'try' if attempt == 1 else 'tries'}"
+                failure = f"the server closed the connection without answering ({exc or type(exc).__name__}) after {_tries(attempt)}"
             except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
                 raise call.error(
                     f"invalid URL {call.endpoint!r} ({exc}); fix providers.{call.provider}.base_url in .rooms.yaml "
@@ -378,29 +413,7 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
                     finally:
                         await response.aclose()
                     return
-                try:
-                    raw = await response.aread()
-                except httpx.HTTPError:
-                    raw = b""
-                finally:
-                    await response.aclose()
-                status = response.status_code
-                detail, err = error_detail(raw)
-                detail = detail or response.reason_phrase
-                overflow = context_overflow(call, detail, err)
-                if overflow is not None:  # the same prompt will never fit: no retry
-                    overflow.data = {**(overflow.data or {}), "status": status}
-                    raise overflow
-                if status not in RETRY_STATUSES:
-                    hint = ""
-                    if status in (401, 403):
-                        hint = "; check the API key (api_key_env / api_key_file)"
-                    elif status == 404:
-                        hint = "; check base_url and the model name"
-                    raise call.error(f"HTTP {status}: {detail}{hint}", data={"status": status})
-                label = "rate limited (HTTP 429)" if status == 429 else f"HTTP {status}"
-                failure = f"{label} after {attempt} {'try' if attempt == 1 else 'tries'}: {detail}"
-                wait = _retry_after(response.headers.get("retry-after"), settings.max_retry_wait)
+                failure, wait = await _answered_without_reply(call, response, attempt)
             if attempt >= tries:
                 raise call.error(failure, data={"tries": attempt})
             if wait is None:

@@ -15,51 +15,11 @@ from __future__ import annotations
 import hashlib
 import re
 import types
-from collections import Counter
 
 from rooms_cli.models.base import Completion, Message, Provider, Usage
 from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
 from rooms_cli.passes import PASS
-
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers herself him himself his how i if in into is it its itself just let me more
-    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves anyone anybody everyone someone thing things got get
-    think know like want need really also still even ever much many lot yes yeah ok okay hey hi hello
-    please thanks thank one two new via vs etc whats what's who's it's that's we're i'm don't can't""".split()
-)
-TOKEN_RE = re.compile(r"[a-z0-9][a-z0-9'_-]*")
-
-
-def tokens(text: str) -> list[str]:
-    """Lowercase content words of `text` (stopwords and 1-2 letter words dropped)."""
-    out = []
-    for tok in TOKEN_RE.findall(text.lower()):
-        tok = tok.strip("'_-")
-        for part in re.split(r"[-_]", tok):
-            if len(part) > 2 and part not in STOPWORDS:
-                out.append(part)
-    return out
-
-
-def stem(word: str) -> str:
-    """A crude stem so 'limits' meets 'limit' and 'testing' meets 'tests'."""
-    for suffix in ("ings", "ing", "ers", "er", "ies", "es", "ed", "s", "ly"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)][:6]
-    return word[:6]
-
-
-def persona_words(agent) -> set[str]:
-    words = []
-    for tag in getattr(agent, "tags", []) or []:
-        words.extend(tokens(tag))
-    words.extend(tokens(getattr(agent, "disposition", "") or ""))
-    return {stem(w) for w in words}
+from rooms_cli.text import persona_words, stem, summarize, tokens
 
 
 def _pick(options: list[str], *key: object) -> str:
@@ -241,28 +201,6 @@ def should_pass(agent, message: str) -> bool:
     if not mine:
         return False
     return not ({stem(w) for w in tokens(message)} & mine)
-
-
-def summarize(text: str, max_chars: int = 600) -> str:
-    """Extractive summary: the sentences richest in the text's most frequent content words, in order."""
-    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if len(s.strip()) > 3]
-    if not sentences:
-        return ""
-    freq = Counter(tokens(text))
-    scored = sorted(
-        range(len(sentences)),
-        key=lambda i: (-sum(freq[w] for w in set(tokens(sentences[i]))) / (1 + len(tokens(sentences[i])) ** 0.5), i),
-    )
-    chosen: list[int] = []
-    size = 0
-    for idx in scored:
-        if size + len(sentences[idx]) > max_chars and chosen:
-            continue
-        chosen.append(idx)
-        size += len(sentences[idx]) + 1
-        if size >= max_chars:
-            break
-    return " ".join(sentences[i] for i in sorted(chosen))[:max_chars].strip()
 
 
 def rank_labels(agent, prompt: str) -> str:

@@ -78,7 +78,8 @@ def log_path(project: Project):
 
 def replay(events: list[dict]) -> dict[str, Reservation]:
     """Every reservation by id, in log order; a later one overlapping an earlier one held at the same
-    time by another agent (two clones, merged) is marked lost."""
+    time by another agent (two clones, merged) is marked lost. `reserve` starts one; the handler
+    `_LATER` names for any other kind changes it (an event for no known reservation is left out)."""
     found: dict[str, Reservation] = {}
     held: dict[str, Reservation] = {}  # not released, not recorded expired: the only possible rivals (cost ∝ those)
     for ev in eventlog.ordered(events):
@@ -94,19 +95,30 @@ def replay(events: list[dict]) -> dict[str, Reservation]:
                 r.lost_to = rival.id
             found[rid] = r
             held[rid] = r
-        elif rid in found:
-            r = found[rid]
-            if kind == "renew" and isinstance(ev.get("expires_at"), str):
-                r.expires_at = max(r.expires_at, ev["expires_at"])
-                r.exclusive = r.exclusive or bool(ev.get("exclusive"))
-                r.renewed += 1
-            elif kind == "release" and r.released is None:
-                r.released = str(ev.get("ts", ""))
-                held.pop(rid, None)
-            elif kind == "expire":
-                r.expiry_recorded = True
-                held.pop(rid, None)
+        elif rid in found and isinstance(kind, str) and kind in _LATER:
+            _LATER[kind](found[rid], ev, held)
     return found
+
+
+def _renewed(r: Reservation, ev: dict, held: dict[str, Reservation]) -> None:
+    if isinstance(ev.get("expires_at"), str):
+        r.expires_at = max(r.expires_at, ev["expires_at"])
+        r.exclusive = r.exclusive or bool(ev.get("exclusive"))
+        r.renewed += 1
+
+
+def _released(r: Reservation, ev: dict, held: dict[str, Reservation]) -> None:
+    if r.released is None:
+        r.released = str(ev.get("ts", ""))
+        held.pop(r.id, None)
+
+
+def _expired(r: Reservation, ev: dict, held: dict[str, Reservation]) -> None:
+    r.expiry_recorded = True
+    held.pop(r.id, None)
+
+
+_LATER = {"renew": _renewed, "release": _released, "expire": _expired}
 
 
 def _from_event(ev: dict) -> Reservation | None:

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, RoomsError
+from rooms_cli.store import atomic, files
 from rooms_cli.store.paths import Project
 
 HOOK = """#!/bin/sh
@@ -53,9 +54,7 @@ def install_hook(cwd: Path | None = None) -> Path:
     hooks = Path(_git(here, "rev-parse", "--git-path", "hooks").strip())
     hooks = hooks if hooks.is_absolute() else (here / hooks)
     path = hooks / "pre-commit"
-    if path.exists() and "rooms hook pre-commit" not in path.read_text(errors="replace"):
+    if path.exists() and b"rooms hook pre-commit" not in files.read_bytes(path):
         raise InvalidInput(f"{path} already exists and is not rooms'; add the line `rooms hook pre-commit || exit 1` to it")
-    hooks.mkdir(parents=True, exist_ok=True)
-    path.write_text(HOOK)
-    path.chmod(0o755)
+    atomic.write_text(path, HOOK, mode=0o755)
     return path

@@ -295,7 +295,7 @@ async def extract_lessons(project: Project, config, providers: _Providers, fmt: 
     once more when the reply yields no lesson; then nothing is learned, and the problems say why."""
     from rooms_cli.memories import add_lessons
     from rooms_cli.models.limits import reply_limit
-    from rooms_cli.models.offline import persona_words
+    from rooms_cli.text import persona_words
 
     participants = list(agents)
     if not history:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
-from rooms_cli.store import eventlog, jsonl, layout
+from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
 from rooms_cli.store.ids import host_name, new_id, resolve_prefix
 from rooms_cli.store.locks import locked
@@ -121,21 +121,38 @@ def _apply(items: dict[str, QueueItem], rec: dict) -> None:
 
 
 def _apply_op(item: QueueItem, op, rec: dict) -> None:
-    if op == "claim":
-        item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
-        item.attempts = int(rec.get("attempt", item.attempts + 1))
-    elif op == "heartbeat":
-        item.lease_until = rec.get("lease_until")
-    elif op == "requeue":
-        item.status, item.runner, item.lease_until = "pending", None, None
-        item.not_before = rec.get("not_before")
-        item.error = rec.get("error", item.error)
-        item.history.append(str(rec.get("reason", "")))
-    elif op == "done":
-        item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
-    elif op == "failed":
-        item.status, item.error = "failed", rec.get("error")
-        item.roundtable = rec.get("roundtable", item.roundtable)
+    handler = _OPS.get(op) if isinstance(op, str) else None
+    if handler is not None:
+        handler(item, rec)
+
+
+def _claimed(item: QueueItem, rec: dict) -> None:
+    item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
+    item.attempts = int(rec.get("attempt", item.attempts + 1))
+
+
+def _heartbeat(item: QueueItem, rec: dict) -> None:
+    item.lease_until = rec.get("lease_until")
+
+
+def _requeued(item: QueueItem, rec: dict) -> None:
+    item.status, item.runner, item.lease_until = "pending", None, None
+    item.not_before = rec.get("not_before")
+    item.error = rec.get("error", item.error)
+    item.history.append(str(rec.get("reason", "")))
+
+
+def _done(item: QueueItem, rec: dict) -> None:
+    item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
+
+
+def _failed(item: QueueItem, rec: dict) -> None:
+    item.status, item.error = "failed", rec.get("error")
+    item.roundtable = rec.get("roundtable", item.roundtable)
+
+
+# what each op after `enqueue` does to its item (an op this version does not know: nothing)
+_OPS = {"claim": _claimed, "heartbeat": _heartbeat, "requeue": _requeued, "done": _done, "failed": _failed}
 
 
 def list_items(project: Project) -> list[QueueItem]:
@@ -183,18 +200,9 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
     return replay([rec])[item_id], True
 
 
-def _process_start(pid: int) -> str | None:
-    """The kernel's start time of `pid` (guards against a reused pid), when /proc has it."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return None
-
-
 def this_runner() -> dict:
     pid = os.getpid()
-    return {"host": host_name(), "pid": pid, "started": _process_start(pid)}
+    return {"host": host_name(), "pid": pid, "started": files.process_start(pid)}
 
 
 def runner_gone(item: QueueItem, moment) -> str | None:
@@ -209,7 +217,7 @@ def runner_gone(item: QueueItem, moment) -> str | None:
         except PermissionError:
             pass
         started = runner.get("started")
-        if started and _process_start(pid) not in (None, started):
+        if started and files.process_start(pid) not in (None, started):
             return f"runner pid {pid} died (the pid was reused)"
     if item.lease_until and parse_time(item.lease_until) < moment:
         return f"runner lease lapsed at {item.lease_until}"

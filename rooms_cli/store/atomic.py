@@ -141,12 +141,6 @@ def read_json(path: Path, default=None):
         raise InvalidData(f"{path} is not valid JSON ({exc}); fix or remove it") from None
 
 
-def write_yaml(path: Path, data) -> None:
-    import yaml
-
-    write_text(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False))
-
-
 def read_yaml(path: Path, default=None):
     """Read a YAML file; a missing file gives `default` (without importing yaml), a malformed one is an
     InvalidData error."""

@@ -170,12 +170,6 @@ def _is_regular(st: os.stat_result) -> bool:
     return stat_module.S_ISREG(st.st_mode)
 
 
-def _whole_lines(data: bytes) -> bytes:
-    """`data` up to its last newline (a line still being written waits for the next sync)."""
-    end = data.rfind(b"\n")
-    return data[: end + 1] if end >= 0 else b""
-
-
 def _lines(data: bytes) -> list[bytes]:
     return [line for line in data.splitlines(keepends=True) if line.strip()]
 

@@ -69,12 +69,22 @@ class HeldLock:
             finally:
                 os.close(fd)
 
+    def hand_over(self) -> None:
+        """Close this process's descriptor without unlocking: a child process started with the
+        descriptor (`pass_fds`) shares the lock and holds it until it exits."""
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
+
+
+def _open(lock_file: Path) -> int:
+    lock_file.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+
 
 def acquire(path: Path, timeout: float) -> HeldLock | None:
     """Take the lock guarding `path`, waiting up to `timeout` seconds; None if another holds it."""
-    lp = lock_path(path)
-    lp.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lp, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open(lock_path(path))
     deadline = time.monotonic() + timeout
     wait = FIRST_WAIT
     while True:
@@ -112,3 +122,39 @@ def locked(path: Path, timeout: float | None = None, what: str | None = None) ->
 def try_lock(path: Path) -> HeldLock | None:
     """Take the lock without waiting; the held lock, or None when another holds it."""
     return acquire(path, 0)
+
+
+# A liveness lock (`lock_file` itself, e.g. a spawn's `run/spawns/<id>.lock`) is held by a process for
+# as long as it runs: the kernel drops it when the process dies, however it dies.
+
+def hold_liveness(lock_file: Path) -> HeldLock:
+    """Take the liveness lock, waiting for it; pass its `fd` to the child process that is to hold it."""
+    fd = _open(lock_file)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return HeldLock(fd)
+
+
+def is_alive(lock_file: Path) -> bool:
+    """Whether a process holds the liveness lock (is still running)."""
+    fd = _open(lock_file)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing also drops the lock taken here
+    return False
+
+
+def wait_until_released(lock_file: Path) -> None:
+    """Block until no process holds the liveness lock (in the kernel: no polling)."""
+    fd = _open(lock_file)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

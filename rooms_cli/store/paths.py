@@ -40,10 +40,6 @@ class Project:
     root: Path  # the project directory (holds .rooms.yaml)
     dir: Path  # the .rooms directory
 
-    @property
-    def config_path(self) -> Path:
-        return self.root / CONFIG
-
     def path(self, *segments: str) -> Path:
         """A path under .rooms/ made of validated segments; refuses anything that would escape it."""
         for seg in segments:

@@ -60,8 +60,10 @@ def for_task_commands(run_config, project_root, sync_flag: bool, remote: str | N
     `.rooms.yaml` is parsed only when it mentions sync (the claim fast path imports no YAML otherwise);
     `run_config` is a callable returning the Config."""
     if not sync_flag and remote is None:
+        from rooms_cli.store import files
+
         try:
-            text = (project_root / ".rooms.yaml").read_bytes()
+            text = files.read_bytes(project_root / ".rooms.yaml")
         except OSError:
             return False, None
         if not _SECTION.search(text):

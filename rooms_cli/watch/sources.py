@@ -22,11 +22,10 @@ from pathlib import Path
 
 from rooms_cli.chat.rooms import room_exists
 from rooms_cli.errors import NotFound
-from rooms_cli.store import layout
+from rooms_cli.store import files, layout
+from rooms_cli.store.follow import RACY_S
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.paths import Project
-
-RACY_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -172,8 +171,7 @@ class Discovery:
         if cached and cached[0] == mtime and time.time_ns() - mtime > RACY_S * 1e9:
             return cached[1]
         try:
-            with os.scandir(directory) as it:
-                entries = sorted((e.name, e.is_dir()) for e in it if not e.name.endswith((".lock", ".tmp")))
+            entries = sorted((e.name, e.is_dir()) for e in files.entries(directory) if not e.name.endswith((".lock", ".tmp")))
         except OSError:
             return []
         self._listings[directory] = (mtime, entries)
