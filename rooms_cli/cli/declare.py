@@ -22,6 +22,14 @@ path imports it on every command (no typing, dataclasses, inspect or typer: docs
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Parser = Callable[[Any], Any]  # a value parser of cli/values.py
+    Body = Callable[..., None]  # an operation's function: (run, **values)
+
 
 class _Required:
     """The default of a parameter that must be given."""
@@ -68,7 +76,8 @@ class Param:
                  "min", "cli", "mcp")
 
     def __init__(self, name: str, kind: str = "str", default: object = REQUIRED, help: str | None = None,
-                 flags: tuple[str, ...] = (), *, envvar: str | None = None, parse=None, metavar: str | None = None,
+                 flags: tuple[str, ...] = (), *, envvar: str | None = None, parse: Callable[[str], Parser] | None = None,
+                 metavar: str | None = None,
                  show_default: bool = True, complete: str | None = None, min: int | None = None, cli: bool = True,
                  mcp: bool | McpArg = True):
         if kind not in KINDS:
@@ -86,11 +95,11 @@ class Param:
         """A positional argument (it has no flags)."""
         return not self.flags
 
-    def parser(self):
+    def parser(self) -> Parser | None:
         """The value parser for this option (cli/values.py), or None."""
         return None if self.parse is None else self.parse(self.flags[0] if self.flags else self.name.upper())
 
-    def replace(self, **changes) -> Param:
+    def replace(self, **changes: Any) -> Param:
         """This parameter with some fields changed (the same option declared with another help text)."""
         fields = {name: getattr(self, name) for name in self.__slots__}
         fields.update(changes)
@@ -103,7 +112,7 @@ class Mcp:
 
     __slots__ = ("name", "title", "returns", "read_only", "destructive", "idempotent", "long")
 
-    def __init__(self, name: str, title: str, returns: dict, *, read_only: bool = False, destructive: bool = False,
+    def __init__(self, name: str, title: str, returns: dict[str, Any], *, read_only: bool = False, destructive: bool = False,
                  idempotent: bool = False, long: bool = False):
         self.name, self.title, self.returns = name, title, returns
         self.read_only, self.destructive, self.idempotent, self.long = read_only, destructive, idempotent or read_only, long
@@ -126,8 +135,8 @@ class Operation:
 
     __slots__ = ("words", "body", "params", "shared", "help", "cli", "mcp", "nonblank", "_options")
 
-    def __init__(self, words: tuple[str, ...], body, params: tuple[Param, ...] = (), shared: tuple[str, ...] = (),
-                 mcp: Mcp | None = None, cli=None, nonblank: tuple[str, ...] = ()):
+    def __init__(self, words: tuple[str, ...], body: Body, params: tuple[Param, ...] = (), shared: tuple[str, ...] = (),
+                 mcp: Mcp | None = None, cli: Body | None = None, nonblank: tuple[str, ...] = ()):
         unknown = [name for name in shared if name not in SHARED]
         if unknown:
             raise ValueError(f"{' '.join(words)}: no shared option {', '.join(unknown)}")
@@ -162,10 +171,10 @@ class Operation:
 
 
 def operation(*words: str, params: tuple[Param, ...] = (), shared: tuple[str, ...] = (), mcp: Mcp | None = None,
-              cli=None, nonblank: tuple[str, ...] = ()):
+              cli: Body | None = None, nonblank: tuple[str, ...] = ()) -> Callable[[Body], Operation]:
     """Declare the decorated body as the operation `rooms <words>`; the name is bound to the Operation."""
 
-    def declare(body) -> Operation:
+    def declare(body: Body) -> Operation:
         return Operation(words, body, params, shared, mcp, cli, nonblank)
 
     return declare

@@ -24,6 +24,7 @@ import sys
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
     from rooms_cli.cli.declare import Operation, Param
 
@@ -49,10 +50,10 @@ def _number(param: Param, value: str) -> int:
     return number
 
 
-def _options(op: Operation, rest: list[str]) -> tuple[dict, list[str]]:
+def _options(op: Operation, rest: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The options given after the command's words, by parameter, and the positional arguments."""
     options = op.options()
-    given: dict = {}
+    given: dict[str, Any] = {}
     positional: list[str] = []
     tokens = iter(rest)
     for token in tokens:
@@ -83,7 +84,7 @@ def _options(op: Operation, rest: list[str]) -> tuple[dict, list[str]]:
     return given, positional
 
 
-def parse(argv: list[str], environ: Mapping[str, str] = os.environ) -> tuple[Operation, dict] | None:
+def parse(argv: list[str], environ: Mapping[str, str] = os.environ) -> tuple[Operation, dict[str, Any]] | None:
     """The operation `argv` runs and its raw values by parameter, or None: typer's to parse.
 
     Values are as given (strings, True for a flag, a list for a repeatable option, an int for a plain
@@ -110,19 +111,20 @@ def parse(argv: list[str], environ: Mapping[str, str] = os.environ) -> tuple[Ope
     return op, given
 
 
-def convert(op: Operation, given: dict) -> dict:
+def convert(op: Operation, given: dict[str, Any]) -> dict[str, Any]:
     """Every parameter's value: each given one through its option's parser (a bad one: UsageError, exit
     2), in command-line order as click converts them (the first bad value is named); the declared
     defaults for the rest."""
     values = {**op.defaults(), **given}
-    parsers = {p.name: p for p in op.cli_params() if p.parse is not None}
-    for name in given:
-        if name in parsers:
-            values[name] = parsers[name].parser()(values[name])
+    params = {p.name: p for p in op.cli_params()}
+    for name in given:  # given: a declared parameter (the parse read only declared flags and arguments)
+        parser = params[name].parser()
+        if parser is not None:
+            values[name] = parser(values[name])
     return values
 
 
-def run(op: Operation, given: dict, argv: list[str]) -> int:
+def run(op: Operation, given: dict[str, Any], argv: list[str]) -> int:
     """Run a parsed operation as typer would run it; the exit code."""
     from rooms_cli.cli.guard import begin, failed, undecodable_input
     from rooms_cli.cli.shared import Run

@@ -52,7 +52,7 @@ def input_model(op: Operation) -> type[BaseModel]:
     return create_model(f"{op.name}_arguments", __config__=ConfigDict(extra="forbid"), **op.arguments())
 
 
-def input_schema(model: type[BaseModel]) -> dict:
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():

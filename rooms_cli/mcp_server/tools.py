@@ -47,7 +47,7 @@ class Operation:
     name: str
     fn: Callable[..., Any]
     title: str
-    returns: dict
+    returns: dict[str, Any]
     read_only: bool = False
     destructive: bool = False  # may delete or overwrite what others rely on
     idempotent: bool = False  # calling it twice with the same arguments changes nothing more
@@ -68,8 +68,8 @@ class Operation:
 TOOLS: dict[str, Operation] = {}
 
 
-def tool(title: str, returns: dict, *, read_only: bool = False, destructive: bool = False, idempotent: bool = False,
-         long: bool = False):
+def tool(title: str, returns: dict[str, Any], *, read_only: bool = False, destructive: bool = False, idempotent: bool = False,
+         long: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the tool of its name."""
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         TOOLS[fn.__name__] = Operation(fn.__name__, fn, title, returns, read_only=read_only, destructive=destructive,
@@ -79,7 +79,7 @@ def tool(title: str, returns: dict, *, read_only: bool = False, destructive: boo
     return register
 
 
-def declared_tool(op: Declared):
+def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the MCP tool of a declared operation: its name, title, hints,
     result schema and arguments are the declaration's; the function takes the session, then every
     argument by its MCP name (all given: pydantic fills the declared defaults)."""
