@@ -114,6 +114,8 @@ COMMANDS: dict[tuple[str, ...], Command] = {
         "--timeout": Option("timeout", parser=_timeout_parser)}),
     ("hook", "claude-code", "prompt"): Command("claude_prompt", ("as_", "dir")),
     ("hook", "claude-code", "session-start"): Command("claude_session_start", ("as_", "dir")),
+    # a coding agent's client spawns it for every session and waits for its tool list
+    ("mcp",): Command("mcp", ("as_", "dir")),
     # cron and `--sync` loops run it on every tick
     ("sync",): Command("sync", ("dir", "json_"), options={"--remote": Option("remote")}),
     ("inbox",): Command("inbox", ("as_", "dir", "json_"), options={

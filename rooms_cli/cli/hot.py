@@ -285,6 +285,18 @@ def inbox(run: Run, unread: bool = False, peek: bool = False, last: int = 10, al
                 + " · reply: rooms send --reply-to N 'text'")
 
 
+def mcp(run: Run) -> None:
+    """`rooms mcp`: here, not behind typer, because a client spawns a server per session and waits for it."""
+    from rooms_cli.errors import RoomsError
+
+    try:
+        from rooms_cli.mcp_server.server import serve
+    except ImportError as exc:
+        raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): pip install 'rooms-cli[mcp]'",
+                         code="missing_dependency") from None
+    serve(run.dir, run.as_)
+
+
 def attention(run: Run, peek: bool = False) -> None:
     from rooms_cli.messaging.attention import build_attention, render_attention
 

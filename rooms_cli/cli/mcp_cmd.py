@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooms_cli.cli import hot
 from rooms_cli.cli.shared import Run, shared
 
 
@@ -14,11 +15,4 @@ def mcp_cmd(run: Run) -> None:
 
     Example: rooms mcp --as frontend --dir ~/src/shop
     """
-    from rooms_cli.errors import RoomsError
-
-    try:
-        from rooms_cli.mcp_server.server import serve
-    except ImportError as exc:
-        raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): pip install 'rooms-cli[mcp]'",
-                         code="missing_dependency") from None
-    serve(run.dir, run.as_)
+    hot.mcp(run)
