@@ -58,7 +58,7 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     selected = select_sections(only)  # before anything is created
 
     from rooms_cli.project import initialize
-    from rooms_cli.registry import DEMO_SECTIONS, resolve
+    from rooms_cli.registry import DEMO_SECTIONS
     from rooms_cli.store.paths import open_project
 
     initialize(target, example="roundtable")
@@ -67,10 +67,10 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict:
     # the demo's own identity, so it does not depend on $USER
     os.environ.setdefault("ROOMS_AGENT", "you")
     ran = []
-    for name, entry in DEMO_SECTIONS.items():
+    for name, load in DEMO_SECTIONS.items():
         if name not in selected:
             continue
-        section = resolve(entry)
+        section = load()
         show("section", name)
         section(project, show)
         ran.append(name)

@@ -1,89 +1,179 @@
-"""Where every part plugs in, in one visible place.
+"""Where every part plugs into the commands that run them all: `rooms tick`, `rooms doctor`, `rooms demo`.
 
-Each table names its entries by import path (`module:attribute`), so that start-up stays lazy: the
-CLI imports only the command being run, `rooms tick` only its steps. `resolve` imports an entry and
-fails loudly — a broken or missing part is an ImportError (or AttributeError) at the first use,
-never silently skipped — and `tests/test_architecture.py` resolves every entry of every table.
+Each table maps a name to a loader: a function that imports its part with a plain import and returns
+the function to call. The import sits inside the loader so that a command imports only what it runs
+(`rooms tick` loads no demo, `rooms doctor` no tick step), and so that one broken part is one
+failure — doctor reports a check that cannot be loaded, tick fails that step and runs the others —
+never a part silently skipped. mypy and the import graph follow every loader.
 
-To add a part: write its module, then add one line to the table it belongs in.
+Only the commands that run every part (tick.py, doctor.py, demo.py) import this module; a part never
+does (`tests/test_architecture.py`, which also calls every loader). The CLI's commands are listed in
+cli/app.py, and what other parts add to a chat prompt in prompt_sections.py.
+
+To add a part's step, check or section: write its function, then one loader and one line here.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-# `rooms <name>`: a typer command function or a typer sub-app (a group of commands)
-COMMANDS: dict[str, str] = {
-    "init": "rooms_cli.cli.project_cmd:init_cmd",
-    "config": "rooms_cli.cli.project_cmd:config_app",
-    "demo": "rooms_cli.cli.project_cmd:demo_cmd",
-    "tick": "rooms_cli.cli.project_cmd:tick_cmd",
-    "doctor": "rooms_cli.cli.project_cmd:doctor_cmd",
-    "agent": "rooms_cli.cli.agent_cmd:agent_app",
-    "models": "rooms_cli.cli.models_cmd:models_app",
-    "chat": "rooms_cli.cli.chat_cmd:chat_cmd",
-    "transcript": "rooms_cli.cli.chat_cmd:transcript_cmd",
-    "room": "rooms_cli.cli.chat_cmd:room_app",
-    "board": "rooms_cli.cli.board_cmd:board_cmd",
-    "task": "rooms_cli.cli.board_cmd:task_app",
-    "roundtable": "rooms_cli.cli.roundtable_cmd:roundtable_app",
-    "schedule": "rooms_cli.cli.roundtable_cmd:schedule_app",
-    "memory": "rooms_cli.cli.roundtable_cmd:memory_app",
-    "group": "rooms_cli.cli.group_cmd:group_app",
-    "send": "rooms_cli.cli.messaging_cmd:send_cmd",
-    "inbox": "rooms_cli.cli.messaging_cmd:inbox_cmd",
-    "status": "rooms_cli.cli.messaging_cmd:status_app",
-    "agents": "rooms_cli.cli.messaging_cmd:agents_cmd",
-    "spawn": "rooms_cli.cli.messaging_cmd:spawn_cmd",
-    "wait": "rooms_cli.cli.messaging_cmd:wait_cmd",
-    "attention": "rooms_cli.cli.messaging_cmd:attention_cmd",
-    "hook": "rooms_cli.cli.messaging_cmd:hook_app",
-    "watch": "rooms_cli.cli.watch_cmd:watch_cmd",
-    "mcp": "rooms_cli.cli.mcp_cmd:mcp_cmd",
-    "files": "rooms_cli.cli.files_cmd:files_app",
-    "sync": "rooms_cli.cli.sync_cmd:sync_cmd",
-    "top": "rooms_cli.cli.top_cmd:top_cmd",
-}
+    from rooms_cli.findings import Finding
 
-# `rooms tick`: run in this order; each is `(project, config, dry_run) -> list[dict]` (what it did)
-TICK_STEPS: dict[str, str] = {
-    "schedule": "rooms_cli.roundtable.tick:fire_schedule",
-    "roundtables": "rooms_cli.roundtable.tick:run_pending",
-    "leases": "rooms_cli.board.tick:expire_leases",
-    "reservations": "rooms_cli.reservations.tick:expire_reservations",
-    "spawns": "rooms_cli.messaging.tick:reap_spawns",
-    "wake": "rooms_cli.messaging.tick:wake_agents",
-    "sync": "rooms_cli.sync.tick:sync_step",
-}
+    TickStep = Callable[..., list[dict]]  # (project, config, dry_run, [on_event=]) -> what it did
+    DoctorCheck = Callable[..., list[Finding]]  # (project, config) -> findings
+    DemoSection = Callable[..., None]  # (project, show) -> None
 
-# `rooms doctor`: each part's own checks, `(project, config) -> list[Finding]`
-DOCTOR_CHECKS: dict[str, str] = {
-    "chat": "rooms_cli.chat.doctor:check",
-    "board": "rooms_cli.board.doctor:check",
-    "messaging": "rooms_cli.messaging.doctor:check",
-    "groups": "rooms_cli.groups.doctor:check",
-    "roundtable": "rooms_cli.roundtable.doctor:check",
-    "reservations": "rooms_cli.reservations.doctor:check",
-    "sync": "rooms_cli.sync.doctor:check",
-}
 
-# `rooms demo`: one section a part, `(project, show) -> None`, run in this order
-DEMO_SECTIONS: dict[str, str] = {
-    "chat": "rooms_cli.chat.demo:run",
-    "board": "rooms_cli.board.demo:run",
-    "roundtable": "rooms_cli.roundtable.demo:run",
-    "groups": "rooms_cli.groups.demo:run",
-    "messaging": "rooms_cli.messaging.demo:run",
-}
+# -- `rooms tick` -------------------------------------------------------------------------------------
 
-# what a chat prompt is told about its room by other parts, `(project, room) -> str` (markdown, may be "")
-PROMPT_SECTIONS: dict[str, str] = {
-    "board": "rooms_cli.board.render:board_markdown",
+def _fire_schedule() -> TickStep:
+    from rooms_cli.roundtable.tick import fire_schedule
+
+    return fire_schedule
+
+
+def _run_roundtables() -> TickStep:
+    from rooms_cli.roundtable.tick import run_pending
+
+    return run_pending
+
+
+def _expire_leases() -> TickStep:
+    from rooms_cli.board.tick import expire_leases
+
+    return expire_leases
+
+
+def _expire_reservations() -> TickStep:
+    from rooms_cli.reservations.tick import expire_reservations
+
+    return expire_reservations
+
+
+def _reap_spawns() -> TickStep:
+    from rooms_cli.messaging.tick import reap_spawns
+
+    return reap_spawns
+
+
+def _wake_agents() -> TickStep:
+    from rooms_cli.messaging.tick import wake_agents
+
+    return wake_agents
+
+
+def _sync() -> TickStep:
+    from rooms_cli.sync.tick import sync_step
+
+    return sync_step
+
+
+# run in this order
+TICK_STEPS: dict[str, Callable[[], TickStep]] = {
+    "schedule": _fire_schedule,
+    "roundtables": _run_roundtables,
+    "leases": _expire_leases,
+    "reservations": _expire_reservations,
+    "spawns": _reap_spawns,
+    "wake": _wake_agents,
+    "sync": _sync,
 }
 
 
-def resolve(target: str) -> Any:
-    """The object a table entry names; raises ImportError/AttributeError when it is broken or missing."""
-    module, _, attribute = target.partition(":")
-    return getattr(import_module(module), attribute)
+# -- `rooms doctor`: each part's own checks -----------------------------------------------------------
+
+def _chat_checks() -> DoctorCheck:
+    from rooms_cli.chat.doctor import check
+
+    return check
+
+
+def _board_checks() -> DoctorCheck:
+    from rooms_cli.board.doctor import check
+
+    return check
+
+
+def _messaging_checks() -> DoctorCheck:
+    from rooms_cli.messaging.doctor import check
+
+    return check
+
+
+def _groups_checks() -> DoctorCheck:
+    from rooms_cli.groups.doctor import check
+
+    return check
+
+
+def _roundtable_checks() -> DoctorCheck:
+    from rooms_cli.roundtable.doctor import check
+
+    return check
+
+
+def _reservations_checks() -> DoctorCheck:
+    from rooms_cli.reservations.doctor import check
+
+    return check
+
+
+def _sync_checks() -> DoctorCheck:
+    from rooms_cli.sync.doctor import check
+
+    return check
+
+
+DOCTOR_CHECKS: dict[str, Callable[[], DoctorCheck]] = {
+    "chat": _chat_checks,
+    "board": _board_checks,
+    "messaging": _messaging_checks,
+    "groups": _groups_checks,
+    "roundtable": _roundtable_checks,
+    "reservations": _reservations_checks,
+    "sync": _sync_checks,
+}
+
+
+# -- `rooms demo`: one section a part ------------------------------------------------------------------
+
+def _chat_demo() -> DemoSection:
+    from rooms_cli.chat.demo import run
+
+    return run
+
+
+def _board_demo() -> DemoSection:
+    from rooms_cli.board.demo import run
+
+    return run
+
+
+def _roundtable_demo() -> DemoSection:
+    from rooms_cli.roundtable.demo import run
+
+    return run
+
+
+def _groups_demo() -> DemoSection:
+    from rooms_cli.groups.demo import run
+
+    return run
+
+
+def _messaging_demo() -> DemoSection:
+    from rooms_cli.messaging.demo import run
+
+    return run
+
+
+# run in this order
+DEMO_SECTIONS: dict[str, Callable[[], DemoSection]] = {
+    "chat": _chat_demo,
+    "board": _board_demo,
+    "roundtable": _roundtable_demo,
+    "groups": _groups_demo,
+    "messaging": _messaging_demo,
+}

@@ -20,13 +20,13 @@ def run_tick(project, config, *, dry_run: bool = False, on_event: dict[str, Call
     `on_event` maps a step name to an observer it is given as `on_event=` (the roundtables step
     reports each roundtable's start and turns: the live status line of `rooms tick` on a terminal).
     """
-    from rooms_cli.registry import TICK_STEPS, resolve
+    from rooms_cli.registry import TICK_STEPS
 
     report: dict = {"dry_run": dry_run, "ok": True, "steps": {}, "failed": []}
-    for name, target in TICK_STEPS.items():
+    for name, load in TICK_STEPS.items():
         observe = {"on_event": on_event[name]} if on_event and name in on_event else {}
         try:
-            actions = resolve(target)(project, config, dry_run, **observe)
+            actions = load()(project, config, dry_run, **observe)  # a step that cannot be imported fails here
         except RoomsError as err:
             report["steps"][name] = {"error": err.to_json()["error"]}
             report["failed"].append({"step": name, "message": err.message})

@@ -2,11 +2,11 @@
 
 `.rooms/run/board/<room>.open.json` (run/ stays out of git, so a clone rebuilds it) holds:
 
-- `dir`: the identity of the tasks directory (inode, mtime_ns, size) when the index was built.
+- `dir`: the identity of the tasks directory (store/cache.py) when the index was built.
   Creating or removing a task file (a `task add`, a `git pull`, a checkout, a hand edit through an
   editor) changes it, and a changed directory means the index is rebuilt from the logs.
 - `open`: every task that is not finished (done, cancelled), archived or headless, with the stat of its
-  log (inode, size, mtime_ns) and the task replayed from it. Every read re-stats these logs (a few,
+  log (its identity) and the task replayed from it. Every read re-stats these logs (a few,
   whatever the size of the board) and replays any that changed, so an open entry is never trusted
   over its log: a claim, a done or an event appended by hand is seen by the next read. The claim
   itself re-reads the log under the task's lock anyway (claims.py).
@@ -20,8 +20,9 @@ archive (rooms) or a merge (git rewrites the file: the directory changes). What 
 is an append to a finished task's log that creates no file (`echo >> log`): `rooms board --all` and
 `rooms task list` read every log, and the next change of the directory rebuilds the index.
 
-Crash safety: the index is replaced atomically (temp file + rename, no fsync: losing it costs a
-rebuild), writers hold its lock, and a missing, damaged or foreign-version index is rebuilt. A
+Crash safety: the index is replaced atomically (store/cache.py: temp file + rename, no fsync: losing
+it costs a rebuild, and a read-only tree reads without storing), writers hold its lock, and a
+missing, damaged or foreign-version index is rebuilt. A
 rebuild that races a writer stores the directory identity it saw before listing, so a task created
 meanwhile makes the next read rebuild again.
 """
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -41,7 +41,7 @@ from rooms_cli.board import store
 from rooms_cli.board.model import FINISHED
 from rooms_cli.board.replay import replay_log
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store import cache, files, jsonl, layout, order
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -53,16 +53,8 @@ def index_path(project: Project, room: str):
     return layout.board_snapshot_file(project, room).with_suffix(".open.json")
 
 
-def _stat_key(st: os.stat_result) -> list[int]:
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
-
-
 def dir_key(project: Project, room: str) -> list[int] | None:
-    try:
-        st = os.stat(store.tasks_dir(project, room))
-    except FileNotFoundError:
-        return None
-    return [st.st_ino, st.st_mtime_ns, st.st_size]
+    return cache.identity(store.tasks_dir(project, room))
 
 
 def is_open(data: dict) -> bool:
@@ -74,18 +66,8 @@ def _empty(key) -> dict:
 
 
 def _read(path) -> dict | None:
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("open"), dict):
-        return None
-    return data
-
-
-def _write(path, data: dict) -> None:
-    """Replace the index (a local cache: store/atomic.write_cache, never fatal)."""
-    atomic.write_cache(path, json.dumps(data, separators=(",", ":")).encode())
+    data = cache.load(path, VERSION)
+    return data if data is not None and isinstance(data.get("open"), dict) else None
 
 
 _DAMAGED: dict[str, list] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
@@ -119,7 +101,7 @@ def _warn_damaged(project: Project, room: str, index: dict) -> bool:
     for task_id, hit in (index.get("damaged") or {}).items():
         path = os.path.join(folder, task_id.lower() + store.SUFFIX)
         try:
-            if _stat_key(os.stat(path)) != hit["stat"]:
+            if cache.identity_of(os.stat(path)) != hit["stat"]:
                 return False
         except FileNotFoundError:
             return False
@@ -159,43 +141,44 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
     if key is None:
         return index
     folder = store.tasks_dir(project, room)
-    with os.scandir(folder) as listing:  # no stat: an open log's is taken below
-        entries = [e for e in listing if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)]
-    finished: list[tuple[str, str]] = []  # (time of the last event, path) of the logs read as plainly done
+    entries = [e for e in files.entries(folder)  # no stat: an open log's is taken below
+               if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)]
+    logs = files.read_each(folder, [e.name for e in entries if not e.is_symlink()], PLAIN_BYTES)
+    finished: list[tuple[str, str]] = []  # (time of the last event, name) of the logs read as plainly done
     lanes, done = index["lane_max"], 0
-    folder_fd = os.open(folder, os.O_RDONLY)  # each log opened relative to it: no path walk per file
-    try:
-        for entry in entries:
-            plain = None if entry.is_symlink() else _plainly_done(folder_fd, entry.name)
-            if plain is not None:
-                lane, number, last = plain
-                if lanes.get(lane, number) <= number:
-                    lanes[lane] = number
-                done += 1
-                finished.append((last, entry.path))
-                continue
-            key = _stat_key(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
-            task = _replay_file(project, room, store.id_from_name(entry.name), entry.path, entry.is_symlink())
-            _note_damage(index, task.id, key)
-            data = task.to_json()
-            _note_lane(index, data)
-            if is_open(data):
-                index["open"][task.id] = _entry(task, key)
-            else:
-                _add_finished(index, data)
-    finally:
-        os.close(folder_fd)
+    for name, data in logs:
+        plain = None if data is None else _plainly_done(data)
+        if plain is None:
+            continue
+        lane, number, last = plain
+        if lanes.get(lane, number) <= number:
+            lanes[lane] = number
+        done += 1
+        finished.append((last, name))
+    plainly = {name for _last, name in finished}
+    for entry in entries:
+        if entry.name in plainly:
+            continue
+        key = cache.identity_of(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
+        task = _replay_file(project, room, store.id_from_name(entry.name), entry.path, entry.is_symlink())
+        _note_damage(index, task.id, key)
+        data = task.to_json()
+        _note_lane(index, data)
+        if is_open(data):
+            index["open"][task.id] = _entry(task, key)
+        else:
+            _add_finished(index, data)
     if done:
         index["counts"]["done"] = index["counts"].get("done", 0) + done
     # the newest of the plainly done ones are replayed for the board's done tail (counted already)
     recent = index["recent"]
-    for _last, path in heapq.nlargest(RECENT, finished):
-        recent.append(_replay_file(project, room, store.id_from_name(os.path.basename(path)), path).to_json())
+    for _last, name in heapq.nlargest(RECENT, finished):
+        recent.append(_replay_file(project, room, store.id_from_name(name), os.path.join(folder, name)).to_json())
     recent.sort(key=lambda t: t["updated_at"], reverse=True)
     del recent[RECENT:]
     try:
         with _lock(project, room, held):
-            _write(index_path(project, room), index)
+            cache.save(index_path(project, room), index)
     except RoomsError:  # the lock cannot be created (a read-only tree): the board still reads, only slower
         pass
     return index
@@ -212,9 +195,8 @@ _ORDER = re.compile(rb'"order": (-?[0-9]+(?:\.[0-9]+)?)[,}]')
 _AT = re.compile(rb'"at": "([^"\\]{1,40})"')
 
 
-def _plainly_done(folder_fd: int, name: str) -> tuple[str, float, str] | None:
-    """(lane, order, time of its last event) when the log `name` of the tasks directory is plainly a
-    finished task, else None.
+def _plainly_done(data: bytes) -> tuple[str, float, str] | None:
+    """(lane, order, time of its last event) when the log `data` is plainly a finished task, else None.
 
     Plainly: one create, one claim, renews, one done, nothing else (no second claim, withdraw,
     status, update, archive, assign, merge marker). Such a log replays to done whatever its order: a
@@ -222,18 +204,8 @@ def _plainly_done(folder_fd: int, name: str) -> tuple[str, float, str] | None:
     Most of a long-lived board is such logs; reading them as bytes (counts first, then one search
     each for the lane and the order) keeps a fresh clone's first command within seconds at 100 000
     tasks. Anything else is replayed."""
-    try:
-        fd = os.open(name, os.O_RDONLY, dir_fd=folder_fd)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, PLAIN_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     lines = data.count(b"\n")
-    if (len(data) == PLAIN_BYTES or data.count(b'"ev": "') != lines or data.count(b'"ev": "create"') != 1
+    if (data.count(b'"ev": "') != lines or data.count(b'"ev": "create"') != 1
             or data.count(b'"ev": "claim"') != 1 or data.count(b'"ev": "done"') != 1
             or data.count(b'"ev": "renew"') != lines - 3 or b"\n<<<<<<<" in data
             or data.count(b'"lane": "') != 1 or data.count(b'"order": ') != 1):
@@ -252,7 +224,7 @@ def _refresh_open(project: Project, room: str, index: dict) -> bool:
     folder = store.tasks_dir(project, room)  # checked once; the ids came from its listing
     for task_id, hit in list(index["open"].items()):
         path = os.path.join(folder, task_id.lower() + store.SUFFIX)
-        key = _stat_key(os.stat(path))
+        key = cache.identity_of(os.stat(path))
         if key == hit["stat"]:
             continue
         changed = True
@@ -284,7 +256,7 @@ def load(project: Project, room: str, *, held: bool = False) -> dict:
                 if latest is not None and latest["dir"] == key:
                     if latest is not index:
                         _refresh_open(project, room, latest)
-                    _write(path, latest)
+                    cache.save(path, latest)
     except FileNotFoundError:
         return rebuild(project, room, held=held)
     except RoomsError:  # the lock cannot be created (a read-only tree): what was read is still right
@@ -315,11 +287,11 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
             data = task.to_json()
             _note_lane(index, data)
             if is_open(data):
-                index["open"][task_id] = _entry(task, _stat_key(os.stat(log)))
+                index["open"][task_id] = _entry(task, cache.identity_of(os.stat(log)))
             else:
                 _add_finished(index, data)
         index["dir"] = dir_key(project, room)
-        _write(path, index)
+        cache.save(path, index)
 
 
 def note_finished_change(project: Project, room: str, task_id: str, before: dict) -> None:
@@ -338,7 +310,7 @@ def note_finished_change(project: Project, room: str, task_id: str, before: dict
         index["recent"] = [t for t in index["recent"] if t["id"] != task_id]
         index["conflicts"] = [c for c in index["conflicts"] if c["task_id"] != task_id]
         log = os.path.join(store.tasks_dir(project, room), task_id.lower() + store.SUFFIX)
-        key = _stat_key(os.stat(log))
+        key = cache.identity_of(os.stat(log))
         task = _replay_file(project, room, task_id, log, os.path.islink(log))
         data = task.to_json()
         _note_lane(index, data)
@@ -346,4 +318,4 @@ def note_finished_change(project: Project, room: str, task_id: str, before: dict
             index["open"][task_id] = _entry(task, key)
         else:
             _add_finished(index, data)
-        _write(path, index)
+        cache.save(path, index)

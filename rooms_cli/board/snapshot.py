@@ -1,22 +1,20 @@
 """A local cache of replayed tasks, so reading a board of 10 000 tasks does not replay 10 000 logs.
 
-`.rooms/run/board/<room>.json` (run/ stays out of git) maps each task file to its stat (inode, size,
-mtime) and the task replayed from it, before the clock is applied. A file whose stat differs is
-replayed again; logs only grow, so any append changes the size. The stat is taken before the file
+`.rooms/run/board/<room>.json` (run/ stays out of git; store/cache.py) maps each task file to its
+identity and the task replayed from it, before the clock is applied. A file whose identity differs is
+replayed again; logs only grow, so any append changes it. The identity is taken before the file
 is read, so a concurrent append can only make an entry stale, never wrong. The cache is only an
 accelerator: a missing or unreadable one is rebuilt from the logs.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
 
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
-from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store import cache, files, jsonl, layout, order
 from rooms_cli.store.paths import Project
 
 VERSION = 2  # 2: tasks replayed in the one order of store/order.py, not file order
@@ -29,13 +27,7 @@ def _cache_path(project: Project, room: str):
 
 
 def _read_cache(path) -> dict:
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("version") != VERSION:
-        return {}
-    return data.get("tasks") or {}
+    return (cache.load(path, VERSION) or {}).get("tasks") or {}
 
 
 def replayed_tasks(project: Project, room: str, keep: Callable[[dict], bool] | None = None) -> list[Task]:
@@ -63,7 +55,7 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
     """(cache entry, task if it had to be replayed) per log; rewrites the cache when enough was stale."""
     try:
         entries = sorted(
-            (e for e in os.scandir(store.tasks_dir(project, room)) if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)),
+            (e for e in files.entries(store.tasks_dir(project, room)) if e.name.startswith("t-") and e.name.endswith(store.SUFFIX)),
             key=lambda e: e.name,
         )
     except FileNotFoundError:
@@ -74,8 +66,7 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
     result: list[tuple[dict, Task | None]] = []
     hits = 0
     for entry in entries:
-        st = entry.stat()
-        key = [st.st_ino, st.st_size, st.st_mtime_ns]
+        key = cache.identity_of(entry.stat())
         task_id = store.id_from_name(entry.name)
         hit = cached.get(task_id)
         task = None
@@ -91,10 +82,5 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
         result.append((hit, task))
     stale = (len(entries) - hits) + (len(cached) - hits)
     if stale >= max(REWRITE_AT_LEAST, len(entries) // REWRITE_FRACTION):
-        _write_cache(path, json.dumps({"version": VERSION, "tasks": fresh}, separators=(",", ":")).encode())
+        cache.save(path, {"version": VERSION, "tasks": fresh})
     return result
-
-
-def _write_cache(path, blob: bytes) -> None:
-    """Replace the cache (a local cache: store/atomic.write_cache, never fatal)."""
-    atomic.write_cache(path, blob)

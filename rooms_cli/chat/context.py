@@ -2,7 +2,7 @@
 
 System: its directive, its voice, the newest deliberation (hand-off note) for it, its recent
 lessons, the room's name and roster, what other parts add about the room (its board: see
-`rooms_cli.registry.PROMPT_SECTIONS`), and the rule for `/pass`.
+`rooms_cli/prompt_sections.py`), and the rule for `/pass`.
 Messages: the transcript tail (at most `context_messages`, default 50), speakers named, trimmed
 to fit its context window. Only the tail of the transcript is ever read, so the prompt (and the
 cost of building it) does not grow with the transcript.
@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 from rooms_cli.models import Message
 from rooms_cli.models.base import estimate_tokens
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_MESSAGES = 50
 SECTION_CHARS = 2000
@@ -44,7 +48,7 @@ def tail_count(config) -> int:
     return max(1, int(value))
 
 
-def read_snapshot(project, room: str, config) -> list:
+def read_snapshot(project, room: str, config) -> list[Any]:
     """The transcript tail prompts are built from (spoken messages only, bounded)."""
     from rooms_cli.chat.transcript import tail
 
@@ -53,7 +57,7 @@ def read_snapshot(project, room: str, config) -> list:
     return [m for m in tail(project, room, count * 2) if m.kind in SPOKEN][-count:]
 
 
-def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False, structured: bool = False,
+def system_prompt(project, state, agent, agents: dict[str, Any], *, must_answer: bool = False, structured: bool = False,
                   offer_pass: bool = True) -> str:
     from rooms_cli.chat.handoff import latest_deliberation
     from rooms_cli.config import load_config
@@ -84,12 +88,12 @@ def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = Fa
 
 
 def _room_sections(project, room: str) -> list[tuple[str, str]]:
-    """What other parts add about the room (registry.PROMPT_SECTIONS, e.g. its board), each capped."""
-    from rooms_cli.registry import PROMPT_SECTIONS, resolve
+    """What other parts add about the room (rooms_cli/prompt_sections.py, e.g. its board), each capped."""
+    from rooms_cli.prompt_sections import ROOM_SECTIONS
 
     sections = []
-    for name, target in PROMPT_SECTIONS.items():
-        section = resolve(target)  # a part that cannot be imported fails loudly
+    for name, load in ROOM_SECTIONS.items():
+        section = load()  # a part that cannot be imported fails loudly
         try:
             text = section(project, room) or ""
         except Exception:  # optional context: unreadable data in another part must not stop a chat turn
@@ -207,7 +211,7 @@ def instruction_for(agent_id: str, *, must_answer: bool, structured: bool, offer
     return f"(Answer as {agent_id} in one short message. If you have nothing useful to add, reply with just: /pass)"
 
 
-def snapshot_lines(snapshot: list, trigger) -> tuple[list[Line], int | None]:
+def snapshot_lines(snapshot: list[Any], trigger) -> tuple[list[Line], int | None]:
     """The snapshot as prompt lines, and where the message being answered is (appended when the
     snapshot does not hold it: a queued mention replayed, a trigger older than the tail)."""
     lines = [Line(m.speaker, m.text) for m in snapshot]
@@ -219,7 +223,7 @@ def snapshot_lines(snapshot: list, trigger) -> tuple[list[Line], int | None]:
     return [*lines, Line(trigger.speaker, trigger.text)], len(lines)
 
 
-def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *, must_answer: bool = False,
+def build_prompt(project, state, agent, agents: dict[str, Any], snapshot: list[Any], trigger, *, must_answer: bool = False,
                  window: int | None = None, reply_tokens: int = 0, count=None, structured: bool = False,
                  keep_last: int | None = None, shrink: float = 1.0, system: str | None = None,
                  offer_pass: bool = True) -> list[Message]:

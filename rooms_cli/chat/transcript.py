@@ -16,6 +16,10 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @dataclass
 class Message:
@@ -28,11 +32,11 @@ class Message:
     kind: str
     text: str
     model: str | None = None
-    usage: dict | None = None
-    meta: dict = field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
-        data: dict = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
         if self.model:
             data["model"] = self.model
         if self.usage:
@@ -42,7 +46,7 @@ class Message:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> Message:
+    def from_json(cls, data: dict[str, Any]) -> Message:
         return cls(
             id=str(data.get("id", "")),
             ts=str(data.get("ts", "")),
@@ -67,7 +71,7 @@ def append_message(project: Project, room: str, speaker: str, text: str, kind: s
     return msg
 
 
-def in_order(records: list[dict]) -> list[dict]:
+def in_order(records: list[dict[str, Any]]) -> list[dict]:
     """Records in the one order of every log (store/order.py: stamp, then id), each record once.
 
     A git merge (`merge=union`) or `rooms sync` puts one clone's new lines after the other's, so a
@@ -75,7 +79,7 @@ def in_order(records: list[dict]) -> list[dict]:
     return order.ordered(records)
 
 
-def _sorted(records: list[dict]) -> bool:
+def _sorted(records: list[dict[str, Any]]) -> bool:
     keys = [order.sort_key(r) for r in records]
     ids = [r["id"] for r in records if isinstance(r.get("id"), str)]
     return all(a <= b for a, b in zip(keys, keys[1:], strict=False)) and len(set(ids)) == len(ids)
@@ -101,7 +105,7 @@ def tail(project: Project, room: str, count: int) -> list[Message]:
         return []
     import os
 
-    from rooms_cli.store import atomic
+    from rooms_cli.store import cache
     from rooms_cli.store.layout import transcript_order_file
 
     path = transcript_path(project, room)
@@ -112,46 +116,42 @@ def tail(project: Project, room: str, count: int) -> list[Message]:
         return []
     except OSError:
         stat = None
-    cache = _order_cache(cache_path)
-    if stat is not None and cache is not None and (cache["ino"], cache["dev"]) == (stat.st_ino, stat.st_dev) \
-            and cache["end"] <= stat.st_size:
-        since = jsonl.scan(path, cache["end"])
+    known = _order_cache(cache.load(cache_path, ORDER_VERSION))
+    if stat is not None and known is not None and (known["ino"], known["dev"]) == (stat.st_ino, stat.st_dev) \
+            and known["end"] <= stat.st_size:
+        since = jsonl.scan(path, known["end"])
         new = since.records
-        if not since.bad and _sorted(new) and (not new or order.sort_key(new[0]) >= cache["last"]):
-            ordered = cache["ordered"] + len(new)
+        if not since.bad and _sorted(new) and (not new or order.sort_key(new[0]) >= known["last"]):
+            ordered = known["ordered"] + len(new)
             if new:
-                _save_order(atomic, cache_path, stat, since.end, order.sort_key(new[-1]), ordered)
+                _save_order(cache_path, stat, since.end, order.sort_key(new[-1]), ordered)
             if ordered >= count:
                 return [Message.from_json(r) for r in jsonl.tail(path, count)]
     records = jsonl.read(path)
     if stat is not None:
         end = jsonl.scan(path).end if records else 0
-        _save_order(atomic, cache_path, stat, end, order.sort_key(records[-1]) if records else "",
-                    _ordered_end(records))
+        _save_order(cache_path, stat, end, order.sort_key(records[-1]) if records else "", _ordered_end(records))
     return [Message.from_json(r) for r in in_order(records)[-count:]]
 
 
-def _order_cache(path) -> dict | None:
-    import json
+ORDER_VERSION = 1
 
-    try:
-        data = json.loads(path.read_bytes())
-        if isinstance(data, dict) and all(isinstance(data.get(k), int) for k in ("ino", "dev", "end", "ordered")) \
-                and isinstance(data.get("last"), str):
-            return data
-    except (OSError, ValueError):
-        pass
+
+def _order_cache(data: dict[str, Any] | None) -> dict | None:
+    if data is not None and all(isinstance(data.get(k), int) for k in ("ino", "dev", "end", "ordered")) \
+            and isinstance(data.get("last"), str):
+        return data
     return None
 
 
-def _save_order(atomic, path, stat, end: int, last: str, ordered: int) -> None:
-    try:
-        atomic.write_json(path, {"ino": stat.st_ino, "dev": stat.st_dev, "end": end, "last": last, "ordered": ordered})
-    except OSError:  # a cache: a read-only checkout still reads right, only slower
-        pass
+def _save_order(path, stat, end: int, last: str, ordered: int) -> None:
+    from rooms_cli.store import cache
+
+    cache.save(path, {"version": ORDER_VERSION, "ino": stat.st_ino, "dev": stat.st_dev, "end": end, "last": last,
+                      "ordered": ordered})
 
 
-def _ordered_end(records: list[dict]) -> int:
+def _ordered_end(records: list[dict[str, Any]]) -> int:
     """How many records at the end of `records` are in time order, each id once in the file, and not
     older than any record before them: their file order is their place in `in_order`."""
     from collections import Counter

@@ -1,6 +1,6 @@
 """The `rooms` command: the root typer app, its error handler, and the registration of every part.
 
-Each part's commands live in their own module; `rooms_cli.registry.COMMANDS` names them and this
+Each part's commands live in their own module; `commands()` below imports and names them, and this
 file only wires them. Errors raised anywhere below are mapped here, once, to a message and an exit code.
 
 Start-up stays light (docs/performance.md): the commands are registered on `parts`, a typer app that
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import SimpleNamespace
 
 import typer
@@ -211,13 +211,62 @@ def root(
     default_timeout()  # a bad ROOMS_LOCK_TIMEOUT is one sentence for every command, not only those that lock
 
 
-def _register_commands() -> None:
-    """Add every command named in rooms_cli.registry.COMMANDS to `parts` (an import that fails, fails
-    loudly); nothing is converted to click here."""
-    from rooms_cli.registry import COMMANDS, resolve
+def commands() -> dict[str, typer.Typer | Callable[..., object]]:
+    """`rooms <name>` -> its typer command function or sub-app (a group of commands), each module by a
+    plain import: a broken one fails loudly. The modules import their parts inside the commands, so
+    importing them all costs little; converting them is what stays lazy (LazyGroup)."""
+    from rooms_cli.cli import (
+        agent_cmd,
+        board_cmd,
+        chat_cmd,
+        files_cmd,
+        group_cmd,
+        mcp_cmd,
+        messaging_cmd,
+        models_cmd,
+        project_cmd,
+        roundtable_cmd,
+        sync_cmd,
+        top_cmd,
+        watch_cmd,
+    )
 
-    for name, target in COMMANDS.items():
-        command = resolve(target)
+    return {
+        "init": project_cmd.init_cmd,
+        "config": project_cmd.config_app,
+        "demo": project_cmd.demo_cmd,
+        "tick": project_cmd.tick_cmd,
+        "doctor": project_cmd.doctor_cmd,
+        "agent": agent_cmd.agent_app,
+        "models": models_cmd.models_app,
+        "chat": chat_cmd.chat_cmd,
+        "transcript": chat_cmd.transcript_cmd,
+        "room": chat_cmd.room_app,
+        "board": board_cmd.board_cmd,
+        "task": board_cmd.task_app,
+        "roundtable": roundtable_cmd.roundtable_app,
+        "schedule": roundtable_cmd.schedule_app,
+        "memory": roundtable_cmd.memory_app,
+        "group": group_cmd.group_app,
+        "send": messaging_cmd.send_cmd,
+        "inbox": messaging_cmd.inbox_cmd,
+        "status": messaging_cmd.status_app,
+        "agents": messaging_cmd.agents_cmd,
+        "spawn": messaging_cmd.spawn_cmd,
+        "wait": messaging_cmd.wait_cmd,
+        "attention": messaging_cmd.attention_cmd,
+        "hook": messaging_cmd.hook_app,
+        "watch": watch_cmd.watch_cmd,
+        "mcp": mcp_cmd.mcp_cmd,
+        "files": files_cmd.files_app,
+        "sync": sync_cmd.sync_cmd,
+        "top": top_cmd.top_cmd,
+    }
+
+
+def _register_commands() -> None:
+    """Add every command to `parts`; nothing is converted to click here."""
+    for name, command in commands().items():
         if isinstance(command, typer.Typer):
             parts.add_typer(command, name=name)
         else:

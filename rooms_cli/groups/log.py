@@ -1,7 +1,7 @@
 """The append-only group log `.rooms/groups/<name>.jsonl`, replayed on every command.
 
 One event a line, each with `ev`, `ts`, `eid` (a unique time-ordered id, `e-…`) and `hlc` (the
-store's hybrid-logical-clock stamp, store/clock.py; events of older versions have a Lamport `seq`):
+store's hybrid-logical-clock stamp, store/clock.py):
 
     created        {name, gid, ephemeral}
     member_added   {handle, profile}
@@ -30,9 +30,9 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
 from rooms_cli import terminal
-from rooms_cli.errors import InvalidData, NotFound, StorageError
+from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import atomic, eventlog, jsonl, layout, order, schema
+from rooms_cli.store import cache, eventlog, files, jsonl, layout, order, schema
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -369,24 +369,18 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     cache means a full replay, which writes a fresh cache. Nothing else reads it; a clone without it
     is just as correct. Only events after `end` are decoded.
     """
-    import pickle
     import zlib
 
     global events_decoded
     path = log_path(project, name)
-    cache = layout.group_replay_cache(project, name)
+    cache_path = layout.group_replay_cache(project, name)
     try:
-        st = os.stat(path)  # before the read: an append in between makes the stat key not match the bytes
-        data = path.read_bytes()
+        st = os.stat(path)  # before the read: an append in between makes the identity not match the bytes
+        data = files.read_bytes(path)
     except OSError:
         return None
-    cached = None
-    try:
-        with open(cache, "rb") as f:
-            cached = pickle.load(f)
-    except Exception:  # noqa: BLE001 - a missing, old or broken cache only means a full replay
-        cached = None
-    if (isinstance(cached, dict) and cached.get("v") == _CACHE_VERSION and cached.get("name") == name
+    cached = cache.load(cache_path, _CACHE_VERSION)
+    if (cached is not None and cached.get("name") == name
             and cached["end"] <= len(data) and zlib.crc32(data[: cached["end"]]) == cached["crc"]):
         state, last, end, crc = cached["state"], cached["last"], cached["end"], cached["crc"]
         new = data[end:]
@@ -408,17 +402,14 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
         return None
     for _, ev in sorted(zip(keys, scan.records, strict=True), key=lambda item: item[0]):
         state.apply(ev)
-    blob = {"v": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
+    blob = {"version": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
             "last": ordered_keys[-1], "state": state}
-    head = {"v": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
+    head = {"version": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
             "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen,
             "before": _head_of(state.before), "before_seen": state.before_seen,
-            "stat": _stat_key(st) if st.st_size == len(data) else None}
-    try:
-        atomic.write_bytes(cache, pickle.dumps(blob, protocol=pickle.HIGHEST_PROTOCOL))
-        atomic.write_bytes(_head_path(cache), pickle.dumps(head, protocol=pickle.HIGHEST_PROTOCOL))
-    except (OSError, StorageError):  # atomic writes name the file as a StorageError
-        pass  # a read-only checkout or a full disk only means a full replay every time
+            "stat": cache.identity_of(st) if st.st_size == len(data) else None}
+    cache.save(cache_path, blob)  # never fails: a read-only checkout only means a full replay every time
+    cache.save(_head_path(cache_path), head)
     return state
 
 
@@ -426,12 +417,8 @@ HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group statu
 broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
 
 
-def _stat_key(st: os.stat_result) -> list[int]:
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
-
-
-def _head_path(cache):
-    return cache.with_name(cache.name[: -len(".pickle")] + ".head.pickle")
+def _head_path(cache_path):
+    return cache_path.with_name(cache_path.name[: -len(".pickle")] + ".head.pickle")
 
 
 def _head_of(group: Group | None) -> Group | None:
@@ -459,23 +446,20 @@ def load_head(project: Project, name: str) -> Group | None:
     exactly the log's bytes: the same stat (inode, size, mtime; the log only grows, a merge rewrites
     it), else the same length and CRC-32; otherwise the full replay (which rewrites it).
     """
-    import pickle
     import zlib
 
     global broadcasts_loaded
     if not has_log(project, name):
         return None
-    cache = layout.group_replay_cache(project, name)
-    try:
-        with open(_head_path(cache), "rb") as f:
-            head = pickle.load(f)
-        fresh = isinstance(head, dict) and head.get("v") == _CACHE_VERSION and head.get("name") == name
-        if fresh and head.get("stat") != _stat_key(os.stat(log_path(project, name))):
-            data = log_path(project, name).read_bytes()
-            fresh = head["end"] == len(data) and zlib.crc32(data) == head["crc"]
-    except Exception:  # noqa: BLE001 - a missing, old or broken cache only means a full replay
-        fresh = False
-    if not fresh:
+    head = cache.load(_head_path(layout.group_replay_cache(project, name)), _CACHE_VERSION)
+    fresh = head is not None and head.get("name") == name
+    if head is not None and fresh and head.get("stat") != cache.identity(log_path(project, name)):
+        try:
+            data = files.read_bytes(log_path(project, name))
+        except OSError:
+            data = None
+        fresh = data is not None and head["end"] == len(data) and zlib.crc32(data) == head["crc"]
+    if head is None or not fresh:
         return load_any(project, name)
     state = _Replay(name)
     state.group, state.dissolve_seen = head["group"], head["dissolve_seen"]
@@ -552,7 +536,4 @@ def remove(project: Project, name: str) -> None:
     """Delete a group's log and its lock files (dissolve: the group leaves no file behind)."""
     path = log_path(project, name)
     for target in (path, lock_path(gather_lock_path(project, name)), lock_path(path)):
-        try:
-            os.unlink(target)
-        except FileNotFoundError:
-            pass
+        files.remove(target)

@@ -147,13 +147,13 @@ def _import(name: str, ref: object, project_root) -> Reducer:
     if not isinstance(ref, str) or ref.count(":") != 1:
         raise InvalidData(f"{where}: expected \"module:function\", found {ref!r}")
     module_name, _, func = ref.partition(":")
-    from importlib import import_module
+    from pkgutil import resolve_name
 
     root = str(project_root)
     if root not in sys.path:
         sys.path.insert(0, root)
     try:
-        module = import_module(module_name)
+        module = resolve_name(module_name + ":")  # the module alone: a missing function is said apart
     except Exception as exc:
         raise InvalidData(f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
     fn = getattr(module, func, None)

@@ -143,44 +143,38 @@ def describe(op: Operation) -> types.Tool:
 
 def source_key() -> str:
     """What the tool listing is derived from: the versions of Python, pydantic and the SDK's types, and the
-    stat (path, size, mtime) of every module of rooms_cli (the tools' signatures, docstrings and shapes)."""
-    import os
+    identity (size, mtime…) of every module of rooms_cli (the tools' signatures, docstrings and shapes)."""
     import sys
+    from pathlib import Path
 
     import pydantic
 
-    import rooms_cli
+    from rooms_cli.store import cache, files
 
-    files = []
-    stack = [os.path.dirname(rooms_cli.__file__)]
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
-                    stack.append(entry.path)
-                elif entry.name.endswith(".py"):
-                    stat = entry.stat()
-                    files.append(f"{entry.path}:{stat.st_size}:{stat.st_mtime_ns}")
-    sdk = os.stat(types.__file__)
-    return json.dumps([sys.version, pydantic.VERSION, types.__file__, sdk.st_size, sdk.st_mtime_ns, __version__, sorted(files)])
+    package = Path(__file__).resolve().parent.parent  # rooms_cli/
+    sources = sorted(f"{path}:{cache.identity(path)}" for path in files.every_file(package) if path.suffix == ".py")
+    return json.dumps([sys.version, pydantic.VERSION, types.__file__, cache.identity(types.__file__), __version__, sources])
+
+
+LISTING_VERSION = 1
 
 
 def listing(project) -> list[types.Tool]:
     """Every tool as tools/list shows it. Deriving the input schemas (a pydantic model per tool) costs
     more than the rest of a server's start, so the listing is kept in `.rooms/run/mcp-tools.json` under
     source_key() and derived again when any of that changed (or the copy is missing or damaged)."""
-    from rooms_cli.store import atomic, layout
+    from rooms_cli.store import cache, layout
 
     path, key = layout.mcp_tools_file(project), source_key()
-    try:
-        kept = json.loads(path.read_bytes())
-        if kept["key"] == key:
+    kept = cache.load(path, LISTING_VERSION)
+    if kept is not None and kept.get("key") == key:
+        try:
             return [types.Tool.model_validate(tool) for tool in kept["tools"]]
-    except (OSError, ValueError, KeyError, TypeError, ValidationError):
-        pass
+        except (KeyError, TypeError, ValidationError):
+            pass
     tools = [describe(op) for op in TOOLS.values()]
-    atomic.write_cache(path, json.dumps({"key": key, "tools": [t.model_dump(mode="json", by_alias=True, exclude_unset=True)
-                                                                for t in tools]}).encode())
+    cache.save(path, {"version": LISTING_VERSION, "key": key,
+                      "tools": [t.model_dump(mode="json", by_alias=True, exclude_unset=True) for t in tools]})
     return tools
 
 

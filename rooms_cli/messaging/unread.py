@@ -1,6 +1,6 @@
 """The unread and the latest messages of an inbox without reading the whole inbox: a local cursor.
 
-`.rooms/run/inbox/<agent>.unread.json` (this machine's, out of git) records, for the inbox and its
+`.rooms/run/inbox/<agent>.unread.json` (this machine's, out of git; store/cache.py) records, for the inbox and its
 read marks as they were last read (inode and the offset where their whole lines end), the messages
 not marked read, the last RECENT messages in the one order, how many messages there are, the highest
 message number and whether the numbers were unique. A later read parses only the bytes appended since
@@ -19,8 +19,6 @@ numbers after a merge), or the cursor is missing or damaged, the whole inbox is 
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 
 from rooms_cli.messaging.inbox import (
@@ -34,38 +32,18 @@ from rooms_cli.messaging.inbox import (
     read_state_path,
     with_latest,
 )
-from rooms_cli.store import atomic, jsonl, layout, order
+from rooms_cli.store import cache, jsonl, layout, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 VERSION = 2
-SEAL = 4096  # bytes before the offset whose CRC-32 the cursor keeps
 RECENT = 100  # latest messages kept: `rooms inbox --last N` up to this reads no more than the unread ones
 
 
 def cursor_path(project: Project, agent: str):
     return layout.inbox_cursor_file(project, agent)
-
-
-def _seal(path, end: int) -> list:
-    """The file's inode and the CRC-32 of the last bytes before `end`: what says a later read that the
-    file is the one read up to `end`, only appended to since."""
-    import zlib
-
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return [None, end, 0]
-    try:
-        stat = os.fstat(fd)
-        if stat.st_size < end:
-            return [stat.st_ino, end, None]  # shrunk: no cursor's seal
-        start = max(end - SEAL, 0)
-        return [stat.st_ino, end, zlib.crc32(os.pread(fd, end - start, start))]
-    finally:
-        os.close(fd)
 
 
 @dataclass
@@ -84,8 +62,8 @@ def _full(project: Project, agent: str) -> Known:
     whole = jsonl.scan(box)
     for lineno, reason in whole.bad:
         jsonl.warn(box, lineno, reason)
-    box_seal = _seal(box, whole.end)
-    marks_seal = _seal(marks_file, jsonl.scan(marks_file).end)  # before the read: what is appended meanwhile is read again
+    box_seal = cache.seal(box, whole.end)
+    marks_seal = cache.seal(marks_file, jsonl.scan(marks_file).end)  # before the read: what is appended meanwhile is read again
     records = order.ordered(whole.records)
     messages = [InboxMessage.from_json(r) for r in records]
     assign_refs(messages)
@@ -101,32 +79,24 @@ def _full(project: Project, agent: str) -> Known:
     # only a cursor whose offsets match what was parsed: a message appended between the scan and the
     # read is then re-read (and re-added once, by id) by the next call
     if state["unique"]:
-        _write(cursor_path(project, agent), state)
+        cache.save(cursor_path(project, agent), state)
     return Known(unread=unread, recent=recent, total=len(messages))
-
-
-def _write(path, state: dict) -> None:
-    """Replace the cursor (a local cache: store/atomic.write_cache, never fatal)."""
-    atomic.write_cache(path, json.dumps(state, separators=(",", ":")).encode())
 
 
 def known(project: Project, agent: str) -> Known:
     """`agent`'s unread and last RECENT messages, reading only what was appended since the last call."""
     path = cursor_path(project, agent)
-    try:
-        state = json.loads(path.read_bytes())
-        if state.get("version") != VERSION:
-            raise ValueError
-    except (OSError, ValueError):
+    state = cache.load(path, VERSION)
+    if state is None:
         return _full(project, agent)
     box, marks_file = inbox_path(project, agent), read_state_path(project, agent)
     box_end, marks_end = state["box"][1], state["marks"][1]
-    if _seal(box, box_end) != state["box"] or _seal(marks_file, marks_end) != state["marks"]:
+    if cache.seal(box, box_end) != state["box"] or cache.seal(marks_file, marks_end) != state["marks"]:
         return _full(project, agent)  # replaced (a merge), shrunk, or gone
     new_box = jsonl.scan(box, box_end)
     new_marks = jsonl.scan(marks_file, marks_end)
-    if new_box.bad or new_marks.bad or any(r.get("upto") is not None for r in new_marks.records):
-        return _full(project, agent)  # a damaged line, or a mark of an older version: read everything
+    if new_box.bad or new_marks.bad:
+        return _full(project, agent)  # a damaged line: read everything
     pending = {m["id"]: m for m in state["unread"]}
     top = state["top"]
     fresh = order.ordered(new_box.records)
@@ -144,8 +114,8 @@ def known(project: Project, agent: str) -> Known:
     state["total"] += len(fresh)
     state["top"] = top
     if new_box.records or new_marks.records:
-        state["box"], state["marks"] = _seal(box, new_box.end), _seal(marks_file, new_marks.end)
-        _write(path, state)
+        state["box"], state["marks"] = cache.seal(box, new_box.end), cache.seal(marks_file, new_marks.end)
+        cache.save(path, state)
     return Known(unread=_messages(state["unread"]), recent=_messages(state["recent"]), total=state["total"])
 
 

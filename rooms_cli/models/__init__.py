@@ -10,6 +10,10 @@ from __future__ import annotations
 from rooms_cli.errors import InvalidInput
 from rooms_cli.models.base import Completion, Message, Provider, Usage
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["Completion", "Message", "Provider", "Usage", "get_provider", "parse_model", "provider_for"]
 
 
@@ -34,7 +38,7 @@ def get_provider(name: str, config) -> Provider:
     return provider
 
 
-def _build(name: str, spec: dict) -> Provider:
+def _build(name: str, spec: dict[str, Any]) -> Provider:
     ptype = spec.get("type")
     if ptype == "offline":
         from rooms_cli.models.offline import OfflineProvider

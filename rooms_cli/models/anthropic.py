@@ -54,6 +54,10 @@ from rooms_cli.models.http import (
 from rooms_cli.models.limits import reply_limit
 from rooms_cli.models.tokens import estimate_tokens
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 REPLY_TOOL = "reply"  # the one tool a structured call forces
@@ -62,10 +66,10 @@ CLAUDE_WINDOW = 200_000  # tokens: the context window of Claude models on Anthro
 _no_tools: set[str] = server_cache(set())  # servers (base URLs) that refused a forced tool call, this process
 
 
-def to_anthropic(messages) -> tuple[str, list[dict]]:
+def to_anthropic(messages) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, alternating user/assistant messages) from our messages."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
-    turns: list[dict] = []
+    turns: list[dict[str, Any]] = []
     for m in messages:
         if m.role == "system":
             continue
@@ -166,7 +170,7 @@ class AnthropicProvider(Provider):
         extra = self.spec.get("headers") or {}
         headers.update({str(k): str(v) for k, v in extra.items()} if isinstance(extra, dict) else {})
         headers.update(auth)
-        body: dict = {
+        body: dict[str, Any] = {
             "model": model,
             "max_tokens": int(max_tokens or reply_limit("answer", agent=agent, provider_spec=self.spec)),
             "messages": turns,
@@ -213,7 +217,7 @@ class AnthropicProvider(Provider):
             return completion
 
 
-def _parse(call: Call, data: dict, messages) -> Completion:
+def _parse(call: Call, data: dict[str, Any], messages) -> Completion:
     if data.get("type") == "error":
         raise reported_error(call, "the server answered with an error", data.get("error") or {})
     content = data.get("content")
@@ -223,7 +227,7 @@ def _parse(call: Call, data: dict, messages) -> Completion:
     return Completion(text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=data.get("stop_reason"))
 
 
-def _block_text(block: dict) -> str:
+def _block_text(block: dict[str, Any]) -> str:
     """A content block's text: a text block's, or a tool call's input as JSON."""
     if block.get("type") == "text":
         return str(block.get("text") or "")
@@ -235,7 +239,7 @@ def _block_text(block: dict) -> str:
 async def _stream(call: Call, messages, on_delta) -> Completion:
     parts: list[str] = []
     progress = [0]
-    usage: dict = {}
+    usage: dict[str, Any] = {}
     stop_reason = None
     finished = False
     async with open_response(call) as response:

@@ -63,7 +63,7 @@ class Message:
     content: str
     name: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {"role": self.role, "content": self.content}
         if self.name:
             data["name"] = self.name
@@ -81,7 +81,7 @@ class Usage:
     def total(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -105,7 +105,7 @@ class Completion:
         """True when the reply was stopped by the token limit (not by the model or a stop string)."""
         return self.finish_reason == "length"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "usage": self.usage.to_json(),
@@ -171,7 +171,7 @@ class StopFilter:
         self.buffer = ""
 
 
-_server_caches: list[dict | set] = []
+_server_caches: list[dict[str, Any] | set[Any]] = []
 
 
 def server_cache(cache):
@@ -203,12 +203,12 @@ class Provider:
     offline = False
     structured = False  # True: `schema` is sent to the model (see the module docstring)
 
-    def __init__(self, name: str, spec: dict | None = None):
+    def __init__(self, name: str, spec: dict[str, Any] | None = None):
         self.name = name
         self.spec = dict(spec or {})
         # every configured provider's spec (get_provider fills it): their keys are masked in
         # this provider's replies and errors, not only its own
-        self.configured: dict[str, dict] = {name: self.spec}
+        self.configured: dict[str, dict[str, Any]] = {name: self.spec}
 
     async def acomplete(
         self,
@@ -218,7 +218,7 @@ class Provider:
         temperature: float | None = None,
         max_tokens: int | None = None,
         stop: list[str] | None = None,
-        schema: dict | None = None,
+        schema: dict[str, Any] | None = None,
         on_delta: Delta | None = None,
         agent: Any = None,
         purpose: str = "answer",

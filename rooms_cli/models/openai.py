@@ -56,6 +56,10 @@ from rooms_cli.models.http import (
 )
 from rooms_cli.models.tokens import estimate_tokens
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 OPENAI_URL = "https://api.openai.com/v1"
 OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_DEFAULT_NUM_CTX = 4096  # what Ollama gives a model whose parameters set no num_ctx
@@ -84,7 +88,7 @@ def ollama_base_url(host: str | None) -> str:
     return f"{parts.scheme}://{netloc}{path}"
 
 
-def wire_message(message) -> dict:
+def wire_message(message) -> dict[str, Any]:
     """A message as OpenAI wants it: `name` only of [A-Za-z0-9_-], at most 64 (ids may hold dots)."""
     data = message.to_json()
     if data.get("name"):
@@ -97,7 +101,7 @@ def prompt_tokens(messages) -> int:
     return sum(estimate_tokens(m.content) + 4 for m in messages)
 
 
-def refused_field(err: ProviderError, body: dict) -> str | None:
+def refused_field(err: ProviderError, body: dict[str, Any]) -> str | None:
     """The request field a 400/422 answer refused (one we can do without), else None."""
     status = (err.data or {}).get("status") if isinstance(err.data, dict) else None
     if status not in (400, 422) or isinstance(err, ContextOverflow):  # a prompt too long stays too long
@@ -179,7 +183,7 @@ class OpenAIProvider(Provider):
         headers.update(self.spec_headers())
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        body: dict = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
+        body: dict[str, Any] = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
         refused = _refused.get(self.base_url(), set())
         if temperature is not None and "temperature" not in refused:
             body["temperature"] = temperature
@@ -264,7 +268,7 @@ class OpenAIProvider(Provider):
         counted = await llamacpp.count(root, text, self._auth_headers()) if llamacpp.known(root) else None
         return counted if counted is not None else estimate_tokens(text)
 
-    def _parse(self, call: Call, data: dict, messages) -> Completion:
+    def _parse(self, call: Call, data: dict[str, Any], messages) -> Completion:
         if "error" in data and not data.get("choices"):
             raise reported_error(call, "the server answered with an error", data["error"])
         choices = data.get("choices")

@@ -1,9 +1,9 @@
-"""Parsed YAML kept between processes: `.rooms/run/parsed.json` (local, out of git).
+"""Parsed YAML kept between processes: `.rooms/run/parsed.json` (local, out of git; store/cache.py).
 
 Every `rooms chat` and `rooms send` reads `.rooms.yaml` and agent definitions (YAML frontmatter);
 importing and running the YAML parser costs more than the rest of such a command's reads. The
-parsed data of each file is kept here under the file's (inode, size, mtime, ctime): any write to the
-file changes that key, so a changed file is parsed again. A file written less than a second ago is
+parsed data of each file is kept here under the file's identity (cache.identity_of): any write to the
+file changes that key, so a changed file is parsed again. A file written less than RACY_S ago is
 not kept (a rewrite of the same size within the clock's tick would keep its key), nor is data that
 JSON would not give back unchanged (dates, non-text keys). Without the cache file (a fresh clone) or
 with a damaged one, files are simply parsed; the cache is rewritten whole, atomically, last writer wins.
@@ -17,16 +17,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from rooms_cli.store import cache
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a process); mypy reads the name
 
 if TYPE_CHECKING:  # `rooms send` reads .rooms.yaml through here
     from typing import Any
 
-RACY_S = 1.0
-
-
-def _key(st: os.stat_result) -> list[int]:
-    return [st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+VERSION = 1
 
 
 def cached(rooms_dir: Path, path: Path, parse: Callable[[], Any], st: os.stat_result | None = None) -> Any:
@@ -39,20 +37,16 @@ def cached(rooms_dir: Path, path: Path, parse: Callable[[], Any], st: os.stat_re
         except OSError:
             return parse()
     store = Path(rooms_dir) / "run" / "parsed.json"
-    name, key = str(path), _key(st)
-    entries: dict = {}
-    try:
-        with open(store, "rb") as f:
-            loaded = json.loads(f.read())
-        if isinstance(loaded, dict):
-            entries = loaded
-            entry = entries.get(name)
-            if isinstance(entry, dict) and entry.get("key") == key and "data" in entry:
-                return entry["data"]
-    except (OSError, ValueError):  # no cache yet, or a damaged one: parse
-        pass
+    name, key = str(path), cache.identity_of(st)
+    doc = cache.load(store, VERSION)
+    entries = doc.get("files") if doc is not None else None
+    if not isinstance(entries, dict):
+        entries = {}
+    entry = entries.get(name)
+    if isinstance(entry, dict) and entry.get("key") == key and "data" in entry:
+        return entry["data"]
     data = parse()
-    if time.time() - st.st_mtime < RACY_S:
+    if not cache.settled(st, time.time()):
         return data
     try:
         if json.loads(json.dumps(data)) != data:
@@ -60,12 +54,5 @@ def cached(rooms_dir: Path, path: Path, parse: Callable[[], Any], st: os.stat_re
     except (TypeError, ValueError):
         return data
     entries[name] = {"key": key, "data": data}
-    from rooms_cli.errors import StorageError
-    from rooms_cli.store import atomic
-
-    try:
-        store.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_text(store, json.dumps(entries))
-    except (OSError, StorageError):  # a read-only checkout or a full disk still works, uncached
-        pass
+    cache.save(store, {"version": VERSION, "files": entries})  # never fails: a read-only checkout reads uncached
     return data

@@ -171,7 +171,7 @@ class Discovery:
         if cached and cached[0] == mtime and time.time_ns() - mtime > RACY_S * 1e9:
             return cached[1]
         try:
-            entries = [(e.name, e.is_dir()) for e in files.entries(directory) if not e.name.endswith((".lock", ".tmp"))]
+            entries = sorted((e.name, e.is_dir()) for e in files.entries(directory) if not e.name.endswith((".lock", ".tmp")))
         except OSError:
             return []
         self._listings[directory] = (mtime, entries)

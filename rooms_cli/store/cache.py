@@ -1,0 +1,113 @@
+"""The one cache primitive: what was derived from files, kept under `.rooms/run/` (this machine's, out
+of git) and trusted only while the files it came from keep their identity.
+
+    key = cache.identity(log)                    # [dev, inode, size, mtime_ns, ctime_ns], None if missing
+    doc = cache.load(path, VERSION)             # the stored document, or None: missing, damaged, other version
+    ...                                          # compare the keys it holds with the files' identities now
+    cache.save(path, {"version": VERSION, ...})  # replace it: atomic, never fatal
+
+- **Key.** A file's identity changes with any write to it: an append grows it, a rewrite moves its
+  mtime and ctime, a replacement (git checkout, os.replace) gives it a new inode. Take the identity
+  *before* reading the file: a write in between then makes the entry stale, never wrong. A file
+  written within RACY_S may be rewritten at the same size inside the clock's tick: `settled` says
+  whether a key can be trusted for a file that is not append-only.
+- **Crash-safe write.** `save` replaces the file atomically (store/atomic.write_cache: temp file and
+  rename, no fsync): a crash leaves the old cache or the new, and a lost one only costs a rebuild.
+- **Read paths stay read-only.** `save` never fails and never raises: on a read-only tree, a full disk
+  or a missing permission nothing is stored and the caller goes on with what it computed. A read
+  command therefore works on a read-only checkout, only slower.
+
+Documents are JSON, or pickle for a cache file named `*.pickle` (the replay state of a group log,
+which holds objects). Either way the document is a dict whose `version` names its layout.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+RACY_S = 1.0  # seconds: a file written more recently may change again without its identity changing
+
+
+def identity_of(st: os.stat_result) -> list[int]:
+    """The identity of the file `st` is the stat of (see the module's docstring)."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def identity(path: Path | str) -> list[int] | None:
+    """The identity of the file at `path`; None when there is none."""
+    try:
+        return identity_of(os.stat(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def settled(st: os.stat_result, now: float) -> bool:
+    """Whether the file was last written long enough before `now` (time.time()) for its identity to
+    change with its next write; a cache entry for a file that is not settled is not worth storing."""
+    return now - st.st_mtime >= RACY_S
+
+
+SEAL_BYTES = 4096  # bytes before the offset whose CRC-32 a seal keeps
+
+
+def seal(path: Path | str, end: int) -> list:
+    """[inode, `end`, CRC-32 of the SEAL_BYTES before `end`] of an append-only file read up to `end`: a
+    later read that finds the same seal knows the file is the one read, only appended to since (a file
+    git wrote anew has another inode, or the same inode number reused, which the CRC tells). A missing
+    file seals as [None, end, 0], one shorter than `end` as [inode, end, None] (no cursor's seal)."""
+    import zlib
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return [None, end, 0]
+    try:
+        stat = os.fstat(fd)
+        if stat.st_size < end:
+            return [stat.st_ino, end, None]
+        start = max(end - SEAL_BYTES, 0)
+        return [stat.st_ino, end, zlib.crc32(os.pread(fd, end - start, start))]
+    finally:
+        os.close(fd)
+
+
+def _pickled(path: Path) -> bool:
+    return path.name.endswith(".pickle")
+
+
+def load(path: Path, version: int) -> dict | None:
+    """The document stored at `path` when its `version` is `version`; None when it is missing,
+    unreadable, damaged or of another version (the caller rebuilds it)."""
+    from rooms_cli.store.files import read_bytes
+
+    path = Path(path)
+    try:
+        blob = read_bytes(path)
+        if _pickled(path):
+            import pickle
+
+            doc = pickle.loads(blob)  # noqa: S301 - this machine's own cache, out of git
+        else:
+            import json
+
+            doc = json.loads(blob)
+    except Exception:  # noqa: BLE001 - a missing, truncated or foreign cache only means a rebuild
+        return None
+    return doc if isinstance(doc, dict) and doc.get("version") == version else None
+
+
+def save(path: Path, doc: dict) -> None:
+    """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails."""
+    from rooms_cli.store.atomic import write_cache
+
+    path = Path(path)
+    if _pickled(path):
+        import pickle
+
+        blob = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+    else:
+        import json
+
+        blob = json.dumps(doc, separators=(",", ":")).encode()
+    write_cache(path, blob)

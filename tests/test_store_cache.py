@@ -1,0 +1,65 @@
+"""The one cache primitive (store/cache.py): keyed by file identity, replaced atomically, never fatal."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from rooms_cli.store import cache, jsonl
+
+
+def test_any_write_to_a_file_changes_its_identity(tmp_path):
+    log = tmp_path / "log.jsonl"
+    jsonl.append(log, {"id": "a"})
+    first = cache.identity(log)
+    jsonl.append(log, {"id": "b"})  # an append grows it
+    grown = cache.identity(log)
+    replacement = tmp_path / "new"
+    replacement.write_bytes(log.read_bytes())
+    os.replace(replacement, log)  # the same bytes in a new file (a git checkout)
+    assert len({tuple(first), tuple(grown), tuple(cache.identity(log))}) == 3
+
+
+def test_a_missing_file_has_no_identity(tmp_path):
+    assert cache.identity(tmp_path / "absent") is None
+    assert cache.identity(tmp_path / "absent" / "below") is None
+
+
+@pytest.mark.parametrize("name", ["index.json", "state.pickle"])
+def test_a_saved_document_loads_back_at_its_version_only(tmp_path, name):
+    path = tmp_path / "run" / name
+    cache.save(path, {"version": 2, "tasks": {"t-1": [1, 2]}})
+    assert cache.load(path, 2) == {"version": 2, "tasks": {"t-1": [1, 2]}}
+    assert cache.load(path, 3) is None  # another layout: rebuilt, never misread
+    assert [p.name for p in path.parent.iterdir()] == [name]  # no temp file left
+
+
+@pytest.mark.parametrize("name", ["index.json", "state.pickle"])
+@pytest.mark.parametrize("blob", [b"", b"{not json", b"\x80\x05garbage", b"[1, 2]"])
+def test_a_missing_damaged_or_foreign_cache_loads_as_none(tmp_path, name, blob):
+    path = tmp_path / name
+    assert cache.load(path, 1) is None
+    path.write_bytes(blob)
+    assert cache.load(path, 1) is None
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through a read-only mode")
+def test_saving_on_a_read_only_tree_stores_nothing_and_raises_nothing(tmp_path):
+    tree = tmp_path / ".rooms"
+    tree.mkdir()
+    tree.chmod(0o555)
+    try:
+        cache.save(tree / "run" / "board" / "demo.json", {"version": 1})
+        assert list(tree.iterdir()) == []
+    finally:
+        tree.chmod(0o755)
+
+
+def test_a_file_written_just_now_is_not_settled(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("a: 1\n")
+    st = os.stat(path)
+    assert not cache.settled(st, time.time())
+    assert cache.settled(st, st.st_mtime + cache.RACY_S)
