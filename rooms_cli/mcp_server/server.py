@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from rooms_cli import __version__
 from rooms_cli.errors import RoomsError, UsageError, as_rooms_error
 from rooms_cli.mcp_server.tools import TOOLS, Operation, Session
+from rooms_cli.store.paths import Project
 
 PROGRESS_S = 1.0
 
@@ -48,17 +49,11 @@ INSTRUCTIONS = (
 
 
 def input_model(op: Operation) -> type[BaseModel]:
-    """The pydantic model of `op`'s arguments: its parameters after the session, no others allowed."""
-    import inspect
-
-    fields: dict[str, Any] = {}
-    for name, param in list(inspect.signature(op.fn, eval_str=True).parameters.items())[1:]:
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[name] = (param.annotation, default)
-    return create_model(f"{op.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    """The pydantic model of `op`'s arguments (its declaration's, or its signature's after the session), no others allowed."""
+    return create_model(f"{op.name}_arguments", __config__=ConfigDict(extra="forbid"), **op.arguments())
 
 
-def input_schema(model: type[BaseModel]) -> dict:
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():
@@ -129,7 +124,7 @@ def usage_message(name: str, exc: ValidationError) -> str:
 
 
 def describe(op: Operation) -> types.Tool:
-    """`op` as tools/list shows it: its input schema derived from its signature, its declaration's hints."""
+    """`op` as tools/list shows it: its input schema derived from its declaration, with its title and hints."""
     import inspect
 
     return types.Tool(
@@ -159,7 +154,7 @@ def source_key() -> str:
 LISTING_VERSION = 1
 
 
-def listing(project) -> list[types.Tool]:
+def listing(project: Project) -> list[types.Tool]:
     """Every tool as tools/list shows it. Deriving the input schemas (a pydantic model per tool) costs
     more than the rest of a server's start, so the listing is kept in `.rooms/run/mcp-tools.json` under
     source_key() and derived again when any of that changed (or the copy is missing or damaged)."""
