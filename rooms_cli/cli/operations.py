@@ -426,26 +426,6 @@ def inbox(run: Run, unread: bool, peek: bool, last: int, all_: bool) -> None:
                 + " · reply: rooms send --reply-to N 'text'")
 
 
-@operation("mcp", shared=("as_", "dir"))
-def mcp(run: Run) -> None:
-    """Run an MCP server on stdin/stdout: board, messaging, groups, chat, roundtable and events as tools.
-
-    The identity (--as, ROOMS_AGENT…) and the project (--dir, ROOMS_DIR…) are fixed at start. Needs the
-    extra: pip install 'rooms-cli[mcp]'. Register it with Claude Code: claude mcp add rooms -- rooms mcp
-
-    Example: rooms mcp --as frontend --dir ~/src/shop
-    """
-    # an operation (the fast path, no typer) because a client spawns a server per session and waits for it
-    from rooms_cli.errors import RoomsError
-
-    try:
-        from rooms_cli.mcp_server.server import serve
-    except ImportError as exc:
-        raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): pip install 'rooms-cli[mcp]'",
-                         code="missing_dependency") from None
-    serve(run.dir, run.as_)
-
-
 @operation("attention", shared=AS, params=(Param("peek", "bool", False, "Do not mark the messages read.", ("--peek",)),),
            mcp=Mcp("attention", "What needs your attention", ATTENTION))
 def attention(run: Run, peek: bool) -> None:
