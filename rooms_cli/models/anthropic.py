@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.models import llamacpp
-from rooms_cli.models.base import Completion, Provider, Usage, server_cache
+from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, server_cache
 from rooms_cli.models.http import (
     Call,
     HttpSettings,
@@ -62,10 +63,10 @@ CLAUDE_WINDOW = 200_000  # tokens: the context window of Claude models on Anthro
 _no_tools: set[str] = server_cache(set())  # servers (base URLs) that refused a forced tool call, this process
 
 
-def to_anthropic(messages) -> tuple[str, list[dict]]:
+def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, str]]]:
     """(system prompt, alternating user/assistant messages) from our messages."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
-    turns: list[dict] = []
+    turns: list[dict[str, str]] = []
     for m in messages:
         if m.role == "system":
             continue
@@ -147,7 +148,8 @@ class AnthropicProvider(Provider):
         counted = await llamacpp.count(root, text, self._probe_headers()) if llamacpp.known(root) else None
         return counted if counted is not None else estimate_tokens(text)
 
-    def _call(self, messages, model, temperature, max_tokens, stream: bool, agent=None, stop=None, schema=None) -> Call:
+    def _call(self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None, stream: bool,
+              agent: Any = None, stop: list[str] | None = None, schema: dict[str, Any] | None = None) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -166,7 +168,7 @@ class AnthropicProvider(Provider):
         extra = self.spec.get("headers") or {}
         headers.update({str(k): str(v) for k, v in extra.items()} if isinstance(extra, dict) else {})
         headers.update(auth)
-        body: dict = {
+        body: dict[str, Any] = {
             "model": model,
             "max_tokens": int(max_tokens or reply_limit("answer", agent=agent, provider_spec=self.spec)),
             "messages": turns,
@@ -191,7 +193,8 @@ class AnthropicProvider(Provider):
         )
 
     async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int | None,
+        stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         while True:
             call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None,
@@ -213,7 +216,7 @@ class AnthropicProvider(Provider):
             return completion
 
 
-def _parse(call: Call, data: dict, messages) -> Completion:
+def _parse(call: Call, data: dict[str, Any], messages: list[Message]) -> Completion:
     if data.get("type") == "error":
         raise reported_error(call, "the server answered with an error", data.get("error") or {})
     content = data.get("content")
@@ -223,7 +226,7 @@ def _parse(call: Call, data: dict, messages) -> Completion:
     return Completion(text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=data.get("stop_reason"))
 
 
-def _block_text(block: dict) -> str:
+def _block_text(block: dict[str, Any]) -> str:
     """A content block's text: a text block's, or a tool call's input as JSON."""
     if block.get("type") == "text":
         return str(block.get("text") or "")
@@ -232,10 +235,10 @@ def _block_text(block: dict) -> str:
     return ""
 
 
-async def _stream(call: Call, messages, on_delta) -> Completion:
+async def _stream(call: Call, messages: list[Message], on_delta: Delta) -> Completion:
     parts: list[str] = []
     progress = [0]
-    usage: dict = {}
+    usage: dict[str, Any] = {}
     stop_reason = None
     finished = False
     async with open_response(call) as response:
@@ -276,7 +279,7 @@ async def _stream(call: Call, messages, on_delta) -> Completion:
     return Completion(text=text, usage=_usage(usage, messages, text), finish_reason=stop_reason)
 
 
-def _usage(data, messages, text: str) -> Usage:
+def _usage(data: object, messages: list[Message], text: str) -> Usage:
     """Usage from an Anthropic `usage` object (cache reads and writes count as input), else an estimate."""
     data = data if isinstance(data, dict) else {}
     given = [data.get(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]

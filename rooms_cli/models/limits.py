@@ -41,7 +41,7 @@ def _positive(value: Any) -> int | None:
     return value
 
 
-def reply_limit(purpose: str, *, agent: Any = None, provider_spec: dict | None = None, override: int | None = None) -> int:
+def reply_limit(purpose: str, *, agent: Any = None, provider_spec: dict[str, Any] | None = None, override: int | None = None) -> int:
     """The max_tokens for one call of kind `purpose` (see the module docstring for the order)."""
     for value in (override, getattr(agent, "max_tokens", None), (provider_spec or {}).get("max_tokens")):
         limit = _positive(value)

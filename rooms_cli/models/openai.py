@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 from rooms_cli.errors import ContextOverflow, ProviderError
 from rooms_cli.models import llamacpp
-from rooms_cli.models.base import Completion, Provider, Usage, server_cache
+from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, server_cache
 from rooms_cli.models.http import (
     Call,
     HttpSettings,
@@ -84,7 +85,7 @@ def ollama_base_url(host: str | None) -> str:
     return f"{parts.scheme}://{netloc}{path}"
 
 
-def wire_message(message) -> dict:
+def wire_message(message: Message) -> dict[str, str]:
     """A message as OpenAI wants it: `name` only of [A-Za-z0-9_-], at most 64 (ids may hold dots)."""
     data = message.to_json()
     if data.get("name"):
@@ -92,12 +93,12 @@ def wire_message(message) -> dict:
     return data
 
 
-def prompt_tokens(messages) -> int:
+def prompt_tokens(messages: list[Message]) -> int:
     """The estimated tokens of a prompt, for a server that reports no usage."""
     return sum(estimate_tokens(m.content) + 4 for m in messages)
 
 
-def refused_field(err: ProviderError, body: dict) -> str | None:
+def refused_field(err: ProviderError, body: dict[str, Any]) -> str | None:
     """The request field a 400/422 answer refused (one we can do without), else None."""
     status = (err.data or {}).get("status") if isinstance(err.data, dict) else None
     if status not in (400, 422) or isinstance(err, ContextOverflow):  # a prompt too long stays too long
@@ -167,7 +168,8 @@ class OpenAIProvider(Provider):
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url()).hostname == "api.openai.com"
 
-    def _call(self, messages, model, temperature, max_tokens, stream: bool, stop=None, schema=None) -> Call:
+    def _call(self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None, stream: bool,
+              stop: list[str] | None = None, schema: dict[str, Any] | None = None) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -179,7 +181,7 @@ class OpenAIProvider(Provider):
         headers.update(self.spec_headers())
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        body: dict = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
+        body: dict[str, Any] = {"model": model, "messages": [wire_message(m) for m in messages], "stream": stream}
         refused = _refused.get(self.base_url(), set())
         if temperature is not None and "temperature" not in refused:
             body["temperature"] = temperature
@@ -206,7 +208,8 @@ class OpenAIProvider(Provider):
         return {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
 
     async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int | None,
+        stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         refused_here = _refused.setdefault(self.base_url(), set())
         guessed: str | None = None  # a field dropped on a 400 that did not name it
@@ -264,7 +267,7 @@ class OpenAIProvider(Provider):
         counted = await llamacpp.count(root, text, self._auth_headers()) if llamacpp.known(root) else None
         return counted if counted is not None else estimate_tokens(text)
 
-    def _parse(self, call: Call, data: dict, messages) -> Completion:
+    def _parse(self, call: Call, data: dict[str, Any], messages: list[Message]) -> Completion:
         if "error" in data and not data.get("choices"):
             raise reported_error(call, "the server answered with an error", data["error"])
         choices = data.get("choices")
@@ -278,7 +281,7 @@ class OpenAIProvider(Provider):
             text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=choices[0].get("finish_reason"),
         )
 
-    async def _stream(self, call: Call, messages, on_delta) -> Completion:
+    async def _stream(self, call: Call, messages: list[Message], on_delta: Delta) -> Completion:
         parts: list[str] = []
         progress = [0]
         finish_reason = None
@@ -349,7 +352,7 @@ def ollama_window(show: object) -> int | None:
     return None
 
 
-def _usage(data, messages, text: str) -> Usage:
+def _usage(data: object, messages: list[Message], text: str) -> Usage:
     """Usage from an OpenAI `usage` object, estimated (tokens.estimate_tokens) where it is missing."""
     data = data if isinstance(data, dict) else {}
     prompt, completion = data.get("prompt_tokens"), data.get("completion_tokens")
