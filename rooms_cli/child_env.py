@@ -23,6 +23,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 BASE_NAMES = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ"})
 # the spawner's own identity and work: never inherited
 PARENT_ONLY = frozenset({"ROOMS_LEASE", "ROOMS_INSTANCE"})
@@ -35,7 +39,7 @@ _TYPE_DEFAULTS = {
 }
 
 
-def provider_env_names(spec: Mapping) -> list[str]:
+def provider_env_names(spec: Mapping[str, Any]) -> list[str]:
     """The environment variables the provider `spec` itself reads, plus its `pass_env:`."""
     names = [str(spec[k]) for k in ("api_key_env", "auth_token_env") if spec.get(k)]
     if not spec.get("base_url") and not spec.get("ollama"):
@@ -59,7 +63,7 @@ def child_env(pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = No
     return env
 
 
-def _key_file(spec: Mapping) -> str:
+def _key_file(spec: Mapping[str, Any]) -> str:
     from pathlib import Path
 
     from rooms_cli.store import files
@@ -73,7 +77,7 @@ def _key_file(spec: Mapping) -> str:
         return ""
 
 
-def configured_secrets(providers: Mapping[str, Mapping]) -> list[str]:
+def configured_secrets(providers: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The values of every key the configured `providers` name (environment or key file)."""
     found: list[str] = []
     for spec in providers.values():
@@ -201,18 +205,18 @@ def _secret_header(name: str) -> bool:
         "-" in lowered and any(word in lowered for word in ("key", "token", "auth", "secret", "password", "session")))
 
 
-def mask_headers(headers: Mapping) -> dict:
+def mask_headers(headers: Mapping[str, Any]) -> dict[str, Any]:
     """Every header value shown as **** but those of a short allow-list of harmless names."""
     return {k: (v if str(k).lower() in HARMLESS_HEADERS else MASK) for k, v in headers.items()}
 
 
-def mask_argv(argv: Iterable) -> list:
+def mask_argv(argv: Iterable[Any]) -> list[Any]:
     """An argv for display: the value after a secret-looking flag (`--token X`, `--api-key=X`), after
     `-H`/`--header` unless the header's name is harmless, and any element that looks like a credential
     (`Bearer …`, `key=…`, a URL with a password) masked."""
     import re
 
-    out: list = []
+    out: list[Any] = []
     mask_next = header_next = False
     for arg in argv:
         if not isinstance(arg, str):
@@ -238,7 +242,7 @@ def mask_config(value, key: str = ""):
     string through mask_text (a URL's password, a `key=` in a query). `config show`, `models list`,
     `models test`, doctor and provider errors all show configuration through this (one masking)."""
     if isinstance(value, Mapping):
-        shown: dict = {}
+        shown: dict[str, Any] = {}
         for k, v in value.items():
             name = str(k)
             if name.lower() == "headers" and isinstance(v, Mapping):

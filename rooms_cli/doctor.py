@@ -92,15 +92,22 @@ RECORD_FOLDERS = (
     ("memories", ".jsonl", "agent id"),
     ("spawns", ".json", "spawn id"),
     ("status", ".jsonl", "agent id"),
-    ("status", ".json", "agent id"),
-    ("chat", ".md", "room id"),
+)
+
+# files of formats rooms never released and no longer reads (CHANGELOG, issue 26): glob under .rooms/, what it held
+DROPPED_FORMATS = (
+    ("rooms/*/room.yaml", "room state, now in rooms/<room>/state.jsonl"),
+    ("chat/*.md", "a saved transcript, now one file a save: chat/<room>/<save-id>.md"),
+    ("status/*.json", "an agent's status, now in status/<agent>.jsonl"),
+    ("schedule/state.json", "what the schedule fired, now in schedule/fired.jsonl"),
 )
 
 
 def check_strays(project: Project) -> list[Finding]:
     """Files that are not records of their part: a name that is not a valid name (`spawns/README.json`,
     `groups/Notes.jsonl`, bytes that are not UTF-8), so every reader skips them. An error: if it holds
-    records (a log renamed by hand, a case-folding file system), they are dropped."""
+    records (a log renamed by hand, a case-folding file system), they are dropped. And a file of a format
+    rooms no longer reads (`DROPPED_FORMATS`): a warning, so nobody wonders where its content went."""
     from rooms_cli.store.ids import is_valid_name
 
     findings = []
@@ -129,6 +136,11 @@ def check_strays(project: Project) -> list[Finding]:
         for name in files.names(sessions):
             if name.endswith(".jsonl") and not name.startswith(".") and not is_valid_name(name[: -len(".jsonl")]):
                 stray(sessions / name, "agent id")
+    for pattern, held in DROPPED_FORMATS:
+        for path in files.matching(project.dir, pattern):
+            rel = project.relative(path)
+            findings.append(Finding("warning", "dropped-format", f"{rel} is in a format rooms no longer reads ({held}); "
+                                    "it is ignored", f"nothing reads it; remove it: rm {rel}", rel))
     return findings
 
 

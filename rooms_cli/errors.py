@@ -7,6 +7,10 @@ Exit codes (one place, documented in the README):
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class ExitCode:
     OK = 0
@@ -39,7 +43,7 @@ class RoomsError(Exception):
             self.message = " ".join(part.strip() for part in self.message.splitlines() if part.strip())
         return self
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         err = {"code": self.code, "message": self.message}
         if self.data is not None:
             err["data"] = self.data

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @dataclass
 class Finding:
@@ -15,7 +19,7 @@ class Finding:
     fix: str
     file: str | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -33,7 +37,7 @@ def typed_findings(project, check: str, kind: str, paths, key: str | None = None
     findings = []
     for path in paths:
         rel = project.relative(path)
-        first: dict = {}
+        first: dict[tuple[str, str], Any] = {}
         for line, record in schema.records(path):
             where = rel if line is None else f"{rel} line {line}"
             wrong = check_record(record)

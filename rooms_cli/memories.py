@@ -19,6 +19,10 @@ from rooms_cli.store.ids import new_id, resolve_prefix
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_PROMPT_LIMIT = 5
 MAX_LESSON_CHARS = 200
 
@@ -35,7 +39,7 @@ def clip_lesson(text: str) -> str:
     return text[: MAX_LESSON_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
-def add_lessons(project: Project, agent: str, lessons: list[str], source: str) -> list[dict]:
+def add_lessons(project: Project, agent: str, lessons: list[str], source: str) -> list[dict[str, Any]]:
     records = [
         {"id": new_id("l"), "ts": now_iso(), "agent": agent, "lesson": clip_lesson(lesson), "source": source}
         for lesson in lessons
@@ -45,12 +49,12 @@ def add_lessons(project: Project, agent: str, lessons: list[str], source: str) -
     return records
 
 
-def list_lessons(project: Project, agent: str) -> list[dict]:
+def list_lessons(project: Project, agent: str) -> list[dict[str, Any]]:
     """The lessons of `agent` not forgotten, oldest first (time/id order, whatever a merge did to the lines)."""
     return _lessons(jsonl.read(memories_path(project, agent)))
 
 
-def _lessons(records: list[dict]) -> list[dict]:
+def _lessons(records: list[dict[str, Any]]) -> list[dict]:
     forgotten: set[str] = set()
     for record in records:
         ids = record.get("forget")
@@ -99,7 +103,7 @@ def lessons_block(project: Project, agent: str, config=None) -> str:
 
 def forget(
     project: Project, agent: str, ids: list[str] | None = None, *, source: str | None = None, everything: bool = False
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Remove lessons of `agent` (by id prefix, by source roundtable, or all); return the removed ones.
 
     Appends one `forget` record naming them (under the log's lock), so the removal merges in git.

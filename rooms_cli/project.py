@@ -9,6 +9,10 @@ from rooms_cli.errors import InvalidInput
 from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.paths import CONFIG, ROOMS, Project, enclosing_project, init_project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def example_sets() -> dict[str, list[str]]:
     """Example agent sets shipped with rooms: name -> agent ids."""
@@ -42,7 +46,7 @@ class InitResult:
     def changed(self) -> bool:
         return bool(self.created)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"root": self.root, "created": self.created, "kept": self.kept, "skipped": self.skipped,
                 "changed": self.changed, "nested_in": self.nested_in, "agents": self.agents}
 

@@ -20,6 +20,10 @@ from rooms_cli.errors import NotFound, ProviderError
 from rooms_cli.models import get_provider, parse_model
 from rooms_cli.models.base import Message
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 PING = [
     Message("system", "You are a connectivity check. Answer in at most five words."),
     Message("user", "Reply with the single word: pong"),
@@ -66,9 +70,9 @@ def resolve_target(target: str | None, config: Config, project=None) -> tuple[st
     )
 
 
-def provider_info(name: str, spec: dict, provider=None) -> dict:
+def provider_info(name: str, spec: dict[str, Any], provider=None) -> dict:
     """What a provider is and where it talks to, secrets left out."""
-    info: dict = {"name": name, "type": spec.get("type"), "builtin": name in BUILTIN_PROVIDERS}
+    info: dict[str, Any] = {"name": name, "type": spec.get("type"), "builtin": name in BUILTIN_PROVIDERS}
     from rooms_cli.child_env import mask_argv, mask_text
 
     if provider is not None and hasattr(provider, "base_url"):
@@ -94,12 +98,12 @@ def provider_info(name: str, spec: dict, provider=None) -> dict:
     return info
 
 
-def describe_providers(config: Config) -> list[dict]:
+def describe_providers(config: Config) -> list[dict[str, Any]]:
     """Every provider usable in this project (built-ins included), for `rooms models list`."""
     return [provider_info(name, spec, get_provider(name, config)) for name, spec in sorted(config.providers().items())]
 
 
-async def acheck_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict:
+async def acheck_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict[str, Any]:
     """Send PING through `model_string`; the report, or ProviderError with the report as data."""
     name, model = parse_model(model_string)
     provider = get_provider(name, config)
@@ -133,7 +137,7 @@ async def acheck_model(model_string: str, config: Config, agent=None, on_delta=N
     return report
 
 
-async def check_structured(provider, model: str) -> dict:
+async def check_structured(provider, model: str) -> dict[str, Any]:
     """{"structured": True | False | None, "structured_note": why not} (see the module docstring)."""
     if not provider.structured:
         return {"structured": None, "structured_note": f"provider type {provider.type} has no structured output"}
@@ -152,7 +156,7 @@ async def check_structured(provider, model: str) -> dict:
     return {"structured": ok, "structured_note": None if ok else f"the reply did not parse as JSON: {completion.text[:80]!r}"}
 
 
-def check_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict:
+def check_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict[str, Any]:
     """Synchronous acheck_model."""
     return asyncio.run(acheck_model(model_string, config, agent=agent, on_delta=on_delta))
 

@@ -20,11 +20,11 @@ BOOL = {"type": "boolean"}
 TIME = {"type": "string", "description": "UTC, ISO 8601 with Z"}
 
 
-def nullable(schema: dict) -> dict:
+def nullable(schema: dict[str, Any]) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def record(required: dict[str, Any], optional: dict[str, Any] | None = None, *, title: str = "") -> dict:
+def record(required: dict[str, Any], optional: dict[str, Any] | None = None, *, title: str = "") -> dict[str, Any]:
     """An object schema: these keys always present, those maybe; other keys allowed (additions are not breaking)."""
     schema: dict[str, Any] = {"type": "object", "properties": {**required, **(optional or {})}, "required": list(required)}
     if title:
@@ -61,17 +61,17 @@ RESERVATION = record({"id": STR, "agent": STR, "patterns": {"type": "array", "it
                       "reason": STR, "created_at": TIME, "expires_at": TIME, "expired": BOOL},
                      title="reservation")
 
-RECORDS: dict[str, dict] = {"message": MESSAGE, "task": TASK, "lease": LEASE, "claim": CLAIM, "result": RESULT,
+RECORDS: dict[str, dict[str, Any]] = {"message": MESSAGE, "task": TASK, "lease": LEASE, "claim": CLAIM, "result": RESULT,
                             "sent": SENT, "member": MEMBER, "reservation": RESERVATION}
 
 
-def envelope(key: str, item: dict, **context: Any) -> dict:
+def envelope(key: str, item: dict[str, Any], **context: Any) -> dict:
     """The schema of a list of `item` records under `key` in the one list envelope (plus context keys)."""
     return record({key: {"type": "array", "items": item}, "count": INT, "remaining": INT,
                    "next_cursor": nullable(STR), **context}, title=f"list of {item.get('title', 'records')}")
 
 
-def page(name: str, items: list, *, limit: int | None, after: str | None = None, key=None, **context: Any) -> dict:
+def page(name: str, items: list[Any], *, limit: int | None, after: str | None = None, key=None, **context: Any) -> dict[str, Any]:
     """`items` (oldest first) in the list envelope, under `name`: those after the one whose `key` is the cursor `after`,
     at most `limit`; `remaining` counts the rest and `next_cursor` (the key of the last shown) fetches them.
 

@@ -25,7 +25,7 @@ import sys
 _UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 
 
-def _visible(match: re.Match) -> str:
+def _visible(match: re.Match[str]) -> str:
     char = match.group()
     code = ord(char)
     if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte itself

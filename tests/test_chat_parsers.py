@@ -45,7 +45,8 @@ def test_slash_parse_returns_a_known_command_or_a_usage_error(body):
 
 
 def test_a_damaged_saved_transcript_is_a_clear_error(project, cli):
-    path = project.path("chat", "broken.md")
+    path = project.path("chat", "broken", "s-01broken.md")
+    path.parent.mkdir(parents=True)
     for text, words in [
         ("no frontmatter at all", "starts with a --- frontmatter block"),
         ("---\nclass: deliberation\n---\nbody\n", "expected class: transcript"),
@@ -55,7 +56,7 @@ def test_a_damaged_saved_transcript_is_a_clear_error(project, cli):
     ]:
         path.write_text(text)
         run = cli("room", "join", "chat/broken")
-        assert run.exit_code == 1 and words in run.stderr and ".rooms/chat/broken.md" in run.stderr, run.stderr
+        assert run.exit_code == 1 and words in run.stderr and ".rooms/chat/broken/s-01broken.md" in run.stderr, run.stderr
         with pytest.raises(InvalidData):
             from rooms_cli.chat.lifecycle import load_saved
 

@@ -108,7 +108,8 @@ def test_usage_errors_exit_2(cli):
 
 
 def test_internal_errors_are_one_line_unless_rooms_debug(project_dir, rooms):
-    (project_dir / ".rooms" / "rooms" / "default" / "room.yaml").write_text("id: default\nroster: 7\n")
+    with (project_dir / ".rooms" / "rooms" / "default" / "state.jsonl").open("a") as log:
+        log.write('{"op": "created", "eid": "e-7", "ts": "2099-01-01T00:00:00.000Z", "state": {"id": "default", "roster": 7}}\n')
     run = rooms("room", "show", "default")
     assert run.exit_code == 1 and "Traceback" not in run.stderr and "roster" in run.stderr
     debug = rooms("room", "show", "default", env={"ROOMS_DEBUG": "1"})

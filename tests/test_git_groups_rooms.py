@@ -233,13 +233,11 @@ def test_group_replay_reads_the_same_whichever_clone_s_events_come_first_in_the_
     from rooms_cli.groups import log
 
     base = [log.event("created", name="g", gid="g-1", ephemeral=False)]
-    for i, ev in enumerate(base):
-        ev["seq"] = i
-    ours = [{**log.event("member_added", handle="a", profile="reviewer"), "seq": 1},
-            {**log.event("broadcast", id="b-a", fields={}, members=[], sender="a"), "seq": 2}]
-    theirs = [{**log.event("member_added", handle="b", profile="ops"), "seq": 1},
-              {**log.event("broadcast", id="b-b", fields={}, members=[], sender="b"), "seq": 2},
-              {**log.event("created", name="g", gid="g-2", ephemeral=False), "seq": 3}]
+    ours = [log.event("member_added", handle="a", profile="reviewer"),
+            log.event("broadcast", id="b-a", fields={}, members=[], sender="a")]
+    theirs = [log.event("member_added", handle="b", profile="ops"),
+              log.event("broadcast", id="b-b", fields={}, members=[], sender="b"),
+              log.event("created", name="g", gid="g-2", ephemeral=False)]
     one = log.replay("g", base + ours + theirs)
     other = log.replay("g", base + theirs + ours)
     assert one == other
@@ -303,24 +301,20 @@ def test_a_room_created_in_two_clones_is_one_room_with_both_rosters(tmp_path):
     assert sorted(room_view(one, "war")["roster"]) == ["ops", "reviewer"]
 
 
-def test_a_room_yaml_from_an_earlier_version_is_the_base_its_changes_apply_to(tmp_path):
-    import yaml
+def dropped(where: Clone) -> list[str]:
+    """The files doctor names as a format rooms no longer reads."""
+    return [f["file"] for f in where.rooms("doctor", "--offline")["findings"] if f["check"] == "dropped-format"]
 
+
+def test_a_room_yaml_of_a_format_no_release_wrote_is_ignored_and_doctor_names_it(tmp_path):
     def setup(seed):
         folder = seed.path / ".rooms" / "rooms" / "old"
         folder.mkdir(parents=True)
-        (folder / "room.yaml").write_text(yaml.safe_dump({
-            "id": "old", "status": "live", "created": "2026-01-01T00:00:00.000Z", "roster": ["reviewer", "ops"],
-            "muted": [], "budget_total": 6, "budget_remaining": 6, "queued": [], "handoff": []}))
+        (folder / "room.yaml").write_text("id: old\nstatus: live\nroster: [reviewer, ops]\n")
 
-    a, b = world(tmp_path, setup)
-    a.rooms("room", "mute", "reviewer", "--room", "old")
-    b.rooms("room", "kick", "ops", "--room", "old")
-    one, other = merged(a, b)
-    for where in (one, other):
-        view = room_view(where, "old")
-        assert (view["roster"], view["muted"]) == (["reviewer"], ["reviewer"])
-    assert "muted: []" in (a.path / ".rooms" / "rooms" / "old" / "room.yaml").read_text()  # read, never rewritten
+    (a,) = world(tmp_path, setup, count=1)
+    assert a.rooms("room", "show", "old", code=1)["error"]["code"] == "not_found"
+    assert dropped(a) == [".rooms/rooms/old/room.yaml"]
 
 
 # -- transcripts, sessions, saved transcripts ------------------------------------------------------
@@ -373,15 +367,15 @@ def test_saves_in_two_clones_merge_and_rejoining_gives_back_both_clones_messages
     assert transcript(one) == transcript(other)
 
 
-def test_a_saved_transcript_of_an_earlier_version_is_still_read(tmp_path):
+def test_a_single_file_saved_transcript_of_a_format_no_release_wrote_is_ignored_and_doctor_names_it(tmp_path):
     def setup(seed):
         seed.rooms("chat", "@reviewer before the upgrade", now=T.format(1), as_="alice")
         path = seed.rooms("room", "drop", "--room", "default")["saved"]["path"]
         (seed.path / path).rename(seed.path / ".rooms" / "chat" / "default.md")
 
     (a,) = world(tmp_path, setup, count=1)
-    assert a.rooms("room", "join", "chat/default")["saved_transcript"] == ".rooms/chat/default.md"
-    assert "@reviewer before the upgrade" in [m["text"] for m in transcript(a)]
+    assert a.rooms("room", "join", "chat/default")["saved_transcript"] is None  # no save: the room comes back as it was
+    assert dropped(a) == [".rooms/chat/default.md"]
 
 
 def test_an_agent_kicked_in_one_clone_that_spoke_in_the_other_is_reported_by_doctor(tmp_path):

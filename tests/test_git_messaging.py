@@ -147,7 +147,7 @@ def test_three_clones_each_send_and_read_then_merge_in_a_chain(world):
     world.assert_no_conflicts()
 
 
-def test_an_inbox_written_by_an_earlier_version_keeps_its_numbers_and_read_state(world):
+def test_an_upto_read_mark_of_a_format_no_release_wrote_marks_nothing_and_numbers_stay(world):
     a = world.clone("a")
     (a.path / ".rooms/inbox/read").mkdir(parents=True)
     lines = [{"n": i, "id": f"i-0000000000{i}", "ts": at(i).replace("Z", ".000Z"), "from": "alice", "to": "bob",
@@ -156,7 +156,7 @@ def test_an_inbox_written_by_an_earlier_version_keeps_its_numbers_and_read_state
     (a.path / ".rooms/inbox/read/bob.jsonl").write_text(json.dumps({"ts": at(5), "upto": 2}) + "\n")
     got = inbox(a, "bob")
     assert [m["ref"] for m in got["messages"]] == ["1", "2", "3"]
-    assert [m["read"] for m in got["messages"]] == [True, True, False]
+    assert [m["read"] for m in got["messages"]] == [False, False, False]  # only {"read": [ids]} marks count
     assert a.rooms("send", "re", "--reply-to", "2", as_="bob")["to"] == ["alice"]
     assert a.rooms("send", "x", "--to", "bob", as_="carol")["delivered"][0]["n"] == 4
 
@@ -175,14 +175,14 @@ def test_status_set_in_two_clones_merges_and_the_latest_wins_both_ways(world):
         assert agents["bob"]["status"] == "bob here"
 
 
-def test_a_status_file_of_an_earlier_version_is_still_read(world):
+def test_a_status_file_of_a_format_no_release_wrote_is_ignored_and_doctor_names_it(world):
     a = world.clone("a")
     (a.path / ".rooms/status").mkdir(exist_ok=True)
     (a.path / ".rooms/status/old.json").write_text(json.dumps(
         {"agent": "old", "status": "legacy line", "updated": "2026-01-01T00:00:00.000Z", "announced": "2026-01-01T00:00:00.000Z"}))
-    agents = {e["name"]: e for e in a.rooms("agents")}
-    assert agents["old"]["status"] == "legacy line"
-    assert "announce" not in a.run("attention", "--peek", as_="old").stdout
+    assert "old" not in {e["name"] for e in a.rooms("agents")}
+    found = [f["file"] for f in a.rooms("doctor", "--offline")["findings"] if f["check"] == "dropped-format"]
+    assert found == [".rooms/status/old.json"]
     a.rooms("status", "set", "new line", as_="old")
     assert {e["name"]: e for e in a.rooms("agents")}["old"]["status"] == "new line"
 
@@ -193,11 +193,12 @@ CONFLICTED = b'<<<<<<< HEAD\n{"status": "a"}\n=======\n{"status": "b"}\n>>>>>>> 
 def test_a_conflicted_status_file_is_named_and_the_other_agents_are_still_listed(world):
     a = world.clone("a")
     a.rooms("status", "set", "fine", as_="bob")
-    (a.path / ".rooms/status/alice.json").write_bytes(CONFLICTED)
+    a.rooms("status", "set", "fine too", as_="alice")
+    (a.path / ".rooms/status/alice.jsonl").write_bytes(CONFLICTED)
     listed = {e["name"]: e for e in a.rooms("agents")}
     assert listed["bob"]["status"] == "fine"
     assert listed["alice"]["problem"]["code"] == "merge_conflict"
-    assert "alice.json" in listed["alice"]["problem"]["message"]
+    assert "alice.jsonl" in listed["alice"]["problem"]["message"]
     plain = a.run("agents")
     assert plain.exit_code == 0 and "bob" in plain.stdout and "alice.json" in plain.stderr
     err = a.rooms("status", "set", "x", as_="alice", code=1)

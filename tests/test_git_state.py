@@ -90,24 +90,24 @@ def test_a_pending_duplicate_of_a_scheduled_occurrence_is_not_run_again(tmp_path
 
     request = {"format": "watercooler", "topic": "x", "participants": ["analyst", "boss"], "pace": 0}
     records = [
-        # each clone appended its item as line 4 of the queue: the same seq
+        # each clone appended its item as line 4 of the queue
         {"op": "enqueue", "id": "q-2", "ts": "2026-11-21T06:06:00.000Z", "request": request, "by": "schedule", "key": "s@d", "seq": 3},
         {"op": "enqueue", "id": "q-1", "ts": "2026-11-21T06:05:00.000Z", "request": request, "by": "schedule", "key": "s@d", "seq": 3},
     ]
     items = replay(records)
-    assert [i.id for i in items.values()] == ["q-1", "q-2"]  # (seq, time) order, not file order
+    assert [i.id for i in items.values()] == ["q-1", "q-2"]  # time order, not file order
     assert items["q-1"].status == "pending"
     assert items["q-2"].status == "failed" and "duplicate of q-1" in items["q-2"].error
 
 
-def test_a_schedule_state_written_by_an_earlier_version_is_still_read(tmp_path):
+def test_a_schedule_state_of_a_format_no_release_wrote_is_ignored_and_doctor_names_it(tmp_path):
     world = GitClones(tmp_path, example="roundtable", setup=schedule_setup)
     a = world.clone("a")
     (a.path / ".rooms/schedule").mkdir(exist_ok=True)  # git keeps no empty directory
     (a.path / ".rooms/schedule/state.json").write_text(json.dumps(
         {"fired": {"standup": {"2026-11-21": {"at": "2026-11-21T06:00:00.000Z", "roll": 0.1, "won": True}}}}))
-    assert a.rooms("tick", now="2026-11-21T06:05:00Z")["steps"]["schedule"] == []
-    assert len(a.rooms("tick", now="2026-11-22T06:05:00Z")["steps"]["schedule"]) == 1
+    assert len(a.rooms("tick", now="2026-11-21T06:05:00Z")["steps"]["schedule"]) == 1  # fired.jsonl is what counts
+    assert [f["file"] for f in _findings(a, "dropped-format")] == [".rooms/schedule/state.json"]
 
 
 # --- unresolved merges and doctor ----------------------------------------------------------------

@@ -39,7 +39,7 @@ PLANTS = {
     "groups/evil.jsonl": ("passwd", [["group", "status", "evil"], ["group", "spawn", "evil", "--profile", "ops"],
                                      ["group", "list"]]),
     "agents/evil.md": ("passwd", [["agent", "list"], ["agent", "show", "evil"], ["doctor", "--offline"]]),
-    "status/you.json": ("passwd", [["status", "set", "hi"], ["agents"]]),
+    "status/you.jsonl": ("passwd", [["status", "set", "hi"], ["agents"]]),
 }
 
 

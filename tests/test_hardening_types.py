@@ -11,21 +11,23 @@ import json
 import pytest
 
 ROOM_BREAKS = {
-    "queued holds a number": "queued: [1]\n",
-    "budget is text": "budget_remaining: abc\n",
-    "budget is negative": "budget_total: 8\nbudget_remaining: -5\n",
-    "roster is a mapping": "roster: {a: 1}\n",
-    "status is unknown": "status: asleep\n",
+    "queued holds a number": {"queued": [1]},
+    "budget is text": {"budget_remaining": "abc"},
+    "budget is negative": {"budget_total": 8, "budget_remaining": -5},
+    "roster is a mapping": {"roster": {"a": 1}},
+    "status is unknown": {"status": "asleep"},
 }
 ROOM_FIELDS = {"queued holds a number": "queued", "budget is text": "budget_remaining",
                "budget is negative": "budget_remaining", "roster is a mapping": "roster", "status is unknown": "status"}
 
 
-def legacy_room(project_dir, room: str, extra: str) -> str:
+def planted_room(project_dir, room: str, extra: dict) -> str:
+    """A room whose `created` event holds `extra` (a field of the wrong type): its state log's path."""
     folder = project_dir / ".rooms" / "rooms" / room
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "room.yaml").write_text(f"id: {room}\nroster: [coder]\n{extra}")
-    return f".rooms/rooms/{room}/room.yaml"
+    created = {"op": "created", "ts": "2026-01-01T00:00:00.000Z", "eid": "e-1", "state": {"id": room, "roster": ["coder"], **extra}}
+    (folder / "state.jsonl").write_text(json.dumps(created) + "\n")
+    return f".rooms/rooms/{room}/state.jsonl"
 
 
 def one_sentence(run, *names: str) -> None:
@@ -36,8 +38,8 @@ def one_sentence(run, *names: str) -> None:
 
 
 @pytest.mark.parametrize("how", sorted(ROOM_BREAKS), ids=str)
-def test_a_wrong_typed_legacy_room_file_is_one_sentence_naming_file_and_field(cli, project_dir, how):
-    rel = legacy_room(project_dir, "bad", ROOM_BREAKS[how])
+def test_a_wrong_typed_room_state_is_one_sentence_naming_file_and_field(cli, project_dir, how):
+    rel = planted_room(project_dir, "bad", ROOM_BREAKS[how])
     field = ROOM_FIELDS[how]
     one_sentence(cli("room", "show", "bad"), rel, repr(field))
     one_sentence(cli("room", "continue", "--room", "bad"), rel, repr(field))
@@ -51,7 +53,7 @@ def test_a_wrong_typed_legacy_room_file_is_one_sentence_naming_file_and_field(cl
 
 
 def test_a_negative_budget_is_never_shown_as_a_budget(cli, project_dir):
-    legacy_room(project_dir, "neg", ROOM_BREAKS["budget is negative"])
+    planted_room(project_dir, "neg", ROOM_BREAKS["budget is negative"])
     run = cli("room", "show", "neg")
     assert "-5/8" not in run.stdout
     one_sentence(run, "budget_remaining", "whole number from 0")
@@ -68,18 +70,16 @@ def test_a_wrong_typed_state_log_event_is_one_sentence_naming_the_log(cli, proje
     assert cli("room", "create", "ev").exit_code == 0
     log = project_dir / ".rooms/rooms/ev/state.jsonl"
     with log.open("a") as fh:
-        fh.write(json.dumps({**event, "ts": "2099-01-01T00:00:00.000Z", "eid": "e-PLANTED", "seq": 99}) + "\n")
+        fh.write(json.dumps({**event, "ts": "2099-01-01T00:00:00.000Z", "eid": "e-PLANTED"}) + "\n")
     one_sentence(cli("room", "show", "ev"), ".rooms/rooms/ev/state.jsonl", "e-PLANTED")
     findings = cli("doctor", "--json").json()["findings"]
     assert any(f["check"] == "room" and "e-PLANTED" in f["message"] for f in findings), findings
 
 
 @pytest.mark.parametrize("name,content,field", [
-    ("coder.json", "[1, 2]", "expected a mapping"),
-    ("coder.json", '{"status": ["x"]}', "'status'"),
     ("coder.jsonl", '{"id": "st-1", "ts": "2026-01-01T00:00:00Z", "status": 5}\n', "'status'"),
     ("coder.jsonl", '{"id": "st-1", "ts": "2026-01-01T00:00:00Z", "announced": 7}\n', "'announced'"),
-], ids=["legacy list", "legacy status list", "log status number", "log announced number"])
+], ids=["log status number", "log announced number"])
 def test_a_wrong_typed_status_file_is_named_and_found_by_doctor(cli, project_dir, name, content, field):
     folder = project_dir / ".rooms" / "status"
     folder.mkdir(parents=True, exist_ok=True)
@@ -138,9 +138,9 @@ def test_a_healthy_project_has_no_schema_findings(cli, project_dir):
 # one wrong-typed record of each other kind of state: (file under .rooms/, its content, check, field)
 PLANTED = {
     "group event": ("groups/team.jsonl",
-                    '{"ev": "created", "ts": "2026-01-01T00:00:00Z", "eid": "e-1", "seq": 1, "name": "team"}\n'
-                    '{"ev": "member_added", "ts": "2026-01-01T00:00:01Z", "eid": "e-2", "seq": "two", "handle": "a"}\n',
-                    "group", "line 2", "'seq'"),
+                    '{"ev": "created", "ts": "2026-01-01T00:00:00Z", "eid": "e-1", "name": "team"}\n'
+                    '{"ev": "member_added", "ts": "2026-01-01T00:00:01Z", "eid": "e-2", "handle": 2, "profile": "a"}\n',
+                    "group", "line 2", "'handle'"),
     "inbox line": ("inbox/coder.jsonl",
                    '{"n": "one", "id": "i-1", "ts": "2026-01-01T00:00:00Z", "from": "a", "to": "coder", "kind": "direct", "text": "hi"}\n',
                    "inbox", "line 1", "'n'"),
@@ -154,7 +154,7 @@ PLANTED = {
     "fired occurrence": ("schedule/fired.jsonl", '{"id": "sf-1", "ts": "2026-01-01T00:00:00Z", "slot": 7, "key": "k"}\n',
                          "schedule", "line 1", "'slot'"),
     "queue event": ("roundtables/queue.jsonl",
-                    '{"op": "enqueue", "id": "q-1", "ts": "2026-01-01T00:00:00Z", "seq": 1, "request": "debate", "by": "cli"}\n',
+                    '{"op": "enqueue", "id": "q-1", "ts": "2026-01-01T00:00:00Z", "request": "debate", "by": "cli"}\n',
                     "roundtable", "line 1", "'request'"),
 }
 

@@ -174,12 +174,11 @@ def test_two_clones_that_each_granted_an_overlap_keep_the_first_after_a_merge(pr
                        reason="", expires_at="2999-01-01T00:00:00.000Z")
     b = eventlog.event("ev", "reserve", "e", id="fr-b", agent="backend", patterns=["src/a.py"], exclusive=True,
                        reason="", expires_at="2999-01-01T00:00:00.000Z")
-    a["seq"], b["seq"] = 0, 0  # each clone wrote its first event
     path.parent.mkdir(parents=True, exist_ok=True)
     for order in ([a, b], [b, a]):  # either merge direction
         path.write_text("".join(jsonl.dumps(e) + "\n" for e in order))
         held = ledger.load(project)
-        first, second = sorted([a, b], key=lambda e: (e["seq"], e["ts"], e["eid"]))
+        first, second = sorted([a, b], key=lambda e: (e["ts"], e["eid"]))  # no stamp: time, then id
         assert held[second["id"]].lost_to == first["id"] and held[first["id"]].lost_to is None
         assert [r.id for r in ledger.active_reservations(project)] == [first["id"]]
 

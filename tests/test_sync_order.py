@@ -176,12 +176,13 @@ def test_records_of_one_frozen_millisecond_keep_their_written_order_past_the_cou
     assert [r["n"] for r in order.ordered(jsonl.read(log))] == list(range(10_050))
 
 
-def test_old_records_without_a_stamp_sort_by_time_then_seq_then_id_before_new_ones(tmp_path, monkeypatch):
+def test_records_without_a_stamp_sort_by_time_then_id_before_new_ones_and_a_lamport_seq_counts_for_nothing(
+        tmp_path, monkeypatch):
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T09:00:00.000Z")
     log = tmp_path / "log.jsonl"
-    log.write_text('{"ts": "2026-11-21T09:00:00.000Z", "eid": "e-2", "seq": 1}\n'
+    log.write_text('{"ts": "2026-11-21T09:00:00.000Z", "eid": "e-2", "seq": 0}\n'
                    '{"ts": "2026-11-21T08:00:00.000Z", "eid": "e-9", "seq": 5}\n'
-                   '{"ts": "2026-11-21T09:00:00.000Z", "eid": "e-1", "seq": 0}\n')
+                   '{"ts": "2026-11-21T09:00:00.000Z", "eid": "e-1", "seq": 1}\n')
     jsonl.append(log, {"eid": "e-0", "ts": "2026-11-21T09:00:00.000Z"})
     assert [r["eid"] for r in order.ordered(jsonl.read(log))] == ["e-9", "e-1", "e-2", "e-0"]
 

@@ -23,6 +23,10 @@ from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @dataclass
 class Claim:
@@ -32,7 +36,7 @@ class Claim:
     lease: Lease
     already_yours: bool = False  # the caller presented the task's current lease: nothing was written
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"expires_at": self.lease.expires_at, "lease": self.lease.to_json(), "lease_id": self.lease.lease_id,
                 "task": self.task.to_json(), "already_yours": self.already_yours}
 
@@ -314,7 +318,7 @@ def set_status(project: Project, room: str, task_id: str, status: str, *, by: st
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task, moment = _replay_locked(project, room, full)
-        ev: dict = {"ev": "status", "at": moment, "by": by, "status": status}
+        ev: dict[str, Any] = {"ev": "status", "at": moment, "by": by, "status": status}
         if lease_id:
             held = check_lease(task, lease_id)
             ev.update(lease_id=held.lease_id, fence=held.fence)

@@ -34,6 +34,10 @@ from rooms_cli.store.clock import add_seconds, hlc_stamp, iso, now
 from rooms_cli.store.ids import is_valid_name, new_id
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 FORMATS = ("jsonl", "json", "csv", "md")
 STATUSES = ("todo", "doing", "done", "blocked", "failed", "cancelled")
 DEFAULT_DONE = "as the title says"
@@ -66,7 +70,7 @@ def format_of(name: str, given: str | None) -> str:
     return found
 
 
-def _row(where: str, data: dict, lane: str, done: str) -> Row:
+def _row(where: str, data: dict[str, Any], lane: str, done: str) -> Row:
     """One row checked; InvalidInput naming `where` when it is not a task."""
     if not isinstance(data, dict):
         raise InvalidInput(f"{where}: expected an object with a title, not {type(data).__name__}")
@@ -97,7 +101,7 @@ def _row(where: str, data: dict, lane: str, done: str) -> Row:
         if labels:
             detail = (detail + "\n\n" if detail else "") + "labels: " + ", ".join(str(x) for x in labels)
         given = data.get("record")
-        record: dict = given if isinstance(given, dict) else {}
+        record: dict[str, Any] = given if isinstance(given, dict) else {}
         summary = str(data.get("summary") or record.get("summary") or "").strip()
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc.message}") from None
@@ -193,7 +197,7 @@ def _description(body: str) -> str:
     return body.strip()
 
 
-def _events(task_id: str, row: Row, order: float, by: str, moment: str, later: str) -> list[dict]:
+def _events(task_id: str, row: Row, order: float, by: str, moment: str, later: str) -> list[dict[str, Any]]:
     create: dict[str, object] = {"at": moment, "by": by, "definition_of_done": row.definition, "detail": row.detail, "ev": "create",
               "lane": row.lane, "order": order, "task": task_id, "title": row.title}
     events = [create]
@@ -227,7 +231,7 @@ def import_rows(project: Project, room: str, rows: list[Row], *, by: str) -> lis
     files.make_folder(folder)
     moment_dt = now()
     moment, later = iso(moment_dt), iso(add_seconds(moment_dt, 60))
-    new: list[tuple[str, list[dict]]] = []
+    new: list[tuple[str, list[dict[str, Any]]]] = []
     with creating(project, room) as (index, created):
         lane_max = dict(index["lane_max"])
         for row in rows:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 STATUSES = ("todo", "doing", "done", "blocked", "failed", "cancelled")
 FINISHED = ("done", "cancelled")
 DEFAULT_LEASE = "10m"
@@ -22,7 +26,7 @@ class Lease:
     claimed_at: str
     expires_at: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "claimed_at": self.claimed_at,
             "expires_at": self.expires_at,
@@ -33,7 +37,7 @@ class Lease:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Lease:
+    def from_json(cls, data: dict[str, Any]) -> Lease:
         return cls(
             lease_id=str(data["lease_id"]),
             fence=int(data["fence"]),
@@ -50,13 +54,13 @@ class BoardConflict:
 
     kind: str  # double_claim | stale_write | invalid_event
     message: str
-    event: dict
+    event: dict[str, Any]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"event": self.event, "kind": self.kind, "message": self.message}
 
     @classmethod
-    def from_json(cls, data: dict) -> BoardConflict:
+    def from_json(cls, data: dict[str, Any]) -> BoardConflict:
         return cls(kind=str(data["kind"]), message=str(data["message"]), event=dict(data.get("event") or {}))
 
 
@@ -75,8 +79,8 @@ class Task:
     lease: Lease | None = None
     lapsed_lease: Lease | None = None  # the last lease, when it lapsed without being released
     fence: int = 0  # highest fencing number issued for this task
-    pending: dict | None = None  # a cross-owner assignment awaiting its owner: {from, to, owner, by, at}
-    record: dict | None = None  # the compact record of the last done / set-status
+    pending: dict[str, Any] | None = None  # a cross-owner assignment awaiting its owner: {from, to, owner, by, at}
+    record: dict[str, Any] | None = None  # the compact record of the last done / set-status
     archived: bool = False
     created_at: str = ""
     created_by: str = ""
@@ -85,13 +89,13 @@ class Task:
     events: int = 0
     expiry_recorded: bool = False  # `rooms tick` wrote an expire event for lapsed_lease
     leases: dict[str, Lease] = field(default_factory=dict, repr=False)  # every lease ever issued, by id
-    withdrawn: list[dict] = field(default_factory=list)  # claim events that lost the race for the remote (--sync)
+    withdrawn: list[dict[str, Any]] = field(default_factory=list)  # claim events that lost the race for the remote (--sync)
 
     @property
     def claimable(self) -> bool:
         return self.status == "todo" and not self.pending and not self.archived
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "archived": self.archived,
             "conflicts": [c.to_json() for c in self.conflicts],
@@ -115,7 +119,7 @@ class Task:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> Task:
+    def from_json(cls, data: dict[str, Any]) -> Task:
         lease, lapsed = data.get("lease"), data.get("lapsed_lease")
         return cls(
             id=data["id"],

@@ -15,6 +15,10 @@ from rooms_cli.board.tasks import one_line
 from rooms_cli.errors import InvalidInput, NotFound
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def validate_ref(project: Project, room: str, ref: str, what: str = "reference") -> str:
     """Return the normalized reference, or raise InvalidInput / NotFound saying what is wrong."""
@@ -61,9 +65,9 @@ def make_record(
     next_step: str | None = None,
     result_ref: str | None = None,
     summary_required: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """The compact record: {task_id, plate, status, summary, artifacts, next, result_ref} (every key, always)."""
-    record: dict = {
+    record: dict[str, Any] = {
         "task_id": task_id,
         "plate": plate,
         "status": status,

@@ -10,6 +10,10 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DONE_SHOWN = 10  # finished tasks `rooms board` shows by default (--done N, --all)
 MIN_SHORT = 10  # characters after `t-`: the first 10 are the creation millisecond
 DONE_IN_MARKDOWN = 10  # the markdown board stays short enough for a prompt:
@@ -17,7 +21,7 @@ TODO_IN_MARKDOWN = 10  # the first todo tasks of each lane (every doing, blocked
 
 
 def board_view(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
-               now: str | None = None, done: int = DONE_SHOWN, all_: bool = False) -> dict:
+               now: str | None = None, done: int = DONE_SHOWN, all_: bool = False) -> dict[str, Any]:
     """{room, at, counts, lanes: [{lane, tasks}], done: [...], done_total, conflicts: [...]} (tasks as JSON).
 
     The lanes hold every open task; `done` holds the last `done` finished (done, cancelled) tasks,
@@ -53,7 +57,7 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
         recent = rest["recent"]
     counts["pending"] = sum(1 for t in open_tasks if t["pending"])
     shown = [t for t in open_tasks if (lane is None or t["lane"] == lane) and _matches(t, status)]
-    lanes: dict[str, list[dict]] = {}
+    lanes: dict[str, list[dict[str, Any]]] = {}
     for task in sorted(shown, key=lambda t: (t["order"], t["id"])):
         lanes.setdefault(task["lane"], []).append(task)
     finished = [t for t in recent if (lane is None or t["lane"] == lane) and _matches(t, status)]
@@ -72,7 +76,7 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
 
 
 def list_tasks(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
-               holder: str | None = None, now: str | None = None) -> list[dict]:
+               holder: str | None = None, now: str | None = None) -> list[dict[str, Any]]:
     """The board's tasks (not archived) as one flat list in lane, order, id order, filtered by lane,
     status (or `pending`) and the agent holding a live lease (`rooms task list`)."""
     if lane is not None:
@@ -90,7 +94,7 @@ def list_tasks(project: Project, room: str, *, lane: str | None = None, status: 
     )
 
 
-def _matches(task: dict, status: str | None) -> bool:
+def _matches(task: dict[str, Any], status: str | None) -> bool:
     if status is None:
         return True
     return bool(task["pending"]) if status == "pending" else task["status"] == status
@@ -113,7 +117,7 @@ def short_ids(ids: list[str]) -> dict[str, str]:
     return {task_id: task_id[:size] for task_id, size in zip(ordered, need, strict=True)}
 
 
-def _line(task: dict, short: dict[str, str]) -> str:
+def _line(task: dict[str, Any], short: dict[str, str]) -> str:
     head = f"- {task['status']} `{short.get(task['id'], task['id'])}` {task['title']}"
     parts = []
     if task["status"] == "doing" and task["lease"]:
@@ -136,7 +140,7 @@ def _line(task: dict, short: dict[str, str]) -> str:
     return head + (" · " + " · ".join(parts) if parts else "")
 
 
-def markdown_from_view(view: dict) -> str:
+def markdown_from_view(view: dict[str, Any]) -> str:
     """The compact markdown board for prompts and commits ('' when the board is empty)."""
     counts = view["counts"]
     if not any(counts[s] for s in STATUSES):

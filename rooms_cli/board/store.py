@@ -17,6 +17,10 @@ from rooms_cli.store.ids import is_valid_name, resolve_prefix
 from rooms_cli.store.locks import locked, try_lock
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 SUFFIX = layout.TASK_SUFFIX
 board_dir = layout.board_dir
 tasks_dir = layout.tasks_dir
@@ -45,17 +49,17 @@ def resolve_task_id(project: Project, room: str, given: str) -> str:
         raise NotFound(f"no task {given!r} on the board of room {room!r}") from None
 
 
-def read_events(project: Project, room: str, task_id: str) -> list[dict]:
+def read_events(project: Project, room: str, task_id: str) -> list[dict[str, Any]]:
     """The task's events in the one order of every log (store/order.py), each event once."""
     return order.ordered(jsonl.read(task_path(project, room, task_id)))
 
 
-def append_events(project: Project, room: str, task_id: str, events: list[dict], *, held: bool) -> None:
+def append_events(project: Project, room: str, task_id: str, events: list[dict[str, Any]], *, held: bool) -> None:
     """Append events as whole lines; `held=True` when the caller holds the task's lock."""
     jsonl.append_many(task_path(project, room, task_id), [_sorted(e) for e in events], lock=not held)
 
 
-def _sorted(event: dict) -> dict:
+def _sorted(event: dict[str, Any]) -> dict:
     # stable key order: the same event is always the same line (clean diffs, union merges)
     return {k: (_sorted(v) if isinstance(v, dict) else v) for k, v in sorted(event.items())}
 

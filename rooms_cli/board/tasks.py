@@ -12,6 +12,10 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def require_room(project: Project, room: str) -> None:
     if not layout.room_exists(project, validate_name(room, "room id")):
@@ -30,7 +34,7 @@ def one_line(value: str, what: str, limit: int, *, required: bool = True) -> str
     return text
 
 
-def new_event(kind: str, by: str, **fields) -> dict:
+def new_event(kind: str, by: str, **fields) -> dict[str, Any]:
     """An event line: `ev`, `at` (the clock), `by`, and the fields that are not None."""
     return {"ev": kind, "at": now_iso(), "by": by, **{k: v for k, v in fields.items() if v is not None}}
 
@@ -64,7 +68,7 @@ def load_board(project: Project, room: str, now: str | None = None, *, archived:
 
     from rooms_cli.board.snapshot import replayed_tasks
 
-    def keep(data: dict) -> bool:
+    def keep(data: dict[str, Any]) -> bool:
         if not data["created_at"] and not keep_headless:
             return False
         if (data["archived"] and not archived) or (lane is not None and data["lane"] != lane):
@@ -75,7 +79,7 @@ def load_board(project: Project, room: str, now: str | None = None, *, archived:
     return [seen_at(t, moment) for t in replayed_tasks(project, room, keep)]
 
 
-def board_json(project: Project, room: str, now: str | None = None) -> list[dict]:
+def board_json(project: Project, room: str, now: str | None = None) -> list[dict[str, Any]]:
     """Every task on the board (not archived) as JSON, seen at `now`: the fast path for whole boards."""
     from rooms_cli.board.snapshot import replayed_json
 
@@ -88,7 +92,7 @@ def board_json(project: Project, room: str, now: str | None = None) -> list[dict
     return out
 
 
-def open_board(project: Project, room: str, now: str | None = None, done: int = 10) -> tuple[list[dict], dict]:
+def open_board(project: Project, room: str, now: str | None = None, done: int = 10) -> tuple[list[dict[str, Any]], dict]:
     """The open tasks as JSON seen at `now`, and the rest from the open index: {counts, recent, conflicts}.
 
     `recent` is the last `done` finished tasks (newest first); only open tasks' logs are read."""
@@ -111,7 +115,7 @@ def open_board(project: Project, room: str, now: str | None = None, done: int = 
     return out, {"counts": index["counts"], "recent": recent, "conflicts": index["conflicts"]}
 
 
-def is_open_json(data: dict) -> bool:
+def is_open_json(data: dict[str, Any]) -> bool:
     from rooms_cli.board.openindex import is_open
 
     return is_open(data)
@@ -168,7 +172,7 @@ def update_task(
     order: float | None = None,
 ) -> Task:
     """Change a task's title, detail, definition of done or order (any status)."""
-    changes: dict = {}
+    changes: dict[str, Any] = {}
     if title is not None:
         changes["title"] = one_line(title, "title", TITLE_MAX)
     if detail is not None:
@@ -188,7 +192,7 @@ def update_task(
     return load_task(project, room, full)
 
 
-def _note_change(project: Project, room: str, task_id: str, before: dict) -> None:
+def _note_change(project: Project, room: str, task_id: str, before: dict[str, Any]) -> None:
     """Tell the open index about a write to a finished task (board/openindex.py)."""
     from rooms_cli.board.openindex import note_finished_change
 
@@ -219,6 +223,6 @@ def resolve_conflicts(project: Project, room: str, task_id: str, *, by: str) -> 
     return load_task(project, room, full)
 
 
-def task_history(project: Project, room: str, task_id: str) -> list[dict]:
+def task_history(project: Project, room: str, task_id: str) -> list[dict[str, Any]]:
     """The task's events, oldest first, as written."""
     return store.read_events(project, room, store.resolve_task_id(project, room, task_id))

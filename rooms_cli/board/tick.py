@@ -7,8 +7,12 @@ from rooms_cli.board.replay import replay
 from rooms_cli.board.tasks import load_board
 from rooms_cli.store.clock import now_iso
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
-def expire_leases(project, config, dry_run: bool) -> list[dict]:
+
+def expire_leases(project, config, dry_run: bool) -> list[dict[str, Any]]:
     """Append `expire` to each task whose lease lapsed unrecorded; return one action per lease."""
     actions = []
     for room in store.list_board_rooms(project):

@@ -20,6 +20,10 @@ from dataclasses import dataclass, field
 
 from rooms_cli.chat.addressing import Addressing
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @dataclass
 class Activation:
@@ -32,7 +36,7 @@ class Activation:
     filtered: dict[str, str] = field(default_factory=dict)  # agent -> why it is not prompted
     scores: dict[str, float] = field(default_factory=dict)  # open messages only
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "mode": self.mode,
             "eligible": self.eligible,
@@ -52,11 +56,11 @@ def persona_terms(agent) -> list[str]:
     return _words(" ".join([*agent.tags, agent.disposition or ""]))
 
 
-def tfidf_scores(message: str, agents: list) -> dict[str, float]:
+def tfidf_scores(message: str, agents: list[Any]) -> dict[str, float]:
     """Score each agent by TF-IDF overlap of `message` with its tags + disposition (IDF over `agents`)."""
     docs = {a.id: Counter(persona_terms(a)) for a in agents}
     n = len(docs)
-    df: Counter = Counter()
+    df: Counter[str] = Counter()
     for terms in docs.values():
         df.update(set(terms))
     query = Counter(_words(message))
@@ -72,7 +76,7 @@ def tfidf_scores(message: str, agents: list) -> dict[str, float]:
     return scores
 
 
-def activate(state, agents: dict, addressing: Addressing, message: str, external: frozenset[str] = frozenset()) -> Activation:
+def activate(state, agents: dict[str, Any], addressing: Addressing, message: str, external: frozenset[str] = frozenset()) -> Activation:
     """Apply both stages to the room `state`; `agents` maps id -> Agent for the roster.
 
     `external`: agents with `model: external`; they are told through their inbox when addressed,

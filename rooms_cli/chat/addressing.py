@@ -17,6 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 MENTION_RE = re.compile(r"(?<![\w@/.])@([A-Za-z0-9][A-Za-z0-9._/-]*)")
 BROADCAST = {"everyone": "everyone", "channel": "everyone", "jam": "jam"}
 MATCH_CUTOFF = 75.0  # rapidfuzz ratio (0-100) a mention needs to land on an agent
@@ -34,7 +38,7 @@ class Addressing:
     unmatched: list[str] = field(default_factory=list)  # mentions that stayed text, as written (without @)
     outside: list[str] = field(default_factory=list)  # agents that exist but are not in the room
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "targets": self.targets, "unmatched": self.unmatched, "outside": self.outside}
 
 

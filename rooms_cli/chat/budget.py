@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import math
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 EXHAUSTED_TEXT = "Turn budget used up. /continue to keep going."
 MIN_TURNS, MAX_TURNS, TURNS_PER_AGENT = 6, 21, 1.5
 
@@ -28,7 +32,7 @@ def spend(state, turns: int = 1) -> int:
     return state.budget_remaining
 
 
-def add_queued(state, entry: dict) -> None:
+def add_queued(state, entry: dict[str, Any]) -> None:
     """Remember a direct mention made at zero budget (merged with a queued entry for the same message)."""
     for queued in state.queued:
         if queued.get("id") == entry["id"]:

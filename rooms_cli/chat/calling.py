@@ -88,10 +88,10 @@ class Reading:
 
     kind: str  # message | pass
     text: str
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
-def stop_sequences(me: str, trigger_speaker: str | None, snapshot: list, roster: list[str]) -> list[str]:
+def stop_sequences(me: str, trigger_speaker: str | None, snapshot: list[Any], roster: list[str]) -> list[str]:
     names: list[str] = []
     for name in [trigger_speaker, *(m.speaker for m in reversed(snapshot)), *roster]:
         if name and name != me and name not in names:
@@ -99,7 +99,7 @@ def stop_sequences(me: str, trigger_speaker: str | None, snapshot: list, roster:
     return [f"\n{name}:" for name in names[:MAX_STOPS]]
 
 
-def known_names(agents: dict, snapshot: list, trigger) -> list[str]:
+def known_names(agents: dict[str, Any], snapshot: list[Any], trigger) -> list[str]:
     """Every name a reply might wrongly start with or go on to speak as: roster ids, display names,
     and the people of the snapshot."""
     names = set(agents)
@@ -113,7 +113,7 @@ def known_names(agents: dict, snapshot: list, trigger) -> list[str]:
 class Caller:
     """Model calls of one turn: a provider per model string, the windows learned, tokens counted."""
 
-    def __init__(self, project, config, state, agents: dict):
+    def __init__(self, project, config, state, agents: dict[str, Any]):
         self.project, self.config, self.state, self.agents = project, config, state, agents
         self.providers: dict[str, tuple[Any, str]] = {}
         self.windows: dict[str, int] = {}
@@ -158,7 +158,7 @@ class Caller:
                     counts[text] = estimate_tokens(text)
         return lambda text: counts.get(text) or estimate_tokens(text)
 
-    async def ask(self, agent, trigger, snapshot: list, *, must_answer: bool, offer_pass: bool = True, on_delta=None) -> Answer:
+    async def ask(self, agent, trigger, snapshot: list[Any], *, must_answer: bool, offer_pass: bool = True, on_delta=None) -> Answer:
         """Call the agent's model about `trigger`; ProviderError (ContextOverflow after the retry) on failure.
 
         `offer_pass`: the prompt says how to pass (open messages); asked directly, an agent is told to
@@ -207,7 +207,7 @@ class Caller:
         raise AssertionError("unreachable")
 
 
-def guarded_completion(provider, model: str, messages: list, text: str, structured: bool):
+def guarded_completion(provider, model: str, messages: list[Any], text: str, structured: bool):
     """The completion of a call the repetition guard ended: the text streamed so far (masked and cut
     at stop strings already), usage estimated (the server's count never came)."""
     from rooms_cli.models import Completion
@@ -227,7 +227,7 @@ def read_reply(agent, answer: Answer, names: list[str]) -> Reading:
     or by the repetition guard (on the stream or on the stored text)."""
     completion = answer.completion
     text = completion.text
-    meta: dict = {}
+    meta: dict[str, Any] = {}
     if completion.finish_reason:
         meta["finish_reason"] = completion.finish_reason
     if answer.structured:

@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from rooms_cli.models import Message
 from rooms_cli.models.base import estimate_tokens
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_MESSAGES = 50
 SECTION_CHARS = 2000
 REPLY_RESERVE = 0.25  # share of the context window kept free for the reply when no limit is given
@@ -44,7 +48,7 @@ def tail_count(config) -> int:
     return max(1, int(value))
 
 
-def read_snapshot(project, room: str, config) -> list:
+def read_snapshot(project, room: str, config) -> list[Any]:
     """The transcript tail prompts are built from (spoken messages only, bounded)."""
     from rooms_cli.chat.transcript import tail
 
@@ -53,7 +57,7 @@ def read_snapshot(project, room: str, config) -> list:
     return [m for m in tail(project, room, count * 2) if m.kind in SPOKEN][-count:]
 
 
-def system_prompt(project, state, agent, agents: dict, *, must_answer: bool = False, structured: bool = False,
+def system_prompt(project, state, agent, agents: dict[str, Any], *, must_answer: bool = False, structured: bool = False,
                   offer_pass: bool = True) -> str:
     from rooms_cli.chat.handoff import latest_deliberation
     from rooms_cli.config import load_config
@@ -207,7 +211,7 @@ def instruction_for(agent_id: str, *, must_answer: bool, structured: bool, offer
     return f"(Answer as {agent_id} in one short message. If you have nothing useful to add, reply with just: /pass)"
 
 
-def snapshot_lines(snapshot: list, trigger) -> tuple[list[Line], int | None]:
+def snapshot_lines(snapshot: list[Any], trigger) -> tuple[list[Line], int | None]:
     """The snapshot as prompt lines, and where the message being answered is (appended when the
     snapshot does not hold it: a queued mention replayed, a trigger older than the tail)."""
     lines = [Line(m.speaker, m.text) for m in snapshot]
@@ -219,7 +223,7 @@ def snapshot_lines(snapshot: list, trigger) -> tuple[list[Line], int | None]:
     return [*lines, Line(trigger.speaker, trigger.text)], len(lines)
 
 
-def build_prompt(project, state, agent, agents: dict, snapshot: list, trigger, *, must_answer: bool = False,
+def build_prompt(project, state, agent, agents: dict[str, Any], snapshot: list[Any], trigger, *, must_answer: bool = False,
                  window: int | None = None, reply_tokens: int = 0, count=None, structured: bool = False,
                  keep_last: int | None = None, shrink: float = 1.0, system: str | None = None,
                  offer_pass: bool = True) -> list[Message]:

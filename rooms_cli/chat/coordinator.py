@@ -50,7 +50,7 @@ FLAVOR_LINES = (
     "taps the table twice and declines to invent an answer",
 )
 
-Event = Callable[[str, dict], None]
+Event = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass
@@ -63,7 +63,7 @@ class Outcome:
     kind: str  # message | pass | flavor | repeat | failed | external
     text: str = ""
     completion: Any = None  # rooms_cli.models.Completion
-    meta: dict = field(default_factory=dict)  # finish_reason, cut, repeated, copy_of, trimmed
+    meta: dict[str, Any] = field(default_factory=dict)  # finish_reason, cut, repeated, copy_of, trimmed
 
 
 def append_records(project, room: str, messages: list[Message]) -> None:
@@ -87,7 +87,7 @@ class TurnResult:
     replies: list[Message] = field(default_factory=list)
     remaining: int = 0
     total: int = 0
-    queued: list[dict] = field(default_factory=list)
+    queued: list[dict[str, Any]] = field(default_factory=list)
     exhausted: bool = False
     notes: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)  # agents whose provider failed
@@ -98,7 +98,7 @@ class TurnResult:
         """Agents were prompted and every one of them failed: the command exits 1."""
         return bool(self.failed) and not self.answered
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "room": self.room,
             "message": self.message.to_json() if self.message else None,
@@ -150,7 +150,7 @@ def live_room(project, room: str) -> RoomState:
     return state
 
 
-def roster_agents(project, state: RoomState, notes: list[str]) -> dict:
+def roster_agents(project, state: RoomState, notes: list[str]) -> dict[str, Any]:
     """Agent definitions of the roster; a definition that is gone is noted and left out."""
     from rooms_cli.agents import load_agent
     from rooms_cli.errors import NotFound
@@ -164,11 +164,11 @@ def roster_agents(project, state: RoomState, notes: list[str]) -> dict:
     return agents
 
 
-def external_agents(config, agents: dict) -> frozenset[str]:
+def external_agents(config, agents: dict[str, Any]) -> frozenset[str]:
     return frozenset(a for a, agent in agents.items() if agent.is_external(config.default_model))
 
 
-def explain(project, config, room: str, text: str) -> dict:
+def explain(project, config, room: str, text: str) -> dict[str, Any]:
     """Who would be prompted for `text` and why — no model call, nothing written."""
     from rooms_cli.agents import agent_ids
 
@@ -252,7 +252,7 @@ def _mention_notes(addressing: Addressing) -> list[str]:
 class Turn:
     """The state of one turn: providers, the budget as this turn sees it, cascades, what happened."""
 
-    def __init__(self, project, config, state: RoomState, agents: dict, result: TurnResult, on_event: Event | None):
+    def __init__(self, project, config, state: RoomState, agents: dict[str, Any], result: TurnResult, on_event: Event | None):
         self.project, self.config, self.state, self.agents = project, config, state, agents
         self.room = state.id
         self.result = result
@@ -305,7 +305,7 @@ class Turn:
     async def close(self) -> None:
         await self.caller.close()
 
-    async def call(self, agent, trigger: Message, snapshot: list, *, must_answer: bool, stream: bool, mode: str = "open"):
+    async def call(self, agent, trigger: Message, snapshot: list[Any], *, must_answer: bool, stream: bool, mode: str = "open"):
         """One model call, read: (Reading, None), or (None, the reason) when the provider fails.
 
         Only an open message offers a pass in its prompt: an agent a person (or another agent) asked
@@ -329,7 +329,7 @@ class Turn:
             on_delta.finish(reading.text)
         return (answer, reading), None
 
-    async def produce(self, agent_id: str, trigger: Message, *, mode: str, snapshot: list | None = None,
+    async def produce(self, agent_id: str, trigger: Message, *, mode: str, snapshot: list[Any] | None = None,
                       stream: bool = True) -> Outcome:
         """Prompt one agent about `trigger` (asking again once on @everyone); nothing is written yet."""
         agent = self.agents[agent_id]
@@ -403,7 +403,7 @@ class Turn:
                     self.cascade.append((target, msg))
         return drafts
 
-    def suggest_handoff(self, agent, usage: dict) -> None:
+    def suggest_handoff(self, agent, usage: dict[str, Any]) -> None:
         """Suggest a hand-off once the last call's prompt and reply pass the threshold of the window
         (the server's, else the agent's): that is how full the agent's context is now."""
         summary = sessions.summarize_session(self.project, self.room, agent.id)

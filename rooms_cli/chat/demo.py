@@ -5,6 +5,10 @@ from __future__ import annotations
 from rooms_cli.chat.coordinator import continue_room, floor, run_message
 from rooms_cli.chat.rooms import create_room, load_room
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 ROOM = "demo-chat"
 ROSTER = ["architect", "researcher", "reviewer", "ops"]
 SCRIPT = [
@@ -25,7 +29,7 @@ def run(project, show) -> None:
     show("cmd", f"rooms room create {ROOM} " + " ".join(f"--agent {a}" for a in ROSTER))
     show("line", f"budget: clamp(ceil(1.5 × {len(state.roster)}), 6, 21) = {state.budget_total} substantive replies")
 
-    def on_event(kind: str, data: dict) -> None:
+    def on_event(kind: str, data: dict[str, Any]) -> None:
         record = data.get("record")
         if kind == "exhausted":
             show("line", f"· {data['text']}")

@@ -5,6 +5,10 @@ from __future__ import annotations
 from rooms_cli.agents import load_agent
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def joined_rooms(project: Project, agent_id: str) -> list[str]:
     """Ids of the rooms whose roster holds `agent_id`."""
@@ -13,7 +17,7 @@ def joined_rooms(project: Project, agent_id: str) -> list[str]:
     return [state.id for state in list_room_states(project) if agent_id in state.roster]
 
 
-def whois(project: Project, config, agent_id: str) -> dict:
+def whois(project: Project, config, agent_id: str) -> dict[str, Any]:
     agent = load_agent(project, agent_id)
     data = agent.to_json()
     data["name"] = agent.display_name

@@ -4,7 +4,7 @@ Room state, transcripts, sessions and saves merge on their own (see rooms.py, tr
 sessions.py, lifecycle.py); these findings name what merged in a way nobody chose, with the fix:
 a room created in two clones (one room, both rosters), and an agent kicked in one clone that spoke
 in the room in another (its words stay in the transcript; its session may hold those turns).
-And every room's state (`room.yaml` base and `state.jsonl` events) replays, each field of the type
+And every room's state (its `state.jsonl` events) replays, each field of the type
 `store/schema.py` says (a list of mappings for `queued`, a budget from 0…).
 """
 

@@ -18,6 +18,10 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 REHYDRATE_MESSAGES = 50
 HANDOFF_TEMPERATURE = 0.3  # a summary, not a conversation: when the agent sets no temperature
 
@@ -33,14 +37,14 @@ class Deliberation:
     text: str
     path: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "agent": self.agent, "room": self.room, "created": self.created, "text": self.text, "path": self.path}
 
 
 deliberation_dir = layout.deliberations_dir
 
 
-def write_deliberation(project: Project, agent: str, room: str, text: str, extra: dict | None = None) -> Deliberation:
+def write_deliberation(project: Project, agent: str, room: str, text: str, extra: dict[str, Any] | None = None) -> Deliberation:
     import yaml
 
     did = new_id("d")
@@ -70,7 +74,7 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
                         post.content.strip(), project.relative(path))
 
 
-def handoff(project: Project, config, room: str, agent_id: str) -> dict:
+def handoff(project: Project, config, room: str, agent_id: str) -> dict[str, Any]:
     """Summarise `agent_id`'s session in `room` into a deliberation, clear the session, record it.
 
     The agent is marked mid-handoff (not eligible) while its summary is being written.

@@ -56,7 +56,7 @@ class Tidy:
     repeated: bool = False  # it repeated itself, cut at the repetition
 
 
-def _label_pattern(me: str, names: list[str]) -> re.Pattern:
+def _label_pattern(me: str, names: list[str]) -> re.Pattern[str]:
     """A leading label: a known name or role word, bold or bracketed, then a colon."""
     words = sorted({n for n in [*names, me, *ROLE_WORDS] if n}, key=len, reverse=True)
     plain = "|".join(re.escape(w) for w in words)
@@ -190,7 +190,7 @@ def _normal(text: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
-def copied_from(text: str, earlier: list) -> Any:
+def copied_from(text: str, earlier: list[Any]) -> Any:
     """The earlier message (`.text`) that `text` copies (near-duplicate), or None."""
     mine = _normal(text)
     if len(mine) < COPY_MIN_CHARS:

@@ -1,8 +1,7 @@
 """Save, rehydrate, drop and halt a room.
 
 - save: `.rooms/chat/<room>/<save-id>.md` (saved.py), one file per save so that saves in two clones
-  merge; meant to be read in a pull request and committed. The `chat/<room>.md` of older versions
-  is still read.
+  merge; meant to be read in a pull request and committed.
 - join `chat/<room>`: rebuild a live room from the saved copy (same roster and messages). No saved
   copy: a fresh room. The room is live already: switch to it, nothing replaced.
 - join `<room>`: switch to a live room; create it when missing; bring back a dropped/halted one.
@@ -32,19 +31,12 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
 
-saved_path = layout.saved_transcript_file  # where versions before one-file-per-save kept it (still read)
-
-
 saves_dir = layout.saved_transcripts_dir
 
 
 def saved_files(project, room: str) -> list:
-    """The saved transcripts of `room`: the older single file first, then one file per save in id
-    (time) order."""
-    folder = saves_dir(project, room)
-    legacy = saved_path(project, room)
-    found = [legacy] if legacy.is_file() else []
-    return found + files.matching(folder, "s-*.md")
+    """The saved transcripts of `room`: one file per save, in id (time) order."""
+    return files.matching(saves_dir(project, room), "s-*.md")
 
 
 def save(project, room: str) -> dict:
@@ -54,8 +46,7 @@ def save(project, room: str) -> dict:
     merge in git; the saves this clone made before are removed (nobody edits a save, so removing
     one merges too). Only this clone's: `.rooms/run/saves/<room>.json` (git-ignored) names the saves
     made here. A save of another clone is never removed — two clones each removing it while adding
-    a similar file is, to git's rename detection, a rename/delete or rename/rename conflict. The
-    single `chat/<room>.md` of older versions is left as it is."""
+    a similar file is, to git's rename detection, a rename/delete or rename/rename conflict."""
     state = load_room(project, room)
     messages = read_transcript(project, room)
     speakers = [m.speaker for m in messages if m.kind in ("message", "pass", "flavor", "repeat") and m.speaker not in state.roster
@@ -70,7 +61,7 @@ def save(project, room: str) -> dict:
     except InvalidData:  # this machine's record only: a damaged one removes nothing
         mine = None
     mine = [str(n) for n in mine] if isinstance(mine, list) else []
-    older = [p for p in saved_files(project, room) if p.parent == saves_dir(project, room) and p.name in mine]
+    older = [p for p in saved_files(project, room) if p.name in mine]
     path = saves_dir(project, room) / f"{new_id('s').lower()}.md"
     atomic.write_text(path, encode(doc))
     atomic.write_json(mine_file, [path.name])

@@ -14,10 +14,14 @@ from rooms_cli.chat.rooms import RoomState, list_room_states, load_room, update_
 from rooms_cli.chat.transcript import append_message
 from rooms_cli.errors import Conflict, InvalidInput
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_ROOM = "default"
 
 
-def invite(project, room: str, agent_id: str, by: str) -> dict:
+def invite(project, room: str, agent_id: str, by: str) -> dict[str, Any]:
     from rooms_cli.agents import load_agent
 
     agent = load_agent(project, agent_id)
@@ -37,7 +41,7 @@ def invite(project, room: str, agent_id: str, by: str) -> dict:
     return {"room": room, "agent": agent.id, "changed": added[0], "roster": state.roster}
 
 
-def kick(project, room: str, agent_id: str, by: str) -> dict:
+def kick(project, room: str, agent_id: str, by: str) -> dict[str, Any]:
     def remove(state: RoomState):
         if agent_id not in state.roster:
             raise InvalidInput(f"{agent_id} is not in room {room!r} (roster: {', '.join(state.roster) or 'empty'})")
@@ -62,7 +66,7 @@ def kick(project, room: str, agent_id: str, by: str) -> dict:
     return result
 
 
-def set_muted(project, room: str, agent_id: str, muted: bool, by: str) -> dict:
+def set_muted(project, room: str, agent_id: str, muted: bool, by: str) -> dict[str, Any]:
     changed = [False]
 
     def change(state: RoomState):
@@ -82,7 +86,7 @@ def set_muted(project, room: str, agent_id: str, muted: bool, by: str) -> dict:
     return {"room": room, "agent": agent_id, "muted": muted, "changed": changed[0], "mute_list": state.muted}
 
 
-def show(project, config, room: str) -> dict:
+def show(project, config, room: str) -> dict[str, Any]:
     """Roster (with flags), budget, mutes, queued mentions, agents mid-handoff, session usage."""
     from rooms_cli.agents import load_agent
     from rooms_cli.errors import NotFound
@@ -107,14 +111,14 @@ def show(project, config, room: str) -> dict:
     }
 
 
-def live_rooms(project, include_stopped: bool = False) -> list[dict]:
+def live_rooms(project, include_stopped: bool = False) -> list[dict[str, Any]]:
     return [
         {"id": s.id, "status": s.status, "roster": s.roster, "budget": {"remaining": s.budget_remaining, "total": s.budget_total}}
         for s in list_room_states(project) if include_stopped or s.live
     ]
 
 
-def use(project, room: str) -> dict:
+def use(project, room: str) -> dict[str, Any]:
     """Make `room` the current room (it must be live)."""
     from rooms_cli.chat.coordinator import live_room
     from rooms_cli.context import write_current_room

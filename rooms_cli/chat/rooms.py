@@ -8,8 +8,6 @@ kick in another merge in git (`merge=union`) with both effects kept, the same wh
 merge went. Replay keeps mutes and handoff flags to roster agents (a kick clears both) and the
 budget within 0..total.
 
-`room.yaml`, which versions before the log rewrote whole, is read as the base state the log
-applies to, and no longer written (two clones rewriting it conflicted in git).
 The transcript beside it is an append-only log (transcript.py).
 """
 
@@ -21,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from rooms_cli import terminal
 from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.store import atomic, eventlog, files, jsonl, layout
+from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import locked
@@ -71,7 +69,6 @@ class RoomState:
 
 
 room_dir = layout.room_dir
-state_path = layout.room_file
 transcript_path = layout.transcript_file
 
 
@@ -79,17 +76,15 @@ state_log_path = layout.room_state_log
 room_exists = layout.room_exists
 
 
-# room state is an event log replayed in (seq, ts, eid) order, so two clones' changes merge in git
+# room state is an event log replayed in the one order (store/order.py), so two clones' changes merge in git
 _SCALARS = ("status", "budget_total", "rehydrated_from", "created")
 _LISTS = ("roster", "muted", "handoff", "kicked")
 _MEMBERS_ONLY = ("muted", "handoff")  # only roster agents can be muted or mid-handoff
 
 
 def load_room(project: Project, room: str) -> RoomState:
-    """The room as its state log says, on top of `room.yaml` (what versions before the log wrote)."""
-    path = state_path(project, room)
-    base = atomic.read_yaml(path, default=None)
-    state = RoomState.from_json(base, project.relative(path)) if base is not None else None
+    """The room as its state log says."""
+    state: RoomState | None = None
     log = state_log_path(project, room)
     where = project.relative(log)
     for ev in eventlog.ordered(jsonl.read(log)):
@@ -259,7 +254,7 @@ def list_room_states(project: Project, *, quiet: bool = False) -> list[RoomState
         if is_valid_name(name) and room_exists(project, name):
             try:
                 states.append(load_room(project, name))
-            except (InvalidData, NotFound) as err:  # e.g. a room.yaml left mid-merge: this room only
+            except (InvalidData, NotFound) as err:  # e.g. a field of the wrong type: this room only
                 if not quiet:
                     _warn_unreadable(project, name, err)
     return states

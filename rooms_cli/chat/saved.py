@@ -1,5 +1,4 @@
-"""Saved transcripts: `.rooms/chat/<room>/<save-id>.md` (older versions: `chat/<room>.md`),
-frontmatter `class: transcript`, rehydratable.
+"""Saved transcripts: `.rooms/chat/<room>/<save-id>.md`, frontmatter `class: transcript`, rehydratable.
 
     ---
     class: transcript

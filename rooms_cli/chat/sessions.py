@@ -3,8 +3,8 @@
 A session is an agent's working state in one room: one record per turn it took (the message it
 answered, its reply, token usage) and a marker when a hand-off was suggested. Kick and hand-off
 end it with a `cleared` record (the summary of a hand-off lives on as a deliberation); what came
-before is no longer read. The transcript is never touched. Records carry `eid` and `seq` and are
-read in merge order (store/eventlog.py), so two clones' turns both count after a git merge.
+before is no longer read. The transcript is never touched. Records carry `eid` and `hlc` and are
+read in the one order of every log (store/order.py), so two clones' turns both count after a git merge.
 
 Token usage of a session is the sum of every turn's input and output tokens since the session
 began (each record also carries the running totals, for people reading the file). How full the
@@ -22,6 +22,10 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_THRESHOLD = 0.70
 CLEARED = "cleared"
@@ -44,19 +48,19 @@ class SessionSummary:
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"agent": self.agent, "turns": self.turns, "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens, "tokens": self.tokens, "suggested": self.suggested}
 
 
-def _current(project: Project, room: str, agent: str) -> list[dict]:
+def _current(project: Project, room: str, agent: str) -> list[dict[str, Any]]:
     """The session's records since it was last cleared, in merge order (store/eventlog.py)."""
     records = eventlog.ordered(jsonl.read(session_path(project, room, agent)))
     cleared = max((i for i, r in enumerate(records) if r.get("kind") == CLEARED), default=-1)
     return records[cleared + 1:]
 
 
-def _totals(records: list[dict]) -> dict:
+def _totals(records: list[dict[str, Any]]) -> dict:
     """Turns and tokens summed over the records (two clones' turns both count after a merge)."""
     turns = [r for r in records if r.get("kind") == "turn"]
     return {"turns": len(turns), "input_total": sum(_count(r.get("input_tokens")) for r in turns),
@@ -69,7 +73,7 @@ def _count(value) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def _append(project: Project, room: str, agent: str, record: dict) -> None:
+def _append(project: Project, room: str, agent: str, record: dict[str, Any]) -> None:
     """Append one record carrying the running totals (for people reading the file), under the lock."""
     path = session_path(project, room, agent)
     with locked(path):
@@ -77,7 +81,7 @@ def _append(project: Project, room: str, agent: str, record: dict) -> None:
         eventlog.append(path, [{"ts": now_iso(), "eid": new_id("e"), **record, **totals}], lock=False)
 
 
-def record_turn(project: Project, room: str, agent: str, *, answered: str, reply: str, usage: dict | None,
+def record_turn(project: Project, room: str, agent: str, *, answered: str, reply: str, usage: dict[str, Any] | None,
                 finish_reason: str | None = None) -> None:
     """Append one turn (with the provider's finish reason: `stop`, `length` when the limit cut it…)."""
     usage = usage or {}
@@ -88,7 +92,7 @@ def record_turn(project: Project, room: str, agent: str, *, answered: str, reply
     _append(project, room, agent, record)
 
 
-def read_session(project: Project, room: str, agent: str) -> list[dict]:
+def read_session(project: Project, room: str, agent: str) -> list[dict[str, Any]]:
     """The records of the current session (since the last kick or hand-off)."""
     return _current(project, room, agent)
 
@@ -99,7 +103,7 @@ def summarize_session(project: Project, room: str, agent: str) -> SessionSummary
                           output_tokens=totals["output_total"], suggested=totals["suggested"])
 
 
-def context_used(usage: dict) -> int:
+def context_used(usage: dict[str, Any]) -> int:
     """How much of its context an agent's last call filled: that prompt's tokens and the reply's.
 
     Every call sends the whole prompt again, so the sum over a session's turns says nothing about

@@ -39,12 +39,12 @@ class SlashResult:
     """What a slash command did: its data, the room to go on in, whether to leave, any turn it ran."""
 
     command: str
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
     room: str | None = None  # the room to continue in (after /join)
     leave: bool = False
     turn: Any = None  # a TurnResult when the command ran agents (/continue)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {"command": self.command, "result": self.data}
         if self.turn is not None:
             data["turn"] = self.turn.to_json()

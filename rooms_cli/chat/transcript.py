@@ -16,6 +16,10 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @dataclass
 class Message:
@@ -28,11 +32,11 @@ class Message:
     kind: str
     text: str
     model: str | None = None
-    usage: dict | None = None
-    meta: dict = field(default_factory=dict)
+    usage: dict[str, Any] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
-        data: dict = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "ts": self.ts, "room": self.room, "speaker": self.speaker, "kind": self.kind, "text": self.text}
         if self.model:
             data["model"] = self.model
         if self.usage:
@@ -42,7 +46,7 @@ class Message:
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> Message:
+    def from_json(cls, data: dict[str, Any]) -> Message:
         return cls(
             id=str(data.get("id", "")),
             ts=str(data.get("ts", "")),
@@ -67,7 +71,7 @@ def append_message(project: Project, room: str, speaker: str, text: str, kind: s
     return msg
 
 
-def in_order(records: list[dict]) -> list[dict]:
+def in_order(records: list[dict[str, Any]]) -> list[dict]:
     """Records in the one order of every log (store/order.py: stamp, then id), each record once.
 
     A git merge (`merge=union`) or `rooms sync` puts one clone's new lines after the other's, so a
@@ -75,7 +79,7 @@ def in_order(records: list[dict]) -> list[dict]:
     return order.ordered(records)
 
 
-def _sorted(records: list[dict]) -> bool:
+def _sorted(records: list[dict[str, Any]]) -> bool:
     keys = [order.sort_key(r) for r in records]
     ids = [r["id"] for r in records if isinstance(r.get("id"), str)]
     return all(a <= b for a, b in zip(keys, keys[1:], strict=False)) and len(set(ids)) == len(ids)
@@ -133,7 +137,7 @@ def tail(project: Project, room: str, count: int) -> list[Message]:
 ORDER_VERSION = 1
 
 
-def _order_cache(data: dict | None) -> dict | None:
+def _order_cache(data: dict[str, Any] | None) -> dict | None:
     if data is not None and all(isinstance(data.get(k), int) for k in ("ino", "dev", "end", "ordered")) \
             and isinstance(data.get("last"), str):
         return data
@@ -147,7 +151,7 @@ def _save_order(path, stat, end: int, last: str, ordered: int) -> None:
                       "ordered": ordered})
 
 
-def _ordered_end(records: list[dict]) -> int:
+def _ordered_end(records: list[dict[str, Any]]) -> int:
     """How many records at the end of `records` are in time order, each id once in the file, and not
     older than any record before them: their file order is their place in `in_order`."""
     from collections import Counter

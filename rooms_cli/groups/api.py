@@ -32,13 +32,17 @@ from rooms_cli.groups.reducers import Reduction, register_reducer
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project, open_project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = [
     "GroupResult", "Reduction", "broadcast", "dissolve", "drain", "ephemeral_group", "register_reducer",
     "spawn_group", "wait_all", "wait_any",
 ]
 
 
-def _open(project: Project | str | os.PathLike | None) -> tuple[Project, Config]:
+def _open(project: Project | str | os.PathLike[str] | None) -> tuple[Project, Config]:
     if not isinstance(project, Project):
         project = open_project(Path(project) if project is not None else None)
     return project, load_config(project)
@@ -116,9 +120,9 @@ async def ephemeral_group(profiles: list[str], *, project: Project | str | None 
         roster.dissolve(proj, config, name, by="ephemeral_group")
 
 
-async def ask(profiles: list[str], fields: dict, *, any_: bool = False, reducer: str | None = None,
+async def ask(profiles: list[str], fields: dict[str, Any], *, any_: bool = False, reducer: str | None = None,
               timeout: float | None = None, project: Project | str | None = None,
-              watch: Callable[[Project, str], AbstractAsyncContextManager] | None = None) -> tuple[str, GroupResult]:
+              watch: Callable[[Project, str], AbstractAsyncContextManager[Any]] | None = None) -> tuple[str, GroupResult]:
     """`rooms group ask`: spawn an ephemeral group, broadcast, wait, dissolve. -> (its name, result).
 
     `watch(project, name)`, when given, is entered around the wait (the CLI's live status line).

@@ -18,8 +18,12 @@ from rooms_cli.store.clock import now, parse_time
 from rooms_cli.store.ids import new_id, resolve_prefix, validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
-def check_fields(fields: dict) -> dict[str, str]:
+
+def check_fields(fields: dict[str, Any]) -> dict[str, str]:
     """All four keys must be present (empty strings are fine); nothing else is accepted."""
     if not isinstance(fields, dict):
         raise InvalidInput(f"a broadcast needs the four fields {', '.join(FIELDS)}")
@@ -49,7 +53,7 @@ def is_external(project: Project, config, profile: str) -> bool:
     return load_agent(project, profile).is_external(config.default_model)
 
 
-def send_broadcast(project: Project, config, name: str, fields: dict, sender: str) -> Broadcast:
+def send_broadcast(project: Project, config, name: str, fields: dict[str, Any], sender: str) -> Broadcast:
     """Open a broadcast in `name` (and its sub-groups) and deliver the envelopes."""
     fields = check_fields(fields)
     group = log.load(project, name)
@@ -88,7 +92,7 @@ def send_broadcast(project: Project, config, name: str, fields: dict, sender: st
     return log.load(project, name).require(bid)
 
 
-def _deliver(project, config, group: Group, bid: str, members: list[Member], fields: dict, sender: str) -> None:
+def _deliver(project, config, group: Group, bid: str, members: list[Member], fields: dict[str, Any], sender: str) -> None:
     from rooms_cli.messaging.inbox import deliver
 
     for m in members:
@@ -110,7 +114,7 @@ class ReplyOutcome:
     accepted: bool
     reason: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {"group": self.group, "broadcast_id": self.broadcast_id, "handle": self.handle, "accepted": self.accepted}
         if not self.accepted:
             data["dropped"] = True

@@ -28,6 +28,10 @@ from rooms_cli.groups.model import CANCELLED, ERROR, OK, TIMEOUT, Broadcast, Gro
 from rooms_cli.store.locks import try_lock
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 PENDING, DROPPED = "pending", "dropped"
 POLL_MIN, POLL_MAX = 0.02, 0.25
 # the temperature of a member's answer when its agent sets none; votes and ballots are judgements,
@@ -35,7 +39,7 @@ POLL_MIN, POLL_MAX = 0.02, 0.25
 ANSWER_TEMPERATURE, JUDGE_TEMPERATURE = 0.7, 0.2
 
 # wait-any with cancel_losers=False: losers still running after the result; see drain()
-_background: set[asyncio.Task] = set()
+_background: set[asyncio.Task[Any]] = set()
 
 
 @dataclass
@@ -159,9 +163,9 @@ class _Gathering:
         self.project, self.config, self.name, self.b = project, config, name, b
         self.any_, self.cancel_losers, self.by, self.ephemeral = any_, cancel_losers, by, ephemeral
         self.options: list[str] | None = None  # the declared options when the members vote (majority_vote)
-        self.providers: dict = {}
-        self.tasks: dict[asyncio.Task, str] = {}
-        self.agents: dict = {}
+        self.providers: dict[str, Any] = {}
+        self.tasks: dict[asyncio.Task[Any], str] = {}
+        self.agents: dict[str, Any] = {}
         self._size = -1
 
     # -- members ---------------------------------------------------------------------------
@@ -173,7 +177,7 @@ class _Gathering:
             self.providers[pname] = get_provider(pname, self.config)
         return self.providers[pname], model
 
-    async def _complete(self, handle: str, messages: list, purpose: str, schema: dict | None = None):
+    async def _complete(self, handle: str, messages: list[Any], purpose: str, schema: dict[str, Any] | None = None):
         """One model call of a member: bounded (models.limits.reply_limit for `purpose`), at the
         agent's temperature (votes and ballots at most JUDGE_TEMPERATURE)."""
         from rooms_cli.models.limits import reply_limit
@@ -367,7 +371,7 @@ class _Gathering:
             except Exception:
                 pass
 
-    async def _finish_in_background(self, tasks: list[asyncio.Task]) -> None:
+    async def _finish_in_background(self, tasks: list[asyncio.Task[Any]]) -> None:
         for outcome in await asyncio.gather(*tasks, return_exceptions=True):
             if isinstance(outcome, Outcome):
                 broadcasts.record_reply(self.project, self.name, self.b.id, outcome.handle, outcome.text,
@@ -427,16 +431,16 @@ class _Gathering:
         labels = rank.assign_labels(self.b.id, candidates)
         self.load_agents()  # members answered by an earlier (killed) waiter rank too
         rankers = [h for h in candidates if h in self.agents]
-        async def ask(handle: str, messages: list, schema: dict | None) -> str:
+        async def ask(handle: str, messages: list[Any], schema: dict[str, Any] | None) -> str:
             messages = rank.ranking_messages(self.agents[handle].directive, messages)
             return (await self._complete(handle, messages, "rank", schema)).text.strip()
 
         def structured(handle: str) -> bool:
             return bool(self._provider(self.agents[handle])[0].structured)
 
-        ballots: dict = {}
-        unparsed: dict = {}
-        errors: dict = {}
+        ballots: dict[str, Any] = {}
+        unparsed: dict[str, Any] = {}
+        errors: dict[str, Any] = {}
         if len(candidates) > 1 and rankers:
             ballots, unparsed, errors = await rank.collect_ballots(ask, structured, rankers, labels, by_member,
                                                                    self.b.fields.get("objective", ""))

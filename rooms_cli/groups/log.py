@@ -1,7 +1,7 @@
 """The append-only group log `.rooms/groups/<name>.jsonl`, replayed on every command.
 
 One event a line, each with `ev`, `ts`, `eid` (a unique time-ordered id, `e-…`) and `hlc` (the
-store's hybrid-logical-clock stamp, store/clock.py; events of older versions have a Lamport `seq`):
+store's hybrid-logical-clock stamp, store/clock.py):
 
     created        {name, gid, ephemeral}
     member_added   {handle, profile}

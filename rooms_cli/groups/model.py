@@ -23,11 +23,11 @@ class Member:
     def sub_group(self) -> str | None:
         return self.profile[len(GROUP_PREFIX):] if self.profile.startswith(GROUP_PREFIX) else None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"handle": self.handle, "profile": self.profile}
 
     @classmethod
-    def from_json(cls, data: dict) -> Member:
+    def from_json(cls, data: dict[str, Any]) -> Member:
         handle, profile = data["handle"], data["profile"]
         if not isinstance(handle, str) or not isinstance(profile, str):
             raise TypeError("a member's handle and profile must be strings")
@@ -57,11 +57,11 @@ class Broadcast:
     sender: str
     ts: str
     sub: dict[str, str] = field(default_factory=dict)  # handle of a group member -> its sub-broadcast id
-    parent: dict | None = None  # {"group", "broadcast_id"} when this broadcast serves a parent group
+    parent: dict[str, Any] | None = None  # {"group", "broadcast_id"} when this broadcast serves a parent group
     replies: dict[str, Reply] = field(default_factory=dict)
-    dropped: list[dict] = field(default_factory=list)
+    dropped: list[dict[str, Any]] = field(default_factory=list)
     status: str = "in_flight"  # in_flight | gathered | cancelled
-    result: dict | None = None
+    result: dict[str, Any] | None = None
     closed_ts: str | None = None
 
     @property
@@ -75,8 +75,8 @@ class Broadcast:
     def member(self, handle: str) -> Member | None:
         return next((m for m in self.members if m.handle == handle), None)
 
-    def summary(self) -> dict:
-        data: dict = {
+    def summary(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "broadcast_id": self.id, "status": self.status, "ts": self.ts, "sender": self.sender,
             "objective": self.fields.get("objective", ""), "members": [m.handle for m in self.members],
             "replied": [h for h in self.replies], "dropped": [d["handle"] for d in self.dropped],
@@ -106,7 +106,7 @@ class Group:
     renamed_to: list[str] = field(default_factory=list)
     renamed_from: list[str] = field(default_factory=list)
     dissolved_by: list[str] = field(default_factory=list)
-    merge_notes: list[dict] = field(default_factory=list)
+    merge_notes: list[dict[str, Any]] = field(default_factory=list)
     event_count: int = 0  # events of this group (since its `created`), tombstones left out
     broadcast_count: int | None = None  # set when `broadcasts` holds only the newest (groups/log.py, load_head)
 
@@ -144,14 +144,14 @@ class MemberResult:
     elapsed_s: float
     cut: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {"text": self.text, "status": self.status, "elapsed_s": round(self.elapsed_s, 3)}
         if self.cut:
             data["cut"] = True
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> MemberResult:
+    def from_json(cls, data: dict[str, Any]) -> MemberResult:
         return cls(text=str(data.get("text", "")), status=str(data.get("status", "")), elapsed_s=float(data.get("elapsed_s", 0.0)),
                    cut=data.get("cut") is True)
 
@@ -163,7 +163,7 @@ class GroupResult:
     broadcast_id: str
     by_member: dict[str, MemberResult]
     reduced: Any
-    metadata: dict
+    metadata: dict[str, Any]
     order: list[str]
 
     @property
@@ -185,7 +185,7 @@ class GroupResult:
             return RoomsError(f"no result although {meta['replied']} members replied: {no_result_reason(meta)}", code="no_result")
         return None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "broadcast_id": self.broadcast_id,
             "by_member": {h: r.to_json() for h, r in self.by_member.items()},
@@ -195,7 +195,7 @@ class GroupResult:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> GroupResult:
+    def from_json(cls, data: dict[str, Any]) -> GroupResult:
         return cls(
             broadcast_id=str(data["broadcast_id"]),
             by_member={h: MemberResult.from_json(r) for h, r in (data.get("by_member") or {}).items()},
@@ -203,7 +203,7 @@ class GroupResult:
         )
 
 
-def tally(metadata: dict) -> str | None:
+def tally(metadata: dict[str, Any]) -> str | None:
     """"3/4 votes parsed" / "2/3 ballots parsed" for a vote or a rank, else None."""
     parsed = metadata.get("parsed")
     if not isinstance(parsed, int):
@@ -213,7 +213,7 @@ def tally(metadata: dict) -> str | None:
     return f"{parsed}/{parsed + unread} {kind} parsed"
 
 
-def no_result_reason(metadata: dict) -> str:
+def no_result_reason(metadata: dict[str, Any]) -> str:
     """Why a reducer gave no result although members replied, in words."""
     counted = tally(metadata)
     if counted is None:

@@ -20,6 +20,10 @@ from rooms_cli.store.clock import parse_duration
 from rooms_cli.store.ids import is_valid_name
 from rooms_cli.store.paths import CONFIG, Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_REDUCER = "concat"
 
@@ -32,7 +36,7 @@ class Defaults:
     default_reducer: str = DEFAULT_REDUCER
 
 
-def _section(config: Config) -> dict:
+def _section(config: Config) -> dict[str, Any]:
     section = config.get("groups", {}) or {}
     for key in section:
         if key not in ("defaults", "presets"):
@@ -68,12 +72,12 @@ def _profiles(value, where: str) -> list[str]:
     return list(profiles)
 
 
-def presets(project: Project, config: Config) -> dict[str, dict]:
+def presets(project: Project, config: Config) -> dict[str, dict[str, Any]]:
     """Every preset: name -> {"profiles": [...], "source": where it is defined}."""
     inline = _section(config).get("presets") or {}
     if not isinstance(inline, dict):
         raise InvalidData(f"{CONFIG}: key 'groups.presets' must be a mapping of preset name to {{profiles: [...]}}")
-    found: dict[str, dict] = {}
+    found: dict[str, dict[str, Any]] = {}
     for name, value in inline.items():
         where = f"{CONFIG} groups.presets.{name}"
         if not is_valid_name(str(name)):

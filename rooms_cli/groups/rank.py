@@ -22,6 +22,10 @@ from rooms_cli.groups.model import OK
 from rooms_cli.models import Message
 from rooms_cli.store.rand import rng
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 LABEL_PREFIX = "R"
 _LABEL = r"[Rr]\d{1,3}"
 _ITEM_RE = re.compile(rf"^\s*(?:\(?\d{{1,2}}\s*[.):]|[-*•]|#\d{{1,2}}\b)\s*(?:[Rr]eply\s+)?[*_`\[\"']*({_LABEL})(?![\w])")
@@ -50,7 +54,7 @@ def ballot_prompt(objective: str, candidates: list[tuple[str, str]], structured:
     return "\n".join(lines)
 
 
-def ballot_schema(allowed: list[str]) -> dict:
+def ballot_schema(allowed: list[str]) -> dict[str, Any]:
     """The JSON Schema of a structured ballot: {"ranking": [labels, best first]}."""
     return {
         "type": "object",
@@ -102,7 +106,7 @@ def _list_ballot(text: str) -> list[str] | None:
 
 
 async def collect_ballots(ask, structured, rankers: list[str], labels: dict[str, str], by_member,
-                          objective: str) -> tuple[dict, dict, dict]:
+                          objective: str) -> tuple[dict[str, Any], dict, dict]:
     """Ask every ranker concurrently, once more when its ballot cannot be read.
 
     `ask(handle, messages, schema)` returns the reply text; `structured(handle)` says whether its

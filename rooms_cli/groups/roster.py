@@ -14,6 +14,10 @@ from rooms_cli.store import eventlog
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def parents_of(project: Project, name: str) -> list[str]:
     """The groups that have group `name` as a member."""
@@ -152,7 +156,7 @@ def rename(project: Project, old: str, new: str) -> None:
         log.append(project, old, log.event("renamed", **{"from": old, "to": new}))
 
 
-def dissolve(project: Project, config, name: str, by: str) -> dict:
+def dissolve(project: Project, config, name: str, by: str) -> dict[str, Any]:
     """Drop the group: cancel its broadcast in flight (pending members are told), then end its log with
     a `dissolved` tombstone (an ephemeral group's log is deleted: it was never shared)."""
     from rooms_cli.groups import broadcasts

@@ -14,6 +14,10 @@ from rooms_cli.groups.model import ERROR, TIMEOUT, Group, Member
 from rooms_cli.store import layout
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 EMOJI = {"lost": "⛔", "errored": "⚠", "busy": "⏳", "idle": "✓"}
 _SEVERITY = ("lost", "errored", "busy", "idle")
 
@@ -52,7 +56,7 @@ def label(name: str, states: dict[str, str]) -> str:
     return f"▣ {name} [{busy}/{len(states)} {EMOJI[worst]}]"
 
 
-def status(project: Project, name: str, recent: int = 5) -> dict:
+def status(project: Project, name: str, recent: int = 5) -> dict[str, Any]:
     """Members with their state, the broadcast in flight, recent broadcasts, and the label."""
     group = log.load(project, name, head=recent <= log.HEAD_BROADCASTS)  # the newest broadcasts are enough
     states = member_states(project, group)
@@ -68,7 +72,7 @@ def status(project: Project, name: str, recent: int = 5) -> dict:
     }
 
 
-def list_groups(project: Project) -> list[dict]:
+def list_groups(project: Project) -> list[dict[str, Any]]:
     rows = []
     for name in log.log_names(project):
         group = log.load_optional(project, name)

@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import re
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_OPTIONS = ("YES", "NO", "ABSTAIN")
 # what people (and small models) write for the default options
 SYNONYMS = {"YES": ("yes", "yeah", "yep", "aye"), "NO": ("no", "nope", "nay"), "ABSTAIN": ("abstain", "abstains")}
@@ -31,7 +35,7 @@ _SPLIT_RE = re.compile(r"\s*(?:,|\||/|\bor\b)\s*", re.IGNORECASE)
 _MARKUP = "*_`#>\"'“”‘’[]() \t-•"
 
 
-def declared_options(fields: dict | None) -> list[str]:
+def declared_options(fields: dict[str, Any] | None) -> list[str]:
     """The options a broadcast declares (output format first, then objective), else DEFAULT_OPTIONS."""
     for key in ("output_format", "objective"):
         text = str((fields or {}).get(key) or "")
@@ -46,7 +50,7 @@ def _pipe_list(text: str) -> list[str]:
     return _unique([match.group(1), *_SPLIT_RE.split(match.group(2).strip(" |"))]) if match else []
 
 
-def _listed(pattern: re.Pattern, text: str) -> list[str]:
+def _listed(pattern: re.Pattern[str], text: str) -> list[str]:
     match = pattern.search(text)
     return _unique(_SPLIT_RE.split(match.group(1))) if match else []
 
@@ -60,7 +64,7 @@ def _unique(words: list[str]) -> list[str]:
     return out
 
 
-def vote_schema(options: list[str]) -> dict:
+def vote_schema(options: list[str]) -> dict[str, Any]:
     """The JSON Schema a structured provider is held to: {"vote": one of the options, "reason": text}."""
     return {
         "type": "object",

@@ -16,6 +16,10 @@ from rooms_cli.messaging.spawn import Spawn, reap_all, tree_of
 from rooms_cli.messaging.status import has_announced, touch
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 MESSAGE_LIMIT = 2_000  # characters of one message in a prompt; `rooms inbox` shows the rest
 
 HINT = (
@@ -46,7 +50,7 @@ def message_line(message: InboxMessage, limit: int | None = MESSAGE_LIMIT) -> st
     return f"{head}: {text}"
 
 
-def message_json(message: InboxMessage) -> dict:
+def message_json(message: InboxMessage) -> dict[str, Any]:
     """The inbox record as the attention block shows it: `id` is the inbox number, `content` the text,
     `ref` what `--reply-to` takes (the number, or an id prefix when a merge made the number shared),
     `message_id` the record's id."""
@@ -56,7 +60,7 @@ def message_json(message: InboxMessage) -> dict:
     return {"id": data.pop("n"), "ref": message.ref or str(message.n), "message_id": message_id, "content": data.pop("text"), **data}
 
 
-def _spawn_json(spawn: Spawn) -> dict:
+def _spawn_json(spawn: Spawn) -> dict[str, Any]:
     return {"id": spawn.id, "alias": spawn.alias, "parent": spawn.parent, "status": spawn.status, "description": spawn.description}
 
 
@@ -66,7 +70,7 @@ class Attention:
 
     agent: str
     hint: str | None
-    agents: list[dict]
+    agents: list[dict[str, Any]]
     messages: list[InboxMessage] = field(default_factory=list)
     spawns: list[Spawn] = field(default_factory=list)
 
@@ -75,7 +79,7 @@ class Attention:
         """Nothing worth injecting: no other agent, no message, no running spawn, no hint."""
         return not (self.agents or self.messages or self.spawns or self.hint)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "synthetic": True, "agent": self.agent, "hint": self.hint, "agents": self.agents,
             "messages": [message_json(m) for m in self.messages], "spawns": [_spawn_json(s) for s in self.spawns],
@@ -95,7 +99,7 @@ def build_attention(project: Project, config, me: str, *, mark_read: bool = True
     )
 
 
-def _agent_phrase(entry: dict) -> str:
+def _agent_phrase(entry: dict[str, Any]) -> str:
     spawn = entry.get("spawn") or {}
     state = "idle" if entry["idle"] else "active"
     if spawn:

@@ -88,7 +88,7 @@ def _typed_findings(project) -> list[Finding]:
 
 
 def _status_findings(project) -> list[Finding]:
-    """Status files whose fields have the wrong type (store/schema.py), legacy `.json` and `.jsonl` logs."""
+    """Status logs whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.findings import typed_findings, unreadable_findings
     from rooms_cli.messaging.status import read_status, status_names
 

@@ -39,6 +39,10 @@ from rooms_cli.messaging.status import touch
 from rooms_cli.messaging.wait import wait_for_spawns
 from rooms_cli.store.paths import Project, find_project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 # Claude Code kills a hook after its `timeout` (60 s unless the settings say otherwise)
 DEFAULT_STOP_WAIT = 50.0
 
@@ -50,7 +54,7 @@ HOOK_EVENTS = {
 }
 
 
-def parse_payload(text: str) -> dict:
+def parse_payload(text: str) -> dict[str, Any]:
     """The hook's JSON input; empty or unreadable input counts as no fields (a hook must not fail)."""
     try:
         data = json.loads(text) if text.strip() else {}
@@ -59,7 +63,7 @@ def parse_payload(text: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def hook_event(hook: str, payload: dict) -> str | None:
+def hook_event(hook: str, payload: dict[str, Any]) -> str | None:
     """The event `payload` is for, when the command `hook` handles it; None: not this hook's event."""
     expected = HOOK_EVENTS[hook]
     name = payload.get("hook_event_name")
@@ -68,7 +72,7 @@ def hook_event(hook: str, payload: dict) -> str | None:
     return name if name in expected else None
 
 
-def find_hook_project(explicit: str | None, payload: dict) -> Project | None:
+def find_hook_project(explicit: str | None, payload: dict[str, Any]) -> Project | None:
     """--dir / ROOMS_DIR, else upwards from the session's `cwd`, else from ours; None: not a rooms project."""
     cwd = payload.get("cwd")
     start = Path(cwd) if isinstance(cwd, str) and cwd else None
@@ -89,7 +93,7 @@ def stop_reason(me: str, messages, pending) -> str:
     return "\n".join(lines)
 
 
-def claude_stop(project: Project, config, me: str, payload: dict, *, wait: float = DEFAULT_STOP_WAIT) -> dict | None:
+def claude_stop(project: Project, config, me: str, payload: dict[str, Any], *, wait: float = DEFAULT_STOP_WAIT) -> dict | None:
     """The Stop hook's answer: a block decision, or None when the agent may stop.
 
     A SubagentStop payload is always let through: the session's messages are not the subagent's."""
@@ -105,11 +109,11 @@ def claude_stop(project: Project, config, me: str, payload: dict, *, wait: float
     return None
 
 
-def _context(event: str, text: str) -> dict:
+def _context(event: str, text: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def claude_prompt(project: Project, config, me: str, payload: dict | None = None) -> dict | None:
+def claude_prompt(project: Project, config, me: str, payload: dict[str, Any] | None = None) -> dict | None:
     """The UserPromptSubmit hook's answer: the attention block as additional context (None: nothing to say)."""
     if hook_event("prompt", payload or {}) is None:
         return None
@@ -119,7 +123,7 @@ def claude_prompt(project: Project, config, me: str, payload: dict | None = None
     return _context("UserPromptSubmit", render_attention(block))
 
 
-def claude_session_start(project: Project, config, me: str, payload: dict) -> dict | None:
+def claude_session_start(project: Project, config, me: str, payload: dict[str, Any]) -> dict | None:
     """The SessionStart hook's answer: the attention block as additional context, always (even an
     empty block says who the session is), for every source: startup, resume, clear, compact."""
     if hook_event("session-start", payload) is None:

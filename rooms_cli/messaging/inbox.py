@@ -142,9 +142,7 @@ def short_id(full: str, ids: list[str]) -> str:
 
 # Read state: `.rooms/inbox/read/<agent>.jsonl`, append-only lines {"id": "r-…", "ts", "read": [message
 # ids]}: a message is read when some line names its id. Two clones that read different messages
-# merge (union) into the set of both; nothing unread can look read. Versions before per-message
-# marks wrote {"ts", "upto": n} ("read everything up to n"); such a line still marks the messages
-# numbered ≤ n that were already there when it was written (ts ≤ its ts). (A subdirectory, not
+# merge (union) into the set of both; nothing unread can look read. (A subdirectory, not
 # `<agent>.read.jsonl`, so no agent name can collide with another agent's inbox file.)
 
 
@@ -154,15 +152,12 @@ def read_state_path(project: Project, agent: str):
 
 @dataclass
 class ReadMarks:
-    """What an agent has marked read: message ids, and the (n, ts) marks older versions wrote."""
+    """What an agent has marked read: the ids of the messages."""
 
     ids: set[str] = field(default_factory=set)
-    upto: list[tuple[int, str]] = field(default_factory=list)  # legacy (n, ts) marks
 
     def covers(self, message: InboxMessage) -> bool:
-        if message.key in self.ids:
-            return True
-        return any(message.n <= n and (not ts or not message.ts or message.ts <= ts) for n, ts in self.upto)
+        return message.key in self.ids
 
 
 def read_marks(project: Project, agent: str) -> ReadMarks:
@@ -171,10 +166,6 @@ def read_marks(project: Project, agent: str) -> ReadMarks:
         read = record.get("read")
         if isinstance(read, list):
             marks.ids.update(x for x in read if isinstance(x, str))
-        upto = record.get("upto")
-        if isinstance(upto, int) and not isinstance(upto, bool):
-            ts = record.get("ts")
-            marks.upto.append((upto, ts if isinstance(ts, str) else ""))
     return marks
 
 

@@ -23,6 +23,10 @@ from rooms_cli.messaging.status import (
 from rooms_cli.store import layout
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @dataclass
 class RosterEntry:
@@ -34,10 +38,10 @@ class RosterEntry:
     idle: bool = True
     last_seen: str | None = None
     model: str | None = None
-    spawn: dict = field(default_factory=dict)
-    problem: dict | None = None  # the error reading this agent's files (an unresolved merge…)
+    spawn: dict[str, Any] = field(default_factory=dict)
+    problem: dict[str, Any] | None = None  # the error reading this agent's files (an unresolved merge…)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {"name": self.name, "kind": self.kind, "status": self.status, "idle": self.idle, "last_seen": self.last_seen}
         if self.problem:
             data["problem"] = self.problem

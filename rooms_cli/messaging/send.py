@@ -11,6 +11,10 @@ from rooms_cli.messaging.status import mark_announced, touch
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_TEXT = 100_000
 
 
@@ -24,9 +28,9 @@ class SendResult:
     reply_to: int | None = None  # the number of the answered message in the sender's inbox
     reply_to_id: str | None = None  # its id
     unknown: list[str] = field(default_factory=list)  # recipients no part of rooms has heard of yet
-    woken: list[dict] = field(default_factory=list)
+    woken: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "from": self.sender, "kind": self.kind, "reply_to": self.reply_to, "reply_to_id": self.reply_to_id,
             "to": [m.to for m in self.delivered],
@@ -46,7 +50,7 @@ def send_message(
         raise InvalidInput("the message is empty")
     if len(text) > MAX_TEXT:
         raise InvalidInput(f"the message is {len(text)} characters; the limit is {MAX_TEXT}")
-    meta: dict = {}
+    meta: dict[str, Any] = {}
     original = None
     if reply_to is not None:
         original = find_message(project, sender, reply_to)

@@ -5,8 +5,6 @@ Files:
                                  "ts", "hlc", "announced": ts}; the state is the replay in log order (the
                                  latest status wins, the first announcement counts), so two clones
                                  that both set a status merge with git's union driver, no conflict
-    .rooms/status/<agent>.json   what versions before the log wrote ({"agent", "status", "updated",
-                                 "announced"}); still read, as the oldest record, never written
     .rooms/run/seen/<agent>      the ISO time the agent last ran a messaging command (local state)
 
 An agent is *idle* unless it is a spawn whose process is running, or it ran a messaging command
@@ -32,11 +30,6 @@ def status_path(project: Project, agent: str):
     return layout.status_log(project, agent)
 
 
-def legacy_status_path(project: Project, agent: str):
-    """The single JSON file earlier versions kept (read, never written)."""
-    return layout.status_file(project, agent)
-
-
 def seen_path(project: Project, agent: str):
     return layout.seen_file(project, agent)
 
@@ -44,30 +37,18 @@ def seen_path(project: Project, agent: str):
 def read_status(project: Project, agent: str) -> dict:
     """{"agent", "status"?, "updated"?, "announced"?}: the replay of the agent's status log.
 
-    A record whose fields have the wrong type (schema.SCHEMAS["status"]: a list for the whole file, a
-    number for the status) is InvalidData naming the file and field, not an internal error."""
+    A record whose fields have the wrong type (schema.SCHEMAS["status"]: a number for the status) is
+    InvalidData naming the file and field, not an internal error."""
     from rooms_cli.store import schema
 
-    legacy_path = legacy_status_path(project, agent)
-    legacy = atomic.read_json(legacy_path, default={})
-    if legacy is None:
-        legacy = {}
-    schema.validate("status", legacy, project.relative(legacy_path))
     log = status_path(project, agent)
     records = jsonl.read(log)
     for lineno, record in enumerate(records, 1):
         wrong = schema.problem("status", record)
         if wrong is not None:
             raise InvalidData(f"{project.relative(log)}: record {lineno}: {wrong}")
-    if legacy:
-        old = {"ts": legacy.get("updated") or legacy.get("announced") or "", "id": "", "seq": -1}
-        if "status" in legacy:
-            old["status"] = legacy["status"]
-        if legacy.get("announced"):
-            old["announced"] = legacy["announced"]
-        records.insert(0, old)
     state: dict = {"agent": agent}
-    # the one order of every log (the latest status wins; the old file's record first)
+    # the one order of every log (the latest status wins)
     for record in eventlog.ordered(records):
         if isinstance(record.get("status"), str):
             state["status"], state["updated"] = record["status"], record.get("ts")
@@ -140,9 +121,8 @@ def names_in(folder, suffix: str = "") -> list[str]:
 
 
 def status_names(project: Project) -> list[str]:
-    """Agents with a status (a log, or a file an earlier version wrote)."""
-    folder = layout.status_dir(project)
-    return sorted(set(names_in(folder, ".jsonl")) | set(names_in(folder, ".json")))
+    """Agents with a status log."""
+    return sorted(names_in(layout.status_dir(project), ".jsonl"))
 
 
 def session_names(project: Project) -> set[str]:

@@ -6,8 +6,12 @@ from rooms_cli.errors import RoomsError
 from rooms_cli.messaging.spawn import reap_all
 from rooms_cli.messaging.wake import due_agents, llm_backed, wake_agent
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
-def reap_spawns(project, config, dry_run: bool) -> list[dict]:
+
+def reap_spawns(project, config, dry_run: bool) -> list[dict[str, Any]]:
     """Mark spawns whose process died without finishing as lost (their parent is told)."""
     return [
         {"action": "reap", "detail": f"{s.alias} ({s.id}, spawned by {s.parent}): its process ended without finishing"}
@@ -15,7 +19,7 @@ def reap_spawns(project, config, dry_run: bool) -> list[dict]:
     ]
 
 
-def wake_agents(project, config, dry_run: bool) -> list[dict]:
+def wake_agents(project, config, dry_run: bool) -> list[dict[str, Any]]:
     """Resume every LLM-backed agent with `wake` on that has a message waiting; replies go to the senders."""
     actions = []
     for agent_id, unread in due_agents(project, config):

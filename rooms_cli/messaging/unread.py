@@ -95,8 +95,8 @@ def known(project: Project, agent: str) -> Known:
         return _full(project, agent)  # replaced (a merge), shrunk, or gone
     new_box = jsonl.scan(box, box_end)
     new_marks = jsonl.scan(marks_file, marks_end)
-    if new_box.bad or new_marks.bad or any(r.get("upto") is not None for r in new_marks.records):
-        return _full(project, agent)  # a damaged line, or a mark of an older version: read everything
+    if new_box.bad or new_marks.bad:
+        return _full(project, agent)  # a damaged line: read everything
     pending = {m["id"]: m for m in state["unread"]}
     top = state["top"]
     fresh = order.ordered(new_box.records)

@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from rooms_cli.messaging.spawn import Spawn, block_until_finished, list_spawns, reap_all, tree_of
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 FOREIGN_POLL = 5.0
 
 
@@ -39,7 +43,7 @@ class WaitResult:
         names = ", ".join(s.alias for s in self.pending)
         return TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=self.to_json())
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         brief = lambda s: {"id": s.id, "alias": s.alias, "parent": s.parent, "status": s.status, "exit_code": s.exit_code}  # noqa: E731
         return {
             "agent": self.agent, "timed_out": self.timed_out, "waited_s": round(self.waited_s, 3),

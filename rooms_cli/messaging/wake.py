@@ -23,6 +23,10 @@ from rooms_cli.store import layout
 from rooms_cli.store.locks import try_lock
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 WAKE_KINDS = ("direct", "broadcast", "spawn_output", "spawn_error")
 
 
@@ -81,7 +85,7 @@ def wake_prompt(messages: list[InboxMessage]) -> str:
     return "\n\n".join(f"From {m.sender}: {m.text}" for m in messages)
 
 
-def wake_agent(project: Project, config, agent: Agent, also: str | None = None) -> dict | None:
+def wake_agent(project: Project, config, agent: Agent, also: str | None = None) -> dict[str, Any] | None:
     """Run one turn of `agent` on the unread messages that wake it, plus message id `also` (the one
     `send --wake` just delivered); None when there was nothing to do or it is already awake."""
     from rooms_cli.models import provider_for
@@ -126,7 +130,7 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
         lock.release()
 
 
-def wake_recipients(project: Project, config, delivered: list[InboxMessage]) -> list[dict]:
+def wake_recipients(project: Project, config, delivered: list[InboxMessage]) -> list[dict[str, Any]]:
     """`rooms send --wake`: run each LLM-backed recipient now on the message just delivered to it (and
     any other unread message that wakes it); people and sessions are left to read their inbox."""
     woken = []

@@ -1,7 +1,7 @@
 """File reservations: "I am editing `src/auth/**`", said before the edit, held under a lease.
 
 The ledger is one append-only event log, `.rooms/reservations/log.jsonl` (store/eventlog.py: each
-event has a unique `eid` and a Lamport `seq`, git merges it with `merge=union`, every clone replays
+event has a unique `eid` and an `hlc` stamp, git merges it with `merge=union`, every clone replays
 it in one order). Events:
 
     reserve  {id, agent, patterns, exclusive, reason, expires_at}   a new reservation (its id is its lease id)
@@ -34,6 +34,10 @@ from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_TTL = "30m"
 MAX_TTL_S = 7 * 86400
 
@@ -60,7 +64,7 @@ class Reservation:
     def expired(self, moment: str) -> bool:
         return self.released is None and self.expires_at <= moment
 
-    def to_json(self, moment: str | None = None) -> dict:
+    def to_json(self, moment: str | None = None) -> dict[str, Any]:
         moment = moment or iso(now())
         data = {"id": self.id, "agent": self.agent, "patterns": list(self.patterns), "exclusive": self.exclusive,
                 "reason": self.reason, "created_at": self.created_at, "expires_at": self.expires_at,
@@ -76,7 +80,7 @@ def log_path(project: Project):
     return layout.reservations_log(project)
 
 
-def replay(events: list[dict]) -> dict[str, Reservation]:
+def replay(events: list[dict[str, Any]]) -> dict[str, Reservation]:
     """Every reservation by id, in log order; a later one overlapping an earlier one held at the same
     time by another agent (two clones, merged) is marked lost. `reserve` starts one; the handler
     `_LATER` names for any other kind changes it (an event for no known reservation is left out)."""
@@ -100,20 +104,20 @@ def replay(events: list[dict]) -> dict[str, Reservation]:
     return found
 
 
-def _renewed(r: Reservation, ev: dict, held: dict[str, Reservation]) -> None:
+def _renewed(r: Reservation, ev: dict[str, Any], held: dict[str, Reservation]) -> None:
     if isinstance(ev.get("expires_at"), str):
         r.expires_at = max(r.expires_at, ev["expires_at"])
         r.exclusive = r.exclusive or bool(ev.get("exclusive"))
         r.renewed += 1
 
 
-def _released(r: Reservation, ev: dict, held: dict[str, Reservation]) -> None:
+def _released(r: Reservation, ev: dict[str, Any], held: dict[str, Reservation]) -> None:
     if r.released is None:
         r.released = str(ev.get("ts", ""))
         held.pop(r.id, None)
 
 
-def _expired(r: Reservation, ev: dict, held: dict[str, Reservation]) -> None:
+def _expired(r: Reservation, ev: dict[str, Any], held: dict[str, Reservation]) -> None:
     r.expiry_recorded = True
     held.pop(r.id, None)
 
@@ -121,7 +125,7 @@ def _expired(r: Reservation, ev: dict, held: dict[str, Reservation]) -> None:
 _LATER = {"renew": _renewed, "release": _released, "expire": _expired}
 
 
-def _from_event(ev: dict) -> Reservation | None:
+def _from_event(ev: dict[str, Any]) -> Reservation | None:
     patterns, agent, expires = ev.get("patterns"), ev.get("agent"), ev.get("expires_at")
     if not (isinstance(patterns, list) and patterns and all(isinstance(p, str) for p in patterns)
             and isinstance(agent, str) and isinstance(expires, str)):
@@ -249,7 +253,7 @@ class CheckResult:
     def ok(self) -> bool:
         return not self.blocked
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"agent": self.agent, "ok": self.ok, "paths": self.paths,
                 "blocked": [{"path": p, "reservations": [r.to_json() for r in rs]} for p, rs in self.blocked.items()]}
 

@@ -28,6 +28,10 @@ from functools import lru_cache
 
 from rooms_cli.errors import InvalidInput
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_PATTERN = 1024
 
 ANY = "any"  # a transition on any character
@@ -189,8 +193,8 @@ def overlap(first: str, second: str) -> str | None:
     one, two = compile_pattern(first), compile_pattern(second)
     alphabet = _alphabet(one, two)
     start = (_closure(one, frozenset([0])), _closure(two, frozenset([0])), True)  # True: at the start of a part
-    came: dict[tuple, tuple | None] = {start: None}
-    queue: deque[tuple] = deque([start])
+    came: dict[tuple[Any, ...], tuple | None] = {start: None}
+    queue: deque[tuple[Any, ...]] = deque([start])
     while queue:
         node = queue.popleft()
         left, right, at_start = node

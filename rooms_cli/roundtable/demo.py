@@ -6,6 +6,10 @@ from rooms_cli.config import load_config
 from rooms_cli.roundtable.orchestrator import RoundtableRequest, run_roundtable_sync
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEMOS = (
     ("standup", "the pricing page launch", ["boss", "analyst", "hustler", "writer", "wildcard"], 6),
     ("debate", "ship the beta now or wait for the metrics", ["analyst", "hustler"], 6),
@@ -17,7 +21,7 @@ def run(project: Project, show) -> None:
     for fmt, topic, participants, turns in DEMOS:
         show("cmd", f"rooms roundtable run {fmt} --topic '{topic}' --participants {','.join(participants)} --turns {turns}")
 
-        def on_event(kind: str, data: dict) -> None:
+        def on_event(kind: str, data: dict[str, Any]) -> None:
             if kind == "turn":
                 show("line", f"{data['turn']:>2} {data['speaker']}: {data['text']}")
 

@@ -31,7 +31,7 @@ class Format:
     purpose: str
     source: str = "built-in"  # built-in | .rooms.yaml | overridden
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

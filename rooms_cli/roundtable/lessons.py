@@ -23,6 +23,10 @@ from dataclasses import dataclass, field
 
 from rooms_cli.models.base import Message
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 LESSONS_MIN, LESSONS_MAX = 2, 3
 MIN_WORDS = 3
 # Short lessons: SmolLM2 wrote long ones and its summary of four participants ran to the 500-token
@@ -41,7 +45,7 @@ EXTRACT_INSTRUCTIONS = (
 )
 
 
-def summary_schema(participants: Sequence[str]) -> dict:
+def summary_schema(participants: Sequence[str]) -> dict[str, Any]:
     """The JSON Schema of the summary: each participant id -> 2 to 3 lessons (strings)."""
     # a lesson is a sentence: the length bounds keep a grammar-held model from answering with a name
     lesson = {"type": "string", "minLength": MIN_LESSON_CHARS, "maxLength": MAX_LESSON_CHARS}
@@ -50,7 +54,7 @@ def summary_schema(participants: Sequence[str]) -> dict:
             "additionalProperties": False}
 
 
-def extraction_messages(fmt_name: str, topic: str, turns: Sequence[dict], participants: Sequence[str],
+def extraction_messages(fmt_name: str, topic: str, turns: Sequence[dict[str, Any]], participants: Sequence[str],
                         names: dict[str, str] | None = None, structured: bool = False) -> list[Message]:
     """The summary call: the instructions (ids, 2–3 lessons each, JSON) and the conversation.
 
@@ -86,7 +90,7 @@ class Lessons:
 
 
 def read_summary(text: str, participants: Sequence[str], names: dict[str, str] | None = None,
-                 turns: Sequence[dict] = ()) -> Lessons:
+                 turns: Sequence[dict[str, Any]] = ()) -> Lessons:
     """The lessons of a model's summary: only from its JSON object; checked by `check_lessons`."""
     raw = _summary_object(text or "", participants, names)
     if raw is None:
@@ -95,7 +99,7 @@ def read_summary(text: str, participants: Sequence[str], names: dict[str, str] |
     return check_lessons(raw, participants, names, turns)
 
 
-def _summary_object(text: str, participants: Sequence[str], names: dict[str, str] | None) -> dict | None:
+def _summary_object(text: str, participants: Sequence[str], names: dict[str, str] | None) -> dict[str, Any] | None:
     lookup = _lookup(participants, names)
     from rooms_cli.models.structured import json_values
 
@@ -119,8 +123,8 @@ def _who(key: object, lookup: dict[str, str]) -> str | None:
     return lookup.get(str(key).strip().strip("@").casefold())
 
 
-def check_lessons(raw: dict, participants: Sequence[str], names: dict[str, str] | None = None,
-                  turns: Sequence[dict] | None = ()) -> Lessons:
+def check_lessons(raw: dict[str, Any], participants: Sequence[str], names: dict[str, str] | None = None,
+                  turns: Sequence[dict[str, Any]] | None = ()) -> Lessons:
     """The usable lessons of `raw` ({participant: [lessons]}), at most LESSONS_MAX each, and the problems.
 
     `turns`: the conversation, whose copies are rejected (None: copies allowed, the offline way)."""
@@ -128,8 +132,8 @@ def check_lessons(raw: dict, participants: Sequence[str], names: dict[str, str] 
     speakers = {p.casefold() for p in participants} | {n.casefold() for n in (names or {}).values()}
     said = [_plain(t["text"]) for t in (turns or ())]
     out = Lessons()
-    rejected: dict[str, Counter] = {}
-    given: dict[str, list] = {}
+    rejected: dict[str, Counter[str]] = {}
+    given: dict[str, list[Any]] = {}
     for key, value in raw.items():
         who = _who(key, lookup)
         if who is not None:
@@ -186,7 +190,7 @@ def _rejection(lesson: str, speakers: set[str], said: list[str] | None, kept: li
 
 
 def extractive_lessons(
-    topic: str, turns: Sequence[dict], participants: Sequence[str], interests: dict[str, set[str]] | None = None,
+    topic: str, turns: Sequence[dict[str, Any]], participants: Sequence[str], interests: dict[str, set[str]] | None = None,
     names: dict[str, str] | None = None,
 ) -> Lessons:
     """Per participant, the others' LESSONS_MIN most telling turns, attributed (deterministic, no model)."""
@@ -197,7 +201,7 @@ def extractive_lessons(
     for agent in participants:
         mine = interests.get(agent, set()) if interests else set()
 
-        def score(turn: dict, mine=mine) -> float:
+        def score(turn: dict[str, Any], mine=mine) -> float:
             words = {stem(w) for w in tokens(turn["text"])}
             return sum(freq[w] for w in words) / (1 + len(words)) ** 0.5 + 2.0 * len(words & mine)
 

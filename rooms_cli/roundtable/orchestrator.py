@@ -14,6 +14,7 @@ import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import Any  # OnEvent below is evaluated at run time
 
 from rooms_cli.agents import Agent, list_agents, load_agent
 from rooms_cli.errors import InvalidInput, ProviderError
@@ -38,7 +39,7 @@ CUE_OPEN, CUE_OVER = " — you open.", " — over to you."
 # a small model echoes the cue ("launch week — over to you."): the echo is not part of the turn
 _CUE_ECHO = re.compile(r"\s*[—–-]+\s*(?:over to you|you open)\b[.!]?", re.IGNORECASE)
 DEFAULT_TOPIC = "what matters most this week"
-OnEvent = Callable[[str, dict], None]
+OnEvent = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass
@@ -54,14 +55,14 @@ class RoundtableRequest:
     pace: float = 0.0
     force: bool = False  # turns and participant counts outside the format's range
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         if not self.force:
             del data["force"]  # queue lines stay as earlier versions wrote them
         return data
 
     @classmethod
-    def from_json(cls, data: dict) -> RoundtableRequest:
+    def from_json(cls, data: dict[str, Any]) -> RoundtableRequest:
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -87,14 +88,14 @@ class RoundtableResult:
     room: str
     participants: list[str]
     planned_turns: int
-    turns: list[dict] = field(default_factory=list)  # the turns said: {turn, speaker, text, weights, opens?}
-    skipped: list[dict] = field(default_factory=list)  # turns with nothing usable twice: {turn, speaker, why}
+    turns: list[dict[str, Any]] = field(default_factory=list)  # the turns said: {turn, speaker, text, weights, opens?}
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # turns with nothing usable twice: {turn, speaker, why}
     lessons: dict[str, list[str]] = field(default_factory=dict)
     # why a participant learned fewer than 2 lessons ("*": why the roundtable learned none)
     lesson_problems: dict[str, str] = field(default_factory=dict)
     status: str = "done"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -123,7 +124,7 @@ def system_prompt(project: Project, config, agent: Agent, fmt: Format, others: l
     return "\n\n".join(parts)
 
 
-def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: str, history: list[dict],
+def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: str, history: list[dict[str, Any]],
                   names: dict[str, str], n: int, total: int, max_chars: int) -> list[Message]:
     """The messages of one turn: system prompt, the recent history, and the cue to speak."""
     others = [names[p] for p in names if p != agent.id]
@@ -142,7 +143,7 @@ class _Providers:
 
     def __init__(self, config):
         self.config = config
-        self.cache: dict[str, tuple] = {}
+        self.cache: dict[str, tuple[Any, ...]] = {}
 
     def get(self, agent: Agent):
         from rooms_cli.models import provider_for
@@ -227,7 +228,7 @@ async def run_roundtable(project: Project, config, request: RoundtableRequest, *
     providers = _Providers(config)
     pace = rng("roundtable-pace", rt_id)
     spoken: list[str] = []
-    history: list[dict] = []
+    history: list[dict[str, Any]] = []
     last: str | None = None
     sanitize_names = [*participants, *names.values()]
     try:
@@ -287,7 +288,7 @@ def own_room(format_name: str, roundtable_id: str) -> str:
 
 
 async def extract_lessons(project: Project, config, providers: _Providers, fmt: Format, topic: str,
-                          history: list[dict], agents: dict[str, Agent], names: dict[str, str],
+                          history: list[dict[str, Any]], agents: dict[str, Agent], names: dict[str, str],
                           rt_id: str) -> lessons_mod.Lessons:
     """2–3 lessons per participant, appended to `.rooms/memories/<agent>.jsonl` (see lessons.py).
 

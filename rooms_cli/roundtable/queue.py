@@ -17,9 +17,9 @@ it goes back to pending with `not_before` = now + RETRY_BACKOFF[attempt] (5 min,
 after MAX_ATTEMPTS failed attempts it is failed for good. `rooms roundtable queue`, `rooms schedule`
 and `rooms doctor` show both.
 
-In git, the queue merges like every log (union) and is replayed in Lamport order (each line carries
-`seq`, one more than the highest in the file when it was appended: `store.eventlog`), so one
-clone's lines keep their order whatever its clock did, and both merge directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
+In git, the queue merges like every log (union) and is replayed in the one order of every log (each
+line's `hlc` stamp, store/order.py), so one clone's lines keep their order whatever its clock did,
+and both merge directions give the same queue. Two clones whose ticks both enqueued one scheduled occurrence (same
 `key`) hold two items after the merge: the later one, if still pending, is replayed as failed
 ("duplicate of q-…"), so the roundtable is not run a second time; one that already ran in its clone
 stays as it is (`rooms doctor` reports the occurrence that ran twice).
@@ -38,6 +38,10 @@ from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
 from rooms_cli.store.ids import host_name, new_id, resolve_prefix
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
 LEASE_SECONDS = 15 * 60
 MAX_ATTEMPTS = 3
@@ -60,7 +64,7 @@ class QueueItem:
     key: str | None = None
     status: str = "pending"
     attempts: int = 0
-    runner: dict | None = None
+    runner: dict[str, Any] | None = None
     lease_until: str | None = None
     roundtable: str | None = None
     room: str | None = None
@@ -69,7 +73,7 @@ class QueueItem:
     duplicate_of: str | None = None  # the item enqueued first under the same key in another clone
     history: list[str] = field(default_factory=list)  # requeue reasons
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {
             "id": self.id, "status": self.status, "format": self.request.format, "request": self.request.to_json(),
             "enqueued": self.enqueued, "by": self.by, "attempts": self.attempts,
@@ -85,7 +89,7 @@ class QueueItem:
 _warned: set[str] = set()
 
 
-def replay(records: list[dict]) -> dict[str, QueueItem]:
+def replay(records: list[dict[str, Any]]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
     items: dict[str, QueueItem] = {}
     for rec in eventlog.ordered(records):
@@ -108,7 +112,7 @@ def replay(records: list[dict]) -> dict[str, QueueItem]:
     return items
 
 
-def _apply(items: dict[str, QueueItem], rec: dict) -> None:
+def _apply(items: dict[str, QueueItem], rec: dict[str, Any]) -> None:
     op, item_id = rec.get("op"), str(rec.get("id", ""))
     if op == "enqueue" and isinstance(rec.get("request"), dict):
         request = RoundtableRequest.from_json(rec["request"])
@@ -120,33 +124,33 @@ def _apply(items: dict[str, QueueItem], rec: dict) -> None:
         _apply_op(item, op, rec)
 
 
-def _apply_op(item: QueueItem, op, rec: dict) -> None:
+def _apply_op(item: QueueItem, op, rec: dict[str, Any]) -> None:
     handler = _OPS.get(op) if isinstance(op, str) else None
     if handler is not None:
         handler(item, rec)
 
 
-def _claimed(item: QueueItem, rec: dict) -> None:
+def _claimed(item: QueueItem, rec: dict[str, Any]) -> None:
     item.status, item.runner, item.lease_until = "running", rec.get("runner"), rec.get("lease_until")
     item.attempts = int(rec.get("attempt", item.attempts + 1))
 
 
-def _heartbeat(item: QueueItem, rec: dict) -> None:
+def _heartbeat(item: QueueItem, rec: dict[str, Any]) -> None:
     item.lease_until = rec.get("lease_until")
 
 
-def _requeued(item: QueueItem, rec: dict) -> None:
+def _requeued(item: QueueItem, rec: dict[str, Any]) -> None:
     item.status, item.runner, item.lease_until = "pending", None, None
     item.not_before = rec.get("not_before")
     item.error = rec.get("error", item.error)
     item.history.append(str(rec.get("reason", "")))
 
 
-def _done(item: QueueItem, rec: dict) -> None:
+def _done(item: QueueItem, rec: dict[str, Any]) -> None:
     item.status, item.roundtable, item.room = "done", rec.get("roundtable"), rec.get("room")
 
 
-def _failed(item: QueueItem, rec: dict) -> None:
+def _failed(item: QueueItem, rec: dict[str, Any]) -> None:
     item.status, item.error = "failed", rec.get("error")
     item.roundtable = rec.get("roundtable", item.roundtable)
 
@@ -193,14 +197,14 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
                 if item.key == key:
                     return item, False
         item_id = new_id("q")
-        rec: dict = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
+        rec: dict[str, Any] = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
         if key is not None:
             rec["key"] = key
         eventlog.append(path, [rec], lock=False)
     return replay([rec])[item_id], True
 
 
-def this_runner() -> dict:
+def this_runner() -> dict[str, Any]:
     pid = os.getpid()
     return {"host": host_name(), "pid": pid, "started": files.process_start(pid)}
 
@@ -269,7 +273,7 @@ def claim_next(project: Project) -> QueueItem | None:
     return item
 
 
-def _finish(project: Project, item: QueueItem, record: dict) -> None:
+def _finish(project: Project, item: QueueItem, record: dict[str, Any]) -> None:
     """Append a final line if this process still holds the claim (a requeued item is not ours)."""
     path = queue_path(project)
     with locked(path, what="the roundtable queue"):
@@ -301,7 +305,7 @@ def mark_failed(project: Project, item: QueueItem, error: str, roundtable: str |
 
     Returns when the next attempt may run (an ISO time), or None when the item gave up.
     """
-    record: dict = {"op": "failed", "error": error}
+    record: dict[str, Any] = {"op": "failed", "error": error}
     retry_at = None
     if retry and item.attempts < MAX_ATTEMPTS:
         wait = RETRY_BACKOFF[min(item.attempts, len(RETRY_BACKOFF)) - 1]

@@ -62,7 +62,7 @@ def readable_links(text: str) -> str:
     if not re.search(r"\w", _BARE_URL_RE.sub("", text)):
         return ""  # nothing but links: nothing to say
 
-    def link(match: re.Match) -> str:
+    def link(match: re.Match[str]) -> str:
         before = text[: match.start()].rstrip()
         return LINK.capitalize() if not before or before[-1] in ".!?" else LINK
 

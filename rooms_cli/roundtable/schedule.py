@@ -9,8 +9,7 @@ the same number — and it is enqueued if the roll is below the probability. Wha
 `.rooms/schedule/fired.jsonl`, one appended line per occurrence ({"id": "sf-…", "ts", "slot": slot id,
 "key", "at", "roll", "won", "queued"…}), read and appended under its lock, so repeated or concurrent
 ticks fire an occurrence once; the first line for an occurrence (time/id order) counts. An
-append-only log merges in git (two clones that both ticked: union, no conflict);
-`.rooms/schedule/state.json`, which earlier versions rewrote, is still read, never written. The key
+append-only log merges in git (two clones that both ticked: union, no conflict). The key
 of an occurrence is its date (`2026-11-21`), or date and time for a cron
 slot that matches several times that day (`2026-11-21T06:30`). When several occurrences of one slot are
 due at once (a busy cron slot, a long catch_up), only the latest is rolled; the others are recorded as
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 from rooms_cli.errors import InvalidData
-from rooms_cli.store import atomic, jsonl, layout
+from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
@@ -289,16 +288,9 @@ def state_path(project: Project):
     return layout.schedule_fired_log(project)
 
 
-def legacy_state_path(project: Project):
-    return layout.schedule_state_file(project)
-
-
 def read_state(project: Project) -> ScheduleState:
-    legacy = legacy_state_path(project)
-    data = atomic.read_json(legacy, default={})
-    if not isinstance(data, dict) or not isinstance(data.get("fired", {}), dict):
-        raise InvalidData(f"{project.relative(legacy)}: expected {{\"fired\": {{slot: {{day: …}}}}}}; fix or remove it")
-    fired: dict[str, dict[str, dict]] = {k: dict(v) for k, v in data.get("fired", {}).items() if isinstance(v, dict)}
+    """What fired, by slot and occurrence key: the first record of each occurrence in the one order."""
+    fired: dict[str, dict[str, dict]] = {}
     for record in jsonl.read_ordered(state_path(project)):
         slot, key = record.get("slot"), record.get("key")
         if isinstance(slot, str) and isinstance(key, str) and key not in fired.get(slot, {}):

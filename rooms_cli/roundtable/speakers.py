@@ -23,6 +23,10 @@ from dataclasses import dataclass
 from rooms_cli.errors import InvalidInput, UsageError
 from rooms_cli.roundtable.formats import Format
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 AFFINITY_WEIGHT = 0.6
 RECENCY_WEIGHT = 0.4
 JITTER = 0.2
@@ -130,7 +134,7 @@ class Pick:
     speaker: str
     weights: dict[str, float]  # 0 for the last speaker
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"speaker": self.speaker, "weights": {k: round(v, 3) for k, v in self.weights.items()}}
 
 

@@ -12,6 +12,10 @@ from rooms_cli.store.clock import iso, now
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_RUNS_PER_TICK = 20  # a runaway queue must not keep one tick busy forever
 
 
@@ -33,7 +37,7 @@ def _request_for(project: Project, config, occ):
     return RoundtableRequest(fmt.name, topic=slot.topic, participants=participants, pace=slot.pace)
 
 
-def fire_schedule(project: Project, config, dry_run: bool = False) -> list[dict]:
+def fire_schedule(project: Project, config, dry_run: bool = False) -> list[dict[str, Any]]:
     """Roll every due, not yet rolled slot occurrence once; enqueue the winners."""
     from rooms_cli.roundtable import schedule
 
@@ -52,7 +56,7 @@ def fire_schedule(project: Project, config, dry_run: bool = False) -> list[dict]
     return actions
 
 
-def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
+def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict[str, Any]]:
     from rooms_cli.roundtable import queue, schedule
 
     actions = []
@@ -89,7 +93,7 @@ def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict]:
     return actions
 
 
-def run_pending(project: Project, config, dry_run: bool = False, on_event=None) -> list[dict]:
+def run_pending(project: Project, config, dry_run: bool = False, on_event=None) -> list[dict[str, Any]]:
     """Retry items whose runner died, then claim and run pending roundtables one by one.
 
     `on_event(kind, data)` hears each roundtable's events as `rooms roundtable run` does.

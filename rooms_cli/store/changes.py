@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-ROOMS = ".rooms"
+from rooms_cli.store.names import ROOMS
+
 MAX_BYTES = 1 << 20
 # what this process wrote (paths relative to `.rooms/`): when printing the result fails afterwards, the
 # error says the write happened (cli/guard.py) — a retry would duplicate a message or a claim

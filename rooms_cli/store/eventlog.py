@@ -5,8 +5,7 @@ Git merges `*.jsonl` with `merge=union` (and `rooms sync` appends the other clon
 clones' new lines sit in the file in an order that depends on the merge direction. The stamp (a
 hybrid logical clock, store/clock.py) keeps one clone's events in their written order, even under a
 frozen `ROOMS_NOW`, and interleaves two clones' events the same way whichever way the merge went.
-Appending reads only the end of the file (the clock's seed), never the whole log. Events of older
-versions carry a Lamport `seq` instead (or nothing): they sort by time, then seq, then eid.
+Appending reads only the end of the file (the clock's seed), never the whole log.
 """
 
 from __future__ import annotations
@@ -25,11 +24,11 @@ def event(kind_field: str, kind: str, prefix: str = "e", **data) -> dict:
 
 
 def event_key(ev: dict) -> str:
-    """What makes an event unique: its `eid`; an event of an older version (no eid) by its content."""
+    """What makes an event unique: its `eid`; an event without one (written by hand) by its content."""
     eid = ev.get("eid")
     if isinstance(eid, str) and eid:
         return eid
-    return jsonl.dumps({k: v for k, v in ev.items() if k not in ("seq", "hlc")})
+    return jsonl.dumps({k: v for k, v in ev.items() if k != "hlc"})
 
 
 def ordered(events: Iterable[dict]) -> list[dict]:

@@ -6,21 +6,18 @@ is built, and `Project.path` refuses anything that would resolve outside `.rooms
 
     agents/<agent>.md                         agent_file           (agents_dir)
     rooms/<room>/state.jsonl                  room_state_log       (rooms_dir, room_dir)
-    rooms/<room>/room.yaml                    room_file            (read only: what older versions wrote)
     rooms/<room>/transcript.jsonl             transcript_file
     rooms/<room>/floor                        floor_lock           (one chat turn at a time)
     rooms/<room>/sessions/<agent>.jsonl       session_file
     rooms/<room>/board/tasks/<task>.jsonl     task_file            (board_dir, tasks_dir)
-    chat/<room>.md                            saved_transcript_file
+    chat/<room>/<save-id>.md                  saved_transcripts_dir
     deliberations/<agent>/                    deliberations_dir
     groups/<name>.jsonl | .yaml | .gather     group_log, group_gather_lock (groups_dir: presets *.yaml)
     inbox/<agent>.jsonl, inbox/read/<agent>.jsonl   inbox_file, inbox_read_file (inbox_dir)
     spawns/<id>.json, spawns/aliases          spawn_file, spawn_aliases_lock (spawns_dir)
     status/<agent>.jsonl                      status_log           (status_dir)
-    status/<agent>.json                       status_file          (read only: what older versions wrote)
     roundtables/queue.jsonl                   roundtable_queue_file
     schedule/fired.jsonl                      schedule_fired_log
-    schedule/state.json                       schedule_state_file  (read only: what older versions wrote)
     memories/<agent>.jsonl                    memories_file        (memories_dir)
     reservations/log.jsonl                    reservations_log     (file reservations: reserve, renew, release, expire)
     run/…                                     local, never committed (.rooms/.gitignore): current room,
@@ -66,20 +63,16 @@ def room_dir(project: Project, room: str) -> Path:
     return project.path("rooms", _room(room))
 
 
-def room_file(project: Project, room: str) -> Path:
-    return project.path("rooms", _room(room), "room.yaml")
-
-
 def room_state_log(project: Project, room: str) -> Path:
     return project.path("rooms", _room(room), "state.jsonl")
 
 
 def room_exists(project: Project, room: str) -> bool:
-    """A room exists when its state log does, or the `room.yaml` older versions wrote.
+    """A room exists when its state log does.
 
     Here rather than in chat/rooms.py (which keeps the name) so that every board command can check
     its room without importing the chat part (~2 ms: room state, budget, event log ordering)."""
-    return room_state_log(project, room).exists() or room_file(project, room).exists()
+    return room_state_log(project, room).exists()
 
 
 def transcript_file(project: Project, room: str) -> Path:
@@ -92,11 +85,6 @@ def floor_lock(project: Project, room: str) -> Path:
 
 def session_file(project: Project, room: str, agent: str) -> Path:
     return project.path("rooms", _room(room), "sessions", _agent(agent) + ".jsonl")
-
-
-def saved_transcript_file(project: Project, room: str) -> Path:
-    """Where versions before one-file-per-save kept a room's saved transcript (still read)."""
-    return project.path("chat", _room(room) + ".md")
 
 
 def saved_transcripts_dir(project: Project, room: str) -> Path:
@@ -210,11 +198,6 @@ def status_log(project: Project, agent: str) -> Path:
     return project.path("status", _agent(agent) + ".jsonl")
 
 
-def status_file(project: Project, agent: str) -> Path:
-    """The single JSON file older versions rewrote (read, never written)."""
-    return project.path("status", _agent(agent) + ".json")
-
-
 def seen_dir(project: Project) -> Path:
     return project.path("run", "seen")
 
@@ -240,11 +223,6 @@ def roundtable_queue_file(project: Project) -> Path:
 
 def schedule_fired_log(project: Project) -> Path:
     return project.path("schedule", "fired.jsonl")
-
-
-def schedule_state_file(project: Project) -> Path:
-    """The JSON file older versions rewrote (read, never written)."""
-    return project.path("schedule", "state.json")
 
 
 def memories_dir(project: Project) -> Path:

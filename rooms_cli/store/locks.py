@@ -19,8 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, LockBusy, storage_error
-
-ROOMS = ".rooms"
+from rooms_cli.store.names import ROOMS
 
 FIRST_WAIT = 0.001  # a held task lock is usually released within a few ms: retry soon, then back off
 LONGEST_WAIT = 0.05

@@ -4,13 +4,13 @@ A git union merge (and `rooms sync`) puts one clone's new lines after the other'
 depends on who merged whom; every reader that replays a log (board, inbox, transcript, groups, room
 state, queue, status, memories, schedule) sorts it with `ordered`, so every clone reads the same.
 
-- A record with `hlc` (every record appended since issue 25, store/clock.py) sorts by it, then by its
-  id (`eid`, else `id`).
-- A record of an older version (no `hlc`) sorts by its time (`ts`, else `at`), then its Lamport `seq`
-  if it has one, then its id; a stamp starts with the same ISO time, and the old key sorts before a
-  stamp of the same millisecond. Records of older versions that tie on all of it keep their file order.
+- A record with `hlc` (every record rooms appends, store/clock.py) sorts by it, then by its id (`eid`,
+  else `id`).
+- A record without one (written by hand) sorts by its time (`ts`, else `at`), then its id; a stamp
+  starts with the same ISO time, and such a key sorts before a stamp of the same millisecond. Records
+  without a stamp that tie on both keep their file order.
 - A record that arrives twice (by sync and again by a pull) counts once: same id and stamp, or for a
-  record without either, the same content.
+  record without both, the same content.
 """
 
 from __future__ import annotations
@@ -36,9 +36,7 @@ def sort_key(record: dict) -> str:
     ts = record.get("ts")
     if not isinstance(ts, str):
         ts = record.get("at")
-    seq = record.get("seq")
-    seq_text = f"{seq:012d}" if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else ""
-    return f"{ts if isinstance(ts, str) else ''}\x1f{seq_text}\x1f{record_id(record)}"
+    return f"{ts if isinstance(ts, str) else ''}\x1f{record_id(record)}"
 
 
 def identity(record: dict) -> object:
@@ -46,9 +44,7 @@ def identity(record: dict) -> object:
     stamp, rid = record.get("hlc"), record_id(record)
     if isinstance(stamp, str) and stamp and rid:
         return (rid, stamp)
-    if rid and "eid" in record:  # an event of an older version: the eid was unique on its own
-        return (rid, None)
-    return json.dumps({k: v for k, v in record.items() if k != "seq"}, sort_keys=True, ensure_ascii=False)
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
 def ordered(records: Iterable[dict]) -> list[dict]:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, NotInitialized
+from rooms_cli.store.names import ROOMS
 
-ROOMS = ".rooms"
 CONFIG = ".rooms.yaml"
 _SEGMENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,95}")
 

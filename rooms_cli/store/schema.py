@@ -103,10 +103,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "transcript": {"id": TEXT, "ts": TEXT, "room": TEXT, "speaker": TEXT, "kind": _one_of(*TRANSCRIPT_KINDS), "text": TEXT,
                    "model": TEXT_OR_NULL, "usage": OPTIONAL_MAPPING, "meta": OPTIONAL_MAPPING},
     # each line of rooms/<room>/state.jsonl (chat/rooms.py); `value` is checked by room_event_problem
-    "room-event": {"op": _one_of(*ROOM_OPS), "eid": TEXT, "ts": TEXT, "seq": COUNT, "field": TEXT, "state": MAPPING},
+    "room-event": {"op": _one_of(*ROOM_OPS), "eid": TEXT, "ts": TEXT, "field": TEXT, "state": MAPPING},
     # each line of rooms/<room>/sessions/<agent>.jsonl (chat/sessions.py)
     "session": {"eid": TEXT, "ts": TEXT, "kind": TEXT, "input_tokens": COUNT, "output_tokens": COUNT},
-    # rooms/<room>/room.yaml (legacy base) and the `state` of a `created` event in state.jsonl
+    # the `state` of a `created` event in rooms/<room>/state.jsonl
     "room": {
         "id": NAME,
         "status": (lambda v: v in ("live", "dropped", "halted"), "one of live, dropped, halted"),
@@ -117,19 +117,19 @@ SCHEMAS: dict[str, dict[str, Check]] = {
         "queued": (_list_of(_queued_entry), "a list of mappings with id, agents, speaker and text"),
         "rehydrated_from": (_optional(is_text), "text or null"),
     },
-    # status/<agent>.json (legacy) and each line of status/<agent>.jsonl
-    "status": {"agent": TEXT, "status": TEXT, "updated": TEXT, "announced": TEXT, "id": TEXT, "ts": TEXT},
+    # each line of status/<agent>.jsonl (messaging/status.py)
+    "status": {"id": TEXT, "ts": TEXT, "status": TEXT, "announced": TEXT},
     # the create event of a task log rooms/<room>/board/tasks/<task>.jsonl
     "task-create": {"task": (is_task_id, "a task id (t- and letters or digits)"), "lane": NAME, "title": TEXT, "detail": TEXT, "definition_of_done": TEXT,
                     "by": TEXT, "at": TEXT},
     # each line of groups/<name>.jsonl (groups/log.py)
-    "group-event": {"ev": _one_of(*GROUP_EVENTS), "ts": TEXT, "fields": (_optional(is_mapping), "a mapping of the broadcast's fields"), "eid": TEXT, "seq": COUNT, "handle": TEXT,
+    "group-event": {"ev": _one_of(*GROUP_EVENTS), "ts": TEXT, "fields": (_optional(is_mapping), "a mapping of the broadcast's fields"), "eid": TEXT, "handle": TEXT,
                     "result": (_optional(is_gathered_result), "a mapping (by_member: mappings, metadata) or null")},
     # each line of inbox/<agent>.jsonl (messaging/inbox.py)
     "inbox": {"n": COUNT, "id": TEXT, "ts": TEXT, "from": TEXT, "to": TEXT, "kind": _one_of(*INBOX_KINDS), "text": TEXT,
               "tag": TEXT_OR_NULL, "reply_to": COUNT_OR_NULL, "meta": (_optional(is_mapping), "a mapping or null")},
-    # each line of inbox/read/<agent>.jsonl: {"id", "ts", "read": [ids]}, or older {"ts", "upto": n}
-    "inbox-read": {"id": TEXT, "ts": TEXT, "read": (_list_of(is_text), "a list of message ids"), "upto": COUNT},
+    # each line of inbox/read/<agent>.jsonl: {"id", "ts", "read": [ids]}
+    "inbox-read": {"id": TEXT, "ts": TEXT, "read": (_list_of(is_text), "a list of message ids")},
     # spawns/<id>.json (messaging/spawn.py)
     "spawn": {"id": NAME, "parent": TEXT, "alias": TEXT, "prompt": TEXT, "description": TEXT, "status": TEXT,
               "created": TEXT, "depth": COUNT, "pid": COUNT_OR_NULL, "runner_pid": COUNT_OR_NULL,
@@ -141,7 +141,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # each line of schedule/fired.jsonl (roundtable/schedule.py)
     "schedule-fired": {"id": TEXT, "ts": TEXT, "slot": TEXT, "key": TEXT},
     # each line of roundtables/queue.jsonl (roundtable/queue.py)
-    "roundtable-queue": {"op": _one_of(*QUEUE_OPS), "id": TEXT, "ts": TEXT, "seq": COUNT, "request": MAPPING, "by": TEXT,
+    "roundtable-queue": {"op": _one_of(*QUEUE_OPS), "id": TEXT, "ts": TEXT, "request": MAPPING, "by": TEXT,
                          "attempt": COUNT, "reason": TEXT, "error": TEXT},
 }
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from rooms_cli.sync.settings import sync_settings
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
-def sync_step(project, config, dry_run: bool) -> list[dict]:
+
+def sync_step(project, config, dry_run: bool) -> list[dict[str, Any]]:
     """Sync with the configured remote (nothing when sync is not configured, or `sync: {tick: false}`)."""
     settings = sync_settings(config)
     if not settings.configured or not settings.tick:

@@ -63,12 +63,12 @@ KEYS = [
 class Changed(Message):
     """Something under .rooms/ changed: the watch event that says what."""
 
-    def __init__(self, event: dict):
+    def __init__(self, event: dict[str, Any]):
         super().__init__()
         self.event = event
 
 
-class LaneTable(DataTable):
+class LaneTable(DataTable[Any]):
     """One lane's tasks (or the done column), the row key being the task id. Rows are added a page at
     a time as the cursor or the scroll nears the end: a lane of thousands opens at once."""
 
@@ -80,7 +80,7 @@ class LaneTable(DataTable):
         self.lane = lane
         self.heading = Label(lane)  # above the table: the lane and how many tasks it holds
         self.tasks: list[views.TaskRow] = []
-        self.shown: list[tuple] = []  # what the rows were built from (nothing to redraw when equal)
+        self.shown: list[tuple[Any, ...]] = []  # what the rows were built from (nothing to redraw when equal)
 
     def show(self, rows: list[views.TaskRow]) -> None:
         shown = [_signature(r) for r in rows]
@@ -121,7 +121,7 @@ class LaneTable(DataTable):
             self.more(self.row_count + self.PAGE)
 
 
-class TopApp(App):
+class TopApp(App[Any]):
     """The dashboard. `live=False` reads once and never watches (snapshots, tests of one frame)."""
 
     TITLE = "rooms top"
@@ -289,16 +289,16 @@ class TopApp(App):
         tabs.active = pane
         self._focus_tab(pane)
 
-    def _read_board(self) -> dict:
+    def _read_board(self) -> dict[str, Any]:
         return views.board(self.ctx.project, self.room)
 
-    def _read_room(self) -> dict:
+    def _read_room(self) -> dict[str, Any]:
         return {"names": views.room_names(self.ctx.project), **views.room(self.ctx.project, self.ctx.config, self.room)}
 
-    def _read_agents(self) -> list[dict]:
+    def _read_agents(self) -> list[dict[str, Any]]:
         return views.agents(self.ctx.project, self.ctx.config)
 
-    def _read_groups(self) -> list[dict]:
+    def _read_groups(self) -> list[dict[str, Any]]:
         out = []
         for row in views.groups(self.ctx.project):
             try:
@@ -309,7 +309,7 @@ class TopApp(App):
 
     # --- drawing ------------------------------------------------------------------------------------
 
-    def _draw_board(self, data: dict) -> None:
+    def _draw_board(self, data: dict[str, Any]) -> None:
         counts = ", ".join(f"{n} {s}" for s, n in data["counts"].items() if n) or "empty"
         extra = f" · {data['conflicts']} with conflicts" if data["conflicts"] else ""
         more = data["done_total"] - len(data["done"])
@@ -384,7 +384,7 @@ class TopApp(App):
             if task_id in table.rows:
                 table.update_cell(task_id, table.ordered_columns[0].key, _task_cell(row))
 
-    def _draw_room(self, data: dict) -> None:
+    def _draw_room(self, data: dict[str, Any]) -> None:
         info = data["info"]
         listing = self.query_one("#room-list", OptionList)
         if [str(o.prompt) for o in listing.options] != [f"#{n}" for n in data["names"]]:
@@ -405,7 +405,7 @@ class TopApp(App):
         for message in data["messages"]:
             log.write(_message_text(message))
 
-    def _draw_agents(self, rows: list[dict]) -> None:
+    def _draw_agents(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one("#agent-table", DataTable)
         keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
         table.clear()
@@ -415,7 +415,7 @@ class TopApp(App):
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))
 
-    async def _draw_groups(self, infos: list[dict]) -> None:
+    async def _draw_groups(self, infos: list[dict[str, Any]]) -> None:
         """A tab per live group: new ones added, gone ones (dissolved, renamed away) removed, labels kept current."""
         tabs = self.query_one("#tabs", TabbedContent)
         present = {info["name"] for info in infos}
@@ -432,12 +432,12 @@ class TopApp(App):
                 tabs.get_tab(pane_id).label = info["label"]
                 self._fill_group(tabs.get_pane(pane_id), info)
 
-    def _fill_group(self, pane: TabPane, info: dict) -> None:
+    def _fill_group(self, pane: TabPane, info: dict[str, Any]) -> None:
         _fill_members(pane.query_one(".members", DataTable), info)
         pane.query_one(".current", Static).update(_current_text(info["in_flight"]))
         _fill_recent(pane.query_one(".recent", DataTable), info)
 
-    def _draw_agent_tab(self, agent: str, data: dict) -> None:
+    def _draw_agent_tab(self, agent: str, data: dict[str, Any]) -> None:
         pane_id = self.agent_panes.get(agent)
         if pane_id is None:
             return
@@ -498,7 +498,7 @@ class TopApp(App):
             if family == "inbox" and agent in self.agent_panes:
                 self.reload(f"agent:{agent}")
 
-    def _show_line(self, event: dict) -> None:
+    def _show_line(self, event: dict[str, Any]) -> None:
         """A transcript line, drawn from the event itself as it arrives; the read of the room that
         follows redraws the transcript with it (and the roster and budget)."""
         from rooms_cli.chat.transcript import Message
@@ -613,7 +613,7 @@ class TopApp(App):
         if task is None:
             return self._no_task("finish")
 
-        def finish(answer: dict | None) -> None:
+        def finish(answer: dict[str, Any] | None) -> None:
             if answer is not None:
                 self._act(lambda: actions.done(self.ctx, self.room, task, answer["summary"]), "board")
 
@@ -646,7 +646,7 @@ class TopApp(App):
         self.push_screen(LassoScreen(views.agent_ids(self.ctx.project)), made)
 
     def action_group_tab(self) -> None:
-        def made(answer: dict | None) -> None:
+        def made(answer: dict[str, Any] | None) -> None:
             if answer is not None:
                 profiles = [p.strip() for p in answer["profiles"].split(",") if p.strip()]
                 self.first_tab = answer["name"].strip()
@@ -661,7 +661,7 @@ class TopApp(App):
         if name is None:
             return self.say("Ctrl+B broadcasts to a group: switch to a group tab first ([ ] or click it)", error=True)
 
-        def send(answer: dict | None) -> None:
+        def send(answer: dict[str, Any] | None) -> None:
             if answer is not None:
                 self._act(lambda: actions.broadcast(self.ctx, name, answer), "groups")
 
@@ -690,7 +690,7 @@ class TopApp(App):
         if name is None:
             return self.say("Ctrl+R renames a group: switch to its tab first", error=True)
 
-        def renamed(answer: dict | None) -> None:
+        def renamed(answer: dict[str, Any] | None) -> None:
             if answer is not None and answer["name"].strip() != name:
                 self._act(lambda: actions.rename(self.ctx, name, answer["name"].strip()), "groups")
 
@@ -716,10 +716,10 @@ class TopApp(App):
         self.push_screen(KeysScreen(KEYS))
 
 
-def _group_pane(pane_id: str, info: dict) -> TabPane:
-    members: DataTable = DataTable(classes="members", cursor_type="row")
+def _group_pane(pane_id: str, info: dict[str, Any]) -> TabPane:
+    members: DataTable[Any] = DataTable(classes="members", cursor_type="row")
     members.add_columns(" ", "member", "state", "profile")
-    recent: DataTable = DataTable(classes="recent", cursor_type="row")
+    recent: DataTable[Any] = DataTable(classes="recent", cursor_type="row")
     recent.add_columns("broadcast", "status", "replied", "reducer", "objective")
     _fill_members(members, info)
     _fill_recent(recent, info)
@@ -729,7 +729,7 @@ def _group_pane(pane_id: str, info: dict) -> TabPane:
                    Label("Recent broadcasts", classes="panel-title"), recent, id=pane_id)
 
 
-def _fill_members(table: DataTable, info: dict) -> None:
+def _fill_members(table: DataTable[Any], info: dict[str, Any]) -> None:
     from rooms_cli.groups.status import EMOJI
 
     table.clear()
@@ -737,13 +737,13 @@ def _fill_members(table: DataTable, info: dict) -> None:
         table.add_row(EMOJI[m["state"]], m["handle"], m["state"], m["profile"])
 
 
-def _fill_recent(table: DataTable, info: dict) -> None:
+def _fill_recent(table: DataTable[Any], info: dict[str, Any]) -> None:
     table.clear()
     for b in info["recent"]:
         table.add_row(b["broadcast_id"], b["status"], f"{len(b['replied'])}/{len(b['members'])}", b.get("reducer") or "-", b["objective"])
 
 
-def _current_text(flight: dict | None) -> str:
+def _current_text(flight: dict[str, Any] | None) -> str:
     if not flight:
         return "nothing in flight (Ctrl+B to broadcast)"
     fields = flight.get("fields") or {"objective": flight["objective"]}
@@ -758,7 +758,7 @@ def _status_style(status: str) -> str:
     return {"doing": "bold yellow", "blocked": "red", "failed": "bold red", "done": "green"}.get(status, "")
 
 
-def _signature(row: views.TaskRow) -> tuple:
+def _signature(row: views.TaskRow) -> tuple[Any, ...]:
     """What a task's cell is drawn from: equal signatures, nothing to redraw."""
     return (row.id, row.status, row.title, row.holder, row.expires_at, tuple(row.flags), row.short)
 

@@ -6,6 +6,8 @@ Cancel button): the app writes nothing for None.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -22,7 +24,7 @@ MODAL_CSS = """
 """
 
 
-class _Dialog(ModalScreen):
+class _Dialog(ModalScreen[Any]):
     DEFAULT_CSS = "_Dialog { align: center middle; }"
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 

@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from rooms_cli.store.clock import now, parse_time
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DONE_SHOWN = 50  # finished tasks shown in the board's done column (the newest first)
 TRANSCRIPT_SHOWN = 200  # messages of the current room kept on screen
 INBOX_SHOWN = 200  # messages of an agent tab
@@ -32,7 +36,7 @@ class TaskRow:
     flags: list[str] = field(default_factory=list)
 
 
-def _task_row(task: dict, short: dict[str, str]) -> TaskRow:
+def _task_row(task: dict[str, Any], short: dict[str, str]) -> TaskRow:
     lease = task.get("lease") or {}
     flags = []
     if any(c.get("kind") == "double_claim" for c in task.get("conflicts") or ()):
@@ -52,7 +56,7 @@ def _task_row(task: dict, short: dict[str, str]) -> TaskRow:
     )
 
 
-def board(project: Project, room: str, *, done_shown: int = DONE_SHOWN) -> dict:
+def board(project: Project, room: str, *, done_shown: int = DONE_SHOWN) -> dict[str, Any]:
     """{room, counts, lanes: [(lane, [TaskRow])], done: [TaskRow], conflicts}: `rooms board`'s view
     (archived tasks are not on it), the done column cut to the newest `done_shown`."""
     from rooms_cli.board.render import board_view
@@ -100,7 +104,7 @@ def room_names(project: Project) -> list[str]:
     return sorted(r["id"] for r in live_rooms(project))
 
 
-def room(project: Project, config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN) -> dict:
+def room(project: Project, config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN) -> dict[str, Any]:
     """{info: `rooms room show`, messages: the newest `shown`, idle: {agent: bool}}."""
     from rooms_cli.chat.membership import show
     from rooms_cli.chat.transcript import tail
@@ -115,7 +119,7 @@ def agents_roster(project: Project, config):
     return roster(project, config)
 
 
-def agents(project: Project, config) -> list[dict]:
+def agents(project: Project, config) -> list[dict[str, Any]]:
     """`rooms agents`, each with its unread count (nothing is marked read) and its running spawns."""
     from rooms_cli.messaging.inbox import unread_messages
     from rooms_cli.messaging.spawn import list_spawns
@@ -131,14 +135,14 @@ def agents(project: Project, config) -> list[dict]:
     return rows
 
 
-def groups(project: Project) -> list[dict]:
+def groups(project: Project) -> list[dict[str, Any]]:
     """Every group with its `▣ name [busy/total state]` label (`rooms group list`)."""
     from rooms_cli.groups.status import list_groups
 
     return list_groups(project)
 
 
-def group(project: Project, name: str) -> dict:
+def group(project: Project, name: str) -> dict[str, Any]:
     """`rooms group status NAME`: members with their state, the broadcast in flight (with its four
     fields), recent ones."""
     from rooms_cli.groups import log
@@ -151,7 +155,7 @@ def group(project: Project, name: str) -> dict:
     return info
 
 
-def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict:
+def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict[str, Any]:
     """An agent tab: its status line and inbox, peeked (`rooms inbox --peek`: nothing marked read)."""
     from rooms_cli.messaging.attention import message_line
     from rooms_cli.messaging.inbox import open_inbox

@@ -15,6 +15,10 @@ from rooms_cli.messaging.spawn import FINAL
 from rooms_cli.store.clock import now_iso
 from rooms_cli.watch.sources import Source
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 ACTIVE_SPAWN_STATUSES = ("starting", "running")
 _TAG_RE = re.compile(r"[^a-z0-9_]+")
 
@@ -25,7 +29,7 @@ class EventMaker:
     def __init__(self) -> None:
         self.titles: dict[str, str] = {}
 
-    def from_record(self, source: Source, record: dict) -> list[dict]:
+    def from_record(self, source: Source, record: dict[str, Any]) -> list[dict]:
         """The events one log record stands for (usually one)."""
         try:
             if source.family == "chat":
@@ -42,19 +46,19 @@ class EventMaker:
             pass
         return [generic(source, record)]
 
-    def remember(self, source: Source, records: list[dict]) -> None:
+    def remember(self, source: Source, records: list[dict[str, Any]]) -> None:
         """Take note of records without making events (task titles, for the events to come)."""
         if source.family == "task":
             for record in records:
                 self._note_title(str(record.get("task") or task_id_of(source)), record)
 
-    def _note_title(self, task: str, record: dict) -> None:
+    def _note_title(self, task: str, record: dict[str, Any]) -> None:
         changes = record.get("changes") if record.get("ev") == "update" else record
         title = changes.get("title") if isinstance(changes, dict) and record.get("ev") in ("create", "update") else None
         if isinstance(title, str) and title:
             self.titles[task] = title
 
-    def from_snapshot(self, source: Source, before: dict | None, after: dict) -> list[dict]:
+    def from_snapshot(self, source: Source, before: dict[str, Any] | None, after: dict) -> list[dict]:
         """The events between two versions of a replaced JSON document (`before` None: first seen)."""
         if source.family == "spawn":
             return _spawn(source, before, after)
@@ -62,7 +66,7 @@ class EventMaker:
             return []
         return [generic(source, after)]
 
-    def _task(self, source: Source, record: dict) -> dict:
+    def _task(self, source: Source, record: dict[str, Any]) -> dict:
         what = record["ev"]
         task = str(record.get("task") or task_id_of(source))
         self._note_title(task, record)
@@ -107,12 +111,12 @@ def task_id_of(source: Source) -> str:
     return stem[:2] + stem[2:].upper() if stem.startswith("t-") else stem
 
 
-def _base(type_: str, source: Source, record: dict, ts_fields=("ts",)) -> dict:
+def _base(type_: str, source: Source, record: dict[str, Any], ts_fields=("ts",)) -> dict:
     ts = next((record[f] for f in ts_fields if isinstance(record.get(f), str) and record[f]), None)
     return {"type": type_, "ts": ts or now_iso(), source.scope: source.name}
 
 
-def _put(event: dict, record: dict, *fields: str) -> dict:
+def _put(event: dict[str, Any], record: dict, *fields: str) -> dict:
     for f in fields:
         value = record.get(f)
         if value not in (None, "", {}, []):
@@ -120,7 +124,7 @@ def _put(event: dict, record: dict, *fields: str) -> dict:
     return event
 
 
-def _chat(source: Source, record: dict) -> dict:
+def _chat(source: Source, record: dict[str, Any]) -> dict:
     kind = tag(record.get("kind")) or "message"
     event = _base(f"chat.{kind}", source, record)
     event["speaker"] = str(record.get("speaker", ""))
@@ -128,7 +132,7 @@ def _chat(source: Source, record: dict) -> dict:
     return _put(event, record, "id", "model", "usage", "meta")
 
 
-def _inbox(source: Source, record: dict) -> dict:
+def _inbox(source: Source, record: dict[str, Any]) -> dict:
     kind = tag(record.get("kind")) or "direct"
     event = _base(f"inbox.{kind}", source, record)
     event["from"] = str(record.get("from", ""))
@@ -136,7 +140,7 @@ def _inbox(source: Source, record: dict) -> dict:
     return _put(event, record, "n", "id", "tag", "reply_to", "meta")
 
 
-def _group(source: Source, record: dict) -> dict:
+def _group(source: Source, record: dict[str, Any]) -> dict:
     what = record["ev"]
     event = _base(f"group.{GROUP_EVENTS.get(what) or tag(what) or 'record'}", source, record)
     if record.get("id"):
@@ -160,13 +164,13 @@ def _group(source: Source, record: dict) -> dict:
     return event
 
 
-def _files(source: Source, record: dict) -> dict:
+def _files(source: Source, record: dict[str, Any]) -> dict:
     event = _base(f"files.{tag(record['ev']) or 'record'}", source, record)
     event.pop("files", None)
     return _put(event, record, "id", "agent", "patterns", "exclusive", "reason", "expires_at", "by", "expired_at")
 
 
-def _spawn(source: Source, before: dict | None, after: dict) -> list[dict]:
+def _spawn(source: Source, before: dict[str, Any] | None, after: dict) -> list[dict]:
     status = str(after.get("status", ""))
     old = None if before is None else str(before.get("status", ""))
     if old == status:
@@ -174,7 +178,7 @@ def _spawn(source: Source, before: dict | None, after: dict) -> list[dict]:
     fields = ("parent", "status", "description", "profile", "model", "pid", "exit_code", "duration_s")
     events = []
 
-    def make(type_: str, ts_fields) -> dict:
+    def make(type_: str, ts_fields) -> dict[str, Any]:
         event = _base(type_, source, after, ts_fields)
         event["agent"] = str(after.get("alias") or source.name)
         return _put(event, after, *fields)
@@ -188,7 +192,7 @@ def _spawn(source: Source, before: dict | None, after: dict) -> list[dict]:
     return events
 
 
-def generic(source: Source, record: dict) -> dict:
+def generic(source: Source, record: dict[str, Any]) -> dict:
     """An event for a record of unknown shape: named by its own type/event/kind field, carried whole."""
     what = ""
     for key in ("type", "event", "kind", "op", "action", "status"):

@@ -21,6 +21,10 @@ from rooms_cli.watch import events as ev
 from rooms_cli.watch.sources import Discovery, Selection, Source
 from rooms_cli.watch.wake import StopFlag, Waker
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class Follower:
     """Follows every source of a selection; `start()` takes the baseline, `poll()` returns what is new."""
@@ -33,7 +37,7 @@ class Follower:
         self._sources: list[Source] | None = None
         self.maker = ev.EventMaker()
 
-    def start(self, since: datetime | None = None, last: int | None = None) -> list[dict]:
+    def start(self, since: datetime | None = None, last: int | None = None) -> list[dict[str, Any]]:
         """Count everything already written as seen; return the past events `since`/`last` ask for.
 
         Files are read a chunk at a time and only the events asked for are kept, so a large
@@ -45,8 +49,8 @@ class Follower:
         for source, state in list(self.files.values()):
             # the newest `last` by time, not by place in the file: a git merge puts one clone's
             # lines after the other's
-            newest: list[tuple[str, int, dict]] = []
-            kept: list[dict] = []
+            newest: list[tuple[str, int, dict[str, Any]]] = []
+            kept: list[dict[str, Any]] = []
             for events in self._chunks(source, state, since is not None or tail):
                 for event in events:
                     if tail and last:
@@ -58,7 +62,7 @@ class Follower:
         history = list(heapq.merge(*streams, key=_ts))
         return history[-last:] if tail and last else history
 
-    def poll(self, changed: set[str] | None = None) -> list[dict]:
+    def poll(self, changed: set[str] | None = None) -> list[dict[str, Any]]:
         """Events written since the last call, merged across files by time (each file's order kept).
 
         `changed`: the paths the OS reported (only those are read, plus files seen for the first
@@ -88,10 +92,10 @@ class Follower:
                 new.append((source, state))
         return new
 
-    def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict]:
+    def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict[str, Any]]:
         return [event for events in self._chunks(source, state, True) for event in events]
 
-    def _chunks(self, source: Source, state: LogFile | SnapshotFile, make_events: bool) -> Iterator[list[dict]]:
+    def _chunks(self, source: Source, state: LogFile | SnapshotFile, make_events: bool) -> Iterator[list[dict[str, Any]]]:
         """The new events of one file, a chunk at a time; with `make_events` False the records are
         only taken note of (a starting point without history)."""
         if isinstance(state, SnapshotFile):
@@ -107,7 +111,7 @@ class Follower:
                 continue
             yield [event for record in records for event in self.maker.from_record(source, record)]
 
-    def _shown_elsewhere(self, source: Source, record: dict) -> bool:
+    def _shown_elsewhere(self, source: Source, record: dict[str, Any]) -> bool:
         """Under --all, a group envelope in a member's inbox repeats the group's own events; the
         `renamed` tombstone left in a renamed group's old log repeats the one in its new log."""
         if source.family == "group":
@@ -126,11 +130,11 @@ class Follower:
                     state.seen_content |= known[1].seen_content
 
 
-def _ts(event: dict) -> str:
+def _ts(event: dict[str, Any]) -> str:
     return str(event.get("ts", ""))
 
 
-def _after(event: dict, since: datetime) -> bool:
+def _after(event: dict[str, Any], since: datetime) -> bool:
     try:
         return parse_time(_ts(event)) >= since
     except InvalidInput:  # a record without a usable time is not "since" anything
@@ -140,7 +144,7 @@ def _after(event: dict, since: datetime) -> bool:
 def watch(
     project: Project, selection: Selection, *, since: datetime | None = None, last: int | None = None,
     timeout: float | None = None, stop: StopFlag | None = None, started: Callable[[], object] | None = None,
-) -> Iterator[dict]:
+) -> Iterator[dict[str, Any]]:
     """Yield past events (`since`/`last`), then each new event once as it lands, until `stop` is set
     or `timeout` seconds have passed. `started()` is called once the starting point is taken: anything
     written after that is an event (a viewer reads its first state then, so nothing falls in between)."""

@@ -12,6 +12,10 @@ import zlib
 from rooms_cli.passes import is_pass
 from rooms_cli.watch.events import summarize
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 Parts = list[tuple[str, str]]
 
 PALETTE = (
@@ -26,7 +30,7 @@ def speaker_style(name: str) -> str:
     return "bold " + PALETTE[zlib.crc32(name.encode("utf-8")) % len(PALETTE)]
 
 
-def line(event: dict) -> Parts:
+def line(event: dict[str, Any]) -> Parts:
     """The parts of one rendered line for `event`."""
     family, _, what = str(event.get("type", "")).partition(".")
     head: Parts = [(_clock(event.get("ts")) + " ", "dim")]
@@ -46,7 +50,7 @@ def _clock(ts: object) -> str:
     return text[11:19] if len(text) >= 19 and text[10] == "T" else text[:8].ljust(8)
 
 
-def _where(event: dict) -> str:
+def _where(event: dict[str, Any]) -> str:
     if "room" in event:
         return f"#{event['room']}"
     if "group" in event:
@@ -59,7 +63,7 @@ def _one_line(text: object, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _chat(what: str, event: dict) -> Parts:
+def _chat(what: str, event: dict[str, Any]) -> Parts:
     speaker = str(event.get("speaker", ""))
     text = str(event.get("text", ""))
     if what == "message":  # continuation lines indented under the text
@@ -78,7 +82,7 @@ def _chat(what: str, event: dict) -> Parts:
     return _generic(what, event)
 
 
-def _task(what: str, event: dict) -> Parts:
+def _task(what: str, event: dict[str, Any]) -> Parts:
     label = str(event.get("status") or what) if what == "status" else what.replace("_", " ")
     parts: Parts = [("▸ ", "bold blue"), (str(event.get("task", ""))[:12] + " ", "blue"),
                     (label, "bold green" if what == "done" else "bold")]
@@ -106,7 +110,7 @@ def _task(what: str, event: dict) -> Parts:
     return parts
 
 
-def _group(what: str, event: dict) -> Parts:
+def _group(what: str, event: dict[str, Any]) -> Parts:
     parts: Parts = [(what.replace("_", " "), "bold magenta")]
     if event.get("broadcast"):
         parts.append((f" {str(event['broadcast'])[:12]}", "dim"))
@@ -141,7 +145,7 @@ def _reduced_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _inbox(what: str, event: dict) -> Parts:
+def _inbox(what: str, event: dict[str, Any]) -> Parts:
     sender, to = str(event.get("from", "")), str(event.get("agent", ""))
     parts: Parts = [("✉ ", "bold"), (sender, speaker_style(sender)), (" → ", "dim"), (to, speaker_style(to))]
     if what != "direct":
@@ -149,7 +153,7 @@ def _inbox(what: str, event: dict) -> Parts:
     return parts + [(": " + _one_line(event.get("text", ""), 200), "")]
 
 
-def _spawn(what: str, event: dict) -> Parts:
+def _spawn(what: str, event: dict[str, Any]) -> Parts:
     alias = str(event.get("agent") or event.get("spawn") or "")
     parts: Parts = [("⚙ ", "bold"), (alias, speaker_style(alias)), (f" {what}", "bold")]
     if event.get("parent"):
@@ -166,7 +170,7 @@ def _spawn(what: str, event: dict) -> Parts:
     return parts
 
 
-def _files(what: str, event: dict) -> Parts:
+def _files(what: str, event: dict[str, Any]) -> Parts:
     agent = str(event.get("agent") or event.get("by") or "")
     parts: Parts = [("⚑ ", "bold"), (agent, speaker_style(agent)), (f" {what}", "bold")]
     if event.get("patterns"):
@@ -177,7 +181,7 @@ def _files(what: str, event: dict) -> Parts:
     return parts + [(f" [{event.get('id', '')}]", "dim")]
 
 
-def _generic(what: str, event: dict) -> Parts:
+def _generic(what: str, event: dict[str, Any]) -> Parts:
     shown = {k: v for k, v in event.items() if k not in ("type", "ts", "room", "group", "record")}
     record = event.get("record")
     summary = summarize(record if isinstance(record, dict) else shown)
