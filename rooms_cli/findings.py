@@ -23,9 +23,9 @@ class Finding:
         return asdict(self)
 
 
-def typed_findings(project, check: str, kind: str, paths, key: str | None = None, problem=None) -> list[Finding]:
-    """A finding for each record of `paths` that breaks store/schema.py's `kind` schema (or `problem(record)`
-    when given), naming file, line and field: "<file> line 3: field 'n' must be a whole number from 0
+def typed_findings(project, check: str, kind: str, paths, key: str | None = None) -> list[Finding]:
+    """A finding for each record of `paths` that breaks store/schema.py's `kind` schema (`schema.problem`,
+    the check its reader makes), naming file, line and field: "<file> line 3: field 'n' must be a whole number from 0
     (it is 'x')" — an error: its reader drops, coerces or ignores it.
 
     And duplicates in a log: the same line twice is a warning (every reader counts it once); two
@@ -33,14 +33,13 @@ def typed_findings(project, check: str, kind: str, paths, key: str | None = None
     other is hidden (a second transcript message, an inbox message that reads as already read)."""
     from rooms_cli.store import schema
 
-    check_record = problem or (lambda record: schema.problem(kind, record))
     findings = []
     for path in paths:
         rel = project.relative(path)
         first: dict[tuple[str, str], Any] = {}
         for line, record in schema.records(path):
             where = rel if line is None else f"{rel} line {line}"
-            wrong = check_record(record)
+            wrong = schema.problem(kind, record)
             if wrong is not None:
                 ident = record.get(key) if key and isinstance(record, dict) else None
                 named = f" ({key} {ident})" if isinstance(ident, str) and ident else ""

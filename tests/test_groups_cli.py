@@ -517,8 +517,11 @@ def test_group_ask_shows_live_status_on_a_terminal_and_nothing_extra_when_piped(
 
 @pytest.mark.parametrize("result", [[], "x", {"by_member": []}, {"by_member": {"a": 1}}, {"metadata": 3}])
 def test_a_gathered_result_that_is_not_a_mapping_is_one_sentence_not_a_crash(project, cli, result):
-    """Found by tests/test_fuzz_parsers.py: `result: []` in a hand-edited log made `group status` raise AttributeError."""
+    """Found by tests/test_fuzz_parsers.py: `result: []` in a hand-edited log made `group status` raise AttributeError.
+    The reader, doctor and the writer make one check (store/schema.py): rooms never writes such an event."""
+    from rooms_cli.errors import InvalidData
     from rooms_cli.groups import log
+    from rooms_cli.store import jsonl
     from rooms_cli.store.ids import new_id
 
     asyncio.run(rooms_cli.spawn_group("edited", ["researcher"], project=project))
@@ -526,10 +529,14 @@ def test_a_gathered_result_that_is_not_a_mapping_is_one_sentence_not_a_crash(pro
     fields = {"objective": "answer", "output_format": "", "tool_guidance": "", "boundaries": ""}
     log.append(project, "edited",
                log.event("broadcast", id=bid, fields=fields, members=[{"handle": "researcher", "profile": "researcher"}], sender="you"),
-               log.event("gathered", id=bid, result=result), lock=True)
+               lock=True)
+    bad = log.event("gathered", id=bid, result=result)
+    with pytest.raises(InvalidData, match="field 'result'"):
+        log.append(project, "edited", bad, lock=True)
+    jsonl.append_many(log.log_path(project, "edited"), [bad])  # a hand edit
     out = cli("group", "status", "edited", "--json")
     assert out.exit_code == 1, out
     error = json.loads(out.stderr)["error"]
-    assert error["code"] != "internal" and "malformed 'gathered' event" in error["message"]
+    assert error["code"] != "internal" and "'gathered' event" in error["message"] and "field 'result'" in error["message"]
     doctor = cli("doctor", "--json")
     assert "groups/edited.jsonl" in doctor.stdout, doctor

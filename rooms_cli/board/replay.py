@@ -14,40 +14,9 @@ from collections.abc import Callable
 
 from rooms_cli.board.model import BoardConflict, Lease, Task
 from rooms_cli.board.transitions import allowed
+from rooms_cli.store import schema
 
 LEASE_EVENTS = ("renew", "release", "done", "expire")
-_TEXT = ("at", "by", "lease_id", "expires_at", "holder", "plate", "status", "to", "from", "lane", "title", "detail",
-         "definition_of_done")
-_MAPS = ("changes", "pending", "record")
-_REQUIRED = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status",), "assign": ("to",), "withdraw": ("lease_id",)}
-_REQUIRED.update({kind: ("lease_id",) for kind in LEASE_EVENTS})
-
-
-def _malformed(event: dict) -> str | None:
-    """Why an event cannot be applied as written (a hand edit or a bad merge), or None."""
-    if not isinstance(event.get("ev"), str):
-        return "field 'ev' is not text"
-    for key in _TEXT:
-        if key in event and not isinstance(event[key], str):
-            return f"field {key!r} is not text"
-    for key in _MAPS:
-        if key in event and event[key] is not None and not isinstance(event[key], dict):
-            return f"field {key!r} is not an object"
-    for key in ("fence", "order"):
-        value = event.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (key == "fence" and not isinstance(value, int)):
-            return f"field {key!r} is not a number"
-    if event["ev"] == "create":
-        from rooms_cli.store import schema
-
-        wrong = schema.problem("task-create", event)  # e.g. `lane: ../../x`, a path that escapes
-        if wrong is not None:
-            return wrong
-    pending = event.get("pending")
-    if pending and not all(isinstance(pending.get(k), str) for k in ("from", "to", "owner")):
-        return "field 'pending' lacks from, to or owner"
-    missing = [k for k in _REQUIRED.get(str(event["ev"]), ()) if k not in event]
-    return f"missing {', '.join(missing)}" if missing else None
 
 
 def replay(task_id: str, room: str, events: list[dict], now: str) -> Task:
@@ -77,7 +46,7 @@ def replay_log(task_id: str, room: str, events: list[dict]) -> Task:
                 plate=str(event.get("plate", "")), claimed_at=str(event.get("at", "")), expires_at=""))
             task.events += 1
             continue
-        problem = _malformed(event)
+        problem = schema.problem("task-event", event)  # the check doctor and the writer make (store/schema.py)
         if problem:
             _conflict(task, "invalid_event", f"{event.get('ev')!r} event cannot be applied: {problem}", event)
             continue

@@ -55,7 +55,13 @@ def read_events(project: Project, room: str, task_id: str) -> list[dict[str, Any
 
 
 def append_events(project: Project, room: str, task_id: str, events: list[dict[str, Any]], *, held: bool) -> None:
-    """Append events as whole lines; `held=True` when the caller holds the task's lock."""
+    """Append events as whole lines; `held=True` when the caller holds the task's lock. Each is checked
+    first against the schema its replay reads with (store/schema.py): nothing written is refused."""
+    from rooms_cli.store import schema
+
+    path = task_path(project, room, task_id)
+    for event in events:
+        schema.validate("task-event", event, project.relative(path))
     jsonl.append_many(task_path(project, room, task_id), [_sorted(e) for e in events], lock=not held)
 
 

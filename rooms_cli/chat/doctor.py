@@ -66,14 +66,13 @@ def _schema_findings(project) -> list:
     replayed (the sentence names file and field)."""
     from rooms_cli.chat.rooms import load_room, room_ids
     from rooms_cli.findings import typed_findings, unreadable_findings
-    from rooms_cli.store import layout, schema
+    from rooms_cli.store import layout
 
     rooms = room_ids(project)
     findings = []
     for room in rooms:
         findings += typed_findings(project, "transcript", "transcript", [transcript_path(project, room)], key="id")
-        findings += typed_findings(project, "room", "room-event", [state_log_path(project, room)], key="eid",
-                                   problem=schema.room_event_problem)
+        findings += typed_findings(project, "room", "room-event", [state_log_path(project, room)], key="eid")
         sessions = layout.room_dir(project, room) / "sessions"
         findings += typed_findings(project, "session", "session",
                                    [sessions / f"{a}.jsonl" for a in layout.record_names(project, sessions, ".jsonl", "agent id")],

@@ -53,11 +53,8 @@ class RoomState:
 
     @classmethod
     def from_json(cls, data: dict, where: str) -> RoomState:
-        """The state in `data`, each field checked against `schema.SCHEMAS["room"]` (one sentence naming
-        `where` and the field when one has the wrong type, e.g. a negative budget or `queued: [1]`)."""
-        from rooms_cli.store import schema
-
-        schema.validate("room", data, where)
+        """The state in `data`, the `state` of a `created` event that `event_problem` checked already
+        against `schema.SCHEMAS["room"]` (a negative budget, `queued: [1]` never get here)."""
         known = {f for f in cls.__dataclass_fields__}
         clean = {k: v for k, v in data.items() if k in known}
         if "id" not in clean:
@@ -101,11 +98,11 @@ def load_room(project: Project, room: str) -> RoomState:
 
 
 def event_problem(ev: dict) -> str | None:
-    """What is wrong with one state-log event's value, or None: the check doctor makes
-    (schema.room_event_problem), but an event of an op or field this version does not know is ignored."""
+    """What is wrong with one state-log event, or None: the check doctor makes (store/schema.py,
+    "room-event"), but an event of an op or field this version does not know is ignored."""
     from rooms_cli.store import schema
 
-    return schema.room_event_problem(ev, strict=False)
+    return schema.problem("room-event", ev, strict=False)
 
 
 def _apply(state: RoomState | None, ev: dict, where: str = "room state") -> RoomState | None:
@@ -232,6 +229,10 @@ def _record(project: Project, state: RoomState, before: RoomState | None) -> Non
     else:
         events = _changes(before, state)
     if events:
+        from rooms_cli.store import schema
+
+        for ev in events:  # what the reader (and doctor) would refuse is never written
+            schema.validate("room-event", ev, project.relative(state_log_path(project, state.id)))
         eventlog.append(state_log_path(project, state.id), events, lock=False)
 
 

@@ -65,23 +65,6 @@ def read_events(project: Project, name: str) -> list[dict]:
     return scan.records
 
 
-def _text(ev: dict, key: str) -> str:
-    """A required non-empty string field of an event (TypeError otherwise: a malformed event)."""
-    value = ev[key]
-    if not isinstance(value, str) or not value:
-        raise TypeError(f"{key} must be a non-empty string")
-    return value
-
-
-def _result(ev: dict) -> dict | None:
-    """A gathered event's result, or None (TypeError when it is not one: a malformed event, not a crash
-    in `group status`)."""
-    result = ev.get("result")
-    if result is not None and not schema.is_gathered_result(result):
-        raise TypeError("result must be a mapping with mappings by member")
-    return result
-
-
 _TOMBSTONES = ("renamed", "dissolved")
 
 
@@ -107,10 +90,11 @@ def replay(name: str, events: list[dict]) -> Group | None:
 class _Replay:
     """The state of a replay between events, so a replay can resume (see `_load_cached`).
 
-    `apply` looks the event's kind up in `_HANDLERS`: one small method a kind, which changes the
-    state and returns the group the event counts in (`event_count`, which a dissolve's `seen` is
-    compared with), or None when it counts nowhere (a tombstone, an event for no known broadcast).
-    A kind this version does not know counts in the group and changes nothing."""
+    `apply` checks the event against the schema doctor uses (store/schema.py, "group-event": one
+    sentence naming the log and the field), then looks its kind up in `_HANDLERS`: one small method a
+    kind, which changes the state and returns the group the event counts in (`event_count`, which a
+    dissolve's `seen` is compared with), or None when it counts nowhere (a tombstone, an event for no
+    known broadcast). A kind this version does not know counts in the group and changes nothing."""
 
     def __init__(self, name: str):
         self.name = name
@@ -126,6 +110,9 @@ class _Replay:
         kind = ev.get("ev")
         if self.group is None and kind != "created":
             return
+        wrong = schema.problem("group-event", ev, strict=False)
+        if wrong is not None:
+            raise InvalidData(f"groups/{self.name}.jsonl: {kind!r} event {ev.get('eid', '?')}: {wrong}")
         handler = _Replay._HANDLERS.get(kind, _Replay._unknown) if isinstance(kind, str) else _Replay._unknown
         try:
             counted = handler(self, ev)
@@ -147,7 +134,7 @@ class _Replay:
 
     def _member_added(self, ev: dict) -> Group | None:
         group = self.live
-        member = Member(handle=_text(ev, "handle"), profile=_text(ev, "profile"))
+        member = Member(handle=ev["handle"], profile=ev["profile"])
         same = group.member(member.handle)
         if same is None:
             group.members.append(member)
@@ -163,7 +150,7 @@ class _Replay:
 
     def _member_removed(self, ev: dict) -> Group | None:
         group = self.live
-        group.members = [m for m in group.members if m.handle != _text(ev, "handle")]
+        group.members = [m for m in group.members if m.handle != ev["handle"]]
         return group
 
     def _broadcast(self, ev: dict) -> Group | None:
@@ -194,7 +181,7 @@ class _Replay:
         if found is None:
             return None
         b, group = found
-        if b.in_flight and _text(ev, "handle") not in b.replies:
+        if b.in_flight and ev["handle"] not in b.replies:
             b.replies[ev["handle"]] = Reply(
                 handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
                 elapsed_s=float(ev.get("elapsed_s", 0.0)), ts=str(ev.get("ts", "")), source=str(ev.get("source", "")),
@@ -211,7 +198,7 @@ class _Replay:
         if found is None:
             return None
         b, group = found
-        b.dropped.append({"handle": _text(ev, "handle"), "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
+        b.dropped.append({"handle": ev["handle"], "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
         return group
 
     def _closed(self, ev: dict) -> Group | None:
@@ -224,7 +211,7 @@ class _Replay:
         if b.in_flight:
             b.status = kind
             b.closed_ts = ev.get("ts")
-            b.result = _result(ev) if kind == "gathered" else None
+            b.result = ev.get("result") if kind == "gathered" else None
         else:
             group.merge_notes.append({"kind": "closed_twice", "broadcast_id": b.id, "as": kind, "was": b.status})
         return group
@@ -513,9 +500,12 @@ def append(project: Project, name: str, *events: dict, lock: bool = False) -> No
     """Append events in one write. `lock=True` takes the log's lock; otherwise the caller holds it.
 
     Each event gets its stamp (`hlc`, store/clock.py); an event that already has one (copied by a
-    rename) keeps it.
+    rename) keeps it. Each is checked first as the replay will read it (store/schema.py; an event of a
+    newer version, copied by a rename, passes as it does there): nothing written is refused.
     """
     path = log_path(project, name)
+    for ev in events:
+        schema.validate("group-event", ev, f"groups/{name}.jsonl", strict=False)
     if lock:
         with locked(path, what=f"group {name!r}"):
             eventlog.append(path, events, lock=False)

@@ -58,8 +58,12 @@ def read_status(project: Project, agent: str) -> dict:
 
 
 def _append_status(project: Project, agent: str, fields: dict) -> dict:
+    from rooms_cli.store import schema
+
     read_status(project, agent)  # a wrong-typed record is named before anything is written
-    eventlog.append(status_path(project, agent), [{"id": new_id("st"), "ts": now_iso(), **fields}])
+    record = {"id": new_id("st"), "ts": now_iso(), **fields}
+    schema.validate("status", record, project.relative(status_path(project, agent)))  # as read_status will read it
+    eventlog.append(status_path(project, agent), [record])
     return read_status(project, agent)
 
 

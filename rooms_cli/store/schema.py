@@ -1,12 +1,17 @@
-"""What each kind of state record must hold: one table, read by the readers and by `rooms doctor`.
+"""What each kind of state record must hold: one table, and one check that the readers, the writers and
+`rooms doctor` all call, so doctor can never disagree with a reader.
 
 `SCHEMAS[kind]` maps a field to `(predicate, what it must be)`. A field that is absent is not
-checked (readers default it); a field that is present must satisfy its predicate. `problem(kind,
-record)` names the first field that does not, as the end of one sentence ("field 'queued' must be
-a list of mappings with id, agents, speaker and text"); `validate(kind, record, where)` raises it
-as `InvalidData` ("<file>: field … must be …", exit 1) — so a hand edit or a bad merge that gives a
-field the wrong type is one sentence naming file and field, never an internal error, and doctor
-reports the same sentence. Only the standard library: readers on every command path import this.
+checked (readers default it); a field that is present must satisfy its predicate. `RECORDS[kind]`
+adds what one field cannot say (the fields an event of each kind needs, the value a room event
+sets). `problem(kind, record)` names the first thing wrong, as the end of one sentence ("field
+'queued' must be a list of mappings with id, agents, speaker and text"); `validate(kind, record,
+where)` raises it as `InvalidData` ("<file>: field … must be …", exit 1) — so a hand edit or a bad
+merge that gives a field the wrong type is one sentence naming file and field, never an internal
+error, and doctor reports the same sentence. A reader passes `strict=False`: a record of a kind,
+op or field this version does not know (a newer version's) passes, and the reader ignores it;
+doctor (strict) names it. A writer validates what it appends, so nothing it writes is refused by
+its reader. Only the standard library: readers on every command path import this.
 """
 
 from __future__ import annotations
@@ -32,6 +37,19 @@ def is_text(value: Any) -> bool:
 def is_count(value: Any) -> bool:
     """A whole number from 0 (a budget, a sequence number)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def is_word(value: Any) -> bool:
+    """Text that is not empty (a member's handle, a profile)."""
+    return isinstance(value, str) and value != ""
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def is_name(value: Any) -> bool:
@@ -97,12 +115,13 @@ COUNT: Check = (is_count, "a whole number from 0")
 NAMES: Check = (_list_of(is_text), "a list of names")
 
 OPTIONAL_MAPPING: Check = (_optional(is_mapping), "a mapping or null")
+WORD: Check = (is_word, "non-empty text")
 
 SCHEMAS: dict[str, dict[str, Check]] = {
     # each line of rooms/<room>/transcript.jsonl (chat/transcript.py)
     "transcript": {"id": TEXT, "ts": TEXT, "room": TEXT, "speaker": TEXT, "kind": _one_of(*TRANSCRIPT_KINDS), "text": TEXT,
                    "model": TEXT_OR_NULL, "usage": OPTIONAL_MAPPING, "meta": OPTIONAL_MAPPING},
-    # each line of rooms/<room>/state.jsonl (chat/rooms.py); `value` is checked by room_event_problem
+    # each line of rooms/<room>/state.jsonl (chat/rooms.py); `value` is checked by `_room_event`
     "room-event": {"op": _one_of(*ROOM_OPS), "eid": TEXT, "ts": TEXT, "field": TEXT, "state": MAPPING},
     # each line of rooms/<room>/sessions/<agent>.jsonl (chat/sessions.py)
     "session": {"eid": TEXT, "ts": TEXT, "kind": TEXT, "input_tokens": COUNT, "output_tokens": COUNT},
@@ -119,11 +138,18 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     },
     # each line of status/<agent>.jsonl (messaging/status.py)
     "status": {"id": TEXT, "ts": TEXT, "status": TEXT, "announced": TEXT},
-    # the create event of a task log rooms/<room>/board/tasks/<task>.jsonl
+    # each event of a task log rooms/<room>/board/tasks/<task>.jsonl (board/replay.py; its kinds are the
+    # replay's, and an unknown one is a conflict there)
+    "task-event": {"ev": TEXT, **{key: TEXT for key in ("at", "by", "lease_id", "expires_at", "holder", "plate", "status", "to",
+                                                         "from", "lane", "title", "detail", "definition_of_done")},
+                   "changes": OPTIONAL_MAPPING, "pending": OPTIONAL_MAPPING, "record": OPTIONAL_MAPPING,
+                   "fence": (is_int, "a whole number"), "order": (is_number, "a number")},
+    # the create event of a task log, on top of "task-event"
     "task-create": {"task": (is_task_id, "a task id (t- and letters or digits)"), "lane": NAME, "title": TEXT, "detail": TEXT, "definition_of_done": TEXT,
                     "by": TEXT, "at": TEXT},
     # each line of groups/<name>.jsonl (groups/log.py)
-    "group-event": {"ev": _one_of(*GROUP_EVENTS), "ts": TEXT, "fields": (_optional(is_mapping), "a mapping of the broadcast's fields"), "eid": TEXT, "handle": TEXT,
+    "group-event": {"ev": _one_of(*GROUP_EVENTS), "ts": TEXT, "fields": (_optional(is_mapping), "a mapping of the broadcast's fields"), "eid": TEXT,
+                    "id": TEXT, "handle": WORD, "profile": WORD,
                     "result": (_optional(is_gathered_result), "a mapping (by_member: mappings, metadata) or null")},
     # each line of inbox/<agent>.jsonl (messaging/inbox.py)
     "inbox": {"n": COUNT, "id": TEXT, "ts": TEXT, "from": TEXT, "to": TEXT, "kind": _one_of(*INBOX_KINDS), "text": TEXT,
@@ -146,37 +172,92 @@ SCHEMAS: dict[str, dict[str, Check]] = {
 }
 
 
-def problem(kind: str, record: Any) -> str | None:
-    """What is wrong with `record` as a `kind` record (the end of a sentence), or None."""
+def problem(kind: str, record: Any, *, strict: bool = True) -> str | None:
+    """What is wrong with `record` as a `kind` record (the end of a sentence), or None: each field
+    `SCHEMAS[kind]` names, then what `RECORDS[kind]` checks of the whole. `strict=False` (a reader):
+    a record whose kind, op or field this version does not know passes (the reader ignores it)."""
     if not isinstance(record, dict):
         return f"expected a mapping (it is {type(record).__name__} {_shown(record)})"
-    for key, (ok, what) in SCHEMAS[kind].items():
-        if key in record and not ok(record[key]):
-            return f"field {key!r} must be {what} (it is {_shown(record[key])})"
-    return None
-
-
-def room_event_problem(ev: Any, *, strict: bool = True) -> str | None:
-    """What is wrong with one line of a room's state.jsonl, or None: its own fields, then what it
-    sets — a value of the wrong type, a budget below 0 — and, when `strict` (doctor), an unknown op or
-    field. The reader (chat/rooms.py) calls it with `strict=False`: it refuses the room over a value it
-    would misread and ignores an event it does not know (a newer version's), which doctor names."""
-    if strict:
-        found = problem("room-event", ev)
-        if found is not None:
-            return found
-    elif not isinstance(ev, dict) or ev.get("op") not in ROOM_OPS:
+    fields = SCHEMAS[kind]
+    if not strict and any(_field(fields, key, record[key]) for key in _KIND_FIELDS if key in record):
         return None
-    op, name, value = ev.get("op"), ev.get("field"), ev.get("value")
-    if op == "created":
-        return problem("room", ev.get("state"))
-    if op == "spend":
-        return None if isinstance(value, int) and not isinstance(value, bool) else f"field 'value' must be a whole number (it is {_shown(value)})"
-    if op == "set" and name not in ROOM_SCALARS:
+    for key, value in record.items():
+        wrong = _field(fields, key, value)
+        if wrong is not None:
+            return wrong
+    whole = RECORDS.get(kind)
+    return whole(record, strict) if whole is not None else None
+
+
+def _field(fields: dict[str, Check], key: str, value: Any) -> str | None:
+    """What is wrong with `value` for the field `key` of `fields`, or None (a field not named passes)."""
+    check = fields.get(key)
+    if check is None or check[0](value):
+        return None
+    return f"field {key!r} must be {check[1]} (it is {_shown(value)})"
+
+
+def _missing(record: dict, needed: tuple[str, ...]) -> str | None:
+    missing = [key for key in needed if key not in record]
+    return f"missing {', '.join(missing)}" if missing else None
+
+
+# the field naming a record's kind: a value this version does not know is a newer version's record
+_KIND_FIELDS = ("op", "ev")
+
+_GROUP_NEEDS = {"member_added": ("handle", "profile"), "member_removed": ("handle",), "broadcast": ("id",),
+                "reply": ("id", "handle"), "dropped": ("id", "handle"), "gathered": ("id",), "cancelled": ("id",)}
+_TASK_NEEDS = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status",), "assign": ("to",), "withdraw": ("lease_id",),
+               **{kind: ("lease_id",) for kind in ("renew", "release", "done", "expire")}}
+
+
+def _group_event(ev: dict, strict: bool) -> str | None:
+    """The fields an event of each kind of a group log needs (`_Replay` reads them)."""
+    return _missing(ev, _GROUP_NEEDS.get(ev.get("ev", ""), ()))
+
+
+def _task_event(ev: dict, strict: bool) -> str | None:
+    """A task event names its kind; a create holds a valid task ("task-create"), a proposal its three
+    ends, and each kind the fields its replay reads (`board/replay.py`)."""
+    kind = ev.get("ev")
+    if not isinstance(kind, str):
+        return "field 'ev' must be text (it is missing)"
+    if kind == "create":
+        return problem("task-create", ev)
+    pending = ev.get("pending")
+    if pending and not all(isinstance(pending.get(k), str) for k in ("from", "to", "owner")):
+        return "field 'pending' lacks from, to or owner"
+    return _missing(ev, _TASK_NEEDS.get(kind, ()))
+
+
+def _room_event(ev: dict, strict: bool) -> str | None:
+    """What a room state event sets: a value of the wrong type, a budget below 0 and, when `strict`,
+    an op missing or a field this version does not know."""
+    check = _ROOM_VALUES.get(ev.get("op", ""))
+    if check is None:
+        return "field 'op' must be one of " + ", ".join(ROOM_OPS) + " (it is missing)" if strict else None
+    return check(ev, strict)
+
+
+def _room_created(ev: dict, strict: bool) -> str | None:
+    return problem("room", ev.get("state"))
+
+
+def _room_spend(ev: dict, strict: bool) -> str | None:
+    value = ev.get("value")
+    return None if is_int(value) else f"field 'value' must be a whole number (it is {_shown(value)})"
+
+
+def _room_set(ev: dict, strict: bool) -> str | None:
+    name, value = ev.get("field"), ev.get("value")
+    if name not in ROOM_SCALARS:
         return f"'set' of an unknown field {_shown(name)} (one of {', '.join(ROOM_SCALARS)})" if strict else None
-    if op == "set":
-        wrong = field_problem("room", name, value)
-        return None if wrong is None else wrong.replace(f"field {name!r}", f"field {name!r} (value)")
+    wrong = _field(SCHEMAS["room"], str(name), value)
+    return None if wrong is None else wrong.replace(f"field {name!r}", f"field {name!r} (value)")
+
+
+def _room_list(ev: dict, strict: bool) -> str | None:
+    op, name, value = ev.get("op"), ev.get("field"), ev.get("value")
     if name not in ROOM_LISTS:
         return f"{op!r} of an unknown list {_shown(name)} (one of {', '.join(ROOM_LISTS)})" if strict else None
     if name == "queued":
@@ -185,17 +266,17 @@ def room_event_problem(ev: Any, *, strict: bool = True) -> str | None:
     return None if isinstance(value, str) else f"field 'value' must be a name (it is {_shown(value)})"
 
 
-def field_problem(kind: str, key: str, value: Any) -> str | None:
-    """What is wrong with `value` for one field of a `kind` record, or None (unknown fields pass)."""
-    check = SCHEMAS[kind].get(key)
-    if check is None or check[0](value):
-        return None
-    return f"field {key!r} must be {check[1]} (it is {_shown(value)})"
+_ROOM_VALUES = {"created": _room_created, "spend": _room_spend, "set": _room_set, "add": _room_list, "remove": _room_list}
+
+# what a record of a kind must hold beyond its fields' types
+RECORDS: dict[str, Callable[[dict, bool], str | None]] = {
+    "group-event": _group_event, "task-event": _task_event, "room-event": _room_event,
+}
 
 
-def validate(kind: str, record: Any, where: str) -> None:
+def validate(kind: str, record: Any, where: str, *, strict: bool = True) -> None:
     """Raise InvalidData("<where>: field … must be …") when `record` breaks the `kind` schema."""
-    found = problem(kind, record)
+    found = problem(kind, record, strict=strict)
     if found is not None:
         raise InvalidData(f"{where}: {found}")
 
@@ -227,33 +308,9 @@ def records(path: Any) -> list[tuple[int | None, Any]]:
 
 
 def file_problems(kind: str, path: Any) -> list[tuple[int | None, str]]:
-    """`(line, problem)` for each record of `path` that breaks the `kind` schema: each line of a
-    `.jsonl` log (numbered from 1), or the one record of a `.json` file (line None). A line or file
-    that does not parse is skipped: doctor's file checks name it already."""
-    import json
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return []
-    if path.suffix != ".jsonl":
-        try:
-            found = problem(kind, json.loads(text))
-        except ValueError:
-            return []
-        return [] if found is None else [(None, found)]
-    out: list[tuple[int | None, str]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        found = problem(kind, record)
-        if found is not None:
-            out.append((number, found))
-    return out
+    """`(line, problem)` for each record of `path` (`records`) that breaks the `kind` schema."""
+    found = ((line, problem(kind, record)) for line, record in records(path))
+    return [(line, wrong) for line, wrong in found if wrong is not None]
 
 
 def _shown(value: Any) -> str:
