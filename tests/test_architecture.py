@@ -184,10 +184,8 @@ def test_no_part_is_wired_by_an_import_that_may_silently_fail():
 
 def test_every_dataclass_has_a_docstring():
     """On Python 3.11 `dataclasses` calls `inspect.signature(cls)` for a dataclass without a docstring,
-    to write one. The fast commands leave inspect unexecuted until a name of it is read (`defer_inspect`,
-    rooms_cli/cli/deferred.py; ~6 ms a process, docs/performance.md): one undocumented record created
-    on a command's path runs inspect and loses that saving (`rooms chat` did, through chat/sessions.py).
-    So every record says what it is (read from the source: a record never created in a test counts too)."""
+    to write one: work at import, on every command's path, for a text nobody reads. So every record
+    says what it is (read from the source: a record never created in a test counts too)."""
     offenders = []
     for path in _modules().values():
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):

@@ -4,7 +4,7 @@
 (cli/fast.py), so what is left of their start-up is the domain code they call. Each test runs that
 code as a real process, the way a command calls it (Context.open, then the part's function), and
 fails when it imports a module it does not use: socket for a host name, tempfile for a temp file's
-name, the chat part to check that a room exists, inspect through dataclasses (deferred by the console script: cli/deferred.py).
+name, the chat part to check that a room exists.
 """
 
 from __future__ import annotations
@@ -21,20 +21,16 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 # each was imported by one of these paths without being used (cost a process: socket ~5 ms, tempfile
-# ~5 ms with shutil and random, typing ~2 ms, subprocess ~3 ms, inspect ~7 ms with ast, dis and tokenize)
+# ~5 ms with shutil and random, typing ~2 ms, subprocess ~3 ms)
 UNUSED = ("socket", "tempfile", "shutil", "random", "typing", "subprocess", "selectors", "rooms_cli.chat",
           "yaml", "frontmatter", "typer", "click", "rich")
-INSPECT = ("ast", "dis", "tokenize")  # what inspect imports: none of these paths imports them otherwise
 
 SCRIPT = """
 import json, os, sys
-from rooms_cli.cli.deferred import defer_inspect
-defer_inspect()  # as the console script does for a fast command (cli/fast.py)
 from rooms_cli.context import Context
 ctx = Context.open(None, as_=os.environ["AS"], room=None)
 {body}
-inspect = sys.modules.get("inspect")
-print(json.dumps({{"modules": sorted(sys.modules), "inspect_ran": inspect is not None and "signature" in vars(inspect)}}))
+print(json.dumps({{"modules": sorted(sys.modules)}}))
 """
 
 PATHS = {
@@ -108,26 +104,3 @@ def test_hot_domain_path_imports_nothing_it_does_not_use(project, command):
     report = imports_of(root, agent, body, values)
     modules = set(report["modules"])
     assert {m for m in modules if m in UNUSED or m.split(".")[0] in UNUSED} == set()
-    if sys.version_info < (3, 12):  # 3.12's dataclasses reads annotations through inspect (cli/deferred.py)
-        assert not report["inspect_ran"]
-        assert modules & set(INSPECT) == set()
-
-
-def test_inspect_deferred_is_the_whole_module_when_used():
-    """Whoever imports inspect after the deferral gets all of it, loaded on first use."""
-    code = ("from rooms_cli.cli.deferred import defer_inspect; defer_inspect()\nimport inspect, dataclasses\n"
-            "@dataclasses.dataclass\nclass Undocumented:\n    x: int = 1\n"
-            "from inspect import Parameter\n"
-            "print(Undocumented.__doc__, inspect.signature(lambda a, b=2: a).parameters['b'].default, Parameter.KEYWORD_ONLY)")
-    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
-                          text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["Undocumented(x:", "int", "=", "1)", "2", "KEYWORD_ONLY"]
-
-
-def test_importing_rooms_cli_as_a_library_leaves_inspect_alone():
-    """Only the console script defers inspect, in its own process (cli/fast.py)."""
-    code = "import sys, rooms_cli, rooms_cli.board.claims; print(type(sys.modules.get('inspect')).__name__)"
-    proc = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
-                          text=True, timeout=60)
-    assert proc.stdout.strip() == "module", proc.stderr

@@ -1,9 +1,11 @@
 """The fast path (rooms_cli/cli/fast.py) keeps typer's command-line contract for the commands it parses.
 
-For each fast command: its table matches the typer command (options, flags, environment variables,
-arguments, required options) and its body's defaults match typer's; on generated command lines the
-fast parser either hands the line to typer or gives exactly the values typer gives (or the same
-error); and as real processes both paths print the same thing and exit the same way.
+Both are derived from one declaration per operation (cli/operations.py). For each: the typer command
+typer builds from it has the declared options, flags, environment variables, arguments, required
+options and defaults, and the body takes exactly the declared parameters; on generated command lines
+the fast parser either hands the line to typer or gives exactly the values typer gives (or the same
+error); and as real processes both paths print the same thing and exit the same way. Adding an option
+is one edit: a toy operation's new option shows in typer's help, the fast parse and the MCP schema.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from conftest import REPO, command_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.cli import fast, hot
+from rooms_cli.cli import fast
+from rooms_cli.cli.operations import OPERATIONS
 from rooms_cli.errors import RoomsError
 
-FAST = {" ".join(words): command for words, command in fast.COMMANDS.items()}
+FAST = {op.name: op for op in OPERATIONS}
+SHARED_DEFAULTS = {"as_": None, "room": None, "dir": None, "json_": False}
 
 
 def click_command(name: str):
@@ -33,35 +37,97 @@ def click_command(name: str):
 
 
 @pytest.mark.parametrize("name", sorted(FAST))
-def test_the_table_declares_what_the_typer_command_declares(name):
-    command, click = FAST[name], click_command(name)
+def test_the_typer_command_is_what_the_operation_declares(name):
+    op, click = FAST[name], click_command(name)
     options = {p.name: p for p in click.params if p.param_type_name == "option"}
     arguments = [p.name for p in click.params if p.param_type_name == "argument"]
-    assert command.args == tuple(arguments)
+    assert [p.name for p in op.arguments()] == arguments
     by_param: dict[str, set[str]] = {}
-    for flag, option in command.options.items():
-        by_param.setdefault(option.param, set()).add(flag)
+    for flag, param in op.options().items():
+        by_param.setdefault(param.name, set()).add(flag)
     assert by_param == {name: set(p.opts) | set(p.secondary_opts) for name, p in options.items()}
-    for flag, option in command.options.items():
-        declared = options[option.param]
-        assert (option.kind == fast.FLAG) == bool(declared.is_flag), flag
-        assert (option.kind == fast.MANY) == bool(declared.multiple), flag
-        assert option.envvar == declared.envvar, flag
-        assert (option.parser is not None) == (type(declared.type).__name__ == "FuncParamType"), flag
-    assert set(command.required) == {p.name for p in options.values() if p.required}
+    for flag, param in op.options().items():
+        declared = options[param.name]
+        assert (param.kind == "bool") == bool(declared.is_flag), flag
+        assert (param.kind == "strs") == bool(declared.multiple), flag
+        assert param.envvar == declared.envvar, flag
+        assert (param.parse is not None) == (type(declared.type).__name__ == "FuncParamType"), flag
+    assert {p.name for p in op.params if p.cli and p.required and p.flags} == {p.name for p in options.values() if p.required}
     # one value each; an optional one (chat's message) is always given on the fast path
     assert all(p.nargs == 1 for p in click.params if p.param_type_name == "argument")
 
 
 @pytest.mark.parametrize("name", sorted(FAST))
-def test_the_body_defaults_are_typers_defaults(name):
-    command, click = FAST[name], click_command(name)
-    body = inspect.signature(getattr(hot, command.body)).parameters
-    shared = {"as_", "room", "dir", "json_"}
-    own = {p.name: p.default for p in click.params
-           if p.name not in shared and not p.required and p.param_type_name == "option"}
-    assert {n: body[n].default for n in own} == own
-    assert set(body) - {"run"} == {p.name for p in click.params} - shared
+def test_the_body_takes_the_declared_parameters_and_typer_has_their_defaults(name):
+    op, click = FAST[name], click_command(name)
+    body = inspect.signature(op.body).parameters
+    assert list(body)[1:] == [p.name for p in op.params if p.cli]
+    assert all(p.default is inspect.Parameter.empty for p in body.values())  # the declaration holds the defaults
+    own = {p.name: p.default for p in click.params if p.name not in op.shared and not p.required}
+    assert {n: op.defaults()[n] for n in own} == own
+
+
+# --- adding an option is one edit -----------------------------------------------------------------------
+
+
+def test_a_new_option_declared_once_reaches_typer_the_fast_path_and_the_mcp_schema(monkeypatch):
+    """A toy operation with an option nobody has: declared once, it is in typer's help, parsed by the
+    fast path with its parser and default, and in the MCP tool's schema under its MCP name."""
+    from typer.testing import CliRunner
+
+    from rooms_cli.cli import operations
+    from rooms_cli.cli.app import RoomsGroup
+    from rooms_cli.cli.declare import Mcp, McpArg, Param, operation
+    from rooms_cli.cli.shared import declared_command
+    from rooms_cli.cli.values import duration_value
+    from rooms_cli.mcp_server.server import input_schema
+    from rooms_cli.mcp_server.tools import declared_arguments
+
+    seen = []
+
+    @operation("toy", shared=("as_", "room", "dir", "json_"), params=(
+        Param("colour", default="blue", help="The colour of the toy.", flags=("--colour", "-c"), mcp=McpArg(name="color")),
+        Param("wait", "duration", None, "How long to wait.", ("--wait",), parse=duration_value, metavar="DURATION",
+              show_default=False),
+    ), mcp=Mcp("toy", "Play with a toy", {"type": "object"}))
+    def toy(run, colour, wait):
+        """Play with a toy."""
+        seen.append((run.as_, colour, wait))
+
+    import typer
+
+    app = typer.Typer(cls=RoomsGroup, rich_markup_mode=None)
+    app.command("toy")(declared_command(toy))
+    app.command("other")(lambda: None)
+    help_text = CliRunner().invoke(app, ["toy", "--help"], env={"COLUMNS": "120"}).output
+    assert "-c, --colour" in help_text and "The colour of the toy." in help_text and "[default: blue]" in help_text
+    assert "--wait DURATION" in help_text and "How long to wait." in help_text
+    assert CliRunner().invoke(app, ["toy", "-c", "red", "--wait", "2m", "--as", "me"]).exit_code == 0
+    assert seen.pop() == ("me", "red", 120.0)
+
+    monkeypatch.setattr(operations, "OPERATIONS", (*operations.OPERATIONS, toy))
+    found = fast.parse(["toy", "--wait", "1m", "--as", "me"], {})
+    assert found is not None and found[0] is toy
+    assert fast.convert(*found) == {"colour": "blue", "wait": 60.0, "as_": "me"}
+    assert fast.parse(["toy", "--colour"], {}) is None  # a missing value: typer says so
+
+    from pydantic import ConfigDict, create_model
+
+    schema = input_schema(create_model("toy_arguments", __config__=ConfigDict(extra="forbid"), **declared_arguments(toy)))
+    assert set(schema["properties"]) == {"color", "wait", "room"}
+    assert schema["properties"]["color"] == {"default": "blue", "description": "The colour of the toy.", "type": "string"}
+    assert schema["additionalProperties"] is False
+
+
+def test_every_declared_mcp_tool_takes_the_declared_arguments():
+    """A declared operation's MCP function takes the session, then exactly the arguments its schema has."""
+    from rooms_cli.mcp_server.tools import TOOLS, declared_arguments
+
+    declared = [tool for tool in TOOLS.values() if tool.declared is not None]
+    assert {tool.name for tool in declared} == {op.mcp.name for op in OPERATIONS if op.mcp is not None}
+    for tool in declared:
+        params = list(inspect.signature(tool.fn).parameters)[1:]
+        assert sorted(params) == sorted(declared_arguments(tool.declared)), tool.name
 
 
 # --- generated command lines: the fast parse agrees with typer's, or leaves the line to it -------------
@@ -73,9 +139,10 @@ OTHERS = ["-h", "--help", "--bogus", "--", "-", "-rdefault", "--json=1", "--no-j
 def tokens(command) -> st.SearchStrategy[list[str]]:
     """Command lines of well-formed pieces (an option and its value, a flag, `--opt=value`) and, less
     often, pieces the fast parser must hand over (help, unknown options, `--`, a value starting with -)."""
-    flags = sorted(command.options)
-    valued = [f for f in flags if command.options[f].kind != fast.FLAG]
-    switches = [f for f in flags if command.options[f].kind == fast.FLAG]
+    options = command.options()
+    flags = sorted(options)
+    valued = [f for f in flags if options[f].kind != "bool"]
+    switches = [f for f in flags if options[f].kind == "bool"]
     value = st.sampled_from(VALUES)
     piece = st.one_of(
         st.tuples(st.sampled_from(valued), value).map(list),
@@ -102,19 +169,17 @@ def check_agreement(name: str, args: list[str], environ: dict) -> bool:
     found = fast.parse([*words, *args], environ)
     if found is None:
         return False
-    command, given_values = found
-    assert command is FAST[name]
+    op, given_values = found
+    assert op is FAST[name]
     theirs = typer_parse(name, args)
     try:
-        ours = fast.convert(command, given_values)
+        ours = fast.convert(op, given_values)
     except RoomsError as exc:
         assert isinstance(theirs, RoomsError), (args, theirs)
         assert (type(exc), exc.message) == (type(theirs), theirs.message)
         return True
     assert isinstance(theirs, dict), (args, theirs)
-    body = inspect.signature(getattr(hot, command.body)).parameters
-    expected = {"as_": None, "room": None, "dir": None, "json_": False,
-                **{n: p.default for n, p in body.items() if n != "run"}, **ours}
+    expected = {**SHARED_DEFAULTS, **ours}
     for param, value in theirs.items():
         if isinstance(value, tuple | list) or isinstance(expected[param], tuple | list):
             assert list(value or []) == list(expected[param] or []), (args, param)
@@ -133,9 +198,9 @@ def test_on_generated_command_lines_the_fast_parse_agrees_with_typer_or_hands_ov
     else:
         monkeypatch.setenv("ROOMS_LEASE", lease)
     args = data.draw(tokens(FAST[name]), label="args")
-    if FAST[name].args and data.draw(st.booleans(), label="with its argument"):
+    if FAST[name].arguments() and data.draw(st.booleans(), label="with its argument"):
         args.insert(data.draw(st.integers(0, len(args)), label="at"), "t-1")
-    if "summary" in FAST[name].required and data.draw(st.booleans(), label="with --summary"):
+    if name == "task done" and data.draw(st.booleans(), label="with --summary"):
         args += ["--summary", "did it"]
     check_agreement(name, args, dict(os.environ))
 
@@ -160,6 +225,12 @@ COMMON = [
     ("hook claude-code stop", ["--timeout", "9m", "--as", "dev"]),
     ("hook claude-code prompt", []),
     ("hook claude-code session-start", ["--dir", "."]),
+    ("task list", ["--holder", "dev", "--status", "doing", "--json"]),
+    ("transcript", ["-n", "20", "--json", "--room", "default"]),
+    ("transcript", ["--ids"]),
+    ("watch", ["--all", "--json", "--timeout", "60"]),
+    ("watch", ["-r", "a", "--room", "b", "--inbox", "dev", "--board", "--since", "2026-01-01T00:00:00Z"]),
+    ("sync", ["--remote", "origin", "--json"]),
     ("board", ["--status", "nonsense"]),  # the parser's error, the same as typer's
     ("task next", ["--lease", "0"]),
 ]
@@ -173,7 +244,8 @@ def test_the_command_lines_agents_write_take_the_fast_path(name, args):
 @pytest.mark.parametrize("argv", [
     ["task", "next", "--help"], ["board", "-h"], ["send"], ["task", "done", "t-1"], ["task", "claim"],
     ["send", "a", "b"], ["board", "--json", "--json=1"], ["task", "next", "--lease"], ["send", "--to", "-x", "hi"],
-    ["board", "--lane", "a", "--lane", "b"], ["send", "--", "-hi"], ["task"], [], ["--version"], ["transcript"],
+    ["board", "--lane", "a", "--lane", "b"], ["send", "--", "-hi"], ["task"], [], ["--version"], ["transcript", "-n", "0"],
+    ["transcript", "--last", "ten"], ["watch", "--last", "-1"], ["task", "list", "--holder"],
     ["chat"], ["chat", "  "], ["chat", "--explain"], ["chat", "-x"],
 ])
 def test_lines_it_does_not_read_without_doubt_go_to_typer(argv):
@@ -250,6 +322,14 @@ def normal(text: str, root: Path) -> str:
     ["chat", "--explain", "@ops status?", "--as", "alice"],
     ["chat", "/who"],
     ["chat", "@nobody-here hello", "--as", "alice"],
+    ["task", "list"],
+    ["task", "list", "--json", "--status", "todo"],
+    ["transcript"],
+    ["transcript", "--json", "-n", "2"],
+    ["transcript", "--room", "nosuch"],
+    ["watch", "--json", "--timeout", "0", "--last", "3", "--all"],
+    ["watch", "--since", "2026-01-01T00:00:00Z", "--last", "3"],
+    ["sync", "--json"],
 ])
 def test_both_paths_print_the_same_and_exit_the_same(board_project, tmp_path, args):
     root, _ = board_project

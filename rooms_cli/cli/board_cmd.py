@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import hot, output
-from rooms_cli.cli.hot import json_line, task_line
-from rooms_cli.cli.options import complete_agents
-from rooms_cli.cli.shared import Run, shared
-from rooms_cli.cli.values import choice_value, count_value, duration_value, finite_number
+from rooms_cli.cli import operations, output
+from rooms_cli.cli.options import annotation
+from rooms_cli.cli.output import json_line, task_line
+from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.cli.values import choice_value, finite_number
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -19,18 +19,7 @@ task_app = typer.Typer(
 )
 
 IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
-LeaseIdOpt = Annotated[
-    str | None,
-    typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
-                 help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task)."),
-]
-ClaimLeaseOpt = Annotated[
-    str | None,
-    typer.Option("--lease-id", envvar="ROOMS_LEASE", show_default=False,
-                 help="Your lease on the task (default: ROOMS_LEASE): claiming a task you hold with it returns that lease."),
-]
-LeaseOpt = Annotated[float | None, typer.Option("--lease", parser=duration_value("--lease", positive=True), metavar="DURATION", help="Lease length, e.g. 90s, 15m, 1h (default 10m).", show_default=False)]
-SyncOpt = Annotated[bool, typer.Option("--sync", help="Count it only once it is on the git remote (rooms sync; default: sync.claims in .rooms.yaml).")]
+LeaseIdOpt = annotation(operations.LEASE_ID)  # the declared option (cli/operations.py), for set-status too
 SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
 RefOpt = Annotated[
     str | None,
@@ -38,20 +27,7 @@ RefOpt = Annotated[
 ]
 
 
-@shared(room=True)
-def board_cmd(
-    run: Run,
-    lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
-    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", hot.statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
-    format: Annotated[str, typer.Option("--format", help="table (default) or md: compact markdown for prompts and commits.")] = "table",
-    done: Annotated[int, typer.Option("--done", parser=count_value("--done"), help="Show the last N finished tasks.")] = 10,
-    all_: Annotated[bool, typer.Option("--all", help="Show every finished task (reads every task's log).")] = False,
-) -> None:
-    """Show the board: each lane's open tasks, then the last finished ones, then any conflicts.
-
-    Example: rooms board --format md
-    """
-    hot.board(run, lane=lane, status=status, format=format, done=done, all_=all_)
+board_cmd = declared_command(operations.board)
 
 
 @task_app.command("add")
@@ -117,28 +93,7 @@ def import_cmd(
     run.emit({"imported": len(ids), "ids": ids}, f"imported {len(ids)} tasks into the board of room {run.room}")
 
 
-@task_app.command("list")
-@shared(room=True)
-def list_cmd(
-    run: Run,
-    lane: Annotated[str | None, typer.Option("--lane", help="Only this agent's lane.", show_default=False)] = None,
-    status: Annotated[str | None, typer.Option("--status", parser=choice_value("--status", hot.statuses), help="Only tasks with this status (or pending).", show_default=False)] = None,
-    holder: Annotated[str | None, typer.Option("--holder", autocompletion=complete_agents, help="Only tasks this agent holds under a live lease.", show_default=False)] = None,
-) -> None:
-    """List the board's tasks, one a line, in lane order (archived ones left out); --json: a list.
-
-    Example: rooms task list --holder frontend --status doing --json
-    """
-    from rooms_cli.board.render import list_tasks
-
-    tasks = list_tasks(run.project, run.room, lane=lane, status=status, holder=holder)
-    if run.json:
-        output.print_json(tasks)
-        return
-    for task in tasks:
-        output.say(task_line(task))
-    if not tasks:
-        output.say(f"No tasks match on the board of room {run.room}.")
+task_app.command("list")(declared_command(operations.task_list))
 
 
 @task_app.command("show")
@@ -215,66 +170,8 @@ def resolve_cmd(run: Run, task_id: IdArg) -> None:
     run.emit(task, f"resolved the conflicts of {task_line(task.to_json())}")
 
 
-@task_app.command("claim")
-@shared(as_=True, room=True)
-def claim_cmd(run: Run, task_id: IdArg, lease: LeaseOpt = None, lease_id: ClaimLeaseOpt = None, sync: SyncOpt = False) -> None:
-    """Atomically move a task todo → doing under a lease, and print the lease id.
-
-    A held task exits 3 with already_claimed, naming the holder, its lease id and when the lease ends:
-    stop then. Presenting the task's current lease (--lease-id / ROOMS_LEASE) returns it unchanged.
-
-    Example: rooms task claim t-01JD3Z --as researcher --lease 15m
-    """
-    hot.task_claim(run, task_id, lease=lease, lease_id=lease_id, sync=sync)
-
-
-@task_app.command("next")
-@shared(as_=True, room=True)
-def next_cmd(run: Run, lease: LeaseOpt = None, sync: SyncOpt = False) -> None:
-    """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
-
-    Example: rooms task next --as researcher --json
-    """
-    hot.task_next(run, lease=lease, sync=sync)
-
-
-@task_app.command("renew")
-@shared(as_=True, room=True)
-def renew_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, lease: LeaseOpt = None, sync: SyncOpt = False) -> None:
-    """Extend your lease (from now, by --lease, default 10m).
-
-    Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
-    """
-    hot.task_renew(run, task_id, lease_id=lease_id, lease=lease, sync=sync)
-
-
-@task_app.command("release")
-@shared(as_=True, room=True)
-def release_cmd(run: Run, task_id: IdArg, lease_id: LeaseIdOpt = None, sync: SyncOpt = False) -> None:
-    """Give the task back to its lane (todo); your lease ends.
-
-    Example: rooms task release t-01JD3Z --lease-id l-01JD40…
-    """
-    hot.task_release(run, task_id, lease_id=lease_id, sync=sync)
-
-
-@task_app.command("done")
-@shared(as_=True, room=True)
-def done_cmd(
-    run: Run,
-    task_id: IdArg,
-    summary: Annotated[str, typer.Option("--summary", help="One line: what happened.")],
-    artifact: Annotated[list[str] | None, typer.Option("--artifact", help="file:<path> or msg:<id>; repeatable.", show_default=False)] = None,
-    next_: Annotated[str | None, typer.Option("--next", help="Optional one line: what should happen next.", show_default=False)] = None,
-    result_ref: RefOpt = None,
-    lease_id: LeaseIdOpt = None,
-    sync: SyncOpt = False,
-) -> None:
-    """Finish a task you hold: doing → done with a compact record (not a narration).
-
-    Example: rooms task done t-01JD3Z --summary 'spec written' --artifact file:specs/auth.md --result-ref file:specs/auth.md
-    """
-    hot.task_done(run, task_id, summary, artifact=artifact, next_=next_, result_ref=result_ref, lease_id=lease_id, sync=sync)
+for _op in (operations.task_claim, operations.task_next, operations.task_renew, operations.task_release, operations.task_done):
+    task_app.command(_op.words[-1])(declared_command(_op))
 
 
 def _settable() -> tuple[str, ...]:
@@ -291,7 +188,7 @@ def set_status_cmd(
     status: Annotated[str, typer.Argument(parser=choice_value("STATUS", _settable), help="todo, blocked, failed or cancelled.")],
     summary: SummaryOpt = None,
     result_ref: RefOpt = None,
-    lease_id: LeaseIdOpt = None,
+    lease_id: LeaseIdOpt = None,  # type: ignore[valid-type]  # the declared --lease-id, built by options.annotation
 ) -> None:
     """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id).
 

@@ -2,76 +2,20 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from rooms_cli import terminal
-from rooms_cli.cli import hot, output
+from rooms_cli.cli import operations, output
 from rooms_cli.cli.options import complete_agents, complete_rooms
-from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.shared import Run, declared_command, shared
 
 room_app = typer.Typer(help="Chat rooms: roster, budget, mutes, save and rehydrate.\n\nExample: rooms room create sync --agent researcher --agent architect", no_args_is_help=True)
 AgentArg = Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]
 
 
-@shared(as_=True, room=True)
-def chat_cmd(
-    run: Run,
-    message: Annotated[str | None, typer.Argument(help="The message; `/cmd …` runs a slash command. Omit on a terminal for chat mode.")] = None,
-    explain: Annotated[bool, typer.Option("--explain", "--dry-run", help="Show who would answer and why; call no model, write nothing.")] = False,
-    no_wait: Annotated[bool, typer.Option("--no-wait", help="Exit 3 at once if another turn holds the room's floor.")] = False,
-) -> None:
-    """Post a message to a room and print the replies as they arrive.
-
-    Example: rooms chat '@researcher what is the rate limit on api.stripe.com?'
-    """
-    if message is None:
-        if sys.stdin.isatty() and not run.json and not explain:
-            from rooms_cli.cli import chat_view
-            from rooms_cli.cli.chat_interactive import run_interactive
-
-            run_interactive(run, chat_view)
-            return
-        message = terminal.read_stdin("the message").strip()
-    if not message.strip():
-        raise typer.BadParameter("the message is empty", param_hint="MESSAGE")
-    hot.chat(run, message, explain=explain, no_wait=no_wait)
-
-
-@shared(room=True)
-def transcript_cmd(
-    run: Run,
-    last: Annotated[int | None, typer.Option("--last", "-n", min=1, help="Only the last N records.")] = None,
-    ids: Annotated[bool, typer.Option("--ids", help="Show each message's id (what `msg:<id>` and replies name).")] = False,
-) -> None:
-    """Print a room's messages (every record with --json); `--room` also takes a roundtable's id (rt-…).
-
-    Example: rooms transcript --room sync --last 20 --json
-    """
-    from rooms_cli.chat.rooms import load_room
-    from rooms_cli.chat.transcript import read_transcript, tail
-    from rooms_cli.cli import chat_view
-
-    room = _roundtable_room(run) or run.room
-    load_room(run.project, room)
-    messages = tail(run.project, room, last) if last else read_transcript(run.project, room)
-    run.emit(messages, lambda: chat_view.print_transcript(messages, ids=ids))
-
-
-def _roundtable_room(run: Run) -> str | None:
-    """`--room rt-…` (a roundtable's id) or `--room q-…` (its queue item's): the room it wrote into."""
-    given = run.room_option or ""
-    if not given.startswith(("rt-", "q-")):
-        return None
-    from rooms_cli.chat.rooms import room_exists
-    from rooms_cli.roundtable.queue import roundtable_room
-    from rooms_cli.store.ids import is_valid_name
-
-    if is_valid_name(given) and room_exists(run.project, given):
-        return None  # a room that happens to be named so
-    return roundtable_room(run.project, given)
+chat_cmd = declared_command(operations.chat)
+transcript_cmd = declared_command(operations.transcript)
 
 
 def _slash(run: Run, line: str, no_wait: bool = False) -> None:

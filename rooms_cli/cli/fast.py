@@ -2,17 +2,18 @@
 
 Importing typer and its click costs a `rooms` process ~35 ms — more than claiming a task does — and
 worker scripts and coding-agent sessions call `rooms task next`, `rooms send` or `rooms board --json`
-hundreds of times an hour. So `main()` first looks at the command line itself. When it is one of the
-commands in `COMMANDS`, written in a form this parser reads without doubt (the words of the command,
-then only options it declares, `--opt value` or `--opt=value`, and exactly the positional arguments the
-command takes), it converts the values with the same parsers typer uses (cli/values.py) and calls the
-same body the typer command calls (cli/hot.py). Anything else goes to typer untouched: help, shell
-completion, an unknown, repeated or misspelt option, a value that starts with `-`, a missing argument
-or option, `--`… so every message, help text and exit code the user sees there is still typer's.
+hundreds of times an hour. So `main()` first looks at the command line itself. When it runs one of the
+declared operations (cli/operations.py), written in a form this parser reads without doubt (the words
+of the command, then only options it declares, `--opt value` or `--opt=value`, and exactly the
+positional arguments the command takes), it converts the values with the same parsers typer uses
+(cli/values.py) and calls the same body the typer command calls. Anything else goes to typer
+untouched: help, shell completion, an unknown, repeated or misspelt option, a value that starts with
+`-`, a number typer would refuse, a missing argument or option, `--`… so every message, help text and
+exit code the user sees there is still typer's.
 
-`tests/test_fast_path.py` holds this table to the typer commands: the same options, flags, environment
-variables and arguments, the same body defaults, and on generated command lines either the same parsed
-values or a hand-over to typer.
+The options, flags, kinds, environment variables and defaults are the operation's declaration, the
+same one typer's command is derived from; `tests/test_fast_path.py` checks that on generated command
+lines the two parse to the same values or this one hands the line over.
 """
 
 from __future__ import annotations
@@ -20,175 +21,113 @@ from __future__ import annotations
 import os
 import sys
 
-FLAG, VALUE, MANY = "flag", "value", "many"  # an option's kind: on/off, one value, repeatable
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+    from rooms_cli.cli.declare import Operation, Param
 
 
-class Option:
-    """One option of a fast command: its parameter, kind, value parser (cli/values.py) and variable."""
+def _operations() -> dict[tuple[str, ...], Operation]:
+    from rooms_cli.cli.operations import OPERATIONS
 
-    __slots__ = ("param", "kind", "parser", "envvar")
-
-    def __init__(self, param: str, kind: str = VALUE, parser=None, envvar: str | None = None):
-        self.param, self.kind, self.parser, self.envvar = param, kind, parser, envvar
+    return {op.words: op for op in OPERATIONS}
 
 
-class Command:
-    """A fast command: its body (a function of cli/hot.py), positional parameters, options (the shared
-    ones it takes included) and the options it requires."""
-
-    __slots__ = ("body", "args", "options", "required", "nonblank")
-
-    def __init__(self, body: str, shared: tuple[str, ...], args: tuple[str, ...] = (),
-                 options: dict[str, Option] | None = None, required: tuple[str, ...] = (), nonblank: tuple[str, ...] = ()):
-        self.body, self.args, self.required, self.nonblank = body, args, required, nonblank
-        self.options = {flag: option for flag, option in SHARED.items() if option.param in shared}
-        self.options.update(options or {})
+class _HandOver(Exception):
+    """The line is typer's to read."""
 
 
-def _statuses():
-    from rooms_cli.cli.hot import statuses
-
-    return statuses()
-
-
-def _done_parser():
-    from rooms_cli.cli.values import count_value
-
-    return count_value("--done")
-
-
-def _last_parser():
-    from rooms_cli.cli.values import count_value
-
-    return count_value("--last")
+def _number(param: Param, value: str) -> int:
+    """An int option's value as click converts it (int(), then its lower bound); else typer's."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise _HandOver from None
+    if param.min is not None and number < param.min:
+        raise _HandOver
+    return number
 
 
-def _lease_parser():
-    from rooms_cli.cli.values import duration_value
-
-    return duration_value("--lease", positive=True)
-
-
-def _timeout_parser():
-    from rooms_cli.cli.values import duration_value
-
-    return duration_value("--timeout")
-
-
-def _status_parser():
-    from rooms_cli.cli.values import choice_value
-
-    return choice_value("--status", _statuses)
-
-
-# the options @shared adds (cli/shared.py), as typer declares them in cli/options.py
-SHARED = {"--as": Option("as_"), "--room": Option("room"), "-r": Option("room"), "--dir": Option("dir"),
-          "--json": Option("json_", FLAG)}
-_LEASE = Option("lease", parser=_lease_parser)
-_LEASE_ID = Option("lease_id", envvar="ROOMS_LEASE")
-_SYNC = Option("sync", FLAG)
-_BOARD = ("as_", "room", "dir", "json_")
-
-# the command's words -> how to run it; each is `rooms <words>` in cli/board_cmd.py, messaging_cmd.py or chat_cmd.py
-COMMANDS: dict[tuple[str, ...], Command] = {
-    ("board",): Command("board", ("room", "dir", "json_"), options={
-        "--lane": Option("lane"), "--status": Option("status", parser=_status_parser), "--format": Option("format"),
-        "--done": Option("done", parser=_done_parser), "--all": Option("all_", FLAG)}),
-    ("task", "next"): Command("task_next", _BOARD, options={"--lease": _LEASE, "--sync": _SYNC}),
-    ("task", "claim"): Command("task_claim", _BOARD, args=("task_id",), options={
-        "--lease": _LEASE, "--lease-id": _LEASE_ID, "--sync": _SYNC}),
-    ("task", "renew"): Command("task_renew", _BOARD, args=("task_id",), options={
-        "--lease-id": _LEASE_ID, "--lease": _LEASE, "--sync": _SYNC}),
-    ("task", "release"): Command("task_release", _BOARD, args=("task_id",), options={"--lease-id": _LEASE_ID, "--sync": _SYNC}),
-    ("task", "done"): Command("task_done", _BOARD, args=("task_id",), required=("summary",), options={
-        "--summary": Option("summary"), "--artifact": Option("artifact", MANY), "--next": Option("next_"),
-        "--result-ref": Option("result_ref"), "--lease-id": _LEASE_ID, "--sync": _SYNC}),
-    ("send",): Command("send", ("as_", "dir", "json_"), args=("message",), options={
-        "--to": Option("to"), "--reply-to": Option("reply_to"), "--wake": Option("wake", FLAG)}),
-    # with its message only: chat mode, a message on stdin and a blank message are typer's
-    ("chat",): Command("chat", _BOARD, args=("message",), nonblank=("message",), options={
-        "--explain": Option("explain", FLAG), "--dry-run": Option("explain", FLAG), "--no-wait": Option("no_wait", FLAG)}),
-    ("attention",): Command("attention", ("as_", "dir", "json_"), options={"--peek": Option("peek", FLAG)}),
-    # Claude Code runs these on every prompt and every stop of a session (examples/claude-code/)
-    ("hook", "claude-code", "stop"): Command("claude_stop", ("as_", "dir"), options={
-        "--timeout": Option("timeout", parser=_timeout_parser)}),
-    ("hook", "claude-code", "prompt"): Command("claude_prompt", ("as_", "dir")),
-    ("hook", "claude-code", "session-start"): Command("claude_session_start", ("as_", "dir")),
-    # cron and `--sync` loops run it on every tick
-    ("sync",): Command("sync", ("dir", "json_"), options={"--remote": Option("remote")}),
-    ("inbox",): Command("inbox", ("as_", "dir", "json_"), options={
-        "--unread": Option("unread", FLAG), "--peek": Option("peek", FLAG), "--last": Option("last", parser=_last_parser),
-        "--all": Option("all_", FLAG)}),
-}
-
-
-def parse(argv: list[str], environ=os.environ) -> tuple[Command, dict] | None:
-    """The fast command `argv` runs and its raw values by parameter, or None: typer's to parse.
-
-    Values are as given (strings, True for a flag, a list for a repeatable option); `convert` parses them."""
-    if "_ROOMS_COMPLETE" in environ:  # shell completion is typer's
-        return None
-    words = next((words for words in COMMANDS if tuple(argv[:len(words)]) == words), None)
-    if words is None:
-        return None
-    command, rest = COMMANDS[words], argv[len(words):]
-    given: dict = {}
+def _options(op: Operation, rest: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The options given after the command's words, by parameter, and the positional arguments."""
+    options = op.options()
+    given: dict[str, Any] = {}
     positional: list[str] = []
-    i = 0
-    while i < len(rest):
-        token = rest[i]
-        i += 1
+    tokens = iter(rest)
+    for token in tokens:
         if token == "-":  # click reads "-" as an argument; rare enough to leave to it
-            return None
+            raise _HandOver
         if not token.startswith("-"):
             positional.append(token)
             continue
-        name, equals, value = token.partition("=") if token.startswith("--") else (token, "", "")
-        option = command.options.get(name)
-        if option is None:  # -h, --help, --, an unknown or combined option: typer says what it is
-            return None
-        if option.kind == FLAG:
+        flag, equals, value = token.partition("=") if token.startswith("--") else (token, "", "")
+        param = options.get(flag)
+        if param is None:  # -h, --help, --, an unknown or combined option: typer says what it is
+            raise _HandOver
+        if param.kind == "bool":
             if equals:
-                return None
-            given[option.param] = True
+                raise _HandOver
+            given[param.name] = True
             continue
         if not equals:
-            if i == len(rest) or rest[i].startswith("-"):  # a missing value, or one typer may read otherwise
-                return None
-            value = rest[i]
-            i += 1
-        if option.kind == MANY:
-            given.setdefault(option.param, []).append(value)
-        elif option.param in given:  # given twice: typer's rule applies
-            return None
+            value = next(tokens, "-")
+            if value.startswith("-"):  # a missing value, or one typer may read otherwise
+                raise _HandOver
+        if param.kind == "strs":
+            given.setdefault(param.name, []).append(value)
+        elif param.name in given:  # given twice: typer's rule applies
+            raise _HandOver
         else:
-            given[option.param] = value
-    if len(positional) != len(command.args):
-        return None
-    given.update(zip(command.args, positional, strict=True))
-    for option in command.options.values():
-        if option.envvar and option.param not in given and environ.get(option.envvar):
-            given[option.param] = environ[option.envvar]
-    if any(param not in given for param in command.required) or any(not given[p].strip() for p in command.nonblank):
-        return None
-    return command, given
+            given[param.name] = _number(param, value) if param.kind == "int" and param.parse is None else value
+    return given, positional
 
 
-def convert(command: Command, given: dict) -> dict:
-    """The parameters of the body: each value through its option's parser (a bad one: UsageError, exit 2)."""
-    values = dict(given)
-    parsers = {option.param: option.parser for option in command.options.values() if option.parser is not None}
-    for param in given:  # in command-line order, as click converts them (the first bad value is named)
-        if param in parsers:
-            values[param] = parsers[param]()(values[param])
+def parse(argv: list[str], environ: Mapping[str, str] = os.environ) -> tuple[Operation, dict[str, Any]] | None:
+    """The operation `argv` runs and its raw values by parameter, or None: typer's to parse.
+
+    Values are as given (strings, True for a flag, a list for a repeatable option, an int for a plain
+    number); `convert` parses them."""
+    if "_ROOMS_COMPLETE" in environ:  # shell completion is typer's
+        return None
+    operations = _operations()
+    op = next((operations[words] for words in operations if tuple(argv[:len(words)]) == words), None)
+    if op is None:
+        return None
+    try:
+        given, positional = _options(op, argv[len(op.words):])
+    except _HandOver:
+        return None
+    arguments = op.arguments()
+    if len(positional) != len(arguments):
+        return None
+    given.update(zip((p.name for p in arguments), positional, strict=True))
+    for param in op.options().values():
+        if param.envvar and param.name not in given and environ.get(param.envvar):
+            given[param.name] = environ[param.envvar]
+    if any(p.required and p.name not in given for p in op.params) or any(not given[n].strip() for n in op.nonblank):
+        return None
+    return op, given
+
+
+def convert(op: Operation, given: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter's value: each given one through its option's parser (a bad one: UsageError, exit
+    2), in command-line order as click converts them (the first bad value is named); the declared
+    defaults for the rest."""
+    values = {**op.defaults(), **given}
+    params = {p.name: p for p in op.cli_params()}
+    for name in given:  # given: a declared parameter (the parse read only declared flags and arguments)
+        parser = params[name].parser()
+        if parser is not None:
+            values[name] = parser(values[name])
     return values
 
 
-def run(command: Command, given: dict, argv: list[str]) -> int:
-    """Run a parsed fast command as typer would run it; the exit code."""
-    from rooms_cli.cli import hot
+def run(op: Operation, given: dict[str, Any], argv: list[str]) -> int:
+    """Run a parsed operation as typer would run it; the exit code."""
     from rooms_cli.cli.guard import begin, failed, undecodable_input
-    from rooms_cli.cli.shared import SHARED_OPTIONS, Run
+    from rooms_cli.cli.shared import Run
     from rooms_cli.errors import UsageError
     from rooms_cli.store.locks import default_timeout
 
@@ -199,9 +138,9 @@ def run(command: Command, given: dict, argv: list[str]) -> int:
         if refusal is not None:
             raise UsageError(refusal)
         default_timeout()  # the root callback's check
-        values = convert(command, given)
-        shared = {name: values.pop(name) for name in SHARED_OPTIONS if name in values}
-        getattr(hot, command.body)(Run(**shared), **values)
+        values = convert(op, given)
+        shared = {name: values.pop(name) for name in op.shared if name in values}
+        op.body(Run(**shared), **values)
         sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as exc:
         return failed(exc, as_json)
@@ -209,7 +148,7 @@ def run(command: Command, given: dict, argv: list[str]) -> int:
 
 
 def main() -> None:
-    """Console-script entry point: a fast command runs here, anything else through typer (cli/app.py)."""
+    """Console-script entry point: a declared operation runs here, anything else through typer (cli/app.py)."""
     argv = sys.argv[1:]
     if argv == ["--version"]:  # the same line typer's --version prints, without loading typer (~60 ms)
         from rooms_cli import __version__
@@ -222,7 +161,4 @@ def main() -> None:
 
         typer_main()
         return
-    from rooms_cli.cli.deferred import defer_inspect
-
-    defer_inspect()  # dataclasses imports inspect and our records never use it (~6 ms)
     sys.exit(run(*found, argv))

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import hot, output
-from rooms_cli.cli.hot import show_messages
+from rooms_cli.cli import operations, output
 from rooms_cli.cli.options import complete_agents
-from rooms_cli.cli.shared import Run, shared
-from rooms_cli.cli.values import count_value, duration_value
+from rooms_cli.cli.output import show_messages
+from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.cli.values import duration_value
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
@@ -19,34 +19,8 @@ hook_app.add_typer(claude_app, name="claude-code")
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
-@shared(as_=True)
-def send_cmd(
-    run: Run,
-    message: Annotated[str, typer.Argument(help="What to say.")],
-    to: Annotated[str | None, typer.Option("--to", autocompletion=complete_agents, help="One agent (default: every other agent).", show_default=False)] = None,
-    reply_to: Annotated[str | None, typer.Option("--reply-to", help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender.", show_default=False)] = None,
-    wake: Annotated[bool, typer.Option("--wake", help="Run LLM-backed recipients now; their replies land in your inbox.")] = False,
-) -> None:
-    """Send a message to one agent, to everyone, or in reply to a message in your inbox.
-
-    Example: rooms send --reply-to 3 "yes, take the API; I'm on the frontend"
-    """
-    hot.send(run, message, to=to, reply_to=reply_to, wake=wake)
-
-
-@shared(as_=True)
-def inbox_cmd(
-    run: Run,
-    unread: Annotated[bool, typer.Option("--unread", help="Only messages not read yet.")] = False,
-    peek: Annotated[bool, typer.Option("--peek", help="Do not mark anything read.")] = False,
-    last: Annotated[int, typer.Option("--last", parser=count_value("--last"), help="Show the last N messages besides the unread ones.")] = 10,
-    all_: Annotated[bool, typer.Option("--all", help="Show every message (reads the whole inbox).")] = False,
-) -> None:
-    """Show your unread messages and the last few (unread marked *) and mark them read, unless --peek.
-
-    Example: rooms inbox --unread
-    """
-    hot.inbox(run, unread=unread, peek=peek, last=last, all_=all_)
+send_cmd = declared_command(operations.send)
+inbox_cmd = declared_command(operations.inbox)
 
 
 @status_app.command("set")
@@ -133,53 +107,9 @@ def wait_cmd(run: Run, timeout: TimeoutOpt = None) -> None:
         output.say("Nothing left to do: no running spawns, no unread messages.")
 
 
-@shared(as_=True)
-def attention_cmd(
-    run: Run,
-    peek: Annotated[bool, typer.Option("--peek", help="Do not mark the messages read.")] = False,
-) -> None:
-    """Print the block to inject into a model call: other agents, your unread messages, your spawns.
-
-    Example: rooms attention --as agentb --json
-    """
-    hot.attention(run, peek=peek)
-
-
-@claude_app.command("stop")
-@shared(as_=True, json=False)
-def claude_stop_cmd(
-    run: Run,
-    timeout: Annotated[float, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="How long to wait for running spawns first (default 50s).", show_default=False)] = 50.0,
-) -> None:
-    """Claude Code Stop hook: block the stop while spawns run or messages are unread (JSON on stdout).
-
-    Wired as SubagentStop too, it lets a subagent finish: the session's messages are not its own.
-
-    Example: rooms hook claude-code stop --timeout 9m < hook.json
-    """
-    hot.claude_stop(run, timeout=timeout)
-
-
-@claude_app.command("prompt")
-@shared(as_=True, json=False)
-def claude_prompt_cmd(run: Run) -> None:
-    """Claude Code UserPromptSubmit hook: the attention block as additional context.
-
-    Example: rooms hook claude-code prompt < hook.json
-    """
-    hot.claude_prompt(run)
-
-
-@claude_app.command("session-start")
-@shared(as_=True, json=False)
-def claude_session_start_cmd(run: Run) -> None:
-    """Claude Code SessionStart hook: who you are, who else is here and what waits for you, as context.
-
-    Runs for every source (startup, resume, clear, compact).
-
-    Example: rooms hook claude-code session-start < hook.json
-    """
-    hot.claude_session_start(run)
+attention_cmd = declared_command(operations.attention)
+for _op in (operations.claude_stop, operations.claude_prompt, operations.claude_session_start):
+    claude_app.command(_op.words[-1])(declared_command(_op))
 
 
 @hook_app.command("pre-commit")

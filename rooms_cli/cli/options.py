@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from rooms_cli.cli.declare import Param
 
 
 def _name_listing(kind: str):
@@ -42,6 +45,25 @@ def _completer(kind: str):
 
 
 complete_agents, complete_rooms, complete_groups = _completer("agent"), _completer("room"), _completer("group")
+COMPLETIONS = {"agents": complete_agents, "rooms": complete_rooms, "groups": complete_groups}
+
+
+def annotation(param: Param):
+    """The typer annotation of a declared parameter (cli/declare.py): its type, optional when its default
+    is None, and the typer.Argument or typer.Option that carries its flags, help, parser and completion."""
+    from datetime import datetime
+
+    kind: Any = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "datetime": datetime,
+                 "duration": float}[param.kind]
+    if param.default is None:
+        kind = kind | None
+    complete = COMPLETIONS[param.complete] if param.complete else None
+    if param.argument:
+        return Annotated[kind, typer.Argument(help=param.help, autocompletion=complete, metavar=param.metavar,
+                                              show_default=param.show_default)]
+    return Annotated[kind, typer.Option(*param.flags, help=param.help, envvar=param.envvar, parser=param.parser(),
+                                        metavar=param.metavar, show_default=param.show_default, autocompletion=complete,
+                                        min=param.min)]
 
 
 def complete_agent_list(incomplete: str) -> list[str]:

@@ -151,3 +151,95 @@ def print_error(err, as_json: bool) -> None:
     else:
         sys.stderr.write(f"error: {terminal.safe(err.message)}\n")
     sys.stderr.flush()
+
+
+# --- lines several commands print: tasks, claims, messages, the board -----------------------------------
+
+
+def json_line(data: Any) -> str:
+    """A record on one line, keys sorted (a task's result record in `task done` and `task show`)."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def task_line(task: dict) -> str:
+    """One task on one line: id, status, title, lane, and its lease, pending proposal or conflicts."""
+    status = f"{task['status']}, archived" if task.get("archived") else task["status"]
+    line = f"{task['id']}  [{status}]  {task['title']}  (lane {task['lane']})"
+    if task.get("lease"):
+        lease = task["lease"]
+        line += f"  held by {lease['plate'] or lease['holder']} until {lease['expires_at']} (fence {lease['fence']})"
+    if task.get("pending"):
+        line += f"  pending: awaits {task['pending']['owner']}"
+    if task.get("conflicts"):
+        line += f"  CONFLICT ×{len(task['conflicts'])}"
+    return line
+
+
+def claim_text(claim) -> str:
+    """A claim for a person: the task, the holder, until when, and the lease id to export."""
+    lease = claim.lease
+    if claim.already_yours:
+        return (
+            f"task {claim.task.id} ({claim.task.title}) is already yours: held as {lease.plate or lease.holder} until "
+            f"{lease.expires_at} (fence {lease.fence})\nlease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
+        )
+    return (
+        f"claimed {claim.task.id} ({claim.task.title}) as {lease.holder} until {lease.expires_at} (fence {lease.fence})\n"
+        f"lease {lease.lease_id}   (export ROOMS_LEASE={lease.lease_id})"
+    )
+
+
+def claim_done(claim) -> str:
+    """What a claim did, said if its result cannot be printed: `claimed t-… lease l-…`."""
+    held = "already held" if claim.already_yours else "claimed"
+    return f"{held} {claim.task.id} lease {claim.lease.lease_id}"
+
+
+def show_messages(messages, unread_ids: set[str] | None = None) -> None:
+    """Inbox messages, one a line, the unread ones marked * (and bold on a terminal)."""
+    from rooms_cli.messaging.attention import message_line
+
+    for m in messages:
+        fresh = unread_ids is None or m.key in unread_ids
+        say(f"{'*' if fresh else ' '} {m.ts}  " + message_line(m, limit=None), style="bold" if fresh else None)
+
+
+def columns(rows: list[tuple[str, str, str, str]]) -> str:
+    """Rows as left-aligned columns (the last one unpadded), one line each."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join((" ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)) + " " + row[-1]).rstrip()
+                     for row in rows)
+
+
+def print_board(view: dict) -> None:
+    """The board for a person: plain aligned columns (no rich table per task: a board of thousands
+    of open tasks prints in milliseconds), one block per lane, then the last finished tasks."""
+    counts = ", ".join(f"{n} {s}" for s, n in view["counts"].items() if n) or "empty"
+    say(f"Board of room {view['room']}: {counts}", style="bold")
+    short = view["short_ids"]
+    for lane in view["lanes"]:
+        rows = [("id", "status", "title", "lease / note")]
+        for t in lane["tasks"]:
+            remark = ""
+            if t["lease"]:
+                remark = f"{t['lease']['plate'] or t['lease']['holder']} until {t['lease']['expires_at']}"
+            elif t["pending"]:
+                remark = f"pending: awaits {t['pending']['owner']}"
+            elif t["record"] and t["status"] != "todo":
+                remark = t["record"].get("summary", "")
+            rows.append((short.get(t["id"], t["id"]), t["status"], t["title"], remark))
+        say(f"lane {lane['lane']}", style="bold")
+        say(columns(rows))
+    if view["done"]:
+        rows = [("id", "status", "title", "record")]
+        for t in view["done"]:
+            rec = t["record"] or {}
+            ref = f" → {rec['result_ref']}" if rec.get("result_ref") else ""
+            rows.append((short.get(t["id"], t["id"]), t["status"], t["title"], f"{rec.get('summary', '')}{ref}"))
+        total = view.get("done_total", len(view["done"]))
+        more = f" (last {len(view['done'])} of {total}; rooms board --done N or --all)" if total > len(view["done"]) else ""
+        say(f"done{more}", style="bold")
+        say(columns(rows))
+    for item in view["conflicts"]:
+        for conflict in item["conflicts"]:
+            say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")

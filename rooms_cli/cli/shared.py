@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # typing's names only for the checker: the fast path (cli/fas
     from collections.abc import Callable
     from typing import Any
 
+    from rooms_cli.cli.declare import Operation
+
 # the shared options: parameter name -> (its typer declaration in cli/options.py, default); the fast path
 # (cli/fast.py) parses the same four without typer
 SHARED_OPTIONS = {"as_": ("AsOpt", None), "room": ("RoomOpt", None), "dir": ("DirOpt", None), "json_": ("JsonOpt", False)}
@@ -115,3 +117,34 @@ class _Command:
     @cached_property
     def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
         return {p.name: p.annotation for p in self.__signature__.parameters.values()}
+
+
+def declared_command(op: Operation) -> Callable:
+    """The typer command of a declared operation (cli/declare.py), to register with `app.command(name)`."""
+    return _Declared(op)
+
+
+class _Declared(_Command):
+    """A declared operation as typer reads it: a signature of typer.Option/Argument annotations built
+    from its parameters (cli/options.py `annotation`) when typer converts it, the help its body's
+    docstring, a call that makes the Run and calls the operation's command-line function."""
+
+    def __init__(self, op: Operation):
+        super().__init__(op.cli, list(op.shared))
+        self.__doc__ = op.help
+        self.op = op
+
+    @cached_property
+    def __signature__(self):
+        import inspect
+
+        from rooms_cli.cli.options import annotation
+
+        parameters = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(p),
+                                        default=inspect.Parameter.empty if p.required else p.default)
+                      for p in self.op.params if p.cli]
+        from rooms_cli.cli import options  # typer's declarations of the shared options
+
+        parameters += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=SHARED_OPTIONS[n][1],
+                                         annotation=getattr(options, SHARED_OPTIONS[n][0])) for n in self._names]
+        return inspect.Signature(parameters)

@@ -48,17 +48,11 @@ INSTRUCTIONS = (
 
 
 def input_model(op: Operation) -> type[BaseModel]:
-    """The pydantic model of `op`'s arguments: its parameters after the session, no others allowed."""
-    import inspect
-
-    fields: dict[str, Any] = {}
-    for name, param in list(inspect.signature(op.fn, eval_str=True).parameters.items())[1:]:
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[name] = (param.annotation, default)
-    return create_model(f"{op.name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
+    """The pydantic model of `op`'s arguments (its declaration's, or its signature's after the session), no others allowed."""
+    return create_model(f"{op.name}_arguments", __config__=ConfigDict(extra="forbid"), **op.arguments())
 
 
-def input_schema(model: type[BaseModel]) -> dict:
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():

@@ -16,15 +16,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
+from rooms_cli.cli import operations as declared
+from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
+from rooms_cli.cli.declare import Operation as Declared
+from rooms_cli.cli.operations import DEFAULT_LIMIT
 from rooms_cli.config import Config
 from rooms_cli.shapes import (
     BOOL,
-    CLAIM,
     INT,
     MEMBER,
     MESSAGE,
     RESERVATION,
-    RESULT,
     SENT,
     STR,
     TASK,
@@ -34,7 +36,6 @@ from rooms_cli.shapes import (
 )
 from rooms_cli.store.paths import Project
 
-DEFAULT_LIMIT = 50  # records a list tool returns unless `limit` says otherwise
 WAIT_DEFAULT_S = 300.0  # how long wait / group_wait block when no timeout_seconds is given
 
 
@@ -46,18 +47,29 @@ class Operation:
     name: str
     fn: Callable[..., Any]
     title: str
-    returns: dict
+    returns: dict[str, Any]
     read_only: bool = False
     destructive: bool = False  # may delete or overwrite what others rely on
     idempotent: bool = False  # calling it twice with the same arguments changes nothing more
     long: bool = False  # blocks (wait, gather): reports progress while it runs
+    declared: Declared | None = None  # the operation's one declaration (cli/operations.py), for a CLI command's twin
+
+    def arguments(self) -> dict[str, Any]:
+        """Each argument's annotation (pydantic's: type, checks, description) and default, `...` when required:
+        from the declaration of a declared operation, else from the function's typed signature after the session."""
+        if self.declared is not None:
+            return declared_arguments(self.declared)
+        import inspect
+
+        parameters = list(inspect.signature(self.fn, eval_str=True).parameters.values())[1:]
+        return {p.name: (p.annotation, ... if p.default is inspect.Parameter.empty else p.default) for p in parameters}
 
 
 TOOLS: dict[str, Operation] = {}
 
 
-def tool(title: str, returns: dict, *, read_only: bool = False, destructive: bool = False, idempotent: bool = False,
-         long: bool = False):
+def tool(title: str, returns: dict[str, Any], *, read_only: bool = False, destructive: bool = False, idempotent: bool = False,
+         long: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the tool of its name."""
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         TOOLS[fn.__name__] = Operation(fn.__name__, fn, title, returns, read_only=read_only, destructive=destructive,
@@ -65,6 +77,45 @@ def tool(title: str, returns: dict, *, read_only: bool = False, destructive: boo
         return fn
 
     return register
+
+
+def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare the decorated function as the MCP tool of a declared operation: its name, title, hints,
+    result schema and arguments are the declaration's; the function takes the session, then every
+    argument by its MCP name (all given: pydantic fills the declared defaults)."""
+    assert op.mcp is not None, f"{op.name} declares no MCP tool"
+    mcp = op.mcp
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        assert fn.__name__ == mcp.name, f"the tool of {op.name} is {mcp.name}, not {fn.__name__}"
+        TOOLS[mcp.name] = Operation(mcp.name, fn, mcp.title, mcp.returns, read_only=mcp.read_only, destructive=mcp.destructive,
+                                    idempotent=mcp.idempotent, long=mcp.long, declared=op)
+        return fn
+
+    return register
+
+
+_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str}
+
+
+def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
+    """The MCP arguments of a declared operation: its parameters the tool takes (`mcp` not False), by
+    their MCP name, kind and default (an McpArg's where it says otherwise), and `room` where the command
+    takes --room. A duration is a string checked as the CLI checks it; a None default makes it nullable."""
+    fields: dict[str, tuple[Any, Any]] = {}
+    for param in op.params:
+        if param.mcp is False:
+            continue
+        arg = param.mcp if isinstance(param.mcp, McpArg) else McpArg()
+        kind = arg.kind or param.kind
+        default = param.default if arg.default is SAME else arg.default
+        annotation = _KINDS[kind] if default is not None else _KINDS[kind] | None
+        checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
+        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le))
+        fields[arg.name or param.name] = (Annotated[(annotation, *checks)], ... if default is REQUIRED else default)
+    if "room" in op.shared:
+        fields["room"] = (Annotated[str | None, Field(description=ROOM_MCP_HELP)], None)
+    return fields
 
 
 @dataclass
@@ -86,18 +137,13 @@ class Session:
 Limit = Annotated[int, Field(description="At most this many records (the rest are counted in `remaining`).", ge=1, le=1000)]
 Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last call: continue after it.")]
 
-BOARD = record({"room": STR, "counts": {"type": "object"}, "lanes": {"type": "array"}, "done": {"type": "array"}})
-ATTENTION = record({"synthetic": BOOL, "agent": STR, "hint": nullable(STR), "agents": {"type": "array"},
-                    "messages": {"type": "array"}, "text": STR})
 WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
                  "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
 GROUP = record({"name": STR, "members": {"type": "array", "items": MEMBER}, "in_flight": nullable({"type": "object"})})
-CHAT_MESSAGE = record({"id": STR, "ts": STR, "room": STR, "speaker": STR, "kind": STR, "text": STR}, title="chat message")
 
-Room = Annotated[str | None, Field(description="Room id (default: the server's current room).")]
+Room = Annotated[str | None, Field(description=ROOM_MCP_HELP)]
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
-LeaseId = Annotated[str, Field(description="The lease id that task_claim or task_next returned.")]
 def duration(value: str | None) -> str | None:
     """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
     from rooms_cli.errors import InvalidInput
@@ -111,7 +157,6 @@ def duration(value: str | None) -> str | None:
     return value
 
 
-Lease = Annotated[str | None, AfterValidator(duration), Field(description="Lease length such as 90s, 15m, 1h (default 10m).")]
 WaitSeconds = Annotated[float, Field(description="Give up after this many seconds.", ge=0, le=3600)]
 Reducer = Annotated[str | None, Field(description="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one.")]
 Mode = Annotated[Literal["all", "any"], Field(description="all: every member's reply; any: the first, the rest cancelled.")]
@@ -124,10 +169,8 @@ Boundaries = Annotated[str, Field(description="What is out of scope ('' allowed)
 # -- board ---------------------------------------------------------------------------------------
 
 
-@tool("Show the board", BOARD, read_only=True)
-def board(s: Session, room: Room = None,
-          lane: Annotated[str | None, Field(description="Only this agent's lane.")] = None,
-          status: Annotated[str | None, Field(description="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending).")] = None):
+@declared_tool(declared.board)
+def board(s: Session, lane: str | None, status: str | None, room: str | None):
     """The board of a room: each lane's open tasks (with leases), the done view with result records, and conflicts."""
     from rooms_cli.board.render import board_view
 
@@ -154,10 +197,6 @@ def task_add(s: Session, title: Annotated[str, Field(description="One-line title
     return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail)
 
 
-SyncClaim = Annotated[bool | None, Field(description="Count the claim only once it is on the git remote (rooms sync); "
-                                                     "default: sync.claims in .rooms.yaml.")]
-
-
 def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
     from rooms_cli.sync.settings import sync_settings
 
@@ -165,8 +204,8 @@ def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
     return (settings.claims if sync is None else sync), settings.remote
 
 
-@tool("Claim a task", CLAIM)
-def task_claim(s: Session, task_id: TaskId, lease: Lease = None, room: Room = None, sync: SyncClaim = None):
+@declared_tool(declared.task_claim)
+def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, room: str | None):
     """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
     the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
     from rooms_cli.board.claims import claim_task
@@ -175,8 +214,8 @@ def task_claim(s: Session, task_id: TaskId, lease: Lease = None, room: Room = No
     return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease, sync=synced, remote=remote)
 
 
-@tool("Claim your next task", CLAIM)
-def task_next(s: Session, lease: Lease = None, room: Room = None, sync: SyncClaim = None):
+@declared_tool(declared.task_next)
+def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
     """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
 
@@ -185,29 +224,25 @@ def task_next(s: Session, lease: Lease = None, room: Room = None, sync: SyncClai
     return claim if claim is not None else {"task": None, "lease": None, "lease_id": None}
 
 
-@tool("Renew a task lease", TASK)
-def task_renew(s: Session, task_id: TaskId, lease_id: LeaseId, lease: Lease = None, room: Room = None):
+@declared_tool(declared.task_renew)
+def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, room: str | None):
     """Extend your lease on a task, from now, by `lease` (default 10m)."""
     from rooms_cli.board.claims import renew_lease
 
     return renew_lease(s.project, s.room(room), task_id, lease_id, lease=lease)
 
 
-@tool("Release a task", TASK)
-def task_release(s: Session, task_id: TaskId, lease_id: LeaseId, room: Room = None):
+@declared_tool(declared.task_release)
+def task_release(s: Session, task_id: str, lease_id: str, room: str | None):
     """Give a task you hold back to its lane (doing → todo); your lease ends."""
     from rooms_cli.board.claims import release_task
 
     return release_task(s.project, s.room(room), task_id, lease_id)
 
 
-@tool("Finish a task", RESULT)
-def task_done(s: Session, task_id: TaskId, lease_id: LeaseId,
-              summary: Annotated[str, Field(description="One line: what happened.")],
-              artifacts: Annotated[list[str] | None, Field(description="file:<path> or msg:<id> references.")] = None,
-              next_step: Annotated[str | None, Field(description="Optional one line: what should happen next.")] = None,
-              result_ref: Annotated[str | None, Field(description="file:<path in the project> or msg:<message id>.")] = None,
-              room: Room = None):
+@declared_tool(declared.task_done)
+def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | None, next_step: str | None, result_ref: str | None,
+              lease_id: str, room: str | None):
     """Finish a task you hold (doing → done) with a compact result record; returns the record."""
     from rooms_cli.board.claims import finish_task
 
@@ -230,12 +265,9 @@ def task_status(s: Session, task_id: TaskId,
                       result_ref=result_ref)
 
 
-@tool("List tasks", envelope("tasks", TASK, room=STR), read_only=True)
-def task_list(s: Session, room: Room = None,
-              lane: Annotated[str | None, Field(description="Only this agent's lane.")] = None,
-              status: Annotated[str | None, Field(description="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending).")] = None,
-              holder: Annotated[str | None, Field(description="Only tasks this agent holds under a live lease.")] = None,
-              limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(declared.task_list)
+def task_list(s: Session, lane: str | None, status: str | None, holder: str | None, limit: int, since: str | None,
+              room: str | None):
     """The board's tasks (not archived) as one list in lane and order, filtered; at most `limit`."""
     from rooms_cli.board.render import list_tasks
     from rooms_cli.shapes import page
@@ -293,10 +325,8 @@ def task_reject(s: Session, task_id: TaskId, room: Room = None):
 # -- messaging -----------------------------------------------------------------------------------
 
 
-@tool("Send a message", SENT)
-def send(s: Session, message: Annotated[str, Field(description="What to say.")],
-         to: Annotated[str | None, Field(description="One agent; leave out to reach every other agent.")] = None,
-         wake: Annotated[bool, Field(description="Run LLM-backed recipients now; their replies land in your inbox.")] = False):
+@declared_tool(declared.send)
+def send(s: Session, message: str, to: str | None, wake: bool):
     """Send a message to one agent, or to every other agent. It lands in their inboxes."""
     from rooms_cli.messaging.send import send_message
 
@@ -318,10 +348,8 @@ def reply(s: Session, n: Annotated[int | str, Field(description="The message in 
     return send_message(s.project, s.config, s.me, message, reply_to=n)
 
 
-@tool("Read your inbox", envelope("messages", MESSAGE, agent=STR, unread=INT, marked_read=BOOL))
-def inbox(s: Session, unread_only: Annotated[bool, Field(description="Only messages not read yet (false: read ones too).")] = True,
-          peek: Annotated[bool, Field(description="Do not mark anything read.")] = False,
-          limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(declared.inbox)
+def inbox(s: Session, unread_only: bool, peek: bool, limit: int, since: str | None):
     """Your inbox, oldest first: unread messages by default, at most `limit` (each has `n` to reply to and
     `read`). The unread ones returned are marked read unless peek; `remaining` counts the rest."""
     from rooms_cli.messaging.inbox import open_inbox
@@ -334,8 +362,8 @@ def inbox(s: Session, unread_only: Annotated[bool, Field(description="Only messa
     return open_inbox(s.project, s.me, peek=peek, limit=limit, after=since)
 
 
-@tool("What needs your attention", ATTENTION)
-def attention(s: Session, peek: Annotated[bool, Field(description="Do not mark the messages read.")] = False):
+@declared_tool(declared.attention)
+def attention(s: Session, peek: bool):
     """What to know now: the other agents and their status, your unread messages (marked read unless
     peek), your running spawns, and a hint to announce yourself; `text` is the same as a prompt block."""
     from rooms_cli.messaging.attention import build_attention, render_attention
@@ -495,8 +523,8 @@ def group_dissolve(s: Session, name: Annotated[str, Field(description="Group nam
 # -- chat ----------------------------------------------------------------------------------------
 
 
-@tool("Post to a chat room", record({"message": {"type": "object"}, "replies": {"type": "array"}}))
-def chat(s: Session, message: Annotated[str, Field(description="The message; @name addresses an agent.")], room: Room = None):
+@declared_tool(declared.chat)
+def chat(s: Session, message: str, room: str | None):
     """Post a message to a room and return the agents' replies (waits for the room's floor). From an
     agent identity only the agents it @-mentions answer."""
     from rooms_cli.chat import coordinator
@@ -508,8 +536,8 @@ def chat(s: Session, message: Annotated[str, Field(description="The message; @na
         return coordinator.run_message(s.project, s.config, s.room(room), s.me, message)
 
 
-@tool("Read a room's transcript", envelope("messages", CHAT_MESSAGE, room=STR), read_only=True)
-def transcript(s: Session, room: Room = None, limit: Limit = 20, since: Cursor = None):
+@declared_tool(declared.transcript)
+def transcript(s: Session, limit: int, since: str | None, room: str | None):
     """The latest records of a room's transcript (at most `limit`, oldest first); with `since`, the records
     after that message id instead (the first `limit` of them)."""
     from rooms_cli.chat.rooms import load_room
@@ -658,9 +686,8 @@ def roundtable_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = No
 # -- sync ----------------------------------------------------------------------------------------
 
 
-@tool("Sync with the git remote", record({"remote": STR, "received": INT, "sent": INT, "pushed": BOOL,
-                                           "conflicts": {"type": "array"}}), idempotent=True)
-def sync(s: Session, remote: Annotated[str | None, Field(description="The git remote (default: sync.remote in .rooms.yaml, else origin).")] = None):
+@declared_tool(declared.sync)
+def sync(s: Session, remote: str | None):
     """Merge .rooms/ with a git remote both ways (on refs/rooms/state; your branches and work tree are
     never touched): what other clones wrote arrives, what you wrote leaves. See docs/git.md."""
     from rooms_cli.store.gitsync import sync as sync_with
