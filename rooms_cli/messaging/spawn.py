@@ -85,17 +85,11 @@ class Spawn:
     @classmethod
     def from_json(cls, data: dict, where: str = "spawn record") -> Spawn:
         known = {f for f in cls.__dataclass_fields__}
-        wrong = schema.problem("spawn", data)  # the check doctor reports (store/schema.py)
-        if wrong is not None:
-            raise InvalidData(f"{where}: {wrong}")
-        if not data.get("id") or not data.get("parent") or not data.get("alias") or not isinstance(data.get("prompt"), str):
-            raise InvalidData(f"{where}: fields 'id', 'parent', 'alias' and 'prompt' are required")
+        schema.validate("spawn", data, where)  # the check doctor reports and the writer makes (store/schema.py)
         try:
             spawn = cls(**{k: v for k, v in data.items() if k in known})
         except TypeError as exc:
             raise InvalidData(f"{where}: {exc}") from None
-        if not spawn.id or not spawn.parent or not spawn.alias:
-            raise InvalidData(f"{where}: fields 'id', 'parent' and 'alias' are required")
         return spawn
 
 
@@ -127,7 +121,9 @@ def load_spawn(project: Project, spawn_id: str) -> Spawn:
 
 
 def save_spawn(project: Project, spawn: Spawn) -> None:
-    atomic.write_json(record_path(project, spawn.id), spawn.to_json())
+    path, data = record_path(project, spawn.id), spawn.to_json()
+    schema.validate("spawn", data, project.relative(path))  # what load_spawn would refuse is never written
+    atomic.write_json(path, data)
 
 
 def update_spawn(project: Project, spawn_id: str, change) -> Spawn:

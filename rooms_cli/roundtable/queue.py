@@ -91,16 +91,21 @@ _warned: set[str] = set()
 
 def replay(records: list[dict[str, Any]]) -> dict[str, QueueItem]:
     """Items by id, in enqueue order, from the log's lines (unknown ops and ids are ignored)."""
+    from rooms_cli.store import schema
+
     items: dict[str, QueueItem] = {}
     for rec in eventlog.ordered(records):
+        # a hand-edited or merged line we cannot use: skipped (said once, in the words doctor uses), the rest kept
+        wrong = schema.problem("roundtable-queue", rec, strict=False)
         try:
-            _apply(items, rec)
-        except (TypeError, ValueError, InvalidInput):
-            # a hand-edited or merged line we cannot use: skip it (said once), keep the rest of the queue
-            key = f"{rec.get('op')!r} record for item {rec.get('id')!r}"
-            if key not in _warned:
-                _warned.add(key)
-                terminal.warn(f"roundtables/queue.jsonl: unusable {key}; skipped")
+            if wrong is None:
+                _apply(items, rec)
+        except (TypeError, ValueError, InvalidInput) as exc:
+            wrong = str(getattr(exc, "message", exc))
+        key = f"{rec.get('op')!r} record for item {rec.get('id')!r}"
+        if wrong is not None and key not in _warned:
+            _warned.add(key)
+            terminal.warn(f"roundtables/queue.jsonl: unusable {key} ({wrong}); skipped")
     first_by_key: dict[str, str] = {}
     for item in items.values():
         if item.key is None:
@@ -200,8 +205,19 @@ def enqueue(project: Project, request: RoundtableRequest, *, by: str = "cli", ke
         rec: dict[str, Any] = {"op": "enqueue", "id": item_id, "ts": now_iso(), "request": request.to_json(), "by": by}
         if key is not None:
             rec["key"] = key
-        eventlog.append(path, [rec], lock=False)
+        _append(project, [rec])
     return replay([rec])[item_id], True
+
+
+def _append(project: Project, records: list[dict[str, Any]]) -> None:
+    """Append to the queue (the caller holds its lock), each record checked first as `replay` reads it
+    (store/schema.py): nothing written is skipped."""
+    from rooms_cli.store import schema
+
+    path = queue_path(project)
+    for record in records:
+        schema.validate("roundtable-queue", record, project.relative(path))
+    eventlog.append(path, records, lock=False)
 
 
 def this_runner() -> dict[str, Any]:
@@ -248,7 +264,7 @@ def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[Queue
             else:
                 records.append({"op": "requeue", "id": item.id, "ts": now_iso(), "reason": reason})
             recovered.append((item, reason))
-        eventlog.append(path, records, lock=False)
+        _append(project, records)
     return recovered
 
 
@@ -268,8 +284,8 @@ def claim_next(project: Project) -> QueueItem | None:
         item = pending[0]
         item.status, item.runner, item.attempts = "running", this_runner(), item.attempts + 1
         item.lease_until = iso(add_seconds(now(), LEASE_SECONDS))
-        eventlog.append(path, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
-                               "lease_until": item.lease_until, "attempt": item.attempts}], lock=False)
+        _append(project, [{"op": "claim", "id": item.id, "ts": now_iso(), "runner": item.runner,
+                          "lease_until": item.lease_until, "attempt": item.attempts}])
     return item
 
 
@@ -282,7 +298,7 @@ def _finish(project: Project, item: QueueItem, record: dict[str, Any]) -> None:
             raise NotFound(f"queue item {item.id} vanished from {project.relative(path)}")
         if current.status != "running" or current.runner != item.runner:
             return
-        eventlog.append(path, [{**record, "id": item.id, "ts": now_iso()}], lock=False)
+        _append(project, [{**record, "id": item.id, "ts": now_iso()}])
 
 
 def renew(project: Project, item: QueueItem) -> None:

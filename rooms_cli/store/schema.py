@@ -266,11 +266,18 @@ def _room_list(ev: dict, strict: bool) -> str | None:
     return None if isinstance(value, str) else f"field 'value' must be a name (it is {_shown(value)})"
 
 
+def _spawn(record: dict, strict: bool) -> str | None:
+    """A spawn record names itself, its parent and its alias, and holds its prompt (messaging/spawn.py)."""
+    if not all(record.get(key) for key in ("id", "parent", "alias")) or not isinstance(record.get("prompt"), str):
+        return "fields 'id', 'parent', 'alias' and 'prompt' are required"
+    return None
+
+
 _ROOM_VALUES = {"created": _room_created, "spend": _room_spend, "set": _room_set, "add": _room_list, "remove": _room_list}
 
 # what a record of a kind must hold beyond its fields' types
 RECORDS: dict[str, Callable[[dict, bool], str | None]] = {
-    "group-event": _group_event, "task-event": _task_event, "room-event": _room_event,
+    "group-event": _group_event, "task-event": _task_event, "room-event": _room_event, "spawn": _spawn,
 }
 
 
