@@ -59,6 +59,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.models.base import Delta, Message
+
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 REPLY_TOOL = "reply"  # the one tool a structured call forces
@@ -67,7 +69,7 @@ CLAUDE_WINDOW = 200_000  # tokens: the context window of Claude models on Anthro
 _no_tools: set[str] = server_cache(set())  # servers (base URLs) that refused a forced tool call, this process
 
 
-def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, str]]]:
+def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, alternating user/assistant messages) from our messages."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
     turns: list[dict[str, str]] = []
@@ -152,8 +154,10 @@ class AnthropicProvider(Provider):
         counted = await llamacpp.count(root, text, self._probe_headers()) if llamacpp.known(root) else None
         return counted if counted is not None else estimate_tokens(text)
 
-    def _call(self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None, stream: bool,
-              agent: Any = None, stop: list[str] | None = None, schema: dict[str, Any] | None = None) -> Call:
+    def _call(
+        self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None,
+        stream: bool, agent: Any = None, stop: list[str] | None = None, schema: dict[str, Any] | None = None,
+    ) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -197,7 +201,7 @@ class AnthropicProvider(Provider):
         )
 
     async def _acomplete(
-        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int | None,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int,
         stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         while True:

@@ -145,7 +145,7 @@ class StopFilter:
     """Streams text on to `emit` until a stop string appears, holding back just enough characters
     that a stop string split across pieces is still caught; nothing from the stop string on is sent."""
 
-    def __init__(self, emit: Delta, stop: list[str]):
+    def __init__(self, emit: Delta, stop: list[str]) -> None:
         self.emit = emit
         self.stop = stop
         self.hold = max(len(s) for s in stop) - 1
@@ -174,11 +174,11 @@ class StopFilter:
         self.buffer = ""
 
 
-_server_caches: list[dict[Any, Any] | set[Any]] = []
-Cache = TypeVar("Cache", bound="dict[Any, Any] | set[Any]")
+_server_caches: list[dict[str, Any] | set[Any]] = []
+_Cache = TypeVar("_Cache", dict[Any, Any], set[Any])
 
 
-def server_cache(cache: Cache) -> Cache:
+def server_cache(cache: _Cache) -> _Cache:
     """Register `cache` (a dict or set of what this process learned about servers) with forget_servers."""
     _server_caches.append(cache)
     return cache
@@ -207,7 +207,7 @@ class Provider:
     offline = False
     structured = False  # True: `schema` is sent to the model (see the module docstring)
 
-    def __init__(self, name: str, spec: dict[str, Any] | None = None):
+    def __init__(self, name: str, spec: dict[str, Any] | None = None) -> None:
         self.name = name
         self.spec = dict(spec or {})
         # every configured provider's spec (get_provider fills it): their keys are masked in
@@ -289,7 +289,7 @@ class Provider:
         return asyncio.run(self.acomplete(messages, **kwargs))
 
     async def _acomplete(
-        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int | None,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int,
         stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         raise NotImplementedError

@@ -61,6 +61,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.models.base import Delta, Message
+
 OPENAI_URL = "https://api.openai.com/v1"
 OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_DEFAULT_NUM_CTX = 4096  # what Ollama gives a model whose parameters set no num_ctx
@@ -89,7 +91,7 @@ def ollama_base_url(host: str | None) -> str:
     return f"{parts.scheme}://{netloc}{path}"
 
 
-def wire_message(message: Message) -> dict[str, str]:
+def wire_message(message: Message) -> dict[str, Any]:
     """A message as OpenAI wants it: `name` only of [A-Za-z0-9_-], at most 64 (ids may hold dots)."""
     data = message.to_json()
     if data.get("name"):
@@ -172,8 +174,10 @@ class OpenAIProvider(Provider):
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url()).hostname == "api.openai.com"
 
-    def _call(self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None, stream: bool,
-              stop: list[str] | None = None, schema: dict[str, Any] | None = None) -> Call:
+    def _call(
+        self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None,
+        stream: bool, stop: list[str] | None = None, schema: dict[str, Any] | None = None,
+    ) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -212,7 +216,7 @@ class OpenAIProvider(Provider):
         return {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
 
     async def _acomplete(
-        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int | None,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int,
         stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         refused_here = _refused.setdefault(self.base_url(), set())
