@@ -26,6 +26,11 @@ def read_bytes(path: Path | str) -> bytes:
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)
+    except OSError as exc:
+        # os.read names no file (EISDIR on a directory): name it, so the user reads one sentence (errors.py)
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
     finally:
         os.close(fd)
 
