@@ -224,8 +224,7 @@ def test_parts_are_wired_by_imports_never_by_names_in_strings():
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Subscript) and ast.unparse(t.value) == "sys.modules" for t in node.targets):
                 offenders.append(f"{name}:{node.lineno}")
-    deferred = "rooms_cli.cli.deferred:"  # the start-up `inspect` swap, on its way out (issue 26, part 1)
-    assert [o for o in offenders if not o.startswith(deferred)] == []
+    assert offenders == []
 
 
 def test_every_part_s_doctor_demo_and_tick_module_is_wired_in_the_registry():
