@@ -10,11 +10,15 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _GROUP_API = {"spawn_group", "broadcast", "wait_all", "wait_any", "register_reducer", "ephemeral_group", "GroupResult"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _GROUP_API:
         from rooms_cli.groups import api
 

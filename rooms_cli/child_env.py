@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 BASE_NAMES = frozenset({"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TMPDIR", "TZ"})
@@ -111,7 +112,7 @@ class StreamMask:
     characters are held back until more arrive or `close()` ends the stream, so whether a character
     belongs to a copied run is known before it is passed on and no run of a key reaches a terminal."""
 
-    def __init__(self, on_delta, secrets: list[str]):
+    def __init__(self, on_delta: Callable[[str], None], secrets: list[str]) -> None:
         self.on_delta, self.secrets = on_delta, secrets
         self.raw, self.sent, self.masking = "", 0, False
 
@@ -236,7 +237,7 @@ def mask_argv(argv: Iterable[Any]) -> list[Any]:
     return out
 
 
-def mask_config(value, key: str = ""):
+def mask_config(value: Any, key: str = "") -> Any:
     """A configuration value (a mapping, a list, a string) for display: a secret-named key's value is
     ****; `headers:` through mask_headers; `command:`/`runner:` argv through mask_argv; every other
     string through mask_text (a URL's password, a `key=` in a query). `config show`, `models list`,

@@ -11,6 +11,10 @@ from rooms_cli.store import layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project, open_project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from pathlib import Path
+
 DEFAULT_ROOM = "default"
 
 
@@ -47,7 +51,7 @@ class Context:
         return current or DEFAULT_ROOM
 
 
-def current_room_path(project: Project):
+def current_room_path(project: Project) -> Path:
     # run/ is local state, kept out of git by .rooms/.gitignore
     return layout.current_room_file(project)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 
@@ -27,7 +28,7 @@ class RoomsError(Exception):
     code = "error"
     exit_code = ExitCode.ERROR
 
-    def __init__(self, message: str, *, code: str | None = None, exit_code: int | None = None, data=None):
+    def __init__(self, message: str, *, code: str | None = None, exit_code: int | None = None, data: Any = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
@@ -91,7 +92,7 @@ _IO_HINTS = {
 }
 
 
-def storage_error(path, exc: OSError, doing: str = "write") -> StorageError:
+def storage_error(path: Path | str, exc: OSError, doing: str = "write") -> StorageError:
     """One sentence for an OSError on `path`: the file, the cause, and the fix when there is one."""
     import errno
 
@@ -122,7 +123,7 @@ class ContextOverflow(ProviderError):
 
     code = "context_overflow"
 
-    def __init__(self, message: str, *, n_ctx: int | None = None, n_prompt: int | None = None, **kw):
+    def __init__(self, message: str, *, n_ctx: int | None = None, n_prompt: int | None = None, **kw: Any) -> None:
         super().__init__(message, **kw)
         self.n_ctx = n_ctx
         self.n_prompt = n_prompt

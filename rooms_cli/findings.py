@@ -6,7 +6,12 @@ from dataclasses import asdict, dataclass
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
     from typing import Any
+
+    from rooms_cli.errors import InvalidData
+    from rooms_cli.store.paths import Project
 
 
 @dataclass
@@ -23,7 +28,7 @@ class Finding:
         return asdict(self)
 
 
-def typed_findings(project, check: str, kind: str, paths, key: str | None = None) -> list[Finding]:
+def typed_findings(project: Project, check: str, kind: str, paths: Iterable[Path], key: str | None = None) -> list[Finding]:
     """A finding for each record of `paths` that breaks store/schema.py's `kind` schema (`schema.problem`,
     the check its reader makes), naming file, line and field: "<file> line 3: field 'n' must be a whole number from 0
     (it is 'x')" — an error: its reader drops, coerces or ignores it.
@@ -62,7 +67,10 @@ def typed_findings(project, check: str, kind: str, paths, key: str | None = None
     return findings
 
 
-def unreadable_findings(check: str, names, load, message, fix) -> list[Finding]:
+def unreadable_findings(
+    check: str, names: Iterable[str], load: Callable[[str], object],
+    message: Callable[[str, InvalidData], str], fix: Callable[[str], str],
+) -> list[Finding]:
     """A finding for each of `names` that `load(name)` refuses with InvalidData (a field of the wrong
     type: the error's message starts with the file it names). `message(name, err)` and `fix(rel)` word it."""
     from rooms_cli.errors import InvalidData

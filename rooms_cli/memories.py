@@ -21,13 +21,16 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
+    from rooms_cli.config import Config
 
 DEFAULT_PROMPT_LIMIT = 5
 MAX_LESSON_CHARS = 200
 
 
-def memories_path(project: Project, agent: str):
+def memories_path(project: Project, agent: str) -> Path:
     return layout.memories_file(project, agent)
 
 
@@ -54,7 +57,7 @@ def list_lessons(project: Project, agent: str) -> list[dict[str, Any]]:
     return _lessons(jsonl.read(memories_path(project, agent)))
 
 
-def _lessons(records: list[dict[str, Any]]) -> list[dict]:
+def _lessons(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     forgotten: set[str] = set()
     for record in records:
         ids = record.get("forget")
@@ -83,7 +86,7 @@ def recent_lessons(project: Project, agent: str, limit: int = DEFAULT_PROMPT_LIM
     return [r.get("lesson", "") for r in list_lessons(project, agent) if r.get("lesson")][-limit:]
 
 
-def prompt_limit(config) -> int:
+def prompt_limit(config: Config | None) -> int:
     """`memory: {max_per_prompt: N}` in .rooms.yaml, else DEFAULT_PROMPT_LIMIT."""
     value = (config.get("memory") or {}).get("max_per_prompt", DEFAULT_PROMPT_LIMIT) if config else DEFAULT_PROMPT_LIMIT
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -93,7 +96,7 @@ def prompt_limit(config) -> int:
     return value
 
 
-def lessons_block(project: Project, agent: str, config=None) -> str:
+def lessons_block(project: Project, agent: str, config: Config | None = None) -> str:
     """The lines a system prompt carries about what `agent` learned ('' when nothing)."""
     lessons = recent_lessons(project, agent, prompt_limit(config))
     if not lessons:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from rooms_cli.errors import InvalidInput
 from rooms_cli.store import atomic, files, layout
-from rooms_cli.store.paths import CONFIG, ROOMS, Project, enclosing_project, init_project
+from rooms_cli.store.names import ROOMS
+from rooms_cli.store.paths import CONFIG, Project, enclosing_project, init_project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

@@ -24,6 +24,10 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.agents import Agent
+    from rooms_cli.models.base import Delta, Provider
+    from rooms_cli.store.paths import Project
+
 PING = [
     Message("system", "You are a connectivity check. Answer in at most five words."),
     Message("user", "Reply with the single word: pong"),
@@ -36,7 +40,7 @@ SHAPE_PING = [
 ]
 
 
-def open_config(dir: str | None) -> tuple[Config, object]:
+def open_config(dir: str | None) -> tuple[Config, Project | None]:
     """(config, project) of the project in reach; outside any project, the built-in defaults and None
     (a provider can be checked from anywhere; an explicit --dir or ROOMS_DIR must exist)."""
     from rooms_cli.context import Context
@@ -51,7 +55,7 @@ def open_config(dir: str | None) -> tuple[Config, object]:
     return ctx.config, ctx.project
 
 
-def resolve_target(target: str | None, config: Config, project=None) -> tuple[str, object]:
+def resolve_target(target: str | None, config: Config, project: Project | None = None) -> tuple[str, Agent | None]:
     """(model string, agent or None) for `target`: an agent id, provider:model, a provider name,
     or nothing (the default_model)."""
     if not target:
@@ -70,7 +74,7 @@ def resolve_target(target: str | None, config: Config, project=None) -> tuple[st
     )
 
 
-def provider_info(name: str, spec: dict[str, Any], provider=None) -> dict:
+def provider_info(name: str, spec: dict[str, Any], provider: Provider | None = None) -> dict[str, Any]:
     """What a provider is and where it talks to, secrets left out."""
     info: dict[str, Any] = {"name": name, "type": spec.get("type"), "builtin": name in BUILTIN_PROVIDERS}
     from rooms_cli.child_env import mask_argv, mask_text
@@ -103,7 +107,9 @@ def describe_providers(config: Config) -> list[dict[str, Any]]:
     return [provider_info(name, spec, get_provider(name, config)) for name, spec in sorted(config.providers().items())]
 
 
-async def acheck_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict[str, Any]:
+async def acheck_model(
+    model_string: str, config: Config, agent: Agent | None = None, on_delta: Delta | None = None,
+) -> dict[str, Any]:
     """Send PING through `model_string`; the report, or ProviderError with the report as data."""
     name, model = parse_model(model_string)
     provider = get_provider(name, config)
@@ -137,7 +143,7 @@ async def acheck_model(model_string: str, config: Config, agent=None, on_delta=N
     return report
 
 
-async def check_structured(provider, model: str) -> dict[str, Any]:
+async def check_structured(provider: Provider, model: str) -> dict[str, Any]:
     """{"structured": True | False | None, "structured_note": why not} (see the module docstring)."""
     if not provider.structured:
         return {"structured": None, "structured_note": f"provider type {provider.type} has no structured output"}
@@ -156,7 +162,9 @@ async def check_structured(provider, model: str) -> dict[str, Any]:
     return {"structured": ok, "structured_note": None if ok else f"the reply did not parse as JSON: {completion.text[:80]!r}"}
 
 
-def check_model(model_string: str, config: Config, agent=None, on_delta=None) -> dict[str, Any]:
+def check_model(
+    model_string: str, config: Config, agent: Agent | None = None, on_delta: Delta | None = None,
+) -> dict[str, Any]:
     """Synchronous acheck_model."""
     return asyncio.run(acheck_model(model_string, config, agent=agent, on_delta=on_delta))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms): `rooms inbox` imports this module
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 STR = {"type": "string"}
@@ -20,7 +21,7 @@ BOOL = {"type": "boolean"}
 TIME = {"type": "string", "description": "UTC, ISO 8601 with Z"}
 
 
-def nullable(schema: dict[str, Any]) -> dict:
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
@@ -65,13 +66,16 @@ RECORDS: dict[str, dict[str, Any]] = {"message": MESSAGE, "task": TASK, "lease":
                             "sent": SENT, "member": MEMBER, "reservation": RESERVATION}
 
 
-def envelope(key: str, item: dict[str, Any], **context: Any) -> dict:
+def envelope(key: str, item: dict[str, Any], **context: Any) -> dict[str, Any]:
     """The schema of a list of `item` records under `key` in the one list envelope (plus context keys)."""
     return record({key: {"type": "array", "items": item}, "count": INT, "remaining": INT,
                    "next_cursor": nullable(STR), **context}, title=f"list of {item.get('title', 'records')}")
 
 
-def page(name: str, items: list[Any], *, limit: int | None, after: str | None = None, key=None, **context: Any) -> dict[str, Any]:
+def page(
+    name: str, items: list[Any], *, limit: int | None, after: str | None = None,
+    key: Callable[[Any], object] | None = None, **context: Any,
+) -> dict[str, Any]:
     """`items` (oldest first) in the list envelope, under `name`: those after the one whose `key` is the cursor `after`,
     at most `limit`; `remaining` counts the rest and `next_cursor` (the key of the last shown) fetches them.
 

@@ -43,7 +43,7 @@ def stem(word: str) -> str:
     return word[:6]
 
 
-def persona_words(agent) -> set[str]:
+def persona_words(agent: object) -> set[str]:
     """The stemmed content words of an agent's tags and disposition: what it is interested in."""
     words = []
     for tag in getattr(agent, "tags", []) or []:

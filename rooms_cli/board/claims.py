@@ -25,7 +25,13 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from rooms_cli.store.gitsync import RemoteView, SyncResult
+
+    # what a lease-holder's command appends, given the task, the lease it holds and the moment
+    Write = Callable[[Task, Lease, str], list[dict[str, Any]]]
 
 
 @dataclass
@@ -118,7 +124,7 @@ def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: 
     return claim
 
 
-def _sync(project: Project, remote: str | None, before_push=None):
+def _sync(project: Project, remote: str | None, before_push: Callable[[RemoteView], None] | None = None) -> SyncResult:
     from rooms_cli.store.gitsync import sync
 
     return sync(project, remote, before_push=before_push)
@@ -137,7 +143,7 @@ def confirm_on_remote(project: Project, room: str, claim: Claim, remote: str | N
     rel = store.task_path(project, room, task_id).relative_to(project.dir).as_posix()
     lost: list[str] = []
 
-    def arbitrate(view) -> None:
+    def arbitrate(view: RemoteView) -> None:
         if lost:
             return
         events = view.records(rel)
@@ -200,7 +206,7 @@ def next_task(project: Project, room: str, *, agent: str, lease: str | float | N
     return None
 
 
-def _try_claim(project, room, task_id, agent, seconds, plate) -> Claim | None:
+def _try_claim(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str) -> Claim | None:
     try:
         return _claim_locked(project, room, task_id, agent, seconds, plate)
     except (AlreadyClaimed, InvalidTransition):
@@ -250,7 +256,8 @@ def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> 
     raise LeaseMismatch(f"lease {lease_id} no longer holds task {task.id}; {now_held}", data=data)
 
 
-def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None, write, holder: str | None = None) -> Task:
+def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None, write: Write,
+                holder: str | None = None) -> Task:
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task, moment = _replay_locked(project, room, full)
@@ -271,7 +278,7 @@ def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None,
     """Extend the current lease to now + `lease` (default 10m)."""
     seconds = lease_seconds(lease)
 
-    def write(task, held, moment):
+    def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         return [{"ev": "renew", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
                  "expires_at": iso(add_seconds(now(), seconds))}]
 
@@ -281,7 +288,7 @@ def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None,
 def release_task(project: Project, room: str, task_id: str, lease_id: str | None, *, holder: str | None = None) -> Task:
     """Give the task back to its lane (todo); the lease ends."""
 
-    def write(task, held, moment):
+    def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         return [{"ev": "release", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence}]
 
     return _with_lease(project, room, task_id, lease_id, write, holder)
@@ -292,7 +299,7 @@ def finish_task(project: Project, room: str, task_id: str, lease_id: str | None,
                 result_ref: str | None = None, holder: str | None = None) -> Task:
     """doing → done with the compact record; artifacts and result_ref must point at what exists."""
 
-    def write(task, held, moment):
+    def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         record = make_record(project, room, task_id=task.id, plate=held.plate, status="done", summary=summary,
                              artifacts=artifacts, next_step=next_step, result_ref=result_ref)
         return [{"ev": "done", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
@@ -309,7 +316,7 @@ def set_status(project: Project, room: str, task_id: str, status: str, *, by: st
             f"set-status takes {', '.join(SETTABLE)}, not {status!r} (use `rooms task claim` for doing, `rooms task done` for done)"
         )
 
-    def record_for(task, plate):
+    def record_for(task: Task, plate: str) -> dict[str, Any] | None:
         if not summary and not result_ref:
             return None
         return make_record(project, room, task_id=task.id, plate=plate, status=status, summary=summary,

@@ -14,11 +14,17 @@ from rooms_cli.errors import Conflict, RoomsError
 from rooms_cli.store import atomic
 from rooms_cli.store.clock import add_seconds, iso, now
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from rooms_cli.store.paths import Project
+
 ROOM = "default"
 
 
 @contextmanager
-def _clock(moment: str):
+def _clock(moment: str) -> Iterator[None]:
     before = os.environ.get("ROOMS_NOW")
     os.environ["ROOMS_NOW"] = moment
     try:
@@ -30,7 +36,7 @@ def _clock(moment: str):
             os.environ["ROOMS_NOW"] = before
 
 
-def _race(project, task_id: str) -> list[tuple[str, claims.Claim | Conflict]]:
+def _race(project: Project, task_id: str) -> list[tuple[str, claims.Claim | Conflict]]:
     """Two threads claim the same task at once (real file locks); return (plate, Claim | error)."""
     start = threading.Barrier(2)
     results: list[tuple[str, claims.Claim | Conflict]] = []
@@ -50,7 +56,7 @@ def _race(project, task_id: str) -> list[tuple[str, claims.Claim | Conflict]]:
     return results
 
 
-def run(project, show) -> None:
+def run(project: Project, show: Callable[[str, str], None]) -> None:
     show("italic", "The board: lanes of tasks that agents claim under a lease and finish with a compact record.")
     done_when = "specs/auth.md exists and names the token lifetime"
     show("cmd", f"rooms task add 'Write the auth spec' --lane researcher --done '{done_when}'")

@@ -18,6 +18,10 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
 
 def owner_of(project: Project, name: str) -> str | None:
     """The owner of `name`: its agent file's `owner:` (None if unset), or itself for a person."""
@@ -28,7 +32,7 @@ def owner_of(project: Project, name: str) -> str | None:
     return name
 
 
-def _locked_task(project: Project, room: str, task_id: str):
+def _locked_task(project: Project, room: str, task_id: str) -> tuple[str, AbstractContextManager[None]]:
     full = store.resolve_task_id(project, room, task_id)
     return full, store.task_lock(project, room, full)
 

@@ -65,7 +65,7 @@ def append_events(project: Project, room: str, task_id: str, events: list[dict[s
     jsonl.append_many(task_path(project, room, task_id), [_sorted(e) for e in events], lock=not held)
 
 
-def _sorted(event: dict[str, Any]) -> dict:
+def _sorted(event: dict[str, Any]) -> dict[str, Any]:
     # stable key order: the same event is always the same line (clean diffs, union merges)
     return {k: (_sorted(v) if isinstance(v, dict) else v) for k, v in sorted(event.items())}
 

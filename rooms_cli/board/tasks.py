@@ -34,7 +34,7 @@ def one_line(value: str, what: str, limit: int, *, required: bool = True) -> str
     return text
 
 
-def new_event(kind: str, by: str, **fields) -> dict[str, Any]:
+def new_event(kind: str, by: str, **fields: Any) -> dict[str, Any]:
     """An event line: `ev`, `at` (the clock), `by`, and the fields that are not None."""
     return {"ev": kind, "at": now_iso(), "by": by, **{k: v for k, v in fields.items() if v is not None}}
 
@@ -92,7 +92,7 @@ def board_json(project: Project, room: str, now: str | None = None) -> list[dict
     return out
 
 
-def open_board(project: Project, room: str, now: str | None = None, done: int = 10) -> tuple[list[dict[str, Any]], dict]:
+def open_board(project: Project, room: str, now: str | None = None, done: int = 10) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The open tasks as JSON seen at `now`, and the rest from the open index: {counts, recent, conflicts}.
 
     `recent` is the last `done` finished tasks (newest first); only open tasks' logs are read."""

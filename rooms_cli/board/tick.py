@@ -11,8 +11,11 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+    from rooms_cli.store.paths import Project
 
-def expire_leases(project, config, dry_run: bool) -> list[dict[str, Any]]:
+
+def expire_leases(project: Project, config: Config | None, dry_run: bool) -> list[dict[str, Any]]:
     """Append `expire` to each task whose lease lapsed unrecorded; return one action per lease."""
     actions = []
     for room in store.list_board_rooms(project):
@@ -32,7 +35,7 @@ def expire_leases(project, config, dry_run: bool) -> list[dict[str, Any]]:
     return actions
 
 
-def _record(project, room: str, task_id: str, lease_id: str) -> bool:
+def _record(project: Project, room: str, task_id: str, lease_id: str) -> bool:
     # re-check under the lock: the holder may have renewed, or another tick recorded it
     with store.task_lock(project, room, task_id):
         moment = now_iso()

@@ -24,6 +24,9 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.agents import Agent
+    from rooms_cli.chat.rooms import RoomState
+
 
 @dataclass
 class Activation:
@@ -51,7 +54,7 @@ def _words(text: str) -> list[str]:
     return [stem(w) for w in tokens(text)]
 
 
-def persona_terms(agent) -> list[str]:
+def persona_terms(agent: Agent) -> list[str]:
     """The words an agent is scored on: its tags and its disposition."""
     return _words(" ".join([*agent.tags, agent.disposition or ""]))
 
@@ -76,7 +79,7 @@ def tfidf_scores(message: str, agents: list[Any]) -> dict[str, float]:
     return scores
 
 
-def activate(state, agents: dict[str, Any], addressing: Addressing, message: str, external: frozenset[str] = frozenset()) -> Activation:
+def activate(state: RoomState, agents: dict[str, Any], addressing: Addressing, message: str, external: frozenset[str] = frozenset()) -> Activation:
     """Apply both stages to the room `state`; `agents` maps id -> Agent for the roster.
 
     `external`: agents with `model: external`; they are told through their inbox when addressed,

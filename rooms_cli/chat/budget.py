@@ -15,7 +15,15 @@ import math
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Protocol
+
+    class Budgeted(Protocol):
+        """What the rule reads and writes of a room's state (chat.rooms.RoomState, which imports this module)."""
+
+        roster: list[str]
+        budget_total: int
+        budget_remaining: int
+        queued: list[dict[str, Any]]
 
 EXHAUSTED_TEXT = "Turn budget used up. /continue to keep going."
 MIN_TURNS, MAX_TURNS, TURNS_PER_AGENT = 6, 21, 1.5
@@ -26,13 +34,13 @@ def budget_for(roster_size: int) -> int:
     return max(MIN_TURNS, min(MAX_TURNS, math.ceil(TURNS_PER_AGENT * roster_size)))
 
 
-def spend(state, turns: int = 1) -> int:
+def spend(state: Budgeted, turns: int = 1) -> int:
     """Spend `turns` (never below zero); return what is left."""
     state.budget_remaining = max(0, state.budget_remaining - turns)
     return state.budget_remaining
 
 
-def add_queued(state, entry: dict[str, Any]) -> None:
+def add_queued(state: Budgeted, entry: dict[str, Any]) -> None:
     """Remember a direct mention made at zero budget (merged with a queued entry for the same message)."""
     for queued in state.queued:
         if queued.get("id") == entry["id"]:
@@ -41,7 +49,7 @@ def add_queued(state, entry: dict[str, Any]) -> None:
     state.queued.append(entry)
 
 
-def drop_queued(state, message_id: str, agent: str) -> None:
+def drop_queued(state: Budgeted, message_id: str, agent: str) -> None:
     """Drop `agent` from the queued entry of `message_id` (the entry goes when no agent is left)."""
     for queued in list(state.queued):
         if queued.get("id") == message_id:
@@ -50,13 +58,13 @@ def drop_queued(state, message_id: str, agent: str) -> None:
                 state.queued.remove(queued)
 
 
-def refill(state) -> None:
+def refill(state: Budgeted) -> None:
     """Reset the budget from the current roster (queued entries kept)."""
     state.budget_total = budget_for(len(state.roster))
     state.budget_remaining = state.budget_total
 
 
-def resize(state) -> None:
+def resize(state: Budgeted) -> None:
     """Recompute the total from the roster after it changed; the turns left grow or shrink with it."""
     total = budget_for(len(state.roster))
     state.budget_remaining = max(0, min(total, state.budget_remaining + total - state.budget_total))

@@ -24,12 +24,21 @@ token limit; the reply is kept up to the repetition and recorded as cut (`finish
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooms_cli.chat import hygiene
 from rooms_cli.chat.context import PER_MESSAGE, build_prompt, system_prompt
 from rooms_cli.passes import PASS_SCHEMA, is_pass, read_structured, streaming_object
+
+if TYPE_CHECKING:
+    from rooms_cli.agents import Agent
+    from rooms_cli.chat import transcript
+    from rooms_cli.chat.rooms import RoomState
+    from rooms_cli.config import Config
+    from rooms_cli.models.base import Completion, Delta, Message, Provider
+    from rooms_cli.store.paths import Project
 
 CHAT_TEMPERATURE = 0.7
 MAX_STOPS = 4
@@ -50,7 +59,7 @@ class RepetitionGuard:
     are checked (a sentence half arrived could look like an earlier one); a structured reply is
     checked on its message."""
 
-    def __init__(self, sink=None, structured: bool = False):
+    def __init__(self, sink: Delta | None = None, structured: bool = False) -> None:
         self.sink, self.structured = sink, structured
         self.text = ""
         self.checked = 0
@@ -76,7 +85,7 @@ class RepetitionGuard:
 class Answer:
     """A completion and how it was asked for."""
 
-    completion: Any  # rooms_cli.models.Completion
+    completion: Completion
     limit: int
     structured: bool
     retried: bool = False  # the prompt was refused as too long once and rebuilt tight
@@ -99,7 +108,7 @@ def stop_sequences(me: str, trigger_speaker: str | None, snapshot: list[Any], ro
     return [f"\n{name}:" for name in names[:MAX_STOPS]]
 
 
-def known_names(agents: dict[str, Any], snapshot: list[Any], trigger) -> list[str]:
+def known_names(agents: dict[str, Any], snapshot: list[Any], trigger: transcript.Message | None) -> list[str]:
     """Every name a reply might wrongly start with or go on to speak as: roster ids, display names,
     and the people of the snapshot."""
     names = set(agents)
@@ -113,12 +122,12 @@ def known_names(agents: dict[str, Any], snapshot: list[Any], trigger) -> list[st
 class Caller:
     """Model calls of one turn: a provider per model string, the windows learned, tokens counted."""
 
-    def __init__(self, project, config, state, agents: dict[str, Any]):
+    def __init__(self, project: Project, config: Config, state: RoomState, agents: dict[str, Any]) -> None:
         self.project, self.config, self.state, self.agents = project, config, state, agents
-        self.providers: dict[str, tuple[Any, str]] = {}
+        self.providers: dict[str, tuple[Provider, str]] = {}
         self.windows: dict[str, int] = {}
 
-    def provider(self, agent):
+    def provider(self, agent: Agent) -> tuple[Provider, str]:
         from rooms_cli.models import provider_for
 
         model_string = agent.model_string(self.config.default_model)
@@ -133,7 +142,7 @@ class Caller:
             except Exception:  # closing is best effort; the turn's records are already written
                 pass
 
-    async def window(self, agent) -> int:
+    async def window(self, agent: Agent) -> int:
         """The agent's context window: what its server reports, else its `context_window`."""
         provider, model = self.provider(agent)
         key = agent.model_string(self.config.default_model)
@@ -145,7 +154,7 @@ class Caller:
             self.windows[key] = learned or 0
         return self.windows[key] or agent.context_window
 
-    async def _counter(self, provider, model: str, texts: list[str]):
+    async def _counter(self, provider: Provider, model: str, texts: list[str]) -> Callable[[str], int]:
         """`count(text)` from the server's tokenizer (the provider caches counts per process)."""
         from rooms_cli.models.tokens import estimate_tokens
 
@@ -158,7 +167,8 @@ class Caller:
                     counts[text] = estimate_tokens(text)
         return lambda text: counts.get(text) or estimate_tokens(text)
 
-    async def ask(self, agent, trigger, snapshot: list[Any], *, must_answer: bool, offer_pass: bool = True, on_delta=None) -> Answer:
+    async def ask(self, agent: Agent, trigger: transcript.Message, snapshot: list[Any], *, must_answer: bool,
+                  offer_pass: bool = True, on_delta: Delta | None = None) -> Answer:
         """Call the agent's model about `trigger`; ProviderError (ContextOverflow after the retry) on failure.
 
         `offer_pass`: the prompt says how to pass (open messages); asked directly, an agent is told to
@@ -176,7 +186,7 @@ class Caller:
         system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer, structured=structured,
                                offer_pass=offer_pass)
         texts = [system, *(m.text for m in snapshot), trigger.text]
-        count = estimate_tokens
+        count: Callable[[str], int] = estimate_tokens
         if sum(estimate_tokens(t) + PER_MESSAGE for t in texts) > (window - limit) * 0.9:
             count = await self._counter(provider, model, texts)  # might not fit by the estimate: ask the server
         stops = stop_sequences(agent.id, trigger.speaker, snapshot, self.state.roster)  # JSON cannot hold them: harmless there
@@ -207,7 +217,7 @@ class Caller:
         raise AssertionError("unreachable")
 
 
-def guarded_completion(provider, model: str, messages: list[Any], text: str, structured: bool):
+def guarded_completion(provider: Provider, model: str, messages: list[Message], text: str, structured: bool) -> Completion:
     """The completion of a call the repetition guard ended: the text streamed so far (masked and cut
     at stop strings already), usage estimated (the server's count never came)."""
     from rooms_cli.models import Completion
@@ -220,7 +230,7 @@ def guarded_completion(provider, model: str, messages: list[Any], text: str, str
                       finish_reason=REPETITION, structured=structured)
 
 
-def read_reply(agent, answer: Answer, names: list[str]) -> Reading:
+def read_reply(agent: Agent, answer: Answer, names: list[str]) -> Reading:
     """A completion read as a message or a pass: structured `{speak, message}` where it was asked
     for (text that is not the object is read as text), labels stripped, other turns and repetition
     cut, a reply cut by the limit marked (hygiene.py). `cut` in the record: stopped by the token limit

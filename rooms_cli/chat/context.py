@@ -13,11 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rooms_cli.models import Message
-from rooms_cli.models.base import estimate_tokens
+from rooms_cli.models.tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from rooms_cli.agents import Agent
+    from rooms_cli.chat import transcript
+    from rooms_cli.chat.rooms import RoomState
+    from rooms_cli.config import Config
+    from rooms_cli.store.paths import Project
 
 DEFAULT_MESSAGES = 50
 SECTION_CHARS = 2000
@@ -43,12 +50,12 @@ ANSWER_RULE = ("You were asked directly: answer in one short message, in your ow
 MUST_ANSWER = "You were addressed with @everyone: `/pass` is not accepted this time. Give one substantive line."
 
 
-def tail_count(config) -> int:
+def tail_count(config: Config) -> int:
     value = config.get("context_messages", DEFAULT_MESSAGES)
     return max(1, int(value))
 
 
-def read_snapshot(project, room: str, config) -> list[Any]:
+def read_snapshot(project: Project, room: str, config: Config) -> list[Any]:
     """The transcript tail prompts are built from (spoken messages only, bounded)."""
     from rooms_cli.chat.transcript import tail
 
@@ -57,7 +64,7 @@ def read_snapshot(project, room: str, config) -> list[Any]:
     return [m for m in tail(project, room, count * 2) if m.kind in SPOKEN][-count:]
 
 
-def system_prompt(project, state, agent, agents: dict[str, Any], *, must_answer: bool = False, structured: bool = False,
+def system_prompt(project: Project, state: RoomState, agent: Agent, agents: dict[str, Any], *, must_answer: bool = False, structured: bool = False,
                   offer_pass: bool = True) -> str:
     from rooms_cli.chat.handoff import latest_deliberation
     from rooms_cli.config import load_config
@@ -87,7 +94,7 @@ def system_prompt(project, state, agent, agents: dict[str, Any], *, must_answer:
     return "\n\n".join(parts)
 
 
-def _room_sections(project, room: str) -> list[tuple[str, str]]:
+def _room_sections(project: Project, room: str) -> list[tuple[str, str]]:
     """What other parts add about the room (rooms_cli/prompt_sections.py, e.g. its board), each capped."""
     from rooms_cli.prompt_sections import ROOM_SECTIONS
 
@@ -170,7 +177,7 @@ def arrange(system: str, me: str, lines: list[Line], answering: int | None, inst
     return [Message("system", system), *(Message(role, "\n\n".join(texts)) for role, texts in turns), last]
 
 
-def fit(lines: list[Line], answering: int | None, budget: int, count, *, keep_last: int | None = None) -> tuple[list[Line], int | None]:
+def fit(lines: list[Line], answering: int | None, budget: int, count: Callable[[str], int], *, keep_last: int | None = None) -> tuple[list[Line], int | None]:
     """The lines that fit `budget` tokens (`count(text) -> int`), newest first, oldest dropped.
 
     The message being answered is always kept (clipped to half the budget at most); any other
@@ -211,7 +218,7 @@ def instruction_for(agent_id: str, *, must_answer: bool, structured: bool, offer
     return f"(Answer as {agent_id} in one short message. If you have nothing useful to add, reply with just: /pass)"
 
 
-def snapshot_lines(snapshot: list[Any], trigger) -> tuple[list[Line], int | None]:
+def snapshot_lines(snapshot: list[Any], trigger: transcript.Message | None) -> tuple[list[Line], int | None]:
     """The snapshot as prompt lines, and where the message being answered is (appended when the
     snapshot does not hold it: a queued mention replayed, a trigger older than the tail)."""
     lines = [Line(m.speaker, m.text) for m in snapshot]
@@ -223,8 +230,9 @@ def snapshot_lines(snapshot: list[Any], trigger) -> tuple[list[Line], int | None
     return [*lines, Line(trigger.speaker, trigger.text)], len(lines)
 
 
-def build_prompt(project, state, agent, agents: dict[str, Any], snapshot: list[Any], trigger, *, must_answer: bool = False,
-                 window: int | None = None, reply_tokens: int = 0, count=None, structured: bool = False,
+def build_prompt(project: Project, state: RoomState, agent: Agent, agents: dict[str, Any], snapshot: list[Any],
+                 trigger: transcript.Message | None, *, must_answer: bool = False, window: int | None = None,
+                 reply_tokens: int = 0, count: Callable[[str], int] | None = None, structured: bool = False,
                  keep_last: int | None = None, shrink: float = 1.0, system: str | None = None,
                  offer_pass: bool = True) -> list[Message]:
     """The messages for one call: system prompt, the tail that fits, and what to answer (`arrange`).

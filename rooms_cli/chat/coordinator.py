@@ -11,11 +11,11 @@ on. A room's turns are serialized by its floor lock (`floor`), held around the w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
@@ -30,6 +30,12 @@ from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
 from rooms_cli.passes import could_still_be_pass, streaming_object
 from rooms_cli.store import files, layout
 from rooms_cli.store.rand import rng
+
+if TYPE_CHECKING:
+    from rooms_cli.agents import Agent
+    from rooms_cli.chat.calling import Answer, Reading
+    from rooms_cli.config import Config
+    from rooms_cli.store.paths import Project
 
 FLOOR_TIMEOUT = 600.0  # seconds a second `rooms chat` waits for the floor before giving up (exit 3)
 
@@ -57,7 +63,7 @@ Event = Callable[[str, dict[str, Any]], None]
 class Outcome:
     """What one prompted agent produced, before it is written."""
 
-    agent: Any  # rooms_cli.agents.Agent
+    agent: Agent
     trigger: Message
     mode: str
     kind: str  # message | pass | flavor | repeat | failed | external
@@ -66,7 +72,7 @@ class Outcome:
     meta: dict[str, Any] = field(default_factory=dict)  # finish_reason, cut, repeated, copy_of, trimmed
 
 
-def append_records(project, room: str, messages: list[Message]) -> None:
+def append_records(project: Project, room: str, messages: list[Message]) -> None:
     """Append several records to a room's transcript in one locked write."""
     from rooms_cli.chat.rooms import transcript_path
     from rooms_cli.store import jsonl
@@ -117,7 +123,7 @@ floor_path = layout.floor_lock
 
 
 @contextmanager
-def floor(project, room: str, *, wait: bool = True, on_wait: Callable[[str], None] | None = None,
+def floor(project: Project, room: str, *, wait: bool = True, on_wait: Callable[[str], None] | None = None,
           timeout: float = FLOOR_TIMEOUT) -> Iterator[None]:
     """Hold the room's floor (serializes turns). Busy: wait with a note, or LockBusy at once."""
     from rooms_cli.store.locks import locked, try_lock
@@ -137,7 +143,7 @@ def floor(project, room: str, *, wait: bool = True, on_wait: Callable[[str], Non
         yield
 
 
-def live_room(project, room: str) -> RoomState:
+def live_room(project: Project, room: str) -> RoomState:
     from rooms_cli.errors import NotFound
 
     try:
@@ -150,7 +156,7 @@ def live_room(project, room: str) -> RoomState:
     return state
 
 
-def roster_agents(project, state: RoomState, notes: list[str]) -> dict[str, Any]:
+def roster_agents(project: Project, state: RoomState, notes: list[str]) -> dict[str, Any]:
     """Agent definitions of the roster; a definition that is gone is noted and left out."""
     from rooms_cli.agents import load_agent
     from rooms_cli.errors import NotFound
@@ -164,11 +170,11 @@ def roster_agents(project, state: RoomState, notes: list[str]) -> dict[str, Any]
     return agents
 
 
-def external_agents(config, agents: dict[str, Any]) -> frozenset[str]:
+def external_agents(config: Config, agents: dict[str, Any]) -> frozenset[str]:
     return frozenset(a for a, agent in agents.items() if agent.is_external(config.default_model))
 
 
-def explain(project, config, room: str, text: str) -> dict[str, Any]:
+def explain(project: Project, config: Config, room: str, text: str) -> dict[str, Any]:
     """Who would be prompted for `text` and why — no model call, nothing written."""
     from rooms_cli.agents import agent_ids
 
@@ -194,7 +200,7 @@ class UnknownMention(InvalidInput):
     """A person's @-mention that matches no agent and no person of the room: nothing is posted and
     nobody is prompted (it would have become an open message that spends the budget)."""
 
-    def __init__(self, words: list[str], roster: list[str], known: list[str], room: str):
+    def __init__(self, words: list[str], roster: list[str], known: list[str], room: str) -> None:
         from rooms_cli.chat.addressing import closest
 
         parts = []
@@ -208,7 +214,7 @@ class UnknownMention(InvalidInput):
         self.words = list(words)
 
 
-def room_people(project, config, room: str, speaker: str) -> set[str]:
+def room_people(project: Project, config: Config, room: str, speaker: str) -> set[str]:
     """The people a message may @-mention without naming an agent: the speaker, `user:` of
     .rooms.yaml, whoever spoke lately in the room, and whoever has an inbox (`rooms send --to`)."""
     from rooms_cli.chat.transcript import tail
@@ -225,7 +231,7 @@ class NotInRoom(InvalidInput):
     """A message addressed only to agents that exist but are not in the room: nothing is posted, and
     nobody else is prompted in their place. Interactive mode offers to invite them."""
 
-    def __init__(self, agents: list[str], room: str):
+    def __init__(self, agents: list[str], room: str) -> None:
         names = ", ".join(agents)
         verb = "is" if len(agents) == 1 else "are"
         invite = " && ".join(f"rooms room invite {a} --room {room}" for a in agents)
@@ -252,7 +258,8 @@ def _mention_notes(addressing: Addressing) -> list[str]:
 class Turn:
     """The state of one turn: providers, the budget as this turn sees it, cascades, what happened."""
 
-    def __init__(self, project, config, state: RoomState, agents: dict[str, Any], result: TurnResult, on_event: Event | None):
+    def __init__(self, project: Project, config: Config, state: RoomState, agents: dict[str, Any], result: TurnResult,
+                 on_event: Event | None) -> None:
         self.project, self.config, self.state, self.agents = project, config, state, agents
         self.room = state.id
         self.result = result
@@ -264,16 +271,16 @@ class Turn:
         self.spent = False
 
     # --- events and records -------------------------------------------------------------
-    def emit(self, kind: str, **data) -> None:
+    def emit(self, kind: str, **data: Any) -> None:
         self.on_event(kind, data)
 
-    def record(self, speaker: str, text: str, kind: str, **extra) -> Message:
+    def record(self, speaker: str, text: str, kind: str, **extra: Any) -> Message:
         msg = append_message(self.project, self.room, speaker, text, kind=kind, **extra)
         self.result.replies.append(msg)
         self.emit(kind, record=msg)
         return msg
 
-    def _line(self, pool: tuple[str, ...], *key) -> str:
+    def _line(self, pool: tuple[str, ...], *key: object) -> str:
         choices = [line for line in pool if line not in self.used_lines] or list(pool)
         line = rng("chat-line", *key).choice(choices)
         self.used_lines.add(line)
@@ -305,7 +312,8 @@ class Turn:
     async def close(self) -> None:
         await self.caller.close()
 
-    async def call(self, agent, trigger: Message, snapshot: list[Any], *, must_answer: bool, stream: bool, mode: str = "open"):
+    async def call(self, agent: Agent, trigger: Message, snapshot: list[Any], *, must_answer: bool, stream: bool,
+                   mode: str = "open") -> tuple[tuple[Answer, Reading] | None, str | None]:
         """One model call, read: (Reading, None), or (None, the reason) when the provider fails.
 
         Only an open message offers a pass in its prompt: an agent a person (or another agent) asked
@@ -403,7 +411,7 @@ class Turn:
                     self.cascade.append((target, msg))
         return drafts
 
-    def suggest_handoff(self, agent, usage: dict[str, Any]) -> None:
+    def suggest_handoff(self, agent: Agent, usage: dict[str, Any]) -> None:
         """Suggest a hand-off once the last call's prompt and reply pass the threshold of the window
         (the server's, else the agent's): that is how full the agent's context is now."""
         summary = sessions.summarize_session(self.project, self.room, agent.id)
@@ -416,7 +424,7 @@ class Turn:
                                  f"in this room; consider /handoff {agent.id}", "handoff_suggested",
                         meta={"agent": agent.id, "tokens": used})
 
-    def notify_external(self, agent, trigger: Message) -> Message:
+    def notify_external(self, agent: Agent, trigger: Message) -> Message:
         """An external agent is not called: it is told through its inbox (the line is returned, unwritten)."""
         from rooms_cli.messaging.inbox import deliver
 
@@ -475,13 +483,13 @@ class Turn:
         self.emit("queued", agents=list(agent_ids), message=trigger.id)
 
 
-def _finish(project, room: str, result: TurnResult) -> TurnResult:
+def _finish(project: Project, room: str, result: TurnResult) -> TurnResult:
     state = load_room(project, room)
     result.remaining, result.total, result.queued = state.budget_remaining, state.budget_total, state.queued
     return result
 
 
-def run_message(project, config, room: str, speaker: str, text: str, on_event: Event | None = None) -> TurnResult:
+def run_message(project: Project, config: Config, room: str, speaker: str, text: str, on_event: Event | None = None) -> TurnResult:
     """Post `text` as `speaker` and run the turn it sets off. Hold the floor around it.
 
     A `speaker` that is an agent id (an external agent answering through the CLI) is not a person:
@@ -548,7 +556,7 @@ def run_message(project, config, room: str, speaker: str, text: str, on_event: E
     return _finish(project, room, result)
 
 
-def continue_room(project, config, room: str, speaker: str, on_event: Event | None = None) -> TurnResult:
+def continue_room(project: Project, config: Config, room: str, speaker: str, on_event: Event | None = None) -> TurnResult:
     """Reset the budget from the roster and replay the queued mentions (hold the floor around it)."""
     live_room(project, room)
     state = update_room(project, room, budget.refill)
@@ -582,20 +590,21 @@ def continue_room(project, config, room: str, speaker: str, on_event: Event | No
     return _finish(project, room, result)
 
 
-def _run(coro, *, loop: bool):
+def _run(coro: Coroutine[Any, Any, None], *, loop: bool) -> None:
     """Run a turn. Network calls and an @jam's parallel calls need an event loop (asyncio, ~15 ms to
     import); a turn whose calls all go to the offline model awaits nothing but bare yields, so it is
     stepped through here without one (docs/performance.md)."""
     if loop:
         import asyncio
 
-        return asyncio.run(coro)
+        asyncio.run(coro)
+        return
     try:
         while True:
             if coro.send(None) is not None:  # a future: only an event loop can wait for it
                 coro.throw(RuntimeError("this turn awaits I/O, so it needs an event loop"))
-    except StopIteration as done:
-        return done.value
+    except StopIteration:  # the turn is done
+        return
 
 
 class _PassFilter:
@@ -603,7 +612,7 @@ class _PassFilter:
     without leading speaker labels). A structured reply (`{"speak", "message"}`, when `structured[0]`)
     shows only its message, once it says it speaks."""
 
-    def __init__(self, sink: Callable[[str], None], structured: list[bool], tidy: Callable[[str], str] = str.lstrip):
+    def __init__(self, sink: Callable[[str], None], structured: list[bool], tidy: Callable[[str], str] = str.lstrip) -> None:
         self.sink = sink
         self.structured = structured
         self.tidy = tidy

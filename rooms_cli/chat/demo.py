@@ -7,7 +7,10 @@ from rooms_cli.chat.rooms import create_room, load_room
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from rooms_cli.store.paths import Project
 
 ROOM = "demo-chat"
 ROSTER = ["architect", "researcher", "reviewer", "ops"]
@@ -21,7 +24,7 @@ SCRIPT = [
 ]
 
 
-def run(project, show) -> None:
+def run(project: Project, show: Callable[[str, str], None]) -> None:
     from rooms_cli.config import load_config
 
     config = load_config(project)

@@ -9,6 +9,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 
 def joined_rooms(project: Project, agent_id: str) -> list[str]:
     """Ids of the rooms whose roster holds `agent_id`."""
@@ -17,7 +19,7 @@ def joined_rooms(project: Project, agent_id: str) -> list[str]:
     return [state.id for state in list_room_states(project) if agent_id in state.roster]
 
 
-def whois(project: Project, config, agent_id: str) -> dict[str, Any]:
+def whois(project: Project, config: Config, agent_id: str) -> dict[str, Any]:
     agent = load_agent(project, agent_id)
     data = agent.to_json()
     data["name"] = agent.display_name

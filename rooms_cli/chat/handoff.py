@@ -22,6 +22,11 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.agents import Agent
+    from rooms_cli.chat import transcript
+    from rooms_cli.config import Config
+    from rooms_cli.models.base import Completion
+
 REHYDRATE_MESSAGES = 50
 HANDOFF_TEMPERATURE = 0.3  # a summary, not a conversation: when the agent sets no temperature
 
@@ -74,7 +79,7 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
                         post.content.strip(), project.relative(path))
 
 
-def handoff(project: Project, config, room: str, agent_id: str) -> dict[str, Any]:
+def handoff(project: Project, config: Config, room: str, agent_id: str) -> dict[str, Any]:
     """Summarise `agent_id`'s session in `room` into a deliberation, clear the session, record it.
 
     The agent is marked mid-handoff (not eligible) while its summary is being written.
@@ -102,7 +107,8 @@ def handoff(project: Project, config, room: str, agent_id: str) -> dict[str, Any
             "record": record.to_json()}
 
 
-def _summarise(project, config, agent, room, turns, recent) -> str:
+def _summarise(project: Project, config: Config, agent: Agent, room: str, turns: list[dict[str, Any]],
+               recent: list[transcript.Message]) -> str:
     """Ask the agent's model for a hand-off note (bounded by the "handoff" reply limit; a note the limit
     cut ends with `…[cut at N tokens]`); with no words from it, an extractive note."""
     from rooms_cli.models import Message, provider_for
@@ -125,7 +131,7 @@ def _summarise(project, config, agent, room, turns, recent) -> str:
     limit = reply_limit("handoff", agent=agent, provider_spec=provider.spec)
     temperature = agent.temperature if agent.temperature is not None else HANDOFF_TEMPERATURE
 
-    async def call():
+    async def call() -> Completion:
         try:
             return await provider.acomplete(messages, model=model, temperature=temperature, max_tokens=limit,
                                             agent=agent, purpose="summary")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,7 +99,7 @@ def cut_other_turns(text: str, me: str, names: list[str]) -> tuple[str, bool]:
     return text[: min(cuts)].rstrip(), True
 
 
-def _fenced(text: str):
+def _fenced(text: str) -> Callable[[int], bool]:
     """`inside(pos)`: True for a position inside a ``` code block."""
     spans = []
     start = None

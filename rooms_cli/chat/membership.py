@@ -18,16 +18,19 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+    from rooms_cli.store.paths import Project
+
 DEFAULT_ROOM = "default"
 
 
-def invite(project, room: str, agent_id: str, by: str) -> dict[str, Any]:
+def invite(project: Project, room: str, agent_id: str, by: str) -> dict[str, Any]:
     from rooms_cli.agents import load_agent
 
     agent = load_agent(project, agent_id)
     added = [False]
 
-    def join(state: RoomState):
+    def join(state: RoomState) -> None:
         if agent.id in state.kicked:
             state.kicked.remove(agent.id)
         if agent.id not in state.roster:
@@ -41,8 +44,8 @@ def invite(project, room: str, agent_id: str, by: str) -> dict[str, Any]:
     return {"room": room, "agent": agent.id, "changed": added[0], "roster": state.roster}
 
 
-def kick(project, room: str, agent_id: str, by: str) -> dict[str, Any]:
-    def remove(state: RoomState):
+def kick(project: Project, room: str, agent_id: str, by: str) -> dict[str, Any]:
+    def remove(state: RoomState) -> None:
         if agent_id not in state.roster:
             raise InvalidInput(f"{agent_id} is not in room {room!r} (roster: {', '.join(state.roster) or 'empty'})")
         if state.id == DEFAULT_ROOM and state.roster == [agent_id]:
@@ -66,10 +69,10 @@ def kick(project, room: str, agent_id: str, by: str) -> dict[str, Any]:
     return result
 
 
-def set_muted(project, room: str, agent_id: str, muted: bool, by: str) -> dict[str, Any]:
+def set_muted(project: Project, room: str, agent_id: str, muted: bool, by: str) -> dict[str, Any]:
     changed = [False]
 
-    def change(state: RoomState):
+    def change(state: RoomState) -> None:
         if agent_id not in state.roster:
             raise InvalidInput(f"{agent_id} is not in room {room!r}")
         if muted and agent_id not in state.muted:
@@ -86,7 +89,7 @@ def set_muted(project, room: str, agent_id: str, muted: bool, by: str) -> dict[s
     return {"room": room, "agent": agent_id, "muted": muted, "changed": changed[0], "mute_list": state.muted}
 
 
-def show(project, config, room: str) -> dict[str, Any]:
+def show(project: Project, config: Config, room: str) -> dict[str, Any]:
     """Roster (with flags), budget, mutes, queued mentions, agents mid-handoff, session usage."""
     from rooms_cli.agents import load_agent
     from rooms_cli.errors import NotFound
@@ -111,14 +114,14 @@ def show(project, config, room: str) -> dict[str, Any]:
     }
 
 
-def live_rooms(project, include_stopped: bool = False) -> list[dict[str, Any]]:
+def live_rooms(project: Project, include_stopped: bool = False) -> list[dict[str, Any]]:
     return [
         {"id": s.id, "status": s.status, "roster": s.roster, "budget": {"remaining": s.budget_remaining, "total": s.budget_total}}
         for s in list_room_states(project) if include_stopped or s.live
     ]
 
 
-def use(project, room: str) -> dict[str, Any]:
+def use(project: Project, room: str) -> dict[str, Any]:
     """Make `room` the current room (it must be live)."""
     from rooms_cli.chat.coordinator import live_room
     from rooms_cli.context import write_current_room

@@ -60,7 +60,7 @@ def _current(project: Project, room: str, agent: str) -> list[dict[str, Any]]:
     return records[cleared + 1:]
 
 
-def _totals(records: list[dict[str, Any]]) -> dict:
+def _totals(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Turns and tokens summed over the records (two clones' turns both count after a merge)."""
     turns = [r for r in records if r.get("kind") == "turn"]
     return {"turns": len(turns), "input_total": sum(_count(r.get("input_tokens")) for r in turns),
@@ -68,7 +68,7 @@ def _totals(records: list[dict[str, Any]]) -> dict:
             "suggested": any(r.get("kind") == "handoff_suggested" for r in records)}
 
 
-def _count(value) -> int:
+def _count(value: object) -> int:
     """A token count as written; anything else (a damaged record) counts as none."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 

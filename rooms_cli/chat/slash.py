@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooms_cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rooms_cli.chat.coordinator import Event
+    from rooms_cli.config import Config
+    from rooms_cli.store.paths import Project
 
 COMMANDS: dict[str, str] = {
     "save": "write the transcript to .rooms/chat/<room>/<save-id>.md",
@@ -73,7 +80,7 @@ def parse(line: str) -> tuple[str, list[str]]:
     return name, args
 
 
-def refuse_agents(project, me: str) -> None:
+def refuse_agents(project: Project, me: str) -> None:
     """Only people type slash commands in `rooms chat`; an agent identity (`--as researcher`) may not."""
     from rooms_cli.agents import agent_ids
     from rooms_cli.errors import InvalidInput
@@ -83,8 +90,8 @@ def refuse_agents(project, me: str) -> None:
                            "(agents may @-mention agents; the `rooms room …` commands are still there)")
 
 
-def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: bool = True, on_wait=None,
-        chat_mode: bool = False) -> SlashResult:
+def run(project: Project, config: Config, room: str, me: str, line: str, *, on_event: Event | None = None,
+        wait: bool = True, on_wait: Callable[[str], None] | None = None, chat_mode: bool = False) -> SlashResult:
     """Do the slash command `line` in `room` as `me` (`chat_mode`: typed in interactive chat mode,
     the only place /leave and /quit mean something)."""
     from rooms_cli.chat import handoff, lifecycle, membership
@@ -132,7 +139,7 @@ def run(project, config, room: str, me: str, line: str, *, on_event=None, wait: 
     return result
 
 
-def _agent_id(project, word: str, resolve) -> str:
+def _agent_id(project: Project, word: str, resolve: Callable[[str, list[str]], str | None]) -> str:
     """Slash commands accept agent ids the way mentions do (`@researcher`, `agents/researcher`, typos)."""
     from rooms_cli.agents import agent_ids
 

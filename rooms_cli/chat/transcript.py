@@ -18,6 +18,8 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    import os
+    from pathlib import Path
     from typing import Any
 
 
@@ -60,18 +62,18 @@ class Message:
         )
 
 
-def make_message(room: str, speaker: str, text: str, kind: str = "message", **extra) -> Message:
+def make_message(room: str, speaker: str, text: str, kind: str = "message", **extra: Any) -> Message:
     return Message(id=new_id("m"), ts=now_iso(), room=room, speaker=speaker, kind=kind, text=text, **extra)
 
 
-def append_message(project: Project, room: str, speaker: str, text: str, kind: str = "message", **extra) -> Message:
+def append_message(project: Project, room: str, speaker: str, text: str, kind: str = "message", **extra: Any) -> Message:
     """Append one record to the room's transcript and return it."""
     msg = make_message(room, speaker, text, kind, **extra)
     jsonl.append(transcript_path(project, room), msg.to_json())
     return msg
 
 
-def in_order(records: list[dict[str, Any]]) -> list[dict]:
+def in_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Records in the one order of every log (store/order.py: stamp, then id), each record once.
 
     A git merge (`merge=union`) or `rooms sync` puts one clone's new lines after the other's, so a
@@ -137,14 +139,14 @@ def tail(project: Project, room: str, count: int) -> list[Message]:
 ORDER_VERSION = 1
 
 
-def _order_cache(data: dict[str, Any] | None) -> dict | None:
+def _order_cache(data: dict[str, Any] | None) -> dict[str, Any] | None:
     if data is not None and all(isinstance(data.get(k), int) for k in ("ino", "dev", "end", "ordered")) \
             and isinstance(data.get("last"), str):
         return data
     return None
 
 
-def _save_order(path, stat, end: int, last: str, ordered: int) -> None:
+def _save_order(path: Path, stat: os.stat_result, end: int, last: str, ordered: int) -> None:
     from rooms_cli.store import cache
 
     cache.save(path, {"version": ORDER_VERSION, "ino": stat.st_ino, "dev": stat.st_dev, "end": end, "last": last,

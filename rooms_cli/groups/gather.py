@@ -159,7 +159,7 @@ class _Gathering:
     """One gather of one broadcast, in this process."""
 
     def __init__(self, project: Project, config, name: str, b: Broadcast, *, any_: bool, cancel_losers: bool, by: str,
-                 ephemeral: bool = False):
+                 ephemeral: bool = False) -> None:
         self.project, self.config, self.name, self.b = project, config, name, b
         self.any_, self.cancel_losers, self.by, self.ephemeral = any_, cancel_losers, by, ephemeral
         self.options: list[str] | None = None  # the declared options when the members vote (majority_vote)

@@ -73,7 +73,7 @@ def run_spawn(project: Project, spawn_id: str) -> Spawn:
     from rooms_cli.errors import RoomsError
     from rooms_cli.messaging.inbox import deliver
 
-    def started(s: Spawn):
+    def started(s: Spawn) -> None:
         s.status, s.started, s.pid = "running", now_iso(), os.getpid()
 
     spawn = update_spawn(project, spawn_id, started)
@@ -99,7 +99,7 @@ def run_spawn(project: Project, spawn_id: str) -> Spawn:
         text = error + (f"\n--- output ---\n{_clip(output, TAIL)}" if output.strip() else "")
         msg = deliver(project, spawn.parent, spawn.alias, text, kind="spawn_error", meta=meta)
 
-    def finished(s: Spawn):
+    def finished(s: Spawn) -> None:
         s.status = "done" if error is None else "failed"
         s.finished, s.duration_s, s.exit_code = now_iso(), duration, exit_code
         s.output, s.error, s.delivered = _clip(output), error, msg.n

@@ -14,6 +14,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 __all__ = ["Completion", "Message", "Provider", "Usage", "get_provider", "parse_model", "provider_for"]
 
 
@@ -25,7 +27,7 @@ def parse_model(model_string: str) -> tuple[str, str]:
     return name, model
 
 
-def get_provider(name: str, config) -> Provider:
+def get_provider(name: str, config: Config) -> Provider:
     """The provider called `name` in `config` (built-ins included)."""
     providers = config.providers()
     if name not in providers:
@@ -61,7 +63,7 @@ def _build(name: str, spec: dict[str, Any]) -> Provider:
     return ExternalProvider(name, spec)
 
 
-def provider_for(model_string: str, config) -> tuple[Provider, str]:
+def provider_for(model_string: str, config: Config) -> tuple[Provider, str]:
     """(provider, model) for a model string."""
     name, model = parse_model(model_string)
     return get_provider(name, config), model

@@ -58,6 +58,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.models.base import Delta, Message
+
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 REPLY_TOOL = "reply"  # the one tool a structured call forces
@@ -66,7 +68,7 @@ CLAUDE_WINDOW = 200_000  # tokens: the context window of Claude models on Anthro
 _no_tools: set[str] = server_cache(set())  # servers (base URLs) that refused a forced tool call, this process
 
 
-def to_anthropic(messages) -> tuple[str, list[dict[str, Any]]]:
+def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, alternating user/assistant messages) from our messages."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
     turns: list[dict[str, Any]] = []
@@ -151,7 +153,10 @@ class AnthropicProvider(Provider):
         counted = await llamacpp.count(root, text, self._probe_headers()) if llamacpp.known(root) else None
         return counted if counted is not None else estimate_tokens(text)
 
-    def _call(self, messages, model, temperature, max_tokens, stream: bool, agent=None, stop=None, schema=None) -> Call:
+    def _call(
+        self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None,
+        stream: bool, agent: Any = None, stop: list[str] | None = None, schema: dict[str, Any] | None = None,
+    ) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -195,7 +200,8 @@ class AnthropicProvider(Provider):
         )
 
     async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int,
+        stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         while True:
             call = self._call(messages, model, temperature, max_tokens, stream=on_delta is not None,
@@ -217,7 +223,7 @@ class AnthropicProvider(Provider):
             return completion
 
 
-def _parse(call: Call, data: dict[str, Any], messages) -> Completion:
+def _parse(call: Call, data: dict[str, Any], messages: list[Message]) -> Completion:
     if data.get("type") == "error":
         raise reported_error(call, "the server answered with an error", data.get("error") or {})
     content = data.get("content")
@@ -236,7 +242,7 @@ def _block_text(block: dict[str, Any]) -> str:
     return ""
 
 
-async def _stream(call: Call, messages, on_delta) -> Completion:
+async def _stream(call: Call, messages: list[Message], on_delta: Delta) -> Completion:
     parts: list[str] = []
     progress = [0]
     usage: dict[str, Any] = {}
@@ -280,7 +286,7 @@ async def _stream(call: Call, messages, on_delta) -> Completion:
     return Completion(text=text, usage=_usage(usage, messages, text), finish_reason=stop_reason)
 
 
-def _usage(data, messages, text: str) -> Usage:
+def _usage(data: object, messages: list[Message], text: str) -> Usage:
     """Usage from an Anthropic `usage` object (cache reads and writes count as input), else an estimate."""
     data = data if isinstance(data, dict) else {}
     given = [data.get(k) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]

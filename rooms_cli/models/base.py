@@ -32,11 +32,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.models.limits import reply_limit
 from rooms_cli.models.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from rooms_cli.child_env import StreamMask
 
 Delta = Callable[[str], None]
 
@@ -142,7 +145,7 @@ class StopFilter:
     """Streams text on to `emit` until a stop string appears, holding back just enough characters
     that a stop string split across pieces is still caught; nothing from the stop string on is sent."""
 
-    def __init__(self, emit: Delta, stop: list[str]):
+    def __init__(self, emit: Delta, stop: list[str]) -> None:
         self.emit = emit
         self.stop = stop
         self.hold = max(len(s) for s in stop) - 1
@@ -172,9 +175,10 @@ class StopFilter:
 
 
 _server_caches: list[dict[str, Any] | set[Any]] = []
+_Cache = TypeVar("_Cache", dict[Any, Any], set[Any])
 
 
-def server_cache(cache):
+def server_cache(cache: _Cache) -> _Cache:
     """Register `cache` (a dict or set of what this process learned about servers) with forget_servers."""
     _server_caches.append(cache)
     return cache
@@ -203,7 +207,7 @@ class Provider:
     offline = False
     structured = False  # True: `schema` is sent to the model (see the module docstring)
 
-    def __init__(self, name: str, spec: dict[str, Any] | None = None):
+    def __init__(self, name: str, spec: dict[str, Any] | None = None) -> None:
         self.name = name
         self.spec = dict(spec or {})
         # every configured provider's spec (get_provider fills it): their keys are masked in
@@ -263,7 +267,7 @@ class Provider:
         completion.offline = self.offline
         return completion
 
-    def _stream_mask(self, on_delta):
+    def _stream_mask(self, on_delta: Delta | None) -> StreamMask | None:
         """Live text passes the same mask (child_env.StreamMask) when any key is configured."""
         if on_delta is None:
             return None
@@ -278,14 +282,15 @@ class Provider:
 
         return mask_secrets(text, configured_secrets(self.configured)) if text else text
 
-    def complete(self, messages: list[Message], **kwargs) -> Completion:
+    def complete(self, messages: list[Message], **kwargs: Any) -> Completion:
         """Synchronous `acomplete` (runs its own event loop)."""
         import asyncio
 
         return asyncio.run(self.acomplete(messages, **kwargs))
 
     async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int,
+        stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         raise NotImplementedError
 
@@ -329,7 +334,7 @@ class ExternalProvider(Provider):
 
     type = "external"
 
-    async def _acomplete(self, messages, **_):  # type: ignore[override]
+    async def _acomplete(self, messages: list[Message], **_: Any) -> Completion:
         raise ProviderError(
             f"provider {self.name!r} is external: the agent answers through rooms itself, not through a model"
         )

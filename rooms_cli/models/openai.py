@@ -60,6 +60,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.models.base import Delta, Message
+
 OPENAI_URL = "https://api.openai.com/v1"
 OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_DEFAULT_NUM_CTX = 4096  # what Ollama gives a model whose parameters set no num_ctx
@@ -88,7 +90,7 @@ def ollama_base_url(host: str | None) -> str:
     return f"{parts.scheme}://{netloc}{path}"
 
 
-def wire_message(message) -> dict[str, Any]:
+def wire_message(message: Message) -> dict[str, Any]:
     """A message as OpenAI wants it: `name` only of [A-Za-z0-9_-], at most 64 (ids may hold dots)."""
     data = message.to_json()
     if data.get("name"):
@@ -96,7 +98,7 @@ def wire_message(message) -> dict[str, Any]:
     return data
 
 
-def prompt_tokens(messages) -> int:
+def prompt_tokens(messages: list[Message]) -> int:
     """The estimated tokens of a prompt, for a server that reports no usage."""
     return sum(estimate_tokens(m.content) + 4 for m in messages)
 
@@ -171,7 +173,10 @@ class OpenAIProvider(Provider):
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url()).hostname == "api.openai.com"
 
-    def _call(self, messages, model, temperature, max_tokens, stream: bool, stop=None, schema=None) -> Call:
+    def _call(
+        self, messages: list[Message], model: str, temperature: float | None, max_tokens: int | None,
+        stream: bool, stop: list[str] | None = None, schema: dict[str, Any] | None = None,
+    ) -> Call:
         model = model or self.spec.get("model") or ""
         if not model:
             raise ProviderError(
@@ -210,7 +215,8 @@ class OpenAIProvider(Provider):
         return {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
 
     async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int,
+        stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         refused_here = _refused.setdefault(self.base_url(), set())
         guessed: str | None = None  # a field dropped on a 400 that did not name it
@@ -268,7 +274,7 @@ class OpenAIProvider(Provider):
         counted = await llamacpp.count(root, text, self._auth_headers()) if llamacpp.known(root) else None
         return counted if counted is not None else estimate_tokens(text)
 
-    def _parse(self, call: Call, data: dict[str, Any], messages) -> Completion:
+    def _parse(self, call: Call, data: dict[str, Any], messages: list[Message]) -> Completion:
         if "error" in data and not data.get("choices"):
             raise reported_error(call, "the server answered with an error", data["error"])
         choices = data.get("choices")
@@ -282,7 +288,7 @@ class OpenAIProvider(Provider):
             text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=choices[0].get("finish_reason"),
         )
 
-    async def _stream(self, call: Call, messages, on_delta) -> Completion:
+    async def _stream(self, call: Call, messages: list[Message], on_delta: Delta) -> Completion:
         parts: list[str] = []
         progress = [0]
         finish_reason = None
@@ -353,7 +359,7 @@ def ollama_window(show: object) -> int | None:
     return None
 
 
-def _usage(data, messages, text: str) -> Usage:
+def _usage(data: object, messages: list[Message], text: str) -> Usage:
     """Usage from an OpenAI `usage` object, estimated (tokens.estimate_tokens) where it is missing."""
     data = data if isinstance(data, dict) else {}
     prompt, completion = data.get("prompt_tokens"), data.get("completion_tokens")

@@ -141,7 +141,7 @@ def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: st
 class _Providers:
     """One provider object per model string for the whole roundtable, closed at the end."""
 
-    def __init__(self, config):
+    def __init__(self, config) -> None:
         self.config = config
         self.cache: dict[str, tuple[Any, ...]] = {}
 

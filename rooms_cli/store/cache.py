@@ -1,13 +1,14 @@
 """The one cache primitive: what was derived from files, kept under `.rooms/run/` (this machine's, out
 of git) and trusted only while the files it came from keep their identity.
 
-    key = cache.identity(log)                    # [dev, inode, size, mtime_ns, ctime_ns], None if missing
+    key = cache.identity(log)                    # [dev, inode, size, mtime_ns], None if missing
     doc = cache.load(path, VERSION)             # the stored document, or None: missing, damaged, other version
     ...                                          # compare the keys it holds with the files' identities now
     cache.save(path, {"version": VERSION, ...})  # replace it: atomic, never fatal
 
 - **Key.** A file's identity changes with any write to it: an append grows it, a rewrite moves its
-  mtime and ctime, a replacement (git checkout, os.replace) gives it a new inode. Take the identity
+  mtime, a replacement (git checkout, os.replace) gives it a new inode. (Not the ctime: a board's
+  cache holds one key per task, and 20 000 more 19-digit numbers cost its every read ~5 %.) Take the identity
   *before* reading the file: a write in between then makes the entry stale, never wrong. A file
   written within RACY_S may be rewritten at the same size inside the clock's tick: `settled` says
   whether a key can be trusted for a file that is not append-only.
@@ -31,7 +32,7 @@ RACY_S = 1.0  # seconds: a file written more recently may change again without i
 
 def identity_of(st: os.stat_result) -> list[int]:
     """The identity of the file `st` is the stat of (see the module's docstring)."""
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
 
 
 def identity(path: Path | str) -> list[int] | None:

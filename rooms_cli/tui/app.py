@@ -63,7 +63,7 @@ KEYS = [
 class Changed(Message):
     """Something under .rooms/ changed: the watch event that says what."""
 
-    def __init__(self, event: dict[str, Any]):
+    def __init__(self, event: dict[str, Any]) -> None:
         super().__init__()
         self.event = event
 
@@ -75,7 +75,7 @@ class LaneTable(DataTable[Any]):
     PAGE = 100
     BINDINGS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
 
-    def __init__(self, lane: str, **kwargs):
+    def __init__(self, lane: str, **kwargs) -> None:
         super().__init__(cursor_type="row", show_header=False, cell_padding=0, **kwargs)
         self.lane = lane
         self.heading = Label(lane)  # above the table: the lane and how many tasks it holds
@@ -167,7 +167,7 @@ class TopApp(App[Any]):
         Binding("q", "quit", "quit"),
     ]
 
-    def __init__(self, ctx: Context, *, tab: str = "board", room: str | None = None, live: bool = True):
+    def __init__(self, ctx: Context, *, tab: str = "board", room: str | None = None, live: bool = True) -> None:
         super().__init__()
         self.ctx = ctx
         self.room = room or ctx.room

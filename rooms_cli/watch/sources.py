@@ -93,7 +93,7 @@ class Selection:
 class Discovery:
     """Lists the sources of a selection; cheap to call on every wake-up."""
 
-    def __init__(self, project: Project, selection: Selection):
+    def __init__(self, project: Project, selection: Selection) -> None:
         self.project = project
         self.selection = selection
         self._listings: dict[Path, tuple[int, list[tuple[str, bool]]]] = {}

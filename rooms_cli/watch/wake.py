@@ -33,7 +33,7 @@ class StopFlag:
     """Set by Ctrl-C or reached by a deadline; `is_set()` is polled by the notification loop (no locks:
     it is safe to set from a signal handler)."""
 
-    def __init__(self, timeout: float | None = None):
+    def __init__(self, timeout: float | None = None) -> None:
         self._set = False
         self.deadline: float | None = None
         if timeout is not None:
@@ -103,7 +103,7 @@ class Waker:
     Iterating yields changed paths (notifications) or None (check everything) until `stop` is set.
     """
 
-    def __init__(self, root: Path, stop: StopFlag):
+    def __init__(self, root: Path, stop: StopFlag) -> None:
         self.root = root
         self.stop = stop
         self.interval = _seconds("ROOMS_WATCH_INTERVAL", DEFAULT_INTERVAL)
