@@ -17,7 +17,10 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 
 if TYPE_CHECKING:
-    from dataclasses import asdict, dataclass, field
+    from dataclasses import FrozenInstanceError as FrozenInstanceError
+    from dataclasses import asdict as asdict
+    from dataclasses import dataclass as dataclass
+    from dataclasses import field as field
 else:
 
     class _Missing:
