@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store.paths import CONFIG, Project
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
+if TYPE_CHECKING:
+    from typing import Any
 
 PROVIDER_TYPES = ("offline", "openai", "anthropic", "command", "external")
 
@@ -41,7 +45,7 @@ TOP_LEVEL: dict[str, tuple[tuple[type, ...], str]] = {
 }
 
 # Providers usable with no configuration at all.
-BUILTIN_PROVIDERS: dict[str, dict] = {
+BUILTIN_PROVIDERS: dict[str, dict[str, Any]] = {
     "offline": {"type": "offline"},
     "external": {"type": "external"},
     "openai": {"type": "openai", "api_key_env": "OPENAI_API_KEY"},
@@ -55,10 +59,10 @@ BUILTIN_PROVIDERS: dict[str, dict] = {
 class Config:
     """`.rooms.yaml` as read (empty when there is none), and where it was."""
 
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
 
-    def get(self, key: str, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         value = self.data.get(key)
         return default if value is None else value
 
@@ -70,30 +74,31 @@ class Config:
     def default_model(self) -> str:
         return self.data.get("default_model") or "offline"
 
-    def providers(self) -> dict[str, dict]:
+    def providers(self) -> dict[str, dict[str, Any]]:
         """Built-in providers overlaid by the configured ones."""
         merged = {name: dict(spec) for name, spec in BUILTIN_PROVIDERS.items()}
         for name, spec in (self.data.get("providers") or {}).items():
             merged[name] = dict(spec)
         return merged
 
-    def masked(self) -> dict:
+    def masked(self) -> dict[str, Any]:
         """The effective config with anything secret-looking masked, for display."""
         shown = dict(self.data)
         shown.setdefault("default_model", "offline")
         shown["providers"] = self.providers()
         from rooms_cli.child_env import mask_config
 
-        return mask_config(shown)
+        masked: dict[str, Any] = mask_config(shown)
+        return masked
 
 
-def _type_name(value) -> str:
+def _type_name(value: object) -> str:
     return {dict: "a mapping", list: "a list", str: "a string", bool: "true/false", int: "a number", float: "a number"}.get(
         type(value), type(value).__name__
     )
 
 
-def validate(data: object, where: str) -> dict:
+def validate(data: object, where: str) -> dict[str, Any]:
     """Check the top level and the providers section; return the data. Warn on unknown keys."""
     if data is None:
         return {}

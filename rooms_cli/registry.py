@@ -18,10 +18,11 @@ from __future__ import annotations
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from rooms_cli.findings import Finding
 
-    TickStep = Callable[..., list[dict]]  # (project, config, dry_run, [on_event=]) -> what it did
+    TickStep = Callable[..., list[dict[str, Any]]]  # (project, config, dry_run, [on_event=]) -> what it did
     DoctorCheck = Callable[..., list[Finding]]  # (project, config) -> findings
     DemoSection = Callable[..., None]  # (project, show) -> None
 

@@ -129,9 +129,9 @@ def test_store_and_models_never_import_a_part():
 
 def test_store_and_models_import_nothing_above_them():
     # leaves beside the store (errors, config, the /pass rule, terminal-safe text, text utilities, child
-    # environments) import nothing above them
+    # environments, the records' dataclass) import nothing above them
     allowed = ("rooms_cli.store", "rooms_cli.errors", "rooms_cli.models", "rooms_cli.config", "rooms_cli.passes",
-               "rooms_cli.terminal", "rooms_cli.text", "rooms_cli.child_env")
+               "rooms_cli.terminal", "rooms_cli.text", "rooms_cli.child_env", "rooms_cli.records")
     bad = [(m, t) for m, ts in import_graph().items()
            if m.startswith(("rooms_cli.store", "rooms_cli.models")) for t in ts if not t.startswith(allowed)]
     assert bad == []
@@ -224,8 +224,7 @@ def test_parts_are_wired_by_imports_never_by_names_in_strings():
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Subscript) and ast.unparse(t.value) == "sys.modules" for t in node.targets):
                 offenders.append(f"{name}:{node.lineno}")
-    deferred = "rooms_cli.cli.deferred:"  # the start-up `inspect` swap, on its way out (issue 26, part 1)
-    assert [o for o in offenders if not o.startswith(deferred)] == []
+    assert offenders == []
 
 
 def test_every_part_s_doctor_demo_and_tick_module_is_wired_in_the_registry():
@@ -392,4 +391,22 @@ def test_no_module_outside_the_store_takes_file_locks_itself():
                 offenders.append(name)
             elif isinstance(node, ast.ImportFrom) and node.module == "fcntl":
                 offenders.append(name)
+    assert offenders == []
+
+
+def test_every_cache_goes_through_the_one_cache_primitive():
+    """store/cache.py is the only code that stores a cache (atomic.write_cache) or unpickles one: a part
+    that kept its own cache file would bring back a design of its own (fsync or not, fatal or not)."""
+    offenders = []
+    for name, path in _modules().items():
+        if name in ("rooms_cli.store.cache", "rooms_cli.store.atomic"):
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "write_cache":
+                offenders.append(f"{name}: write_cache")
+            elif isinstance(node, ast.ImportFrom) and any(a.name == "write_cache" for a in node.names):
+                offenders.append(f"{name}: write_cache")
+            elif isinstance(node, ast.Import) and any(a.name == "pickle" for a in node.names):
+                offenders.append(f"{name}: pickle")
     assert offenders == []

@@ -14,10 +14,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.groups.model import OK, MemberResult
+
+if TYPE_CHECKING:
+    from rooms_cli.config import Config
 
 Reducer = Callable[[dict[str, MemberResult], list[str]], Any]
 
@@ -27,7 +30,7 @@ class Reduction:
     """A reducer's value with extra keys for the result's metadata (a plain return value has none)."""
 
     value: Any
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def _replies(by_member: dict[str, MemberResult], order: list[str]) -> list[tuple[str, str]]:
@@ -35,7 +38,7 @@ def _replies(by_member: dict[str, MemberResult], order: list[str]) -> list[tuple
     return [(h, by_member[h].text) for h in order if h in by_member and by_member[h].status == OK]
 
 
-def concat(by_member, order):
+def concat(by_member: dict[str, MemberResult], order: list[str]) -> Any:
     """Every reply in arrival order, each under a `## handle` header, joined by a blank line.
 
     The header keeps multi-paragraph replies apart and says who wrote what. A single reply (a
@@ -46,19 +49,19 @@ def concat(by_member, order):
     return "\n\n".join(f"## {handle}\n{text.strip()}" for handle, text in replies)
 
 
-def join_by_handle(by_member, order):
+def join_by_handle(by_member: dict[str, MemberResult], order: list[str]) -> Any:
     """{handle: reply} for every member that replied, in member order."""
     replied = dict(_replies(by_member, order))
     return {h: replied[h] for h in by_member if h in replied}
 
 
-def last_wins(by_member, order):
+def last_wins(by_member: dict[str, MemberResult], order: list[str]) -> Any:
     """The reply that arrived last (None when nobody replied)."""
     replies = _replies(by_member, order)
     return replies[-1][1] if replies else None
 
 
-def majority_vote(by_member, order, options: list[str] | None = None):
+def majority_vote(by_member: dict[str, MemberResult], order: list[str], options: list[str] | None = None) -> Reduction:
     """The option most members voted for (see votes.py for the options and how a reply is read).
 
     `options` default to the broadcast's declared ones when the gather runs it, else YES/NO/ABSTAIN.
@@ -95,7 +98,8 @@ def majority_vote(by_member, order, options: list[str] | None = None):
     return Reduction(best, metadata)
 
 
-def rank_from_ballots(labels: dict[str, str], ballots: dict[str, list[str]], by_member, order) -> Reduction:
+def rank_from_ballots(labels: dict[str, str], ballots: dict[str, list[str]], by_member: dict[str, MemberResult],
+                      order: list[str]) -> Reduction:
     """The candidate with the best (lowest) average rank over the ballots that ranked it.
 
     `labels` maps R1, R2… to handles; `ballots` maps a ranker to its labels, best first. A
@@ -109,7 +113,7 @@ def rank_from_ballots(labels: dict[str, str], ballots: dict[str, list[str]], by_
                 sums[labels[label]].append(position)
     average = {h: (sum(p) / len(p) if p else None) for h, p in sums.items()}
     arrival = {h: i for i, h in enumerate(order)}
-    metadata: dict = {"labels": labels, "ballots": ballots, "parsed": len(ballots),
+    metadata: dict[str, Any] = {"labels": labels, "ballots": ballots, "parsed": len(ballots),
                       "average_rank": {h: (round(v, 3) if v is not None else None) for h, v in average.items()}}
     if not average or (len(average) > 1 and not ballots):
         return Reduction(None, metadata)
@@ -142,7 +146,7 @@ def register_reducer(name: str, fn: Reducer) -> None:
     _registered[name] = fn
 
 
-def _import(name: str, ref: object, project_root) -> Reducer:
+def _import(name: str, ref: object, project_root: object) -> Reducer:
     where = f".rooms.yaml reducers.{name}"
     if not isinstance(ref, str) or ref.count(":") != 1:
         raise InvalidData(f"{where}: expected \"module:function\", found {ref!r}")
@@ -159,15 +163,16 @@ def _import(name: str, ref: object, project_root) -> Reducer:
     fn = getattr(module, func, None)
     if not callable(fn):
         raise InvalidData(f"{where}: {module_name!r} has no function {func!r}")
-    return fn
+    reducer: Reducer = fn
+    return reducer
 
 
-def known(config=None) -> list[str]:
+def known(config: Config | None = None) -> list[str]:
     configured = list(((config.get("reducers") if config else None) or {}).keys())
     return sorted({*BUILTIN, *MODEL_REDUCERS, *_registered, *configured})
 
 
-def resolve(name: str, config=None, project_root=None) -> Reducer | None:
+def resolve(name: str, config: Config | None = None, project_root: object = None) -> Reducer | None:
     """The function for reducer `name` (None for `rank`, which the gather runs); unknown is an error."""
     if name in BUILTIN:
         return BUILTIN[name]
@@ -182,7 +187,7 @@ def resolve(name: str, config=None, project_root=None) -> Reducer | None:
 
 
 def apply(fn: Reducer, name: str, by_member: dict[str, MemberResult], order: list[str],
-          fields: dict | None = None) -> Reduction:
+          fields: dict[str, Any] | None = None) -> Reduction:
     """Run a reducer; its failure is one clear error naming it, never a traceback.
 
     `fields` are the broadcast's: `majority_vote` reads its options there (votes.declared_options)."""

@@ -19,8 +19,6 @@ numbers after a merge), or the cursor is missing or damaged, the whole inbox is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rooms_cli.messaging.inbox import (
     InboxMessage,
     InboxView,
@@ -32,13 +30,14 @@ from rooms_cli.messaging.inbox import (
     read_state_path,
     with_latest,
 )
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import cache, jsonl, layout, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
-VERSION = 2
+VERSION = 3
 RECENT = 100  # latest messages kept: `rooms inbox --last N` up to this reads no more than the unread ones
 
 
@@ -75,7 +74,8 @@ def _full(project: Project, agent: str) -> Known:
     state = {"version": VERSION, "box": box_seal, "marks": marks_seal,
              "top": max(numbers, default=0), "total": len(messages),
              "unique": len(set(numbers)) == len(numbers) and all(n > 0 and m.id for n, m in zip(numbers, messages, strict=True)),
-             "unread": [raw[m.id] for m in unread if m.id in raw], "recent": [raw[m.id] for m in recent if m.id in raw]}
+             "unread": [raw[m.id] for m in unread if m.id in raw], "recent": [raw[m.id] for m in recent if m.id in raw],
+             "bad": [[lineno, reason] for lineno, reason in whole.bad]}
     # only a cursor whose offsets match what was parsed: a message appended between the scan and the
     # read is then re-read (and re-added once, by id) by the next call
     if state["unique"]:
@@ -93,6 +93,8 @@ def known(project: Project, agent: str) -> Known:
     box_end, marks_end = state["box"][1], state["marks"][1]
     if cache.seal(box, box_end) != state["box"] or cache.seal(marks_file, marks_end) != state["marks"]:
         return _full(project, agent)  # replaced (a merge), shrunk, or gone
+    for lineno, reason in state.get("bad", []):  # a damaged line is warned about on every read, as a full read does
+        jsonl.warn(box, lineno, reason)
     new_box = jsonl.scan(box, box_end)
     new_marks = jsonl.scan(marks_file, marks_end)
     if new_box.bad or new_marks.bad:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rooms_cli.errors import InvalidInput
 from rooms_cli.models.base import Completion, Message, Provider, Usage
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads the name
 if TYPE_CHECKING:
     from typing import Any
 

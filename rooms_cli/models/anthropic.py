@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.models import llamacpp
-from rooms_cli.models.base import Completion, Provider, Usage, server_cache
+from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, server_cache
 from rooms_cli.models.http import (
     Call,
     HttpSettings,
@@ -71,7 +72,7 @@ _no_tools: set[str] = server_cache(set())  # servers (base URLs) that refused a 
 def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
     """(system prompt, alternating user/assistant messages) from our messages."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
-    turns: list[dict[str, Any]] = []
+    turns: list[dict[str, str]] = []
     for m in messages:
         if m.role == "system":
             continue

@@ -66,7 +66,7 @@ class Message:
     content: str
     name: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str]:
         data = {"role": self.role, "content": self.content}
         if self.name:
             data["name"] = self.name
@@ -84,7 +84,7 @@ class Usage:
     def total(self) -> int:
         return self.input_tokens + self.output_tokens
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, int]:
         return asdict(self)
 
 

@@ -23,9 +23,10 @@ import codecs
 import os
 import signal
 from collections import deque
+from typing import Any
 
 from rooms_cli.errors import ProviderError
-from rooms_cli.models.base import Completion, Provider, Usage, first_stop
+from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, first_stop
 from rooms_cli.models.http import ProviderTimeout
 from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
 
@@ -33,7 +34,7 @@ DEFAULT_TIMEOUT = 600.0
 STDERR_TAIL = 600  # characters of stderr quoted in an error
 
 
-def render_prompt(messages) -> str:
+def render_prompt(messages: list[Message]) -> str:
     """Messages as one plain-text prompt: the system text, then the conversation."""
     system = "\n\n".join(m.content for m in messages if m.role == "system" and m.content.strip())
     turns = [m for m in messages if m.role != "system"]
@@ -57,7 +58,7 @@ def _tail(raw: bytes) -> str:
     return ("…" + joined[-STDERR_TAIL:]) if len(joined) > STDERR_TAIL else joined
 
 
-def _kill_group(proc) -> None:
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -74,7 +75,7 @@ def _signal_name(number: int) -> str:
 class _Reply:
     """The program's reply as it streams in: trimmed, cut at `max_tokens`, ended by a stop string."""
 
-    def __init__(self, max_tokens: int | None, stop, on_delta) -> None:
+    def __init__(self, max_tokens: int | None, stop: list[str], on_delta: Delta | None) -> None:
         self.max_tokens, self.stop, self.on_delta = max_tokens, stop, on_delta
         self.out: list[str] = []
         self.pending = ""  # whitespace held back until more text follows (the reply is trimmed)
@@ -108,7 +109,7 @@ class _Reply:
                 self.stopped = True
 
 
-async def _feed(stdin, prompt: str) -> None:
+async def _feed(stdin: asyncio.StreamWriter, prompt: str) -> None:
     try:
         stdin.write(prompt.encode("utf-8"))
         await stdin.drain()
@@ -121,20 +122,20 @@ async def _feed(stdin, prompt: str) -> None:
             pass
 
 
-async def _read_out(proc, reply: _Reply) -> None:
+async def _read_out(proc: asyncio.subprocess.Process, stdout: asyncio.StreamReader, reply: _Reply) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    while chunk := await proc.stdout.read(4096):
+    while chunk := await stdout.read(4096):
         reply.emit(decoder.decode(chunk))
         if reply.complete:
             _kill_group(proc)  # enough: the rest of the reply would be thrown away
-            while await proc.stdout.read(65536):  # drained to its end, so the pipe closes
+            while await stdout.read(65536):  # drained to its end, so the pipe closes
                 pass
             return
     reply.emit(decoder.decode(b"", final=True))
 
 
-async def _read_err(proc, tail: deque[bytes]) -> None:
-    while chunk := await proc.stderr.read(4096):
+async def _read_err(stderr: asyncio.StreamReader, tail: deque[bytes]) -> None:
+    while chunk := await stderr.read(4096):
         tail.append(chunk)
 
 
@@ -164,7 +165,7 @@ class CommandProvider(Provider):
             return float(value)
         return DEFAULT_TIMEOUT
 
-    async def _start(self, argv: list[str]):
+    async def _start(self, argv: list[str]) -> asyncio.subprocess.Process:
         try:
             return await asyncio.create_subprocess_exec(
                 *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
@@ -178,13 +179,16 @@ class CommandProvider(Provider):
         except PermissionError:
             raise ProviderError(f"provider {self.name!r}: command {argv[0]!r} is not executable") from None
 
-    async def _run(self, proc, argv: list[str], prompt: str, reply: _Reply, err_tail: deque[bytes]) -> int:
+    async def _run(self, proc: asyncio.subprocess.Process, argv: list[str], prompt: str, reply: _Reply,
+                   err_tail: deque[bytes]) -> int:
         """Feed the prompt and read the reply within the timeout; the exit code. Whatever goes wrong
         (timeout, cancel, on_delta failing), the program's whole group is killed."""
+        stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+        assert stdin is not None and stdout is not None and stderr is not None  # all three are PIPEs
         limit = self.timeout()
         try:
             async with asyncio.timeout(limit):
-                await asyncio.gather(_feed(proc.stdin, prompt), _read_out(proc, reply), _read_err(proc, err_tail))
+                await asyncio.gather(_feed(stdin, prompt), _read_out(proc, stdout, reply), _read_err(stderr, err_tail))
                 return await proc.wait()
         except TimeoutError:
             _kill_group(proc)
@@ -202,7 +206,8 @@ class CommandProvider(Provider):
             raise
 
     async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int | None,
+        stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         argv = self.argv(model or str(self.spec.get("model") or ""))
         prompt = render_prompt(messages)

@@ -25,17 +25,22 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooms_cli.errors import ContextOverflow, ProviderError
 from rooms_cli.store import files
 from rooms_cli.store.rand import rng
 from rooms_cli.terminal import undecodable
+
+if TYPE_CHECKING:
+    import ssl
+
+    import httpx
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
@@ -52,7 +57,7 @@ class ProviderTimeout(ProviderError):
     code = "provider_timeout"
 
 
-def _number(spec: dict, key: str, default: float) -> float:
+def _number(spec: dict[str, Any], key: str, default: float) -> float:
     value = spec.get(key)
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         return default
@@ -71,7 +76,7 @@ class HttpSettings:
     headers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_spec(cls, spec: dict) -> HttpSettings:
+    def from_spec(cls, spec: dict[str, Any]) -> HttpSettings:
         headers = spec.get("headers") or {}
         return cls(
             timeout=_number(spec, "timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT,
@@ -85,7 +90,7 @@ class HttpSettings:
 
 # -- keys ---------------------------------------------------------------------------------------
 
-def read_key(provider: str, spec: dict, *, fallback_env: str | None, required: bool) -> str | None:
+def read_key(provider: str, spec: dict[str, Any], *, fallback_env: str | None, required: bool) -> str | None:
     """The API key for a provider: `api_key_file`, else `api_key_env`, else `fallback_env`.
 
     A key is required when the spec names where it lives (or `required`); a missing one is an
@@ -132,10 +137,10 @@ def scrub(text: str, secrets: list[str]) -> str:
 
 # -- the client ---------------------------------------------------------------------------------
 
-_ssl_context = None
+_ssl_context: ssl.SSLContext | None = None
 
 
-def _verify():
+def _verify() -> ssl.SSLContext:
     """One SSL context per process: building one costs more than a local request."""
     global _ssl_context
     if _ssl_context is None:
@@ -158,11 +163,12 @@ class Call:
     url: str  # shown in errors: the base URL the user configured
     endpoint: str  # the URL posted to
     headers: dict[str, str]
-    body: dict
+    body: dict[str, Any]
     settings: HttpSettings
     secrets: list[str] = field(default_factory=list)
 
-    def error(self, what: str, *, cls: type[ProviderError] = ProviderError, code: str | None = None, data=None) -> ProviderError:
+    def error(self, what: str, *, cls: type[ProviderError] = ProviderError, code: str | None = None,
+              data: dict[str, Any] | None = None) -> ProviderError:
         message = scrub(f"provider {self.provider!r} ({self.url}): {what}", self.secrets)
         return cls(message, code=code, data=data)
 
@@ -221,7 +227,7 @@ def one_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
-def error_detail(raw: bytes) -> tuple[str, dict]:
+def error_detail(raw: bytes) -> tuple[str, dict[str, Any]]:
     """(the human part of an error body on one line, the error object) for OpenAI, Anthropic and
     llama.cpp shapes; a body that is not JSON gives its first meaningful line and {}."""
     text = raw.decode("utf-8", "replace").strip()
@@ -262,7 +268,7 @@ _N_PROMPT = (
 )
 
 
-def _int_field(err: dict, *keys: str) -> int | None:
+def _int_field(err: dict[str, Any], *keys: str) -> int | None:
     for key in keys:
         value = err.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -270,7 +276,7 @@ def _int_field(err: dict, *keys: str) -> int | None:
     return None
 
 
-def _first_int(patterns, text: str) -> int | None:
+def _first_int(patterns: Iterable[re.Pattern[str]], text: str) -> int | None:
     for pattern in patterns:
         match = pattern.search(text)
         if match:
@@ -278,7 +284,7 @@ def _first_int(patterns, text: str) -> int | None:
     return None
 
 
-def context_overflow(call: Call, message: str, err: dict | None = None) -> ContextOverflow | None:
+def context_overflow(call: Call, message: str, err: dict[str, Any] | None = None) -> ContextOverflow | None:
     """A ContextOverflow when `message` (or the error object) says the prompt did not fit, else None."""
     err = err or {}
     code = " ".join(str(err.get(k) or "") for k in ("code", "type"))
@@ -424,7 +430,7 @@ async def open_response(call: Call) -> AsyncIterator[Any]:
 PROBE_TIMEOUT = 5.0
 
 
-async def probe(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
+async def probe(url: str, *, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
                 timeout: float = PROBE_TIMEOUT) -> tuple[int, Any]:
     """GET `url` (POST `body` when given) once, no retries: (HTTP status, the JSON answer or None).
     Status 0: the server could not be reached.
@@ -449,23 +455,24 @@ async def probe(url: str, *, body: dict | None = None, headers: dict[str, str] |
         return response.status_code, None
 
 
-async def probe_json(url: str, *, body: dict | None = None, headers: dict[str, str] | None = None,
+async def probe_json(url: str, *, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
                      timeout: float = PROBE_TIMEOUT) -> Any:
     """The JSON answer of `probe`, else None."""
     return (await probe(url, body=body, headers=headers, timeout=timeout))[1]
 
 
-async def post_json(call: Call) -> dict:
+async def post_json(call: Call) -> dict[str, Any]:
     """POST and parse a JSON reply (non-streaming)."""
     async with open_response(call) as response:
         return await read_json(call, response)
 
 
-def is_event_stream(response) -> bool:
-    return response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
+def is_event_stream(response: httpx.Response) -> bool:
+    content_type: str = response.headers.get("content-type", "")
+    return content_type.split(";")[0].strip().lower() == "text/event-stream"
 
 
-async def read_json(call: Call, response) -> dict:
+async def read_json(call: Call, response: httpx.Response) -> dict[str, Any]:
     """The whole body of `response` parsed as a JSON object."""
     import httpx
 
@@ -500,7 +507,7 @@ class SSEEvent:
             raise call.error(f"invalid JSON in the event stream: {snippet!r}") from None
 
 
-async def sse_events(call: Call, response, progress: list[int]) -> AsyncIterator[SSEEvent]:
+async def sse_events(call: Call, response: httpx.Response, progress: list[int]) -> AsyncIterator[SSEEvent]:
     """Server-sent events of a streaming response. `progress[0]` is the characters received so
     far, reported when the stream breaks. Transport failures become ProviderError."""
     import httpx

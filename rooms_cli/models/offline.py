@@ -15,8 +15,10 @@ from __future__ import annotations
 import hashlib
 import re
 import types
+from collections.abc import Generator
+from typing import Any
 
-from rooms_cli.models.base import Completion, Message, Provider, Usage
+from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage
 from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
 from rooms_cli.passes import PASS
 from rooms_cli.text import persona_words, stem, summarize, tokens
@@ -148,7 +150,7 @@ _AGREE = ["{name} is right.", "Building on {name}'s point:", "Agree with {name}.
 _DISAGREE = ["I don't buy that, {name}.", "Respectfully, {name}, no.", "{name}, that skips a step.", "Pushing back on {name}:"]
 
 
-def temperament(agent) -> str:
+def temperament(agent: Any) -> str:
     """The agent's temperament, read from its voice tone first, then quirk, then disposition."""
     voice = getattr(agent, "voice", {}) or {}
     for text in (voice.get("tone", ""), voice.get("quirk", ""), getattr(agent, "disposition", "") or ""):
@@ -173,7 +175,7 @@ def _previous_speaker(messages: list[Message], me: str) -> str | None:
     return None
 
 
-def reply_in_voice(agent, message: str, salt: object = "", previous: str | None = None) -> str:
+def reply_in_voice(agent: Any, message: str, salt: object = "", previous: str | None = None) -> str:
     """A short deterministic reply in the agent's voice about `message`."""
     agent_id = getattr(agent, "id", "agent")
     key = (agent_id, message, salt)
@@ -195,7 +197,7 @@ def reply_in_voice(agent, message: str, salt: object = "", previous: str | None 
     return text[0].upper() + text[1:]
 
 
-def should_pass(agent, message: str) -> bool:
+def should_pass(agent: Any, message: str) -> bool:
     """True when the message shares no (stemmed) word with the agent's tags and disposition."""
     mine = persona_words(agent)
     if not mine:
@@ -203,7 +205,7 @@ def should_pass(agent, message: str) -> bool:
     return not ({stem(w) for w in tokens(message)} & mine)
 
 
-def rank_labels(agent, prompt: str) -> str:
+def rank_labels(agent: Any, prompt: str) -> str:
     labels = re.findall(r"(?m)^\s*\[?([A-Z]\d*)[\]:.)]", prompt)
     labels = list(dict.fromkeys(labels))
     if not labels:
@@ -213,7 +215,7 @@ def rank_labels(agent, prompt: str) -> str:
     return ", ".join(order)
 
 
-def vote_in_voice(agent, prompt: str) -> str:
+def vote_in_voice(agent: Any, prompt: str) -> str:
     """One of the options the prompt lists after "one of:" (picked per agent and prompt), with a reason."""
     match = re.search(r"one of:?\s*([^.\n]+)", prompt)
     options = [o.strip() for o in re.split(r",|\|", match.group(1)) if o.strip()] if match else []
@@ -233,12 +235,12 @@ def _last_user(messages: list[Message]) -> str:
     return ""
 
 
-def _display(agent) -> str:
+def _display(agent: Any) -> str:
     return str(getattr(agent, "display_name", None) or getattr(agent, "id", ""))
 
 
 @types.coroutine
-def _let_others_run():
+def _let_others_run() -> Generator[None, None, None]:
     """What `asyncio.sleep(0)` does (a bare yield: other tasks of an @jam run between deltas),
     without importing asyncio: a single offline reply is driven without an event loop."""
     yield
@@ -249,7 +251,8 @@ class OfflineProvider(Provider):
     offline = True
 
     async def _acomplete(
-        self, messages, *, model, temperature, max_tokens, stop, schema, on_delta, agent, purpose,
+        self, messages: list[Message], *, model: str, temperature: float | None, max_tokens: int | None,
+        stop: list[str], schema: dict[str, Any] | None, on_delta: Delta | None, agent: Any, purpose: str,
     ) -> Completion:
         last = _last_user(messages)
         if purpose == "summary":

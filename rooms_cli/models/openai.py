@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 from rooms_cli.errors import ContextOverflow, ProviderError
 from rooms_cli.models import llamacpp
-from rooms_cli.models.base import Completion, Provider, Usage, server_cache
+from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, server_cache
 from rooms_cli.models.http import (
     Call,
     HttpSettings,

@@ -9,9 +9,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from rooms_cli.errors import InvalidData
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
