@@ -57,6 +57,15 @@ def test_saving_on_a_read_only_tree_stores_nothing_and_raises_nothing(tmp_path):
         tree.chmod(0o755)
 
 
+def test_saving_where_no_folder_can_be_made_stores_nothing_and_raises_nothing(tmp_path):
+    """What a read-only tree, a full disk or a file in the folder's place does to a read path: nothing."""
+    (tmp_path / "run").write_text("a file where run/ should be")
+    cache.save(tmp_path / "run" / "board" / "demo.json", {"version": 1})
+    cache.save(tmp_path / "run" / "groups" / "g.pickle", {"version": 1})
+    assert (tmp_path / "run").read_text() == "a file where run/ should be"
+    assert cache.load(tmp_path / "run" / "board" / "demo.json", 1) is None
+
+
 def test_a_file_written_just_now_is_not_settled(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("a: 1\n")

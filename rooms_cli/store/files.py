@@ -19,20 +19,10 @@ if TYPE_CHECKING:
 
 
 def read_bytes(path: Path | str) -> bytes:
-    """The file's bytes (bytes, not text: newline translation would turn a stored "\\r" into "\\n")."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        # os.read names no file (EISDIR on a directory): name it, so the user reads one sentence (errors.py)
-        if exc.filename is None:
-            exc.filename = str(path)
-        raise
-    finally:
-        os.close(fd)
+    """The file's bytes (bytes, not text: newline translation would turn a stored "\\r" into "\\n").
+    An OSError names the file (`filename`): the one handler of cli/guard.py turns it into a sentence."""
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def read_text(path: Path | str) -> str:
