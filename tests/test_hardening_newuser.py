@@ -148,7 +148,7 @@ def test_joining_a_saved_transcript_that_does_not_exist_makes_a_fresh_room_and_s
     """chat.md: `rooms room join chat/<room>` with no saved transcript of that id gives a fresh room."""
     out = invoke(["room", "join", "chat/nosuch"])
     assert out.exit_code == 0
-    assert "No saved transcript .rooms/chat/nosuch.md" in out.stdout and "fresh room nosuch" in out.stdout
+    assert "No saved transcript in .rooms/chat/nosuch/" in out.stdout and "fresh room nosuch" in out.stdout
     assert (project_dir / ".rooms/rooms/nosuch/state.jsonl").exists()
 
 

@@ -180,7 +180,7 @@ def _show_handoff(data: dict[str, Any]) -> None:
 
 def _show_join(data: dict[str, Any]) -> None:
     if data["outcome"] == "created" and data.get("saved_transcript") is None and data.get("from_saved"):
-        output.say(f"No saved transcript .rooms/chat/{data['room']}.md: created a fresh room {data['room']} "
+        output.say(f"No saved transcript in .rooms/chat/{data['room']}/: created a fresh room {data['room']} "
                    f"({len(data['roster'])} agents)")
     else:
         output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
