@@ -5,11 +5,11 @@ Every field is validated with a clear error naming the file and the field. Unkno
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import files, layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project

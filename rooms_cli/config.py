@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store.paths import CONFIG, Project
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name

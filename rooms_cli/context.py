@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cached_property
 
 from rooms_cli.config import Config, identity, load_config
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project, open_project

@@ -129,9 +129,9 @@ def test_store_and_models_never_import_a_part():
 
 def test_store_and_models_import_nothing_above_them():
     # leaves beside the store (errors, config, the /pass rule, terminal-safe text, text utilities, child
-    # environments) import nothing above them
+    # environments, the records' dataclass) import nothing above them
     allowed = ("rooms_cli.store", "rooms_cli.errors", "rooms_cli.models", "rooms_cli.config", "rooms_cli.passes",
-               "rooms_cli.terminal", "rooms_cli.text", "rooms_cli.child_env")
+               "rooms_cli.terminal", "rooms_cli.text", "rooms_cli.child_env", "rooms_cli.records")
     bad = [(m, t) for m, ts in import_graph().items()
            if m.startswith(("rooms_cli.store", "rooms_cli.models")) for t in ts if not t.startswith(allowed)]
     assert bad == []
@@ -391,4 +391,22 @@ def test_no_module_outside_the_store_takes_file_locks_itself():
                 offenders.append(name)
             elif isinstance(node, ast.ImportFrom) and node.module == "fcntl":
                 offenders.append(name)
+    assert offenders == []
+
+
+def test_every_cache_goes_through_the_one_cache_primitive():
+    """store/cache.py is the only code that stores a cache (atomic.write_cache) or unpickles one: a part
+    that kept its own cache file would bring back a design of its own (fsync or not, fatal or not)."""
+    offenders = []
+    for name, path in _modules().items():
+        if name in ("rooms_cli.store.cache", "rooms_cli.store.atomic"):
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "write_cache":
+                offenders.append(f"{name}: write_cache")
+            elif isinstance(node, ast.ImportFrom) and any(a.name == "write_cache" for a in node.names):
+                offenders.append(f"{name}: write_cache")
+            elif isinstance(node, ast.Import) and any(a.name == "pickle" for a in node.names):
+                offenders.append(f"{name}: pickle")
     assert offenders == []

@@ -9,7 +9,6 @@ lower than the task's newest) is refused whatever the writer's clock says.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from rooms_cli.board import store
 from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpired, LeaseFenced, LeaseMismatch
@@ -19,6 +18,7 @@ from rooms_cli.board.replay import replay
 from rooms_cli.board.tasks import lane_order, load_board, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
 from rooms_cli.errors import InvalidInput
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.paths import Project

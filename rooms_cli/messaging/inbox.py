@@ -20,8 +20,7 @@ the wrong sender because of a merge.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl, layout, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id

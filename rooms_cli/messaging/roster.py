@@ -6,8 +6,6 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rooms_cli.errors import RoomsError
 from rooms_cli.messaging.spawn import latest_by_alias, list_spawns
 from rooms_cli.messaging.status import (
@@ -20,6 +18,7 @@ from rooms_cli.messaging.status import (
     session_names,
     status_names,
 )
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import layout
 from rooms_cli.store.paths import Project
 

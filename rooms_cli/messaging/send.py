@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rooms_cli.errors import InvalidInput
 from rooms_cli.messaging.inbox import InboxMessage, deliver, find_message
 from rooms_cli.messaging.roster import known_names, recipients_for_everyone
 from rooms_cli.messaging.status import mark_announced, touch
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 

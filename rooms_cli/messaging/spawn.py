@@ -18,11 +18,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.messaging.status import session_names
+from rooms_cli.records import asdict, dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic, files, layout, locks, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import host_name, new_id, validate_name

@@ -19,8 +19,6 @@ numbers after a merge), or the cursor is missing or damaged, the whole inbox is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rooms_cli.messaging.inbox import (
     InboxMessage,
     InboxView,
@@ -32,6 +30,7 @@ from rooms_cli.messaging.inbox import (
     read_state_path,
     with_latest,
 )
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import cache, jsonl, layout, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id

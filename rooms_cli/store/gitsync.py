@@ -40,10 +40,10 @@ import re
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooms_cli.errors import Conflict, RoomsError
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project

@@ -18,10 +18,10 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooms_cli import terminal
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import changes, clock, conflicts, order
 from rooms_cli.store.locks import locked
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, NotInitialized
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store.names import ROOMS
 
 CONFIG = ".rooms.yaml"

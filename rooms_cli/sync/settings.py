@@ -9,9 +9,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from rooms_cli.errors import InvalidData
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
 DEFAULT_REMOTE = "origin"
 _SECTION = re.compile(rb"(?m)^sync\s*:")
