@@ -37,7 +37,7 @@ from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
-VERSION = 2
+VERSION = 3
 RECENT = 100  # latest messages kept: `rooms inbox --last N` up to this reads no more than the unread ones
 
 
@@ -74,7 +74,8 @@ def _full(project: Project, agent: str) -> Known:
     state = {"version": VERSION, "box": box_seal, "marks": marks_seal,
              "top": max(numbers, default=0), "total": len(messages),
              "unique": len(set(numbers)) == len(numbers) and all(n > 0 and m.id for n, m in zip(numbers, messages, strict=True)),
-             "unread": [raw[m.id] for m in unread if m.id in raw], "recent": [raw[m.id] for m in recent if m.id in raw]}
+             "unread": [raw[m.id] for m in unread if m.id in raw], "recent": [raw[m.id] for m in recent if m.id in raw],
+             "bad": [[lineno, reason] for lineno, reason in whole.bad]}
     # only a cursor whose offsets match what was parsed: a message appended between the scan and the
     # read is then re-read (and re-added once, by id) by the next call
     if state["unique"]:
@@ -92,6 +93,8 @@ def known(project: Project, agent: str) -> Known:
     box_end, marks_end = state["box"][1], state["marks"][1]
     if cache.seal(box, box_end) != state["box"] or cache.seal(marks_file, marks_end) != state["marks"]:
         return _full(project, agent)  # replaced (a merge), shrunk, or gone
+    for lineno, reason in state.get("bad", []):  # a damaged line is warned about on every read, as a full read does
+        jsonl.warn(box, lineno, reason)
     new_box = jsonl.scan(box, box_end)
     new_marks = jsonl.scan(marks_file, marks_end)
     if new_box.bad or new_marks.bad:
