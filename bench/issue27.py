@@ -1,6 +1,8 @@
 """Issue 27 benchmarks: cost follows the work, not the history.
 
     python bench/issue27.py            # prints a table (a few minutes on 2 cores: it writes 100 000 task logs)
+    BENCH_INBOX=100,100000 python bench/issue27.py   # inbox --unread / --peek / --all
+    BENCH_MCP=1 python bench/issue27.py              # rooms mcp: spawn -> tools/list vs importing the SDK; calls
 
 Boards of 10, 10 000 and 100 000 tasks where all but 10 are done (the done ones written straight as
 logs, the way a long-lived board looks), then each command as a process, medians, and the ratio to the
@@ -146,17 +148,92 @@ def measure_inbox(sizes: list[int], rounds: int) -> None:
         timed([*ROOMS, "inbox", "--unread", "--peek"], env)  # the first read builds the cursor
         results[size] = {
             "inbox --unread --peek": median_ms([timed([*ROOMS, "inbox", "--unread", "--peek"], env) for _ in range(rounds)]),
-            "inbox --peek (every message)": median_ms([timed([*ROOMS, "inbox", "--peek"], env) for _ in range(rounds)]),
+            "inbox --peek (unread + last 10)": median_ms([timed([*ROOMS, "inbox", "--peek"], env) for _ in range(rounds)]),
+            "inbox --peek --json": median_ms([timed([*ROOMS, "inbox", "--peek", "--json"], env) for _ in range(rounds)]),
+            "inbox --peek --all (every message)": median_ms([timed([*ROOMS, "inbox", "--peek", "--all"], env)
+                                                            for _ in range(min(rounds, 3))]),
         }
         shutil.rmtree(root, ignore_errors=True)
     small, large = results[sizes[0]], results[sizes[-1]]
+    base = median_ms([timed([sys.executable, "-c", "pass"], dict(os.environ)) for _ in range(rounds)])
+    print(f"python -c pass: {base:.1f} ms")
     print("| command | " + " | ".join(f"{s} messages" for s in sizes) + " | ratio |")
     print("|---|" + "---|" * (len(sizes) + 1))
     for name in small:
         print(f"| {name} | " + " | ".join(f"{results[s][name]:.0f} ms" for s in sizes) + f" | {large[name] / small[name]:.2f}× |")
 
 
+def _rpc(proc, message: dict) -> dict | None:
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+    if "id" not in message:
+        return None
+    while True:
+        answer = json.loads(proc.stdout.readline())
+        if answer.get("id") == message["id"]:
+            return answer
+
+
+def mcp_session(env: dict, calls: int = 0) -> tuple[float, dict[str, float]]:
+    """Spawn `rooms mcp`: seconds from spawn to the tools/list answer, then the median ms of `calls`
+    calls of send, inbox, task_next (released again) and board in that one session."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([*ROOMS, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+    _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    listed = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    started = time.perf_counter() - start
+    assert listed and "result" in listed, listed
+    medians: dict[str, float] = {}
+    ids = iter(range(3, 10**9))
+    for name, args in ((("send", {"message": "hi", "to": "bob"}), ("inbox", {"peek": True}), ("task_next", {}),
+                        ("board", {})) if calls else ()):
+        samples = []
+        for _ in range(calls):
+            begin = time.perf_counter()
+            answer = _rpc(proc, {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call",
+                                 "params": {"name": name, "arguments": args}})
+            samples.append(time.perf_counter() - begin)
+            assert answer and not answer["result"].get("isError"), answer
+            claim = answer["result"]["structuredContent"]
+            if name == "task_next" and claim["task"]:
+                _rpc(proc, {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {
+                    "name": "task_release", "arguments": {"task_id": claim["task"]["id"], "lease_id": claim["lease_id"]}}})
+        medians[name] = median_ms(samples)
+    proc.stdin.close()
+    proc.wait()
+    return started, medians
+
+
+def measure_mcp(rounds: int) -> None:
+    """rooms mcp on a board of 60 open tasks: spawn -> tools/list against `python -c "import mcp.server.stdio"`
+    (interleaved, medians), then the calls' medians in one session."""
+    root = Path(tempfile.mkdtemp(prefix="rooms-i27-mcp-"))
+    initialize(root)
+    project = open_project(root)
+    for n in range(60):
+        tasks.add_task(project, ROOM, f"open {n}", lane="agent0", done="it is done", by="bench", order=n)
+    env = env_for(root)
+    mcp_session(env)  # the first start derives and keeps the tool listing (.rooms/run/mcp-tools.json)
+    base, sdk, start = [], [], []
+    for _ in range(rounds):
+        base.append(timed([sys.executable, "-c", "pass"], env))
+        sdk.append(timed([sys.executable, "-c", "import mcp.server.stdio"], env))
+        start.append(mcp_session(env)[0])
+    _, calls = mcp_session(env, calls=max(rounds, 30))
+    shutil.rmtree(root, ignore_errors=True)
+    print(f"python -c pass: {median_ms(base):.0f} ms")
+    print(f"| rooms mcp spawn -> tools/list | {median_ms(start):.0f} ms | import mcp.server.stdio {median_ms(sdk):.0f} ms"
+          f" | {median_ms(start) / median_ms(sdk):.2f}× |")
+    for name, ms in calls.items():
+        print(f"| MCP call {name} (median of {max(rounds, 30)}) | {ms:.1f} ms |")
+
+
 def main() -> None:
+    if os.environ.get("BENCH_MCP"):
+        measure_mcp(int(os.environ.get("BENCH_ROUNDS", "7")))
+        return
     if os.environ.get("BENCH_INBOX"):
         measure_inbox([int(s) for s in os.environ["BENCH_INBOX"].split(",")], int(os.environ.get("BENCH_ROUNDS", "7")))
         return

@@ -136,7 +136,7 @@ def test_reading_plainly_done_logs_as_bytes_agrees_with_replay(project, monkeypa
     claims.release_task(project, ROOM, ids[6], claim.lease.lease_id)
     tasks.archive_task(project, ROOM, ids[5], by="alice")  # finished, then archived: not counted
     fast = openindex.rebuild(project, ROOM)
-    monkeypatch.setattr(openindex, "_plainly_done", lambda path: None)
+    monkeypatch.setattr(openindex, "_plainly_done", lambda data: None)
     slow = openindex.rebuild(project, ROOM)
     assert fast["counts"] == slow["counts"] == {"done": 5}
     assert fast["lane_max"] == slow["lane_max"]

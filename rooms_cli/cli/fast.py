@@ -30,9 +30,10 @@ if TYPE_CHECKING:
 
 
 def _operations() -> dict[tuple[str, ...], Operation]:
+    from rooms_cli.cli.mcp_cmd import mcp
     from rooms_cli.cli.operations import OPERATIONS
 
-    return {op.words: op for op in OPERATIONS}
+    return {op.words: op for op in (*OPERATIONS, mcp)}
 
 
 class _HandOver(Exception):

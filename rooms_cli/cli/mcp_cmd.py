@@ -1,12 +1,18 @@
-"""`rooms mcp`: serve the parts as MCP tools over stdio (see rooms_cli/mcp_server and examples/mcp/)."""
+"""`rooms mcp`: serve the parts as MCP tools over stdio (see rooms_cli/mcp_server and examples/mcp/).
+
+A declared operation (cli/declare.py), so the fast path (cli/fast.py) starts it without typer: a client
+spawns a server for every session and waits for its tool list. Declared here, not in operations.py: the
+server's tools are derived from operations.py, so an operation there that imports the server closes a cycle.
+"""
 
 from __future__ import annotations
 
-from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.declare import operation
+from rooms_cli.cli.shared import Run, declared_command
 
 
-@shared(as_=True, json=False)
-def mcp_cmd(run: Run) -> None:
+@operation("mcp", shared=("as_", "dir"))
+def mcp(run: Run) -> None:
     """Run an MCP server on stdin/stdout: board, messaging, groups, chat, roundtable and events as tools.
 
     The identity (--as, ROOMS_AGENT…) and the project (--dir, ROOMS_DIR…) are fixed at start. Needs the
@@ -22,3 +28,6 @@ def mcp_cmd(run: Run) -> None:
         raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): pip install 'rooms-cli[mcp]'",
                          code="missing_dependency") from None
     serve(run.dir, run.as_)
+
+
+mcp_cmd = declared_command(mcp)

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from rooms_cli import __version__
 from rooms_cli.errors import RoomsError, UsageError, as_rooms_error
 from rooms_cli.mcp_server.tools import TOOLS, Operation, Session
+from rooms_cli.store.paths import Project
 
 PROGRESS_S = 1.0
 
@@ -122,24 +123,69 @@ def usage_message(name: str, exc: ValidationError) -> str:
     return f"{name}: argument {where}: {first['msg'].removeprefix('Value error, ')}{more}"
 
 
+def describe(op: Operation) -> types.Tool:
+    """`op` as tools/list shows it: its input schema derived from its declaration, with its title and hints."""
+    import inspect
+
+    return types.Tool(
+        name=op.name, title=op.title, description=inspect.getdoc(op.fn),
+        input_schema=input_schema(input_model(op)), output_schema=op.returns,
+        annotations=types.ToolAnnotations(title=op.title, read_only_hint=op.read_only,
+                                          destructive_hint=op.destructive, idempotent_hint=op.idempotent,
+                                          open_world_hint=False),
+    )
+
+
+def source_key() -> str:
+    """What the tool listing is derived from: the versions of Python, pydantic and the SDK's types, and the
+    identity (size, mtime…) of every module of rooms_cli (the tools' signatures, docstrings and shapes)."""
+    import sys
+    from pathlib import Path
+
+    import pydantic
+
+    from rooms_cli.store import cache, files
+
+    package = Path(__file__).resolve().parent.parent  # rooms_cli/
+    sources = sorted(f"{path}:{cache.identity(path)}" for path in files.every_file(package) if path.suffix == ".py")
+    return json.dumps([sys.version, pydantic.VERSION, types.__file__, cache.identity(types.__file__), __version__, sources])
+
+
+LISTING_VERSION = 1
+
+
+def listing(project: Project) -> list[types.Tool]:
+    """Every tool as tools/list shows it. Deriving the input schemas (a pydantic model per tool) costs
+    more than the rest of a server's start, so the listing is kept in `.rooms/run/mcp-tools.json` under
+    source_key() and derived again when any of that changed (or the copy is missing or damaged)."""
+    from rooms_cli.store import cache, layout
+
+    path, key = layout.mcp_tools_file(project), source_key()
+    kept = cache.load(path, LISTING_VERSION)
+    if kept is not None and kept.get("key") == key:
+        try:
+            return [types.Tool.model_validate(tool) for tool in kept["tools"]]
+        except (KeyError, TypeError, ValidationError):
+            pass
+    tools = [describe(op) for op in TOOLS.values()]
+    cache.save(path, {"version": LISTING_VERSION, "key": key,
+                      "tools": [t.model_dump(mode="json", by_alias=True, exclude_unset=True) for t in tools]})
+    return tools
+
+
 class Tools:
     """The operations as MCP tools for one session: listing, argument checks, calls."""
 
     def __init__(self, session: Session):
         self.session = session
-        self.models = {name: input_model(op) for name, op in TOOLS.items()}
-        self.listed = [self.describe(op) for op in TOOLS.values()]
+        self.listed = listing(session.project)
+        self._models: dict[str, type[BaseModel]] = {}
 
-    def describe(self, op: Operation) -> types.Tool:
-        import inspect
-
-        return types.Tool(
-            name=op.name, title=op.title, description=inspect.getdoc(op.fn),
-            input_schema=input_schema(self.models[op.name]), output_schema=op.returns,
-            annotations=types.ToolAnnotations(title=op.title, read_only_hint=op.read_only,
-                                              destructive_hint=op.destructive, idempotent_hint=op.idempotent,
-                                              open_world_hint=False),
-        )
+    def model(self, name: str) -> type[BaseModel]:
+        """The arguments' model of tool `name`, built on its first call (~2 ms each, 49 tools)."""
+        if name not in self._models:
+            self._models[name] = input_model(TOOLS[name])
+        return self._models[name]
 
     def arguments(self, name: str, arguments: dict[str, Any] | None) -> BaseModel:
         """The validated arguments of a call; an unknown tool or argument is invalid params (MCPError)."""
@@ -147,7 +193,7 @@ class Tools:
             guess = closest(name, list(TOOLS))
             hint = f"; did you mean {guess!r}?" if guess else "; tools/list names them"
             raise invalid_params(f"no tool {name!r}{hint}", tool=name, did_you_mean=guess)
-        model = self.models[name]
+        model = self.model(name)
         arguments = arguments or {}
         valid = list(model.model_fields)
         for argument in arguments:
@@ -177,7 +223,7 @@ class Tools:
                 data = await anyio.to_thread.run_sync(run)
             return ok_result(data)
         except Exception as exc:  # never let a tool's failure reach (and stop) the server
-            return error_result(as_rooms_error(exc), list(self.models[params.name].model_fields))
+            return error_result(as_rooms_error(exc), list(self.model(params.name).model_fields))
 
     @staticmethod
     async def _with_progress(ctx, run, total: float | None):

@@ -13,7 +13,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidData, StorageError
+from rooms_cli.errors import InvalidData
 from rooms_cli.store import atomic, eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
@@ -21,6 +21,7 @@ from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
 IDLE_AFTER = 300.0
+TOUCH_S = 10.0  # a session active again within this of the time noted is not noted again (touch)
 # finished spawns stay on the roster (idle) this long, so the parent sees who just reported back
 RECENT_SPAWN = 3600.0
 
@@ -95,11 +96,21 @@ def has_announced(project: Project, agent: str) -> bool:
 
 def touch(project: Project, agent: str) -> None:
     """Note that `agent` is active now: best effort (local presence, out of git), so that reading
-    commands work on a read-only checkout or a full disk."""
+    commands work on a read-only checkout or a full disk. Without fsync, and not again within
+    TOUCH_S of the time already noted: presence is minutes (IDLE_AFTER), and rewriting it cost every MCP
+    inbox or send call ~10 ms."""
+    from rooms_cli.store import changes
+
+    path = seen_path(project, agent)
+    stamp = now_iso()
     try:
-        atomic.write_text(seen_path(project, agent), now_iso() + "\n")
-    except StorageError:
-        pass
+        seen = files.read_line(path)
+    except (OSError, ValueError):  # unreadable: written anew below (or not, best effort)
+        seen = None
+    if seen and seen <= stamp and (age_seconds(seen) or 0.0) < TOUCH_S:
+        return
+    atomic.write_cache(path, (stamp + "\n").encode())
+    changes.note(path)
 
 
 def last_seen(project: Project, agent: str) -> str | None:

@@ -170,6 +170,11 @@ def inbox_cursor_file(project: Project, agent: str) -> Path:
     return project.path("run", "inbox", _agent(agent) + ".unread.json")
 
 
+def mcp_tools_file(project: Project) -> Path:
+    """This machine's copy of `rooms mcp`'s tool listing (mcp_server/server.py), out of git."""
+    return project.path("run", "mcp-tools.json")
+
+
 def spawns_dir(project: Project) -> Path:
     return project.path("spawns")
 
