@@ -14,7 +14,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 from __future__ import annotations
 
 from rooms_cli.errors import InvalidData
-from rooms_cli.store import atomic, eventlog, files, jsonl, layout
+from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
 from rooms_cli.store.locks import locked
@@ -99,7 +99,7 @@ def touch(project: Project, agent: str) -> None:
     commands work on a read-only checkout or a full disk. Without fsync, and not again within
     TOUCH_S of the time already noted: presence is minutes (IDLE_AFTER), and rewriting it cost every MCP
     inbox or send call ~10 ms."""
-    from rooms_cli.store import changes
+    from rooms_cli.store import cache, changes
 
     path = seen_path(project, agent)
     stamp = now_iso()
@@ -109,7 +109,7 @@ def touch(project: Project, agent: str) -> None:
         seen = None
     if seen and seen <= stamp and (age_seconds(seen) or 0.0) < TOUCH_S:
         return
-    atomic.write_cache(path, (stamp + "\n").encode())
+    cache.save_line(path, stamp)
     changes.note(path)
 
 

@@ -112,3 +112,11 @@ def save(path: Path, doc: dict) -> None:
 
         blob = json.dumps(doc, separators=(",", ":")).encode()
     write_cache(path, blob)
+
+
+def save_line(path: Path, line: str) -> None:
+    """Store one line of local state that is not a document (a session's last-seen time) as `save`
+    stores a cache: atomic, without fsync (losing it in a crash costs nothing), never failing."""
+    from rooms_cli.store.atomic import write_cache
+
+    write_cache(Path(path), (line + "\n").encode())
