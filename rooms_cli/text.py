@@ -22,6 +22,7 @@ STOPWORDS = frozenset(
     please thanks thank one two new via vs etc whats what's who's it's that's we're i'm don't can't""".split()
 )
 TOKEN_RE = re.compile(r"[a-z0-9][a-z0-9'_-]*")
+_JOINERS = re.compile(r"[-_]")
 
 
 def tokens(text: str) -> list[str]:
@@ -29,7 +30,11 @@ def tokens(text: str) -> list[str]:
     out = []
     for tok in TOKEN_RE.findall(text.lower()):
         tok = tok.strip("'_-")
-        for part in re.split(r"[-_]", tok):
+        if "-" not in tok and "_" not in tok:  # most words: no split (5 MB of text in ~1 s, not ~5)
+            if len(tok) > 2 and tok not in STOPWORDS:
+                out.append(tok)
+            continue
+        for part in _JOINERS.split(tok):
             if len(part) > 2 and part not in STOPWORDS:
                 out.append(part)
     return out

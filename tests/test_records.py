@@ -100,7 +100,7 @@ def test_a_field_without_default_after_one_with_a_default_is_refused():
 
 def test_the_hot_paths_records_import_neither_dataclasses_nor_inspect():
     code = ("import sys, rooms_cli.board.claims, rooms_cli.board.render, rooms_cli.messaging.send, rooms_cli.messaging.inbox, "
-            "rooms_cli.messaging.attention, rooms_cli.context, rooms_cli.store.gitsync; "
+            "rooms_cli.messaging.attention, rooms_cli.context, rooms_cli.store.gitsync, rooms_cli.chat.rooms, rooms_cli.chat.transcript; "
             "print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

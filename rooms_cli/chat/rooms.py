@@ -14,11 +14,11 @@ The transcript beside it is an append-only log (transcript.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 
 from rooms_cli import terminal
 from rooms_cli.chat.budget import budget_for, resize
 from rooms_cli.errors import Conflict, InvalidData, NotFound
+from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import is_valid_name, validate_name

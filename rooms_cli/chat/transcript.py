@@ -8,9 +8,8 @@ handoff_suggested, join, kick, mute, unmute, handoff, continue, roundtable.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rooms_cli.chat.rooms import transcript_path
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id

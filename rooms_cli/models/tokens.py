@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 # One run of a kind: a word of ASCII letters, a run of digits, a run of hex-like alphanumerics
 # (letters and digits mixed), a space before a word, other whitespace, one other ASCII character
@@ -26,8 +27,12 @@ _RUNS = re.compile(
 )
 
 
+@lru_cache(maxsize=512)
 def estimate_tokens(text: str) -> int:
-    """A token count for `text` that rarely undercounts a BPE tokenizer (see the module docstring)."""
+    """A token count for `text` that rarely undercounts a BPE tokenizer (see the module docstring).
+
+    Remembered per text: a chat turn estimates the same transcript messages for every agent and every
+    fitting pass, and a 5 MB message takes seconds to count."""
     if not text:
         return 0
     return max(1, round(sum(cost for _, cost in _run_costs(text))))
