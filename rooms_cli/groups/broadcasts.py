@@ -22,6 +22,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 
 def check_fields(fields: dict[str, Any]) -> dict[str, str]:
     """All four keys must be present (empty strings are fine); nothing else is accepted."""
@@ -47,13 +49,13 @@ def in_flight_error(name: str, b: Broadcast) -> Conflict:
     )
 
 
-def is_external(project: Project, config, profile: str) -> bool:
+def is_external(project: Project, config: Config, profile: str) -> bool:
     from rooms_cli.agents import load_agent
 
     return load_agent(project, profile).is_external(config.default_model)
 
 
-def send_broadcast(project: Project, config, name: str, fields: dict[str, Any], sender: str) -> Broadcast:
+def send_broadcast(project: Project, config: Config, name: str, fields: dict[str, Any], sender: str) -> Broadcast:
     """Open a broadcast in `name` (and its sub-groups) and deliver the envelopes."""
     fields = check_fields(fields)
     group = log.load(project, name)
@@ -92,7 +94,7 @@ def send_broadcast(project: Project, config, name: str, fields: dict[str, Any], 
     return log.load(project, name).require(bid)
 
 
-def _deliver(project, config, group: Group, bid: str, members: list[Member], fields: dict[str, Any], sender: str) -> None:
+def _deliver(project: Project, config: Config, group: Group, bid: str, members: list[Member], fields: dict[str, Any], sender: str) -> None:
     from rooms_cli.messaging.inbox import deliver
 
     for m in members:
@@ -143,7 +145,7 @@ def record_reply(project: Project, name: str, bid: str, handle: str, text: str, 
         return ReplyOutcome(name, bid, handle, False, reason)
 
 
-def reply(project: Project, config, name: str, handle: str, text: str, bid: str | None = None) -> ReplyOutcome:
+def reply(project: Project, config: Config, name: str, handle: str, text: str, bid: str | None = None) -> ReplyOutcome:
     """An external member answers (from any shell): `rooms group reply NAME --as HANDLE TEXT`."""
     validate_name(handle, "member handle")
     group = log.load(project, name)
@@ -167,7 +169,7 @@ def reply(project: Project, config, name: str, handle: str, text: str, bid: str 
     return record_reply(project, name, b.id, handle, text)
 
 
-def cancel(project: Project, config, name: str, by: str, reason: str | None = None) -> Broadcast:
+def cancel(project: Project, config: Config, name: str, by: str, reason: str | None = None) -> Broadcast:
     """Cancel the in-flight broadcast (and its sub-broadcasts); pending members get a cancel envelope."""
     group = log.load(project, name)
     b = group.in_flight
@@ -199,7 +201,7 @@ def close_cancelled(project: Project, name: str, bid: str, by: str, reason: str)
     return closed
 
 
-def notify_cancel(project: Project, config, group: Group, b: Broadcast, handles: list[str], reason: str) -> list[str]:
+def notify_cancel(project: Project, config: Config, group: Group, b: Broadcast, handles: list[str], reason: str) -> list[str]:
     """Send `group:<name>/cancel:<id>` envelopes to the given members that got a broadcast envelope."""
     from rooms_cli.messaging.inbox import deliver
 

@@ -7,13 +7,19 @@ import asyncio
 from rooms_cli.groups import broadcasts, gather, roster
 from rooms_cli.messaging.inbox import read_inbox
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rooms_cli.store.paths import Project
+
 
 def _short(text: str, width: int = 90) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def run(project, show) -> None:
+def run(project: Project, show: Callable[[str, str], None]) -> None:
     from rooms_cli.agents import Agent, create_agent, load_agent
     from rooms_cli.config import load_config
     from rooms_cli.errors import NotFound

@@ -32,6 +32,11 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.agents import Agent
+    from rooms_cli.config import Config
+    from rooms_cli.groups.model import Member
+    from rooms_cli.models.base import Completion, Message, Provider
+
 PENDING, DROPPED = "pending", "dropped"
 POLL_MIN, POLL_MAX = 0.02, 0.25
 # the temperature of a member's answer when its agent sets none; votes and ballots are judgements,
@@ -66,7 +71,8 @@ def call_temperature(purpose: str, own: float | None) -> float:
     return JUDGE_TEMPERATURE if own is None else min(own, JUDGE_TEMPERATURE)
 
 
-def member_messages(agent, group: str | None, handle: str, fields: dict[str, str], instruction: str = ""):
+def member_messages(agent: Agent, group: str | None, handle: str, fields: dict[str, str],
+                    instruction: str = "") -> list[Message]:
     """What a model-backed member reads: its directive and the three constraints as the system
     message, the objective (and, for a vote, how to answer) as the user message.
 
@@ -84,7 +90,7 @@ def member_messages(agent, group: str | None, handle: str, fields: dict[str, str
     return [Message("system", system), Message("user", f"{objective}\n\n{instruction}" if instruction else objective)]
 
 
-def reduced_text(value) -> str:
+def reduced_text(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
@@ -94,7 +100,7 @@ async def drain() -> None:
         await asyncio.gather(*list(_background), return_exceptions=True)
 
 
-async def stored_result(project: Project, config, name: str, b: Broadcast, reducer: str | None) -> GroupResult:
+async def stored_result(project: Project, config: Config, name: str, b: Broadcast, reducer: str | None) -> GroupResult:
     """The result recorded for a closed broadcast; re-reduced (not recorded) when another reducer is asked for."""
     if b.status == "cancelled":
         raise Conflict(f"broadcast {b.id} of group {name!r} was cancelled; there is no result", code="broadcast_cancelled")
@@ -116,7 +122,7 @@ async def stored_result(project: Project, config, name: str, b: Broadcast, reduc
     return result
 
 
-async def gather(project: Project, config, name: str, *, any_: bool = False, timeout: float | None = None,
+async def gather(project: Project, config: Config, name: str, *, any_: bool = False, timeout: float | None = None,
                  reducer: str | None = None, cancel_losers: bool = True, by: str = "rooms", bid: str | None = None) -> GroupResult:
     """Gather the broadcast in flight (or `bid`) of group `name` and reduce it.
 
@@ -158,18 +164,18 @@ async def gather(project: Project, config, name: str, *, any_: bool = False, tim
 class _Gathering:
     """One gather of one broadcast, in this process."""
 
-    def __init__(self, project: Project, config, name: str, b: Broadcast, *, any_: bool, cancel_losers: bool, by: str,
+    def __init__(self, project: Project, config: Config, name: str, b: Broadcast, *, any_: bool, cancel_losers: bool, by: str,
                  ephemeral: bool = False) -> None:
         self.project, self.config, self.name, self.b = project, config, name, b
         self.any_, self.cancel_losers, self.by, self.ephemeral = any_, cancel_losers, by, ephemeral
         self.options: list[str] | None = None  # the declared options when the members vote (majority_vote)
-        self.providers: dict[str, Any] = {}
+        self.providers: dict[str, Provider] = {}
         self.tasks: dict[asyncio.Task[Any], str] = {}
-        self.agents: dict[str, Any] = {}
+        self.agents: dict[str, Agent] = {}
         self._size = -1
 
     # -- members ---------------------------------------------------------------------------
-    def _provider(self, agent):
+    def _provider(self, agent: Agent) -> tuple[Provider, str]:
         from rooms_cli.models import get_provider, parse_model
 
         pname, model = parse_model(agent.model_string(self.config.default_model))
@@ -177,7 +183,8 @@ class _Gathering:
             self.providers[pname] = get_provider(pname, self.config)
         return self.providers[pname], model
 
-    async def _complete(self, handle: str, messages: list[Any], purpose: str, schema: dict[str, Any] | None = None):
+    async def _complete(self, handle: str, messages: list[Message], purpose: str,
+                        schema: dict[str, Any] | None = None) -> Completion:
         """One model call of a member: bounded (models.limits.reply_limit for `purpose`), at the
         agent's temperature (votes and ballots at most JUDGE_TEMPERATURE)."""
         from rooms_cli.models.limits import reply_limit
@@ -188,7 +195,7 @@ class _Gathering:
                                         schema=schema, agent=agent, purpose=purpose,
                                         max_tokens=reply_limit(purpose, agent=agent, provider_spec=provider.spec))
 
-    async def _answer(self, handle: str):
+    async def _answer(self, handle: str) -> Completion:
         """A member's answer to the broadcast; a vote is asked once more when it cannot be read."""
         from rooms_cli.groups import votes
         from rooms_cli.models import Message
@@ -289,7 +296,7 @@ class _Gathering:
         return next((h for h, r in b.replies.items() if r.status == OK), None)
 
     # -- the loop --------------------------------------------------------------------------
-    async def run(self, deadline: float, reducer_name: str, fn) -> GroupResult:
+    async def run(self, deadline: float, reducer_name: str, fn: reducers.Reducer | None) -> GroupResult:
         from rooms_cli.groups.votes import declared_options
 
         self.background = False
@@ -300,7 +307,7 @@ class _Gathering:
             if not self.background:
                 await self._close_providers()
 
-    async def _run(self, deadline: float, reducer_name: str, fn) -> GroupResult:
+    async def _run(self, deadline: float, reducer_name: str, fn: reducers.Reducer | None) -> GroupResult:
         loop = asyncio.get_running_loop()
         started = loop.time()
         self._start(deadline)
@@ -379,7 +386,7 @@ class _Gathering:
                                         cut=outcome.cut)
         await self._close_providers()
 
-    def _tell_losers(self, losers, reason: str) -> None:
+    def _tell_losers(self, losers: list[Member], reason: str) -> None:
         group = log.load_optional(self.project, self.name)
         if group is None:
             return
@@ -392,7 +399,7 @@ class _Gathering:
                 broadcasts.notify_cancel(self.project, self.config, log.load(self.project, sub_name), sb, [x.handle for x in sb.pending()], reason)
 
     # -- the result ------------------------------------------------------------------------
-    async def _result(self, reducer_name: str, fn, winner, timed_out: bool, late: list[Outcome], elapsed: float) -> GroupResult:
+    async def _result(self, reducer_name: str, fn: reducers.Reducer | None, winner: str | None, timed_out: bool, late: list[Outcome], elapsed: float) -> GroupResult:
         b = self._reload()
         late_by = {o.handle: o for o in late}
         by_member: dict[str, MemberResult] = {}

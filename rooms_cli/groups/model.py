@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rooms_cli.errors import RoomsError
 
 FIELDS = ("objective", "output_format", "tool_guidance", "boundaries")
 GROUP_PREFIX = "group:"
@@ -170,7 +173,7 @@ class GroupResult:
     def timed_out(self) -> bool:
         return bool(self.metadata.get("timed_out"))
 
-    def problem(self):
+    def problem(self) -> RoomsError | None:
         """Why this result is not a success, as a RoomsError whose exit code the CLI uses (the result
         itself is still shown): a timeout (4), a wait-any that no member won (1), or no result
         although members replied (1: a vote nobody won, ballots nobody could read). None: a success."""

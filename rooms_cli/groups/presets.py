@@ -65,7 +65,7 @@ def defaults(config: Config) -> Defaults:
     return result
 
 
-def _profiles(value, where: str) -> list[str]:
+def _profiles(value: object, where: str) -> list[str]:
     profiles = value.get("profiles") if isinstance(value, dict) else None
     if not isinstance(profiles, list) or not profiles or not all(isinstance(p, str) and p for p in profiles):
         raise InvalidData(f"{where}: 'profiles' must be a non-empty list of agent ids (or group:NAME), found {profiles!r}")
@@ -100,4 +100,5 @@ def preset_profiles(project: Project, config: Config, name: str) -> list[str]:
     if name not in known:
         listed = ", ".join(sorted(known)) or "none (define groups.presets in .rooms.yaml)"
         raise NotFound(f"no preset {name!r}; known presets: {listed}")
-    return known[name]["profiles"]
+    profiles: list[str] = known[name]["profiles"]
+    return profiles

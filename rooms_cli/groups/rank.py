@@ -24,7 +24,10 @@ from rooms_cli.store.rand import rng
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
     from typing import Any
+
+    from rooms_cli.groups.model import MemberResult
 
 LABEL_PREFIX = "R"
 _LABEL = r"[Rr]\d{1,3}"
@@ -105,8 +108,10 @@ def _list_ballot(text: str) -> list[str] | None:
     return None
 
 
-async def collect_ballots(ask, structured, rankers: list[str], labels: dict[str, str], by_member,
-                          objective: str) -> tuple[dict[str, Any], dict, dict]:
+async def collect_ballots(
+    ask: Callable[[str, list[Message], dict[str, Any] | None], Awaitable[str]], structured: Callable[[str], bool],
+    rankers: list[str], labels: dict[str, str], by_member: dict[str, MemberResult], objective: str,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Ask every ranker concurrently, once more when its ballot cannot be read.
 
     `ask(handle, messages, schema)` returns the reply text; `structured(handle)` says whether its
@@ -114,7 +119,7 @@ async def collect_ballots(ask, structured, rankers: list[str], labels: dict[str,
     """
     handle_label = {h: lab for lab, h in labels.items()}
 
-    async def one(handle: str):
+    async def one(handle: str) -> tuple[str, list[str], str, str | None]:
         others = [(lab, by_member[h].text) for lab, h in labels.items() if h != handle and by_member[h].status == OK]
         allowed = [lab for lab, _ in others if lab != handle_label.get(handle)]
         if not others:

@@ -18,6 +18,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 
 def parents_of(project: Project, name: str) -> list[str]:
     """The groups that have group `name` as a member."""
@@ -156,7 +158,7 @@ def rename(project: Project, old: str, new: str) -> None:
         log.append(project, old, log.event("renamed", **{"from": old, "to": new}))
 
 
-def dissolve(project: Project, config, name: str, by: str) -> dict[str, Any]:
+def dissolve(project: Project, config: Config, name: str, by: str) -> dict[str, Any]:
     """Drop the group: cancel its broadcast in flight (pending members are told), then end its log with
     a `dissolved` tombstone (an ephemeral group's log is deleted: it was never shared)."""
     from rooms_cli.groups import broadcasts

@@ -19,6 +19,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 MESSAGE_LIMIT = 2_000  # characters of one message in a prompt; `rooms inbox` shows the rest
 
 HINT = (
@@ -85,7 +87,7 @@ class Attention:
         }
 
 
-def build_attention(project: Project, config, me: str, *, mark_read: bool = True) -> Attention:
+def build_attention(project: Project, config: Config, me: str, *, mark_read: bool = True) -> Attention:
     """The attention block for `me`; unread messages are marked read unless `mark_read` is False."""
     touch(project, me)
     reap_all(project, tree_of(project, me))

@@ -5,6 +5,12 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rooms_cli.store.paths import Project
+
 # The spawned helper: a tiny program that works on any machine (the real thing would be
 # `runner: [claude, -p]` or similar). It reads the prompt on stdin and knows who it is from ROOMS_*.
 HELPER = (
@@ -16,7 +22,7 @@ HELPER = (
 )
 
 
-def run(project, show) -> None:
+def run(project: Project, show: Callable[[str, str], None]) -> None:
     from rooms_cli.config import identity, load_config
     from rooms_cli.messaging.attention import build_attention, message_line, render_attention
     from rooms_cli.messaging.inbox import take_unread

@@ -43,6 +43,10 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+    from rooms_cli.messaging.inbox import InboxMessage
+    from rooms_cli.messaging.spawn import Spawn
+
 # Claude Code kills a hook after its `timeout` (60 s unless the settings say otherwise)
 DEFAULT_STOP_WAIT = 50.0
 
@@ -79,7 +83,7 @@ def find_hook_project(explicit: str | None, payload: dict[str, Any]) -> Project 
     return find_project(start, explicit)
 
 
-def stop_reason(me: str, messages, pending) -> str:
+def stop_reason(me: str, messages: list[InboxMessage], pending: list[Spawn]) -> str:
     lines = []
     if messages:
         lines.append(
@@ -93,7 +97,7 @@ def stop_reason(me: str, messages, pending) -> str:
     return "\n".join(lines)
 
 
-def claude_stop(project: Project, config, me: str, payload: dict[str, Any], *, wait: float = DEFAULT_STOP_WAIT) -> dict | None:
+def claude_stop(project: Project, config: Config, me: str, payload: dict[str, Any], *, wait: float = DEFAULT_STOP_WAIT) -> dict[str, Any] | None:
     """The Stop hook's answer: a block decision, or None when the agent may stop.
 
     A SubagentStop payload is always let through: the session's messages are not the subagent's."""
@@ -113,7 +117,7 @@ def _context(event: str, text: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def claude_prompt(project: Project, config, me: str, payload: dict[str, Any] | None = None) -> dict | None:
+def claude_prompt(project: Project, config: Config, me: str, payload: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The UserPromptSubmit hook's answer: the attention block as additional context (None: nothing to say)."""
     if hook_event("prompt", payload or {}) is None:
         return None
@@ -123,7 +127,7 @@ def claude_prompt(project: Project, config, me: str, payload: dict[str, Any] | N
     return _context("UserPromptSubmit", render_attention(block))
 
 
-def claude_session_start(project: Project, config, me: str, payload: dict[str, Any]) -> dict | None:
+def claude_session_start(project: Project, config: Config, me: str, payload: dict[str, Any]) -> dict[str, Any] | None:
     """The SessionStart hook's answer: the attention block as additional context, always (even an
     empty block says who the session is), for every source: startup, resume, clear, compact."""
     if hook_event("session-start", payload) is None:

@@ -26,6 +26,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 
 @dataclass
 class RosterEntry:
@@ -51,7 +53,7 @@ class RosterEntry:
         return data
 
 
-def roster(project: Project, config) -> list[RosterEntry]:
+def roster(project: Project, config: Config) -> list[RosterEntry]:
     """Every agent: defined ones, sessions that have spoken up, and running or recent spawns."""
     from rooms_cli.agents import agent_ids
 
@@ -92,7 +94,7 @@ def roster(project: Project, config) -> list[RosterEntry]:
     return entries
 
 
-def _model_of(project: Project, config, name: str) -> str | None:
+def _model_of(project: Project, config: Config, name: str) -> str | None:
     from rooms_cli.agents import load_agent
     from rooms_cli.errors import RoomsError
 
@@ -102,7 +104,7 @@ def _model_of(project: Project, config, name: str) -> str | None:
         return None  # a broken definition is reported by the commands that use it
 
 
-def recipients_for_everyone(project: Project, config, sender: str) -> list[str]:
+def recipients_for_everyone(project: Project, config: Config, sender: str) -> list[str]:
     """Who a message without --to reaches: every agent on the roster except the sender and finished spawns."""
     return [e.name for e in roster(project, config) if e.name != sender and not (e.kind == "spawn" and e.idle)]
 

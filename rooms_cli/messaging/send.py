@@ -14,6 +14,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 MAX_TEXT = 100_000
 
 
@@ -39,7 +41,7 @@ class SendResult:
 
 
 def send_message(
-    project: Project, config, sender: str, text: str, *, to: str | None = None, reply_to: str | int | None = None,
+    project: Project, config: Config, sender: str, text: str, *, to: str | None = None, reply_to: str | int | None = None,
 ) -> SendResult:
     """Deliver `text` from `sender`: to `to`, to the sender of message `reply_to` in the sender's
     own inbox (its number, or any unique prefix of its id), or (neither given) to every other agent

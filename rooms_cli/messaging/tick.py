@@ -10,8 +10,11 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+    from rooms_cli.store.paths import Project
 
-def reap_spawns(project, config, dry_run: bool) -> list[dict[str, Any]]:
+
+def reap_spawns(project: Project, config: Config, dry_run: bool) -> list[dict[str, Any]]:
     """Mark spawns whose process died without finishing as lost (their parent is told)."""
     return [
         {"action": "reap", "detail": f"{s.alias} ({s.id}, spawned by {s.parent}): its process ended without finishing"}
@@ -19,7 +22,7 @@ def reap_spawns(project, config, dry_run: bool) -> list[dict[str, Any]]:
     ]
 
 
-def wake_agents(project, config, dry_run: bool) -> list[dict[str, Any]]:
+def wake_agents(project: Project, config: Config, dry_run: bool) -> list[dict[str, Any]]:
     """Resume every LLM-backed agent with `wake` on that has a message waiting; replies go to the senders."""
     actions = []
     for agent_id, unread in due_agents(project, config):

@@ -19,6 +19,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.errors import TimedOut
+
 FOREIGN_POLL = 5.0
 
 
@@ -35,7 +37,7 @@ class WaitResult:
     def timed_out(self) -> bool:
         return bool(self.pending)
 
-    def timeout_error(self, timeout: float | None):
+    def timeout_error(self, timeout: float | None) -> TimedOut:
         """The TimedOut error (exit 4) naming what still runs, this result attached."""
         from rooms_cli.errors import TimedOut
         from rooms_cli.store.clock import describe_duration
@@ -44,7 +46,9 @@ class WaitResult:
         return TimedOut(f"timed out after {describe_duration(timeout or 0)}: still running: {names}", data=self.to_json())
 
     def to_json(self) -> dict[str, Any]:
-        brief = lambda s: {"id": s.id, "alias": s.alias, "parent": s.parent, "status": s.status, "exit_code": s.exit_code}  # noqa: E731
+        def brief(s: Spawn) -> dict[str, Any]:
+            return {"id": s.id, "alias": s.alias, "parent": s.parent, "status": s.status, "exit_code": s.exit_code}
+
         return {
             "agent": self.agent, "timed_out": self.timed_out, "waited_s": round(self.waited_s, 3),
             "spawns": [brief(s) for s in self.finished], "pending": [brief(s) for s in self.pending],

@@ -27,6 +27,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+
 WAKE_KINDS = ("direct", "broadcast", "spawn_output", "spawn_error")
 
 
@@ -35,12 +37,12 @@ def wakes(message: InboxMessage) -> bool:
     return message.kind in WAKE_KINDS and not message.meta.get("auto") and message.meta.get("wake") is not False
 
 
-def wake_enabled(agent: Agent, config) -> bool:
+def wake_enabled(agent: Agent, config: Config) -> bool:
     """`wake: true` in `.rooms.yaml` or in the agent's definition."""
     return bool(config.get("wake", False) or agent.wake)
 
 
-def asleep_on_arrival(project: Project, config, agent_id: str) -> bool:
+def asleep_on_arrival(project: Project, config: Config, agent_id: str) -> bool:
     """Whether a message to `agent_id` arriving now should never wake it: an LLM-backed agent with wake off."""
     try:
         agent = llm_backed(project, config, agent_id)
@@ -49,7 +51,7 @@ def asleep_on_arrival(project: Project, config, agent_id: str) -> bool:
     return agent is not None and not wake_enabled(agent, config)
 
 
-def llm_backed(project: Project, config, agent_id: str) -> Agent | None:
+def llm_backed(project: Project, config: Config, agent_id: str) -> Agent | None:
     """The agent's definition if rooms runs it with a model (not external, not a session), else None."""
     if agent_id not in agent_ids(project):
         return None
@@ -57,7 +59,7 @@ def llm_backed(project: Project, config, agent_id: str) -> Agent | None:
     return None if agent.is_external(config.default_model) else agent
 
 
-def due_agents(project: Project, config) -> list[tuple[str, int]]:
+def due_agents(project: Project, config: Config) -> list[tuple[str, int]]:
     """(agent id, messages to answer) of every LLM-backed agent with wake on and a message that wakes it."""
     due = []
     for agent_id in agent_ids(project):
@@ -85,7 +87,7 @@ def wake_prompt(messages: list[InboxMessage]) -> str:
     return "\n\n".join(f"From {m.sender}: {m.text}" for m in messages)
 
 
-def wake_agent(project: Project, config, agent: Agent, also: str | None = None) -> dict[str, Any] | None:
+def wake_agent(project: Project, config: Config, agent: Agent, also: str | None = None) -> dict[str, Any] | None:
     """Run one turn of `agent` on the unread messages that wake it, plus message id `also` (the one
     `send --wake` just delivered); None when there was nothing to do or it is already awake."""
     from rooms_cli.models import provider_for
@@ -130,7 +132,7 @@ def wake_agent(project: Project, config, agent: Agent, also: str | None = None) 
         lock.release()
 
 
-def wake_recipients(project: Project, config, delivered: list[InboxMessage]) -> list[dict[str, Any]]:
+def wake_recipients(project: Project, config: Config, delivered: list[InboxMessage]) -> list[dict[str, Any]]:
     """`rooms send --wake`: run each LLM-backed recipient now on the message just delivered to it (and
     any other unread message that wakes it); people and sessions are left to read their inbox."""
     woken = []

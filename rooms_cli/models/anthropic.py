@@ -55,12 +55,6 @@ from rooms_cli.models.http import (
 from rooms_cli.models.limits import reply_limit
 from rooms_cli.models.tokens import estimate_tokens
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
-if TYPE_CHECKING:
-    from typing import Any
-
-    from rooms_cli.models.base import Delta, Message
-
 ANTHROPIC_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 REPLY_TOOL = "reply"  # the one tool a structured call forces

@@ -57,12 +57,6 @@ from rooms_cli.models.http import (
 )
 from rooms_cli.models.tokens import estimate_tokens
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
-if TYPE_CHECKING:
-    from typing import Any
-
-    from rooms_cli.models.base import Delta, Message
-
 OPENAI_URL = "https://api.openai.com/v1"
 OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_DEFAULT_NUM_CTX = 4096  # what Ollama gives a model whose parameters set no num_ctx

@@ -36,6 +36,8 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
     from typing import Any
 
 DEFAULT_TTL = "30m"
@@ -76,7 +78,7 @@ class Reservation:
         return data
 
 
-def log_path(project: Project):
+def log_path(project: Project) -> Path:
     return layout.reservations_log(project)
 
 
@@ -146,7 +148,7 @@ def _clash(one: Reservation, other: Reservation) -> tuple[str, str, str] | None:
     return None
 
 
-def _rival(held, candidate: Reservation, moment: str) -> Reservation | None:
+def _rival(held: Iterable[Reservation], candidate: Reservation, moment: str) -> Reservation | None:
     for r in held:
         if r.active(moment) and _clash(candidate, r) is not None:
             return r

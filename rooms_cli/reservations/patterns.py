@@ -193,7 +193,7 @@ def overlap(first: str, second: str) -> str | None:
     one, two = compile_pattern(first), compile_pattern(second)
     alphabet = _alphabet(one, two)
     start = (_closure(one, frozenset([0])), _closure(two, frozenset([0])), True)  # True: at the start of a part
-    came: dict[tuple[Any, ...], tuple | None] = {start: None}
+    came: dict[tuple[Any, ...], tuple[Any, ...] | None] = {start: None}
     queue: deque[tuple[Any, ...]] = deque([start])
     while queue:
         node = queue.popleft()

@@ -8,6 +8,7 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 DEMOS = (
@@ -16,7 +17,7 @@ DEMOS = (
 )
 
 
-def run(project: Project, show) -> None:
+def run(project: Project, show: Callable[[str, str], None]) -> None:
     config = load_config(project)
     for fmt, topic, participants, turns in DEMOS:
         show("cmd", f"rooms roundtable run {fmt} --topic '{topic}' --participants {','.join(participants)} --turns {turns}")

@@ -8,10 +8,13 @@ Every problem is an InvalidData error naming the key path, e.g. `formats.standup
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.store.ids import is_valid_name
+
+if TYPE_CHECKING:
+    from rooms_cli.config import Config
 
 OPENERS = ("leader", "first", "random")
 KEYS = ("min_agents", "max_agents", "min_turns", "max_turns", "temperature", "opens", "purpose")
@@ -35,7 +38,7 @@ class Format:
         return asdict(self)
 
 
-def _f(name, agents, turns, temperature, opens, purpose) -> Format:
+def _f(name: str, agents: tuple[int, int], turns: tuple[int, int], temperature: float, opens: str, purpose: str) -> Format:
     return Format(name, agents[0], agents[1], turns[0], turns[1], temperature, opens, purpose)
 
 
@@ -62,7 +65,7 @@ BUILTINS: dict[str, Format] = {
 }
 
 
-def _int(where: str, value, minimum: int) -> int:
+def _int(where: str, value: object, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise InvalidData(f".rooms.yaml: {where} must be a whole number ≥ {minimum}, found {value!r}")
     return value
@@ -105,7 +108,7 @@ def validate_format(name: object, spec: object, base: Format | None = None) -> F
     return Format(**values)
 
 
-def load_formats(config) -> dict[str, Format]:
+def load_formats(config: Config) -> dict[str, Format]:
     """Built-ins overlaid by `formats:` in .rooms.yaml, in a stable order (built-ins first)."""
     merged = dict(BUILTINS)
     for name, spec in (config.get("formats") or {}).items():
@@ -113,7 +116,7 @@ def load_formats(config) -> dict[str, Format]:
     return merged
 
 
-def get_format(config, name: str) -> Format:
+def get_format(config: Config, name: str) -> Format:
     formats = load_formats(config)
     if name not in formats:
         raise NotFound(f"no format {name!r}; known formats: {', '.join(formats)}")

@@ -201,9 +201,10 @@ def extractive_lessons(
     for agent in participants:
         mine = interests.get(agent, set()) if interests else set()
 
-        def score(turn: dict[str, Any], mine=mine) -> float:
+        def score(turn: dict[str, Any], mine: set[str] = mine) -> float:
             words = {stem(w) for w in tokens(turn["text"])}
-            return sum(freq[w] for w in words) / (1 + len(words)) ** 0.5 + 2.0 * len(words & mine)
+            weight: float = sum(freq[w] for w in words) / (1 + len(words)) ** 0.5 + 2.0 * len(words & mine)
+            return weight
 
         others = [t for t in turns if t["speaker"] != agent and t["text"]]
         picked: list[str] = []

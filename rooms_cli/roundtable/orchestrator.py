@@ -14,7 +14,7 @@ import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any  # OnEvent below is evaluated at run time
+from typing import TYPE_CHECKING, Any  # OnEvent below is evaluated at run time
 
 from rooms_cli.agents import Agent, list_agents, load_agent
 from rooms_cli.errors import InvalidInput, ProviderError
@@ -33,6 +33,10 @@ from rooms_cli.roundtable.sanitize import (
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
+
+if TYPE_CHECKING:
+    from rooms_cli.config import Config
+    from rooms_cli.models.base import Provider
 
 HISTORY_TURNS = 16  # the prompt carries at most this many earlier turns
 CUE_OPEN, CUE_OVER = " — you open.", " — over to you."
@@ -99,12 +103,12 @@ class RoundtableResult:
         return asdict(self)
 
 
-def talking_agents(project: Project, config) -> dict[str, Agent]:
+def talking_agents(project: Project, config: Config) -> dict[str, Agent]:
     """Agents that can take part: every agent whose model is not `external`."""
     return {a.id: a for a in list_agents(project) if not a.is_external(config.default_model)}
 
 
-def system_prompt(project: Project, config, agent: Agent, fmt: Format, others: list[str], n: int, total: int,
+def system_prompt(project: Project, config: Config, agent: Agent, fmt: Format, others: list[str], n: int, total: int,
                   max_chars: int) -> str:
     """The speaker's system prompt: directive, voice, the format's rules, recent lessons (bounded)."""
     from rooms_cli.memories import lessons_block
@@ -124,7 +128,7 @@ def system_prompt(project: Project, config, agent: Agent, fmt: Format, others: l
     return "\n\n".join(parts)
 
 
-def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: str, history: list[dict[str, Any]],
+def turn_messages(project: Project, config: Config, agent: Agent, fmt: Format, topic: str, history: list[dict[str, Any]],
                   names: dict[str, str], n: int, total: int, max_chars: int) -> list[Message]:
     """The messages of one turn: system prompt, the recent history, and the cue to speak."""
     others = [names[p] for p in names if p != agent.id]
@@ -141,11 +145,11 @@ def turn_messages(project: Project, config, agent: Agent, fmt: Format, topic: st
 class _Providers:
     """One provider object per model string for the whole roundtable, closed at the end."""
 
-    def __init__(self, config) -> None:
+    def __init__(self, config: Config) -> None:
         self.config = config
-        self.cache: dict[str, tuple[Any, ...]] = {}
+        self.cache: dict[str, tuple[Provider, str]] = {}
 
-    def get(self, agent: Agent):
+    def get(self, agent: Agent) -> tuple[Provider, str]:
         from rooms_cli.models import provider_for
 
         key = agent.model_string(self.config.default_model)
@@ -198,7 +202,7 @@ def echoes(text: str, instruction: str) -> bool:
     return bool(words) and sum(w in told for w in words) >= 0.6 * len(words)
 
 
-async def run_roundtable(project: Project, config, request: RoundtableRequest, *, roundtable_id: str | None = None,
+async def run_roundtable(project: Project, config: Config, request: RoundtableRequest, *, roundtable_id: str | None = None,
                          on_event: OnEvent | None = None, heartbeat: Callable[[], None] | None = None) -> RoundtableResult:
     """Run one roundtable to the end (see the module docstring); raises ProviderError after recording it."""
     from rooms_cli.chat.rooms import create_room
@@ -287,7 +291,7 @@ def own_room(format_name: str, roundtable_id: str) -> str:
     return f"roundtable-{format_name}-{roundtable_id[-6:].lower()}"
 
 
-async def extract_lessons(project: Project, config, providers: _Providers, fmt: Format, topic: str,
+async def extract_lessons(project: Project, config: Config, providers: _Providers, fmt: Format, topic: str,
                           history: list[dict[str, Any]], agents: dict[str, Agent], names: dict[str, str],
                           rt_id: str) -> lessons_mod.Lessons:
     """2–3 lessons per participant, appended to `.rooms/memories/<agent>.jsonl` (see lessons.py).
@@ -332,5 +336,5 @@ async def extract_lessons(project: Project, config, providers: _Providers, fmt: 
     return found
 
 
-def run_roundtable_sync(project: Project, config, request: RoundtableRequest, **kwargs) -> RoundtableResult:
+def run_roundtable_sync(project: Project, config: Config, request: RoundtableRequest, **kwargs: Any) -> RoundtableResult:
     return asyncio.run(run_roundtable(project, config, request, **kwargs))

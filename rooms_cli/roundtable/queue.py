@@ -41,6 +41,8 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from datetime import datetime
+    from pathlib import Path
     from typing import Any
 
 LEASE_SECONDS = 15 * 60
@@ -49,7 +51,7 @@ RETRY_BACKOFF = (5 * 60, 20 * 60)  # seconds to wait after the 1st, 2nd… faile
 STATUSES = ("pending", "running", "done", "failed")
 
 
-def queue_path(project: Project):
+def queue_path(project: Project) -> Path:
     return layout.roundtable_queue_file(project)
 
 
@@ -129,7 +131,7 @@ def _apply(items: dict[str, QueueItem], rec: dict[str, Any]) -> None:
         _apply_op(item, op, rec)
 
 
-def _apply_op(item: QueueItem, op, rec: dict[str, Any]) -> None:
+def _apply_op(item: QueueItem, op: object, rec: dict[str, Any]) -> None:
     handler = _OPS.get(op) if isinstance(op, str) else None
     if handler is not None:
         handler(item, rec)
@@ -225,7 +227,7 @@ def this_runner() -> dict[str, Any]:
     return {"host": host_name(), "pid": pid, "started": files.process_start(pid)}
 
 
-def runner_gone(item: QueueItem, moment) -> str | None:
+def runner_gone(item: QueueItem, moment: datetime) -> str | None:
     """Why `item`'s runner is gone (its process died, or its lease lapsed), or None if it may be alive."""
     runner = item.runner or {}
     if runner.get("host") == host_name() and isinstance(runner.get("pid"), int):
@@ -268,7 +270,7 @@ def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[Queue
     return recovered
 
 
-def ready(item: QueueItem, moment) -> bool:
+def ready(item: QueueItem, moment: datetime) -> bool:
     """A pending item may be claimed once its retry backoff (if any) has passed."""
     return not item.not_before or parse_time(item.not_before) <= moment
 

@@ -16,10 +16,14 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+    from rooms_cli.roundtable.orchestrator import OnEvent, RoundtableRequest
+    from rooms_cli.roundtable.schedule import Occurrence, ScheduleState, Slot
+
 MAX_RUNS_PER_TICK = 20  # a runaway queue must not keep one tick busy forever
 
 
-def _request_for(project: Project, config, occ):
+def _request_for(project: Project, config: Config, occ: Occurrence) -> RoundtableRequest:
     """The roundtable a slot occurrence asks for; `random:N` drawn now, fixed by slot + day (+ ROOMS_SEED),
     so a dry run names the participants the real tick will draw."""
     import os
@@ -37,7 +41,7 @@ def _request_for(project: Project, config, occ):
     return RoundtableRequest(fmt.name, topic=slot.topic, participants=participants, pace=slot.pace)
 
 
-def fire_schedule(project: Project, config, dry_run: bool = False) -> list[dict[str, Any]]:
+def fire_schedule(project: Project, config: Config, dry_run: bool = False) -> list[dict[str, Any]]:
     """Roll every due, not yet rolled slot occurrence once; enqueue the winners."""
     from rooms_cli.roundtable import schedule
 
@@ -56,7 +60,7 @@ def fire_schedule(project: Project, config, dry_run: bool = False) -> list[dict[
     return actions
 
 
-def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict[str, Any]]:
+def _fire(project: Project, config: Config, state: ScheduleState, slots: list[Slot], catch: float, *, dry_run: bool) -> list[dict[str, Any]]:
     from rooms_cli.roundtable import queue, schedule
 
     actions = []
@@ -93,7 +97,7 @@ def _fire(project, config, state, slots, catch, *, dry_run: bool) -> list[dict[s
     return actions
 
 
-def run_pending(project: Project, config, dry_run: bool = False, on_event=None) -> list[dict[str, Any]]:
+def run_pending(project: Project, config: Config, dry_run: bool = False, on_event: OnEvent | None = None) -> list[dict[str, Any]]:
     """Retry items whose runner died, then claim and run pending roundtables one by one.
 
     `on_event(kind, data)` hears each roundtable's events as `rooms roundtable run` does.

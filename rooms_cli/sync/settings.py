@@ -13,6 +13,13 @@ import re
 from rooms_cli.errors import InvalidData
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from rooms_cli.config import Config
+
 DEFAULT_REMOTE = "origin"
 _SECTION = re.compile(rb"(?m)^sync\s*:")
 
@@ -28,7 +35,7 @@ class SyncSettings:
     warn_after: float = 86400.0
 
 
-def sync_settings(config) -> SyncSettings:
+def sync_settings(config: Config | None) -> SyncSettings:
     """The `sync:` section of `config` (a Config), checked; absent: defaults, not configured."""
     from rooms_cli.store.clock import parse_duration
 
@@ -54,7 +61,7 @@ def sync_settings(config) -> SyncSettings:
                         warn_after=warn_after)
 
 
-def for_task_commands(run_config, project_root, sync_flag: bool, remote: str | None) -> tuple[bool, str | None]:
+def for_task_commands(run_config: Callable[[], Config], project_root: Path, sync_flag: bool, remote: str | None) -> tuple[bool, str | None]:
     """Whether a task command syncs, and with which remote: `--sync`, else `sync: {claims: true}`.
 
     `.rooms.yaml` is parsed only when it mentions sync (the claim fast path imports no YAML otherwise);

@@ -8,8 +8,11 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.config import Config
+    from rooms_cli.store.paths import Project
 
-def sync_step(project, config, dry_run: bool) -> list[dict[str, Any]]:
+
+def sync_step(project: Project, config: Config, dry_run: bool) -> list[dict[str, Any]]:
     """Sync with the configured remote (nothing when sync is not configured, or `sync: {tick: false}`)."""
     settings = sync_settings(config)
     if not settings.configured or not settings.tick:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -37,6 +37,9 @@ from rooms_cli.context import Context
 from rooms_cli.errors import RoomsError
 from rooms_cli.tui import FIXED_TABS, actions, views
 from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
+
+if TYPE_CHECKING:
+    from rooms_cli.chat import transcript
 
 LANE_MIN = 36  # columns of a lane on the board
 STATUS_MARK = {"todo": "○", "doing": "●", "blocked": "■", "failed": "✗", "done": "✓", "cancelled": "–"}
@@ -75,7 +78,7 @@ class LaneTable(DataTable[Any]):
     PAGE = 100
     BINDINGS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
 
-    def __init__(self, lane: str, **kwargs) -> None:
+    def __init__(self, lane: str, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", show_header=False, cell_padding=0, **kwargs)
         self.lane = lane
         self.heading = Label(lane)  # above the table: the lane and how many tasks it holds
@@ -247,7 +250,8 @@ class TopApp(App[Any]):
         if part.startswith("agent:"):
             agent = part.partition(":")[2]
             return lambda: views.inbox(self.ctx.project, agent)
-        return getattr(self, self.LOADERS[part])
+        loader: Callable[[], Any] = getattr(self, self.LOADERS[part])
+        return loader
 
     def _read(self, part: str, reader: Callable[[], Any]) -> None:
         try:
@@ -784,7 +788,7 @@ def _clock(moment: str | None) -> str:
     return moment.split("T", 1)[1][:8]
 
 
-def _message_text(message) -> Text:
+def _message_text(message: transcript.Message) -> Text:
     text = Text(f"{_clock(message.ts)} ", style="dim")
     if message.kind in ("message",):
         text.append(f"{message.speaker}: ", style="bold")

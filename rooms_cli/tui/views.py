@@ -15,7 +15,11 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from datetime import datetime
     from typing import Any
+
+    from rooms_cli.config import Config
+    from rooms_cli.messaging.roster import RosterEntry
 
 DONE_SHOWN = 50  # finished tasks shown in the board's done column (the newest first)
 TRANSCRIPT_SHOWN = 200  # messages of the current room kept on screen
@@ -85,7 +89,7 @@ def task_row(project: Project, room: str, task_id: str) -> TaskRow | None:
     return _task_row(task, {})
 
 
-def countdown(expires_at: str, moment=None) -> str:
+def countdown(expires_at: str, moment: datetime | None = None) -> str:
     """`9m59s` left on a lease (`ROOMS_NOW` is the clock), `lapsed` once it is over, "" without one."""
     if not expires_at:
         return ""
@@ -104,7 +108,7 @@ def room_names(project: Project) -> list[str]:
     return sorted(r["id"] for r in live_rooms(project))
 
 
-def room(project: Project, config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN) -> dict[str, Any]:
+def room(project: Project, config: Config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN) -> dict[str, Any]:
     """{info: `rooms room show`, messages: the newest `shown`, idle: {agent: bool}}."""
     from rooms_cli.chat.membership import show
     from rooms_cli.chat.transcript import tail
@@ -113,13 +117,13 @@ def room(project: Project, config, room_id: str, *, shown: int = TRANSCRIPT_SHOW
     return {"info": info, "messages": tail(project, room_id, shown), "idle": {e.name: e.idle for e in agents_roster(project, config)}}
 
 
-def agents_roster(project: Project, config):
+def agents_roster(project: Project, config: Config) -> list[RosterEntry]:
     from rooms_cli.messaging.roster import roster
 
     return roster(project, config)
 
 
-def agents(project: Project, config) -> list[dict[str, Any]]:
+def agents(project: Project, config: Config) -> list[dict[str, Any]]:
     """`rooms agents`, each with its unread count (nothing is marked read) and its running spawns."""
     from rooms_cli.messaging.inbox import unread_messages
     from rooms_cli.messaging.spawn import list_spawns

@@ -29,7 +29,7 @@ class EventMaker:
     def __init__(self) -> None:
         self.titles: dict[str, str] = {}
 
-    def from_record(self, source: Source, record: dict[str, Any]) -> list[dict]:
+    def from_record(self, source: Source, record: dict[str, Any]) -> list[dict[str, Any]]:
         """The events one log record stands for (usually one)."""
         try:
             if source.family == "chat":
@@ -58,7 +58,7 @@ class EventMaker:
         if isinstance(title, str) and title:
             self.titles[task] = title
 
-    def from_snapshot(self, source: Source, before: dict[str, Any] | None, after: dict) -> list[dict]:
+    def from_snapshot(self, source: Source, before: dict[str, Any] | None, after: dict[str, Any]) -> list[dict[str, Any]]:
         """The events between two versions of a replaced JSON document (`before` None: first seen)."""
         if source.family == "spawn":
             return _spawn(source, before, after)
@@ -66,7 +66,7 @@ class EventMaker:
             return []
         return [generic(source, after)]
 
-    def _task(self, source: Source, record: dict[str, Any]) -> dict:
+    def _task(self, source: Source, record: dict[str, Any]) -> dict[str, Any]:
         what = record["ev"]
         task = str(record.get("task") or task_id_of(source))
         self._note_title(task, record)
@@ -111,12 +111,12 @@ def task_id_of(source: Source) -> str:
     return stem[:2] + stem[2:].upper() if stem.startswith("t-") else stem
 
 
-def _base(type_: str, source: Source, record: dict[str, Any], ts_fields=("ts",)) -> dict:
+def _base(type_: str, source: Source, record: dict[str, Any], ts_fields: tuple[str, ...] = ("ts",)) -> dict[str, Any]:
     ts = next((record[f] for f in ts_fields if isinstance(record.get(f), str) and record[f]), None)
     return {"type": type_, "ts": ts or now_iso(), source.scope: source.name}
 
 
-def _put(event: dict[str, Any], record: dict, *fields: str) -> dict:
+def _put(event: dict[str, Any], record: dict[str, Any], *fields: str) -> dict[str, Any]:
     for f in fields:
         value = record.get(f)
         if value not in (None, "", {}, []):
@@ -124,7 +124,7 @@ def _put(event: dict[str, Any], record: dict, *fields: str) -> dict:
     return event
 
 
-def _chat(source: Source, record: dict[str, Any]) -> dict:
+def _chat(source: Source, record: dict[str, Any]) -> dict[str, Any]:
     kind = tag(record.get("kind")) or "message"
     event = _base(f"chat.{kind}", source, record)
     event["speaker"] = str(record.get("speaker", ""))
@@ -132,7 +132,7 @@ def _chat(source: Source, record: dict[str, Any]) -> dict:
     return _put(event, record, "id", "model", "usage", "meta")
 
 
-def _inbox(source: Source, record: dict[str, Any]) -> dict:
+def _inbox(source: Source, record: dict[str, Any]) -> dict[str, Any]:
     kind = tag(record.get("kind")) or "direct"
     event = _base(f"inbox.{kind}", source, record)
     event["from"] = str(record.get("from", ""))
@@ -140,7 +140,7 @@ def _inbox(source: Source, record: dict[str, Any]) -> dict:
     return _put(event, record, "n", "id", "tag", "reply_to", "meta")
 
 
-def _group(source: Source, record: dict[str, Any]) -> dict:
+def _group(source: Source, record: dict[str, Any]) -> dict[str, Any]:
     what = record["ev"]
     event = _base(f"group.{GROUP_EVENTS.get(what) or tag(what) or 'record'}", source, record)
     if record.get("id"):
@@ -164,13 +164,13 @@ def _group(source: Source, record: dict[str, Any]) -> dict:
     return event
 
 
-def _files(source: Source, record: dict[str, Any]) -> dict:
+def _files(source: Source, record: dict[str, Any]) -> dict[str, Any]:
     event = _base(f"files.{tag(record['ev']) or 'record'}", source, record)
     event.pop("files", None)
     return _put(event, record, "id", "agent", "patterns", "exclusive", "reason", "expires_at", "by", "expired_at")
 
 
-def _spawn(source: Source, before: dict[str, Any] | None, after: dict) -> list[dict]:
+def _spawn(source: Source, before: dict[str, Any] | None, after: dict[str, Any]) -> list[dict[str, Any]]:
     status = str(after.get("status", ""))
     old = None if before is None else str(before.get("status", ""))
     if old == status:
@@ -178,7 +178,7 @@ def _spawn(source: Source, before: dict[str, Any] | None, after: dict) -> list[d
     fields = ("parent", "status", "description", "profile", "model", "pid", "exit_code", "duration_s")
     events = []
 
-    def make(type_: str, ts_fields) -> dict[str, Any]:
+    def make(type_: str, ts_fields: tuple[str, ...]) -> dict[str, Any]:
         event = _base(type_, source, after, ts_fields)
         event["agent"] = str(after.get("alias") or source.name)
         return _put(event, after, *fields)
@@ -192,7 +192,7 @@ def _spawn(source: Source, before: dict[str, Any] | None, after: dict) -> list[d
     return events
 
 
-def generic(source: Source, record: dict[str, Any]) -> dict:
+def generic(source: Source, record: dict[str, Any]) -> dict[str, Any]:
     """An event for a record of unknown shape: named by its own type/event/kind field, carried whole."""
     what = ""
     for key in ("type", "event", "kind", "op", "action", "status"):

@@ -27,6 +27,10 @@ from rooms_cli.store.follow import RACY_S
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 @dataclass(frozen=True)
 class Source:
@@ -61,7 +65,8 @@ class Selection:
 
     @classmethod
     def from_flags(
-        cls, *, rooms=(), all: bool = False, inboxes=(), board: bool = False, groups: bool = False,
+        cls, *, rooms: Iterable[str] = (), all: bool = False, inboxes: Iterable[str] = (), board: bool = False,
+        groups: bool = False,
         current_room: str = "default",
     ) -> Selection:
         """The command-line rules: no source flag at all means the current room's transcript;

@@ -21,6 +21,10 @@ from pathlib import Path
 from rooms_cli import terminal
 from rooms_cli.store.clock import parse_duration
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from watchfiles._rust_notify import RustNotify
+
 DEFAULT_INTERVAL = 0.1  # a polling tick reads the change journal: cheap enough to look often
 DEFAULT_RESCAN = 10.0
 DEBOUNCE_MS = 200
@@ -114,13 +118,13 @@ class Waker:
     def __iter__(self) -> Iterator[set[str] | None]:
         if self.notifier is None:
             return _polled(self.stop, self.interval)
-        return self._notified_then_polled()
+        return self._notified_then_polled(self.notifier)
 
-    def _notified_then_polled(self) -> Iterator[set[str] | None]:
+    def _notified_then_polled(self, notifier: RustNotify) -> Iterator[set[str] | None]:
         """Notifications; should the notifier fail while watching (a file name that is not UTF-8 under
         `.rooms/`: watchfiles cannot decode it and raises), polling takes over with one warning."""
         try:
-            yield from _notified(self.notifier, self.root, self.stop, self.rescan)
+            yield from _notified(notifier, self.root, self.stop, self.rescan)
         except Exception as exc:  # WatchfilesRustInternalError and kin: any failure of the notifier
             terminal.warn(f"file notifications failed ({type(exc).__name__}: {exc}); polling instead")
             self.close()
@@ -136,11 +140,11 @@ class Waker:
     def __enter__(self) -> Waker:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def _notifier(root: Path):
+def _notifier(root: Path) -> RustNotify | None:
     from watchfiles._rust_notify import RustNotify
 
     try:
@@ -161,7 +165,7 @@ def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
         yield None
 
 
-def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[set[str] | None]:
+def _notified(notifier: RustNotify, root: Path, stop: StopFlag, rescan: float) -> Iterator[set[str] | None]:
     real_root = os.path.realpath(root)
     while not stop.is_set():
         timeout_ms = max(1, int(stop.remaining(rescan) * 1000))
@@ -170,7 +174,7 @@ def _notified(notifier, root: Path, stop: StopFlag, rescan: float) -> Iterator[s
             stop.set()
         if result in ("stop", "signal"):
             return
-        if result == "timeout":
+        if isinstance(result, str):  # "timeout": nothing changed within the rescan interval
             if not stop.is_set():
                 yield None
             continue
