@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
+from rooms_cli.cli import operations_board as board_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
 from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
@@ -177,8 +178,8 @@ def board(s: Session, lane: str | None, status: str | None, room: str | None):
     return board_view(s.project, s.room(room), lane=lane, status=status)
 
 
-@tool("Show a task", TASK, read_only=True)
-def task_show(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_show)
+def task_show(s: Session, task_id: str, room: str | None):
     """One task with its definition of done, lease, record and the history of its events."""
     from rooms_cli.board.tasks import load_task, task_history
 
@@ -186,11 +187,8 @@ def task_show(s: Session, task_id: TaskId, room: Room = None):
     return {**task.to_json(), "history": task_history(s.project, s.room(room), task.id)}
 
 
-@tool("Add a task", TASK)
-def task_add(s: Session, title: Annotated[str, Field(description="One-line title.")],
-             lane: Annotated[str, Field(description="The agent whose lane gets the task.")],
-             done: Annotated[str, Field(description="Definition of done: the one condition that means it is finished.")],
-             detail: Annotated[str, Field(description="Optional detail.")] = "", room: Room = None):
+@declared_tool(board_ops.task_add)
+def task_add(s: Session, title: str, lane: str, done: str, detail: str, room: str | None):
     """Add a task to a lane of the board (you are recorded as its author)."""
     from rooms_cli.board.tasks import add_task
 
@@ -289,33 +287,32 @@ def task_update(s: Session, task_id: TaskId, title: Annotated[str | None, Field(
     return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order)
 
 
-@tool("Archive a task", TASK, destructive=True, idempotent=True)
-def task_archive(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_archive)
+def task_archive(s: Session, task_id: str, room: str | None):
     """Archive a finished task: it leaves the board (its file stays; task_show still finds it)."""
     from rooms_cli.board.tasks import archive_task
 
     return archive_task(s.project, s.room(room), task_id, by=s.me)
 
 
-@tool("Assign a task", TASK)
-def task_assign(s: Session, task_id: TaskId, to: Annotated[str, Field(description="The agent (or person) whose lane gets the task.")],
-                room: Room = None):
+@declared_tool(board_ops.task_assign)
+def task_assign(s: Session, task_id: str, to: str, room: str | None):
     """Move a task to another lane; across owners it becomes a proposal the new lane accepts or rejects."""
     from rooms_cli.board.proposals import assign_task
 
     return assign_task(s.project, s.room(room), task_id, to=to, by=s.me)
 
 
-@tool("Accept a proposed task", TASK, idempotent=True)
-def task_accept(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_accept)
+def task_accept(s: Session, task_id: str, room: str | None):
     """Accept a task proposed to your lane (it becomes todo there)."""
     from rooms_cli.board.proposals import answer_proposal
 
     return answer_proposal(s.project, s.room(room), task_id, by=s.me, accept=True)
 
 
-@tool("Reject a proposed task", TASK, idempotent=True)
-def task_reject(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_reject)
+def task_reject(s: Session, task_id: str, room: str | None):
     """Reject a task proposed to your lane (it goes back to the lane it came from)."""
     from rooms_cli.board.proposals import answer_proposal
 
