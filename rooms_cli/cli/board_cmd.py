@@ -7,10 +7,8 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import operations, operations_board
-from rooms_cli.cli.options import annotation
 from rooms_cli.cli.output import task_line
 from rooms_cli.cli.shared import Run, declared_command, shared
-from rooms_cli.cli.values import choice_value, finite_number
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -19,12 +17,6 @@ task_app = typer.Typer(
 )
 
 IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
-LeaseIdOpt = annotation(operations.LEASE_ID)  # the declared option (cli/operations.py), for set-status too
-SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
-RefOpt = Annotated[
-    str | None,
-    typer.Option("--result-ref", help="file:<path in the project> or msg:<message id>.", show_default=False),
-]
 
 
 board_cmd = declared_command(operations.board)
@@ -80,26 +72,7 @@ task_app.command("list")(declared_command(operations.task_list))
 task_app.command("show")(declared_command(operations_board.task_show))
 
 
-@task_app.command("update")
-@shared(as_=True, room=True)
-def update_cmd(
-    run: Run,
-    task_id: IdArg,
-    title: Annotated[str | None, typer.Option("--title", show_default=False)] = None,
-    detail: Annotated[str | None, typer.Option("--detail", show_default=False)] = None,
-    done: Annotated[str | None, typer.Option("--done", help="New definition of done.", show_default=False)] = None,
-    order: Annotated[float | None, typer.Option("--order", parser=finite_number("--order"), metavar="NUMBER", show_default=False)] = None,
-) -> None:
-    """Change a task's title, detail, definition of done or order.
-
-    Example: rooms task update t-01JD3Z --order 1 --done 'specs/auth.md reviewed'
-    """
-    from rooms_cli.board.tasks import update_task
-
-    task = update_task(run.project, run.room, task_id, by=run.me, title=title, detail=detail, done=done, order=order)
-    run.emit(task, f"updated {task_line(task.to_json())}")
-
-
+task_app.command("update")(declared_command(operations_board.task_update))
 task_app.command("archive")(declared_command(operations_board.task_archive))
 
 
@@ -120,32 +93,6 @@ for _op in (operations.task_claim, operations.task_next, operations.task_renew, 
     task_app.command(_op.words[-1])(declared_command(_op))
 
 
-def _settable() -> tuple[str, ...]:
-    from rooms_cli.board.transitions import SETTABLE
-
-    return SETTABLE
-
-
-@task_app.command("set-status")
-@shared(as_=True, room=True)
-def set_status_cmd(
-    run: Run,
-    task_id: IdArg,
-    status: Annotated[str, typer.Argument(parser=choice_value("STATUS", _settable), help="todo, blocked, failed or cancelled.")],
-    summary: SummaryOpt = None,
-    result_ref: RefOpt = None,
-    lease_id: LeaseIdOpt = None,  # type: ignore[valid-type]  # the declared --lease-id, built by options.annotation
-) -> None:
-    """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id).
-
-    Example: rooms task set-status t-01JD3Z blocked --summary 'waiting for API keys'
-    """
-    from rooms_cli.board.claims import set_status
-
-    task = set_status(run.project, run.room, task_id, status, by=run.me, lease_id=lease_id, summary=summary,
-                      result_ref=result_ref)
-    run.emit(task, f"{status}: {task_line(task.to_json())}")
-
-
+task_app.command("set-status")(declared_command(operations_board.task_status))
 for _op in (operations_board.task_assign, operations_board.task_accept, operations_board.task_reject):
     task_app.command(_op.words[-1])(declared_command(_op))

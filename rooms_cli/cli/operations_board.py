@@ -1,4 +1,4 @@
-"""The board's other operations, each declared once (cli/declare.py): `rooms task show|add|archive|assign|accept|reject`.
+"""The board's other operations, each declared once (cli/declare.py): `rooms task show|add|update|set-status|archive|assign|accept|reject`.
 
 Like cli/operations.py, each declaration gives the typer command (board_cmd.py) and the MCP tool's input
 schema (mcp_server/tools.py). They are not in the fast path's table (cli/fast.py): no loop calls them
@@ -7,11 +7,12 @@ often enough to pay for reading this module on every command, so typer parses th
 
 from __future__ import annotations
 
+from rooms_cli.board.transitions import SETTABLE
 from rooms_cli.cli import output
-from rooms_cli.cli.declare import Mcp, Param, operation
-from rooms_cli.cli.operations import AS_ROOM, TASK_ID
+from rooms_cli.cli.declare import Mcp, McpArg, Param, operation
+from rooms_cli.cli.operations import AS_ROOM, LEASE_ID, RESULT_REF, TASK_ID
 from rooms_cli.cli.shared import Run
-from rooms_cli.cli.values import finite_number
+from rooms_cli.cli.values import choice_value, finite_number
 from rooms_cli.shapes import TASK
 
 
@@ -59,6 +60,46 @@ def task_add(run: Run, title: str, lane: str, done: str, detail: str, order: flo
 
     task = add_task(run.project, run.room, title, lane=lane, done=done, by=run.me, detail=detail, order=order)
     run.emit(task, f"added {task.id} to lane {task.lane}: {task.title}")
+
+
+@operation("task", "update", shared=AS_ROOM, params=(
+    TASK_ID,
+    Param("title", default=None, flags=("--title",), show_default=False, mcp=McpArg(help="New title.")),
+    Param("detail", default=None, flags=("--detail",), show_default=False, mcp=McpArg(help="New detail.")),
+    Param("done", default=None, help="New definition of done.", flags=("--done",), show_default=False),
+    Param("order", "float", None, flags=("--order",), parse=finite_number, metavar="NUMBER", show_default=False,
+          mcp=McpArg(help="New position in its lane (a number).")),
+), mcp=Mcp("task_update", "Update a task", TASK, idempotent=True))
+def task_update(run: Run, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None) -> None:
+    """Change a task's title, detail, definition of done or order.
+
+    Example: rooms task update t-01JD3Z --order 1 --done 'specs/auth.md reviewed'
+    """
+    from rooms_cli.board.tasks import update_task
+
+    task = update_task(run.project, run.room, task_id, by=run.me, title=title, detail=detail, done=done, order=order)
+    run.emit(task, f"updated {output.task_line(task.to_json())}")
+
+
+@operation("task", "set-status", shared=AS_ROOM, params=(
+    TASK_ID,
+    Param("status", help="todo, blocked, failed or cancelled.", parse=lambda flag: choice_value(flag, lambda: SETTABLE),
+          mcp=McpArg(help="The new status.", choices=SETTABLE)),
+    Param("summary", default=None, help="One line: what happened.", flags=("--summary",), show_default=False,
+          mcp=McpArg(help="One line: why.")),
+    RESULT_REF.replace(mcp=McpArg(help="file:<path> or msg:<id>.")),
+    LEASE_ID.replace(mcp=McpArg(help="Your lease id, when you hold the task.")),
+), mcp=Mcp("task_status", "Set a task's status", TASK, destructive=True))
+def task_status(run: Run, task_id: str, status: str, summary: str | None, result_ref: str | None, lease_id: str | None) -> None:
+    """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id).
+
+    Example: rooms task set-status t-01JD3Z blocked --summary 'waiting for API keys'
+    """
+    from rooms_cli.board.claims import set_status
+
+    task = set_status(run.project, run.room, task_id, status, by=run.me, lease_id=lease_id, summary=summary,
+                      result_ref=result_ref)
+    run.emit(task, f"{status}: {output.task_line(task.to_json())}")
 
 
 @operation("task", "archive", shared=AS_ROOM, params=(TASK_ID,),
@@ -114,4 +155,4 @@ def task_reject(run: Run, task_id: str) -> None:
 
 
 # every operation declared here: typer registers them (board_cmd.py), MCP serves their tools (tools.py)
-OPERATIONS = (task_show, task_add, task_archive, task_assign, task_accept, task_reject)
+OPERATIONS = (task_show, task_add, task_update, task_status, task_archive, task_assign, task_accept, task_reject)

@@ -30,7 +30,6 @@ from rooms_cli.shapes import (
     RESERVATION,
     SENT,
     STR,
-    TASK,
     envelope,
     nullable,
     record,
@@ -110,9 +109,11 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         arg = param.mcp if isinstance(param.mcp, McpArg) else McpArg()
         kind = arg.kind or param.kind
         default = param.default if arg.default is SAME else arg.default
-        annotation = _KINDS[kind] if default is not None else _KINDS[kind] | None
+        annotation = Literal[arg.choices] if arg.choices else _KINDS[kind]
+        annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
-        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le))
+        finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
+        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite))
         fields[arg.name or param.name] = (Annotated[(annotation, *checks)], ... if default is REQUIRED else default)
     if "room" in op.shared:
         fields["room"] = (Annotated[str | None, Field(description=ROOM_MCP_HELP)], None)
@@ -249,13 +250,9 @@ def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | Non
     return task.record
 
 
-@tool("Set a task's status", TASK, destructive=True)
-def task_status(s: Session, task_id: TaskId,
-                status: Annotated[Literal["todo", "blocked", "failed", "cancelled"], Field(description="The new status.")],
-                summary: Annotated[str | None, Field(description="One line: why.")] = None,
-                result_ref: Annotated[str | None, Field(description="file:<path> or msg:<id>.")] = None,
-                lease_id: Annotated[str | None, Field(description="Your lease id, when you hold the task.")] = None,
-                room: Room = None):
+@declared_tool(board_ops.task_status)
+def task_status(s: Session, task_id: str, status: str, summary: str | None, result_ref: str | None, lease_id: str | None,
+                room: str | None):
     """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id)."""
     from rooms_cli.board.claims import set_status
 
@@ -275,12 +272,9 @@ def task_list(s: Session, lane: str | None, status: str | None, holder: str | No
                 after=since, room=room_id)
 
 
-@tool("Update a task", TASK, idempotent=True)
-def task_update(s: Session, task_id: TaskId, title: Annotated[str | None, Field(description="New title.")] = None,
-                detail: Annotated[str | None, Field(description="New detail.")] = None,
-                done: Annotated[str | None, Field(description="New definition of done.")] = None,
-                order: Annotated[float | None, Field(description="New position in its lane (a number).", allow_inf_nan=False)] = None,
-                room: Room = None):
+@declared_tool(board_ops.task_update)
+def task_update(s: Session, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None,
+                room: str | None):
     """Change a task's title, detail, definition of done or order (what is left out stays)."""
     from rooms_cli.board.tasks import update_task
 
