@@ -6,8 +6,7 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import operations, output
-from rooms_cli.cli.options import complete_agents
+from rooms_cli.cli import operations, operations_messaging, output
 from rooms_cli.cli.output import show_messages
 from rooms_cli.cli.shared import Run, declared_command, shared
 from rooms_cli.cli.values import duration_value
@@ -23,20 +22,7 @@ send_cmd = declared_command(operations.send)
 inbox_cmd = declared_command(operations.inbox)
 
 
-@status_app.command("set")
-@shared(as_=True)
-def status_set_cmd(
-    run: Run,
-    text: Annotated[str, typer.Argument(help="One line, e.g. 'Working on frontend' ('' clears it).")],
-) -> None:
-    """Set your status line.
-
-    Example: rooms status set "Working on the login form"
-    """
-    from rooms_cli.messaging.status import set_status
-
-    record = set_status(run.project, run.me, text)
-    run.emit(record, f"{run.me}: {record['status'] or '(status cleared)'}")
+status_app.command("set")(declared_command(operations_messaging.status_set))
 
 
 @shared()
@@ -60,24 +46,7 @@ def agents_cmd(run: Run) -> None:
         output.say(f"{e.name:<20} {e.kind:<8} {state:<32} {e.status}".rstrip())
 
 
-@shared(as_=True)
-def spawn_cmd(
-    run: Run,
-    prompt: Annotated[str, typer.Argument(help="The task for the new agent.")],
-    description: Annotated[str | None, typer.Option("--description", help="3-5 words; also names the agent.", show_default=False)] = None,
-    profile: Annotated[str | None, typer.Option("--profile", autocompletion=complete_agents, help="Run it as this agent definition (its model and directive).", show_default=False)] = None,
-) -> None:
-    """Start a new agent on PROMPT and return at once; its output arrives in your inbox.
-
-    Example: rooms spawn "Write the API for the login form" --description "API work"
-    """
-    from rooms_cli.messaging.spawn import start_spawn
-
-    spawn = start_spawn(run.project, run.config, run.me, prompt, description=description, profile=profile)
-    if run.json:
-        return output.print_json(spawn)
-    how = " ".join(spawn.runner) if spawn.runner else spawn.model
-    output.say(f"spawned {spawn.alias} ({spawn.id}) via {how}; its output will arrive in {run.me}'s inbox (rooms wait)")
+spawn_cmd = declared_command(operations_messaging.spawn)
 
 
 @shared(as_=True)

@@ -18,6 +18,7 @@ from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
+from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
 from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
@@ -363,18 +364,16 @@ def attention(s: Session, peek: bool):
     return {**block.to_json(), "text": render_attention(block)}
 
 
-@tool("Set your status line", record({"agent": STR, "status": STR}), idempotent=True)
-def status_set(s: Session, text: Annotated[str, Field(description="One line, e.g. 'Working on the login form' ('' clears it).")]):
+@declared_tool(messaging_ops.status_set)
+def status_set(s: Session, text: str):
     """Set your status line, shown to every other agent."""
     from rooms_cli.messaging.status import set_status
 
     return set_status(s.project, s.me, text)
 
 
-@tool("Spawn a helper agent", record({"id": STR, "alias": STR, "parent": STR, "status": STR}))
-def spawn(s: Session, prompt: Annotated[str, Field(description="The task for the new agent.")],
-          description: Annotated[str | None, Field(description="3-5 words; also names the agent.")] = None,
-          profile: Annotated[str | None, Field(description="Run it as this agent definition (its model and directive).")] = None):
+@declared_tool(messaging_ops.spawn)
+def spawn(s: Session, prompt: str, description: str | None, profile: str | None):
     """Start a new agent on a prompt and return at once; its output arrives in your inbox (see wait)."""
     from rooms_cli.messaging.spawn import start_spawn
 
