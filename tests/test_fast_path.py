@@ -124,7 +124,10 @@ def test_every_declared_mcp_tool_takes_the_declared_arguments():
     from rooms_cli.mcp_server.tools import TOOLS, declared_arguments
 
     declared = [tool for tool in TOOLS.values() if tool.declared is not None]
-    assert {tool.name for tool in declared} == {op.mcp.name for op in OPERATIONS if op.mcp is not None}
+    from rooms_cli.cli import operations_board
+
+    assert {tool.name for tool in declared} == {op.mcp.name for op in (*OPERATIONS, *operations_board.OPERATIONS)
+                                                if op.mcp is not None}
     for tool in declared:
         params = list(inspect.signature(tool.fn).parameters)[1:]
         assert sorted(params) == sorted(declared_arguments(tool.declared)), tool.name

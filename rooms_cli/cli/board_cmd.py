@@ -6,11 +6,9 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import operations, output
-from rooms_cli.cli.options import annotation
-from rooms_cli.cli.output import json_line, task_line
+from rooms_cli.cli import operations, operations_board
+from rooms_cli.cli.output import task_line
 from rooms_cli.cli.shared import Run, declared_command, shared
-from rooms_cli.cli.values import choice_value, finite_number
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -19,37 +17,12 @@ task_app = typer.Typer(
 )
 
 IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
-LeaseIdOpt = annotation(operations.LEASE_ID)  # the declared option (cli/operations.py), for set-status too
-SummaryOpt = Annotated[str | None, typer.Option("--summary", help="One line: what happened.", show_default=False)]
-RefOpt = Annotated[
-    str | None,
-    typer.Option("--result-ref", help="file:<path in the project> or msg:<message id>.", show_default=False),
-]
 
 
 board_cmd = declared_command(operations.board)
 
 
-@task_app.command("add")
-@shared(as_=True, room=True)
-def add_cmd(
-    run: Run,
-    title: Annotated[str, typer.Argument(help="One-line title.")],
-    lane: Annotated[str, typer.Option("--lane", help="The agent whose lane gets the task.")],
-    done: Annotated[str, typer.Option("--done", help="Definition of done: the one condition that means it is finished.")],
-    detail: Annotated[str, typer.Option("--detail", help="Optional detail.")] = "",
-    order: Annotated[float | None, typer.Option("--order", parser=finite_number("--order"), metavar="NUMBER", help="Position in the lane (default: last).", show_default=False)] = None,
-) -> None:
-    """Add a task to a lane (alias: create).
-
-    Example: rooms task add 'Write the auth spec' --lane researcher --done 'specs/auth.md exists'
-    """
-    from rooms_cli.board.tasks import add_task
-
-    task = add_task(run.project, run.room, title, lane=lane, done=done, by=run.me, detail=detail, order=order)
-    run.emit(task, f"added {task.id} to lane {task.lane}: {task.title}")
-
-
+add_cmd = task_app.command("add")(declared_command(operations_board.task_add))
 task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms task create 'Fix login' --lane dev --done 'tests pass'")(add_cmd)
 
 
@@ -96,65 +69,11 @@ def import_cmd(
 task_app.command("list")(declared_command(operations.task_list))
 
 
-@task_app.command("show")
-@shared(room=True)
-def show_cmd(run: Run, task_id: IdArg) -> None:
-    """Show one task with its history of events.
-
-    Example: rooms task show t-01JD3Z
-    """
-    from rooms_cli.board.tasks import load_task, task_history
-
-    task = load_task(run.project, run.room, task_id)
-    history = task_history(run.project, run.room, task.id)
-    if run.json:
-        output.print_json({**task.to_json(), "history": history})
-        return
-    data = task.to_json()
-    output.say(task_line(data), style="bold")
-    output.say(f"  done when: {task.definition_of_done}")
-    if task.detail:
-        output.say(f"  detail: {task.detail}")
-    if task.record:
-        output.say(f"  record: {json_line(task.record)}")
-    for conflict in task.conflicts:
-        output.say(f"  CONFLICT: {conflict.message}", style="red")
-    for ev in history:
-        extra = {k: v for k, v in ev.items() if k not in ("at", "by", "ev")}
-        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {json_line(extra) if extra else ''}".rstrip())
+task_app.command("show")(declared_command(operations_board.task_show))
 
 
-@task_app.command("update")
-@shared(as_=True, room=True)
-def update_cmd(
-    run: Run,
-    task_id: IdArg,
-    title: Annotated[str | None, typer.Option("--title", show_default=False)] = None,
-    detail: Annotated[str | None, typer.Option("--detail", show_default=False)] = None,
-    done: Annotated[str | None, typer.Option("--done", help="New definition of done.", show_default=False)] = None,
-    order: Annotated[float | None, typer.Option("--order", parser=finite_number("--order"), metavar="NUMBER", show_default=False)] = None,
-) -> None:
-    """Change a task's title, detail, definition of done or order.
-
-    Example: rooms task update t-01JD3Z --order 1 --done 'specs/auth.md reviewed'
-    """
-    from rooms_cli.board.tasks import update_task
-
-    task = update_task(run.project, run.room, task_id, by=run.me, title=title, detail=detail, done=done, order=order)
-    run.emit(task, f"updated {task_line(task.to_json())}")
-
-
-@task_app.command("archive")
-@shared(as_=True, room=True)
-def archive_cmd(run: Run, task_id: IdArg) -> None:
-    """Take a task off the board (it stays in the files; `rooms task show` still finds it).
-
-    Example: rooms task archive t-01JD3Z
-    """
-    from rooms_cli.board.tasks import archive_task
-
-    task = archive_task(run.project, run.room, task_id, by=run.me)
-    run.emit(task, f"archived {task.id}: {task.title}")
+task_app.command("update")(declared_command(operations_board.task_update))
+task_app.command("archive")(declared_command(operations_board.task_archive))
 
 
 @task_app.command("resolve")
@@ -174,72 +93,6 @@ for _op in (operations.task_claim, operations.task_next, operations.task_renew, 
     task_app.command(_op.words[-1])(declared_command(_op))
 
 
-def _settable() -> tuple[str, ...]:
-    from rooms_cli.board.transitions import SETTABLE
-
-    return SETTABLE
-
-
-@task_app.command("set-status")
-@shared(as_=True, room=True)
-def set_status_cmd(
-    run: Run,
-    task_id: IdArg,
-    status: Annotated[str, typer.Argument(parser=choice_value("STATUS", _settable), help="todo, blocked, failed or cancelled.")],
-    summary: SummaryOpt = None,
-    result_ref: RefOpt = None,
-    lease_id: LeaseIdOpt = None,  # type: ignore[valid-type]  # the declared --lease-id, built by options.annotation
-) -> None:
-    """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id).
-
-    Example: rooms task set-status t-01JD3Z blocked --summary 'waiting for API keys'
-    """
-    from rooms_cli.board.claims import set_status
-
-    task = set_status(run.project, run.room, task_id, status, by=run.me, lease_id=lease_id, summary=summary,
-                      result_ref=result_ref)
-    run.emit(task, f"{status}: {task_line(task.to_json())}")
-
-
-@task_app.command("assign")
-@shared(as_=True, room=True)
-def assign_cmd(
-    run: Run,
-    task_id: IdArg,
-    to: Annotated[str, typer.Option("--to", help="The agent (or person) whose lane gets the task.")],
-) -> None:
-    """Move a task to another lane; across owners it becomes a pending proposal until accepted.
-
-    Example: rooms task assign t-01JD3Z --to reviewer
-    """
-    from rooms_cli.board.proposals import assign_task
-
-    task = assign_task(run.project, run.room, task_id, to=to, by=run.me)
-    note = f"proposed to {to}: pending until {task.pending['owner']} accepts" if task.pending else f"assigned to {to}"
-    run.emit(task, f"{task.id} {note}")
-
-
-@task_app.command("accept")
-@shared(as_=True, room=True)
-def accept_cmd(run: Run, task_id: IdArg) -> None:
-    """Accept a pending proposal for your lane (or your agent's): the task becomes claimable there.
-
-    Example: rooms task accept t-01JD3Z --as bob
-    """
-    from rooms_cli.board.proposals import answer_proposal
-
-    task = answer_proposal(run.project, run.room, task_id, by=run.me, accept=True)
-    run.emit(task, f"accepted: {task_line(task.to_json())}")
-
-
-@task_app.command("reject")
-@shared(as_=True, room=True)
-def reject_cmd(run: Run, task_id: IdArg) -> None:
-    """Reject a pending proposal: the task goes back to the lane it came from.
-
-    Example: rooms task reject t-01JD3Z --as bob
-    """
-    from rooms_cli.board.proposals import answer_proposal
-
-    task = answer_proposal(run.project, run.room, task_id, by=run.me, accept=False)
-    run.emit(task, f"rejected: {task_line(task.to_json())}")
+task_app.command("set-status")(declared_command(operations_board.task_status))
+for _op in (operations_board.task_assign, operations_board.task_accept, operations_board.task_reject):
+    task_app.command(_op.words[-1])(declared_command(_op))

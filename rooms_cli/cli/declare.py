@@ -55,13 +55,14 @@ SAME = _Same()  # an McpArg field left as the command line has it
 
 class McpArg:
     """How the MCP tool takes a parameter where it differs from the command line: its name, its
-    description, its default, its kind, and bounds on a number."""
+    description, its default, its kind, bounds on a number, and the strings it may be (an enum)."""
 
-    __slots__ = ("name", "help", "default", "kind", "ge", "le")
+    __slots__ = ("name", "help", "default", "kind", "ge", "le", "choices")
 
     def __init__(self, name: str | None = None, help: str | None = None, default: object = SAME, kind: str | None = None,
-                 ge: float | None = None, le: float | None = None):
+                 ge: float | None = None, le: float | None = None, choices: tuple[str, ...] | None = None):
         self.name, self.help, self.default, self.kind, self.ge, self.le = name, help, default, kind, ge, le
+        self.choices = choices
 
 
 class Param:

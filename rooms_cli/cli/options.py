@@ -59,7 +59,7 @@ def annotation(param: Param):
         kind = kind | None
     complete = COMPLETIONS[param.complete] if param.complete else None
     if param.argument:
-        return Annotated[kind, typer.Argument(help=param.help, autocompletion=complete, metavar=param.metavar,
+        return Annotated[kind, typer.Argument(help=param.help, parser=param.parser(), autocompletion=complete, metavar=param.metavar,
                                               show_default=param.show_default)]
     return Annotated[kind, typer.Option(*param.flags, help=param.help, envvar=param.envvar, parser=param.parser(),
                                         metavar=param.metavar, show_default=param.show_default, autocompletion=complete,

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
+from rooms_cli.cli import operations_board as board_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
 from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
@@ -29,7 +30,6 @@ from rooms_cli.shapes import (
     RESERVATION,
     SENT,
     STR,
-    TASK,
     envelope,
     nullable,
     record,
@@ -109,9 +109,11 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         arg = param.mcp if isinstance(param.mcp, McpArg) else McpArg()
         kind = arg.kind or param.kind
         default = param.default if arg.default is SAME else arg.default
-        annotation = _KINDS[kind] if default is not None else _KINDS[kind] | None
+        annotation = Literal[arg.choices] if arg.choices else _KINDS[kind]
+        annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
-        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le))
+        finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
+        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite))
         fields[arg.name or param.name] = (Annotated[(annotation, *checks)], ... if default is REQUIRED else default)
     if "room" in op.shared:
         fields["room"] = (Annotated[str | None, Field(description=ROOM_MCP_HELP)], None)
@@ -177,8 +179,8 @@ def board(s: Session, lane: str | None, status: str | None, room: str | None):
     return board_view(s.project, s.room(room), lane=lane, status=status)
 
 
-@tool("Show a task", TASK, read_only=True)
-def task_show(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_show)
+def task_show(s: Session, task_id: str, room: str | None):
     """One task with its definition of done, lease, record and the history of its events."""
     from rooms_cli.board.tasks import load_task, task_history
 
@@ -186,11 +188,8 @@ def task_show(s: Session, task_id: TaskId, room: Room = None):
     return {**task.to_json(), "history": task_history(s.project, s.room(room), task.id)}
 
 
-@tool("Add a task", TASK)
-def task_add(s: Session, title: Annotated[str, Field(description="One-line title.")],
-             lane: Annotated[str, Field(description="The agent whose lane gets the task.")],
-             done: Annotated[str, Field(description="Definition of done: the one condition that means it is finished.")],
-             detail: Annotated[str, Field(description="Optional detail.")] = "", room: Room = None):
+@declared_tool(board_ops.task_add)
+def task_add(s: Session, title: str, lane: str, done: str, detail: str, room: str | None):
     """Add a task to a lane of the board (you are recorded as its author)."""
     from rooms_cli.board.tasks import add_task
 
@@ -251,13 +250,9 @@ def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | Non
     return task.record
 
 
-@tool("Set a task's status", TASK, destructive=True)
-def task_status(s: Session, task_id: TaskId,
-                status: Annotated[Literal["todo", "blocked", "failed", "cancelled"], Field(description="The new status.")],
-                summary: Annotated[str | None, Field(description="One line: why.")] = None,
-                result_ref: Annotated[str | None, Field(description="file:<path> or msg:<id>.")] = None,
-                lease_id: Annotated[str | None, Field(description="Your lease id, when you hold the task.")] = None,
-                room: Room = None):
+@declared_tool(board_ops.task_status)
+def task_status(s: Session, task_id: str, status: str, summary: str | None, result_ref: str | None, lease_id: str | None,
+                room: str | None):
     """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id)."""
     from rooms_cli.board.claims import set_status
 
@@ -277,45 +272,41 @@ def task_list(s: Session, lane: str | None, status: str | None, holder: str | No
                 after=since, room=room_id)
 
 
-@tool("Update a task", TASK, idempotent=True)
-def task_update(s: Session, task_id: TaskId, title: Annotated[str | None, Field(description="New title.")] = None,
-                detail: Annotated[str | None, Field(description="New detail.")] = None,
-                done: Annotated[str | None, Field(description="New definition of done.")] = None,
-                order: Annotated[float | None, Field(description="New position in its lane (a number).", allow_inf_nan=False)] = None,
-                room: Room = None):
+@declared_tool(board_ops.task_update)
+def task_update(s: Session, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None,
+                room: str | None):
     """Change a task's title, detail, definition of done or order (what is left out stays)."""
     from rooms_cli.board.tasks import update_task
 
     return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order)
 
 
-@tool("Archive a task", TASK, destructive=True, idempotent=True)
-def task_archive(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_archive)
+def task_archive(s: Session, task_id: str, room: str | None):
     """Archive a finished task: it leaves the board (its file stays; task_show still finds it)."""
     from rooms_cli.board.tasks import archive_task
 
     return archive_task(s.project, s.room(room), task_id, by=s.me)
 
 
-@tool("Assign a task", TASK)
-def task_assign(s: Session, task_id: TaskId, to: Annotated[str, Field(description="The agent (or person) whose lane gets the task.")],
-                room: Room = None):
+@declared_tool(board_ops.task_assign)
+def task_assign(s: Session, task_id: str, to: str, room: str | None):
     """Move a task to another lane; across owners it becomes a proposal the new lane accepts or rejects."""
     from rooms_cli.board.proposals import assign_task
 
     return assign_task(s.project, s.room(room), task_id, to=to, by=s.me)
 
 
-@tool("Accept a proposed task", TASK, idempotent=True)
-def task_accept(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_accept)
+def task_accept(s: Session, task_id: str, room: str | None):
     """Accept a task proposed to your lane (it becomes todo there)."""
     from rooms_cli.board.proposals import answer_proposal
 
     return answer_proposal(s.project, s.room(room), task_id, by=s.me, accept=True)
 
 
-@tool("Reject a proposed task", TASK, idempotent=True)
-def task_reject(s: Session, task_id: TaskId, room: Room = None):
+@declared_tool(board_ops.task_reject)
+def task_reject(s: Session, task_id: str, room: str | None):
     """Reject a task proposed to your lane (it goes back to the lane it came from)."""
     from rooms_cli.board.proposals import answer_proposal
 
