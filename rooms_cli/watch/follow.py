@@ -152,14 +152,15 @@ def watch(
     if timeout is not None:
         stop.expire_in(timeout)
     follower = Follower(project, selection)
-    # the waker (and the change journal) start watching before the baseline is read, so nothing slips in between
+    # the change journal is read from here before the baseline, and the waker looks at everything once when
+    # notifications start (after the baseline), so nothing slips in between
     with Waker(project.dir, stop) as waker:
-        looks = PollingLooks(project) if waker.mode == "poll" else None
+        looks = PollingLooks(project)
         yield from follower.start(since, last)
         if started is not None:
             started()
         for changed in waker:
-            if looks is None or changed is not None:
+            if waker.mode == "notify" or changed is not None:
                 yield from follower.poll(changed)
                 continue
             began = time.monotonic()

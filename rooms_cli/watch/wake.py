@@ -2,8 +2,10 @@
 
 A Waker yields each time something may have changed: a set of changed paths (notifications)
 or None (look at everything: a poll tick, or the periodic rescan that covers notifications the OS
-dropped). It starts watching before it yields anything, so nothing written between the baseline read
-and the first wait is missed.
+dropped). Notifications start at the first wait, after the caller has read and printed its baseline
+(importing watchfiles costs ~30 ms, which the first lines no longer wait for), and the first thing the
+Waker yields then is None: one look at everything, so nothing written between the baseline read and
+the start of watching is missed. A waker whose stop is already set (`--timeout 0`) never imports it.
 
 Environment: ROOMS_WATCH_POLL=1 forces polling; ROOMS_WATCH_INTERVAL (default 0.1s) is the polling
 period; ROOMS_WATCH_RESCAN (default 10s) the full rescan period under notifications.
@@ -91,14 +93,12 @@ def polling_forced() -> bool:
 
 
 def backend() -> str:
-    """`notify` when OS notifications will be used, else `poll`."""
+    """`notify` when OS notifications will be used, else `poll` (watchfiles is looked for, not imported)."""
     if polling_forced():
         return "poll"
-    try:
-        import watchfiles  # noqa: F401
-    except ImportError:
-        return "poll"
-    return "notify"
+    from importlib.util import find_spec
+
+    return "notify" if find_spec("watchfiles") is not None else "poll"
 
 
 class Waker:
@@ -112,19 +112,29 @@ class Waker:
         self.stop = stop
         self.interval = _seconds("ROOMS_WATCH_INTERVAL", DEFAULT_INTERVAL)
         self.rescan = _seconds("ROOMS_WATCH_RESCAN", DEFAULT_RESCAN)
-        self.notifier = _notifier(root) if backend() == "notify" else None
-        self.mode = "notify" if self.notifier is not None else "poll"
+        self.notifier: RustNotify | None = None
+        self.mode = backend()
 
     def __iter__(self) -> Iterator[set[str] | None]:
-        if self.notifier is None:
+        if self.mode == "poll":
             return _polled(self.stop, self.interval)
-        return self._notified_then_polled(self.notifier)
+        return self._notified_then_polled()
 
-    def _notified_then_polled(self, notifier: RustNotify) -> Iterator[set[str] | None]:
-        """Notifications; should the notifier fail while watching (a file name that is not UTF-8 under
-        `.rooms/`: watchfiles cannot decode it and raises), polling takes over with one warning."""
+    def _notified_then_polled(self) -> Iterator[set[str] | None]:
+        """Notifications; when they cannot start, or the notifier fails while watching (a file name that
+        is not UTF-8 under `.rooms/`: watchfiles cannot decode it and raises), polling takes over with
+        one warning."""
+        if self.stop.is_set():
+            return
+        self.notifier = _notifier(self.root)
+        if self.notifier is None:
+            self.mode = "poll"
+            yield None  # look at everything once: written since the baseline read
+            yield from _polled(self.stop, self.interval)
+            return
+        yield None  # look at everything once: written between the baseline read and the start of watching
         try:
-            yield from _notified(notifier, self.root, self.stop, self.rescan)
+            yield from _notified(self.notifier, self.root, self.stop, self.rescan)
         except Exception as exc:  # WatchfilesRustInternalError and kin: any failure of the notifier
             terminal.warn(f"file notifications failed ({type(exc).__name__}: {exc}); polling instead")
             self.close()
@@ -145,8 +155,10 @@ class Waker:
 
 
 def _notifier(root: Path) -> RustNotify | None:
-    from watchfiles._rust_notify import RustNotify
-
+    try:
+        from watchfiles._rust_notify import RustNotify
+    except ImportError:  # found but not importable (a broken install): polling, as without it
+        return None
     try:
         return RustNotify([str(root)], False, False, 0, True, True)
     except Exception as exc:  # e.g. the inotify watch limit: polling still works
