@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import operations, output
+from rooms_cli.cli import operations, operations_rooms, output
 from rooms_cli.cli.options import complete_agents, complete_rooms
 from rooms_cli.cli.shared import Run, declared_command, shared
 
@@ -62,19 +62,7 @@ def list_cmd(
     run.emit(rooms, lambda: chat_view.print_rooms(rooms))
 
 
-@room_app.command("show")
-@shared()
-def show_cmd(run: Run, room_id: Annotated[str | None, typer.Argument(autocompletion=complete_rooms, help="Room id (default: the current room).")] = None) -> None:
-    """Roster, budget, mutes and queued mentions of a room (= /list).
-
-    Example: rooms room show architecture-sync
-    """
-    from rooms_cli.chat.membership import show
-    from rooms_cli.cli import chat_view
-    from rooms_cli.store.ids import validate_name
-
-    info = show(run.project, run.config, validate_name(room_id, "room id") if room_id is not None else run.room)
-    run.emit(info, lambda: chat_view.print_room(info))
+room_app.command("show")(declared_command(operations_rooms.room_show))
 
 
 @room_app.command("use")

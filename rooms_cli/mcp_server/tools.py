@@ -19,6 +19,7 @@ from pydantic import AfterValidator, Field
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
+from rooms_cli.cli import operations_rooms as rooms_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
 from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
@@ -568,8 +569,8 @@ def room_list(s: Session, all: Annotated[bool, Field(description="Include droppe
     return page("rooms", live_rooms(s.project, include_stopped=all), limit=limit, after=since)
 
 
-@tool("Show a room", record({"id": STR, "roster": {"type": "array", "items": {"type": "object"}}}), read_only=True)
-def room_show(s: Session, room: Room = None):
+@declared_tool(rooms_ops.room_show)
+def room_show(s: Session, room: str | None):
     """A room's roster, budget, mutes and queued mentions."""
     from rooms_cli.chat.membership import show
 
