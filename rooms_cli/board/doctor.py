@@ -6,6 +6,10 @@ from rooms_cli.board import store
 from rooms_cli.board.tasks import load_board
 from rooms_cli.findings import Finding
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def check(project, config) -> list[Finding]:
     findings = _create_findings(project)
@@ -61,7 +65,7 @@ def _create_findings(project) -> list[Finding]:
     return findings
 
 
-def _event_key(event: dict) -> str:
+def _event_key(event: dict[str, Any]) -> str:
     import json
 
     return json.dumps(event, sort_keys=True, default=str)

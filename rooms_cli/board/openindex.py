@@ -45,6 +45,10 @@ from rooms_cli.store import cache, files, jsonl, layout, order
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 VERSION = 1
 RECENT = 200  # finished tasks kept for `rooms board --done N` (N above this reads every log)
 
@@ -57,20 +61,20 @@ def dir_key(project: Project, room: str) -> list[int] | None:
     return cache.identity(store.tasks_dir(project, room))
 
 
-def is_open(data: dict) -> bool:
+def is_open(data: dict[str, Any]) -> bool:
     return bool(data["created_at"]) and not data["archived"] and data["status"] not in FINISHED
 
 
-def _empty(key) -> dict:
+def _empty(key) -> dict[str, Any]:
     return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {}}
 
 
-def _read(path) -> dict | None:
+def _read(path) -> dict[str, Any] | None:
     data = cache.load(path, VERSION)
     return data if data is not None and isinstance(data.get("open"), dict) else None
 
 
-_DAMAGED: dict[str, list] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
+_DAMAGED: dict[str, list[Any]] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
 
 
 def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: bool = False):
@@ -86,7 +90,7 @@ def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: 
     return replay_log(task_id, room, order.ordered(result.records))
 
 
-def _note_damage(index: dict, task_id: str, key: list[int]) -> None:
+def _note_damage(index: dict[str, Any], task_id: str, key: list[int]) -> None:
     """Remember a log with bad lines (and its stat), so that a read of the index warns as a replay would."""
     damaged = index.setdefault("damaged", {})
     if task_id in _DAMAGED:
@@ -95,7 +99,7 @@ def _note_damage(index: dict, task_id: str, key: list[int]) -> None:
         damaged.pop(task_id, None)
 
 
-def _warn_damaged(project: Project, room: str, index: dict) -> bool:
+def _warn_damaged(project: Project, room: str, index: dict[str, Any]) -> bool:
     """Warn again about the damaged logs the index knows; False when one changed since (rebuild)."""
     folder = store.tasks_dir(project, room)
     for task_id, hit in (index.get("damaged") or {}).items():
@@ -110,11 +114,11 @@ def _warn_damaged(project: Project, room: str, index: dict) -> bool:
     return True
 
 
-def _entry(task, key) -> dict:
+def _entry(task, key) -> dict[str, Any]:
     return {"stat": key, "task": task.to_json(), "expiry_recorded": task.expiry_recorded}
 
 
-def _add_finished(index: dict, data: dict) -> None:
+def _add_finished(index: dict[str, Any], data: dict) -> None:
     """Count a task that left the open set (finished, archived or headless)."""
     if data["created_at"] and not data["archived"]:
         index["counts"][data["status"]] = index["counts"].get(data["status"], 0) + 1
@@ -128,13 +132,13 @@ def _add_finished(index: dict, data: dict) -> None:
                                        "conflicts": data["conflicts"]})
 
 
-def _note_lane(index: dict, data: dict) -> None:
+def _note_lane(index: dict[str, Any], data: dict) -> None:
     if data["created_at"] and isinstance(data["order"], int | float):
         lanes = index["lane_max"]
         lanes[data["lane"]] = max(lanes.get(data["lane"], data["order"]), data["order"])
 
 
-def rebuild(project: Project, room: str, *, held: bool = False) -> dict:
+def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     """Replay every log of the room's board into a new index and store it (what a fresh clone does once)."""
     key = dir_key(project, room)
     index = _empty(key)
@@ -216,7 +220,7 @@ def _plainly_done(data: bytes) -> tuple[str, float, str] | None:
     return lane.group(1).decode("utf-8", "replace"), float(number.group(1)), max(times).decode("ascii", "replace")
 
 
-def _refresh_open(project: Project, room: str, index: dict) -> bool:
+def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> bool:
     """Re-stat every open task's log and replay the changed ones; whether anything changed.
 
     Raises FileNotFoundError when a log has gone (the directory changed: the caller rebuilds)."""
@@ -240,7 +244,7 @@ def _refresh_open(project: Project, room: str, index: dict) -> bool:
     return changed
 
 
-def load(project: Project, room: str, *, held: bool = False) -> dict:
+def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     """The room's index, checked against the logs: rebuilt when missing, damaged or the directory changed."""
     key = dir_key(project, room)
     if key is None:
@@ -265,7 +269,7 @@ def load(project: Project, room: str, *, held: bool = False) -> dict:
 
 
 @contextmanager
-def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
+def creating(project: Project, room: str) -> Iterator[tuple[dict[str, Any], list[Any]]]:
     """Hold the index's lock around creating task files: yields (the index, checked against the logs,
     a list to append each new task id to).
 
@@ -273,7 +277,7 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
     an import does not make the next read rebuild; a directory that another process changed without
     the lock (a git pull) is left for the next read to notice."""
     path = index_path(project, room)
-    created: list = []
+    created: list[Any] = []
     with locked(path, what="the board's index"):
         index = load(project, room, held=True)
         yield index, created
@@ -294,7 +298,7 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict, list]]:
         cache.save(path, index)
 
 
-def note_finished_change(project: Project, room: str, task_id: str, before: dict) -> None:
+def note_finished_change(project: Project, room: str, task_id: str, before: dict[str, Any]) -> None:
     """After rooms appended to a task that was not open (an archive, an update or a resolve of a
     finished task): replace what the index says about it. Open tasks need nothing (every read
     re-stats their logs); an index that is missing or stale is left to the next read's rebuild."""

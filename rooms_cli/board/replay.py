@@ -16,10 +16,14 @@ from rooms_cli.board.model import BoardConflict, Lease, Task
 from rooms_cli.board.transitions import allowed
 from rooms_cli.store import schema
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 LEASE_EVENTS = ("renew", "release", "done", "expire")
 
 
-def replay(task_id: str, room: str, events: list[dict], now: str) -> Task:
+def replay(task_id: str, room: str, events: list[dict[str, Any]], now: str) -> Task:
     """The task described by `events` as it reads at ISO time `now`."""
     task = replay_log(task_id, room, events)
     seen_at(task, now)
@@ -32,7 +36,7 @@ def seen_at(task: Task, now: str) -> Task:
     return task
 
 
-def replay_log(task_id: str, room: str, events: list[dict]) -> Task:
+def replay_log(task_id: str, room: str, events: list[dict[str, Any]]) -> Task:
     """The fold of `events`, before the clock is applied (what the snapshot caches)."""
     task = Task(id=task_id, room=room, lane="", title="", definition_of_done="")
     leases = task.leases
@@ -64,11 +68,11 @@ def _lapse(task: Task, moment: str) -> None:
         task.lapsed_lease, task.lease, task.expiry_recorded = task.lease, None, False
 
 
-def _conflict(task: Task, kind: str, message: str, event: dict) -> None:
+def _conflict(task: Task, kind: str, message: str, event: dict[str, Any]) -> None:
     task.conflicts.append(BoardConflict(kind=kind, message=message, event=event))
 
 
-def _apply(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     """One event on the task: the handler `_HANDLERS` names for its kind; an unknown kind is a conflict."""
     kind = event.get("ev")
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
@@ -78,7 +82,7 @@ def _apply(task: Task, event: dict, leases: dict[str, Lease]) -> None:
         handler(task, event, leases)
 
 
-def _apply_create(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_create(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     if task.created_at:
         _conflict(task, "invalid_event", "a second create event", event)
         return
@@ -90,7 +94,7 @@ def _apply_create(task: Task, event: dict, leases: dict[str, Lease]) -> None:
     task.created_at, task.created_by = event.get("at", ""), event.get("by", "")
 
 
-def _apply_status(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_status(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     """A status set under a lease ends the lease (`_apply_lease_event`); without one, the task must be free."""
     if event.get("lease_id"):
         _apply_lease_event(task, event, leases)
@@ -106,7 +110,7 @@ def _apply_status(task: Task, event: dict, leases: dict[str, Lease]) -> None:
         task.lapsed_lease = None
 
 
-def _apply_update(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_update(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     for key, value in (event.get("changes") or {}).items():
         if key in ("title", "detail", "definition_of_done") and isinstance(value, str):
             setattr(task, key, value)
@@ -114,13 +118,13 @@ def _apply_update(task: Task, event: dict, leases: dict[str, Lease]) -> None:
             task.order = value
 
 
-def _apply_assign(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_assign(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     pending = event.get("pending")
     task.pending = dict(pending) if pending else None
     task.lane = event.get("to", task.lane)
 
 
-def _apply_answer(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_answer(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     """`accept` or `reject` of the pending proposal (a reject puts the task back in its lane)."""
     kind = event["ev"]
     if not task.pending:
@@ -131,15 +135,15 @@ def _apply_answer(task: Task, event: dict, leases: dict[str, Lease]) -> None:
     task.pending = None
 
 
-def _apply_archive(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_archive(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     task.archived = True
 
 
-def _apply_resolve(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_resolve(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     task.conflicts = []
 
 
-def _apply_withdraw(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_withdraw(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     """Nothing: its claim was left out before the fold (`replay_log`)."""
 
 
@@ -147,7 +151,7 @@ def _holder(lease: Lease | None) -> str:
     return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence})" if lease else "nobody"
 
 
-def _apply_claim(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_claim(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     lease = Lease(
         lease_id=event.get("lease_id", ""),
         fence=int(event.get("fence", 0)),
@@ -176,7 +180,7 @@ def _apply_claim(task: Task, event: dict, leases: dict[str, Lease]) -> None:
     task.status, task.lease, task.lapsed_lease = "doing", lease, None
 
 
-def _apply_lease_event(task: Task, event: dict, leases: dict[str, Lease]) -> None:
+def _apply_lease_event(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     kind = event["ev"]
     lease_id = event.get("lease_id", "")
     if kind == "expire" and task.lapsed_lease is not None and task.lapsed_lease.lease_id == lease_id:
@@ -201,7 +205,7 @@ def _apply_lease_event(task: Task, event: dict, leases: dict[str, Lease]) -> Non
         task.status, task.lease = "todo", None
 
 
-_HANDLERS: dict[str, Callable[[Task, dict, dict[str, Lease]], None]] = {
+_HANDLERS: dict[str, Callable[[Task, dict[str, Any], dict[str, Lease]], None]] = {
     "create": _apply_create, "claim": _apply_claim, "status": _apply_status, "update": _apply_update,
     "assign": _apply_assign, "accept": _apply_answer, "reject": _apply_answer, "archive": _apply_archive,
     "resolve": _apply_resolve, "withdraw": _apply_withdraw,

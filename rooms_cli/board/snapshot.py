@@ -17,6 +17,10 @@ from rooms_cli.board.replay import replay_log
 from rooms_cli.store import cache, files, jsonl, layout, order
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 VERSION = 2  # 2: tasks replayed in the one order of store/order.py, not file order
 REWRITE_AT_LEAST = 8  # stale entries before the cache is rewritten…
 REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
@@ -26,11 +30,11 @@ def _cache_path(project: Project, room: str):
     return layout.board_snapshot_file(project, room)
 
 
-def _read_cache(path) -> dict:
+def _read_cache(path) -> dict[str, Any]:
     return (cache.load(path, VERSION) or {}).get("tasks") or {}
 
 
-def replayed_tasks(project: Project, room: str, keep: Callable[[dict], bool] | None = None) -> list[Task]:
+def replayed_tasks(project: Project, room: str, keep: Callable[[dict[str, Any]], bool] | None = None) -> list[Task]:
     """Every task of the board replayed from its log (through the cache), in id order, before the clock.
 
     `keep(task_json)` filters before Task objects are built (a lane out of 10 000 tasks stays cheap).
@@ -46,12 +50,12 @@ def replayed_tasks(project: Project, room: str, keep: Callable[[dict], bool] | N
     return tasks
 
 
-def replayed_json(project: Project, room: str, keep: Callable[[dict], bool] | None = None) -> list[dict]:
+def replayed_json(project: Project, room: str, keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict]:
     """Like replayed_tasks, as the tasks' JSON (no objects built: the fast path for whole boards)."""
     return [hit["task"] for hit, _task in _refresh(project, room) if keep is None or keep(hit["task"])]
 
 
-def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
+def _refresh(project: Project, room: str) -> list[tuple[dict[str, Any], Task | None]]:
     """(cache entry, task if it had to be replayed) per log; rewrites the cache when enough was stale."""
     try:
         entries = sorted(
@@ -62,8 +66,8 @@ def _refresh(project: Project, room: str) -> list[tuple[dict, Task | None]]:
         return []
     path = _cache_path(project, room)
     cached = _read_cache(path)
-    fresh: dict = {}
-    result: list[tuple[dict, Task | None]] = []
+    fresh: dict[str, Any] = {}
+    result: list[tuple[dict[str, Any], Task | None]] = []
     hits = 0
     for entry in entries:
         key = cache.identity_of(entry.stat())

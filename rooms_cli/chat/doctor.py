@@ -15,10 +15,14 @@ from rooms_cli.chat.transcript import read_transcript
 from rooms_cli.errors import RoomsError
 from rooms_cli.store import jsonl
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 SPOKEN = ("message", "pass")
 
 
-def check(project, config) -> list:
+def check(project, config) -> list[Any]:
     from rooms_cli.findings import Finding
 
     findings = _schema_findings(project)
@@ -59,7 +63,7 @@ def check(project, config) -> list:
     return findings
 
 
-def _schema_findings(project) -> list:
+def _schema_findings(project) -> list[Any]:
     """Each line of every room's logs against store/schema.py — transcript messages (a kind no reader
     knows, `text` that is not text, one id on two different messages), state events (an unknown op,
     `set` of an unknown field, a negative budget) and session turns — and rooms whose state cannot be

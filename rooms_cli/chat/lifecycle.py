@@ -31,15 +31,19 @@ from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 saves_dir = layout.saved_transcripts_dir
 
 
-def saved_files(project, room: str) -> list:
+def saved_files(project, room: str) -> list[Any]:
     """The saved transcripts of `room`: one file per save, in id (time) order."""
     return files.matching(saves_dir(project, room), "s-*.md")
 
 
-def save(project, room: str) -> dict:
+def save(project, room: str) -> dict[str, Any]:
     """Write a saved transcript of `room` (a new file per save); return where and how many messages.
 
     Each save is its own file `chat/<room>/<save-id>.md`, so two clones that save the same room
@@ -102,7 +106,7 @@ def parse_target(target: str) -> tuple[str, bool]:
     return validate_name(target, "room id"), False
 
 
-def join(project, target: str) -> dict:
+def join(project, target: str) -> dict[str, Any]:
     """Switch to a room or rehydrate a saved transcript; the room becomes the current one."""
     from rooms_cli.context import DEFAULT_ROOM, read_current_room, write_current_room
 
@@ -170,7 +174,7 @@ def _rehydrate(project, room: str, left_out: list[str]) -> str:
     return "rehydrated"
 
 
-def stop(project, room: str, status: str, by: str, *, save_first: bool) -> dict:
+def stop(project, room: str, status: str, by: str, *, save_first: bool) -> dict[str, Any]:
     """Drop (save_first) or halt the room: it is no longer live; its files stay."""
     state = load_room(project, room)
     if not state.live:

@@ -25,6 +25,10 @@ from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 STATUSES = ("live", "dropped", "halted")
 
 
@@ -39,7 +43,7 @@ class RoomState:
     muted: list[str] = field(default_factory=list)
     budget_total: int = 6
     budget_remaining: int = 6
-    queued: list[dict] = field(default_factory=list)  # direct mentions posted at zero budget
+    queued: list[dict[str, Any]] = field(default_factory=list)  # direct mentions posted at zero budget
     handoff: list[str] = field(default_factory=list)  # agents mid-handoff
     kicked: list[str] = field(default_factory=list)  # kicked and not invited back: new agents stay out
     rehydrated_from: str | None = None
@@ -48,11 +52,11 @@ class RoomState:
     def live(self) -> bool:
         return self.status == "live"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict, where: str) -> RoomState:
+    def from_json(cls, data: dict[str, Any], where: str) -> RoomState:
         """The state in `data`, the `state` of a `created` event that `event_problem` checked already
         against `schema.SCHEMAS["room"]` (a negative budget, `queued: [1]` never get here)."""
         known = {f for f in cls.__dataclass_fields__}
@@ -97,7 +101,7 @@ def load_room(project: Project, room: str) -> RoomState:
     return state
 
 
-def event_problem(ev: dict) -> str | None:
+def event_problem(ev: dict[str, Any]) -> str | None:
     """What is wrong with one state-log event, or None: the check doctor makes (store/schema.py,
     "room-event"), but an event of an op or field this version does not know is ignored."""
     from rooms_cli.store import schema
@@ -105,7 +109,7 @@ def event_problem(ev: dict) -> str | None:
     return schema.problem("room-event", ev, strict=False)
 
 
-def _apply(state: RoomState | None, ev: dict, where: str = "room state") -> RoomState | None:
+def _apply(state: RoomState | None, ev: dict[str, Any], where: str = "room state") -> RoomState | None:
     """`state` after one event: `created` makes the room (or merges a second creation into it); any
     other event goes to the handler `_HANDLERS` names for its op and the kind of its field (an op or
     field this version does not know changes nothing)."""
@@ -180,7 +184,7 @@ _HANDLERS: dict[tuple[object, object], Callable[[RoomState, str, object], None]]
 }
 
 
-def _queued_pairs(state: RoomState) -> dict[tuple[str, str], dict]:
+def _queued_pairs(state: RoomState) -> dict[tuple[str, str], dict[str, Any]]:
     pairs = {}
     for entry in state.queued:
         rest = {k: v for k, v in entry.items() if k != "agents"}
@@ -189,7 +193,7 @@ def _queued_pairs(state: RoomState) -> dict[tuple[str, str], dict]:
     return pairs
 
 
-def _changes(before: RoomState, after: RoomState) -> list[dict]:
+def _changes(before: RoomState, after: RoomState) -> list[dict[str, Any]]:
     """The events that turn `before` into `after`: what one update did, as operations that commute
     well with another clone's (list items added/removed, budget spent, fields set)."""
     events = []

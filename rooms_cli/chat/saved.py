@@ -31,6 +31,10 @@ from dataclasses import dataclass, field
 from rooms_cli.chat.transcript import Message
 from rooms_cli.errors import InvalidData
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 FIELDS = ("id", "ts", "speaker", "kind", "model", "usage", "meta")
 
@@ -47,7 +51,7 @@ class SavedTranscript:
     path: str | None = None  # the file it was read from (the newest, when saves were merged)
 
 
-def _marker_json(data: dict) -> str:
+def _marker_json(data: dict[str, Any]) -> str:
     text = json.dumps(data, ensure_ascii=True, sort_keys=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

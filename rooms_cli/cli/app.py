@@ -15,6 +15,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from types import SimpleNamespace
+from typing import Any
 
 import typer
 
@@ -76,7 +77,7 @@ def _usage_as_json(ctx: click.Context, exc: click.ClickException) -> None:
         ctx.exit(UsageError.exit_code)
 
 
-class LazyCommands(Mapping):
+class LazyCommands(Mapping[str, Any]):
     """A group's commands: every command registered on a typer app, converted to click when looked up.
 
     click looks a command up by name (`get_command`) and lists them by iterating: iterating builds

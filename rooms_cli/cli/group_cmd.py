@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -68,7 +68,7 @@ def _show_result(result, name: str, json_: bool) -> None:
         raise typer.Exit(problem.exit_code)
 
 
-def _tally_lines(meta: dict) -> list[str]:
+def _tally_lines(meta: dict[str, Any]) -> list[str]:
     """How many votes or ballots were read, and why each of the others was not."""
     from rooms_cli.groups.model import tally
 
@@ -150,7 +150,7 @@ def wait_cmd(
     from rooms_cli.cli import progress
     from rooms_cli.groups import gather
 
-    async def gather_and_show():
+    async def gather_and_show() -> None:
         async with progress.live_line(progress.group_line(run.project, name), progress.wanted(run.json)):
             result = await gather.gather(run.project, run.config, name, any_=any_, timeout=timeout, reducer=reducer,
                                          cancel_losers=not no_cancel_losers, by=run.me)

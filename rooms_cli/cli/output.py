@@ -161,7 +161,7 @@ def json_line(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
 
-def task_line(task: dict) -> str:
+def task_line(task: dict[str, Any]) -> str:
     """One task on one line: id, status, title, lane, and its lease, pending proposal or conflicts."""
     status = f"{task['status']}, archived" if task.get("archived") else task["status"]
     line = f"{task['id']}  [{status}]  {task['title']}  (lane {task['lane']})"
@@ -211,7 +211,7 @@ def columns(rows: list[tuple[str, str, str, str]]) -> str:
                      for row in rows)
 
 
-def print_board(view: dict) -> None:
+def print_board(view: dict[str, Any]) -> None:
     """The board for a person: plain aligned columns (no rich table per task: a board of thousands
     of open tasks prints in milliseconds), one block per lane, then the last finished tasks."""
     counts = ", ".join(f"{n} {s}" for s, n in view["counts"].items() if n) or "empty"

@@ -13,6 +13,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 REFRESH = 0.25
 
 
@@ -112,12 +116,12 @@ class RoundtableLine:
     """
 
     def __init__(self) -> None:
-        self.current: dict | None = None
+        self.current: dict[str, Any] | None = None
         self.spoke: list[str] = []
         self.turn = 0
         self.started = 0.0
 
-    def on_event(self, kind: str, data: dict) -> None:
+    def on_event(self, kind: str, data: dict[str, Any]) -> None:
         if kind == "start":
             self.current, self.spoke, self.turn, self.started = data, [], 0, time.monotonic()
         elif kind in ("turn", "skip") and self.current is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -87,7 +87,7 @@ def demo_cmd(
     """
     from rooms_cli.demo import demo_directory, run_demo
 
-    events: list[dict] = []
+    events: list[dict[str, Any]] = []
 
     def show(kind: str, text: str) -> None:
         if run.json:
@@ -134,7 +134,7 @@ def tick_cmd(
     line = progress.RoundtableLine()
     live = progress.wanted(run.json)
 
-    def on_roundtable(kind: str, data: dict) -> None:
+    def on_roundtable(kind: str, data: dict[str, Any]) -> None:
         line.on_event(kind, data)
         if kind == "start" and not live and not run.json:  # a cron log hears of a long roundtable as it starts
             output.say(f"{_stamp()} roundtables: start {data['format']} with {', '.join(data['participants'])} "
@@ -158,7 +158,7 @@ def _stamp() -> str:
     return now_iso()[:19] + "Z"
 
 
-def _show_tick(report: dict, dry_run: bool) -> None:
+def _show_tick(report: dict[str, Any], dry_run: bool) -> None:
     """One time-stamped line per action (cron appends them to .rooms/run/tick.log); an idle tick says
     "Nothing to do." on a terminal only, so the log does not grow a line a minute."""
     import sys

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -85,7 +85,7 @@ def run_cmd(
     from rooms_cli.roundtable.orchestrator import run_roundtable_sync
 
 
-    def show(kind: str, data: dict) -> None:
+    def show(kind: str, data: dict[str, Any]) -> None:
         if run.json:
             return
         if kind == "start":
@@ -203,7 +203,7 @@ def _show_schedule(run: Run) -> None:
                    f"today: {today:<18} next: {row['next'] or 'never'}")
 
 
-def _run_note(occurrence: dict) -> str:
+def _run_note(occurrence: dict[str, Any]) -> str:
     run = occurrence.get("run") or {}
     if run.get("status") == "retrying":
         return f" (failed {run['attempts']}×, retry after {run['retry_after']}: {run['error']})"

@@ -71,11 +71,11 @@ class Run:
             output.say(human)
 
 
-def shared(*, json: bool = True, as_: bool = False, room: bool = False, dir: bool = True) -> Callable[[Callable], Callable]:
+def shared(*, json: bool = True, as_: bool = False, room: bool = False, dir: bool = True) -> Callable[[Callable[..., Any]], Callable]:
     """Add the shared options to a command whose first parameter is a `Run`."""
     names = [n for n, wanted in (("as_", as_), ("room", room), ("dir", dir), ("json_", json)) if wanted]
 
-    def decorate(fn: Callable) -> Callable:
+    def decorate(fn: Callable[..., Any]) -> Callable:
         return _Command(fn, names)
 
     return decorate
@@ -88,7 +88,7 @@ class _Command:
     this one command is converted to click: building all ~75 at import cost ~15 ms on every command.
     """
 
-    def __init__(self, fn: Callable, names: list[str]):
+    def __init__(self, fn: Callable[..., Any], names: list[str]):
         self.__wrapped__ = fn
         self._names = names
         for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
@@ -119,7 +119,7 @@ class _Command:
         return {p.name: p.annotation for p in self.__signature__.parameters.values()}
 
 
-def declared_command(op: Operation) -> Callable:
+def declared_command(op: Operation) -> Callable[..., Any]:
     """The typer command of a declared operation (cli/declare.py), to register with `app.command(name)`."""
     return _Declared(op)
 

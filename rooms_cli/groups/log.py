@@ -37,6 +37,10 @@ from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 _torn_warned: set[str] = set()
 
 
@@ -53,7 +57,7 @@ def gather_lock_path(project: Project, name: str):
     return layout.group_gather_lock(project, name)
 
 
-def read_events(project: Project, name: str) -> list[dict]:
+def read_events(project: Project, name: str) -> list[dict[str, Any]]:
     """The events of one log file as written (file order); bad lines are reported and skipped."""
     path = log_path(project, name)
     scan = jsonl.scan(path)
@@ -68,7 +72,7 @@ def read_events(project: Project, name: str) -> list[dict]:
 _TOMBSTONES = ("renamed", "dissolved")
 
 
-def replay(name: str, events: list[dict]) -> Group | None:
+def replay(name: str, events: list[dict[str, Any]]) -> Group | None:
     """Build the group's state from its events (in `ordered` order); None when no `created` event.
 
     Merges of two clones: a second `created` of a live group merges into it (noted in
@@ -106,7 +110,7 @@ class _Replay:
         self.before_ids: dict[str, Broadcast] = {}
         self.before_seen: int | None = None
 
-    def apply(self, ev: dict) -> None:
+    def apply(self, ev: dict[str, Any]) -> None:
         kind = ev.get("ev")
         if self.group is None and kind != "created":
             return
@@ -121,7 +125,7 @@ class _Replay:
         if counted is not None:
             counted.event_count += 1
 
-    def _created(self, ev: dict) -> Group | None:
+    def _created(self, ev: dict[str, Any]) -> Group | None:
         group = self.group
         if group is not None and not group.gone:
             group.merge_notes.append({"kind": "duplicate_created", "gid": str(ev.get("gid", "")), "ts": ev.get("ts")})
@@ -132,7 +136,7 @@ class _Replay:
         self.by_id, self.dissolve_seen = {}, None
         return self.group
 
-    def _member_added(self, ev: dict) -> Group | None:
+    def _member_added(self, ev: dict[str, Any]) -> Group | None:
         group = self.live
         member = Member(handle=ev["handle"], profile=ev["profile"])
         same = group.member(member.handle)
@@ -148,12 +152,12 @@ class _Replay:
             group.members.append(Member(handle=f"{member.handle}-{n}", profile=member.profile))
         return group
 
-    def _member_removed(self, ev: dict) -> Group | None:
+    def _member_removed(self, ev: dict[str, Any]) -> Group | None:
         group = self.live
         group.members = [m for m in group.members if m.handle != ev["handle"]]
         return group
 
-    def _broadcast(self, ev: dict) -> Group | None:
+    def _broadcast(self, ev: dict[str, Any]) -> Group | None:
         group, by_id, gid = self.live, self.by_id, ev.get("gid")
         if self.before is not None and gid and gid == self.before.gid and gid != group.gid:
             # another clone broadcast to the dissolved group (the one order puts its concurrent
@@ -166,7 +170,7 @@ class _Replay:
             )))
         return group
 
-    def _addressed(self, ev: dict) -> tuple[Broadcast, Group] | None:
+    def _addressed(self, ev: dict[str, Any]) -> tuple[Broadcast, Group] | None:
         """The broadcast an event names and the group it counts in: the live group's, else the
         dissolved one's (another clone still working on it), else None (the event is left out)."""
         b = self.by_id.get(ev["id"])
@@ -176,7 +180,7 @@ class _Replay:
             return self.before_ids[ev["id"]], self.before
         return None
 
-    def _reply(self, ev: dict) -> Group | None:
+    def _reply(self, ev: dict[str, Any]) -> Group | None:
         found = self._addressed(ev)
         if found is None:
             return None
@@ -193,7 +197,7 @@ class _Replay:
                               "reason": f"{ev['handle']!r} already replied to {b.id}" if b.in_flight else f"broadcast {b.id} was already {b.status}"})
         return group
 
-    def _dropped(self, ev: dict) -> Group | None:
+    def _dropped(self, ev: dict[str, Any]) -> Group | None:
         found = self._addressed(ev)
         if found is None:
             return None
@@ -201,7 +205,7 @@ class _Replay:
         b.dropped.append({"handle": ev["handle"], "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
         return group
 
-    def _closed(self, ev: dict) -> Group | None:
+    def _closed(self, ev: dict[str, Any]) -> Group | None:
         """`gathered` or `cancelled`: the first close of a broadcast counts, a second is noted."""
         found = self._addressed(ev)
         if found is None:
@@ -216,7 +220,7 @@ class _Replay:
             group.merge_notes.append({"kind": "closed_twice", "broadcast_id": b.id, "as": kind, "was": b.status})
         return group
 
-    def _renamed(self, ev: dict) -> Group | None:
+    def _renamed(self, ev: dict[str, Any]) -> Group | None:
         group = self.live
         if ev.get("from") == self.name and ev.get("to") != self.name:
             group.renamed_to.append(str(ev.get("to", "")))
@@ -226,7 +230,7 @@ class _Replay:
             group.gone = None
         return None  # a tombstone counts nowhere
 
-    def _dissolved(self, ev: dict) -> Group | None:
+    def _dissolved(self, ev: dict[str, Any]) -> Group | None:
         group = self.live
         group.dissolved_by.append(str(ev.get("by", "")))
         seen = ev.get("seen")
@@ -235,7 +239,7 @@ class _Replay:
         group.gone = "dissolved"
         return None  # a tombstone counts nowhere
 
-    def _unknown(self, ev: dict) -> Group | None:
+    def _unknown(self, ev: dict[str, Any]) -> Group | None:
         return self.group  # a kind of a newer version: it counts, and changes nothing here
 
     @property
@@ -272,7 +276,7 @@ class _Replay:
         return group
 
 
-def gather_events(project: Project, name: str, _visiting: frozenset[str] = frozenset()) -> list[dict]:
+def gather_events(project: Project, name: str, _visiting: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """The events of group `name`: its own log, plus what another clone appended to the log it was
     renamed from after the rename copied it (those events are not lost, they follow the group), plus
     the replies, drops and closes of their shared broadcasts appended under another name the same
@@ -301,14 +305,14 @@ def gather_events(project: Project, name: str, _visiting: frozenset[str] = froze
 _BROADCAST_EVENTS = ("reply", "dropped", "gathered", "cancelled")
 
 
-def _gather_siblings(project: Project, name: str, src: str, events: list[dict], own: set) -> None:
+def _gather_siblings(project: Project, name: str, src: str, events: list[dict[str, Any]], own: set[Any]) -> None:
     """The replies, drops and closes that another clone appended, under the other name of a group
     renamed to two names (`src` -> `name` here, `src` -> another name there, or on from it), to the
     broadcasts of the history they share: each copy of a shared broadcast holds them, as both hold
     what was appended to `src` (a reply is held exactly once by every group that holds its broadcast).
     Broadcasts sent under the other name stay there; only the log files are read, not their sources."""
     shared = {ev.get("id") for ev in events if ev.get("ev") == "broadcast"}
-    read: dict[str, list[dict]] = {}  # `src` and every log renamed on from it (but `name`), read once
+    read: dict[str, list[dict[str, Any]]] = {}  # `src` and every log renamed on from it (but `name`), read once
     todo = [src]
     while todo:
         log = todo.pop()
@@ -491,12 +495,12 @@ def names(project: Project) -> list[str]:
     return [n for n in log_names(project) if exists(project, n)]
 
 
-def event(kind: str, **data) -> dict:
+def event(kind: str, **data) -> dict[str, Any]:
     """A new event: its kind, time and unique id (`hlc` is added when it is appended)."""
     return eventlog.event("ev", kind, **data)
 
 
-def append(project: Project, name: str, *events: dict, lock: bool = False) -> None:
+def append(project: Project, name: str, *events: dict[str, Any], lock: bool = False) -> None:
     """Append events in one write. `lock=True` takes the log's lock; otherwise the caller holds it.
 
     Each event gets its stamp (`hlc`, store/clock.py); an event that already has one (copied by a

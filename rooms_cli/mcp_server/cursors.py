@@ -23,7 +23,7 @@ class _Cursor:
     def __init__(self, follower):
         self.follower = follower
         self.lock = threading.Lock()  # a follower is not for two threads at once
-        self.held: list[dict] = []  # events read but past the last call's limit: the next call returns them first
+        self.held: list[dict[str, Any]] = []  # events read but past the last call's limit: the next call returns them first
 
 
 def _selection(session, rooms, inboxes, boards: bool, groups: bool):

@@ -85,13 +85,13 @@ def shallow(line: str) -> Any:
         return None
 
 
-def _error(request_id: Any, code: int, message: str) -> dict:
+def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
         request_id = None
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
-def screen(line: str) -> dict | None:
+def screen(line: str) -> dict[str, Any] | None:
     """The error reply `line` gets at once, or None when it is a message for the SDK to handle."""
     try:
         message = json.loads(line)

@@ -14,10 +14,14 @@ from rooms_cli.findings import Finding
 from rooms_cli.messaging.spawn import FINAL, load_spawn, record_path, spawn_ids, worker_alive
 from rooms_cli.store import layout, schema
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def check(project, config) -> list[Finding]:
     findings = []
-    by_alias: dict[str, list] = {}
+    by_alias: dict[str, list[Any]] = {}
     for spawn_id in spawn_ids(project):
         path = record_path(project, spawn_id)
         try:

@@ -27,6 +27,10 @@ from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 NUMBER_WINDOW = 256  # lines read back to find the highest number when delivering
 SHORT_ID = 10  # characters of an id body shown, at least, when a number is shared after a merge
 
@@ -44,7 +48,7 @@ class InboxMessage:
     text: str
     tag: str | None = None
     reply_to: int | None = None
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     ref: str = ""  # how to refer to it: its number, or a short id prefix when a merge duplicated the number
 
     @property
@@ -57,7 +61,7 @@ class InboxMessage:
         """`#3`, or `#i-01M83SV5SY` for a message whose number another message shares after a merge."""
         return f"#{self.ref or self.n}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {"n": self.n, "id": self.id, "ts": self.ts, "from": self.sender, "to": self.to, "kind": self.kind, "text": self.text}
         if self.tag:
             data["tag"] = self.tag
@@ -67,13 +71,13 @@ class InboxMessage:
             data["meta"] = self.meta
         return data
 
-    def shown(self, read: bool) -> dict:
+    def shown(self, read: bool) -> dict[str, Any]:
         """The message record every --json output and MCP result shows (docs/json.md: message): the
         stored line plus `ref` (what --reply-to takes) and whether it had been read."""
         return {**self.to_json(), "ref": self.ref or str(self.n), "read": read}
 
     @classmethod
-    def from_json(cls, data: dict) -> InboxMessage:
+    def from_json(cls, data: dict[str, Any]) -> InboxMessage:
         # a hand-edited or badly merged line may hold any JSON: wrong types read as absent
         reply_to, tag, meta = data.get("reply_to"), data.get("tag"), data.get("meta")
         return cls(
@@ -91,7 +95,7 @@ def inbox_path(project: Project, agent: str):
 
 def deliver(
     project: Project, to: str, sender: str, text: str, *, kind: str = "direct",
-    tag: str | None = None, reply_to: int | None = None, meta: dict | None = None,
+    tag: str | None = None, reply_to: int | None = None, meta: dict[str, Any] | None = None,
 ) -> InboxMessage:
     """Append a message to `to`'s inbox, numbering it under the inbox lock.
 
@@ -186,7 +190,7 @@ def unread_messages(project: Project, agent: str) -> list[InboxMessage]:
     return [m for m in read_inbox(project, agent) if not marks.covers(m)]
 
 
-def _number(record: dict) -> int:
+def _number(record: dict[str, Any]) -> int:
     try:
         return int(record.get("n", 0))
     except (TypeError, ValueError):
@@ -220,7 +224,7 @@ class InboxView:
     def unread(self, message: InboxMessage) -> bool:
         return message.key in self.unread_ids
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         shown = [m.shown(read=not self.unread(m)) for m in self.messages]
         return {"agent": self.agent, "unread": self.fresh, "marked_read": self.marked_read, "messages": shown,
                 "count": len(shown), "remaining": self.remaining, "next_cursor": self.next_cursor}

@@ -33,6 +33,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy rea
 
 if TYPE_CHECKING:
     import subprocess
+    from typing import Any
 
 DEFAULT_MAX_DEPTH = 3
 ACTIVE = ("starting", "running")
@@ -79,11 +80,11 @@ class Spawn:
         """True when it runs (or ran) on this machine; a record pulled from another clone is not."""
         return not self.host or self.host == host_name()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict, where: str = "spawn record") -> Spawn:
+    def from_json(cls, data: dict[str, Any], where: str = "spawn record") -> Spawn:
         known = {f for f in cls.__dataclass_fields__}
         schema.validate("spawn", data, where)  # the check doctor reports and the writer makes (store/schema.py)
         try:
@@ -194,7 +195,7 @@ def block_until_finished(project: Project, spawn_id: str, timeout: float | None)
 
     released = threading.Event()
 
-    def hold_and_release():
+    def hold_and_release() -> None:
         locks.wait_until_released(alive_lock_path(project, spawn_id))
         released.set()
 
@@ -346,7 +347,7 @@ def _package_parent() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
-def worker_env(project: Project, spawn: Spawn, extra: dict | None = None) -> dict:
+def worker_env(project: Project, spawn: Spawn, extra: dict[str, Any] | None = None) -> dict:
     """The allow-listed environment (rooms_cli/child_env.py) for the worker of `spawn` and its
     runner: no lease or instance of the spawner's, no API key but the spawn's own model's, plus
     the top-level `pass_env:` names of .rooms.yaml."""
@@ -384,7 +385,7 @@ def _launch_worker(project: Project, spawn: Spawn, alive: locks.HeldLock) -> int
     return proc.pid
 
 
-def _forget_child(proc: subprocess.Popen) -> None:
+def _forget_child(proc: subprocess.Popen[Any]) -> None:
     # A long-lived spawner (the Python API, tests) must not keep zombies: reap the worker in a
     # daemon thread when it exits. A short `rooms spawn` process exits first and init adopts it.
     import threading

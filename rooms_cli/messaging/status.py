@@ -20,6 +20,10 @@ from rooms_cli.store.ids import is_valid_name, new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 IDLE_AFTER = 300.0
 TOUCH_S = 10.0  # a session active again within this of the time noted is not noted again (touch)
 # finished spawns stay on the roster (idle) this long, so the parent sees who just reported back
@@ -35,7 +39,7 @@ def seen_path(project: Project, agent: str):
     return layout.seen_file(project, agent)
 
 
-def read_status(project: Project, agent: str) -> dict:
+def read_status(project: Project, agent: str) -> dict[str, Any]:
     """{"agent", "status"?, "updated"?, "announced"?}: the replay of the agent's status log.
 
     A record whose fields have the wrong type (schema.SCHEMAS["status"]: a number for the status) is
@@ -48,7 +52,7 @@ def read_status(project: Project, agent: str) -> dict:
         wrong = schema.problem("status", record)
         if wrong is not None:
             raise InvalidData(f"{project.relative(log)}: record {lineno}: {wrong}")
-    state: dict = {"agent": agent}
+    state: dict[str, Any] = {"agent": agent}
     # the one order of every log (the latest status wins)
     for record in eventlog.ordered(records):
         if isinstance(record.get("status"), str):
@@ -58,7 +62,7 @@ def read_status(project: Project, agent: str) -> dict:
     return state
 
 
-def _append_status(project: Project, agent: str, fields: dict) -> dict:
+def _append_status(project: Project, agent: str, fields: dict[str, Any]) -> dict:
     from rooms_cli.store import schema
 
     read_status(project, agent)  # a wrong-typed record is named before anything is written
@@ -68,7 +72,7 @@ def _append_status(project: Project, agent: str, fields: dict) -> dict:
     return read_status(project, agent)
 
 
-def set_status(project: Project, agent: str, text: str) -> dict:
+def set_status(project: Project, agent: str, text: str) -> dict[str, Any]:
     """Set `agent`'s status line ("Working on frontend"); an empty text clears it."""
     from rooms_cli.errors import InvalidInput
 

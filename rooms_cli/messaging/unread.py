@@ -37,6 +37,10 @@ from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 VERSION = 3
 RECENT = 100  # latest messages kept: `rooms inbox --last N` up to this reads no more than the unread ones
 
@@ -121,7 +125,7 @@ def known(project: Project, agent: str) -> Known:
     return Known(unread=_messages(state["unread"]), recent=_messages(state["recent"]), total=state["total"])
 
 
-def _messages(records: list[dict]) -> list[InboxMessage]:
+def _messages(records: list[dict[str, Any]]) -> list[InboxMessage]:
     messages = [InboxMessage.from_json(r) for r in records]
     for m in messages:
         m.ref = str(m.n)  # numbers are unique here (checked): the ref is the number

@@ -11,6 +11,10 @@ from __future__ import annotations
 from rooms_cli.errors import RoomsError
 from rooms_cli.findings import Finding
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def check(project, config) -> list[Finding]:
     from rooms_cli.roundtable import queue, schedule
@@ -34,7 +38,7 @@ def check(project, config) -> list[Finding]:
                                     f"attempt {item.attempts}/{queue.MAX_ATTEMPTS} ({item.error}); "
                                     f"a tick retries it after {item.not_before}",
                                     "fix the cause (often a provider that is down: rooms models test AGENT)", rel))
-    by_key: dict[str, list] = {}
+    by_key: dict[str, list[Any]] = {}
     for item in items:
         if item.key is not None and (item.status in ("running", "done") or item.attempts):
             by_key.setdefault(item.key, []).append(item)

@@ -28,6 +28,10 @@ from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import stable_random
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 DEFAULT_CATCH_UP = 3600.0
 KEEP_DAYS = 8  # state older than this is pruned
 SLOT_KEYS = ("name", "hour_utc", "minute", "cron", "format", "participants", "probability", "topic", "pace")
@@ -129,7 +133,7 @@ class Slot:
     def when(self) -> str:
         return f"cron {self.cron.text}" if self.cron else f"{self.hour:02d}:{self.minute:02d} UTC"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "id": self.id, "format": self.format, "participants": list(self.participants),
                 "probability": self.probability, "topic": self.topic, "when": self.when}
 
@@ -140,7 +144,7 @@ def _whole(value, where: str, low: int, high: int) -> int:
     return value
 
 
-def parse_slot(index: int, spec: object, formats: dict) -> Slot:
+def parse_slot(index: int, spec: object, formats: dict[str, Any]) -> Slot:
     where = f"schedule[{index}]"
     if not isinstance(spec, dict):
         raise _fail(where, "must be a mapping such as {name: standup, hour_utc: 6, format: standup}")
@@ -259,16 +263,16 @@ def next_fire(slot: Slot, moment: datetime) -> datetime | None:
 class ScheduleState:
     """What ticks already fired, by slot and key, and which entries this tick added."""
 
-    fired: dict[str, dict[str, dict]] = field(default_factory=dict)  # slot id -> key -> {roll, won, queued, at, error}
+    fired: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # slot id -> key -> {roll, won, queued, at, error}
     new: list[tuple[str, str]] = field(default_factory=list)  # (slot id, key) recorded since it was read
 
     def has(self, occ: Occurrence) -> bool:
         return occ.key in self.fired.get(occ.slot.id, {})
 
-    def get(self, occ: Occurrence) -> dict | None:
+    def get(self, occ: Occurrence) -> dict[str, Any] | None:
         return self.fired.get(occ.slot.id, {}).get(occ.key)
 
-    def record(self, occ: Occurrence, entry: dict) -> None:
+    def record(self, occ: Occurrence, entry: dict[str, Any]) -> None:
         self.fired.setdefault(occ.slot.id, {})[occ.key] = entry
         self.new.append((occ.slot.id, occ.key))
 
@@ -279,7 +283,7 @@ class ScheduleState:
             if not self.fired[name]:
                 del self.fired[name]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"fired": self.fired}
 
 
@@ -290,7 +294,7 @@ def state_path(project: Project):
 
 def read_state(project: Project) -> ScheduleState:
     """What fired, by slot and occurrence key: the first record of each occurrence in the one order."""
-    fired: dict[str, dict[str, dict]] = {}
+    fired: dict[str, dict[str, dict[str, Any]]] = {}
     for record in jsonl.read_ordered(state_path(project)):
         slot, key = record.get("slot"), record.get("key")
         if isinstance(slot, str) and isinstance(key, str) and key not in fired.get(slot, {}):
@@ -307,7 +311,7 @@ def write_state(project: Project, state: ScheduleState) -> None:
     state.new.clear()
 
 
-def today_status(project: Project, config, moment: datetime) -> list[dict]:
+def today_status(project: Project, config, moment: datetime) -> list[dict[str, Any]]:
     """Every slot with today's occurrences (won, lost, error, due, missed, upcoming) and its next fire time.
 
     An occurrence that queued a roundtable carries `run`: its status (pending, running, done, retrying,

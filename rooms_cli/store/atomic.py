@@ -12,6 +12,10 @@ from pathlib import Path
 
 from rooms_cli.store import changes
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def fsync_dir(directory: Path) -> None:
     try:
@@ -180,7 +184,7 @@ def unique_key_loader():
 
         class UniqueKeyLoader(yaml.SafeLoader):
             def construct_mapping(self, node, deep=False):
-                seen: dict = {}
+                seen: dict[str, Any] = {}
                 for key_node, _value in node.value:
                     key = self.construct_object(key_node, deep=True)
                     try:

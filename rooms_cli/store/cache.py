@@ -27,6 +27,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 RACY_S = 1.0  # seconds: a file written more recently may change again without its identity changing
 
 
@@ -52,7 +56,7 @@ def settled(st: os.stat_result, now: float) -> bool:
 SEAL_BYTES = 4096  # bytes before the offset whose CRC-32 a seal keeps
 
 
-def seal(path: Path | str, end: int) -> list:
+def seal(path: Path | str, end: int) -> list[Any]:
     """[inode, `end`, CRC-32 of the SEAL_BYTES before `end`] of an append-only file read up to `end`: a
     later read that finds the same seal knows the file is the one read, only appended to since (a file
     git wrote anew has another inode, or the same inode number reused, which the CRC tells). A missing
@@ -77,7 +81,7 @@ def _pickled(path: Path) -> bool:
     return path.name.endswith(".pickle")
 
 
-def load(path: Path, version: int) -> dict | None:
+def load(path: Path, version: int) -> dict[str, Any] | None:
     """The document stored at `path` when its `version` is `version`; None when it is missing,
     unreadable, damaged or of another version (the caller rebuilds it)."""
     from rooms_cli.store.files import read_bytes
@@ -98,7 +102,7 @@ def load(path: Path, version: int) -> dict | None:
     return doc if isinstance(doc, dict) and doc.get("version") == version else None
 
 
-def save(path: Path, doc: dict) -> None:
+def save(path: Path, doc: dict[str, Any]) -> None:
     """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails."""
     from rooms_cli.store.atomic import write_cache
 

@@ -17,13 +17,17 @@ from rooms_cli.store import jsonl, order
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
-def event(kind_field: str, kind: str, prefix: str = "e", **data) -> dict:
+
+def event(kind_field: str, kind: str, prefix: str = "e", **data) -> dict[str, Any]:
     """A new event `{kind_field: kind, ts, eid, **data}` (`hlc` is added when it is appended)."""
     return {kind_field: kind, "ts": now_iso(), "eid": new_id(prefix), **data}
 
 
-def event_key(ev: dict) -> str:
+def event_key(ev: dict[str, Any]) -> str:
     """What makes an event unique: its `eid`; an event without one (written by hand) by its content."""
     eid = ev.get("eid")
     if isinstance(eid, str) and eid:
@@ -31,12 +35,12 @@ def event_key(ev: dict) -> str:
     return jsonl.dumps({k: v for k, v in ev.items() if k != "hlc"})
 
 
-def ordered(events: Iterable[dict]) -> list[dict]:
+def ordered(events: Iterable[dict[str, Any]]) -> list[dict]:
     """Events in replay order (store/order.py), each once."""
     return order.ordered(events)
 
 
-def append(path: Path, events: Iterable[dict], *, lock: bool = True) -> list[dict]:
+def append(path: Path, events: Iterable[dict[str, Any]], *, lock: bool = True) -> list[dict]:
     """Append events, each stamped (an event that has a stamp, copied from another log, keeps it);
     return them as written. `lock=False` only when the caller holds the log's lock."""
     return jsonl.append_many(path, events, lock=lock)

@@ -27,6 +27,10 @@ from pathlib import Path
 from rooms_cli import terminal
 from rooms_cli.store import jsonl
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 RACY_S = 2.0  # seconds: a file changed less than this ago may change again without its mtime moving (coarse clocks)
 
 CHUNK = 1 << 20
@@ -59,11 +63,11 @@ class LogFile:
         stat = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         return stat == self._stat and time.time_ns() - st.st_mtime_ns > RACY_S * 1e9
 
-    def read_new(self) -> list[dict]:
+    def read_new(self) -> list[dict[str, Any]]:
         """The records that are whole now and were never returned before, in file order."""
         return [record for chunk in self.read_chunks() for record in chunk]
 
-    def read_chunks(self) -> Iterator[list[dict]]:
+    def read_chunks(self) -> Iterator[list[dict[str, Any]]]:
         """`read_new` a megabyte at a time, so a large file never sits in memory whole."""
         if self.unchanged():
             return
@@ -99,7 +103,7 @@ class LogFile:
                 if lines:
                     yield self._take(lines)
 
-    def _take(self, lines: bytes) -> list[dict]:
+    def _take(self, lines: bytes) -> list[dict[str, Any]]:
         """Parse whole lines just read at `offset`; move past them; return the records never seen."""
         scan = jsonl.parse_bytes(lines, first_lineno=self.lineno)
         for lineno, reason in scan.bad:
@@ -115,7 +119,7 @@ class LogFile:
         handle.seek(self.offset - len(self.anchor))
         return handle.read(len(self.anchor)) == self.anchor
 
-    def _first_time(self, record: dict) -> bool:
+    def _first_time(self, record: dict[str, Any]) -> bool:
         rid = record.get(self.id_field) if self.id_field else None
         if isinstance(rid, str) and rid:
             if rid in self.seen_ids:
@@ -142,9 +146,9 @@ class SnapshotFile:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.signature: tuple[int, ...] | None = None
-        self.data: dict | None = None
+        self.data: dict[str, Any] | None = None
 
-    def read_changed(self) -> tuple[dict | None, dict] | None:
+    def read_changed(self) -> tuple[dict[str, Any] | None, dict] | None:
         """(previous version, new version) when the document changed, else None."""
         try:
             stat = os.stat(self.path)

@@ -48,6 +48,10 @@ from rooms_cli.store import atomic
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 STATE_REF = "refs/rooms/state"
 RETRIES = 6
 _SKIP_DIRS = {"run"}
@@ -77,11 +81,11 @@ class SyncResult:
     sent: int = 0  # log lines pushed to the remote
     files_in: list[str] = field(default_factory=list)
     files_out: list[str] = field(default_factory=list)
-    conflicts: list[dict] = field(default_factory=list)
+    conflicts: list[dict[str, Any]] = field(default_factory=list)
     attempts: int = 0
     seconds: float = 0.0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"attempts": self.attempts, "commit": self.commit, "conflicts": self.conflicts,
                 "files_in": self.files_in, "files_out": self.files_out, "pushed": self.pushed,
                 "received": self.received, "remote": self.remote, "seconds": round(self.seconds, 3),
@@ -105,7 +109,7 @@ class Git:
             self.env["GIT_INDEX_FILE"] = str(index)
         self.timeout = float(os.environ.get("ROOMS_SYNC_TIMEOUT", "60"))
 
-    def run(self, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    def run(self, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[Any]:
         try:
             proc = subprocess.run(["git", *args], cwd=self.cwd, input=input, capture_output=True, env=self.env,
                                   timeout=self.timeout)
@@ -185,7 +189,7 @@ def _safe(remote: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in remote.lower()) or "remote"
 
 
-def _load_state(path: Path) -> dict:
+def _load_state(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError):
@@ -195,7 +199,7 @@ def _load_state(path: Path) -> dict:
     return data
 
 
-def last_synced(project: Project, remote: str) -> dict | None:
+def last_synced(project: Project, remote: str) -> dict[str, Any] | None:
     """When this clone last synced with `remote` and at which commit, or None (never)."""
     state = _load_state(_state_path(project, remote))
     return {"commit": state["commit"], "at": state.get("at")} if state.get("commit") else None
@@ -218,7 +222,7 @@ class RemoteView:
         blobs = [entry.split(b"\t", 1)[0].split()[2].decode() for entry in listing.split(b"\0") if entry]
         return [line for data in _cat_blobs(self.git, blobs).values() for line in _lines(data)]
 
-    def records(self, rel: str) -> list[dict]:
+    def records(self, rel: str) -> list[dict[str, Any]]:
         out = []
         for line in self.log_lines(rel):
             try:
@@ -371,16 +375,16 @@ def _push(git: Git, remote: str, commit: str, expected: str | None) -> bool:
                     code="remote_unreachable")
 
 
-def _save_state(path: Path, state: dict) -> None:
+def _save_state(path: Path, state: dict[str, Any]) -> None:
     atomic.write_json(path, state)
 
 
 class _Merge:
     """One attempt: local and remote changes since the last sync, merged; the commit to push."""
 
-    def __init__(self, project: Project, git: Git, state: dict, fetched: str | None, result: SyncResult):
+    def __init__(self, project: Project, git: Git, state: dict[str, Any], fetched: str | None, result: SyncResult):
         self.project, self.git, self.state, self.fetched, self.result = project, git, state, fetched, result
-        self.files: dict[str, dict] = {rel: dict(entry) for rel, entry in state["files"].items()}
+        self.files: dict[str, dict[str, Any]] = {rel: dict(entry) for rel, entry in state["files"].items()}
         self.index_entries: list[str] = []  # `git update-index --index-info` lines
         self.new_blobs: dict[str, bytes] = {}
         self.changes = False
@@ -411,7 +415,7 @@ class _Merge:
         return logs, files, True
 
     @staticmethod
-    def _note_remote(path: str, blob: str, deleted: bool, logs: dict, files: dict) -> None:
+    def _note_remote(path: str, blob: str, deleted: bool, logs: dict[str, Any], files: dict) -> None:
         kind, _, rest = path.partition("/")
         if kind == "log":
             rel = rest.rsplit("/", 1)[0]
@@ -572,7 +576,7 @@ class _Merge:
             args += ["-p", parent]
         return self.git.out(*args)
 
-    def new_state(self, commit: str | None) -> dict:
+    def new_state(self, commit: str | None) -> dict[str, Any]:
         from rooms_cli.store.clock import now_iso
 
         return {"commit": commit, "index": commit, "at": now_iso(), "files": self.files}

@@ -25,10 +25,14 @@ from rooms_cli.records import dataclass, field  # dataclasses without inspect (r
 from rooms_cli.store import changes, clock, conflicts, order
 from rooms_cli.store.locks import locked
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 _warned: set[tuple[str, int, str]] = set()
 
 
-def dumps(record: dict) -> str:
+def dumps(record: dict[str, Any]) -> str:
     """One record as one line (no newline inside: JSON escapes them).
 
     NaN and infinities are refused (InvalidInput): they are not JSON, and other tools (jq, git
@@ -87,12 +91,12 @@ def _repair_torn_tail(fd: int, path: Path) -> None:
     terminal.warn(f"{path}: removed an unfinished last line ({size - cut} bytes) left by a crash")
 
 
-def append(path: Path, record: dict, *, timeout: float | None = None) -> dict:
+def append(path: Path, record: dict[str, Any], *, timeout: float | None = None) -> dict:
     """Append one record as a whole line, under the file's lock, fsynced; the record as written."""
     return append_many(path, [record], timeout=timeout)[0]
 
 
-def append_many(path: Path, records: Iterable[dict], *, timeout: float | None = None, lock: bool = True) -> list[dict]:
+def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float | None = None, lock: bool = True) -> list[dict]:
     """Append records in one write, each stamped (`hlc`); return them as written. Pass `lock=False`
     only when the caller already holds the lock.
 
@@ -131,12 +135,12 @@ def _seed_clock(fd: int, size: int) -> None:
         clock.hlc_see(max(found))
 
 
-def _sorted_keys(record: dict) -> bool:
+def _sorted_keys(record: dict[str, Any]) -> bool:
     keys = list(record)
     return len(keys) > 1 and all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def _stamped(records: list[dict], lines: list[str]) -> tuple[list[dict], bytes]:
+def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict], bytes]:
     written, out = [], []
     for record, line in zip(records, lines, strict=True):
         stamp = record.get("hlc")
@@ -156,7 +160,7 @@ def _stamped(records: list[dict], lines: list[str]) -> tuple[list[dict], bytes]:
     return written, "".join(line + "\n" for line in out).encode("utf-8")
 
 
-def _append_bytes(path: Path, records: list[dict], lines: list[str]) -> list[dict]:
+def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict]:
     created = not path.exists()
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     size = os.fstat(fd).st_size
@@ -211,7 +215,7 @@ def _undo_append(fd: int, path: Path, size: int, created: bool) -> None:
 class Scan:
     """The result of reading a log: good records, bad lines, and where the whole lines end."""
 
-    records: list[dict] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
     bad: list[tuple[int, str]] = field(default_factory=list)
     torn: bool = False
     end: int = 0  # byte offset just after the last whole line
@@ -291,7 +295,7 @@ def _refuse_markers(path: Path | str, result: Scan, *, from_end: int | None = No
             conflicts.refuse(path, lineno if from_end is None else from_end - lineno + 1, from_end=from_end is not None)
 
 
-def read(path: Path | str) -> list[dict]:
+def read(path: Path | str) -> list[dict[str, Any]]:
     """All good records of a log; bad lines are reported on stderr (once) and skipped."""
     result = scan(path)
     for lineno, reason in result.bad:
@@ -299,17 +303,17 @@ def read(path: Path | str) -> list[dict]:
     return result.records
 
 
-def in_order(records: list[dict]) -> list[dict]:
+def in_order(records: list[dict[str, Any]]) -> list[dict]:
     """`records` in the one order of every log (store/order.py): stamp, then id; each record once."""
     return order.ordered(records)
 
 
-def read_ordered(path: Path) -> list[dict]:
+def read_ordered(path: Path) -> list[dict[str, Any]]:
     """`read` in the one order."""
     return order.ordered(read(path))
 
 
-def tail(path: Path, count: int) -> list[dict]:
+def tail(path: Path, count: int) -> list[dict[str, Any]]:
     """The last `count` good records, reading backwards from the end (cost independent of file size)."""
     if count <= 0:
         return []

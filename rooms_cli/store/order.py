@@ -18,8 +18,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
-def record_id(record: dict) -> str:
+
+def record_id(record: dict[str, Any]) -> str:
     """The record's own id: `eid` (event logs), else `id`, else ''."""
     for field in ("eid", "id"):
         value = record.get(field)
@@ -28,7 +32,7 @@ def record_id(record: dict) -> str:
     return ""
 
 
-def sort_key(record: dict) -> str:
+def sort_key(record: dict[str, Any]) -> str:
     """The record's place in every log, as one string (`\\x1f` sorts before the `-` of a stamp)."""
     stamp = record.get("hlc")
     if isinstance(stamp, str) and stamp:
@@ -39,7 +43,7 @@ def sort_key(record: dict) -> str:
     return f"{ts if isinstance(ts, str) else ''}\x1f{record_id(record)}"
 
 
-def identity(record: dict) -> object:
+def identity(record: dict[str, Any]) -> object:
     """What makes two lines one record: its id and stamp; without both, its content."""
     stamp, rid = record.get("hlc"), record_id(record)
     if isinstance(stamp, str) and stamp and rid:
@@ -47,9 +51,9 @@ def identity(record: dict) -> object:
     return json.dumps(record, sort_keys=True, ensure_ascii=False)
 
 
-def ordered(records: Iterable[dict]) -> list[dict]:
+def ordered(records: Iterable[dict[str, Any]]) -> list[dict]:
     """`records` in the one order, each record once."""
-    seen: set = set()
+    seen: set[Any] = set()
     unique = []
     for record in records:
         key = identity(record)

@@ -71,7 +71,7 @@ def _as_project(candidate: Path) -> Project | None:
     return None
 
 
-def find_project(start: Path | None = None, explicit: str | os.PathLike | None = None) -> Project | None:
+def find_project(start: Path | None = None, explicit: str | os.PathLike[str] | None = None) -> Project | None:
     """Locate the project, or None when there is none."""
     given = explicit or os.environ.get("ROOMS_DIR")
     if given:
@@ -96,7 +96,7 @@ def enclosing_project(target: Path) -> Project | None:
     return None
 
 
-def open_project(explicit: str | os.PathLike | None = None, start: Path | None = None) -> Project:
+def open_project(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Project:
     """The project to act on, or NotInitialized with the fix in the message."""
     project = find_project(start, explicit)
     if project is None:

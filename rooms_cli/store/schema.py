@@ -200,7 +200,7 @@ def _field(fields: dict[str, Check], key: str, value: Any) -> str | None:
     return f"field {key!r} must be {check[1]} (it is {_shown(value)})"
 
 
-def _missing(record: dict, needed: tuple[str, ...]) -> str | None:
+def _missing(record: dict[str, Any], needed: tuple[str, ...]) -> str | None:
     for key in needed:  # every event of a replay: no list built when nothing is missing
         if key not in record:
             return "missing " + ", ".join(k for k in needed if k not in record)
@@ -216,12 +216,12 @@ _TASK_NEEDS = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status"
                **{kind: ("lease_id",) for kind in ("renew", "release", "done", "expire")}}
 
 
-def _group_event(ev: dict, strict: bool) -> str | None:
+def _group_event(ev: dict[str, Any], strict: bool) -> str | None:
     """The fields an event of each kind of a group log needs (`_Replay` reads them)."""
     return _missing(ev, _GROUP_NEEDS.get(ev.get("ev", ""), ()))
 
 
-def _task_event(ev: dict, strict: bool) -> str | None:
+def _task_event(ev: dict[str, Any], strict: bool) -> str | None:
     """A task event names its kind; a create holds a valid task ("task-create"), a proposal its three
     ends, and each kind the fields its replay reads (`board/replay.py`)."""
     kind = ev.get("ev")
@@ -236,7 +236,7 @@ def _task_event(ev: dict, strict: bool) -> str | None:
     return _missing(ev, _TASK_NEEDS.get(kind, ()))
 
 
-def _room_event(ev: dict, strict: bool) -> str | None:
+def _room_event(ev: dict[str, Any], strict: bool) -> str | None:
     """What a room state event sets: a value of the wrong type, a budget below 0 and, when `strict`,
     an op missing or a field this version does not know."""
     check = _ROOM_VALUES.get(ev.get("op", ""))
@@ -245,16 +245,16 @@ def _room_event(ev: dict, strict: bool) -> str | None:
     return check(ev, strict)
 
 
-def _room_created(ev: dict, strict: bool) -> str | None:
+def _room_created(ev: dict[str, Any], strict: bool) -> str | None:
     return problem("room", ev.get("state"))
 
 
-def _room_spend(ev: dict, strict: bool) -> str | None:
+def _room_spend(ev: dict[str, Any], strict: bool) -> str | None:
     value = ev.get("value")
     return None if is_int(value) else f"field 'value' must be a whole number (it is {_shown(value)})"
 
 
-def _room_set(ev: dict, strict: bool) -> str | None:
+def _room_set(ev: dict[str, Any], strict: bool) -> str | None:
     name, value = ev.get("field"), ev.get("value")
     if name not in ROOM_SCALARS:
         return f"'set' of an unknown field {_shown(name)} (one of {', '.join(ROOM_SCALARS)})" if strict else None
@@ -262,7 +262,7 @@ def _room_set(ev: dict, strict: bool) -> str | None:
     return None if wrong is None else wrong.replace(f"field {name!r}", f"field {name!r} (value)")
 
 
-def _room_list(ev: dict, strict: bool) -> str | None:
+def _room_list(ev: dict[str, Any], strict: bool) -> str | None:
     op, name, value = ev.get("op"), ev.get("field"), ev.get("value")
     if name not in ROOM_LISTS:
         return f"{op!r} of an unknown list {_shown(name)} (one of {', '.join(ROOM_LISTS)})" if strict else None
@@ -272,7 +272,7 @@ def _room_list(ev: dict, strict: bool) -> str | None:
     return None if isinstance(value, str) else f"field 'value' must be a name (it is {_shown(value)})"
 
 
-def _spawn(record: dict, strict: bool) -> str | None:
+def _spawn(record: dict[str, Any], strict: bool) -> str | None:
     """A spawn record names itself, its parent and its alias, and holds its prompt (messaging/spawn.py)."""
     if not all(record.get(key) for key in ("id", "parent", "alias")) or not isinstance(record.get("prompt"), str):
         return "fields 'id', 'parent', 'alias' and 'prompt' are required"
@@ -282,7 +282,7 @@ def _spawn(record: dict, strict: bool) -> str | None:
 _ROOM_VALUES = {"created": _room_created, "spend": _room_spend, "set": _room_set, "add": _room_list, "remove": _room_list}
 
 # what a record of a kind must hold beyond its fields' types
-RECORDS: dict[str, Callable[[dict, bool], str | None]] = {
+RECORDS: dict[str, Callable[[dict[str, Any], bool], str | None]] = {
     "group-event": _group_event, "task-event": _task_event, "room-event": _room_event, "spawn": _spawn,
 }
 
