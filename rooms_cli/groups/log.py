@@ -26,7 +26,7 @@ A torn last line (a crash mid-append) is skipped with a warning; the next append
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from rooms_cli import terminal
@@ -89,6 +89,17 @@ def replay(name: str, events: list[dict[str, Any]]) -> Group | None:
     for ev in eventlog.ordered(events):
         state.apply(ev)
     return state.finish()
+
+
+def _on_broadcast(handler: Callable[[_Replay, dict[str, Any], Broadcast, Group], Group]
+                  ) -> Callable[[_Replay, dict[str, Any]], Group | None]:
+    """A handler of an event about one broadcast, given that broadcast and its group (`_addressed`);
+    an event whose broadcast is unknown is left out."""
+    def handle(self: _Replay, ev: dict[str, Any]) -> Group | None:
+        found = self._addressed(ev)
+        return None if found is None else handler(self, ev, *found)
+
+    return handle
 
 
 class _Replay:
@@ -180,11 +191,7 @@ class _Replay:
             return self.before_ids[ev["id"]], self.before
         return None
 
-    def _reply(self, ev: dict[str, Any]) -> Group | None:
-        found = self._addressed(ev)
-        if found is None:
-            return None
-        b, group = found
+    def _reply(self, ev: dict[str, Any], b: Broadcast, group: Group) -> Group:
         if b.in_flight and ev["handle"] not in b.replies:
             b.replies[ev["handle"]] = Reply(
                 handle=ev["handle"], text=str(ev.get("text", "")), status=str(ev.get("status", "ok")),
@@ -197,20 +204,12 @@ class _Replay:
                               "reason": f"{ev['handle']!r} already replied to {b.id}" if b.in_flight else f"broadcast {b.id} was already {b.status}"})
         return group
 
-    def _dropped(self, ev: dict[str, Any]) -> Group | None:
-        found = self._addressed(ev)
-        if found is None:
-            return None
-        b, group = found
+    def _dropped(self, ev: dict[str, Any], b: Broadcast, group: Group) -> Group:
         b.dropped.append({"handle": ev["handle"], "text": ev.get("text", ""), "reason": ev.get("reason", ""), "ts": ev.get("ts")})
         return group
 
-    def _closed(self, ev: dict[str, Any]) -> Group | None:
+    def _closed(self, ev: dict[str, Any], b: Broadcast, group: Group) -> Group:
         """`gathered` or `cancelled`: the first close of a broadcast counts, a second is noted."""
-        found = self._addressed(ev)
-        if found is None:
-            return None
-        b, group = found
         kind = ev["ev"]
         if b.in_flight:
             b.status = kind
@@ -249,8 +248,8 @@ class _Replay:
         return self.group
 
     _HANDLERS = {"created": _created, "member_added": _member_added, "member_removed": _member_removed,
-                 "broadcast": _broadcast, "reply": _reply, "dropped": _dropped, "gathered": _closed,
-                 "cancelled": _closed, "renamed": _renamed, "dissolved": _dissolved}
+                 "broadcast": _broadcast, "reply": _on_broadcast(_reply), "dropped": _on_broadcast(_dropped),
+                 "gathered": _on_broadcast(_closed), "cancelled": _on_broadcast(_closed), "renamed": _renamed, "dissolved": _dissolved}
 
     def finish(self) -> Group | None:
         group, dissolve_seen, before = self.group, self.dissolve_seen, self.before
