@@ -18,6 +18,7 @@ from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
+from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
@@ -33,7 +34,6 @@ from rooms_cli.shapes import (
     SENT,
     STR,
     envelope,
-    nullable,
     record,
 )
 from rooms_cli.store.paths import Project
@@ -144,7 +144,6 @@ Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last 
 WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
                  "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
-GROUP = record({"name": STR, "members": {"type": "array", "items": MEMBER}, "in_flight": nullable({"type": "object"})})
 
 Room = Annotated[str | None, Field(description=ROOM_MCP_HELP)]
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
@@ -450,8 +449,8 @@ def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")
     return _gathered(asyncio.run(run()))
 
 
-@tool("Show a group", GROUP, read_only=True)
-def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_status)
+def group_status(s: Session, name: str):
     """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
     from rooms_cli.groups.status import status
 
@@ -484,8 +483,8 @@ def group_reply(s: Session, name: Annotated[str, Field(description="Group name."
     return broadcasts.reply(s.project, s.config, name, handle or s.me, text, broadcast)
 
 
-@tool("Cancel a group broadcast", record({"group": STR, "broadcast_id": STR, "status": STR}), destructive=True)
-def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_cancel)
+def group_cancel(s: Session, name: str):
     """Cancel the broadcast in flight in a group (members are told)."""
     from rooms_cli.groups import broadcasts
 
@@ -493,8 +492,8 @@ def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.
     return {"group": name, "broadcast_id": b.id, "status": b.status}
 
 
-@tool("List groups", envelope("groups", record({"name": STR, "members": {"type": "array", "items": STR}})), read_only=True)
-def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(groups_ops.group_list)
+def group_list(s: Session, limit: int, since: str | None):
     """Every group: name, label, members, the broadcast in flight, how many broadcasts."""
     from rooms_cli.groups.status import list_groups
     from rooms_cli.shapes import page
@@ -502,9 +501,8 @@ def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
     return page("groups", list_groups(s.project), limit=limit, after=since, key=lambda g: g["name"])
 
 
-@tool("Dissolve a group", record({"group": STR, "dissolved": BOOL, "members": {"type": "array", "items": STR}}),
-      destructive=True)
-def group_dissolve(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_dissolve)
+def group_dissolve(s: Session, name: str):
     """Dissolve a group (cancelling its broadcast in flight); its log stays for the record."""
     from rooms_cli.groups import roster
 
