@@ -145,7 +145,6 @@ WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "
                  "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
 
-Room = Annotated[str | None, Field(description=ROOM_MCP_HELP)]
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 def duration(value: str | None) -> str | None:
     """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
@@ -544,22 +543,16 @@ def transcript(s: Session, limit: int, since: str | None, room: str | None):
     return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
 
 
-RoomId = Annotated[str, Field(description="Room id.")]
-AgentId = Annotated[str, Field(description="Agent id.")]
-
-
-@tool("Create a room", record({"id": STR, "roster": {"type": "array", "items": STR}}))
-def room_create(s: Session, room: RoomId,
-                agents: Annotated[list[str] | None, Field(description="Agents to join (default: every non-idle agent).")] = None):
+@declared_tool(rooms_ops.room_create)
+def room_create(s: Session, room: str, agents: list[str] | None):
     """Create a live chat room with these agents on its roster; chat posts to it with room=<id>."""
     from rooms_cli.chat.rooms import create_room
 
     return create_room(s.project, room, agents or None)
 
 
-@tool("List rooms", envelope("rooms", record({"id": STR})), read_only=True)
-def room_list(s: Session, all: Annotated[bool, Field(description="Include dropped and halted rooms.")] = False,
-              limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(rooms_ops.room_list)
+def room_list(s: Session, all: bool, limit: int, since: str | None):
     """The live rooms (with all: stopped ones too)."""
     from rooms_cli.chat.membership import live_rooms
     from rooms_cli.shapes import page
@@ -575,17 +568,16 @@ def room_show(s: Session, room: str | None):
     return show(s.project, s.config, s.room(room))
 
 
-@tool("Invite an agent to a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}), idempotent=True)
-def room_invite(s: Session, agent: AgentId, room: Room = None):
+@declared_tool(rooms_ops.room_invite)
+def room_invite(s: Session, agent: str, room: str | None):
     """Add an agent to a room's roster, so it answers there when addressed."""
     from rooms_cli.chat.membership import invite
 
     return invite(s.project, s.room(room), agent, s.me)
 
 
-@tool("Remove an agent from a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}),
-      destructive=True)
-def room_kick(s: Session, agent: AgentId, room: Room = None):
+@declared_tool(rooms_ops.room_kick)
+def room_kick(s: Session, agent: str, room: str | None):
     """Remove an agent from a room's roster (its session in the room is deleted)."""
     from rooms_cli.chat.membership import kick
 
@@ -594,6 +586,7 @@ def room_kick(s: Session, agent: AgentId, room: Room = None):
 
 # -- memory ----------------------------------------------------------------------------------------
 
+AgentId = Annotated[str, Field(description="Agent id.")]
 LESSON = record({"id": STR, "agent": STR, "lesson": STR}, title="lesson")
 
 
