@@ -266,10 +266,10 @@ def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     try:
         if _worth_storing(_refresh_open(project, room, index)):
             with _lock(project, room, held):  # store what changed; a writer may have moved on meanwhile
-                latest = index
+                latest: dict[str, Any] | None = index
                 if not held:  # the same bytes as read: what was refreshed above is the latest (no second replay)
-                    current, latest = cache.load_bytes(path, VERSION)
-                    latest = index if current == blob else _valid(latest)
+                    current, stored = cache.load_bytes(path, VERSION)
+                    latest = index if current == blob else _valid(stored)
                 if latest is not None and latest["dir"] == key:
                     if latest is not index:
                         _refresh_open(project, room, latest)
