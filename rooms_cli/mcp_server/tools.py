@@ -28,7 +28,6 @@ from rooms_cli.config import Config
 from rooms_cli.shapes import (
     BOOL,
     INT,
-    MEMBER,
     MESSAGE,
     RESERVATION,
     SENT,
@@ -38,7 +37,7 @@ from rooms_cli.shapes import (
 )
 from rooms_cli.store.paths import Project
 
-WAIT_DEFAULT_S = 300.0  # how long wait / group_wait block when no timeout_seconds is given
+WAIT_DEFAULT_S = 300.0  # how long wait blocks when no timeout_seconds is given
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,8 @@ def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., 
     return register
 
 
-_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str}
+_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str,
+                          "int_or_str": int | str, "optional_strs": list[str | None]}
 
 
 def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
@@ -115,7 +115,8 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
         finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
-        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite))
+        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite, min_length=arg.min_length,
+                            max_length=arg.max_length))
         fields[arg.name or param.name] = (Annotated[(annotation, *checks)], ... if default is REQUIRED else default)
     if "room" in op.shared:
         fields["room"] = (Annotated[str | None, Field(description=ROOM_MCP_HELP)], None)
@@ -143,7 +144,6 @@ Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last 
 
 WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
                  "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
-GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
 
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 def duration(value: str | None) -> str | None:
@@ -158,14 +158,6 @@ def duration(value: str | None) -> str | None:
             raise ValueError(exc.message) from None
     return value
 
-
-WaitSeconds = Annotated[float, Field(description="Give up after this many seconds.", ge=0, le=3600)]
-Reducer = Annotated[str | None, Field(description="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one.")]
-Mode = Annotated[Literal["all", "any"], Field(description="all: every member's reply; any: the first, the rest cancelled.")]
-Objective = Annotated[str, Field(description="What to accomplish.")]
-OutputFormat = Annotated[str, Field(description="How each reply should be shaped ('' allowed).")]
-ToolGuidance = Annotated[str, Field(description="Which tools to reach for or avoid ('' allowed).")]
-Boundaries = Annotated[str, Field(description="What is out of scope ('' allowed).")]
 
 
 # -- board ---------------------------------------------------------------------------------------
@@ -410,10 +402,8 @@ def _gathered(result):
     return result
 
 
-@tool("Add group members", record({"group": STR, "members": {"type": "array", "items": MEMBER}}))
-def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (created if new).")],
-                profiles: Annotated[list[str], Field(description="Agent ids, one member each (group:NAME nests a group).", min_length=1)],
-                handles: Annotated[list[str | None] | None, Field(description="Member handles, in the order of profiles (default: the profile).")] = None):
+@declared_tool(groups_ops.group_spawn)
+def group_spawn(s: Session, name: str, profiles: list[str], handles: list[str | None] | None):
     """Add members to a group, creating it if new; returns the members with their handles."""
     from rooms_cli.groups import roster
 
@@ -454,10 +444,9 @@ def group_status(s: Session, name: str):
     return status(s.project, name)
 
 
-@tool("Ask a one-shot committee", GATHERED, long=True)
-def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agent ids, one member each.", min_length=1)],
-              objective: Objective, output_format: OutputFormat = "", tool_guidance: ToolGuidance = "",
-              boundaries: Boundaries = "", reducer: Reducer = None, mode: Mode = "all", timeout_seconds: WaitSeconds = WAIT_DEFAULT_S):
+@declared_tool(groups_ops.group_ask)
+def group_ask(s: Session, profiles: list[str], objective: str, output_format: str, tool_guidance: str, boundaries: str,
+              reducer: str | None, mode: str, timeout_seconds: float):
     """One-shot committee: an ephemeral group of these profiles gets the broadcast; returns the reduced
     result, and no file is left behind."""
     from rooms_cli.groups.api import ask
