@@ -7,9 +7,9 @@ from typing import Annotated, Any
 import typer
 
 from rooms_cli import terminal
-from rooms_cli.cli import output
+from rooms_cli.cli import operations_groups, output
 from rooms_cli.cli.options import complete_agents, complete_groups
-from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.shared import Run, declared_command, shared
 from rooms_cli.cli.values import duration_value
 
 group_app = typer.Typer(
@@ -187,78 +187,10 @@ def reply_cmd(
         output.say(f"{name}: reply from {handle} dropped — {outcome.reason}")
 
 
-@group_app.command("cancel")
-@shared(as_=True)
-def cancel_cmd(run: Run, name: NameArg) -> None:
-    """Cancel the broadcast in flight; members still working get a cancel envelope.
-
-    Example: rooms group cancel rev
-    """
-    from rooms_cli.groups import broadcasts
-
-    b = broadcasts.cancel(run.project, run.config, name, run.me)
-    run.emit({"group": name, "broadcast_id": b.id, "status": b.status}, f"{name}: broadcast {b.id} cancelled")
-
-
-@group_app.command("status")
-@shared()
-def status_cmd(run: Run, name: NameArg) -> None:
-    """Members and their state, the broadcast in flight, recent broadcasts, and the ▣ label.
-
-    Example: rooms group status rev --json
-    """
-    from rooms_cli.groups.status import EMOJI, status
-
-    info = status(run.project, name)
-    if run.json:
-        output.print_json(info)
-        return
-    output.say(info["label"], style="bold")
-    for m in info["members"]:
-        output.say(f"  {EMOJI[m['state']]} {m['handle']:<16} {m['state']:<8} {m['profile']}")
-    if info["in_flight"]:
-        f = info["in_flight"]
-        output.say(f"in flight: {f['broadcast_id']} · {f['objective']} · waiting for {', '.join(f['pending']) or 'the gather'}")
-    if info["recent"]:
-        output.say("recent:")
-    for b in info["recent"]:
-        tallied = f" · {b['tally']}" if b.get("tally") else ""
-        output.say(f"  {b['broadcast_id']} {b['status']:<9} {len(b['replied'])}/{len(b['members'])} {b.get('reducer') or '-'}{tallied} · {b['objective']}")
-        why = "ballot" if b.get("reducer") == "rank" else "vote"
-        for handle, reason in (b.get("unparsed") or {}).items():
-            output.say(f"      {handle}: {why} not read — {reason}")
-
-
-@group_app.command("list")
-@shared()
-def list_cmd(run: Run) -> None:
-    """Every group with its label.
-
-    Example: rooms group list
-    """
-    from rooms_cli.groups.status import list_groups
-
-    rows = list_groups(run.project)
-    if run.json:
-        output.print_json(rows)
-        return
-    if not rows:
-        output.say("No groups yet. Create one with rooms group spawn NAME --profile AGENT.")
-    for row in rows:
-        output.say(f"{row['label']}  {', '.join(row['members'])}" + (f"  (in flight: {row['in_flight']})" if row["in_flight"] else ""))
-
-
-@group_app.command("dissolve")
-@shared(as_=True)
-def dissolve_cmd(run: Run, name: NameArg) -> None:
-    """Drop a group: cancel its broadcast in flight and delete its log.
-
-    Example: rooms group dissolve rev
-    """
-    from rooms_cli.groups import roster
-
-    info = roster.dissolve(run.project, run.config, name, run.me)
-    run.emit(info, f"{name}: dissolved" + (f" (cancelled {info['cancelled_broadcast']})" if info["cancelled_broadcast"] else ""))
+group_app.command("cancel")(declared_command(operations_groups.group_cancel))
+group_app.command("status")(declared_command(operations_groups.group_status))
+group_app.command("list")(declared_command(operations_groups.group_list))
+group_app.command("dissolve")(declared_command(operations_groups.group_dissolve))
 
 
 @group_app.command("rename")

@@ -19,6 +19,7 @@ from pydantic import AfterValidator, Field
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
 from rooms_cli.cli import operations_files as files_ops
+from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
@@ -33,7 +34,6 @@ from rooms_cli.shapes import (
     SENT,
     STR,
     envelope,
-    nullable,
     record,
 )
 from rooms_cli.store.paths import Project
@@ -146,9 +146,7 @@ Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last 
 WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
                  "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
-GROUP = record({"name": STR, "members": {"type": "array", "items": MEMBER}, "in_flight": nullable({"type": "object"})})
 
-Room = Annotated[str | None, Field(description=ROOM_MCP_HELP)]
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 def duration(value: str | None) -> str | None:
     """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
@@ -452,8 +450,8 @@ def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")
     return _gathered(asyncio.run(run()))
 
 
-@tool("Show a group", GROUP, read_only=True)
-def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_status)
+def group_status(s: Session, name: str):
     """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
     from rooms_cli.groups.status import status
 
@@ -486,8 +484,8 @@ def group_reply(s: Session, name: Annotated[str, Field(description="Group name."
     return broadcasts.reply(s.project, s.config, name, handle or s.me, text, broadcast)
 
 
-@tool("Cancel a group broadcast", record({"group": STR, "broadcast_id": STR, "status": STR}), destructive=True)
-def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_cancel)
+def group_cancel(s: Session, name: str):
     """Cancel the broadcast in flight in a group (members are told)."""
     from rooms_cli.groups import broadcasts
 
@@ -495,8 +493,8 @@ def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.
     return {"group": name, "broadcast_id": b.id, "status": b.status}
 
 
-@tool("List groups", envelope("groups", record({"name": STR, "members": {"type": "array", "items": STR}})), read_only=True)
-def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(groups_ops.group_list)
+def group_list(s: Session, limit: int, since: str | None):
     """Every group: name, label, members, the broadcast in flight, how many broadcasts."""
     from rooms_cli.groups.status import list_groups
     from rooms_cli.shapes import page
@@ -504,9 +502,8 @@ def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
     return page("groups", list_groups(s.project), limit=limit, after=since, key=lambda g: g["name"])
 
 
-@tool("Dissolve a group", record({"group": STR, "dissolved": BOOL, "members": {"type": "array", "items": STR}}),
-      destructive=True)
-def group_dissolve(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_dissolve)
+def group_dissolve(s: Session, name: str):
     """Dissolve a group (cancelling its broadcast in flight); its log stays for the record."""
     from rooms_cli.groups import roster
 
@@ -548,22 +545,16 @@ def transcript(s: Session, limit: int, since: str | None, room: str | None):
     return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
 
 
-RoomId = Annotated[str, Field(description="Room id.")]
-AgentId = Annotated[str, Field(description="Agent id.")]
-
-
-@tool("Create a room", record({"id": STR, "roster": {"type": "array", "items": STR}}))
-def room_create(s: Session, room: RoomId,
-                agents: Annotated[list[str] | None, Field(description="Agents to join (default: every non-idle agent).")] = None):
+@declared_tool(rooms_ops.room_create)
+def room_create(s: Session, room: str, agents: list[str] | None):
     """Create a live chat room with these agents on its roster; chat posts to it with room=<id>."""
     from rooms_cli.chat.rooms import create_room
 
     return create_room(s.project, room, agents or None)
 
 
-@tool("List rooms", envelope("rooms", record({"id": STR})), read_only=True)
-def room_list(s: Session, all: Annotated[bool, Field(description="Include dropped and halted rooms.")] = False,
-              limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(rooms_ops.room_list)
+def room_list(s: Session, all: bool, limit: int, since: str | None):
     """The live rooms (with all: stopped ones too)."""
     from rooms_cli.chat.membership import live_rooms
     from rooms_cli.shapes import page
@@ -579,17 +570,16 @@ def room_show(s: Session, room: str | None):
     return show(s.project, s.config, s.room(room))
 
 
-@tool("Invite an agent to a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}), idempotent=True)
-def room_invite(s: Session, agent: AgentId, room: Room = None):
+@declared_tool(rooms_ops.room_invite)
+def room_invite(s: Session, agent: str, room: str | None):
     """Add an agent to a room's roster, so it answers there when addressed."""
     from rooms_cli.chat.membership import invite
 
     return invite(s.project, s.room(room), agent, s.me)
 
 
-@tool("Remove an agent from a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}),
-      destructive=True)
-def room_kick(s: Session, agent: AgentId, room: Room = None):
+@declared_tool(rooms_ops.room_kick)
+def room_kick(s: Session, agent: str, room: str | None):
     """Remove an agent from a room's roster (its session in the room is deleted)."""
     from rooms_cli.chat.membership import kick
 
@@ -598,6 +588,7 @@ def room_kick(s: Session, agent: AgentId, room: Room = None):
 
 # -- memory ----------------------------------------------------------------------------------------
 
+AgentId = Annotated[str, Field(description="Agent id.")]
 LESSON = record({"id": STR, "agent": STR, "lesson": STR}, title="lesson")
 
 

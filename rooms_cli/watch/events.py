@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from rooms_cli.messaging.spawn import FINAL
 from rooms_cli.store.clock import now_iso
 from rooms_cli.watch.sources import Source
 
@@ -175,6 +174,9 @@ def _spawn(source: Source, before: dict[str, Any] | None, after: dict[str, Any])
     old = None if before is None else str(before.get("status", ""))
     if old == status:
         return []
+    # here, not at the top: the spawn records' module (~3 ms with its schema) only once a spawn changed
+    from rooms_cli.messaging.spawn import FINAL
+
     fields = ("parent", "status", "description", "profile", "model", "pid", "exit_code", "duration_s")
     events = []
 
