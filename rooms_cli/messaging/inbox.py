@@ -29,6 +29,7 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 NUMBER_WINDOW = 256  # lines read back to find the highest number when delivering
@@ -89,7 +90,7 @@ class InboxMessage:
         )
 
 
-def inbox_path(project: Project, agent: str):
+def inbox_path(project: Project, agent: str) -> Path:
     return layout.inbox_file(project, agent)
 
 
@@ -120,7 +121,7 @@ _HIGHEST: dict[str, tuple[list[Any], int]] = {}
 APPENDED_MAX = 1 << 16  # bytes appended by others since, parsed; more: the read-back
 
 
-def _highest_number(path) -> int:
+def _highest_number(path: Path) -> int:
     """The highest message number in the inbox at `path` (its lock held): from what this process
     noted when the file still carries the seal it noted, else from its last NUMBER_WINDOW lines."""
     from rooms_cli.store import cache
@@ -141,7 +142,7 @@ def _highest_number(path) -> int:
     return max((_number(r) for r in jsonl.tail(path, NUMBER_WINDOW)), default=0)
 
 
-def _note_highest(path, n: int) -> None:
+def _note_highest(path: Path, n: int) -> None:
     """Remember, with the inbox's seal at its end, that `n` (just appended) is its highest number."""
     import os
 
