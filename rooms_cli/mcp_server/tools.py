@@ -420,9 +420,8 @@ def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (
     return {"group": name, "members": roster.spawn(s.project, name, profiles, handles)}
 
 
-@tool("Broadcast to a group", record({"group": STR, "broadcast_id": STR, "members": {"type": "array", "items": STR}}))
-def group_broadcast(s: Session, name: Annotated[str, Field(description="Group name.")], objective: Objective,
-                    output_format: OutputFormat = "", tool_guidance: ToolGuidance = "", boundaries: Boundaries = ""):
+@declared_tool(groups_ops.group_broadcast)
+def group_broadcast(s: Session, name: str, objective: str, output_format: str, tool_guidance: str, boundaries: str):
     """Send the four-field broadcast to every member of a group (one broadcast in flight at a time); gather with group_wait."""
     from rooms_cli.groups import broadcasts
 
@@ -431,9 +430,8 @@ def group_broadcast(s: Session, name: Annotated[str, Field(description="Group na
     return {"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub}
 
 
-@tool("Gather a group broadcast", GATHERED, long=True)
-def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")], mode: Mode = "all",
-               timeout_seconds: WaitSeconds = WAIT_DEFAULT_S, reducer: Reducer = None):
+@declared_tool(groups_ops.group_wait)
+def group_wait(s: Session, name: str, mode: str, timeout_seconds: float, reducer: str | None):
     """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
     A timeout is the error timed_out with the partial result attached."""
     from rooms_cli.groups import gather
@@ -470,11 +468,8 @@ def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agen
     return _gathered(result)
 
 
-@tool("Reply to a group broadcast", record({"group": STR, "broadcast_id": STR, "handle": STR, "accepted": BOOL}))
-def group_reply(s: Session, name: Annotated[str, Field(description="Group name.")],
-                text: Annotated[str, Field(description="Your reply.")],
-                handle: Annotated[str | None, Field(description="Your member handle in the group (default: your identity).")] = None,
-                broadcast: Annotated[str | None, Field(description="Broadcast id or a unique prefix (default: the one in flight).")] = None):
+@declared_tool(groups_ops.group_reply)
+def group_reply(s: Session, name: str, text: str, handle: str | None, broadcast: str | None):
     """Answer a group broadcast as one of its (external) members; a late or duplicate reply is
     returned with accepted false and the reason."""
     from rooms_cli.groups import broadcasts
