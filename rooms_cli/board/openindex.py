@@ -71,7 +71,7 @@ def _empty(key) -> dict[str, Any]:
     return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {}}
 
 
-def _read(path) -> dict[str, Any] | None:
+def _read(path: Path) -> dict[str, Any] | None:
     return _valid(cache.load(path, VERSION))
 
 
