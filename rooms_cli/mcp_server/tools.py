@@ -18,6 +18,7 @@ from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
+from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
 from rooms_cli.cli import operations_roundtable as roundtable_ops
@@ -34,7 +35,6 @@ from rooms_cli.shapes import (
     SENT,
     STR,
     envelope,
-    nullable,
     record,
 )
 from rooms_cli.store.paths import Project
@@ -145,7 +145,6 @@ Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last 
 WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
                  "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
-GROUP = record({"name": STR, "members": {"type": "array", "items": MEMBER}, "in_flight": nullable({"type": "object"})})
 
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 def duration(value: str | None) -> str | None:
@@ -422,9 +421,8 @@ def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (
     return {"group": name, "members": roster.spawn(s.project, name, profiles, handles)}
 
 
-@tool("Broadcast to a group", record({"group": STR, "broadcast_id": STR, "members": {"type": "array", "items": STR}}))
-def group_broadcast(s: Session, name: Annotated[str, Field(description="Group name.")], objective: Objective,
-                    output_format: OutputFormat = "", tool_guidance: ToolGuidance = "", boundaries: Boundaries = ""):
+@declared_tool(groups_ops.group_broadcast)
+def group_broadcast(s: Session, name: str, objective: str, output_format: str, tool_guidance: str, boundaries: str):
     """Send the four-field broadcast to every member of a group (one broadcast in flight at a time); gather with group_wait."""
     from rooms_cli.groups import broadcasts
 
@@ -433,9 +431,8 @@ def group_broadcast(s: Session, name: Annotated[str, Field(description="Group na
     return {"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub}
 
 
-@tool("Gather a group broadcast", GATHERED, long=True)
-def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")], mode: Mode = "all",
-               timeout_seconds: WaitSeconds = WAIT_DEFAULT_S, reducer: Reducer = None):
+@declared_tool(groups_ops.group_wait)
+def group_wait(s: Session, name: str, mode: str, timeout_seconds: float, reducer: str | None):
     """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
     A timeout is the error timed_out with the partial result attached."""
     from rooms_cli.groups import gather
@@ -450,8 +447,8 @@ def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")
     return _gathered(asyncio.run(run()))
 
 
-@tool("Show a group", GROUP, read_only=True)
-def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_status)
+def group_status(s: Session, name: str):
     """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
     from rooms_cli.groups.status import status
 
@@ -472,11 +469,8 @@ def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agen
     return _gathered(result)
 
 
-@tool("Reply to a group broadcast", record({"group": STR, "broadcast_id": STR, "handle": STR, "accepted": BOOL}))
-def group_reply(s: Session, name: Annotated[str, Field(description="Group name.")],
-                text: Annotated[str, Field(description="Your reply.")],
-                handle: Annotated[str | None, Field(description="Your member handle in the group (default: your identity).")] = None,
-                broadcast: Annotated[str | None, Field(description="Broadcast id or a unique prefix (default: the one in flight).")] = None):
+@declared_tool(groups_ops.group_reply)
+def group_reply(s: Session, name: str, text: str, handle: str | None, broadcast: str | None):
     """Answer a group broadcast as one of its (external) members; a late or duplicate reply is
     returned with accepted false and the reason."""
     from rooms_cli.groups import broadcasts
@@ -484,8 +478,8 @@ def group_reply(s: Session, name: Annotated[str, Field(description="Group name."
     return broadcasts.reply(s.project, s.config, name, handle or s.me, text, broadcast)
 
 
-@tool("Cancel a group broadcast", record({"group": STR, "broadcast_id": STR, "status": STR}), destructive=True)
-def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_cancel)
+def group_cancel(s: Session, name: str):
     """Cancel the broadcast in flight in a group (members are told)."""
     from rooms_cli.groups import broadcasts
 
@@ -493,8 +487,8 @@ def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.
     return {"group": name, "broadcast_id": b.id, "status": b.status}
 
 
-@tool("List groups", envelope("groups", record({"name": STR, "members": {"type": "array", "items": STR}})), read_only=True)
-def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(groups_ops.group_list)
+def group_list(s: Session, limit: int, since: str | None):
     """Every group: name, label, members, the broadcast in flight, how many broadcasts."""
     from rooms_cli.groups.status import list_groups
     from rooms_cli.shapes import page
@@ -502,9 +496,8 @@ def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
     return page("groups", list_groups(s.project), limit=limit, after=since, key=lambda g: g["name"])
 
 
-@tool("Dissolve a group", record({"group": STR, "dissolved": BOOL, "members": {"type": "array", "items": STR}}),
-      destructive=True)
-def group_dissolve(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_dissolve)
+def group_dissolve(s: Session, name: str):
     """Dissolve a group (cancelling its broadcast in flight); its log stays for the record."""
     from rooms_cli.groups import roster
 
