@@ -18,9 +18,11 @@ from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
+from rooms_cli.cli import operations_files as files_ops
 from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
+from rooms_cli.cli import operations_roundtable as roundtable_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
 from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
@@ -30,7 +32,6 @@ from rooms_cli.shapes import (
     INT,
     MEMBER,
     MESSAGE,
-    RESERVATION,
     SENT,
     STR,
     envelope,
@@ -97,7 +98,8 @@ def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., 
     return register
 
 
-_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str}
+_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str,
+                          "int_or_str": int | str}
 
 
 def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
@@ -115,7 +117,8 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
         finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
-        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite))
+        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite, min_length=arg.min_length,
+                            max_length=arg.max_length))
         fields[arg.name or param.name] = (Annotated[(annotation, *checks)], ... if default is REQUIRED else default)
     if "room" in op.shared:
         fields["room"] = (Annotated[str | None, Field(description=ROOM_MCP_HELP)], None)
@@ -581,13 +584,8 @@ def room_kick(s: Session, agent: str, room: str | None):
 
 # -- memory ----------------------------------------------------------------------------------------
 
-AgentId = Annotated[str, Field(description="Agent id.")]
-LESSON = record({"id": STR, "agent": STR, "lesson": STR}, title="lesson")
-
-
-@tool("List lessons", envelope("lessons", LESSON), read_only=True)
-def memory_list(s: Session, agent: Annotated[str | None, Field(description="Agent id (default: every agent with lessons).")] = None,
-                limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(roundtable_ops.memory_list)
+def memory_list(s: Session, agent: str | None, limit: int, since: str | None):
     """The lessons agents learned in conversations, oldest first."""
     from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
     from rooms_cli.shapes import page
@@ -598,11 +596,8 @@ def memory_list(s: Session, agent: Annotated[str | None, Field(description="Agen
     return page("lessons", lessons, limit=limit, after=since)
 
 
-@tool("Forget lessons", record({"agent": STR, "removed": {"type": "array", "items": LESSON}}), destructive=True, idempotent=True)
-def memory_forget(s: Session, agent: AgentId,
-                  ids: Annotated[list[str] | None, Field(description="Lesson ids (any unique prefix).")] = None,
-                  source: Annotated[str | None, Field(description="Forget every lesson from this roundtable id.")] = None,
-                  all: Annotated[bool, Field(description="Forget every lesson of the agent.")] = False):
+@declared_tool(roundtable_ops.memory_forget)
+def memory_forget(s: Session, agent: str, ids: list[str] | None, source: str | None, all: bool):
     """Remove lessons so they stop reaching the agent's prompts."""
     from rooms_cli.memories import forget
 
@@ -677,15 +672,9 @@ def sync(s: Session, remote: str | None):
 
 # -- file reservations ---------------------------------------------------------------------------
 
-Patterns = Annotated[list[str], Field(description="Paths or globs relative to the project root: src/auth/**, *.md, docs/api.md.",
-                                      min_length=1, max_length=100)]
 
-
-@tool("Reserve files", RESERVATION)
-def reserve_files(s: Session, patterns: Patterns,
-                  ttl: Annotated[str | None, AfterValidator(duration), Field(description="How long it holds, e.g. 30m, 2h (default 30m).")] = None,
-                  shared: Annotated[bool, Field(description="Let others hold shared reservations of these paths too.")] = False,
-                  reason: Annotated[str, Field(description="What you are doing, shown to the others.", max_length=500)] = ""):
+@declared_tool(files_ops.reserve)
+def reserve_files(s: Session, patterns: list[str], ttl: str | None, shared: bool, reason: str):
     """Reserve files before editing them (exclusive unless shared). Refused with the error `reserved`
     (exit code 3) naming the holder when another agent holds an overlapping reservation; reserving the
     same patterns again renews yours."""
@@ -694,10 +683,8 @@ def reserve_files(s: Session, patterns: Patterns,
     return reserve(s.project, s.me, patterns, ttl=ttl, exclusive=not shared, reason=reason)
 
 
-@tool("Release reserved files", envelope("released", RESERVATION))
-def release_files(s: Session,
-                  patterns: Annotated[list[str] | None, Field(description="Patterns (or reservation ids) to release; leave out with all=true.")] = None,
-                  all: Annotated[bool, Field(description="Release every reservation you hold.")] = False):
+@declared_tool(files_ops.release)
+def release_files(s: Session, patterns: list[str] | None, all: bool):
     """Release your reservations holding any of `patterns` (or with those ids), or all of them."""
     from rooms_cli.errors import InvalidInput
     from rooms_cli.reservations.ledger import release
@@ -708,9 +695,8 @@ def release_files(s: Session,
     return {"released": released, "count": len(released), "remaining": 0, "next_cursor": None}
 
 
-@tool("List file reservations", envelope("reservations", RESERVATION), read_only=True)
-def list_reservations(s: Session, agent: Annotated[str | None, Field(description="Only this agent's.")] = None,
-                      limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(files_ops.list_reservations)
+def list_reservations(s: Session, agent: str | None, limit: int, since: str | None):
     """The active file reservations, oldest first: agent, patterns, exclusive or shared, expiry."""
     from rooms_cli.reservations.ledger import active_reservations
     from rooms_cli.shapes import page
@@ -719,9 +705,8 @@ def list_reservations(s: Session, agent: Annotated[str | None, Field(description
     return page("reservations", held, limit=limit, after=since, key=lambda r: r.id)
 
 
-@tool("Check files against reservations", record({"ok": BOOL, "paths": {"type": "array", "items": STR},
-                                                   "blocked": {"type": "array"}}), read_only=True)
-def check_files(s: Session, paths: Annotated[list[str], Field(description="File paths relative to the project root.", min_length=1, max_length=1000)]):
+@declared_tool(files_ops.check)
+def check_files(s: Session, paths: list[str]):
     """Whether another agent holds an exclusive reservation covering any of `paths`; `blocked` names
     the holders (ok is false then). Your own reservations do not count."""
     from rooms_cli.reservations.ledger import check_paths
