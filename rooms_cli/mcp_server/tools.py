@@ -18,6 +18,7 @@ from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
+from rooms_cli.cli import operations_files as files_ops
 from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
@@ -30,7 +31,6 @@ from rooms_cli.shapes import (
     INT,
     MEMBER,
     MESSAGE,
-    RESERVATION,
     SENT,
     STR,
     envelope,
@@ -97,7 +97,8 @@ def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., 
     return register
 
 
-_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str}
+_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str,
+                          "int_or_str": int | str}
 
 
 def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
@@ -115,7 +116,8 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
         finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
-        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite))
+        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite, min_length=arg.min_length,
+                            max_length=arg.max_length))
         fields[arg.name or param.name] = (Annotated[(annotation, *checks)], ... if default is REQUIRED else default)
     if "room" in op.shared:
         fields["room"] = (Annotated[str | None, Field(description=ROOM_MCP_HELP)], None)
@@ -677,15 +679,9 @@ def sync(s: Session, remote: str | None):
 
 # -- file reservations ---------------------------------------------------------------------------
 
-Patterns = Annotated[list[str], Field(description="Paths or globs relative to the project root: src/auth/**, *.md, docs/api.md.",
-                                      min_length=1, max_length=100)]
 
-
-@tool("Reserve files", RESERVATION)
-def reserve_files(s: Session, patterns: Patterns,
-                  ttl: Annotated[str | None, AfterValidator(duration), Field(description="How long it holds, e.g. 30m, 2h (default 30m).")] = None,
-                  shared: Annotated[bool, Field(description="Let others hold shared reservations of these paths too.")] = False,
-                  reason: Annotated[str, Field(description="What you are doing, shown to the others.", max_length=500)] = ""):
+@declared_tool(files_ops.reserve)
+def reserve_files(s: Session, patterns: list[str], ttl: str | None, shared: bool, reason: str):
     """Reserve files before editing them (exclusive unless shared). Refused with the error `reserved`
     (exit code 3) naming the holder when another agent holds an overlapping reservation; reserving the
     same patterns again renews yours."""
@@ -694,10 +690,8 @@ def reserve_files(s: Session, patterns: Patterns,
     return reserve(s.project, s.me, patterns, ttl=ttl, exclusive=not shared, reason=reason)
 
 
-@tool("Release reserved files", envelope("released", RESERVATION))
-def release_files(s: Session,
-                  patterns: Annotated[list[str] | None, Field(description="Patterns (or reservation ids) to release; leave out with all=true.")] = None,
-                  all: Annotated[bool, Field(description="Release every reservation you hold.")] = False):
+@declared_tool(files_ops.release)
+def release_files(s: Session, patterns: list[str] | None, all: bool):
     """Release your reservations holding any of `patterns` (or with those ids), or all of them."""
     from rooms_cli.errors import InvalidInput
     from rooms_cli.reservations.ledger import release
@@ -708,9 +702,8 @@ def release_files(s: Session,
     return {"released": released, "count": len(released), "remaining": 0, "next_cursor": None}
 
 
-@tool("List file reservations", envelope("reservations", RESERVATION), read_only=True)
-def list_reservations(s: Session, agent: Annotated[str | None, Field(description="Only this agent's.")] = None,
-                      limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(files_ops.list_reservations)
+def list_reservations(s: Session, agent: str | None, limit: int, since: str | None):
     """The active file reservations, oldest first: agent, patterns, exclusive or shared, expiry."""
     from rooms_cli.reservations.ledger import active_reservations
     from rooms_cli.shapes import page
@@ -719,9 +712,8 @@ def list_reservations(s: Session, agent: Annotated[str | None, Field(description
     return page("reservations", held, limit=limit, after=since, key=lambda r: r.id)
 
 
-@tool("Check files against reservations", record({"ok": BOOL, "paths": {"type": "array", "items": STR},
-                                                   "blocked": {"type": "array"}}), read_only=True)
-def check_files(s: Session, paths: Annotated[list[str], Field(description="File paths relative to the project root.", min_length=1, max_length=1000)]):
+@declared_tool(files_ops.check)
+def check_files(s: Session, paths: list[str]):
     """Whether another agent holds an exclusive reservation covering any of `paths`; `blocked` names
     the holders (ok is false then). Your own reservations do not count."""
     from rooms_cli.reservations.ledger import check_paths

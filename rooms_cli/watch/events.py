@@ -45,17 +45,25 @@ class EventMaker:
             pass
         return [generic(source, record)]
 
-    def remember(self, source: Source, records: list[dict[str, Any]]) -> None:
-        """Take note of records without making events (task titles, for the events to come)."""
+    def remember(self, source: Source, records: list[dict[str, Any]]) -> dict[str, str]:
+        """Take note of records without making events (task titles, for the events to come); returns
+        the titles noted (task -> title), which a kept baseline stores (watch/baseline.py)."""
+        noted: dict[str, str] = {}
         if source.family == "task":
             for record in records:
-                self._note_title(str(record.get("task") or task_id_of(source)), record)
+                task = str(record.get("task") or task_id_of(source))
+                title = self._note_title(task, record)
+                if title:
+                    noted[task] = title
+        return noted
 
-    def _note_title(self, task: str, record: dict[str, Any]) -> None:
+    def _note_title(self, task: str, record: dict[str, Any]) -> str | None:
         changes = record.get("changes") if record.get("ev") == "update" else record
         title = changes.get("title") if isinstance(changes, dict) and record.get("ev") in ("create", "update") else None
         if isinstance(title, str) and title:
             self.titles[task] = title
+            return title
+        return None
 
     def from_snapshot(self, source: Source, before: dict[str, Any] | None, after: dict[str, Any]) -> list[dict[str, Any]]:
         """The events between two versions of a replaced JSON document (`before` None: first seen)."""
