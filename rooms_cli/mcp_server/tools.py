@@ -22,22 +22,20 @@ from rooms_cli.cli import operations_files as files_ops
 from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
+from rooms_cli.cli import operations_roundtable as roundtable_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
 from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
 from rooms_cli.config import Config
 from rooms_cli.shapes import (
-    BOOL,
     INT,
-    MESSAGE,
-    SENT,
     STR,
     envelope,
     record,
 )
 from rooms_cli.store.paths import Project
 
-WAIT_DEFAULT_S = 300.0  # how long wait blocks when no timeout_seconds is given
+WAIT_DEFAULT_S = messaging_ops.WAIT_DEFAULT_S  # how long wait blocks when no timeout_seconds is given
 
 
 @dataclass(frozen=True)
@@ -142,8 +140,6 @@ class Session:
 Limit = Annotated[int, Field(description="At most this many records (the rest are counted in `remaining`).", ge=1, le=1000)]
 Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last call: continue after it.")]
 
-WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
-                 "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 def duration(value: str | None) -> str | None:
@@ -321,10 +317,8 @@ def send(s: Session, message: str, to: str | None, wake: bool):
     return result
 
 
-@tool("Reply to a message", SENT)
-def reply(s: Session, n: Annotated[int | str, Field(description="The message in your inbox: its number, or (when a "
-                                                     "git merge left a number shared) its `ref`, any unique prefix of its id.")],
-          message: Annotated[str, Field(description="Your answer.")]):
+@declared_tool(messaging_ops.reply)
+def reply(s: Session, n: int | str, message: str):
     """Answer message n of your inbox (its number or its `ref`): the reply goes to its sender, quoting it."""
     from rooms_cli.messaging.send import send_message
 
@@ -371,9 +365,8 @@ def spawn(s: Session, prompt: str, description: str | None, profile: str | None)
     return start_spawn(s.project, s.config, s.me, prompt, description=description, profile=profile)
 
 
-@tool("Wait for your spawns", WAITED, long=True)
-def wait(s: Session, timeout_seconds: Annotated[float, Field(description="Give up after this many seconds.", ge=0, le=3600)] = WAIT_DEFAULT_S,
-         limit: Limit = DEFAULT_LIMIT):
+@declared_tool(messaging_ops.wait)
+def wait(s: Session, timeout_seconds: float, limit: int):
     """Block until all your spawns (and theirs) finished, then return your unread messages (at most
     `limit`, marked read). Progress is reported while it waits. Timing out is the error timed_out,
     listing what still runs."""
@@ -570,13 +563,8 @@ def room_kick(s: Session, agent: str, room: str | None):
 
 # -- memory ----------------------------------------------------------------------------------------
 
-AgentId = Annotated[str, Field(description="Agent id.")]
-LESSON = record({"id": STR, "agent": STR, "lesson": STR}, title="lesson")
-
-
-@tool("List lessons", envelope("lessons", LESSON), read_only=True)
-def memory_list(s: Session, agent: Annotated[str | None, Field(description="Agent id (default: every agent with lessons).")] = None,
-                limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(roundtable_ops.memory_list)
+def memory_list(s: Session, agent: str | None, limit: int, since: str | None):
     """The lessons agents learned in conversations, oldest first."""
     from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
     from rooms_cli.shapes import page
@@ -587,11 +575,8 @@ def memory_list(s: Session, agent: Annotated[str | None, Field(description="Agen
     return page("lessons", lessons, limit=limit, after=since)
 
 
-@tool("Forget lessons", record({"agent": STR, "removed": {"type": "array", "items": LESSON}}), destructive=True, idempotent=True)
-def memory_forget(s: Session, agent: AgentId,
-                  ids: Annotated[list[str] | None, Field(description="Lesson ids (any unique prefix).")] = None,
-                  source: Annotated[str | None, Field(description="Forget every lesson from this roundtable id.")] = None,
-                  all: Annotated[bool, Field(description="Forget every lesson of the agent.")] = False):
+@declared_tool(roundtable_ops.memory_forget)
+def memory_forget(s: Session, agent: str, ids: list[str] | None, source: str | None, all: bool):
     """Remove lessons so they stop reaching the agent's prompts."""
     from rooms_cli.memories import forget
 
