@@ -61,28 +61,34 @@ def _session(project) -> tuple:
 
 
 def _inbox(project) -> tuple:
+    from rooms_cli.messaging import unread
     from rooms_cli.messaging.inbox import deliver, inbox_path
 
     deliver(project, "reviewer", "alice", "one")
+    unread.known(project, "reviewer")  # the cursor `rooms inbox` keeps: the bad line arrives after it
     path = inbox_path(project, "reviewer")
     bad = _append_line(path, {"n": "x", "id": "i-bad", "ts": TS, "from": "bob", "to": "reviewer", "kind": "direct", "text": "two"})
     deliver(project, "reviewer", "alice", "three")
     shown = lambda run: [m["text"] for m in run.json()["messages"]]  # noqa: E731
     return path, bad, "i-bad", [(("inbox", "--peek", "--json", "--as", "reviewer"), shown, ["one", "three"]),
+                                (("inbox", "--peek", "--json", "--as", "reviewer"), shown, ["one", "three"]),
                            (("inbox", "--peek", "--all", "--json", "--as", "reviewer"), shown, ["one", "three"]),
                            (("inbox", "--unread", "--json", "--as", "reviewer"), shown, ["one", "three"])]
 
 
 def _read_mark(project) -> tuple:
+    from rooms_cli.messaging import unread
     from rooms_cli.messaging.inbox import deliver, mark_read, read_state_path
 
     first = deliver(project, "reviewer", "alice", "one")
     second = deliver(project, "reviewer", "alice", "two")
     mark_read(project, "reviewer", [first])
+    unread.known(project, "reviewer")  # the cursor `rooms inbox` keeps: the bad mark arrives after it (it crashed there)
     path = read_state_path(project, "reviewer")
     bad = _append_line(path, {"id": "r-bad", "ts": TS, "read": second.id})  # a text, not a list: marks nothing
     unread = lambda run: [m["text"] for m in run.json()["messages"] if not m["read"]]  # noqa: E731
-    return path, bad, "r-bad", [(("inbox", "--peek", "--json", "--as", "reviewer"), unread, ["two"])]
+    peek = ("inbox", "--peek", "--json", "--as", "reviewer")
+    return path, bad, "r-bad", [(peek, unread, ["two"]), (peek, unread, ["two"])]  # the second through the cursor
 
 
 def _memory(project) -> tuple:

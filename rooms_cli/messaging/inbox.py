@@ -163,9 +163,10 @@ def read_state_path(project: Project, agent: str):
 
 @dataclass
 class ReadMarks:
-    """What an agent has marked read: the ids of the messages."""
+    """What an agent has marked read: the ids of the messages, and how many marks were skipped (wrongly typed)."""
 
     ids: set[str] = field(default_factory=set)
+    skipped: int = 0
 
     def covers(self, message: InboxMessage) -> bool:
         return message.key in self.ids
@@ -174,8 +175,11 @@ class ReadMarks:
 def read_marks(project: Project, agent: str) -> ReadMarks:
     marks = ReadMarks()
     path = read_state_path(project, agent)
-    for record in usable(project, "inbox-read", jsonl.read(path), path):
+    records = jsonl.read(path)
+    kept = usable(project, "inbox-read", records, path)
+    for record in kept:
         marks.ids.update(record.get("read", ()))
+    marks.skipped = len(records) - len(kept)
     return marks
 
 

@@ -84,7 +84,7 @@ def _full(project: Project, agent: str) -> Known:
              "bad": [[lineno, reason] for lineno, reason in whole.bad]}
     # only a cursor whose offsets match what was parsed: a message appended between the scan and the
     # read is then re-read (and re-added once, by id) by the next call
-    if state["unique"] and len(kept) == len(whole.records):  # a skipped record is warned about by every read
+    if state["unique"] and len(kept) == len(whole.records) and not marks.skipped:  # each read warns of a skipped record
         cache.save(cursor_path(project, agent), state)
     return Known(unread=unread, recent=recent, total=len(messages))
 
