@@ -281,10 +281,19 @@ def test_a_tick_step_that_cannot_be_imported_fails_the_tick_and_the_others_still
 
 
 def test_finished_spawn_statuses_are_defined_once():
+    """watch imports messaging/spawn.py only once a spawn changed (start-up), so it has no FINAL of its
+    own: every status spawn.FINAL names, and only those, finishes a spawn in watch's events."""
+    from pathlib import Path
+
     from rooms_cli.messaging import spawn
     from rooms_cli.watch import events
+    from rooms_cli.watch.sources import Source
 
-    assert events.FINAL is spawn.FINAL
+    assert not hasattr(events, "FINAL")
+    source = Source("spawn", Path("s-1.json"), "spawn", "s-1", snapshot=True)
+    for status in (*spawn.FINAL, "paused", "waiting"):
+        made = events.EventMaker().from_snapshot(source, {"status": "running"}, {"status": status})
+        assert ([e["type"] for e in made] == ["spawn.finish"]) is (status in spawn.FINAL), status
 
 
 def test_commands_take_the_shared_options_from_one_decorator():

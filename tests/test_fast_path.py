@@ -124,9 +124,16 @@ def test_every_declared_mcp_tool_takes_the_declared_arguments():
     from rooms_cli.mcp_server.tools import TOOLS, declared_arguments
 
     declared = [tool for tool in TOOLS.values() if tool.declared is not None]
-    from rooms_cli.cli import operations_board, operations_messaging, operations_rooms
+    from rooms_cli.cli import (
+        operations_board,
+        operations_files,
+        operations_groups,
+        operations_messaging,
+        operations_rooms,
+    )
 
-    every = (*OPERATIONS, *operations_board.OPERATIONS, *operations_messaging.OPERATIONS, *operations_rooms.OPERATIONS)
+    every = (*OPERATIONS, *operations_board.OPERATIONS, *operations_messaging.OPERATIONS, *operations_rooms.OPERATIONS,
+             *operations_groups.OPERATIONS, *operations_files.OPERATIONS)
     assert {tool.name for tool in declared} == {op.mcp.name for op in every if op.mcp is not None}
     for tool in declared:
         params = list(inspect.signature(tool.fn).parameters)[1:]

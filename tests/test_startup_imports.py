@@ -121,6 +121,18 @@ def test_chat_naming_an_agent_exactly_does_not_import_the_fuzzy_matcher(project,
     assert "rapidfuzz" not in imported(root, tmp_path, "chat", "@ops how is the deploy going?")
 
 
+@pytest.mark.parametrize("args", [
+    ("watch", "--json", "--all", "--timeout", "0"),
+    ("watch", "--timeout", "0"),
+    ("chat", "@ops how is the deploy going?"),
+])
+def test_watch_and_chat_import_neither_dataclasses_nor_inspect(project, tmp_path, args):
+    """The standard library's dataclasses imports inspect (~6 ms) to write docstrings ours never lack:
+    the watch sources and the chat and model records are declared with rooms_cli/records.py (issue 27)."""
+    root, _ = project
+    assert imported(root, tmp_path, *args) & {"dataclasses", "inspect"} == set()
+
+
 # --- the lazy command tree keeps the command-line contract --------------------------------------------
 
 def _commands_section(group) -> str:

@@ -160,6 +160,25 @@ def test_paths_never_escape_rooms_dir_even_through_symlinks(tmp_path):
         project.path("rooms", "evil", "transcript.jsonl")
 
 
+def test_paths_check_only_the_segments_yet_refuse_what_the_full_resolve_refuses(tmp_path):
+    """Project.path lstats the segments instead of resolving both paths from / (a hot path: an MCP send
+    built ten): a link at any depth that leads out is refused, one that stays inside is taken, and a
+    .rooms/ reached through a symlinked parent works as before."""
+    project, _ = init_project(tmp_path / "real")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project.dir / "inbox").mkdir(exist_ok=True)
+    os.symlink(outside / "x.jsonl", project.dir / "inbox" / "bob.jsonl")  # the last segment, dangling
+    with pytest.raises(InvalidInput, match="outside"):
+        project.path("inbox", "bob.jsonl")
+    os.symlink(project.dir / "inbox", project.dir / "rooms" / "alias")  # a link that stays inside
+    assert project.path("rooms", "alias", "carol.jsonl") == project.dir / "rooms" / "alias" / "carol.jsonl"
+    os.symlink(tmp_path / "real", tmp_path / "via")  # the project itself through a symlink
+    linked, _ = init_project(tmp_path / "via")
+    assert linked.path("rooms", "default", "log.jsonl") == tmp_path / "via" / ".rooms" / "rooms" / "default" / "log.jsonl"
+    assert project.path("rooms", "nothing", "here", "yet.jsonl").parent.name == "here"  # missing parts are no links
+
+
 # ---------------------------------------------------------------- atomic replace
 
 

@@ -9,7 +9,9 @@
   log (its identity) and the task replayed from it. Every read re-stats these logs (a few,
   whatever the size of the board) and replays any that changed, so an open entry is never trusted
   over its log: a claim, a done or an event appended by hand is seen by the next read. The claim
-  itself re-reads the log under the task's lock anyway (claims.py).
+  itself re-reads the log under the task's lock anyway (claims.py). A read stores what it refreshed
+  only once that was SAVE_LOGS logs or SAVE_BYTES (`_worth_storing`): a task that finished may stay
+  listed as open until then, and every read replays it again and counts it as finished.
 - `counts`, `recent`, `conflicts`: the finished tasks' counts by status, the last RECENT of them
   (newest first, for the board's done tail) and those with merge conflicts.
 - `lane_max`: the highest `order` ever given in each lane, so `task add` puts a task at the end of its
@@ -69,8 +71,11 @@ def _empty(key) -> dict[str, Any]:
     return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {}}
 
 
-def _read(path) -> dict[str, Any] | None:
-    data = cache.load(path, VERSION)
+def _read(path: Path) -> dict[str, Any] | None:
+    return _valid(cache.load(path, VERSION))
+
+
+def _valid(data: dict[str, Any] | None) -> dict[str, Any] | None:
     return data if data is not None and isinstance(data.get("open"), dict) else None
 
 
@@ -220,18 +225,22 @@ def _plainly_done(data: bytes) -> tuple[str, float, str] | None:
     return lane.group(1).decode("utf-8", "replace"), float(number.group(1)), max(times).decode("ascii", "replace")
 
 
-def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> bool:
-    """Re-stat every open task's log and replay the changed ones; whether anything changed.
+SAVE_LOGS = 4  # a read that replayed fewer changed logs than this, of fewer than SAVE_BYTES, stores nothing
+SAVE_BYTES = 16 * 1024
+
+
+def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> list[int]:
+    """Re-stat every open task's log and replay the changed ones; the sizes of those replayed.
 
     Raises FileNotFoundError when a log has gone (the directory changed: the caller rebuilds)."""
-    changed = False
+    changed = []
     folder = store.tasks_dir(project, room)  # checked once; the ids came from its listing
     for task_id, hit in list(index["open"].items()):
         path = os.path.join(folder, task_id.lower() + store.SUFFIX)
         key = cache.identity_of(os.stat(path))
         if key == hit["stat"]:
             continue
-        changed = True
+        changed.append(key[2])
         task = _replay_file(project, room, task_id, path, os.path.islink(path))
         _note_damage(index, task_id, key)
         data = task.to_json()
@@ -250,13 +259,17 @@ def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     if key is None:
         return _empty(None)
     path = index_path(project, room)
-    index = _read(path)
+    blob, index = cache.load_bytes(path, VERSION)
+    index = _valid(index)
     if index is None or index["dir"] != key or not _warn_damaged(project, room, index):
         return rebuild(project, room, held=held)
     try:
-        if _refresh_open(project, room, index):
+        if _worth_storing(_refresh_open(project, room, index)):
             with _lock(project, room, held):  # store what changed; a writer may have moved on meanwhile
-                latest = index if held else _read(path)
+                latest: dict[str, Any] | None = index
+                if not held:  # the same bytes as read: what was refreshed above is the latest (no second replay)
+                    current, stored = cache.load_bytes(path, VERSION)
+                    latest = index if current == blob else _valid(stored)
                 if latest is not None and latest["dir"] == key:
                     if latest is not index:
                         _refresh_open(project, room, latest)
@@ -266,6 +279,15 @@ def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     except RoomsError:  # the lock cannot be created (a read-only tree): what was read is still right
         pass
     return index
+
+
+def _worth_storing(replayed: list[int]) -> bool:
+    """Whether a read that replayed logs of these sizes stores the index it refreshed. Storing it costs a
+    write and a rename (~1 ms, more on a busy disk) on every `task next`, each of which changes a log (the
+    claim); not storing it leaves the next read to replay the same few logs again (~0.3 ms each). So a
+    read stores the index once the logs it had to replay reach SAVE_LOGS or SAVE_BYTES: the work a read
+    repeats stays that small, and the stored entries, keyed by their logs' stats, are stale, never wrong."""
+    return len(replayed) >= SAVE_LOGS or sum(replayed) >= SAVE_BYTES
 
 
 @contextmanager
@@ -308,6 +330,8 @@ def note_finished_change(project: Project, room: str, task_id: str, before: dict
     with locked(path, what="the board's index"):
         index = _read(path)
         if index is None or index["dir"] != dir_key(project, room):
+            return
+        if task_id in index["open"]:  # stored before it finished (reads store lazily): the next read replays it
             return
         if before["created_at"] and not before["archived"]:
             index["counts"][before["status"]] = max(0, index["counts"].get(before["status"], 0) - 1)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 
 from rooms_cli.chat.addressing import Addressing
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ they are plain text, and only direct mentions of agents count (a cascade).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

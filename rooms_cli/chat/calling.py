@@ -25,12 +25,12 @@ token limit; the reply is kept up to the repetition and recorded as cut (`finish
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rooms_cli.chat import hygiene
 from rooms_cli.chat.context import PER_MESSAGE, build_prompt, system_prompt
 from rooms_cli.passes import PASS_SCHEMA, is_pass, read_structured, streaming_object
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 
 if TYPE_CHECKING:
     from rooms_cli.agents import Agent

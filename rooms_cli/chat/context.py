@@ -10,10 +10,9 @@ cost of building it) does not grow with the transcript.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rooms_cli.models import Message
 from rooms_cli.models.tokens import estimate_tokens
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

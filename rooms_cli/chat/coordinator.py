@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +27,7 @@ from rooms_cli.chat.transcript import Message, append_message, make_message
 from rooms_cli.context import DEFAULT_ROOM
 from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
 from rooms_cli.passes import could_still_be_pass, streaming_object
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import files, layout
 from rooms_cli.store.rand import rng
 

@@ -8,11 +8,10 @@ rehydrated into a room; they are notes from an agent's earlier self.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rooms_cli.chat import sessions
 from rooms_cli.chat.rooms import load_room, update_room
 from rooms_cli.errors import InvalidInput
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id

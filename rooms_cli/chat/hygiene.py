@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
 BROADCAST_WORDS = ("everyone", "channel", "jam")

@@ -26,10 +26,10 @@ record's fields as JSON (with `<`, `>` and `&` escaped, so nothing can close the
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from rooms_cli.chat.transcript import Message
 from rooms_cli.errors import InvalidData
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

@@ -8,10 +8,10 @@ reply is never parsed for them.
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rooms_cli.errors import UsageError
+from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 
 if TYPE_CHECKING:
     from collections.abc import Callable

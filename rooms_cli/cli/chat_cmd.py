@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import operations, operations_rooms, output
+from rooms_cli.cli.operations_rooms import run_slash
 from rooms_cli.cli.options import complete_agents, complete_rooms
 from rooms_cli.cli.shared import Run, declared_command, shared
 
@@ -18,50 +19,8 @@ chat_cmd = declared_command(operations.chat)
 transcript_cmd = declared_command(operations.transcript)
 
 
-def _slash(run: Run, line: str, no_wait: bool = False) -> None:
-    """Run a `rooms room …` subcommand through its slash command (one implementation for both)."""
-    from rooms_cli.chat import slash
-    from rooms_cli.cli import chat_view
-
-    view = None if run.json else chat_view.TurnView()
-    result = slash.run(run.project, run.config, run.room, run.me, line, on_event=view, wait=not no_wait, on_wait=output.note)
-    run.emit(result.data if result.turn is None else result, lambda: chat_view.print_slash(result))
-
-
-@room_app.command("create")
-@shared()
-def create_cmd(
-    run: Run,
-    room_id: Annotated[str, typer.Argument(help="Room id.")],
-    agent: Annotated[list[str] | None, typer.Option("--agent", "-a", autocompletion=complete_agents, help="An agent to join (repeat). Default: every non-idle agent.")] = None,
-) -> None:
-    """Create a live room.
-
-    Example: rooms room create architecture-sync --agent architect --agent researcher
-    """
-    from rooms_cli.chat.rooms import create_room
-
-    state = create_room(run.project, room_id, agent or None)
-    run.emit(state, f"Created room {state.id} with {', '.join(state.roster) or 'no agents'} (budget {state.budget_total})")
-
-
-@room_app.command("list")
-@shared()
-def list_cmd(
-    run: Run,
-    all_: Annotated[bool, typer.Option("--all", help="Include dropped and halted rooms.")] = False,
-) -> None:
-    """List live rooms (= /rooms).
-
-    Example: rooms room list --json
-    """
-    from rooms_cli.chat.membership import live_rooms
-    from rooms_cli.cli import chat_view
-
-    rooms = live_rooms(run.project, include_stopped=all_)
-    run.emit(rooms, lambda: chat_view.print_rooms(rooms))
-
-
+room_app.command("create")(declared_command(operations_rooms.room_create))
+room_app.command("list")(declared_command(operations_rooms.room_list))
 room_app.command("show")(declared_command(operations_rooms.room_show))
 
 
@@ -81,14 +40,14 @@ def use_cmd(run: Run, room_id: Annotated[str, typer.Argument(autocompletion=comp
 def _agent_command(name: str, summary: str, example: str) -> None:
     @shared(as_=True, room=True)
     def command(run: Run, agent: AgentArg) -> None:
-        _slash(run, f"/{name} {agent}")
+        run_slash(run, f"/{name} {agent}")
 
     command.__doc__ = f"{summary}\n\nExample: {example}"
     room_app.command(name)(command)
 
 
-_agent_command("invite", "Add an agent to the room's roster (= /invite).", "rooms room invite judge")
-_agent_command("kick", "Remove an agent and delete its session in this room (= /kick).", "rooms room kick hustler")
+room_app.command("invite")(declared_command(operations_rooms.room_invite))
+room_app.command("kick")(declared_command(operations_rooms.room_kick))
 _agent_command("mute", "Keep an agent out of open messages in this room; mentions still reach it (= /mute).", "rooms room mute wildcard")
 _agent_command("unmute", "Lift a mute (= /unmute).", "rooms room unmute wildcard")
 _agent_command("handoff", "Summarise an agent's session into a deliberation and start it fresh (= /handoff).", "rooms room handoff researcher")
@@ -103,7 +62,7 @@ def continue_cmd(
 
     Example: rooms room continue --room architecture-sync
     """
-    _slash(run, "/continue", no_wait)
+    run_slash(run, "/continue", no_wait)
 
 
 @room_app.command("save")
@@ -113,7 +72,7 @@ def save_cmd(run: Run) -> None:
 
     Example: rooms room save --room architecture-sync && git add .rooms/chat
     """
-    _slash(run, "/save")
+    run_slash(run, "/save")
 
 
 @room_app.command("join")
@@ -123,7 +82,7 @@ def join_cmd(run: Run, target: Annotated[str, typer.Argument(autocompletion=comp
 
     Example: rooms room join chat/architecture-sync
     """
-    _slash(run, f"/join {target}")
+    run_slash(run, f"/join {target}")
 
 
 @room_app.command("drop")
@@ -135,7 +94,7 @@ def drop_cmd(
 
     Example: rooms room drop --room architecture-sync
     """
-    _slash(run, "/drop --no-save" if no_save else "/drop")
+    run_slash(run, "/drop --no-save" if no_save else "/drop")
 
 
 @room_app.command("halt")
@@ -145,4 +104,4 @@ def halt_cmd(run: Run) -> None:
 
     Example: rooms room halt --room scratch
     """
-    _slash(run, "/halt")
+    run_slash(run, "/halt")

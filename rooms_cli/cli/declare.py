@@ -55,14 +55,18 @@ SAME = _Same()  # an McpArg field left as the command line has it
 
 class McpArg:
     """How the MCP tool takes a parameter where it differs from the command line: its name, its
-    description, its default, its kind, bounds on a number, and the strings it may be (an enum)."""
+    description, its default, its kind, bounds on a number, and the strings it may be (an enum);
+    `min_length`/`max_length` bound a list's items or a string's characters. Its kind may also be
+    "int_or_str", a number or a string (a message's number or its id over MCP; a string on the command line)."""
 
-    __slots__ = ("name", "help", "default", "kind", "ge", "le", "choices")
+    __slots__ = ("name", "help", "default", "kind", "ge", "le", "choices", "min_length", "max_length")
 
     def __init__(self, name: str | None = None, help: str | None = None, default: object = SAME, kind: str | None = None,
-                 ge: float | None = None, le: float | None = None, choices: tuple[str, ...] | None = None):
+                 ge: float | None = None, le: float | None = None, choices: tuple[str, ...] | None = None,
+                 min_length: int | None = None, max_length: int | None = None):
         self.name, self.help, self.default, self.kind, self.ge, self.le = name, help, default, kind, ge, le
         self.choices = choices
+        self.min_length, self.max_length = min_length, max_length
 
 
 class Param:

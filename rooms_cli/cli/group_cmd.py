@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from rooms_cli import terminal
-from rooms_cli.cli import output
+from rooms_cli.cli import operations_groups, output
 from rooms_cli.cli.options import complete_agents, complete_groups
-from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli.shared import Run, declared_command, shared
 from rooms_cli.cli.values import duration_value
 
 group_app = typer.Typer(
@@ -43,46 +42,6 @@ def _show_members(members, json_: bool, name: str) -> None:
         output.say(f"{name}: + {m.handle} ({m.profile})")
 
 
-def _show_result(result, name: str, json_: bool) -> None:
-    import json
-
-    if json_:
-        output.print_json(result)
-    else:
-        meta = result.metadata
-        reduced = result.reduced if isinstance(result.reduced, str) else json.dumps(result.reduced, ensure_ascii=False, indent=2)
-        output.say("(no result: nothing to reduce)" if result.reduced is None else reduced)
-        output.note(f"{name} · {result.broadcast_id} · {meta['reducer']} · {meta['replied']}/{meta['members']} replied · {meta['elapsed_s']}s"
-                    + (f" · winner {meta['winner_handle']}" + (" (a tie, by arrival)" if meta.get("tie") else "") if meta.get("winner_handle") else ""))
-        for line in _tally_lines(meta):
-            output.note(line)
-        for handle, r in result.by_member.items():
-            if r.status != "ok":
-                output.note(f"  {handle}: {r.status}")
-            elif r.cut:
-                output.note(f"  {handle}: cut at its max_tokens limit")
-    problem = result.problem()
-    if problem is not None:
-        if problem.code == "no_result":
-            output.print_error(problem, json_)
-        raise typer.Exit(problem.exit_code)
-
-
-def _tally_lines(meta: dict[str, Any]) -> list[str]:
-    """How many votes or ballots were read, and why each of the others was not."""
-    from rooms_cli.groups.model import tally
-
-    counted = tally(meta)
-    if counted is None:
-        return []
-    votes = meta.get("votes")
-    lines = [counted + (f" ({', '.join(f'{o} {n}' for o, n in votes.items())})" if votes else "")]
-    why = "ballot" if meta.get("reducer") == "rank" else "vote"
-    lines += [f"  {handle}: {why} not read — {reason}" for handle, reason in (meta.get("unparsed") or {}).items()]
-    lines += [f"  {handle}: {why} failed — {error}" for handle, error in (meta.get("ballot_errors") or {}).items()]
-    return lines
-
-
 @group_app.command("spawn")
 @shared()
 def spawn_cmd(run: Run, name: NameArg, profile: Annotated[str, typer.Option("--profile", autocompletion=complete_agents, help="Agent id, or group:NAME to nest a group.")],
@@ -108,157 +67,13 @@ def spawn_mixed_cmd(run: Run, name: NameArg, profiles: ProfilesOpt = None, prese
     _show_members(roster.spawn(run.project, name, _profiles(run, profiles, preset)), run.json, name)
 
 
-@group_app.command("broadcast")
-@shared(as_=True)
-def broadcast_cmd(
-    run: Run,
-    name: NameArg,
-    objective: Annotated[str, typer.Option("--objective", help="What to accomplish.")],
-    output_format: Annotated[str, typer.Option("--output-format", help="How the reply should be shaped ('' allowed).")],
-    tool_guidance: Annotated[str, typer.Option("--tool-guidance", help="Which tools to reach for or avoid ('' allowed).")],
-    boundaries: Annotated[str, typer.Option("--boundaries", help="What is out of scope ('' allowed).")],
-) -> None:
-    """Send the four-field broadcast to every member (one broadcast in flight at a time).
-
-    Example: rooms group broadcast rev --objective 'review PR 214' --output-format bullets --tool-guidance 'read only' --boundaries 'no patches'
-    """
-    from rooms_cli.groups import broadcasts
-
-    fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
-    b = broadcasts.send_broadcast(run.project, run.config, name, fields, run.me)
-    if run.json:
-        output.print_json({"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub})
-        return
-    output.say(f"{name}: broadcast {b.id} sent to {', '.join(m.handle for m in b.members)}")
-    output.note(f"gather with: rooms group wait {name}")
-
-
-@group_app.command("wait")
-@shared()
-def wait_cmd(
-    run: Run,
-    name: NameArg, timeout: TimeoutOpt = None, reducer: ReducerOpt = None,
-    any_: Annotated[bool, typer.Option("--any", help="Return the first reply and cancel the losers.")] = False,
-    no_cancel_losers: Annotated[bool, typer.Option("--no-cancel-losers", help="With --any: let the losers finish (their replies are dropped).")] = False,
-) -> None:
-    """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
-
-    Exit 4 on timeout (the partial result is still printed). Example: rooms group wait rev --reducer join_by_handle --timeout 5m
-    """
-    import asyncio
-
-    from rooms_cli.cli import progress
-    from rooms_cli.groups import gather
-
-    async def gather_and_show() -> None:
-        async with progress.live_line(progress.group_line(run.project, name), progress.wanted(run.json)):
-            result = await gather.gather(run.project, run.config, name, any_=any_, timeout=timeout, reducer=reducer,
-                                         cancel_losers=not no_cancel_losers, by=run.me)
-        try:
-            _show_result(result, name, run.json)
-        finally:
-            await gather.drain()
-
-    asyncio.run(gather_and_show())
-
-
-@group_app.command("reply")
-@shared()
-def reply_cmd(
-    run: Run,
-    name: NameArg,
-    text: Annotated[str, typer.Argument(help="The reply ('-' reads it from stdin).")],
-    handle: Annotated[str, typer.Option("--as", help="Your member handle in the group.")],
-    broadcast: Annotated[str | None, typer.Option("--broadcast", help="Broadcast id or a unique prefix (default: the one in flight).")] = None,
-) -> None:
-    """Reply to a broadcast as an external member (a late reply is recorded as dropped).
-
-    Example: rooms group reply rev --as coder 'LGTM, one nit in api.py:40'
-    """
-
-    from rooms_cli.groups import broadcasts
-
-    outcome = broadcasts.reply(run.project, run.config, name, handle, terminal.read_stdin("the reply") if text == "-" else text, broadcast)
-    if run.json:
-        output.print_json(outcome)
-    elif outcome.accepted:
-        output.say(f"{name}: reply from {handle} recorded for {outcome.broadcast_id}")
-    else:
-        output.say(f"{name}: reply from {handle} dropped — {outcome.reason}")
-
-
-@group_app.command("cancel")
-@shared(as_=True)
-def cancel_cmd(run: Run, name: NameArg) -> None:
-    """Cancel the broadcast in flight; members still working get a cancel envelope.
-
-    Example: rooms group cancel rev
-    """
-    from rooms_cli.groups import broadcasts
-
-    b = broadcasts.cancel(run.project, run.config, name, run.me)
-    run.emit({"group": name, "broadcast_id": b.id, "status": b.status}, f"{name}: broadcast {b.id} cancelled")
-
-
-@group_app.command("status")
-@shared()
-def status_cmd(run: Run, name: NameArg) -> None:
-    """Members and their state, the broadcast in flight, recent broadcasts, and the ▣ label.
-
-    Example: rooms group status rev --json
-    """
-    from rooms_cli.groups.status import EMOJI, status
-
-    info = status(run.project, name)
-    if run.json:
-        output.print_json(info)
-        return
-    output.say(info["label"], style="bold")
-    for m in info["members"]:
-        output.say(f"  {EMOJI[m['state']]} {m['handle']:<16} {m['state']:<8} {m['profile']}")
-    if info["in_flight"]:
-        f = info["in_flight"]
-        output.say(f"in flight: {f['broadcast_id']} · {f['objective']} · waiting for {', '.join(f['pending']) or 'the gather'}")
-    if info["recent"]:
-        output.say("recent:")
-    for b in info["recent"]:
-        tallied = f" · {b['tally']}" if b.get("tally") else ""
-        output.say(f"  {b['broadcast_id']} {b['status']:<9} {len(b['replied'])}/{len(b['members'])} {b.get('reducer') or '-'}{tallied} · {b['objective']}")
-        why = "ballot" if b.get("reducer") == "rank" else "vote"
-        for handle, reason in (b.get("unparsed") or {}).items():
-            output.say(f"      {handle}: {why} not read — {reason}")
-
-
-@group_app.command("list")
-@shared()
-def list_cmd(run: Run) -> None:
-    """Every group with its label.
-
-    Example: rooms group list
-    """
-    from rooms_cli.groups.status import list_groups
-
-    rows = list_groups(run.project)
-    if run.json:
-        output.print_json(rows)
-        return
-    if not rows:
-        output.say("No groups yet. Create one with rooms group spawn NAME --profile AGENT.")
-    for row in rows:
-        output.say(f"{row['label']}  {', '.join(row['members'])}" + (f"  (in flight: {row['in_flight']})" if row["in_flight"] else ""))
-
-
-@group_app.command("dissolve")
-@shared(as_=True)
-def dissolve_cmd(run: Run, name: NameArg) -> None:
-    """Drop a group: cancel its broadcast in flight and delete its log.
-
-    Example: rooms group dissolve rev
-    """
-    from rooms_cli.groups import roster
-
-    info = roster.dissolve(run.project, run.config, name, run.me)
-    run.emit(info, f"{name}: dissolved" + (f" (cancelled {info['cancelled_broadcast']})" if info["cancelled_broadcast"] else ""))
+group_app.command("broadcast")(declared_command(operations_groups.group_broadcast))
+group_app.command("wait")(declared_command(operations_groups.group_wait))
+group_app.command("reply")(declared_command(operations_groups.group_reply))
+group_app.command("cancel")(declared_command(operations_groups.group_cancel))
+group_app.command("status")(declared_command(operations_groups.group_status))
+group_app.command("list")(declared_command(operations_groups.group_list))
+group_app.command("dissolve")(declared_command(operations_groups.group_dissolve))
 
 
 @group_app.command("rename")
@@ -316,4 +131,4 @@ def ask_cmd(
     fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
     name, result = asyncio.run(ask(_profiles(run, profiles, preset), fields, any_=any_, reducer=reducer,
                                    timeout=timeout, project=run.project, watch=watch))
-    _show_result(result, name, run.json)
+    operations_groups.show_result(result, name, run.json)

@@ -18,6 +18,8 @@ from pydantic import AfterValidator, Field
 
 from rooms_cli.cli import operations as declared
 from rooms_cli.cli import operations_board as board_ops
+from rooms_cli.cli import operations_files as files_ops
+from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
@@ -29,11 +31,9 @@ from rooms_cli.shapes import (
     INT,
     MEMBER,
     MESSAGE,
-    RESERVATION,
     SENT,
     STR,
     envelope,
-    nullable,
     record,
 )
 from rooms_cli.store.paths import Project
@@ -97,7 +97,8 @@ def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., 
     return register
 
 
-_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str}
+_KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str,
+                          "int_or_str": int | str}
 
 
 def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
@@ -115,7 +116,8 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
         finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
-        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite))
+        checks.append(Field(description=arg.help or param.help, ge=arg.ge, le=arg.le, allow_inf_nan=finite, min_length=arg.min_length,
+                            max_length=arg.max_length))
         fields[arg.name or param.name] = (Annotated[(annotation, *checks)], ... if default is REQUIRED else default)
     if "room" in op.shared:
         fields["room"] = (Annotated[str | None, Field(description=ROOM_MCP_HELP)], None)
@@ -144,9 +146,7 @@ Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last 
 WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
                  "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
-GROUP = record({"name": STR, "members": {"type": "array", "items": MEMBER}, "in_flight": nullable({"type": "object"})})
 
-Room = Annotated[str | None, Field(description=ROOM_MCP_HELP)]
 TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 def duration(value: str | None) -> str | None:
     """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
@@ -422,9 +422,8 @@ def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (
     return {"group": name, "members": roster.spawn(s.project, name, profiles, handles)}
 
 
-@tool("Broadcast to a group", record({"group": STR, "broadcast_id": STR, "members": {"type": "array", "items": STR}}))
-def group_broadcast(s: Session, name: Annotated[str, Field(description="Group name.")], objective: Objective,
-                    output_format: OutputFormat = "", tool_guidance: ToolGuidance = "", boundaries: Boundaries = ""):
+@declared_tool(groups_ops.group_broadcast)
+def group_broadcast(s: Session, name: str, objective: str, output_format: str, tool_guidance: str, boundaries: str):
     """Send the four-field broadcast to every member of a group (one broadcast in flight at a time); gather with group_wait."""
     from rooms_cli.groups import broadcasts
 
@@ -433,9 +432,8 @@ def group_broadcast(s: Session, name: Annotated[str, Field(description="Group na
     return {"group": name, "broadcast_id": b.id, "members": [m.handle for m in b.members], "sub_broadcasts": b.sub}
 
 
-@tool("Gather a group broadcast", GATHERED, long=True)
-def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")], mode: Mode = "all",
-               timeout_seconds: WaitSeconds = WAIT_DEFAULT_S, reducer: Reducer = None):
+@declared_tool(groups_ops.group_wait)
+def group_wait(s: Session, name: str, mode: str, timeout_seconds: float, reducer: str | None):
     """Gather the broadcast in flight: run model-backed members, wait for external ones, reduce.
     A timeout is the error timed_out with the partial result attached."""
     from rooms_cli.groups import gather
@@ -450,8 +448,8 @@ def group_wait(s: Session, name: Annotated[str, Field(description="Group name.")
     return _gathered(asyncio.run(run()))
 
 
-@tool("Show a group", GROUP, read_only=True)
-def group_status(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_status)
+def group_status(s: Session, name: str):
     """Members of a group and their state, the broadcast in flight (who is pending), and recent broadcasts."""
     from rooms_cli.groups.status import status
 
@@ -472,11 +470,8 @@ def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agen
     return _gathered(result)
 
 
-@tool("Reply to a group broadcast", record({"group": STR, "broadcast_id": STR, "handle": STR, "accepted": BOOL}))
-def group_reply(s: Session, name: Annotated[str, Field(description="Group name.")],
-                text: Annotated[str, Field(description="Your reply.")],
-                handle: Annotated[str | None, Field(description="Your member handle in the group (default: your identity).")] = None,
-                broadcast: Annotated[str | None, Field(description="Broadcast id or a unique prefix (default: the one in flight).")] = None):
+@declared_tool(groups_ops.group_reply)
+def group_reply(s: Session, name: str, text: str, handle: str | None, broadcast: str | None):
     """Answer a group broadcast as one of its (external) members; a late or duplicate reply is
     returned with accepted false and the reason."""
     from rooms_cli.groups import broadcasts
@@ -484,8 +479,8 @@ def group_reply(s: Session, name: Annotated[str, Field(description="Group name."
     return broadcasts.reply(s.project, s.config, name, handle or s.me, text, broadcast)
 
 
-@tool("Cancel a group broadcast", record({"group": STR, "broadcast_id": STR, "status": STR}), destructive=True)
-def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_cancel)
+def group_cancel(s: Session, name: str):
     """Cancel the broadcast in flight in a group (members are told)."""
     from rooms_cli.groups import broadcasts
 
@@ -493,8 +488,8 @@ def group_cancel(s: Session, name: Annotated[str, Field(description="Group name.
     return {"group": name, "broadcast_id": b.id, "status": b.status}
 
 
-@tool("List groups", envelope("groups", record({"name": STR, "members": {"type": "array", "items": STR}})), read_only=True)
-def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(groups_ops.group_list)
+def group_list(s: Session, limit: int, since: str | None):
     """Every group: name, label, members, the broadcast in flight, how many broadcasts."""
     from rooms_cli.groups.status import list_groups
     from rooms_cli.shapes import page
@@ -502,9 +497,8 @@ def group_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
     return page("groups", list_groups(s.project), limit=limit, after=since, key=lambda g: g["name"])
 
 
-@tool("Dissolve a group", record({"group": STR, "dissolved": BOOL, "members": {"type": "array", "items": STR}}),
-      destructive=True)
-def group_dissolve(s: Session, name: Annotated[str, Field(description="Group name.")]):
+@declared_tool(groups_ops.group_dissolve)
+def group_dissolve(s: Session, name: str):
     """Dissolve a group (cancelling its broadcast in flight); its log stays for the record."""
     from rooms_cli.groups import roster
 
@@ -546,22 +540,16 @@ def transcript(s: Session, limit: int, since: str | None, room: str | None):
     return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
 
 
-RoomId = Annotated[str, Field(description="Room id.")]
-AgentId = Annotated[str, Field(description="Agent id.")]
-
-
-@tool("Create a room", record({"id": STR, "roster": {"type": "array", "items": STR}}))
-def room_create(s: Session, room: RoomId,
-                agents: Annotated[list[str] | None, Field(description="Agents to join (default: every non-idle agent).")] = None):
+@declared_tool(rooms_ops.room_create)
+def room_create(s: Session, room: str, agents: list[str] | None):
     """Create a live chat room with these agents on its roster; chat posts to it with room=<id>."""
     from rooms_cli.chat.rooms import create_room
 
     return create_room(s.project, room, agents or None)
 
 
-@tool("List rooms", envelope("rooms", record({"id": STR})), read_only=True)
-def room_list(s: Session, all: Annotated[bool, Field(description="Include dropped and halted rooms.")] = False,
-              limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(rooms_ops.room_list)
+def room_list(s: Session, all: bool, limit: int, since: str | None):
     """The live rooms (with all: stopped ones too)."""
     from rooms_cli.chat.membership import live_rooms
     from rooms_cli.shapes import page
@@ -577,17 +565,16 @@ def room_show(s: Session, room: str | None):
     return show(s.project, s.config, s.room(room))
 
 
-@tool("Invite an agent to a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}), idempotent=True)
-def room_invite(s: Session, agent: AgentId, room: Room = None):
+@declared_tool(rooms_ops.room_invite)
+def room_invite(s: Session, agent: str, room: str | None):
     """Add an agent to a room's roster, so it answers there when addressed."""
     from rooms_cli.chat.membership import invite
 
     return invite(s.project, s.room(room), agent, s.me)
 
 
-@tool("Remove an agent from a room", record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}}),
-      destructive=True)
-def room_kick(s: Session, agent: AgentId, room: Room = None):
+@declared_tool(rooms_ops.room_kick)
+def room_kick(s: Session, agent: str, room: str | None):
     """Remove an agent from a room's roster (its session in the room is deleted)."""
     from rooms_cli.chat.membership import kick
 
@@ -596,6 +583,7 @@ def room_kick(s: Session, agent: AgentId, room: Room = None):
 
 # -- memory ----------------------------------------------------------------------------------------
 
+AgentId = Annotated[str, Field(description="Agent id.")]
 LESSON = record({"id": STR, "agent": STR, "lesson": STR}, title="lesson")
 
 
@@ -691,15 +679,9 @@ def sync(s: Session, remote: str | None):
 
 # -- file reservations ---------------------------------------------------------------------------
 
-Patterns = Annotated[list[str], Field(description="Paths or globs relative to the project root: src/auth/**, *.md, docs/api.md.",
-                                      min_length=1, max_length=100)]
 
-
-@tool("Reserve files", RESERVATION)
-def reserve_files(s: Session, patterns: Patterns,
-                  ttl: Annotated[str | None, AfterValidator(duration), Field(description="How long it holds, e.g. 30m, 2h (default 30m).")] = None,
-                  shared: Annotated[bool, Field(description="Let others hold shared reservations of these paths too.")] = False,
-                  reason: Annotated[str, Field(description="What you are doing, shown to the others.", max_length=500)] = ""):
+@declared_tool(files_ops.reserve)
+def reserve_files(s: Session, patterns: list[str], ttl: str | None, shared: bool, reason: str):
     """Reserve files before editing them (exclusive unless shared). Refused with the error `reserved`
     (exit code 3) naming the holder when another agent holds an overlapping reservation; reserving the
     same patterns again renews yours."""
@@ -708,10 +690,8 @@ def reserve_files(s: Session, patterns: Patterns,
     return reserve(s.project, s.me, patterns, ttl=ttl, exclusive=not shared, reason=reason)
 
 
-@tool("Release reserved files", envelope("released", RESERVATION))
-def release_files(s: Session,
-                  patterns: Annotated[list[str] | None, Field(description="Patterns (or reservation ids) to release; leave out with all=true.")] = None,
-                  all: Annotated[bool, Field(description="Release every reservation you hold.")] = False):
+@declared_tool(files_ops.release)
+def release_files(s: Session, patterns: list[str] | None, all: bool):
     """Release your reservations holding any of `patterns` (or with those ids), or all of them."""
     from rooms_cli.errors import InvalidInput
     from rooms_cli.reservations.ledger import release
@@ -722,9 +702,8 @@ def release_files(s: Session,
     return {"released": released, "count": len(released), "remaining": 0, "next_cursor": None}
 
 
-@tool("List file reservations", envelope("reservations", RESERVATION), read_only=True)
-def list_reservations(s: Session, agent: Annotated[str | None, Field(description="Only this agent's.")] = None,
-                      limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(files_ops.list_reservations)
+def list_reservations(s: Session, agent: str | None, limit: int, since: str | None):
     """The active file reservations, oldest first: agent, patterns, exclusive or shared, expiry."""
     from rooms_cli.reservations.ledger import active_reservations
     from rooms_cli.shapes import page
@@ -733,9 +712,8 @@ def list_reservations(s: Session, agent: Annotated[str | None, Field(description
     return page("reservations", held, limit=limit, after=since, key=lambda r: r.id)
 
 
-@tool("Check files against reservations", record({"ok": BOOL, "paths": {"type": "array", "items": STR},
-                                                   "blocked": {"type": "array"}}), read_only=True)
-def check_files(s: Session, paths: Annotated[list[str], Field(description="File paths relative to the project root.", min_length=1, max_length=1000)]):
+@declared_tool(files_ops.check)
+def check_files(s: Session, paths: list[str]):
     """Whether another agent holds an exclusive reservation covering any of `paths`; `blocked` names
     the holders (ok is false then). Your own reservations do not count."""
     from rooms_cli.reservations.ledger import check_paths

@@ -29,6 +29,7 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 NUMBER_WINDOW = 256  # lines read back to find the highest number when delivering
@@ -89,7 +90,7 @@ class InboxMessage:
                    meta if isinstance(meta, dict) else {})
 
 
-def inbox_path(project: Project, agent: str):
+def inbox_path(project: Project, agent: str) -> Path:
     return layout.inbox_file(project, agent)
 
 
@@ -104,11 +105,50 @@ def deliver(
     """
     path = inbox_path(project, to)
     with locked(path):
-        n = max((_number(r) for r in jsonl.tail(path, NUMBER_WINDOW)), default=0) + 1
+        n = _highest_number(path) + 1
         msg = InboxMessage(n=n, id=new_id("i"), ts=now_iso(), sender=sender, to=to, kind=kind, text=text,
                            tag=tag, reply_to=reply_to, meta=dict(meta or {}))
         jsonl.append_many(path, [msg.to_json()], lock=False)
+        _note_highest(path, n)
     return msg
+
+
+# inbox path -> (its seal (store/cache.seal) just after this process last numbered a message in it, the
+# highest number up to there). A process that delivers again (an MCP session, a group's fan-out) reads
+# only what others appended since instead of the last NUMBER_WINDOW lines; a file replaced, rewritten
+# or cut short since (a merge, a checkout) fails the seal and is read back as before.
+_HIGHEST: dict[str, tuple[list[Any], int]] = {}
+APPENDED_MAX = 1 << 16  # bytes appended by others since, parsed; more: the read-back
+
+
+def _highest_number(path: Path) -> int:
+    """The highest message number in the inbox at `path` (its lock held): from what this process
+    noted when the file still carries the seal it noted, else from its last NUMBER_WINDOW lines."""
+    from rooms_cli.store import cache
+
+    known = _HIGHEST.get(str(path))
+    if known is not None:
+        seal, highest = known
+        end = seal[1]
+        if cache.seal(path, end) == seal:
+            with open(path, "rb") as handle:
+                handle.seek(end)
+                appended = handle.read(APPENDED_MAX + 1)
+            if len(appended) <= APPENDED_MAX and b"<<<<<<<" not in appended:
+                scan = jsonl.parse_bytes(appended)
+                if not scan.bad:  # a bad line: the read-back warns about it as every read does
+                    return max([highest, *(_number(r) for r in scan.records)])
+    _HIGHEST.pop(str(path), None)
+    return max((_number(r) for r in jsonl.tail(path, NUMBER_WINDOW)), default=0)
+
+
+def _note_highest(path: Path, n: int) -> None:
+    """Remember, with the inbox's seal at its end, that `n` (just appended) is its highest number."""
+    import os
+
+    from rooms_cli.store import cache
+
+    _HIGHEST[str(path)] = (cache.seal(path, os.stat(path).st_size), n)
 
 
 def read_inbox(project: Project, agent: str) -> list[InboxMessage]:

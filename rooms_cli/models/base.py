@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.models.limits import reply_limit
 from rooms_cli.models.tokens import estimate_tokens
+from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 
 if TYPE_CHECKING:
     from rooms_cli.child_env import StreamMask

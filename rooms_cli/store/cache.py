@@ -102,6 +102,30 @@ def load(path: Path, version: int) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("version") == version else None
 
 
+def load_bytes(path: Path, version: int) -> tuple[bytes | None, dict[str, Any] | None]:
+    """(the bytes stored at `path`, the JSON document they hold as `load` gives it): a caller that
+    looks again later (under a lock) compares the bytes and skips decoding and checking what it has
+    already. (None, None) when the file cannot be read."""
+    from rooms_cli.store.files import read_bytes
+
+    try:
+        blob = read_bytes(path)
+    except OSError:
+        return None, None
+    return blob, decode(blob, version)
+
+
+def decode(blob: bytes, version: int) -> dict[str, Any] | None:
+    """The JSON document `blob` holds when its `version` is `version`; None when damaged or foreign."""
+    import json
+
+    try:
+        doc = json.loads(blob)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) and doc.get("version") == version else None
+
+
 def save(path: Path, doc: dict[str, Any]) -> None:
     """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails."""
     from rooms_cli.store.atomic import write_cache

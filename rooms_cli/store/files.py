@@ -80,11 +80,6 @@ def read_each(folder: Path | str, names: list[str], limit: int) -> Iterator[tupl
         os.close(folder_fd)
 
 
-def subfolders(folder: Path) -> list[Path]:
-    """The folders in `folder`, sorted by name (symlinks to folders included)."""
-    return [folder / name for name in names(folder) if os.path.isdir(os.path.join(folder, name))]
-
-
 def matching(folder: Path, pattern: str) -> list[Path]:
     """The paths in `folder` matching the glob `pattern` (`*.md`), sorted; none when it is not a folder."""
     return sorted(Path(folder).glob(pattern)) if os.path.isdir(folder) else []

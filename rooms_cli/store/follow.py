@@ -16,10 +16,10 @@ changes, and the two versions are compared to make events.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,6 +50,7 @@ class LogFile:
         self.seen_ids: set[str] = set()
         self.seen_content: set[tuple[bytes, int]] = set()
         self.occurrences: Counter[bytes] = Counter()
+        self.bad_lines: list[tuple[int, str]] = []  # (line number, why) of the lines skipped since the start
         self._warned_unreadable = False
         self._stat: tuple[int, ...] | None = None
 
@@ -62,6 +63,39 @@ class LogFile:
             return self._stat is None
         stat = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         return stat == self._stat and time.time_ns() - st.st_mtime_ns > RACY_S * 1e9
+
+    def resume(self, seal: list[Any], lineno: int) -> bool:
+        """Start at a position a previous reader of this log kept: `seal` is [inode, offset, CRC-32 of the
+        ANCHOR bytes before the offset] (the `seal` property then). True when the file still has it
+        (the same file, at most appended to since): the reader is then at that offset and line number,
+        and the bytes after it are its next read. False leaves the reader as it was."""
+        inode, end, crc = seal
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            stat = os.fstat(fd)
+            if stat.st_ino != inode or stat.st_size < end:
+                return False
+            anchor = os.pread(fd, min(end, ANCHOR), end - min(end, ANCHOR))
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        if zlib.crc32(anchor) != crc:
+            return False
+        self.identity, self.offset, self.anchor, self.lineno = (stat.st_dev, stat.st_ino), end, anchor, lineno
+        if stat.st_size == end:  # nothing appended: the next look needs no open (unchanged())
+            self._stat = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        return True
+
+    @property
+    def seal(self) -> list[Any] | None:
+        """Where this reader is, for `resume` (None before the file was read)."""
+        if self.identity is None:
+            return None
+        return [self.identity[1], self.offset, zlib.crc32(self.anchor)]
 
     def read_new(self) -> list[dict[str, Any]]:
         """The records that are whole now and were never returned before, in file order."""
@@ -84,7 +118,7 @@ class LogFile:
             identity = (stat.st_dev, stat.st_ino)
             if identity != self.identity or stat.st_size < self.offset or not self._anchored(handle):
                 self.identity, self.offset, self.lineno, self.anchor = identity, 0, 1, b""
-                self.occurrences = Counter()
+                self.occurrences, self.bad_lines = Counter(), []
             if stat.st_size == self.offset:
                 return
             handle.seek(self.offset)
@@ -108,6 +142,7 @@ class LogFile:
         scan = jsonl.parse_bytes(lines, first_lineno=self.lineno)
         for lineno, reason in scan.bad:
             jsonl.warn(self.path, lineno, reason)
+        self.bad_lines += scan.bad
         self.offset += len(lines)
         self.lineno += lines.count(b"\n")
         self.anchor = (self.anchor + lines[-ANCHOR:])[-ANCHOR:]
@@ -126,7 +161,7 @@ class LogFile:
                 return False
             self.seen_ids.add(rid)
             return True
-        digest = hashlib.blake2b(json.dumps(record, sort_keys=True).encode(), digest_size=12).digest()
+        digest = _digest(json.dumps(record, sort_keys=True).encode())
         key = (digest, self.occurrences[digest])
         self.occurrences[digest] += 1
         if key in self.seen_content:
@@ -138,6 +173,14 @@ class LogFile:
         if not self._warned_unreadable:
             self._warned_unreadable = True
             terminal.warn(f"{self.path} cannot be read ({exc.strerror}); still watching it")
+
+
+def _digest(data: bytes) -> bytes:
+    """A record's 12-byte fingerprint; hashlib (~3 ms: its OpenSSL set-up) is imported on the first record
+    without an id, not by every `rooms watch` (a kept baseline reads no record: watch/baseline.py)."""
+    from hashlib import blake2b
+
+    return blake2b(data, digest_size=12).digest()
 
 
 class SnapshotFile:

@@ -127,6 +127,11 @@ def saves_made_here_file(project: Project, room: str) -> Path:
     return project.path("run", "saves", _room(room) + ".json")
 
 
+def watch_baseline_file(project: Project) -> Path:
+    """Where each followed log's starting point is kept between watches (watch/baseline.py)."""
+    return project.path("run", "watch", "baseline.json")
+
+
 def transcript_order_file(project: Project, room: str) -> Path:
     """How much of a room's transcript is known to be in time order (this machine's cache)."""
     return project.path("run", "transcripts", _room(room) + ".json")

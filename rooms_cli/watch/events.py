@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from rooms_cli.messaging.spawn import FINAL
 from rooms_cli.store.clock import now_iso
 from rooms_cli.watch.sources import Source
 
@@ -46,17 +45,25 @@ class EventMaker:
             pass
         return [generic(source, record)]
 
-    def remember(self, source: Source, records: list[dict[str, Any]]) -> None:
-        """Take note of records without making events (task titles, for the events to come)."""
+    def remember(self, source: Source, records: list[dict[str, Any]]) -> dict[str, str]:
+        """Take note of records without making events (task titles, for the events to come); returns
+        the titles noted (task -> title), which a kept baseline stores (watch/baseline.py)."""
+        noted: dict[str, str] = {}
         if source.family == "task":
             for record in records:
-                self._note_title(str(record.get("task") or task_id_of(source)), record)
+                task = str(record.get("task") or task_id_of(source))
+                title = self._note_title(task, record)
+                if title:
+                    noted[task] = title
+        return noted
 
-    def _note_title(self, task: str, record: dict[str, Any]) -> None:
+    def _note_title(self, task: str, record: dict[str, Any]) -> str | None:
         changes = record.get("changes") if record.get("ev") == "update" else record
         title = changes.get("title") if isinstance(changes, dict) and record.get("ev") in ("create", "update") else None
         if isinstance(title, str) and title:
             self.titles[task] = title
+            return title
+        return None
 
     def from_snapshot(self, source: Source, before: dict[str, Any] | None, after: dict[str, Any]) -> list[dict[str, Any]]:
         """The events between two versions of a replaced JSON document (`before` None: first seen)."""
@@ -175,6 +182,9 @@ def _spawn(source: Source, before: dict[str, Any] | None, after: dict[str, Any])
     old = None if before is None else str(before.get("status", ""))
     if old == status:
         return []
+    # here, not at the top: the spawn records' module (~3 ms with its schema) only once a spawn changed
+    from rooms_cli.messaging.spawn import FINAL
+
     fields = ("parent", "status", "description", "profile", "model", "pid", "exit_code", "duration_s")
     events = []
 

@@ -41,11 +41,16 @@ class Follower:
         """Count everything already written as seen; return the past events `since`/`last` ask for.
 
         Files are read a chunk at a time and only the events asked for are kept, so a large
-        transcript costs its ids in memory, not its records."""
+        transcript costs its ids in memory, not its records. Without `since`/`last` nothing is
+        printed: each log's starting point is taken back from the last watch's where the file allows
+        (watch/baseline.py) and only what was appended since is read."""
         tail = since is None and bool(last)
+        self._discover()
+        if since is None and not tail:
+            self._take_baseline()
+            return []
         streams = []
         order = itertools.count()
-        self._discover()
         for source, state in list(self.files.values()):
             # the newest `last` by time, not by place in the file: a git merge puts one clone's
             # lines after the other's
@@ -61,6 +66,23 @@ class Follower:
             streams.append([e for _, _, e in sorted(newest, key=lambda t: t[:2])] if tail else kept)
         history = list(heapq.merge(*streams, key=_ts))
         return history[-last:] if tail and last else history
+
+    def _take_baseline(self) -> None:
+        """Count everything written so far as seen, printing nothing; keep the result for the next watch."""
+        from rooms_cli.watch.baseline import KeptBaseline, kept_for
+
+        kept = KeptBaseline(self.project)
+        for source, state in list(self.files.values()):
+            if not isinstance(state, LogFile) or not kept_for(source):
+                for _ in self._chunks(source, state, False):
+                    pass
+                continue
+            restored_at, titles = kept.restore(source, state)
+            self.maker.titles.update(titles)
+            for _ in self._chunks(source, state, False, titles):
+                pass
+            kept.note(source, state, restored_at, titles)
+        kept.save()
 
     def poll(self, changed: set[str] | None = None) -> list[dict[str, Any]]:
         """Events written since the last call, merged across files by time (each file's order kept).
@@ -95,9 +117,10 @@ class Follower:
     def _read(self, source: Source, state: LogFile | SnapshotFile) -> list[dict[str, Any]]:
         return [event for events in self._chunks(source, state, True) for event in events]
 
-    def _chunks(self, source: Source, state: LogFile | SnapshotFile, make_events: bool) -> Iterator[list[dict[str, Any]]]:
+    def _chunks(self, source: Source, state: LogFile | SnapshotFile, make_events: bool,
+                titles: dict[str, str] | None = None) -> Iterator[list[dict[str, Any]]]:
         """The new events of one file, a chunk at a time; with `make_events` False the records are
-        only taken note of (a starting point without history)."""
+        only taken note of (a starting point without history; the task titles noted go to `titles`)."""
         if isinstance(state, SnapshotFile):
             change = state.read_changed()
             yield self.maker.from_snapshot(source, *change) if change and make_events else []
@@ -107,7 +130,9 @@ class Follower:
         for records in state.read_chunks():
             records = [r for r in records if not self._shown_elsewhere(source, r)]
             if not make_events:
-                self.maker.remember(source, records)
+                noted = self.maker.remember(source, records)
+                if titles is not None:
+                    titles.update(noted)
                 continue
             yield [event for record in records for event in self.maker.from_record(source, record)]
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from rooms_cli.chat.rooms import room_exists
 from rooms_cli.errors import NotFound
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import files, layout
 from rooms_cli.store.follow import RACY_S
 from rooms_cli.store.ids import is_valid_name, validate_name
@@ -91,7 +90,7 @@ class Selection:
     def check(self, project: Project) -> None:
         """Refuse a named room that does not exist (a typo would otherwise watch nothing forever)."""
         for room in dict.fromkeys(self.rooms + self.boards):
-            if not room_exists(project, room):
+            if not layout.room_exists(project, room):
                 raise NotFound(f"no room {room!r}; see `rooms room list`, or watch with --all to pick up new rooms")
 
 
