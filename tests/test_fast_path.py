@@ -130,10 +130,11 @@ def test_every_declared_mcp_tool_takes_the_declared_arguments():
         operations_groups,
         operations_messaging,
         operations_rooms,
+        operations_roundtable,
     )
 
     every = (*OPERATIONS, *operations_board.OPERATIONS, *operations_messaging.OPERATIONS, *operations_rooms.OPERATIONS,
-             *operations_groups.OPERATIONS, *operations_files.OPERATIONS)
+             *operations_groups.OPERATIONS, *operations_roundtable.OPERATIONS, *operations_files.OPERATIONS)
     assert {tool.name for tool in declared} == {op.mcp.name for op in every if op.mcp is not None}
     for tool in declared:
         params = list(inspect.signature(tool.fn).parameters)[1:]

@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from rooms_cli.cli import output
-from rooms_cli.cli.options import complete_agent_list, complete_agents
-from rooms_cli.cli.shared import Run, shared
+from rooms_cli.cli import operations_roundtable, output
+from rooms_cli.cli.options import complete_agent_list
+from rooms_cli.cli.shared import Run, declared_command, shared
 from rooms_cli.cli.values import finite_number
 from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 
@@ -214,44 +214,5 @@ def _run_note(occurrence: dict[str, Any]) -> str:
     return ""
 
 
-@memory_app.command("list")
-@shared()
-def memory_list(
-    run: Run,
-    agent: Annotated[str | None, typer.Argument(autocompletion=complete_agents, help="Agent id (default: every agent with lessons).")] = None,
-) -> None:
-    """Show the lessons agents learned, oldest first.
-
-    Example: rooms memory list analyst --json
-    """
-    from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
-
-    if agent:
-        require_agent(run.project, agent)
-    lessons = [r for a in ([agent] if agent else agents_with_lessons(run.project)) for r in list_lessons(run.project, a)]
-    if run.json:
-        output.print_json(lessons)
-        return
-    for r in lessons:
-        output.say(f"{r.get('id', '')}  {r.get('agent', ''):<10} {r.get('lesson', '')}  [{r.get('source', '')}]")
-    if not lessons:
-        output.say("No lessons yet: they are extracted after each roundtable.")
-
-
-@memory_app.command("forget")
-@shared()
-def memory_forget(
-    run: Run,
-    agent: Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id.")],
-    ids: Annotated[list[str] | None, typer.Argument(help="Lesson ids (any unique prefix).")] = None,
-    source: Annotated[str | None, typer.Option("--source", help="Forget every lesson from this roundtable id.")] = None,
-    all_: Annotated[bool, typer.Option("--all", help="Forget every lesson of the agent.")] = False,
-) -> None:
-    """Remove lessons so they stop reaching the agent's prompts.
-
-    Example: rooms memory forget analyst l-01JD3Z
-    """
-    from rooms_cli.memories import forget
-
-    removed = forget(run.project, agent, ids or [], source=source, everything=all_)
-    run.emit({"agent": agent, "removed": removed}, f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")
+memory_app.command("list")(declared_command(operations_roundtable.memory_list))
+memory_app.command("forget")(declared_command(operations_roundtable.memory_forget))

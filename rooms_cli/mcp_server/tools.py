@@ -22,6 +22,7 @@ from rooms_cli.cli import operations_files as files_ops
 from rooms_cli.cli import operations_groups as groups_ops
 from rooms_cli.cli import operations_messaging as messaging_ops
 from rooms_cli.cli import operations_rooms as rooms_ops
+from rooms_cli.cli import operations_roundtable as roundtable_ops
 from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
 from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
@@ -583,13 +584,8 @@ def room_kick(s: Session, agent: str, room: str | None):
 
 # -- memory ----------------------------------------------------------------------------------------
 
-AgentId = Annotated[str, Field(description="Agent id.")]
-LESSON = record({"id": STR, "agent": STR, "lesson": STR}, title="lesson")
-
-
-@tool("List lessons", envelope("lessons", LESSON), read_only=True)
-def memory_list(s: Session, agent: Annotated[str | None, Field(description="Agent id (default: every agent with lessons).")] = None,
-                limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(roundtable_ops.memory_list)
+def memory_list(s: Session, agent: str | None, limit: int, since: str | None):
     """The lessons agents learned in conversations, oldest first."""
     from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
     from rooms_cli.shapes import page
@@ -600,11 +596,8 @@ def memory_list(s: Session, agent: Annotated[str | None, Field(description="Agen
     return page("lessons", lessons, limit=limit, after=since)
 
 
-@tool("Forget lessons", record({"agent": STR, "removed": {"type": "array", "items": LESSON}}), destructive=True, idempotent=True)
-def memory_forget(s: Session, agent: AgentId,
-                  ids: Annotated[list[str] | None, Field(description="Lesson ids (any unique prefix).")] = None,
-                  source: Annotated[str | None, Field(description="Forget every lesson from this roundtable id.")] = None,
-                  all: Annotated[bool, Field(description="Forget every lesson of the agent.")] = False):
+@declared_tool(roundtable_ops.memory_forget)
+def memory_forget(s: Session, agent: str, ids: list[str] | None, source: str | None, all: bool):
     """Remove lessons so they stop reaching the agent's prompts."""
     from rooms_cli.memories import forget
 
