@@ -163,7 +163,7 @@ def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
     return messages
 
 
-def usable(project: Project, kind: str, records: list[dict[str, Any]], path) -> list[dict[str, Any]]:
+def usable(project: Project, kind: str, records: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
     """The records of an inbox (`kind` "inbox") or of its read marks ("inbox-read") that `schema.problem`
     passes, the check doctor makes: a wrong-typed one (`"n": "x"`, `"read": "i-1"`) is skipped with a
     warning naming it, like a line that does not parse, and every other one is kept."""
@@ -197,7 +197,7 @@ def short_id(full: str, ids: list[str]) -> str:
 # `<agent>.read.jsonl`, so no agent name can collide with another agent's inbox file.)
 
 
-def read_state_path(project: Project, agent: str):
+def read_state_path(project: Project, agent: str) -> Path:
     return layout.inbox_read_file(project, agent)
 
 
