@@ -41,7 +41,7 @@ class LogFile:
     """One append-only JSONL file, followed by byte offset."""
 
     def __init__(self, path: Path, id_field: str | None = "id"):
-        self.path = Path(path)
+        self.path = path if isinstance(path, Path) else Path(path)  # a watch makes 10 000 of these on a large board
         self.id_field = id_field  # a field unique to each record, when the log has one
         self.identity: tuple[int, int] | None = None
         self.offset = 0

@@ -54,7 +54,8 @@ class KeptBaseline:
             seal, lineno = entry["seal"], int(entry["lineno"])
             seen_ids = set(entry["ids"])
             seen_content = {(bytes.fromhex(digest), n) for digest, n in entry["content"]}
-            occurrences = Counter({bytes.fromhex(d): n for d, n in entry["occurrences"].items()})
+            occurrences: Counter[bytes] = Counter()
+            dict.update(occurrences, {bytes.fromhex(d): int(n) for d, n in entry["occurrences"].items()})  # not Counter.update's adding: ~10 µs a log
             bad = [(int(line), str(reason)) for line, reason in entry["bad"]]
             titles = {str(task): str(title) for task, title in entry["titles"].items()}
             renamed = [str(name) for name in entry["renamed"]]
