@@ -119,6 +119,47 @@ def test_errors_name_tool_arguments_not_cli_flags(project_dir):
     assert "argument 'lease'" in error["message"] and "--lease" not in error["message"]
 
 
+def test_an_error_naming_a_renamed_flag_names_the_tools_argument(project_dir):
+    """task_done's next_step is the command line's --next: the declaration says so, and the error says next_step."""
+    async def go():
+        async with server(project_dir, "alice") as t:
+            task = await t.ok("task_add", title="Write the spec", lane="alice", done="spec merged")
+            claim = await t.ok("task_claim", task_id=task["id"])
+            return await t.error("task_done", task_id=task["id"], lease_id=claim["lease_id"], summary="ok", next_step="x" * 300)
+
+    error = run(go())
+    assert error["message"].startswith("argument 'next_step' is 300 characters") and "--next" not in error["message"]
+
+
+def test_every_declared_tool_names_its_arguments_for_the_flags_of_its_parameters():
+    """For every declared tool, an error naming a CLI flag of a parameter the tool takes names the tool's argument
+    instead (`--reply-to` -> n, `--unread` -> unread_only, `--all` -> all); a flag of a parameter it does not take stays."""
+    from rooms_cli.errors import UsageError
+    from rooms_cli.mcp_server.server import argument_names, error_result, input_model
+    from rooms_cli.mcp_server.tools import TOOLS
+
+    declared = {name: op for name, op in TOOLS.items() if op.declared is not None}
+    assert {"reply", "wait", "reserve_files", "release_files", "list_reservations", "check_files", "task_done"} <= set(declared)
+    renamed = set()
+    for name, op in declared.items():
+        arguments = list(input_model(op).model_fields)
+        names = argument_names(op, arguments)
+        for param in op.declared.params:
+            for flag in (f for f in param.flags if f.startswith("--")):
+                message = error_result(UsageError(f"{flag}: not like that"), names).structured_content["error"]["message"]
+                if param.mcp_name is None:
+                    assert message.startswith(flag) or message.startswith("argument "), (name, message)
+                    continue
+                assert param.mcp_name in arguments, (name, param.name)
+                assert message == f"argument {param.mcp_name!r}: not like that", (name, flag, message)
+                renamed.add((name, flag, param.mcp_name))
+    assert {("reply", "--reply-to", "n"), ("task_done", "--next", "next_step"), ("task_done", "--artifact", "artifacts"),
+            ("wait", "--timeout", "timeout_seconds"), ("release_files", "--all", "all")} <= renamed
+    claim = TOOLS["task_claim"]
+    kept = error_result(UsageError("--lease-id: no such lease"), argument_names(claim, list(input_model(claim).model_fields)))
+    assert kept.structured_content["error"]["message"] == "--lease-id: no such lease"  # task_claim takes no lease_id
+
+
 def test_a_thousand_message_inbox_comes_fifty_at_a_time_and_only_those_are_marked_read(project_dir):
     from rooms_cli.messaging.inbox import deliver
     from rooms_cli.store.paths import open_project

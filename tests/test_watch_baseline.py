@@ -113,3 +113,32 @@ def test_a_damaged_or_foreign_baseline_file_only_means_a_whole_read(project, mon
         assert sum(sizes) == path.stat().st_size
         _write(path, [_message(10 + len(content), "next")])
         assert [e["text"] for e in follower.poll()] == ["next"]
+
+
+def test_a_renamed_groups_log_still_counts_the_old_logs_records_as_seen(project, monkeypatch):
+    groups = project.path("groups")
+    groups.mkdir(parents=True, exist_ok=True)
+    history = [{"ev": "created", "ts": "2026-11-21T09:00:00.000Z"},
+               {"ev": "broadcast", "id": "b-1", "text": "go", "ts": "2026-11-21T09:00:01.000Z"}]
+    renamed = {"ev": "renamed", "from": "alpha", "to": "beta", "ts": "2026-11-21T09:00:02.000Z"}
+    _write(groups / "alpha.jsonl", [*history, renamed])
+    _write(groups / "beta.jsonl", [renamed])
+    _started(project)
+    sizes = _parsed(monkeypatch)
+    taken_back = _started(project)
+    assert sizes == []  # neither log changed: both taken back, nothing parsed
+    baseline_path(project).unlink()
+    read_whole = _started(project)
+    assert sizes != []
+    # the new log rewritten whole with the old one's history: only the record after it is new
+    reply = {"ev": "reply", "id": "b-1", "text": "done", "ts": "2026-11-21T09:00:03.000Z"}
+    atomic.write_bytes(groups / "beta.jsonl", b"".join(json.dumps(r).encode() + b"\n" for r in [*history, renamed, reply]))
+    assert [e["type"] for e in taken_back.poll()] == [e["type"] for e in read_whole.poll()] == ["group.reply"]
+    # a group's log that grew is read whole (an appended `renamed` would change what counts as seen)
+    _write(groups / "alpha.jsonl", [{"ev": "dropped", "ts": "2026-11-21T09:00:04.000Z"}])
+    _started(project)
+    sizes.clear()
+    _write(groups / "alpha.jsonl", [{"ev": "dropped", "ts": "2026-11-21T09:00:05.000Z"}])
+    _started(project)
+    size = (groups / "alpha.jsonl").stat().st_size
+    assert sizes == [size, size]  # its scan for renames and its read, as without a kept baseline; beta: nothing

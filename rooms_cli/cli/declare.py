@@ -104,6 +104,13 @@ class Param:
         """The value parser for this option (cli/values.py), or None."""
         return None if self.parse is None else self.parse(self.flags[0] if self.flags else self.name.upper())
 
+    @property
+    def mcp_name(self) -> str | None:
+        """The name the MCP tool takes it by (None: the tool does not take it)."""
+        if self.mcp is False:
+            return None
+        return (self.mcp.name if isinstance(self.mcp, McpArg) else None) or self.name
+
     def replace(self, **changes: Any) -> Param:
         """This parameter with some fields changed (the same option declared with another help text)."""
         fields = {name: getattr(self, name) for name in self.__slots__}
@@ -173,6 +180,21 @@ class Operation:
     def defaults(self) -> dict[str, object]:
         """The body's values when nothing is given (the shared options are the Run's)."""
         return {p.name: p.default for p in self.params if p.cli and not p.required}
+
+    def mcp_names(self) -> dict[str, str]:
+        """Every long flag of a parameter the MCP tool takes -> the tool's name for it (`--next` -> next_step):
+        an error that names the flag names the argument over MCP (mcp_server/server.py)."""
+        return {flag: name for p in self.params if (name := p.mcp_name) for flag in p.flags if flag.startswith("--")}
+
+    def tool(self, mcp: Mcp, **takes: McpArg) -> Operation:
+        """Another MCP tool of this operation: the same command line and body, the tool taking only the
+        parameters named, in that order, each as its McpArg says (`reply` is `send --reply-to N MESSAGE`)."""
+        unknown = [name for name in takes if name not in {p.name for p in self.params}]
+        if unknown:
+            raise ValueError(f"{self.name}: no parameter {', '.join(unknown)}")
+        taken = tuple(p.replace(mcp=takes[name]) for name in takes for p in self.params if p.name == name)
+        rest = tuple(p.replace(mcp=False) for p in self.params if p.name not in takes)
+        return Operation(self.words, self.body, taken + rest, self.shared, mcp, self.cli, self.nonblank)
 
 
 def operation(*words: str, params: tuple[Param, ...] = (), shared: tuple[str, ...] = (), mcp: Mcp | None = None,

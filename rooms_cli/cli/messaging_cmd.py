@@ -7,15 +7,12 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import operations, operations_messaging, output
-from rooms_cli.cli.output import show_messages
 from rooms_cli.cli.shared import Run, declared_command, shared
-from rooms_cli.cli.values import duration_value
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
 hook_app.add_typer(claude_app, name="claude-code")
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", parser=duration_value("--timeout"), metavar="DURATION", help="Give up after this long (90, 90s, 15m); exit 4.", show_default=False)]
 
 
 send_cmd = declared_command(operations.send)
@@ -49,33 +46,7 @@ def agents_cmd(run: Run) -> None:
 spawn_cmd = declared_command(operations_messaging.spawn)
 
 
-@shared(as_=True)
-def wait_cmd(run: Run, timeout: TimeoutOpt = None) -> None:
-    """Block until all your spawns (and theirs) finished, then print your unread messages.
-
-    Example: rooms wait --timeout 10m
-    """
-    from rooms_cli.messaging.inbox import take_unread
-    from rooms_cli.messaging.status import touch
-    from rooms_cli.messaging.wait import wait_for_spawns
-
-    touch(run.project, run.me)
-    from rooms_cli.cli import progress
-
-    with progress.live_line_sync(progress.spawns_line(run.project, run.me), progress.wanted(run.json)):
-        result = wait_for_spawns(run.project, run.me, timeout)
-    if result.timed_out:
-        raise result.timeout_error(timeout)
-    messages = take_unread(run.project, run.me)
-    if run.json:
-        return output.print_json({**result.to_json(), "messages": [m.shown(read=False) for m in messages]})
-    if result.finished:
-        output.note("spawns finished: " + ", ".join(f"{s.alias} ({s.status})" for s in result.finished))
-    show_messages(messages)
-    if not messages:
-        output.say("Nothing left to do: no running spawns, no unread messages.")
-
-
+wait_cmd = declared_command(operations_messaging.wait)
 attention_cmd = declared_command(operations.attention)
 for _op in (operations.claude_stop, operations.claude_prompt, operations.claude_session_start):
     claude_app.command(_op.words[-1])(declared_command(_op))

@@ -92,26 +92,33 @@ def ok_result(data: Any) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
 
 
-FLAG_ALIASES = {"reply_to": "n", "lease_id": "lease_id", "artifact": "artifacts", "next": "next_step"}
+def argument_names(op: Operation, arguments: list[str]) -> dict[str, str]:
+    """The tool argument each CLI flag an error message may name stands for: every argument under its own
+    name as a flag (`--lease` -> lease), and for a declared operation every flag of a parameter the tool
+    takes -> the tool's name for it (`--reply-to` -> n, `--next` -> next_step; cli/declare.py `mcp_names`)."""
+    names = {"--" + argument.replace("_", "-"): argument for argument in arguments}
+    if op.declared is not None:
+        names.update(op.declared.mcp_names())
+    return names
 
 
-def speak_arguments(message: str, arguments: list[str]) -> str:
-    """`message` with the CLI flags it names (`--lease`) as the tool's argument names (`lease`), where the tool has them."""
+def speak_arguments(message: str, names: dict[str, str]) -> str:
+    """`message` with the CLI flags it names (`--lease`) as the tool's argument names (`argument 'lease'`), where the tool has them."""
     import re
 
     def name(match: re.Match[str]) -> str:
-        flag = match.group(1).replace("-", "_")
-        flag = FLAG_ALIASES.get(flag, flag) if FLAG_ALIASES.get(flag) in arguments else flag
-        return f"argument {flag!r}" if flag in arguments else match.group(0)
+        argument = names.get(match.group(0))
+        return match.group(0) if argument is None else f"argument {argument!r}"
 
-    return re.sub(r"(?<![\w-])--([a-z][a-z-]*)", name, message)
+    return re.sub(r"(?<![\w-])--[a-z][a-z-]*", name, message)
 
 
-def error_result(err: RoomsError, arguments: list[str] | None = None) -> types.CallToolResult:
-    """The CLI's --json error document, with its exit code, as an MCP tool error (flags named as the tool's arguments)."""
+def error_result(err: RoomsError, names: dict[str, str] | None = None) -> types.CallToolResult:
+    """The CLI's --json error document, with its exit code, as an MCP tool error (flags named as the tool's
+    arguments: `argument_names`)."""
     err = err.fold()
-    if arguments:
-        err.message = speak_arguments(err.message, arguments)
+    if names:
+        err.message = speak_arguments(err.message, names)
     doc = err.to_json()
     doc["error"]["exit_code"] = err.exit_code
     if doc["error"].get("data") is not None:
@@ -227,7 +234,7 @@ class Tools:
                 data = await anyio.to_thread.run_sync(run)
             return ok_result(data)
         except Exception as exc:  # never let a tool's failure reach (and stop) the server
-            return error_result(as_rooms_error(exc), list(self.model(params.name).model_fields))
+            return error_result(as_rooms_error(exc), argument_names(op, list(self.model(params.name).model_fields)))
 
     @staticmethod
     async def _with_progress(ctx, run, total: float | None):

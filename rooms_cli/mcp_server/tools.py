@@ -28,17 +28,14 @@ from rooms_cli.cli.declare import Operation as Declared
 from rooms_cli.cli.operations import DEFAULT_LIMIT
 from rooms_cli.config import Config
 from rooms_cli.shapes import (
-    BOOL,
     INT,
     MEMBER,
-    MESSAGE,
-    SENT,
     STR,
     record,
 )
 from rooms_cli.store.paths import Project
 
-WAIT_DEFAULT_S = 300.0  # how long wait / group_wait block when no timeout_seconds is given
+WAIT_DEFAULT_S = messaging_ops.WAIT_DEFAULT_S  # how long wait / group_wait block when no timeout_seconds is given
 
 
 @dataclass(frozen=True)
@@ -142,8 +139,6 @@ class Session:
 
 Limit = Annotated[int, Field(description="At most this many records (the rest are counted in `remaining`).", ge=1, le=1000)]
 
-WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},
-                 "messages": {"type": "array", "items": MESSAGE}, "remaining": INT})
 GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
 
 def duration(value: str | None) -> str | None:
@@ -329,10 +324,8 @@ def send(s: Session, message: str, to: str | None, wake: bool):
     return result
 
 
-@tool("Reply to a message", SENT)
-def reply(s: Session, n: Annotated[int | str, Field(description="The message in your inbox: its number, or (when a "
-                                                     "git merge left a number shared) its `ref`, any unique prefix of its id.")],
-          message: Annotated[str, Field(description="Your answer.")]):
+@declared_tool(messaging_ops.reply)
+def reply(s: Session, n: int | str, message: str):
     """Answer message n of your inbox (its number or its `ref`): the reply goes to its sender, quoting it."""
     from rooms_cli.messaging.send import send_message
 
@@ -379,9 +372,8 @@ def spawn(s: Session, prompt: str, description: str | None, profile: str | None)
     return start_spawn(s.project, s.config, s.me, prompt, description=description, profile=profile)
 
 
-@tool("Wait for your spawns", WAITED, long=True)
-def wait(s: Session, timeout_seconds: Annotated[float, Field(description="Give up after this many seconds.", ge=0, le=3600)] = WAIT_DEFAULT_S,
-         limit: Limit = DEFAULT_LIMIT):
+@declared_tool(messaging_ops.wait)
+def wait(s: Session, timeout_seconds: float, limit: int):
     """Block until all your spawns (and theirs) finished, then return your unread messages (at most
     `limit`, marked read). Progress is reported while it waits. Timing out is the error timed_out,
     listing what still runs."""

@@ -148,6 +148,7 @@ def _claim_std_streams():
 async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, over the process's stdin and stdout, screened."""
     import anyio
+    import anyio.to_thread
     import mcp_types as types
     from mcp.shared._context_streams import create_context_streams
     from mcp.shared.message import SessionMessage
@@ -155,15 +156,19 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     sys.stdout.flush()
     raw_in, raw_out, restore = _claim_std_streams()
     stdin = anyio.wrap_file(raw_in)
-    stdout = anyio.wrap_file(raw_out)
     reader_in, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, writer_out = create_context_streams[SessionMessage](0)
     lock = anyio.Lock()
 
+    def send(data: bytes) -> None:
+        raw_out.write(data)
+        raw_out.flush()
+
     async def write_line(text: str) -> None:
+        """Write and flush in one trip to a worker thread (a pipe write may block while the client
+        is not reading): each trip is two thread wake-ups, which on a busy machine cost more than the write."""
         async with lock:
-            await stdout.write(text.encode("utf-8") + b"\n")
-            await stdout.flush()
+            await anyio.to_thread.run_sync(send, text.encode("utf-8") + b"\n")
 
     async def read_lines() -> None:
         try:

@@ -41,7 +41,7 @@ class LogFile:
     """One append-only JSONL file, followed by byte offset."""
 
     def __init__(self, path: Path, id_field: str | None = "id"):
-        self.path = Path(path)
+        self.path = path if isinstance(path, Path) else Path(path)  # a watch makes 10 000 of these on a large board
         self.id_field = id_field  # a field unique to each record, when the log has one
         self.identity: tuple[int, int] | None = None
         self.offset = 0
@@ -64,11 +64,12 @@ class LogFile:
         stat = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         return stat == self._stat and time.time_ns() - st.st_mtime_ns > RACY_S * 1e9
 
-    def resume(self, seal: list[Any], lineno: int) -> bool:
+    def resume(self, seal: list[Any], lineno: int, appended: bool = True) -> bool:
         """Start at a position a previous reader of this log kept: `seal` is [inode, offset, CRC-32 of the
         ANCHOR bytes before the offset] (the `seal` property then). True when the file still has it
         (the same file, at most appended to since): the reader is then at that offset and line number,
-        and the bytes after it are its next read. False leaves the reader as it was."""
+        and the bytes after it are its next read (`appended` False: only if there are none). False leaves
+        the reader as it was."""
         inode, end, crc = seal
         try:
             fd = os.open(self.path, os.O_RDONLY)
@@ -76,7 +77,7 @@ class LogFile:
             return False
         try:
             stat = os.fstat(fd)
-            if stat.st_ino != inode or stat.st_size < end:
+            if stat.st_ino != inode or stat.st_size < end or (stat.st_size > end and not appended):
                 return False
             anchor = os.pread(fd, min(end, ANCHOR), end - min(end, ANCHOR))
         except OSError:

@@ -9,8 +9,8 @@ the log's seal (store/cache.seal: inode, offset, CRC-32 of the 4 KB before it). 
 log still has that seal (the same file, at most appended to) takes the state back, warns about the
 same bad lines again, and reads only the bytes appended since; any other log is read whole, as before.
 Never trusted over the file: a log that another inode now holds, that is shorter than the offset or
-whose bytes before it changed is read from the start. Group logs are always read whole (a renamed
-group's new log takes its old one's state: watch/follow.py). The file is local (`run/` is out of
+whose bytes before it changed is read from the start; so is a group's log that grew (a renamed
+group's new log counts its old one's records as seen: watch/follow.py). The file is local (`run/` is out of
 git), written only when an entry changed, and never fatal (store/cache.py).
 """
 
@@ -27,12 +27,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-VERSION = 1
-
-
-def kept_for(source: Source) -> bool:
-    """Which logs keep their baseline: every log but a group's."""
-    return not source.snapshot and source.family != "group"
+VERSION = 2
 
 
 class KeptBaseline:
@@ -46,31 +41,35 @@ class KeptBaseline:
         self.logs: dict[str, dict[str, Any]] = logs if isinstance(logs, dict) else {}
         self.changed = False
 
-    def restore(self, source: Source, state: LogFile) -> tuple[int, dict[str, str]]:
+    def restore(self, source: Source, state: LogFile) -> tuple[int, dict[str, str], list[str]]:
         """Put the stored baseline of `source` into `state` (a LogFile not read yet) when the file still
-        has its seal, warning again about the bad lines it had; returns (offset, titles): (0, {}) when
-        nothing was restored and the log is read from its start."""
+        has its seal, warning again about the bad lines it had; returns (offset, task titles, the names a
+        renamed group had): (0, {}, []) when nothing was restored and the log is read from its start. A
+        group's log is restored only when nothing was appended to it (a `renamed` event appended would
+        take another group's seen records: the whole read finds it)."""
         entry = self.logs.get(source.key)
         if entry is None:
-            return 0, {}
+            return 0, {}, []
         try:
             seal, lineno = entry["seal"], int(entry["lineno"])
             seen_ids = set(entry["ids"])
             seen_content = {(bytes.fromhex(digest), n) for digest, n in entry["content"]}
-            occurrences = Counter({bytes.fromhex(d): n for d, n in entry["occurrences"].items()})
+            occurrences: Counter[bytes] = Counter()
+            dict.update(occurrences, {bytes.fromhex(d): int(n) for d, n in entry["occurrences"].items()})  # not Counter.update's adding: ~10 µs a log
             bad = [(int(line), str(reason)) for line, reason in entry["bad"]]
             titles = {str(task): str(title) for task, title in entry["titles"].items()}
-            if not state.resume(seal, lineno):
-                return 0, {}
+            renamed = [str(name) for name in entry["renamed"]]
+            if not state.resume(seal, lineno, appended=source.family != "group"):
+                return 0, {}, []
         except (KeyError, TypeError, ValueError, AttributeError):  # an entry this version did not write
-            return 0, {}
+            return 0, {}, []
         state.seen_ids, state.seen_content, state.occurrences = seen_ids, seen_content, occurrences
         for line, reason in bad:
             jsonl.warn(state.path, line, reason)
         state.bad_lines = bad
-        return state.offset, titles
+        return state.offset, titles, renamed
 
-    def note(self, source: Source, state: LogFile, restored_at: int, titles: dict[str, str]) -> None:
+    def note(self, source: Source, state: LogFile, restored_at: int, titles: dict[str, str], renamed: list[str]) -> None:
         """Keep what reading `source`'s log from `restored_at` to its end left in `state`."""
         if state.identity is None or not state.offset:
             if self.logs.pop(source.key, None) is not None:
@@ -86,6 +85,7 @@ class KeptBaseline:
             "occurrences": {digest.hex(): n for digest, n in state.occurrences.items()},
             "bad": state.bad_lines,
             "titles": titles,
+            "renamed": renamed,
         }
         self.changed = True
 

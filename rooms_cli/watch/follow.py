@@ -34,6 +34,7 @@ class Follower:
         self.discovery = Discovery(project, selection)
         self.files: dict[str, tuple[Source, LogFile | SnapshotFile]] = {}
         self.position: dict[str, int] = {}  # discovery order, kept when only some files are read
+        self.renamed_from: dict[str, list[str]] = {}  # a renamed group's log -> the names it had before
         self._sources: list[Source] | None = None
         self.maker = ev.EventMaker()
 
@@ -69,19 +70,22 @@ class Follower:
 
     def _take_baseline(self) -> None:
         """Count everything written so far as seen, printing nothing; keep the result for the next watch."""
-        from rooms_cli.watch.baseline import KeptBaseline, kept_for
+        from rooms_cli.watch.baseline import KeptBaseline
 
         kept = KeptBaseline(self.project)
         for source, state in list(self.files.values()):
-            if not isinstance(state, LogFile) or not kept_for(source):
+            if not isinstance(state, LogFile):
                 for _ in self._chunks(source, state, False):
                     pass
                 continue
-            restored_at, titles = kept.restore(source, state)
+            restored_at, titles, renamed = kept.restore(source, state)
             self.maker.titles.update(titles)
+            if restored_at and source.family == "group":  # as the whole read would have (_continue_renamed)
+                self.renamed_from[source.key] = renamed
+                self._count_renamed_as_seen(source, state, renamed)
             for _ in self._chunks(source, state, False, titles):
                 pass
-            kept.note(source, state, restored_at, titles)
+            kept.note(source, state, restored_at, titles, self.renamed_from.get(source.key, []))
         kept.save()
 
     def poll(self, changed: set[str] | None = None) -> list[dict[str, Any]]:
@@ -147,12 +151,19 @@ class Follower:
     def _continue_renamed(self, source: Source, state: LogFile) -> None:
         """A renamed group's new log repeats the old log's events: what was printed from the old
         one counts as seen in the new one."""
+        renamed = []
         for record in jsonl.scan(source.path).records:
             old = record.get("from")
             if record.get("ev") == "renamed" and record.get("to") == source.name and isinstance(old, str) and is_valid_name(old):
-                known = self.files.get(Source("group", source.path.with_name(f"{old}.jsonl"), "group", old).key)
-                if known and isinstance(known[1], LogFile):
-                    state.seen_content |= known[1].seen_content
+                renamed.append(old)
+        self.renamed_from[source.key] = renamed
+        self._count_renamed_as_seen(source, state, renamed)
+
+    def _count_renamed_as_seen(self, source: Source, state: LogFile, renamed: list[str]) -> None:
+        for old in renamed:
+            known = self.files.get(Source("group", source.path.with_name(f"{old}.jsonl"), "group", old).key)
+            if known and isinstance(known[1], LogFile):
+                state.seen_content |= known[1].seen_content
 
 
 def _ts(event: dict[str, Any]) -> str:
