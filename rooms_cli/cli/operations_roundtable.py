@@ -1,4 +1,5 @@
-"""The roundtable part's operations declared once (cli/declare.py): `rooms roundtable run|queue`, `rooms memory list|forget`.
+"""The roundtable part's operations declared once (cli/declare.py): `rooms roundtable run|queue`, `rooms memory list|forget`,
+and `roundtable_list`, the MCP tool of `rooms roundtable queue` with no FORMAT.
 
 As in cli/operations_board.py, each declaration gives the typer command (roundtable_cmd.py) and the MCP
 tool's input schema (mcp_server/tools.py); typer parses them (not on the fast path: cli/fast.py).
@@ -95,31 +96,11 @@ def roundtable_run(run: Run, format: str, topic: str | None, participants: str |
         output.print_json(result)
 
 
-# `rooms roundtable queue` with no FORMAT lists the queue: over MCP that is its own tool, roundtable_list
-@operation("roundtable", "queue", shared=("dir", "json_"), params=(LIMIT, SINCE),
-           mcp=Mcp("roundtable_list", "List the roundtable queue", envelope("items", QUEUE_ITEM), read_only=True))
-def roundtable_list(run: Run) -> None:
-    """List the roundtable queue, oldest first: pending, running and finished items.
-
-    Example: rooms roundtable queue --json
-    """
-    from rooms_cli.roundtable import queue
-
-    items = queue.list_items(run.project)
-    if run.json:
-        output.print_json(items)
-        return
-    for item in items:
-        extra = item.roundtable or item.error or ""
-        output.say(f"{item.id}  {item.status:<8} {item.request.format:<14} {item.enqueued}  {extra}".rstrip())
-    if not items:
-        output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
-
-
 @operation("roundtable", "queue", shared=("dir", "json_"), params=(
     Param("format", default=None, help="Format to enqueue; leave out to list the queue.",
           mcp=McpArg(default=REQUIRED, help=FORMAT_MCP.help)),
     TOPIC, PARTICIPANTS, ROOM.replace(mcp=False), TURNS, MAX_CHARS, PACE, FORCE,
+    LIMIT.replace(mcp=False), SINCE.replace(mcp=False),  # roundtable_list's (below)
 ), mcp=Mcp("roundtable_queue", "Queue a roundtable", QUEUE_ITEM))
 def roundtable_queue(run: Run, format: str | None, topic: str | None, participants: str | None, room: str | None, turns: int | None,
                      max_chars: int, pace: float, force: bool) -> None:
@@ -132,13 +113,28 @@ def roundtable_queue(run: Run, format: str | None, topic: str | None, participan
     from rooms_cli.roundtable.speakers import check_turns
 
     if format is None:
-        return roundtable_list.body(run)
+        items = queue.list_items(run.project)
+        if run.json:
+            return output.print_json(items)
+        for item in items:
+            extra = item.roundtable or item.error or ""
+            output.say(f"{item.id}  {item.status:<8} {item.request.format:<14} {item.enqueued}  {extra}".rstrip())
+        if not items:
+            output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
+        return None
     if turns is not None:  # refused now, not at the next tick
         check_turns(get_format(run.config, format), turns, force)
     else:
         get_format(run.config, format)
     item, _new = queue.enqueue(run.project, request(format, topic, participants, room, turns, max_chars, force, pace))
     run.emit(item, f"Queued {item.id} ({format}); `rooms tick` will run it.")
+
+
+# `rooms roundtable queue` with no FORMAT as its own MCP tool: queue's command line and body, the tool taking limit and since
+roundtable_list = roundtable_queue.tool(
+    Mcp("roundtable_list", "List the roundtable queue", envelope("items", QUEUE_ITEM), read_only=True),
+    limit=McpArg(ge=1, le=1000), since=McpArg(),
+)
 
 
 @operation("memory", "list", shared=("dir", "json_"), params=(
