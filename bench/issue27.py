@@ -3,6 +3,7 @@
     python bench/issue27.py            # prints a table (a few minutes on 2 cores: it writes 100 000 task logs)
     BENCH_INBOX=100,100000 python bench/issue27.py   # inbox --unread / --peek / --all
     BENCH_MCP=1 python bench/issue27.py              # rooms mcp: spawn -> tools/list vs importing the SDK; calls
+    BENCH_WATCH=1 python bench/issue27.py            # watch --timeout 0: the demo project, 100 000 messages
 
 Boards of 10, 10 000 and 100 000 tasks where all but 10 are done (the done ones written straight as
 logs, the way a long-lived board looks), then each command as a process, medians, and the ratio to the
@@ -174,9 +175,22 @@ def _rpc(proc, message: dict) -> dict | None:
             return answer
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process `pid` has used (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+CPU: dict[str, float] = {}  # tool -> the server's CPU ms per call in the last session (task_next: with its release)
+
+
 def mcp_session(env: dict, calls: int = 0) -> tuple[float, dict[str, float]]:
     """Spawn `rooms mcp`: seconds from spawn to the tools/list answer, then the median ms of `calls`
-    calls of send, inbox, task_next (released again) and board in that one session."""
+    calls of send, inbox, task_next (released again) and board in that one session. The server's CPU
+    time per call goes to CPU: on a shared machine the wall time also holds the waits for a core."""
     start = time.perf_counter()
     proc = subprocess.Popen([*ROOMS, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -190,6 +204,7 @@ def mcp_session(env: dict, calls: int = 0) -> tuple[float, dict[str, float]]:
     for name, args in ((("send", {"message": "hi", "to": "bob"}), ("inbox", {"peek": True}), ("task_next", {}),
                         ("board", {})) if calls else ()):
         samples = []
+        used = cpu_seconds(proc.pid)
         for _ in range(calls):
             begin = time.perf_counter()
             answer = _rpc(proc, {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call",
@@ -201,6 +216,7 @@ def mcp_session(env: dict, calls: int = 0) -> tuple[float, dict[str, float]]:
                 _rpc(proc, {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {
                     "name": "task_release", "arguments": {"task_id": claim["task"]["id"], "lease_id": claim["lease_id"]}}})
         medians[name] = median_ms(samples)
+        CPU[name] = (cpu_seconds(proc.pid) - used) * 1000 / calls
     proc.stdin.close()
     proc.wait()
     return started, medians
@@ -227,10 +243,51 @@ def measure_mcp(rounds: int) -> None:
     print(f"| rooms mcp spawn -> tools/list | {median_ms(start):.0f} ms | import mcp.server.stdio {median_ms(sdk):.0f} ms"
           f" | {median_ms(start) / median_ms(sdk):.2f}× |")
     for name, ms in calls.items():
-        print(f"| MCP call {name} (median of {max(rounds, 30)}) | {ms:.1f} ms |")
+        with_release = " (with its task_release)" if name == "task_next" else ""
+        print(f"| MCP call {name} (median of {max(rounds, 30)}) | {ms:.1f} ms | server CPU {CPU[name]:.1f} ms a call{with_release} |")
+
+
+def _cpu_ms(args: list[str], env: dict, cwd: Path) -> float:
+    """CPU time (user + system) of one process, in ms: on a shared machine it varies less than wall time."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(args, env=env, cwd=cwd, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+
+
+def measure_watch(rounds: int) -> None:
+    """`rooms watch --json --all --timeout 0` against `python -c pass` (CPU, interleaved, medians) on the
+    demo project and on it with a transcript of 100 000 messages; the first watch of each keeps the
+    baseline the others start from (watch/baseline.py)."""
+    root = Path(tempfile.mkdtemp(prefix="rooms-bench-watch-"))
+    env = env_for(root / "demo")
+    subprocess.run([*ROOMS, "demo", "--dir", str(root / "demo")], env=env, check=True, capture_output=True)
+    watch = [*ROOMS, "watch", "--json", "--all", "--timeout", "0"]
+    print("| project | python -c pass | first watch | watch | × python |")
+    print("|---|---|---|---|---|")
+    for name, messages in (("demo", 0), ("demo + 100 000 messages", 100_000)):
+        if messages:
+            text = "hello there, this is a message of a moderate length " * 3
+            with open(root / "demo" / ".rooms" / "rooms" / ROOM / "transcript.jsonl", "a") as handle:
+                for k in range(messages):
+                    handle.write(json.dumps({"id": f"m-{k:026d}", "ts": "2026-11-21T09:00:00.000Z", "room": ROOM,
+                                             "speaker": "alice", "kind": "message", "text": text}) + "\n")
+        first = _cpu_ms(watch, env, root / "demo")
+        base, cost = [], []
+        for _ in range(rounds):
+            base.append(_cpu_ms([sys.executable, "-c", "pass"], dict(os.environ), root))
+            cost.append(_cpu_ms(watch, env, root / "demo"))
+        b, c = statistics.median(base), statistics.median(cost)
+        print(f"| {name} | {b:.0f} ms | {first:.0f} ms | {c:.0f} ms | {c / b:.2f}× |")
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def main() -> None:
+    if os.environ.get("BENCH_WATCH"):
+        measure_watch(int(os.environ.get("BENCH_ROUNDS", "11")))
+        return
     if os.environ.get("BENCH_MCP"):
         measure_mcp(int(os.environ.get("BENCH_ROUNDS", "7")))
         return

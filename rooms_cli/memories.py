@@ -13,7 +13,7 @@ cap on a lesson's length) keeps prompts bounded however many lessons pile up.
 from __future__ import annotations
 
 from rooms_cli.errors import InvalidInput
-from rooms_cli.store import jsonl, layout
+from rooms_cli.store import jsonl, layout, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, resolve_prefix
 from rooms_cli.store.locks import locked
@@ -54,15 +54,20 @@ def add_lessons(project: Project, agent: str, lessons: list[str], source: str) -
 
 def list_lessons(project: Project, agent: str) -> list[dict[str, Any]]:
     """The lessons of `agent` not forgotten, oldest first (time/id order, whatever a merge did to the lines)."""
-    return _lessons(jsonl.read(memories_path(project, agent)))
+    return _lessons(_read(project, agent))
+
+
+def _read(project: Project, agent: str) -> list[dict[str, Any]]:
+    """The records of `agent`'s memories that `schema.problem` passes, the check doctor makes: a wrong-typed
+    one (`"lesson": null`, `"forget": "l-1"`) is skipped with a warning, like a line that does not parse."""
+    path = memories_path(project, agent)
+    return schema.usable("memory", jsonl.read(path), project.relative(path))
 
 
 def _lessons(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     forgotten: set[str] = set()
     for record in records:
-        ids = record.get("forget")
-        if isinstance(ids, list):
-            forgotten.update(x for x in ids if isinstance(x, str))
+        forgotten.update(record.get("forget", ()))
     return [r for r in jsonl.in_order(records)
             if "forget" not in r and not (isinstance(r.get("id"), str) and r["id"] in forgotten)]
 
@@ -116,7 +121,7 @@ def forget(
     require_agent(project, agent)
     path = memories_path(project, agent)
     with locked(path):
-        records = _lessons(jsonl.read(path))
+        records = _lessons(_read(project, agent))
         doomed: set[str] = set()
         for given in ids or []:
             doomed.add(resolve_prefix(given, [str(r.get("id", "")) for r in records], "lesson id"))

@@ -16,7 +16,7 @@ agent's context is, though, is its LAST call: that prompt's tokens and the reply
 from __future__ import annotations
 
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
-from rooms_cli.store import eventlog, jsonl, layout
+from rooms_cli.store import eventlog, jsonl, layout, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
@@ -53,8 +53,11 @@ class SessionSummary:
 
 
 def _current(project: Project, room: str, agent: str) -> list[dict[str, Any]]:
-    """The session's records since it was last cleared, in merge order (store/eventlog.py)."""
-    records = eventlog.ordered(jsonl.read(session_path(project, room, agent)))
+    """The session's records since it was last cleared, in merge order (store/eventlog.py). A record
+    `schema.problem` refuses (`"input_tokens": "x"`: the check doctor makes) is skipped with a warning,
+    like a line that does not parse; the others count."""
+    path = session_path(project, room, agent)
+    records = eventlog.ordered(schema.usable("session", jsonl.read(path), project.relative(path)))
     cleared = max((i for i, r in enumerate(records) if r.get("kind") == CLEARED), default=-1)
     return records[cleared + 1:]
 

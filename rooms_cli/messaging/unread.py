@@ -28,6 +28,7 @@ from rooms_cli.messaging.inbox import (
     open_inbox,
     read_marks,
     read_state_path,
+    usable,
     with_latest,
 )
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
@@ -67,7 +68,8 @@ def _full(project: Project, agent: str) -> Known:
         jsonl.warn(box, lineno, reason)
     box_seal = cache.seal(box, whole.end)
     marks_seal = cache.seal(marks_file, jsonl.scan(marks_file).end)  # before the read: what is appended meanwhile is read again
-    records = order.ordered(whole.records)
+    kept = usable(project, "inbox", whole.records, box)
+    records = order.ordered(kept)
     messages = [InboxMessage.from_json(r) for r in records]
     assign_refs(messages)
     marks = read_marks(project, agent)
@@ -82,7 +84,7 @@ def _full(project: Project, agent: str) -> Known:
              "bad": [[lineno, reason] for lineno, reason in whole.bad]}
     # only a cursor whose offsets match what was parsed: a message appended between the scan and the
     # read is then re-read (and re-added once, by id) by the next call
-    if state["unique"]:
+    if state["unique"] and len(kept) == len(whole.records) and not marks.skipped:  # each read warns of a skipped record
         cache.save(cursor_path(project, agent), state)
     return Known(unread=unread, recent=recent, total=len(messages))
 
@@ -101,8 +103,9 @@ def known(project: Project, agent: str) -> Known:
         jsonl.warn(box, lineno, reason)
     new_box = jsonl.scan(box, box_end)
     new_marks = jsonl.scan(marks_file, marks_end)
-    if new_box.bad or new_marks.bad:
-        return _full(project, agent)  # a damaged line: read everything
+    if new_box.bad or new_marks.bad or len(usable(project, "inbox", new_box.records, box)) < len(new_box.records) \
+            or len(usable(project, "inbox-read", new_marks.records, marks_file)) < len(new_marks.records):
+        return _full(project, agent)  # a damaged line, or a record of the wrong type: read everything
     pending = {m["id"]: m for m in state["unread"]}
     top = state["top"]
     fresh = order.ordered(new_box.records)

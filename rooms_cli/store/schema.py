@@ -124,7 +124,8 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # each line of rooms/<room>/state.jsonl (chat/rooms.py); `value` is checked by `_room_event`
     "room-event": {"op": _one_of(*ROOM_OPS), "eid": TEXT, "ts": TEXT, "field": TEXT, "state": MAPPING},
     # each line of rooms/<room>/sessions/<agent>.jsonl (chat/sessions.py)
-    "session": {"eid": TEXT, "ts": TEXT, "kind": TEXT, "input_tokens": COUNT, "output_tokens": COUNT},
+    "session": {"eid": TEXT, "ts": TEXT, "kind": TEXT, "input_tokens": COUNT, "output_tokens": COUNT,
+                "answered": TEXT, "reply": TEXT},
     # the `state` of a `created` event in rooms/<room>/state.jsonl
     "room": {
         "id": NAME,
@@ -160,7 +161,10 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "spawn": {"id": NAME, "parent": TEXT, "alias": TEXT, "prompt": TEXT, "description": TEXT, "status": TEXT,
               "created": TEXT, "depth": COUNT, "pid": COUNT_OR_NULL, "runner_pid": COUNT_OR_NULL,
               "delivered": COUNT_OR_NULL, "runner": (_optional(_list_of(is_text)), "a list of arguments or null"),
-              "host": TEXT_OR_NULL, "output": TEXT_OR_NULL, "error": TEXT_OR_NULL},
+              "host": TEXT_OR_NULL, "output": TEXT_OR_NULL, "error": TEXT_OR_NULL,
+              "profile": TEXT_OR_NULL, "model": TEXT_OR_NULL, "started": TEXT_OR_NULL, "finished": TEXT_OR_NULL,
+              "exit_code": (_optional(is_int), "a whole number or null"),
+              "duration_s": (_optional(is_number), "a number or null")},
     # each line of memories/<agent>.jsonl: a lesson, or {"id", "ts", "forget": [ids]}
     "memory": {"id": TEXT, "ts": TEXT, "agent": TEXT, "lesson": TEXT, "source": TEXT_OR_NULL,
                "forget": (_list_of(is_text), "a list of lesson ids")},
@@ -187,6 +191,8 @@ def problem(kind: str, record: Any, *, strict: bool = True) -> str | None:
     for key, value in record.items():
         # a replay checks every event: text fields (most of them) without a call per field
         if (not isinstance(value, str) if key in texts else key in fields and not fields[key][0](value)):
+            if not strict and key == "kind" and isinstance(value, str):
+                continue  # a kind of message this version does not know (a newer version's): its reader shows it
             return _field(fields, key, value)
     whole = RECORDS.get(kind)
     return whole(record, strict) if whole is not None else None
@@ -296,6 +302,50 @@ def validate(kind: str, record: Any, where: str, *, strict: bool = True) -> None
     found = problem(kind, record, strict=strict)
     if found is not None:
         raise InvalidData(f"{where}: {found}")
+
+
+def usable(kind: str, records: list[dict[str, Any]], where: str) -> list[dict[str, Any]]:
+    """The records of the log `where` a reader uses: those `problem(kind, record, strict=False)` passes.
+
+    A record it refuses (`"text": 5`, `"n": "x"`, `"lesson": null`: a hand edit, a bad merge) is read
+    like a line that does not parse (store/jsonl.py): skipped, with one warning per process naming the
+    log, the record's id and the field in doctor's words, and every other record kept — never a
+    traceback, never garbage shown, never a good record lost."""
+    fields, texts, whole = SCHEMAS[kind], _TEXT_FIELDS[kind], RECORDS.get(kind)
+    kept = []
+    for record in records:
+        # a shortcut for the 10 000 good records of a transcript (a call per record costs a third more):
+        # a record it passes, `problem` passes; any other one `problem` judges
+        for key, value in record.items():
+            if key in texts:
+                if value.__class__ is str:
+                    continue
+            elif key not in fields or fields[key][0](value):
+                continue
+            break
+        else:
+            if whole is None or whole(record, False) is None:
+                kept.append(record)
+                continue
+        wrong = problem(kind, record, strict=False)
+        if wrong is None:
+            kept.append(record)
+        else:
+            _skip(where, record, wrong)
+    return kept
+
+
+_skipped: set[str] = set()
+
+
+def _skip(where: str, record: dict[str, Any], wrong: str) -> None:
+    ident = next((f"{key} {record[key]}" for key in ("id", "eid") if isinstance(record.get(key), str) and record[key]), "")
+    text = f"{where}{f' ({ident})' if ident else ''}: {wrong}; skipped, the other lines are kept (rooms doctor names its line)"
+    if text not in _skipped:
+        _skipped.add(text)
+        from rooms_cli import terminal
+
+        terminal.warn(text)
 
 
 def records(path: Any) -> list[tuple[int | None, Any]]:
