@@ -124,16 +124,14 @@ APPENDED_MAX = 1 << 16  # bytes appended by others since, parsed; more: the read
 def _highest_number(path: Path) -> int:
     """The highest message number in the inbox at `path` (its lock held): from what this process
     noted when the file still carries the seal it noted, else from its last NUMBER_WINDOW lines."""
-    from rooms_cli.store import cache
+    from rooms_cli.store import cache, files
 
     known = _HIGHEST.get(str(path))
     if known is not None:
         seal, highest = known
         end = seal[1]
         if cache.seal(path, end) == seal:
-            with open(path, "rb") as handle:
-                handle.seek(end)
-                appended = handle.read(APPENDED_MAX + 1)
+            appended = files.read_from(path, end, APPENDED_MAX + 1)
             if len(appended) <= APPENDED_MAX and b"<<<<<<<" not in appended:
                 scan = jsonl.parse_bytes(appended)
                 if not scan.bad:  # a bad line: the read-back warns about it as every read does

@@ -25,6 +25,13 @@ def read_bytes(path: Path | str) -> bytes:
         return handle.read()
 
 
+def read_from(path: Path | str, offset: int, limit: int) -> bytes:
+    """At most `limit` bytes of the file from `offset` (what was appended after a known end)."""
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        return handle.read(limit)
+
+
 def read_text(path: Path | str) -> str:
     """The file's text, decoded as UTF-8 (UnicodeDecodeError when it is not), with universal newlines
     ("\r\n" and "\r" read as "\n", as `open` does): for text a person writes. Records whose exact
