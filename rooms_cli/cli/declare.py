@@ -57,7 +57,9 @@ class McpArg:
     """How the MCP tool takes a parameter where it differs from the command line: its name, its
     description, its default, its kind, bounds on a number, and the strings it may be (an enum);
     `min_length`/`max_length` bound a list's items or a string's characters. Its kind may also be
-    "int_or_str", a number or a string (a message's number or its id over MCP; a string on the command line)."""
+    "int_or_str", a number or a string (a message's number or its id over MCP; a string on the command line),
+    or "optional_strs", a list of strings any of which may be null (group_spawn's handles: one per profile, null
+    for the default)."""
 
     __slots__ = ("name", "help", "default", "kind", "ge", "le", "choices", "min_length", "max_length")
 

@@ -1,4 +1,5 @@
-"""Groups' operations, each declared once (cli/declare.py): `rooms group broadcast|wait|reply|status|cancel|list|dissolve`.
+"""Groups' operations, each declared once (cli/declare.py): `rooms group spawn|spawn-mixed|broadcast|wait|reply|status|cancel|
+list|dissolve|ask` (spawn-mixed has no MCP tool of its own: group_spawn takes a list of profiles).
 
 As in cli/operations_board.py, each declaration gives the typer command (group_cmd.py) and the MCP
 tool's input schema (mcp_server/tools.py); typer parses them (not on the fast path: cli/fast.py).
@@ -15,9 +16,10 @@ from rooms_cli.shapes import BOOL, MEMBER, STR, envelope, nullable, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
-    from rooms_cli.groups.model import GroupResult
+    from rooms_cli.groups.model import GroupResult, Member
 
 DIR_JSON = ("dir", "json_")  # the shared options of a group command that acts as no one
 
@@ -44,8 +46,32 @@ REDUCER = Param("reducer", default=None, flags=("--reducer",), show_default=Fals
                 mcp=McpArg(help="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one."))
 # --any on the command line, mode over MCP
 ANY = Param("any_", "bool", False, "Return the first reply and cancel the losers.", ("--any",), mcp=False)
+# who the members are on the command line: a comma-separated list of profiles, or a preset (groups/presets.py)
+PROFILES = Param("profiles", default=None, help="Comma-separated agent ids (group:NAME for a sub-group); repeat one for several members.",
+                 flags=("--profiles",), show_default=False, mcp=False)
+PRESET = Param("preset", default=None, help="A preset from groups.presets in .rooms.yaml or .rooms/groups/<preset>.yaml.",
+               flags=("--preset",), show_default=False, mcp=False)
 MODE = Param("mode", default="all", help="all: every member's reply; any: the first, the rest cancelled.", cli=False,
              mcp=McpArg(choices=("all", "any")))
+
+
+def _profiles(run: Run, profiles: str | None, preset: str | None) -> list[str]:
+    from rooms_cli.errors import UsageError
+    from rooms_cli.groups.presets import preset_profiles
+
+    if bool(profiles) == bool(preset):
+        raise UsageError("give exactly one of --profiles a,b,c or --preset NAME")
+    if preset:
+        return preset_profiles(run.project, run.config, preset)
+    return [p.strip() for p in (profiles or "").split(",") if p.strip()]
+
+
+def _show_members(members: Iterable[Member], json_: bool, name: str) -> None:
+    if json_:
+        output.print_json({"group": name, "members": [m.to_json() for m in members]})
+        return
+    for m in members:
+        output.say(f"{name}: + {m.handle} ({m.profile})")
 
 
 def show_result(result: GroupResult, name: str, json_: bool) -> None:
@@ -89,6 +115,34 @@ def _tally_lines(meta: dict[str, Any]) -> list[str]:
     lines += [f"  {handle}: {why} not read — {reason}" for handle, reason in (meta.get("unparsed") or {}).items()]
     lines += [f"  {handle}: {why} failed — {error}" for handle, error in (meta.get("ballot_errors") or {}).items()]
     return lines
+
+
+@operation("group", "spawn", shared=DIR_JSON, params=(
+    NAME.replace(mcp=McpArg(help="Group name (created if new).")),
+    Param("profile", help="Agent id, or group:NAME to nest a group.", flags=("--profile",), complete="agents",
+          mcp=McpArg(name="profiles", kind="strs", min_length=1, help="Agent ids, one member each (group:NAME nests a group).")),
+    Param("handle", default=None, help="Member handle (default: the profile; -2, -3… when taken).", flags=("--handle",),
+          mcp=McpArg(name="handles", kind="optional_strs", help="Member handles, in the order of profiles (default: the profile).")),
+), mcp=Mcp("group_spawn", "Add group members", record({"group": STR, "members": {"type": "array", "items": MEMBER}})))
+def group_spawn(run: Run, name: str, profile: str, handle: str | None) -> None:
+    """Add one member to a group, creating the group if it is new.
+
+    Example: rooms group spawn rev --profile reviewer --handle sec
+    """
+    from rooms_cli.groups import roster
+
+    _show_members(roster.spawn(run.project, name, [profile], [handle]), run.json, name)
+
+
+@operation("group", "spawn-mixed", shared=DIR_JSON, params=(NAME, PROFILES, PRESET))
+def group_spawn_mixed(run: Run, name: str, profiles: str | None, preset: str | None) -> None:
+    """Add several members at once, from a list of profiles or a preset.
+
+    Example: rooms group spawn-mixed audit --profiles reviewer,architect,ops
+    """
+    from rooms_cli.groups import roster
+
+    _show_members(roster.spawn(run.project, name, _profiles(run, profiles, preset)), run.json, name)
 
 
 @operation("group", "broadcast", shared=AS, params=(NAME, OBJECTIVE, OUTPUT_FORMAT, TOOL_GUIDANCE, BOUNDARIES),
@@ -236,5 +290,37 @@ def group_dissolve(run: Run, name: str) -> None:
     run.emit(info, f"{name}: dissolved" + (f" (cancelled {info['cancelled_broadcast']})" if info["cancelled_broadcast"] else ""))
 
 
+@operation("group", "ask", shared=DIR_JSON, params=(
+    # over MCP the profiles come first, as a list; on the command line after --objective, comma-separated or a preset
+    Param("profiles", "strs", help="Agent ids, one member each.", cli=False, mcp=McpArg(min_length=1)),
+    OBJECTIVE, PROFILES, PRESET,
+    OUTPUT_FORMAT.replace(default="", help="How the reply should be shaped."),
+    TOOL_GUIDANCE.replace(default="", help="Which tools to reach for or avoid.",
+                          mcp=McpArg(default="", help="Which tools to reach for or avoid ('' allowed).")),
+    BOUNDARIES.replace(default="", help="What is out of scope.", mcp=McpArg(default="", help="What is out of scope ('' allowed).")),
+    REDUCER, MODE, TIMEOUT, ANY,
+), mcp=Mcp("group_ask", "Ask a one-shot committee", GATHERED, long=True))
+def group_ask(run: Run, objective: str, profiles: str | None, preset: str | None, output_format: str, tool_guidance: str,
+              boundaries: str, reducer: str | None, timeout: float | None, any_: bool) -> None:
+    """One-shot committee: spawn an ephemeral group, broadcast, wait, dissolve — no file left behind.
+
+    Example: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote
+    """
+    import asyncio
+
+    from rooms_cli.cli import progress
+    from rooms_cli.groups.api import ask
+    from rooms_cli.store.paths import Project
+
+    def watch(project: Project, name: str) -> Any:
+        return progress.live_line(progress.group_line(project, name), progress.wanted(run.json))
+
+    fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}
+    name, result = asyncio.run(ask(_profiles(run, profiles, preset), fields, any_=any_, reducer=reducer,
+                                   timeout=timeout, project=run.project, watch=watch))
+    show_result(result, name, run.json)
+
+
 # every operation declared here: typer registers them (group_cmd.py), MCP serves their tools (tools.py)
-OPERATIONS = (group_broadcast, group_wait, group_reply, group_cancel, group_status, group_list, group_dissolve)
+OPERATIONS = (group_spawn, group_spawn_mixed, group_broadcast, group_wait, group_reply, group_cancel, group_status, group_list,
+              group_dissolve, group_ask)

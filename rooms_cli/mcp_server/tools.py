@@ -29,13 +29,12 @@ from rooms_cli.cli.operations import DEFAULT_LIMIT
 from rooms_cli.config import Config
 from rooms_cli.shapes import (
     INT,
-    MEMBER,
     STR,
     record,
 )
 from rooms_cli.store.paths import Project
 
-WAIT_DEFAULT_S = messaging_ops.WAIT_DEFAULT_S  # how long wait / group_wait block when no timeout_seconds is given
+WAIT_DEFAULT_S = messaging_ops.WAIT_DEFAULT_S  # how long wait blocks when no timeout_seconds is given
 
 
 @dataclass(frozen=True)
@@ -95,7 +94,7 @@ def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., 
 
 
 _KINDS: dict[str, Any] = {"str": str, "int": int, "float": float, "bool": bool, "strs": list[str], "duration": str,
-                          "int_or_str": int | str}
+                          "int_or_str": int | str, "optional_strs": list[str | None]}
 
 
 def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
@@ -139,7 +138,6 @@ class Session:
 
 Limit = Annotated[int, Field(description="At most this many records (the rest are counted in `remaining`).", ge=1, le=1000)]
 
-GATHERED = record({"broadcast_id": STR, "by_member": {"type": "object"}, "reduced": {}, "metadata": {"type": "object"}})
 
 def duration(value: str | None) -> str | None:
     """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
@@ -153,14 +151,6 @@ def duration(value: str | None) -> str | None:
             raise ValueError(exc.message) from None
     return value
 
-
-WaitSeconds = Annotated[float, Field(description="Give up after this many seconds.", ge=0, le=3600)]
-Reducer = Annotated[str | None, Field(description="concat, join_by_handle, last_wins, majority_vote, rank, or a custom one.")]
-Mode = Annotated[Literal["all", "any"], Field(description="all: every member's reply; any: the first, the rest cancelled.")]
-Objective = Annotated[str, Field(description="What to accomplish.")]
-OutputFormat = Annotated[str, Field(description="How each reply should be shaped ('' allowed).")]
-ToolGuidance = Annotated[str, Field(description="Which tools to reach for or avoid ('' allowed).")]
-Boundaries = Annotated[str, Field(description="What is out of scope ('' allowed).")]
 
 
 # -- board ---------------------------------------------------------------------------------------
@@ -402,10 +392,8 @@ def _gathered(result):
     return result
 
 
-@tool("Add group members", record({"group": STR, "members": {"type": "array", "items": MEMBER}}))
-def group_spawn(s: Session, name: Annotated[str, Field(description="Group name (created if new).")],
-                profiles: Annotated[list[str], Field(description="Agent ids, one member each (group:NAME nests a group).", min_length=1)],
-                handles: Annotated[list[str | None] | None, Field(description="Member handles, in the order of profiles (default: the profile).")] = None):
+@declared_tool(groups_ops.group_spawn)
+def group_spawn(s: Session, name: str, profiles: list[str], handles: list[str | None] | None):
     """Add members to a group, creating it if new; returns the members with their handles."""
     from rooms_cli.groups import roster
 
@@ -446,10 +434,9 @@ def group_status(s: Session, name: str):
     return status(s.project, name)
 
 
-@tool("Ask a one-shot committee", GATHERED, long=True)
-def group_ask(s: Session, profiles: Annotated[list[str], Field(description="Agent ids, one member each.", min_length=1)],
-              objective: Objective, output_format: OutputFormat = "", tool_guidance: ToolGuidance = "",
-              boundaries: Boundaries = "", reducer: Reducer = None, mode: Mode = "all", timeout_seconds: WaitSeconds = WAIT_DEFAULT_S):
+@declared_tool(groups_ops.group_ask)
+def group_ask(s: Session, profiles: list[str], objective: str, output_format: str, tool_guidance: str, boundaries: str,
+              reducer: str | None, mode: str, timeout_seconds: float):
     """One-shot committee: an ephemeral group of these profiles gets the broadcast; returns the reduced
     result, and no file is left behind."""
     from rooms_cli.groups.api import ask
