@@ -45,7 +45,16 @@ def _completer(kind: str):
 
 
 complete_agents, complete_rooms, complete_groups = _completer("agent"), _completer("room"), _completer("group")
-COMPLETIONS = {"agents": complete_agents, "rooms": complete_rooms, "groups": complete_groups}
+
+
+def complete_agent_list(incomplete: str) -> list[str]:
+    """`--participants analyst,hu<TAB>`: the agent after the last comma, the ones before kept."""
+    head, _, last = incomplete.rpartition(",")
+    done = set(head.split(",")) if head else set()
+    return [f"{head},{n}" if head else n for n in complete_agents(last) if n not in done]
+
+
+COMPLETIONS = {"agents": complete_agents, "rooms": complete_rooms, "groups": complete_groups, "agent_list": complete_agent_list}
 
 
 def annotation(param: Param):
@@ -65,12 +74,6 @@ def annotation(param: Param):
                                         metavar=param.metavar, show_default=param.show_default, autocompletion=complete,
                                         min=param.min)]
 
-
-def complete_agent_list(incomplete: str) -> list[str]:
-    """`--participants analyst,hu<TAB>`: the agent after the last comma, the ones before kept."""
-    head, _, last = incomplete.rpartition(",")
-    done = set(head.split(",")) if head else set()
-    return [f"{head},{n}" if head else n for n in complete_agents(last) if n not in done]
 
 DirOpt = Annotated[
     str | None,

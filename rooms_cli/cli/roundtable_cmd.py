@@ -7,10 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from rooms_cli.cli import operations_roundtable, output
-from rooms_cli.cli.options import complete_agent_list
 from rooms_cli.cli.shared import Run, declared_command, shared
-from rooms_cli.cli.values import finite_number
-from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 
 roundtable_app = typer.Typer(
     help="Conversations among a few agents, turn by turn, in a format.\n\n"
@@ -25,25 +22,6 @@ memory_app = typer.Typer(
     help="Lessons agents learned in conversations (.rooms/memories/<agent>.jsonl).\n\nExample: rooms memory list analyst",
     no_args_is_help=True,
 )
-
-TopicOpt = Annotated[str | None, typer.Option("--topic", "-t", help="What to talk about (default: what matters most this week).")]
-ParticipantsOpt = Annotated[
-    str | None,
-    typer.Option("--participants", "-p", autocompletion=complete_agent_list, help="Comma-separated agent ids and random:N (default: drawn in the format's range)."),
-]
-RoomOpt = Annotated[str | None, typer.Option("--room", "-r", help="Write into this room (default: a new roundtable-… room).")]
-TurnsOpt = Annotated[int | None, typer.Option("--turns", min=1, help="Number of turns (default: drawn in the format's range).")]
-MaxCharsOpt = Annotated[int, typer.Option("--max-chars", min=MIN_MAX_CHARS, help="Cap on each turn, cut at a word.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Allow --turns and participant counts outside the format's range.")]
-PaceOpt = Annotated[float, typer.Option("--pace", parser=finite_number("--pace", minimum=0), metavar="SECONDS", help="Human-like gap: each pause is drawn in [S, 8S/3] seconds (the source's 3–8 s is --pace 3).")]
-
-
-def _request(fmt, topic, participants, room, turns, max_chars, pace, force):
-    from rooms_cli.roundtable.orchestrator import RoundtableRequest
-
-    people = [p.strip() for p in participants.split(",") if p.strip()] if participants else None
-    return RoundtableRequest(fmt, topic=topic, participants=people, room=room, turns=turns, max_chars=max_chars, pace=pace,
-                             force=force)
 
 
 @roundtable_app.command("formats")
@@ -69,85 +47,8 @@ def formats_cmd(run: Run) -> None:
     output.console().print(table)
 
 
-@roundtable_app.command("run")
-@shared()
-def run_cmd(
-    run: Run,
-    format: Annotated[str, typer.Argument(help="Format name (see `rooms roundtable formats`).")],
-    topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False,
-    explain: Annotated[bool, typer.Option("--explain", help="Print each turn's speaker weights.")] = False,
-) -> None:
-    """Run a roundtable now, printing each turn as it happens, then extract lessons.
-
-    Example: rooms roundtable run debate --topic 'monorepo or not' --participants analyst,hustler
-    """
-    from rooms_cli.roundtable.orchestrator import run_roundtable_sync
-
-
-    def show(kind: str, data: dict[str, Any]) -> None:
-        if run.json:
-            return
-        if kind == "start":
-            output.say(f"{data['format']} · {data['topic']} · {', '.join(data['participants'])} · "
-                       f"{data['planned_turns']} turns · room {data['room']}", style="bold")
-        elif kind in ("turn", "skip"):
-            if explain and "opens" in data:
-                output.say(f"   opens: the format's rule ({data['opens']})", style="dim")
-            elif explain:
-                output.say("   weights: " + "  ".join(f"{a} {w:.2f}" for a, w in data["weights"].items()), style="dim")
-            said = data["text"] if kind == "turn" else "(nothing usable twice: turn skipped)"
-            output.say(f"{data['turn']:>2} {data['speaker']}: {said}")
-        elif kind == "lessons":
-            count = sum(len(v) for v in data["lessons"].values())
-            if count:
-                output.say(f"learned {count} lesson{'' if count == 1 else 's'} (rooms memory list)", style="dim")
-            for who, why in data.get("problems", {}).items():
-                output.say(f"no lessons learned: {why}" if who == "*" else f"   {who}: {why}", style="dim")
-
-    result = run_roundtable_sync(run.project, run.config, _request(format, topic, participants, room, turns, max_chars, pace, force),
-                                 on_event=show)
-    if room is None:
-        from rooms_cli.roundtable.tick import end_own_room
-
-        end_own_room(run.project, result.room)
-    if run.json:
-        output.print_json(result)
-
-
-@roundtable_app.command("queue")
-@shared()
-def queue_cmd(
-    run: Run,
-    format: Annotated[str | None, typer.Argument(help="Format to enqueue; leave out to list the queue.")] = None,
-    topic: TopicOpt = None, participants: ParticipantsOpt = None, room: RoomOpt = None, turns: TurnsOpt = None,
-    max_chars: MaxCharsOpt = DEFAULT_MAX_CHARS, pace: PaceOpt = 0.0, force: ForceOpt = False,
-) -> None:
-    """Enqueue a roundtable for the next `rooms tick`, or list the queue.
-
-    Example: rooms roundtable queue retro --topic 'last sprint' && rooms tick
-    """
-    from rooms_cli.roundtable import queue
-    from rooms_cli.roundtable.formats import get_format
-    from rooms_cli.roundtable.speakers import check_turns
-
-    if format is None:
-        items = queue.list_items(run.project)
-        if run.json:
-            output.print_json(items)
-            return
-        for item in items:
-            extra = item.roundtable or item.error or ""
-            output.say(f"{item.id}  {item.status:<8} {item.request.format:<14} {item.enqueued}  {extra}".rstrip())
-        if not items:
-            output.say("The queue is empty. Add one with `rooms roundtable queue FORMAT`.")
-        return
-    if turns is not None:  # refused now, not at the next tick
-        check_turns(get_format(run.config, format), turns, force)
-    else:
-        get_format(run.config, format)
-    item, _new = queue.enqueue(run.project, _request(format, topic, participants, room, turns, max_chars, pace, force))
-    run.emit(item, f"Queued {item.id} ({format}); `rooms tick` will run it.")
+roundtable_app.command("run")(declared_command(operations_roundtable.roundtable_run))
+roundtable_app.command("queue")(declared_command(operations_roundtable.roundtable_queue))
 
 
 @schedule_app.callback(invoke_without_command=True)

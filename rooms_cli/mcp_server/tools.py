@@ -30,7 +30,6 @@ from rooms_cli.config import Config
 from rooms_cli.shapes import (
     INT,
     STR,
-    envelope,
     record,
 )
 from rooms_cli.store.paths import Project
@@ -138,10 +137,8 @@ class Session:
 
 
 Limit = Annotated[int, Field(description="At most this many records (the rest are counted in `remaining`).", ge=1, le=1000)]
-Cursor = Annotated[str | None, Field(description="The `next_cursor` of the last call: continue after it.")]
 
 
-TaskId = Annotated[str, Field(description="Task id, or any unique prefix of it.")]
 def duration(value: str | None) -> str | None:
     """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
     from rooms_cli.errors import InvalidInput
@@ -585,47 +582,29 @@ def memory_forget(s: Session, agent: str, ids: list[str] | None, source: str | N
 
 # -- roundtable ----------------------------------------------------------------------------------
 
-Format = Annotated[str, Field(description="A format name: standup, debate, retro, … (rooms roundtable formats).")]
-Topic = Annotated[str | None, Field(description="What to talk about (default: what matters most this week).")]
-Participants = Annotated[list[str] | None, Field(description="Agent ids and random:N (default: drawn in the format's range).")]
-Turns = Annotated[int | None, Field(description="Number of turns (default: drawn in the format's range).", ge=1)]
-MaxChars = Annotated[int, Field(description="Cap on each turn, cut at a word.", ge=20)]
-
-
-Force = Annotated[bool, Field(description="Allow turns and participant counts outside the format's range.")]
-
-
-def _request(format, topic, participants, room, turns, max_chars, force):
-    from rooms_cli.roundtable.orchestrator import RoundtableRequest
-
-    return RoundtableRequest(format, topic=topic, participants=participants, room=room, turns=turns, max_chars=max_chars,
-                             force=force)
-
-
-@tool("Run a roundtable", record({"turns": {"type": "array"}, "participants": {"type": "array"}}), long=True)
-def roundtable_run(s: Session, format: Format, topic: Topic = None, participants: Participants = None,
-                   room: Annotated[str | None, Field(description="Write into this room (default: a new roundtable-… room).")] = None,
-                   turns: Turns = None, max_chars: MaxChars = 120, force: Force = False):
+@declared_tool(roundtable_ops.roundtable_run)
+def roundtable_run(s: Session, format: str, topic: str | None, participants: list[str] | None, room: str | None, turns: int | None,
+                   max_chars: int, force: bool):
     """Run a roundtable now among a few agents, turn by turn; returns every turn and the lessons learned."""
     from rooms_cli.roundtable.orchestrator import run_roundtable_sync
 
-    return run_roundtable_sync(s.project, s.config, _request(format, topic, participants, room, turns, max_chars, force))
+    return run_roundtable_sync(s.project, s.config, roundtable_ops.request(format, topic, participants, room, turns, max_chars, force))
 
 
-@tool("Queue a roundtable", record({"id": STR, "format": STR, "status": STR}))
-def roundtable_queue(s: Session, format: Format, topic: Topic = None, participants: Participants = None, turns: Turns = None,
-                     max_chars: MaxChars = 120, force: Force = False):
+@declared_tool(roundtable_ops.roundtable_queue)
+def roundtable_queue(s: Session, format: str, topic: str | None, participants: list[str] | None, turns: int | None, max_chars: int,
+                     force: bool):
     """Enqueue a roundtable for the next `rooms tick` (roundtable_list shows the queue)."""
     from rooms_cli.roundtable import queue
     from rooms_cli.roundtable.formats import get_format
 
     get_format(s.config, format)
-    item, _new = queue.enqueue(s.project, _request(format, topic, participants, None, turns, max_chars, force), by=s.me)
+    item, _new = queue.enqueue(s.project, roundtable_ops.request(format, topic, participants, None, turns, max_chars, force), by=s.me)
     return item
 
 
-@tool("List the roundtable queue", envelope("items", record({"id": STR, "format": STR, "status": STR})), read_only=True)
-def roundtable_list(s: Session, limit: Limit = DEFAULT_LIMIT, since: Cursor = None):
+@declared_tool(roundtable_ops.roundtable_list)
+def roundtable_list(s: Session, limit: int, since: str | None):
     """The roundtable queue, oldest first: pending, running and finished items."""
     from rooms_cli.jsonable import to_jsonable
     from rooms_cli.roundtable import queue
