@@ -48,7 +48,8 @@ def add_lessons(project: Project, agent: str, lessons: list[str], source: str) -
         for lesson in lessons
         if str(lesson).strip()
     ]
-    jsonl.append_many(memories_path(project, agent), records)
+    path = memories_path(project, agent)
+    jsonl.append_many(path, schema.checked("memory", records, project.relative(path)))
     return records
 
 
@@ -131,5 +132,6 @@ def forget(
         ]
         if removed:
             ids = [str(r.get("id", "")) for r in removed]
-            jsonl.append_many(path, [{"id": new_id("f"), "ts": now_iso(), "forget": ids}], lock=False)
+            forget = [{"id": new_id("f"), "ts": now_iso(), "forget": ids}]
+            jsonl.append_many(path, schema.checked("memory", forget, project.relative(path)), lock=False)
     return removed

@@ -259,3 +259,38 @@ def test_the_reader_and_doctor_agree_on_any_wrong_value(project, capsys, kind, d
         assert [text for text in warned.splitlines() if text] == [said]
         assert doctor == [f"{named}: {strict}"]
         assert [i for i in shown if i != "x-wrong"] == good_ids and "x-wrong" not in shown
+
+
+@pytest.mark.parametrize("kind", ["transcript", "inbox", "memory"])
+def test_a_writer_refuses_what_its_reader_would_skip(project, kind):
+    """Validation on write (`schema.checked`): a record this version would append and then skip on
+    read is refused before the file is touched, so a writer's bug cannot put a line doctor reports."""
+    from rooms_cli.errors import InvalidData
+
+    if kind == "transcript":
+        from rooms_cli.chat.rooms import create_room
+        from rooms_cli.chat.transcript import append_message, transcript_path
+
+        create_room(project, "r", ["reviewer"])
+        append_message(project, "r", "alice", "first")
+        path = transcript_path(project, "r")
+        before = path.read_bytes()
+        with pytest.raises(InvalidData, match="kind"):
+            append_message(project, "r", "alice", "hello", kind="no-such-kind")
+    elif kind == "inbox":
+        from rooms_cli.messaging.inbox import deliver, inbox_path
+
+        deliver(project, "bob", "alice", "first")
+        path = inbox_path(project, "bob")
+        before = path.read_bytes()
+        with pytest.raises(InvalidData, match="kind"):
+            deliver(project, "bob", "alice", "second", kind="no-such-kind")
+    else:
+        from rooms_cli.memories import add_lessons, memories_path
+
+        add_lessons(project, "bob", ["keep the lock short"], "standup")
+        path = memories_path(project, "bob")
+        before = path.read_bytes()
+        with pytest.raises(InvalidData, match="source"):
+            add_lessons(project, "bob", ["a lesson"], 5)  # type: ignore[arg-type]
+    assert path.read_bytes() == before

@@ -75,9 +75,10 @@ class Outcome:
 def append_records(project: Project, room: str, messages: list[Message]) -> None:
     """Append several records to a room's transcript in one locked write."""
     from rooms_cli.chat.rooms import transcript_path
-    from rooms_cli.store import jsonl
+    from rooms_cli.store import jsonl, schema
 
-    jsonl.append_many(transcript_path(project, room), [m.to_json() for m in messages])
+    path = transcript_path(project, room)
+    jsonl.append_many(path, schema.checked("transcript", [m.to_json() for m in messages], project.relative(path)))
 
 
 @dataclass

@@ -80,7 +80,8 @@ def _append(project: Project, room: str, agent: str, record: dict[str, Any]) -> 
     path = session_path(project, room, agent)
     with locked(path):
         totals = _totals([*_current(project, room, agent), record])
-        eventlog.append(path, [{"ts": now_iso(), "eid": new_id("e"), **record, **totals}], lock=False)
+        written = [{"ts": now_iso(), "eid": new_id("e"), **record, **totals}]
+        eventlog.append(path, schema.checked("session", written, project.relative(path)), lock=False)
 
 
 def record_turn(project: Project, room: str, agent: str, *, answered: str, reply: str, usage: dict[str, Any] | None,

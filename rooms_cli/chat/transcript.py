@@ -61,8 +61,11 @@ def make_message(room: str, speaker: str, text: str, kind: str = "message", **ex
 
 def append_message(project: Project, room: str, speaker: str, text: str, kind: str = "message", **extra: Any) -> Message:
     """Append one record to the room's transcript and return it."""
+    from rooms_cli.store import schema
+
     msg = make_message(room, speaker, text, kind, **extra)
-    jsonl.append(transcript_path(project, room), msg.to_json())
+    path = transcript_path(project, room)
+    jsonl.append_many(path, schema.checked("transcript", [msg.to_json()], project.relative(path)))
     return msg
 
 

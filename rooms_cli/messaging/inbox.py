@@ -108,7 +108,7 @@ def deliver(
         n = _highest_number(path) + 1
         msg = InboxMessage(n=n, id=new_id("i"), ts=now_iso(), sender=sender, to=to, kind=kind, text=text,
                            tag=tag, reply_to=reply_to, meta=dict(meta or {}))
-        jsonl.append_many(path, [msg.to_json()], lock=False)
+        jsonl.append_many(path, schema.checked("inbox", [msg.to_json()], project.relative(path)), lock=False)
         _note_highest(path, n)
     return msg
 
@@ -229,7 +229,8 @@ def mark_read(project: Project, agent: str, messages: list[InboxMessage]) -> boo
         fresh = [m.key for m in messages if not marks.covers(m)]
         if not fresh:
             return False
-        jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": fresh}], lock=False)
+        written: list[dict[str, Any]] = [{"id": new_id("r"), "ts": now_iso(), "read": fresh}]
+        jsonl.append_many(path, schema.checked("inbox-read", written, project.relative(path)), lock=False)
     return True
 
 

@@ -32,7 +32,7 @@ from rooms_cli.messaging.inbox import (
     with_latest,
 )
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
-from rooms_cli.store import cache, jsonl, layout, order
+from rooms_cli.store import cache, jsonl, layout, order, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.locks import locked
@@ -144,7 +144,8 @@ def unread(project: Project, agent: str) -> list[InboxMessage]:
 def _mark(project: Project, agent: str, messages: list[InboxMessage]) -> None:
     path = read_state_path(project, agent)
     with locked(path):  # a message marked twice (a race) is harmless: marks are a set
-        jsonl.append_many(path, [{"id": new_id("r"), "ts": now_iso(), "read": [m.key for m in messages]}], lock=False)
+        marks = [{"id": new_id("r"), "ts": now_iso(), "read": [m.key for m in messages]}]
+        jsonl.append_many(path, schema.checked("inbox-read", marks, project.relative(path)), lock=False)
 
 
 def open_unread(project: Project, agent: str, *, peek: bool = False, limit: int | None = None,

@@ -304,6 +304,14 @@ def validate(kind: str, record: Any, where: str, *, strict: bool = True) -> None
         raise InvalidData(f"{where}: {found}")
 
 
+def checked(kind: str, records: list[dict[str, Any]], where: str) -> list[dict[str, Any]]:
+    """`records`, each first checked as its reader will read it (`validate`): a writer's last step, so
+    what this version appends is never what its own readers skip and doctor reports."""
+    for record in records:
+        validate(kind, record, where)
+    return records
+
+
 def usable(kind: str, records: list[dict[str, Any]], where: str) -> list[dict[str, Any]]:
     """The records of the log `where` a reader uses: those `problem(kind, record, strict=False)` passes.
 
