@@ -200,3 +200,32 @@ def test_an_append_reads_only_the_end_of_a_long_log(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "pread", counting)
     jsonl.append(log, {"n": "last"})
     assert sum(reads) <= 64 * 1024 < log.stat().st_size
+
+
+def _ordered_by_identity(records):
+    """The definition `order.ordered` keeps: each record once by `order.identity`, then the one order."""
+    seen, unique = set(), []
+    for record in records:
+        key = order.identity(record)
+        if key not in seen:
+            seen.add(key)
+            unique.append(record)
+    return sorted(unique, key=order.sort_key)
+
+
+_STAMPS = st.sampled_from(["2026-01-01T00:00:00.000Z-0000-aaaaaa", "2026-01-01T00:00:00.000Z-0000-bbbbbb",
+                           "2026-01-01T00:00:00.001Z-0001-aaaaaa", "", None, 5])
+_RECORD = st.fixed_dictionaries({"ev": st.sampled_from(["claim", "done", "note"])}, optional={
+    "hlc": _STAMPS, "id": st.sampled_from(["", "m-1", "m-2"]), "eid": st.sampled_from(["e-1", 3]),
+    "at": st.sampled_from(["2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"]), "n": st.integers(0, 2),
+    "meta": st.dictionaries(st.sampled_from("xy"), st.integers(0, 1), max_size=2)})
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=st.lists(_RECORD, max_size=12).flatmap(lambda rs: st.permutations(rs + rs[: len(rs) // 2])))
+def test_ordered_keeps_each_record_once_by_its_identity(records):
+    """`ordered` serialises a stamped id-less record only when another shares its stamp; what it keeps
+    is still exactly what deduplicating by `identity` keeps (copies, stamp collisions, key order)."""
+    copies = [dict(reversed(list(r.items()))) for r in records]  # the same record with its keys in another order
+    for given_records in (records, copies + records):
+        assert order.ordered(given_records) == _ordered_by_identity(given_records)

@@ -48,18 +48,38 @@ def identity(record: dict[str, Any]) -> object:
     stamp, rid = record.get("hlc"), record_id(record)
     if isinstance(stamp, str) and stamp and rid:
         return (rid, stamp)
-    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+    return _content(record)
 
 
 def ordered(records: Iterable[dict[str, Any]]) -> list[dict]:
-    """`records` in the one order, each record once."""
+    """`records` in the one order, each record once (`identity`).
+
+    A stamped record without an id (a task event) is told apart by its content, as `identity` says;
+    its content holds its stamp, so only records sharing a stamp can be one record, and the content
+    is serialised only then (a copy, or a true stamp collision) instead of for every record: the
+    JSON of each event was a quarter of a board replay."""
     seen: set[Any] = set()
+    by_stamp: dict[str, list[dict[str, Any]]] = {}  # stamp -> the id-less records kept with it
     unique = []
     for record in records:
-        key = identity(record)
-        if key in seen:
-            continue
-        seen.add(key)
+        stamp = record.get("hlc")
+        if isinstance(stamp, str) and stamp and not record_id(record):
+            kept = by_stamp.get(stamp)
+            if kept is None:
+                by_stamp[stamp] = [record]
+            elif _content(record) in {_content(other) for other in kept}:
+                continue
+            else:
+                kept.append(record)
+        else:
+            key = identity(record)
+            if key in seen:
+                continue
+            seen.add(key)
         unique.append(record)
     unique.sort(key=sort_key)
     return unique
+
+
+def _content(record: dict[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
