@@ -258,8 +258,13 @@ def test_records_of_unknown_shape_and_bad_lines_never_stop_the_watch(project_dir
 
 def test_human_output_shows_every_kind_without_crashing(project_dir, rooms):
     for kind, text in [("message", "hello"), ("pass", ""), ("flavor", "*taps the table*"), ("join", "joined"),
-                       ("budget_exhausted", "out of turns"), ("telepathy", "???")]:
+                       ("budget_exhausted", "out of turns")]:
         run_python(say("default", "alice", text, kind=kind), env={"ROOMS_NOW": "2026-11-21T09:00:00Z"})
+    # a kind only a newer version writes (this version's writer refuses it; its readers show it)
+    run_python("from rooms_cli.store import open_project, jsonl\n"
+               "from rooms_cli.chat.transcript import transcript_path\n"
+               "jsonl.append(transcript_path(open_project(), 'default'), {'id': 'm-new', 'ts': '2026-11-21T09:00:00Z',"
+               " 'room': 'default', 'speaker': 'alice', 'kind': 'telepathy', 'text': '???'})\n")
     run_python("from rooms_cli.store import open_project, jsonl\n"
                "jsonl.append(open_project().path('groups', 'g.jsonl'), {'anything': 1})\n"
                "from rooms_cli.store import atomic\n"
