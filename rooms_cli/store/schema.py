@@ -319,22 +319,8 @@ def usable(kind: str, records: list[dict[str, Any]], where: str) -> list[dict[st
     like a line that does not parse (store/jsonl.py): skipped, with one warning per process naming the
     log, the record's id and the field in doctor's words, and every other record kept — never a
     traceback, never garbage shown, never a good record lost."""
-    fields, texts, whole = SCHEMAS[kind], _TEXT_FIELDS[kind], RECORDS.get(kind)
     kept = []
     for record in records:
-        # a shortcut for the 10 000 good records of a transcript (a call per record costs a third more):
-        # a record it passes, `problem` passes; any other one `problem` judges
-        for key, value in record.items():
-            if key in texts:
-                if value.__class__ is str:
-                    continue
-            elif key not in fields or fields[key][0](value):
-                continue
-            break
-        else:
-            if whole is None or whole(record, False) is None:
-                kept.append(record)
-                continue
         wrong = problem(kind, record, strict=False)
         if wrong is None:
             kept.append(record)
