@@ -60,9 +60,8 @@ def append_events(project: Project, room: str, task_id: str, events: list[dict[s
     from rooms_cli.store import schema
 
     path = task_path(project, room, task_id)
-    for event in events:
-        schema.validate("task-event", event, project.relative(path))
-    jsonl.append_many(task_path(project, room, task_id), [_sorted(e) for e in events], lock=not held)
+    checked = schema.checked("task-event", events, project.relative(path))
+    jsonl.append_many(path, [_sorted(e) for e in checked], lock=not held)
 
 
 def _sorted(event: dict[str, Any]) -> dict[str, Any]:
