@@ -243,3 +243,28 @@ def test_the_lazily_stored_index_agrees_with_the_logs_whatever_the_sequence():
             assert sorted(t["id"] for t in fast["done"]) == sorted(t["id"] for t in whole["done"])
 
     check()
+
+
+def test_a_process_reading_the_index_again_decodes_it_only_when_its_bytes_changed(project, monkeypatch):
+    """An MCP session reads the index on every call: the same bytes give a copy of the last decode; what
+    a reader changes in its copy never reaches the next reader; another process's write is read anew."""
+    from rooms_cli.store import cache
+
+    ids = [add(project, f"t{n}").id for n in range(3)]
+    first = openindex.load(project, ROOM)
+    decodes = []
+    real = cache.decode
+    monkeypatch.setattr(cache, "decode", lambda *a, **k: decodes.append(1) or real(*a, **k))
+    again = openindex.load(project, ROOM)
+    assert decodes == [] and again == first and again is not first
+    again["open"].clear()
+    again["counts"]["done"] = 99
+    again["recent"].append({"id": "x"})
+    third = openindex.load(project, ROOM)
+    assert sorted(third["open"]) == sorted(ids) and third["counts"] == {} and third["recent"] == []
+    code = (f"from rooms_cli.board import tasks; from rooms_cli.store.paths import open_project; "
+            f"tasks.add_task(open_project({str(project.root)!r}), {ROOM!r}, 'elsewhere', lane='researcher', "
+            f"done='it is done', by='bob')")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    fourth = openindex.load(project, ROOM)
+    assert decodes and len(fourth["open"]) == 4

@@ -80,16 +80,23 @@ def _jsonable(value: Any) -> Any:
     return to_jsonable(value)
 
 
-def ok_result(data: Any) -> types.CallToolResult:
+def ok_result(data: Any) -> dict[str, Any]:
     """The result as JSON text and as the same data parsed back: the C encoder and decoder walk a board
-    of 60 tasks in a third of the time the Python walk (jsonable.to_jsonable) took."""
+    of 60 tasks in a third of the time the Python walk (jsonable.to_jsonable) took.
+
+    It is the CallToolResult's wire form (a dict, which the SDK takes from a handler as it is), not the
+    model: building the model and dumping it again walked the result twice more before the SDK checks
+    it against the protocol's surface (a board of 60 tasks is 27 KB, twice)."""
     from rooms_cli.jsonable import dumps
 
     text = dumps(data)
     data = json.loads(text)
     if not isinstance(data, dict):  # every operation returns an object; a bare value would break the output schema
         raise TypeError(f"a tool returned {type(data).__name__}, not an object")
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=data)
+    # what CallToolResult(...).model_dump(by_alias=True, mode="json", exclude_none=True) gives; the SDK's
+    # per-version surface drops what an older protocol version does not have (resultType)
+    return {"content": [{"type": "text", "text": text}], "structuredContent": data, "isError": False,
+            "resultType": "complete"}
 
 
 def argument_names(op: Operation, arguments: list[str]) -> dict[str, str]:
@@ -215,7 +222,7 @@ class Tools:
                                      did_you_mean=guess, valid=valid)
         return model.model_validate(arguments)
 
-    async def call(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict[str, Any]:
         import functools
 
         import anyio

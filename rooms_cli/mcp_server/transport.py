@@ -9,7 +9,9 @@ the SDK sees it (`screen`): what is not one well-formed JSON-RPC message is answ
     params not an object              -32602 invalid params, with the request's id
     not a JSON-RPC message otherwise  -32600 invalid request, with its id when it has one
 
-and only a message the SDK can parse goes on. While serving, fd 0 reads the null device and fd 1
+and only a message the SDK can parse goes on. When the input ends (the client closed it, or a file of
+requests was read to its end), the requests already read are answered before the server stops (up to
+EOF_GRACE_S seconds; a client that wants a prompt stop closes the input once it has its answers). While serving, fd 0 reads the null device and fd 1
 writes to stderr (as the SDK's transport does), so a child process can neither eat the client's
 requests nor garble the replies.
 """
@@ -144,6 +146,37 @@ def _claim_std_streams():
     return os.fdopen(wire_in, "rb", closefd=False), os.fdopen(wire_out, "wb", closefd=False), restore
 
 
+EOF_GRACE_S = 30.0  # how long requests still running when the input ends get to be answered
+LINE_LIMIT = 1 << 28  # bytes a request line may have before the reader refuses it (a 256 MiB message)
+
+
+async def _pipes(raw_in, raw_out) -> tuple[Any, Any, Any] | None:
+    """(asyncio StreamReader, StreamWriter, read transport) over the wire, served by the event loop
+    itself, when both ends are pipes or sockets (how a client spawns a server); None otherwise (a
+    terminal, a regular file: `rooms mcp < requests.jsonl`), and lines go through worker threads.
+
+    A line read or written through a worker thread costs two thread wake-ups each way, a good part of
+    a small call's time; the loop's own pipe transports cost none. They make their descriptors
+    non-blocking: a terminal's is shared with the shell, which is why only pipes and sockets are
+    served this way (and `stdio` makes them blocking again when it ends)."""
+    import asyncio
+    import stat
+
+    if not all(stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+               for mode in (os.fstat(raw_in.fileno()).st_mode, os.fstat(raw_out.fileno()).st_mode)):
+        return None
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # another event loop than asyncio's
+        return None
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), raw_in)
+    # FlowControlMixin gives the writer drain(): a client that stops reading holds back the writes
+    write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, raw_out)
+    write_transport.set_write_buffer_limits(high=0)  # drain() returns once the line is in the pipe, as a flush does
+    return reader, asyncio.StreamWriter(write_transport, protocol, None, loop), read_transport
+
+
 @asynccontextmanager
 async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, over the process's stdin and stdout, screened."""
@@ -155,7 +188,8 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
 
     sys.stdout.flush()
     raw_in, raw_out, restore = _claim_std_streams()
-    stdin = anyio.wrap_file(raw_in)
+    wire = raw_in.fileno(), raw_out.fileno()
+    pipes = await _pipes(raw_in, raw_out)
     reader_in, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, writer_out = create_context_streams[SessionMessage](0)
     lock = anyio.Lock()
@@ -165,15 +199,33 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
         raw_out.flush()
 
     async def write_line(text: str) -> None:
-        """Write and flush in one trip to a worker thread (a pipe write may block while the client
-        is not reading): each trip is two thread wake-ups, which on a busy machine cost more than the write."""
+        """Write one line: through the loop's pipe (waiting while the client's pipe is full), or else
+        written and flushed in one trip to a worker thread (a pipe write may block while the client
+        is not reading)."""
+        data = text.encode("utf-8") + b"\n"
         async with lock:
-            await anyio.to_thread.run_sync(send, text.encode("utf-8") + b"\n")
+            if pipes is not None:
+                pipes[1].write(data)
+                await pipes[1].drain()
+            else:
+                await anyio.to_thread.run_sync(send, data)
+
+    async def lines() -> AsyncIterator[bytes]:
+        if pipes is None:
+            async for raw in anyio.wrap_file(raw_in):
+                yield raw
+            return
+        while raw := await pipes[0].readline():
+            yield raw
+
+    pending: set[Any] = set()  # ids of the requests handed to the server and not answered yet
+    answered = anyio.Event()
 
     async def read_lines() -> None:
+        nonlocal answered
         try:
             async with reader_in:
-                async for raw in stdin:
+                async for raw in lines():
                     line = raw.decode("utf-8", errors="replace").strip()
                     if not line:
                         continue
@@ -182,7 +234,15 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
                         await write_line(json.dumps(answer))
                     elif answer is None:
                         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                        if isinstance(message, types.JSONRPCRequest):
+                            pending.add(message.id)
+                        elif getattr(message, "method", None) == "notifications/cancelled":  # gets no answer
+                            pending.discard((getattr(message, "params", None) or {}).get("requestId"))
                         await reader_in.send(SessionMessage(message))
+                with anyio.move_on_after(EOF_GRACE_S):  # the input ended: answer what was asked before stopping
+                    while pending:
+                        answered = anyio.Event()
+                        await answered.wait()
         except anyio.ClosedResourceError:  # the server stopped reading
             await anyio.lowlevel.checkpoint()
 
@@ -190,7 +250,11 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
         try:
             async with writer_out:
                 async for session_message in writer_out:
-                    await write_line(session_message.message.model_dump_json(by_alias=True, exclude_unset=True))
+                    message = session_message.message
+                    await write_line(message.model_dump_json(by_alias=True, exclude_unset=True))
+                    if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id in pending:
+                        pending.discard(message.id)
+                        answered.set()
         except anyio.ClosedResourceError:
             await anyio.lowlevel.checkpoint()
 
@@ -200,4 +264,9 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
             tg.start_soon(write_messages)
             yield read_stream, write_stream
     finally:
+        if pipes is not None:
+            pipes[1].close()
+            pipes[2].close()
+            os.set_blocking(wire[0], True)
+            os.set_blocking(wire[1], True)
         restore()

@@ -1,0 +1,91 @@
+"""The stdio transport of `rooms mcp` over the event loop's own pipes, and over plain files.
+
+A client spawns the server with pipes: lines are read and written by the event loop (no worker
+thread per line). A server reading a file of requests (`rooms mcp < requests.jsonl > answers.jsonl`)
+has no pipe to hand to the loop and reads and writes through worker threads; both answer alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is the extra rooms-cli[mcp] (in the test extras)")
+
+from tests.conftest import rooms_env  # noqa: E402
+from tests.test_mcp_strict import Pipe  # noqa: E402
+
+HELLO = [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "file", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+def _call(request_id: int, name: str, arguments: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+
+def test_a_file_of_requests_is_answered_into_a_file(project_dir, tmp_path):
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(json.dumps(m) + "\n" for m in [
+        *HELLO, _call(1, "send", {"to": "bob", "message": "from a file"}), {"jsonrpc": "2.0", "id": 2, "method": "ping"}]))
+    answers = tmp_path / "answers.jsonl"
+    with open(requests, "rb") as stdin, open(answers, "wb") as stdout:
+        done = subprocess.run([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
+                              stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, env=rooms_env({}), timeout=60)
+    assert done.returncode == 0, done.stderr
+    replies = {r["id"]: r for r in map(json.loads, answers.read_text().splitlines())}
+    assert replies[1]["result"]["structuredContent"]["to"] == ["bob"], replies[1]
+    assert replies[2]["result"] == {}
+
+
+def test_long_lines_are_read_whole_over_a_pipe(project_dir):
+    pipe = Pipe(project_dir)
+    try:
+        text = "x" * 90_000  # past asyncio's default 64 KiB line limit, within rooms' message limit
+        pipe.send(_call(1, "send", {"to": "bob", "message": text}))
+        answer = pipe.reply()
+        assert "error" not in answer and not answer["result"]["isError"], str(answer)[:300]
+        pipe.send(_call(3, "send", {"to": "bob", "message": "y" * (3 * 1024 * 1024)}))
+        answer = pipe.reply()  # read whole, then refused by the message limit, not by the transport
+        assert "the limit is 100000" in answer["result"]["structuredContent"]["error"]["message"], str(answer)[:300]
+        pipe.send(_call(2, "inbox", {}))
+        assert pipe.reply()["id"] == 2
+    finally:
+        pipe.close()
+
+
+def test_the_pipes_are_blocking_again_after_the_server_ends(project_dir):
+    """The loop's pipe transports make the descriptors non-blocking; a process that hands its pipe on
+    (a shell pipeline) must get it back as it was."""
+    read_end, write_end = os.pipe()
+    out_read, out_write = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
+                            stdin=read_end, stdout=out_write, stderr=subprocess.DEVNULL, env=rooms_env({}))
+    os.close(out_write)
+    with os.fdopen(write_end, "wb") as requests:
+        requests.write("".join(json.dumps(m) + "\n" for m in [*HELLO, {"jsonrpc": "2.0", "id": 5, "method": "ping"}]).encode())
+    assert proc.wait(timeout=60) == 0
+    with os.fdopen(out_read, "rb") as answers:
+        assert any(json.loads(line).get("id") == 5 for line in answers.read().splitlines())
+    assert os.get_blocking(read_end)  # the same open file description the server read from
+    os.close(read_end)
+
+
+def test_a_tool_result_is_the_wire_form_of_the_sdks_own_model():
+    """ok_result builds the CallToolResult's wire dict itself (no model built and dumped again): it
+    must stay what the SDK's model would dump."""
+    import mcp_types as types
+
+    from rooms_cli.mcp_server.server import ok_result
+
+    data = {"task": {"id": "t-1", "tags": ("a", "b")}, "n": 3, "none": None}
+    built = ok_result(data)
+    model = types.CallToolResult(content=[types.TextContent(type="text", text=built["content"][0]["text"])],
+                                 structured_content=json.loads(built["content"][0]["text"]))
+    assert built == model.model_dump(by_alias=True, mode="json", exclude_none=True)
+    assert types.CallToolResult.model_validate(built).structured_content["task"]["tags"] == ["a", "b"]
