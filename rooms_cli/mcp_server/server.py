@@ -222,7 +222,7 @@ class Tools:
                                      did_you_mean=guess, valid=valid)
         return model.model_validate(arguments)
 
-    async def call(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult | dict[str, Any]:
+    async def call(self, ctx: Any, params: types.CallToolRequestParams) -> Any:  # a CallToolResult or its wire dict
         import functools
 
         import anyio

@@ -150,95 +150,116 @@ EOF_GRACE_S = 30.0  # how long requests still running when the input ends get to
 LINE_LIMIT = 1 << 28  # bytes a request line may have before the reader refuses it (a 256 MiB message)
 
 
-async def _pipes(raw_in, raw_out) -> tuple[Any, Any, Any] | None:
-    """(asyncio StreamReader, StreamWriter, read transport) over the wire, served by the event loop
-    itself, when both ends are pipes or sockets (how a client spawns a server); None otherwise (a
-    terminal, a regular file: `rooms mcp < requests.jsonl`), and lines go through worker threads.
+class Wire:
+    """Lines in and out over the wire (the process's stdin and stdout as binary files).
 
-    A line read or written through a worker thread costs two thread wake-ups each way, a good part of
-    a small call's time; the loop's own pipe transports cost none. They make their descriptors
-    non-blocking: a terminal's is shared with the shell, which is why only pipes and sockets are
-    served this way (and `stdio` makes them blocking again when it ends)."""
-    import asyncio
-    import stat
+    When both ends are pipes or sockets (how a client spawns a server) the event loop serves them
+    itself (asyncio's pipe transports); otherwise (a terminal, a regular file: `rooms mcp <
+    requests.jsonl`) each line goes through a worker thread. A line read or written through a worker
+    thread costs two thread wake-ups each way, a good part of a small call's time. The pipe
+    transports make their descriptors non-blocking: a terminal's is shared with the shell, which is
+    why only pipes and sockets are served this way, and `close` makes them blocking again."""
 
-    if not all(stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-               for mode in (os.fstat(raw_in.fileno()).st_mode, os.fstat(raw_out.fileno()).st_mode)):
-        return None
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # another event loop than asyncio's
-        return None
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), raw_in)
-    # FlowControlMixin gives the writer drain(): a client that stops reading holds back the writes
-    write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, raw_out)
-    write_transport.set_write_buffer_limits(high=0)  # drain() returns once the line is in the pipe, as a flush does
-    return reader, asyncio.StreamWriter(write_transport, protocol, None, loop), read_transport
+    def __init__(self, raw_in: Any, raw_out: Any) -> None:
+        import anyio
+
+        self.raw_in, self.raw_out = raw_in, raw_out
+        self.fds = raw_in.fileno(), raw_out.fileno()
+        self.reader: Any = None
+        self.writer: Any = None
+        self.read_transport: Any = None
+        self.lock = anyio.Lock()
+
+    async def open(self) -> None:
+        import asyncio
+        import stat
+
+        if not all(stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode) for fd in self.fds):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # another event loop than asyncio's
+            return
+        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        self.read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), self.raw_in)
+        # FlowControlMixin gives the writer drain(): a client that stops reading holds back the writes
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, self.raw_out)
+        transport.set_write_buffer_limits(high=0)  # drain() returns once the line is in the pipe, as a flush does
+        self.reader, self.writer = reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.read_transport.close()
+            for fd in self.fds:
+                os.set_blocking(fd, True)
+
+    async def lines(self) -> AsyncIterator[bytes]:
+        import anyio
+
+        if self.reader is None:
+            async for raw in anyio.wrap_file(self.raw_in):
+                yield raw
+            return
+        while raw := await self.reader.readline():
+            yield raw
+
+    def _send(self, data: bytes) -> None:
+        self.raw_out.write(data)
+        self.raw_out.flush()
+
+    async def write_line(self, text: str) -> None:
+        """Write one line: through the loop's pipe (waiting while the client's pipe is full), or else
+        written and flushed in one trip to a worker thread (a pipe write may block while the client
+        is not reading)."""
+        import anyio.to_thread
+
+        data = text.encode("utf-8") + b"\n"
+        async with self.lock:
+            if self.writer is not None:
+                self.writer.write(data)
+                await self.writer.drain()
+            else:
+                await anyio.to_thread.run_sync(self._send, data)
 
 
 @asynccontextmanager
 async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, over the process's stdin and stdout, screened."""
     import anyio
-    import anyio.to_thread
     import mcp_types as types
     from mcp.shared._context_streams import create_context_streams
     from mcp.shared.message import SessionMessage
 
     sys.stdout.flush()
     raw_in, raw_out, restore = _claim_std_streams()
-    wire = raw_in.fileno(), raw_out.fileno()
-    pipes = await _pipes(raw_in, raw_out)
+    wire = Wire(raw_in, raw_out)
+    await wire.open()
     reader_in, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, writer_out = create_context_streams[SessionMessage](0)
-    lock = anyio.Lock()
-
-    def send(data: bytes) -> None:
-        raw_out.write(data)
-        raw_out.flush()
-
-    async def write_line(text: str) -> None:
-        """Write one line: through the loop's pipe (waiting while the client's pipe is full), or else
-        written and flushed in one trip to a worker thread (a pipe write may block while the client
-        is not reading)."""
-        data = text.encode("utf-8") + b"\n"
-        async with lock:
-            if pipes is not None:
-                pipes[1].write(data)
-                await pipes[1].drain()
-            else:
-                await anyio.to_thread.run_sync(send, data)
-
-    async def lines() -> AsyncIterator[bytes]:
-        if pipes is None:
-            async for raw in anyio.wrap_file(raw_in):
-                yield raw
-            return
-        while raw := await pipes[0].readline():
-            yield raw
-
     pending: set[Any] = set()  # ids of the requests handed to the server and not answered yet
     answered = anyio.Event()
+
+    async def forward(line: str) -> None:
+        answer = screen(line)
+        if answer:
+            await wire.write_line(json.dumps(answer))
+        elif answer is None:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            if isinstance(message, types.JSONRPCRequest):
+                pending.add(message.id)
+            elif getattr(message, "method", None) == "notifications/cancelled":  # gets no answer
+                pending.discard((getattr(message, "params", None) or {}).get("requestId"))
+            await reader_in.send(SessionMessage(message))
 
     async def read_lines() -> None:
         nonlocal answered
         try:
             async with reader_in:
-                async for raw in lines():
+                async for raw in wire.lines():
                     line = raw.decode("utf-8", errors="replace").strip()
-                    if not line:
-                        continue
-                    answer = screen(line)
-                    if answer:
-                        await write_line(json.dumps(answer))
-                    elif answer is None:
-                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                        if isinstance(message, types.JSONRPCRequest):
-                            pending.add(message.id)
-                        elif getattr(message, "method", None) == "notifications/cancelled":  # gets no answer
-                            pending.discard((getattr(message, "params", None) or {}).get("requestId"))
-                        await reader_in.send(SessionMessage(message))
+                    if line:
+                        await forward(line)
                 with anyio.move_on_after(EOF_GRACE_S):  # the input ended: answer what was asked before stopping
                     while pending:
                         answered = anyio.Event()
@@ -251,7 +272,7 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
             async with writer_out:
                 async for session_message in writer_out:
                     message = session_message.message
-                    await write_line(message.model_dump_json(by_alias=True, exclude_unset=True))
+                    await wire.write_line(message.model_dump_json(by_alias=True, exclude_unset=True))
                     if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id in pending:
                         pending.discard(message.id)
                         answered.set()
@@ -264,9 +285,5 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
             tg.start_soon(write_messages)
             yield read_stream, write_stream
     finally:
-        if pipes is not None:
-            pipes[1].close()
-            pipes[2].close()
-            os.set_blocking(wire[0], True)
-            os.set_blocking(wire[1], True)
+        wire.close()
         restore()
