@@ -88,24 +88,45 @@ def median_ms(samples: list[float]) -> float:
 ROOMS = [sys.executable, "-m", "rooms_cli"]
 
 
-def measure_board(root: Path, rounds: int) -> dict[str, float]:
-    env = env_for(root)
-    out: dict[str, float] = {}
-    shutil.rmtree(root / ".rooms" / "run", ignore_errors=True)
-    out["fresh clone: board --json"] = timed([*ROOMS, "board", "--json"], env) * 1000
-    for name, args in (("board --json", ["board", "--json"]), ("board", ["board"]),
-                       ("task list --status todo", ["task", "list", "--status", "todo"])):
-        timed([*ROOMS, *args], env)
-        out[name] = median_ms([timed([*ROOMS, *args], env) for _ in range(rounds)])
-    samples = []
+def _next_and_release(env: dict) -> float:
+    """Seconds of one `task next` (the first open task claimed), then the task given back (not timed)."""
+    start = time.perf_counter()
+    proc = subprocess.run([*ROOMS, "task", "next", "--json"], env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    claim = json.loads(proc.stdout)
+    subprocess.run([*ROOMS, "task", "release", claim["task"]["id"], "--lease-id", claim["lease_id"]], env=env,
+                   capture_output=True, check=True)
+    return seconds
+
+
+COMMANDS = (("board --json", ["board", "--json"]), ("board", ["board"]),
+            ("task list --status todo", ["task", "list", "--status", "todo"]))
+
+
+def measure_boards(roots: dict[int, Path], rounds: int) -> dict[int, dict[str, float]]:
+    """Each command's median on every board, the boards taking turns round by round (interleaved: a
+    change of the machine's load hits every size alike, which measuring one board after the other
+    did not: `task next` read 1.65× in a run where the same code, interleaved, read 0.99×)."""
+    envs = {size: env_for(root) for size, root in roots.items()}
+    out: dict[int, dict[str, float]] = {size: {} for size in roots}
+    for size, root in roots.items():
+        shutil.rmtree(root / ".rooms" / "run", ignore_errors=True)
+        out[size]["fresh clone: board --json"] = timed([*ROOMS, "board", "--json"], envs[size]) * 1000
+    for name, args in COMMANDS:
+        samples: dict[int, list[float]] = {size: [] for size in roots}
+        for size in roots:
+            timed([*ROOMS, *args], envs[size])
+        for _ in range(rounds):
+            for size in roots:
+                samples[size].append(timed([*ROOMS, *args], envs[size]))
+        for size in roots:
+            out[size][name] = median_ms(samples[size])
+    samples = {size: [] for size in roots}
     for _ in range(rounds):  # claim the first open task, then give it back
-        start = time.perf_counter()
-        proc = subprocess.run([*ROOMS, "task", "next", "--json"], env=env, capture_output=True, text=True)
-        samples.append(time.perf_counter() - start)
-        claim = json.loads(proc.stdout)
-        subprocess.run([*ROOMS, "task", "release", claim["task"]["id"], "--lease-id", claim["lease_id"]], env=env,
-                       capture_output=True, check=True)
-    out["task next"] = median_ms(samples)
+        for size in roots:
+            samples[size].append(_next_and_release(envs[size]))
+    for size in roots:
+        out[size]["task next"] = median_ms(samples[size])
     return out
 
 
@@ -184,15 +205,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-CPU: dict[str, float] = {}  # tool -> the server's CPU ms per call in the last session (task_next: with its release)
+CPU: dict[str, float] = {}  # call -> the server's CPU ms per call in the last session (with its untimed follow-up)
+RESULTS: dict[str, dict] = {}  # call -> the structuredContent of its last answer (what the SDK floor serves)
+
+# (the name in the table, the tool, its arguments, the tool called after it untimed: none, or with the claim)
+CALLS = (("send", "send", {"message": "hi", "to": "bob"}, None),
+         ("inbox", "inbox", {"peek": True}, None),
+         ("task_next (then task_release)", "task_next", {}, "task_release"),
+         ("task_next (then task_done)", "task_next", {}, "task_done"),
+         ("board", "board", {}, None))
 
 
-def mcp_session(env: dict, calls: int = 0) -> tuple[float, dict[str, float]]:
-    """Spawn `rooms mcp`: seconds from spawn to the tools/list answer, then the median ms of `calls`
-    calls of send, inbox, task_next (released again) and board in that one session. The server's CPU
-    time per call goes to CPU: on a shared machine the wall time also holds the waits for a core."""
+def mcp_session(env: dict, calls: int = 0, command: list[str] | None = None) -> tuple[float, dict[str, float]]:
+    """Spawn `rooms mcp` (or `command`): seconds from spawn to the tools/list answer, then the median ms of
+    `calls` calls of each of CALLS in that one session. task_next is followed by a task_release (the same
+    task is claimed again and again, its log growing) or by a task_done (each call claims a fresh task, the
+    loop an agent runs); neither follow-up is timed. The server's CPU time per call goes to CPU: on a
+    shared machine the wall time also holds the waits for a core."""
     start = time.perf_counter()
-    proc = subprocess.Popen([*ROOMS, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(command or [*ROOMS, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
     _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -201,22 +232,24 @@ def mcp_session(env: dict, calls: int = 0) -> tuple[float, dict[str, float]]:
     assert listed and "result" in listed, listed
     medians: dict[str, float] = {}
     ids = iter(range(3, 10**9))
-    for name, args in ((("send", {"message": "hi", "to": "bob"}), ("inbox", {"peek": True}), ("task_next", {}),
-                        ("board", {})) if calls else ()):
+    floor = command is not None
+    for number, (label, name, args, then) in enumerate(CALLS if calls else ()):
         samples = []
         used = cpu_seconds(proc.pid)
         for _ in range(calls):
             begin = time.perf_counter()
             answer = _rpc(proc, {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call",
-                                 "params": {"name": name, "arguments": args}})
+                                 "params": {"name": f"call{number}" if floor else name, "arguments": {} if floor else args}})
             samples.append(time.perf_counter() - begin)
             assert answer and not answer["result"].get("isError"), answer
-            claim = answer["result"]["structuredContent"]
-            if name == "task_next" and claim["task"]:
+            result = answer["result"]["structuredContent"]
+            RESULTS.setdefault(label, result)
+            if then and not floor and result["task"]:
+                more = {"summary": "done"} if then == "task_done" else {}
                 _rpc(proc, {"jsonrpc": "2.0", "id": next(ids), "method": "tools/call", "params": {
-                    "name": "task_release", "arguments": {"task_id": claim["task"]["id"], "lease_id": claim["lease_id"]}}})
-        medians[name] = median_ms(samples)
-        CPU[name] = (cpu_seconds(proc.pid) - used) * 1000 / calls
+                    "name": then, "arguments": {"task_id": result["task"]["id"], "lease_id": result["lease_id"], **more}}})
+        medians[label] = median_ms(samples)
+        CPU[label] = (cpu_seconds(proc.pid) - used) * 1000 / calls
     proc.stdin.close()
     proc.wait()
     return started, medians
@@ -224,11 +257,12 @@ def mcp_session(env: dict, calls: int = 0) -> tuple[float, dict[str, float]]:
 
 def measure_mcp(rounds: int) -> None:
     """rooms mcp on a board of 60 open tasks: spawn -> tools/list against `python -c "import mcp.server.stdio"`
-    (interleaved, medians), then the calls' medians in one session."""
+    (interleaved, medians), then the calls' medians in one session, and the same calls answered with the
+    same results by bench/mcp_floor.py (the SDK's own cost for them, no work behind it)."""
     root = Path(tempfile.mkdtemp(prefix="rooms-i27-mcp-"))
     initialize(root)
     project = open_project(root)
-    for n in range(60):
+    for n in range(60 + 30):  # 60 open after the task_done loop's 30
         tasks.add_task(project, ROOM, f"open {n}", lane="agent0", done="it is done", by="bench", order=n)
     env = env_for(root)
     mcp_session(env)  # the first start derives and keeps the tool listing (.rooms/run/mcp-tools.json)
@@ -237,14 +271,20 @@ def measure_mcp(rounds: int) -> None:
         base.append(timed([sys.executable, "-c", "pass"], env))
         sdk.append(timed([sys.executable, "-c", "import mcp.server.stdio"], env))
         start.append(mcp_session(env)[0])
-    _, calls = mcp_session(env, calls=max(rounds, 30))
+    calls = max(rounds, 30)
+    _, measured = mcp_session(env, calls=calls)
+    cpu = dict(CPU)
+    results = root / "floor.json"
+    results.write_text(json.dumps({f"call{number}": RESULTS[call[0]] for number, call in enumerate(CALLS)}))
+    _, floor = mcp_session(env, calls=calls, command=[sys.executable, str(REPO / "bench" / "mcp_floor.py"), str(results)])
     shutil.rmtree(root, ignore_errors=True)
     print(f"python -c pass: {median_ms(base):.0f} ms")
     print(f"| rooms mcp spawn -> tools/list | {median_ms(start):.0f} ms | import mcp.server.stdio {median_ms(sdk):.0f} ms"
           f" | {median_ms(start) / median_ms(sdk):.2f}× |")
-    for name, ms in calls.items():
-        with_release = " (with its task_release)" if name == "task_next" else ""
-        print(f"| MCP call {name} (median of {max(rounds, 30)}) | {ms:.1f} ms | server CPU {CPU[name]:.1f} ms a call{with_release} |")
+    print(f"| MCP call (median of {calls}, one session) | rooms mcp | server CPU a call | the SDK's floor (bench/mcp_floor.py) |")
+    print("|---|---|---|---|")
+    for label, ms in measured.items():
+        print(f"| {label} | {ms:.1f} ms | {cpu[label]:.1f} ms | {floor[label]:.1f} ms |")
 
 
 def _cpu_ms(args: list[str], env: dict, cwd: Path) -> float:
@@ -301,14 +341,16 @@ def main() -> None:
     rounds = int(os.environ.get("BENCH_ROUNDS", "7"))
     sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "10,10000,100000").split(",")]
     base = median_ms([timed([sys.executable, "-c", "pass"], dict(os.environ)) for _ in range(rounds)])
-    results: dict[int, dict[str, float]] = {}
+    roots = {}
     for size in sizes:
         start = time.perf_counter()
-        root = make_board(size)
-        made = time.perf_counter() - start
-        results[size] = measure_board(root, rounds)
-        print(f"# board of {size} made in {made:.1f} s", file=sys.stderr)
-        shutil.rmtree(root, ignore_errors=True)
+        roots[size] = make_board(size)
+        print(f"# board of {size} made in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    try:
+        results = measure_boards(roots, rounds)
+    finally:
+        for root in roots.values():
+            shutil.rmtree(root, ignore_errors=True)
     small = results[sizes[0]]
     print(f"python -c pass: {base:.1f} ms")
     print("| command | " + " | ".join(f"{s} tasks" for s in sizes) + " | ratio largest/smallest |")

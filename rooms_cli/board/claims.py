@@ -15,7 +15,7 @@ from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpir
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
 from rooms_cli.board.replay import replay
-from rooms_cli.board.tasks import lane_order, load_board, require_room
+from rooms_cli.board.tasks import claimable_in_lane, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
 from rooms_cli.errors import InvalidInput
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
@@ -188,9 +188,8 @@ def next_task(project: Project, room: str, *, agent: str, lease: str | float | N
             claim = next_task(project, room, agent=agent, lease=seconds, plate=plate)
             if claim is None or confirm_on_remote(project, room, claim, remote) is None:
                 return claim
-    candidates = [t.id for t in lane_order(load_board(project, room, lane=agent, claimable=True)) if t.claimable]
     busy = []
-    for task_id in candidates:  # first pass: skip tasks another process is locking right now
+    for task_id in (t.id for t in claimable_in_lane(project, room, agent)):  # first pass: skip tasks being locked now
         with store.task_lock_nowait(project, room, task_id) as held:
             if not held:
                 busy.append(task_id)

@@ -269,15 +269,19 @@ SAVE_BYTES = 16 * 1024
 def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> list[int]:
     """Re-stat every open task's log and replay the changed ones; the sizes of those replayed.
 
-    Raises FileNotFoundError when a log has gone (the directory changed: the caller rebuilds)."""
+    The logs are statted relative to the tasks directory (store/files.stat_each: half the cost of a
+    stat by path). Raises FileNotFoundError when a log has gone (the directory changed: the caller
+    rebuilds)."""
     changed = []
     folder = store.tasks_dir(project, room)  # checked once; the ids came from its listing
-    for task_id, hit in list(index["open"].items()):
-        path = os.path.join(folder, task_id.lower() + store.SUFFIX)
-        key = cache.identity_of(os.stat(path))
-        if key == hit["stat"]:
+    open_ids = list(index["open"])
+    names = [task_id.lower() + store.SUFFIX for task_id in open_ids]
+    for task_id, name, stat in zip(open_ids, names, files.stat_each(folder, names), strict=True):
+        key = cache.identity_of(stat)
+        if key == index["open"][task_id]["stat"]:
             continue
         changed.append(key[2])
+        path = os.path.join(folder, name)
         task = _replay_file(project, room, task_id, path, os.path.islink(path))
         _note_damage(index, task_id, key)
         data = task.to_json()

@@ -14,6 +14,7 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 
@@ -77,6 +78,24 @@ def load_board(project: Project, room: str, now: str | None = None, *, archived:
 
     moment = now or now_iso()
     return [seen_at(t, moment) for t in replayed_tasks(project, room, keep)]
+
+
+def claimable_in_lane(project: Project, room: str, lane: str, now: str | None = None) -> Iterator[Task]:
+    """The lane's tasks that are claimable at `now`, in lane order (`lane_order`), from the open index.
+
+    Each is built from its record only when the caller gets to it: `task next` claims the first that
+    holds and stops, so a lane of 60 open tasks builds one or two, not 60."""
+    from rooms_cli.board.openindex import load
+
+    moment = now or now_iso()
+    hits = [hit for hit in load(project, room)["open"].values()
+            if hit["task"]["lane"] == lane and hit["task"]["status"] in ("todo", "doing") and not hit["task"]["pending"]]
+    hits.sort(key=lambda hit: (hit["task"]["order"], hit["task"]["id"]))
+    for hit in hits:
+        task = Task.from_json(hit["task"])
+        task.expiry_recorded = hit.get("expiry_recorded", False)
+        if seen_at(task, moment).claimable:
+            yield task
 
 
 def board_json(project: Project, room: str, now: str | None = None) -> list[dict[str, Any]]:
