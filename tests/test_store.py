@@ -338,3 +338,51 @@ def test_a_busy_lock_fails_with_lock_busy_not_a_hang(tmp_path):
         proc.wait()
     with locked(target, timeout=5):  # the kernel released it with the dead holder
         pass
+
+
+def _conflicted(side: str) -> bytes:
+    return (f'<<<<<<< HEAD\n{{"a": "{side}"}}\n=======\n{{"a": "theirs"}}\n>>>>>>> theirs\n').encode()
+
+
+def test_an_appender_that_knows_a_log_still_sees_what_others_did_to_it(tmp_path):
+    """A process appending again checks only what follows its own last append (jsonl._known_end), and
+    only while the file is the one it appended to: markers appended after it, markers written into the
+    middle of the file in place, a file replaced and a newer stamp appended by another process are all
+    seen as a first append would see them."""
+    from rooms_cli.errors import MergeConflict
+    from rooms_cli.store import clock
+
+    log = tmp_path / "log.jsonl"
+    for n in range(50):
+        jsonl.append(log, {"n": n})
+    with open(log, "ab") as handle:  # another party appends an unresolved merge
+        handle.write(_conflicted("tail"))
+    with pytest.raises(MergeConflict):
+        jsonl.append(log, {"n": "after the markers"})
+
+    log.write_bytes(b"")
+    for n in range(50):
+        jsonl.append(log, {"n": n})
+    with open(log, "r+b") as handle:  # rewritten in place: the same inode and length, markers in the middle
+        data = handle.read()
+        middle = data.index(b"\n", len(data) // 2) + 1
+        marked = _conflicted("middle")
+        handle.seek(middle)
+        handle.write(marked + data[middle + len(marked):])
+    assert log.stat().st_size == len(data)
+    with pytest.raises(MergeConflict):
+        jsonl.append(log, {"n": "after the rewrite"})
+
+    other = tmp_path / "other.jsonl"
+    for n in range(3):
+        jsonl.append(other, {"n": n})
+    future = "2999-01-01T00:00:00.000Z-0000-000001"
+    with open(other, "ab") as handle:  # another clone's stamp, far ahead of this clock
+        handle.write(json.dumps({"n": "theirs", "hlc": future}).encode() + b"\n")
+    assert jsonl.append(other, {"n": "mine"})["hlc"] > future
+    replaced = tmp_path / "replaced.jsonl"
+    replaced.write_bytes(_conflicted("replaced"))
+    os.replace(replaced, other)  # another inode: read as new
+    with pytest.raises(MergeConflict):
+        jsonl.append(other, {"n": "after the replace"})
+    assert clock.hlc_stamp() > future

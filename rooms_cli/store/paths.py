@@ -34,6 +34,10 @@ GITATTRIBUTES = "# written by `rooms init`: how git merges .rooms/ (docs/git.md)
 GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of git\n" + "".join(f"{x}\n" for x in GITIGNORE_LINES)
 
 
+_BUILT: dict[tuple[Path, tuple[str, ...]], Path] = {}  # (.rooms/, segments) -> the checked Path (Project.path)
+_BUILT_MAX = 8192
+
+
 @dataclass(frozen=True)
 class Project:
     """A project: its directory and the `.rooms/` directory in it."""
@@ -42,13 +46,22 @@ class Project:
     dir: Path  # the .rooms directory
 
     def path(self, *segments: str) -> Path:
-        """A path under .rooms/ made of validated segments; refuses anything that would escape it."""
-        for seg in segments:
-            if not isinstance(seg, str) or not _SEGMENT_RE.fullmatch(seg) or ".." in seg:
-                raise InvalidInput(
-                    f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
-                )
-        target = self.dir.joinpath(*segments)
+        """A path under .rooms/ made of validated segments; refuses anything that would escape it.
+
+        The segments' check and the Path built from them are kept per process (_BUILT: both depend on
+        the strings alone; a session builds the same few paths on every call); the symlink check is
+        made every time, since a git pull may plant one between two calls."""
+        target = _BUILT.get((self.dir, segments))
+        if target is None:
+            for seg in segments:
+                if not isinstance(seg, str) or not _SEGMENT_RE.fullmatch(seg) or ".." in seg:
+                    raise InvalidInput(
+                        f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+                    )
+            target = self.dir.joinpath(*segments)
+            if len(_BUILT) >= _BUILT_MAX:
+                _BUILT.clear()
+            _BUILT[(self.dir, segments)] = target
         if _links_below(str(self.dir), segments):  # only a symlink among the segments can lead out
             base = self.dir.resolve()
             resolved = target.resolve()
