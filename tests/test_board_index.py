@@ -268,3 +268,24 @@ def test_a_process_reading_the_index_again_decodes_it_only_when_its_bytes_change
     subprocess.run([sys.executable, "-c", code], check=True)
     fourth = openindex.load(project, ROOM)
     assert decodes and len(fourth["open"]) == 4
+
+
+def test_a_session_replays_a_changed_log_once_until_it_changes_again(project, monkeypatch):
+    """A read that does not store the index leaves the changed logs to the next read; a process replays
+    each of them once at a given stat, and again as soon as another process appends to it."""
+    task_id = add(project, "busy").id
+    add(project, "other")
+    openindex.load(project, ROOM)
+    claim = claims.claim_task(project, ROOM, task_id, agent="researcher")
+    replays = []
+    real = openindex.replay_log
+    monkeypatch.setattr(openindex, "replay_log", lambda *a, **k: replays.append(a[0]) or real(*a, **k))
+    first = openindex.load(project, ROOM)
+    second = openindex.load(project, ROOM)
+    assert replays == [task_id]
+    assert first["open"][task_id]["task"]["status"] == second["open"][task_id]["task"]["status"] == "doing"
+    code = (f"from rooms_cli.board import claims; from rooms_cli.store.paths import open_project; "
+            f"claims.release_task(open_project({str(project.root)!r}), {ROOM!r}, {task_id!r}, {claim.lease.lease_id!r})")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    third = openindex.load(project, ROOM)
+    assert replays == [task_id, task_id] and third["open"][task_id]["task"]["status"] == "todo"
