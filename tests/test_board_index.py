@@ -289,3 +289,33 @@ def test_a_session_replays_a_changed_log_once_until_it_changes_again(project, mo
     subprocess.run([sys.executable, "-c", code], check=True)
     third = openindex.load(project, ROOM)
     assert replays == [task_id, task_id] and third["open"][task_id]["task"]["status"] == "todo"
+
+
+def test_task_list_of_an_open_status_reads_the_index_and_lists_what_every_log_says(project, monkeypatch):
+    """`task list --status todo|doing|blocked|failed` and `--holder` list the open tasks from the index:
+    the same tasks, in the same order, as filtering every log (a lapsed lease reads as todo in both)."""
+    from rooms_cli.board import proposals
+    from rooms_cli.board.model import STATUSES
+    from rooms_cli.board.render import _matches, list_tasks
+    from rooms_cli.board.tasks import board_json
+
+    ids = [add(project, f"t{n}", lane=("researcher", "writer")[n % 2]).id for n in range(14)]
+    finish(project, ids[0])
+    claims.claim_task(project, ROOM, ids[1], agent="researcher")
+    claims.claim_task(project, ROOM, ids[2], agent="researcher", lease="1s")  # lapses below
+    claims.set_status(project, ROOM, ids[4], "blocked", by="alice")
+    claims.set_status(project, ROOM, ids[6], "failed", by="alice")
+    claims.set_status(project, ROOM, ids[8], "cancelled", by="alice")
+    tasks.archive_task(project, ROOM, ids[10], by="alice")
+    proposals.assign_task(project, ROOM, ids[12], to="writer", by="alice")
+    from rooms_cli.store.clock import add_seconds, iso, now
+
+    later = iso(add_seconds(now(), 60))  # the 1 s lease has lapsed, the 10 minute one holds
+    every = board_json(project, ROOM, later)
+    monkeypatch.setattr("rooms_cli.board.render.board_json", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read every log")))
+    for status in [s for s in STATUSES if s not in ("done", "cancelled")]:
+        expected = sorted((t for t in every if _matches(t, status)), key=lambda t: (t["lane"], t["order"], t["id"]))
+        assert list_tasks(project, ROOM, status=status, now=later) == expected, status
+    held = [t for t in every if (t["lease"] or {}).get("holder") == "researcher"]
+    assert list_tasks(project, ROOM, holder="researcher", now=later) == held and len(held) == 1
+    assert [t["id"] for t in list_tasks(project, ROOM, status="todo", now=later)].count(ids[2]) == 1  # lapsed: todo

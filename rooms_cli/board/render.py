@@ -78,7 +78,11 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
 def list_tasks(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
                holder: str | None = None, now: str | None = None) -> list[dict[str, Any]]:
     """The board's tasks (not archived) as one flat list in lane, order, id order, filtered by lane,
-    status (or `pending`) and the agent holding a live lease (`rooms task list`)."""
+    status (or `pending`) and the agent holding a live lease (`rooms task list`).
+
+    A status that is not finished (todo, doing, blocked, failed), or a holder (a live lease is a doing
+    task), selects only open tasks: those come from the open-task index, not from every log (at 100 000
+    tasks `task list --status todo` read 100 000 logs to print 10)."""
     if lane is not None:
         validate_name(lane, "lane")
     if holder is not None:
@@ -86,7 +90,11 @@ def list_tasks(project: Project, room: str, *, lane: str | None = None, status: 
     if status is not None and status not in (*STATUSES, "pending"):
         raise InvalidInput(f"--status must be one of {', '.join((*STATUSES, 'pending'))}, not {status!r}")
     require_room(project, room)
-    tasks = board_json(project, room, now or now_iso())
+    moment = now or now_iso()
+    if holder is not None or (status in STATUSES and status not in FINISHED):
+        tasks = open_board(project, room, moment)[0]
+    else:
+        tasks = board_json(project, room, moment)
     return sorted(
         (t for t in tasks if (lane is None or t["lane"] == lane) and _matches(t, status)
          and (holder is None or (t["lease"] or {}).get("holder") == holder)),
