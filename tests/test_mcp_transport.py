@@ -89,3 +89,21 @@ def test_a_tool_result_is_the_wire_form_of_the_sdks_own_model():
                                  structured_content=json.loads(built["content"][0]["text"]))
     assert built == model.model_dump(by_alias=True, mode="json", exclude_none=True)
     assert types.CallToolResult.model_validate(built).structured_content["task"]["tags"] == ["a", "b"]
+
+
+def test_a_client_that_closes_its_end_stops_the_server_quietly(project_dir):
+    proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=rooms_env({}))
+    proc.stdin.write((json.dumps(HELLO[0]) + "\n").encode())
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 0
+    proc.stdout.close()  # the client stops reading: the next answers have nowhere to go
+    try:
+        for n in range(3):
+            proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": n + 1, "method": "ping"}) + "\n").encode())
+            proc.stdin.flush()
+        proc.stdin.close()
+    except BrokenPipeError:  # the server already saw it was alone and stopped
+        pass
+    assert proc.wait(timeout=60) == 0
+    assert b"internal error" not in proc.stderr.read()

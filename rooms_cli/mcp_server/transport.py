@@ -11,7 +11,8 @@ the SDK sees it (`screen`): what is not one well-formed JSON-RPC message is answ
 
 and only a message the SDK can parse goes on. When the input ends (the client closed it, or a file of
 requests was read to its end), the requests already read are answered before the server stops (up to
-EOF_GRACE_S seconds; a client that wants a prompt stop closes the input once it has its answers). While serving, fd 0 reads the null device and fd 1
+EOF_GRACE_S seconds; a client that wants a prompt stop closes the input once it has its answers). A
+client that closes its end of the output stops the server too, with exit 0. While serving, fd 0 reads the null device and fd 1
 writes to stderr (as the SDK's transport does), so a child process can neither eat the client's
 requests nor garble the replies.
 """
@@ -216,11 +217,53 @@ class Wire:
 
         data = text.encode("utf-8") + b"\n"
         async with self.lock:
-            if self.writer is not None:
-                self.writer.write(data)
-                await self.writer.drain()
-            else:
-                await anyio.to_thread.run_sync(self._send, data)
+            try:
+                if self.writer is not None:
+                    self.writer.write(data)
+                    await self.writer.drain()
+                else:
+                    await anyio.to_thread.run_sync(self._send, data)
+            except (BrokenPipeError, ConnectionResetError):
+                raise ClientGone from None
+
+
+class ClientGone(Exception):
+    """The client closed its end of the wire: nobody reads the answers any more."""
+
+
+class Pending:
+    """The ids of the requests handed to the server and not answered yet, so that the answers to what
+    was read before the input ended still go out (`settle`)."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.ids: set[Any] = set()
+        self.answered = anyio.Event()
+
+    def read(self, message: Any) -> None:
+        import mcp_types as types
+
+        if isinstance(message, types.JSONRPCRequest):
+            self.ids.add(message.id)
+        elif getattr(message, "method", None) == "notifications/cancelled":  # a cancelled request gets no answer
+            self.ids.discard((getattr(message, "params", None) or {}).get("requestId"))
+
+    def written(self, message: Any) -> None:
+        import mcp_types as types
+
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id in self.ids:
+            self.ids.discard(message.id)
+            self.answered.set()
+
+    async def settle(self, seconds: float) -> None:
+        """Wait until every request read has its answer, at most `seconds`."""
+        import anyio
+
+        with anyio.move_on_after(seconds):
+            while self.ids:
+                self.answered = anyio.Event()
+                await self.answered.wait()
 
 
 @asynccontextmanager
@@ -237,8 +280,7 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     await wire.open()
     reader_in, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, writer_out = create_context_streams[SessionMessage](0)
-    pending: set[Any] = set()  # ids of the requests handed to the server and not answered yet
-    answered = anyio.Event()
+    pending = Pending()
 
     async def forward(line: str) -> None:
         answer = screen(line)
@@ -246,24 +288,17 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
             await wire.write_line(json.dumps(answer))
         elif answer is None:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-            if isinstance(message, types.JSONRPCRequest):
-                pending.add(message.id)
-            elif getattr(message, "method", None) == "notifications/cancelled":  # gets no answer
-                pending.discard((getattr(message, "params", None) or {}).get("requestId"))
+            pending.read(message)
             await reader_in.send(SessionMessage(message))
 
     async def read_lines() -> None:
-        nonlocal answered
         try:
             async with reader_in:
                 async for raw in wire.lines():
                     line = raw.decode("utf-8", errors="replace").strip()
                     if line:
                         await forward(line)
-                with anyio.move_on_after(EOF_GRACE_S):  # the input ended: answer what was asked before stopping
-                    while pending:
-                        answered = anyio.Event()
-                        await answered.wait()
+                await pending.settle(EOF_GRACE_S)  # the input ended: answer what was asked before stopping
         except anyio.ClosedResourceError:  # the server stopped reading
             await anyio.lowlevel.checkpoint()
 
@@ -273,16 +308,21 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
                 async for session_message in writer_out:
                     message = session_message.message
                     await wire.write_line(message.model_dump_json(by_alias=True, exclude_unset=True))
-                    if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id in pending:
-                        pending.discard(message.id)
-                        answered.set()
+                    pending.written(message)
         except anyio.ClosedResourceError:
             await anyio.lowlevel.checkpoint()
 
+    async def until_gone(part: Any) -> None:
+        """Run `part`; a client that closed its end stops the server (quietly, exit 0), not a crash."""
+        try:
+            await part()
+        except ClientGone:
+            tg.cancel_scope.cancel()
+
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(read_lines)
-            tg.start_soon(write_messages)
+            tg.start_soon(until_gone, read_lines)
+            tg.start_soon(until_gone, write_messages)
             yield read_stream, write_stream
     finally:
         wire.close()
