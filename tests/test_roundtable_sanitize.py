@@ -89,3 +89,15 @@ def test_a_stripped_link_reads_as_the_link_and_a_cut_ends_with_an_ellipsis(words
     out = sanitize(" ".join(words), 24)
     assert len(out) <= 24 and not re.search(r"https?://|www\\.", out)
     assert out == full if len(full) <= 24 else (out.endswith("…") and full.startswith(out[:-1]))
+
+
+def test_a_lesson_that_holds_a_whole_short_turn_is_a_copy():
+    """SmolLM2 stitched 'Launcher – over.' (a whole turn) onto words of another turn and called it a lesson."""
+    from rooms_cli.roundtable.lessons import check_lessons
+
+    turns = [{"speaker": "archer", "text": "The sun was up. I had to be up to get a job in the morning to finish."},
+             {"speaker": "courier", "text": "Launcher – over."}]
+    raw = {"archer": ["Launcher – over. I had to get out of bed early to finish the work"],
+           "courier": ["Ship the launch notes a day early so support can read them"]}
+    got = check_lessons(raw, ["archer", "courier"], {"archer": "archer", "courier": "courier"}, turns)
+    assert got.lessons == {"courier": ["Ship the launch notes a day early so support can read them"]}, got

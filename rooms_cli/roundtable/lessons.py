@@ -166,6 +166,14 @@ def _plain(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
+def _copied(plain: str, turn: str) -> bool:
+    """Whether a lesson (its plain words) copies a turn: it is a long enough part of the turn, or holds a
+    whole turn of two words or more ("Launcher over. I had to…" opening with the turn "Launcher – over.")."""
+    if len(plain) >= 20 and plain in turn:
+        return True
+    return len(turn.split()) >= 2 and f" {turn} " in f" {plain} "
+
+
 _REPEAT_RE = re.compile(r"(\b[^\W\d_]\w*?)(?:[\W_]{0,3}\1\b){2,}", re.IGNORECASE)
 
 
@@ -182,7 +190,7 @@ def _rejection(lesson: str, speakers: set[str], said: list[str] | None, kept: li
     if _REPEAT_RE.search(lesson) or (len(words) >= 6 and len({w.casefold() for w in words}) < len(words) / 2):
         return "a repetition"
     plain = _plain(lesson)
-    if said is not None and any(len(plain) >= 20 and plain in turn or len(turn) >= 20 and turn in plain for turn in said):
+    if said is not None and any(_copied(plain, turn) for turn in said):
         return "a copy of a turn"
     if plain in {_plain(k) for k in kept}:
         return "a duplicate"
