@@ -72,3 +72,40 @@ def test_a_file_written_just_now_is_not_settled(tmp_path):
     st = os.stat(path)
     assert not cache.settled(st, time.time())
     assert cache.settled(st, st.st_mtime + cache.RACY_S)
+
+
+def test_a_memo_starts_over_at_its_cap_and_never_grows_past_it():
+    memo: dict[str, int] = {}
+    for n in range(10):
+        assert cache.remember(memo, f"k{n}", n, cap=4) == n
+        assert len(memo) <= 4
+    assert memo == {"k8": 8, "k9": 9}  # cleared at k8, the fifth key after the last start
+    cache.remember(memo, "k9", 90, cap=2)  # a key already held is replaced, never a reason to clear
+    cache.remember(memo, "k9", 91, cap=2)
+    assert memo == {"k8": 8, "k9": 91}
+
+
+def test_load_bytes_with_a_memo_decodes_the_same_bytes_once(tmp_path, monkeypatch):
+    path = tmp_path / "index.json"
+    cache.save(path, {"version": 1, "n": 1})
+    memo: dict = {}
+    blob, first = cache.load_bytes(path, 1, memo)
+    calls = []
+    monkeypatch.setattr(cache, "decode", lambda b, v: calls.append(b) or {"version": v, "n": 2})
+    again_blob, again = cache.load_bytes(path, 1, memo)
+    assert (again_blob, again) == (blob, first) and again is first and calls == []
+    cache.save(path, {"version": 1, "n": 3})  # other bytes: decoded again
+    assert cache.load_bytes(path, 1, memo)[1] == {"version": 1, "n": 2} and len(calls) == 1
+    assert cache.load_bytes(tmp_path / "absent.json", 1, memo) == (None, None)
+
+
+def test_a_seal_taken_through_a_descriptor_equals_the_seal_by_path(tmp_path):
+    log = tmp_path / "log.jsonl"
+    jsonl.append(log, {"id": "a"})
+    end = log.stat().st_size
+    fd = os.open(log, os.O_RDONLY)
+    try:
+        assert cache.seal_fd(fd, end) == cache.seal(log, end)
+        assert cache.seal_fd(fd, end + 1)[2] is None  # the file is shorter than the end sealed
+    finally:
+        os.close(fd)

@@ -71,7 +71,7 @@ def _empty(key) -> dict[str, Any]:
     return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {}}
 
 
-_DECODED: dict[str, tuple[bytes, dict[str, Any]]] = {}  # index path -> (its bytes, decoded), as this process last read it
+_DECODED: dict[str, tuple[bytes, Any]] = {}  # index path -> (its bytes, decoded), as this process last read it
 
 
 def _decoded(path: Path) -> tuple[bytes | None, dict[str, Any] | None]:
@@ -82,19 +82,9 @@ def _decoded(path: Path) -> tuple[bytes | None, dict[str, Any] | None]:
     most of a `board` call's own work). The copy is fresh down to the containers a read or a writer
     changes (`open`, `counts`, `recent`, `conflicts`, `lane_max`, `damaged`); the entries and task
     records inside are shared, and are only ever replaced, never changed in place."""
-    from rooms_cli.store.files import read_bytes
-
-    try:
-        blob = read_bytes(path)
-    except OSError:
-        return None, None
-    kept = _DECODED.get(str(path))
-    if kept is None or kept[0] != blob:
-        index = _valid(cache.decode(blob, VERSION))
-        if index is None:
-            return blob, None
-        kept = _DECODED[str(path)] = (blob, index)
-    return blob, _copy(kept[1])
+    blob, doc = cache.load_bytes(path, VERSION, _DECODED)
+    index = _valid(doc)
+    return blob, (None if index is None else _copy(index))
 
 
 def _copy(index: dict[str, Any]) -> dict[str, Any]:
@@ -120,7 +110,6 @@ _DAMAGED: dict[str, list[Any]] = {}  # task id -> bad lines [[lineno, reason]] o
 
 
 _REPLAYED: dict[str, tuple[list[int], Any]] = {}  # log path -> (its stat, its task) as this process last replayed it
-_REPLAYED_MAX = 1024
 
 
 def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: bool = False, key: list[int] | None = None):
@@ -147,9 +136,7 @@ def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: 
         _DAMAGED.pop(task_id, None)
     task = replay_log(task_id, room, order.ordered(result.records))
     if key is not None and not result.bad:
-        if len(_REPLAYED) >= _REPLAYED_MAX:
-            _REPLAYED.clear()
-        _REPLAYED[path] = (key, task)
+        cache.remember(_REPLAYED, path, (key, task), cap=1024)
     return task
 
 

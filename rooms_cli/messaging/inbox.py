@@ -146,7 +146,7 @@ def _note_highest(path: Path, n: int) -> None:
 
     from rooms_cli.store import cache
 
-    _HIGHEST[str(path)] = (cache.seal(path, os.stat(path).st_size), n)
+    cache.remember(_HIGHEST, str(path), (cache.seal(path, os.stat(path).st_size), n))
 
 
 def read_inbox(project: Project, agent: str) -> list[InboxMessage]:

@@ -29,7 +29,10 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
+
+    K = TypeVar("K")
+    V = TypeVar("V")
 
 RACY_S = 1.0  # seconds: a file written more recently may change again without its identity changing
 
@@ -61,20 +64,39 @@ def seal(path: Path | str, end: int) -> list[Any]:
     later read that finds the same seal knows the file is the one read, only appended to since (a file
     git wrote anew has another inode, or the same inode number reused, which the CRC tells). A missing
     file seals as [None, end, 0], one shorter than `end` as [inode, end, None] (no cursor's seal)."""
-    import zlib
-
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return [None, end, 0]
     try:
-        stat = os.fstat(fd)
-        if stat.st_size < end:
-            return [stat.st_ino, end, None]
-        start = max(end - SEAL_BYTES, 0)
-        return [stat.st_ino, end, zlib.crc32(os.pread(fd, end - start, start))]
+        return seal_fd(fd, end)
     finally:
         os.close(fd)
+
+
+def seal_fd(fd: int, end: int) -> list[Any]:
+    """`seal` of the file open at `fd` (an appender holding its log open)."""
+    import zlib
+
+    stat = os.fstat(fd)
+    if stat.st_size < end:
+        return [stat.st_ino, end, None]
+    start = max(end - SEAL_BYTES, 0)
+    return [stat.st_ino, end, zlib.crc32(os.pread(fd, end - start, start))]
+
+
+MEMO_MAX = 4096  # entries a per-process memo keeps before it starts over
+
+
+def remember(memo: dict[K, V], key: K, value: V, cap: int = MEMO_MAX) -> V:
+    """Keep `value` under `key` in `memo`, a per-process dict of what was derived from files or strings
+    (a session's decoded index, replayed logs, sealed appends, checked paths, inbox numbers): at `cap`
+    entries it starts over, so a long session holds a bounded amount. What a memo holds is checked
+    against the files before use (a seal, a stat, the bytes), never trusted on its own."""
+    if len(memo) >= cap and key not in memo:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _pickled(path: Path) -> bool:
@@ -102,17 +124,25 @@ def load(path: Path, version: int) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("version") == version else None
 
 
-def load_bytes(path: Path, version: int) -> tuple[bytes | None, dict[str, Any] | None]:
+def load_bytes(path: Path, version: int, memo: dict[str, tuple[bytes, Any]] | None = None) -> tuple[bytes | None, dict[str, Any] | None]:
     """(the bytes stored at `path`, the JSON document they hold as `load` gives it): a caller that
     looks again later (under a lock) compares the bytes and skips decoding and checking what it has
-    already. (None, None) when the file cannot be read."""
+    already. (None, None) when the file cannot be read.
+
+    With a `memo` (a per-process dict, see `remember`), bytes equal to those decoded last time give
+    the same document object again without decoding: the caller copies what it will change."""
     from rooms_cli.store.files import read_bytes
 
     try:
         blob = read_bytes(path)
     except OSError:
         return None, None
-    return blob, decode(blob, version)
+    if memo is None:
+        return blob, decode(blob, version)
+    kept = memo.get(str(path))
+    if kept is None or kept[0] != blob:
+        kept = remember(memo, str(path), (blob, decode(blob, version)))
+    return blob, kept[1]
 
 
 def decode(blob: bytes, version: int) -> dict[str, Any] | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
-from rooms_cli.store import changes, clock, conflicts, order
+from rooms_cli.store import cache, changes, clock, conflicts, order
 from rooms_cli.store.locks import locked
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -139,38 +139,27 @@ def _seed_clock(fd: int, size: int, known: tuple[int, str] | None = None) -> str
     return latest
 
 
-_SEAL_BYTES = 4096  # as store/cache.SEAL_BYTES
-# path -> (inode, end, CRC-32 of the _SEAL_BYTES before end, the latest stamp before end)
-_KNOWN: dict[str, tuple[int, int, int, str]] = {}
-_KNOWN_MAX = 4096  # files remembered by one process (an MCP session appends to many task logs)
+# path -> (the log's seal (store/cache.seal) just after this process's last append to it, the latest
+# stamp before that end)
+_KNOWN: dict[str, tuple[list[Any], str]] = {}
 
 
-def _known_end(fd: int, key: str, size: int) -> tuple[int, str] | None:
-    """(end, latest stamp) of this process's own last append to the log, when the file is still that
-    file, only appended to since (the same inode, at least that long, the same bytes before that end):
-    the bytes before that end were checked for conflict markers and the latest stamp among them is
-    known. None otherwise.
+def _known_end(fd: int, key: str) -> tuple[int, str] | None:
+    """(end, latest stamp) of this process's own last append to the log, when the file still carries
+    the seal noted then (the same file, only appended to since): the bytes before that end were checked
+    for conflict markers and the latest stamp among them is known. None otherwise.
 
     A process that appends again (an MCP session sending to one inbox, a group's fan-out) then checks
     and seeds from only what others appended meanwhile: a 17 MB inbox was searched whole for conflict
     markers (~8 ms) and its last 64 KiB scanned for stamps on every append."""
     kept = _KNOWN.get(key)
-    if kept is None or kept[1] > size or kept[0] != os.fstat(fd).st_ino:
+    if kept is None or cache.seal_fd(fd, kept[0][1]) != kept[0]:
         return None
-    import zlib
-
-    start = max(kept[1] - _SEAL_BYTES, 0)
-    return (kept[1], kept[3]) if zlib.crc32(os.pread(fd, kept[1] - start, start)) == kept[2] else None
+    return kept[0][1], kept[1]
 
 
 def _note_known(fd: int, key: str, latest: str) -> None:
-    import zlib
-
-    stat = os.fstat(fd)
-    start = max(stat.st_size - _SEAL_BYTES, 0)
-    if len(_KNOWN) >= _KNOWN_MAX:
-        _KNOWN.clear()
-    _KNOWN[key] = (stat.st_ino, stat.st_size, zlib.crc32(os.pread(fd, stat.st_size - start, start)), latest)
+    cache.remember(_KNOWN, key, (cache.seal_fd(fd, os.fstat(fd).st_size), latest))
 
 
 def _sorted_keys(record: dict[str, Any]) -> bool:
@@ -204,7 +193,7 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
     size = os.fstat(fd).st_size
     key = str(path)
     try:
-        known = _known_end(fd, key, size)
+        known = _known_end(fd, key)
         _refuse_unresolved_merge(fd, path, known[0] if known else 0)
         _repair_torn_tail(fd, path)
         latest = _seed_clock(fd, os.fstat(fd).st_size, known)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, NotInitialized
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.store import cache
 from rooms_cli.store.names import ROOMS
 
 CONFIG = ".rooms.yaml"
@@ -35,7 +36,6 @@ GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of gi
 
 
 _BUILT: dict[tuple[Path, tuple[str, ...]], Path] = {}  # (.rooms/, segments) -> the checked Path (Project.path)
-_BUILT_MAX = 8192
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,7 @@ class Project:
                     raise InvalidInput(
                         f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
                     )
-            target = self.dir.joinpath(*segments)
-            if len(_BUILT) >= _BUILT_MAX:
-                _BUILT.clear()
-            _BUILT[(self.dir, segments)] = target
+            target = cache.remember(_BUILT, (self.dir, segments), self.dir.joinpath(*segments), cap=8192)
         if _links_below(str(self.dir), segments):  # only a symlink among the segments can lead out
             base = self.dir.resolve()
             resolved = target.resolve()
