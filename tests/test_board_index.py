@@ -272,23 +272,27 @@ def test_a_process_reading_the_index_again_decodes_it_only_when_its_bytes_change
 
 def test_a_session_replays_a_changed_log_once_until_it_changes_again(project, monkeypatch):
     """A read that does not store the index leaves the changed logs to the next read; a process replays
-    each of them once at a given stat, and again as soon as another process appends to it."""
+    each of them once at a given stat, folding on only what was appended since its last replay of it
+    (board/fold.py), and again as soon as another process appends to it."""
+    from rooms_cli.board import fold
+
     task_id = add(project, "busy").id
     add(project, "other")
     openindex.load(project, ROOM)
-    claim = claims.claim_task(project, ROOM, task_id, agent="researcher")
+    claim = claims.claim_task(project, ROOM, task_id, agent="researcher")  # replays the log whole, then appends
     replays = []
-    real = openindex.replay_log
-    monkeypatch.setattr(openindex, "replay_log", lambda *a, **k: replays.append(a[0]) or real(*a, **k))
+    whole, more = fold.replay_log, fold.fold
+    monkeypatch.setattr(fold, "replay_log", lambda *a, **k: replays.append(("whole", a[0])) or whole(*a, **k))
+    monkeypatch.setattr(fold, "fold", lambda task, events, w: replays.append(("folded", len(events))) or more(task, events, w))
     first = openindex.load(project, ROOM)
     second = openindex.load(project, ROOM)
-    assert replays == [task_id]
+    assert replays == [("folded", 1)]  # the claim, onto the replay the claim made
     assert first["open"][task_id]["task"]["status"] == second["open"][task_id]["task"]["status"] == "doing"
     code = (f"from rooms_cli.board import claims; from rooms_cli.store.paths import open_project; "
             f"claims.release_task(open_project({str(project.root)!r}), {ROOM!r}, {task_id!r}, {claim.lease.lease_id!r})")
     subprocess.run([sys.executable, "-c", code], check=True)
     third = openindex.load(project, ROOM)
-    assert replays == [task_id, task_id] and third["open"][task_id]["task"]["status"] == "todo"
+    assert replays == [("folded", 1), ("folded", 1)] and third["open"][task_id]["task"]["status"] == "todo"
 
 
 def test_task_list_of_an_open_status_reads_the_index_and_lists_what_every_log_says(project, monkeypatch):

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import os
 
-from rooms_cli.board import store
+from rooms_cli.board import fold, store
 from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpired, LeaseFenced, LeaseMismatch
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
-from rooms_cli.board.replay import replay
+from rooms_cli.board.replay import replay, seen_at
 from rooms_cli.board.tasks import claimable_in_lane, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
 from rooms_cli.errors import InvalidInput
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.store import jsonl
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.paths import Project
@@ -63,9 +64,16 @@ def lease_seconds(lease: str | float | None) -> float:
     return seconds
 
 
-def _replay_locked(project: Project, room: str, task_id: str) -> tuple[Task, str]:
-    moment = iso(now())
-    return replay(task_id, room, store.read_events(project, room, task_id), moment), moment
+def _replay_locked(project: Project, room: str, task_id: str, moment: str | None = None) -> tuple[Task, str]:
+    """The task as it reads now (its lock held), and that moment. The replay goes on from where this
+    process last stopped in the log (board/fold.py): a session that claims, renews or releases one
+    task again and again reads only what was appended since."""
+    moment = moment or iso(now())
+    path = store.task_path(project, room, task_id)
+    task, bad = fold.replay_file(task_id, room, str(path))
+    for lineno, reason in bad:
+        jsonl.warn(path, lineno, reason)
+    return seen_at(task, moment), moment
 
 
 def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
@@ -263,7 +271,7 @@ def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None,
         lease = check_lease(task, lease_id, holder)
         events = write(task, lease, moment)
         store.append_events(project, room, full, events, held=True)
-        return replay(full, room, store.read_events(project, room, full), moment)
+        return _replay_locked(project, room, full, moment)[0]
 
 
 def synced(project: Project, task: Task, remote: str | None) -> Task:
@@ -337,4 +345,4 @@ def set_status(project: Project, room: str, task_id: str, status: str, *, by: st
         if record:
             ev["record"] = record
         store.append_events(project, room, full, [ev], held=True)
-        return replay(full, room, store.read_events(project, room, full), moment)
+        return _replay_locked(project, room, full, moment)[0]

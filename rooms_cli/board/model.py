@@ -15,9 +15,10 @@ SUMMARY_MAX = 280
 TITLE_MAX = 200
 
 
-@dataclass
+@dataclass(frozen=True)
 class Lease:
-    """A claim on a task: who holds it, until when, and its fencing number (grows with each claim)."""
+    """A claim on a task: who holds it, until when, and its fencing number (grows with each claim).
+    Never changed in place (a renew makes a new one): tasks copied from one replay share their leases."""
 
     lease_id: str
     fence: int
@@ -94,6 +95,14 @@ class Task:
     @property
     def claimable(self) -> bool:
         return self.status == "todo" and not self.pending and not self.archived
+
+    def copy(self) -> Task:
+        """A copy that shares nothing replay changes in place (the lists and the dict of leases); the
+        leases themselves are frozen, and the event dicts, `pending` and `record` are only ever replaced."""
+        made = Task.__new__(Task)
+        made.__dict__.update(self.__dict__)
+        made.leases, made.conflicts, made.withdrawn = dict(self.leases), list(self.conflicts), list(self.withdrawn)
+        return made
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -39,11 +39,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rooms_cli.board import store
+from rooms_cli.board import fold, store
 from rooms_cli.board.model import FINISHED
 from rooms_cli.board.replay import replay_log
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import cache, files, jsonl, layout, order
+from rooms_cli.store import cache, files, jsonl, layout
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -109,34 +109,23 @@ def _valid(data: dict[str, Any] | None) -> dict[str, Any] | None:
 _DAMAGED: dict[str, list[Any]] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
 
 
-_REPLAYED: dict[str, tuple[list[int], Any]] = {}  # log path -> (its stat, its task) as this process last replayed it
-
-
 def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: bool = False, key: list[int] | None = None):
     """The task its log at `path` replays to (bad lines warned about, and noted in _DAMAGED).
 
-    Given the log's stat (`key`, taken before the read), a log this process replayed at that same stat
-    is not replayed again: a read that does not store the index (`_worth_storing`) leaves the next read
-    of a session to replay the same changed logs, a task renewed sixty times ~1.5 ms each time. Only a
-    clean log is kept (one with bad lines is read again, to warn again). The tasks are never changed
-    in place by their readers here (they take `to_json()`)."""
-    if key is not None and not symlink:
-        kept = _REPLAYED.get(path)
-        if kept is not None and kept[0] == key:
-            _DAMAGED.pop(task_id, None)
-            return kept[1]
+    Given the log's stat (`key`, taken before the read), the replay goes on from where this process's
+    last replay of the log stopped (board/fold.py): a read that does not store the index
+    (`_worth_storing`) leaves the next read of a session to replay the same changed logs, and a task
+    renewed sixty times cost ~1.5 ms each time when read whole. Without a key (a rebuild) the log is
+    read whole and not remembered."""
     if symlink:
         return replay_log(task_id, room, store.read_events(project, room, task_id))
-    result = jsonl.scan(path)
-    for lineno, reason in result.bad:  # warned as jsonl.read warns, and kept so that later reads warn too
+    task, bad = fold.replay_file(task_id, room, path, key, keep=key is not None)
+    for lineno, reason in bad:  # warned as jsonl.read warns, and kept so that later reads warn too
         jsonl.warn(Path(path), lineno, reason)
-    if result.bad:
-        _DAMAGED[task_id] = [list(b) for b in result.bad]
+    if bad:
+        _DAMAGED[task_id] = [list(b) for b in bad]
     else:
         _DAMAGED.pop(task_id, None)
-    task = replay_log(task_id, room, order.ordered(result.records))
-    if key is not None and not result.bad:
-        cache.remember(_REPLAYED, path, (key, task), cap=1024)
     return task
 
 

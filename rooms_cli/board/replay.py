@@ -39,9 +39,22 @@ def seen_at(task: Task, now: str) -> Task:
 def replay_log(task_id: str, room: str, events: list[dict[str, Any]]) -> Task:
     """The fold of `events`, before the clock is applied (what the snapshot caches)."""
     task = Task(id=task_id, room=room, lane="", title="", definition_of_done="")
+    fold(task, events, withdrawn_ids(events))
+    return task
+
+
+def withdrawn_ids(events: list[dict[str, Any]]) -> set[str]:
+    """The lease ids of the claims that lost the race for the remote (`task claim --sync`) and withdrew
+    themselves: those claims never held the task."""
+    return {e["lease_id"] for e in events if e.get("ev") == "withdraw" and isinstance(e.get("lease_id"), str)}
+
+
+def fold(task: Task, events: list[dict[str, Any]], withdrawn: set[str]) -> Task:
+    """Apply `events` (in the one order, after those `task` holds already) to `task`, in place. A claim
+    whose lease is in `withdrawn` is kept aside (`withdrawn_ids` of the whole log: a withdraw follows
+    its claim, so a fold that goes on from where it stopped must replay from the start instead when
+    the events it adds hold one; board/fold.py)."""
     leases = task.leases
-    # a claim that lost the race for the remote (`task claim --sync`) withdrew itself: it never held the task
-    withdrawn = {e.get("lease_id") for e in events if e.get("ev") == "withdraw" and isinstance(e.get("lease_id"), str)}
     for event in events:
         if event.get("ev") == "claim" and isinstance(event.get("lease_id"), str) and event["lease_id"] in withdrawn:
             task.withdrawn.append(event)
@@ -192,7 +205,9 @@ def _apply_lease_event(task: Task, event: dict[str, Any], leases: dict[str, Leas
         _conflict(task, "stale_write", f"{kind} by {who}, which is not the current lease ({_holder(task.lease)})", event)
         return
     if kind == "renew":
-        task.lease.expires_at = event.get("expires_at", task.lease.expires_at)
+        held = task.lease
+        task.lease = leases[lease_id] = Lease(held.lease_id, held.fence, held.holder, held.plate, held.claimed_at,
+                                              event.get("expires_at", held.expires_at))
     elif kind == "done":
         task.status, task.record, task.lease = "done", event.get("record"), None
     elif kind == "status":
