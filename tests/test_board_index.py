@@ -323,3 +323,25 @@ def test_task_list_of_an_open_status_reads_the_index_and_lists_what_every_log_sa
     held = [t for t in every if (t["lease"] or {}).get("holder") == "researcher"]
     assert list_tasks(project, ROOM, holder="researcher", now=later) == held and len(held) == 1
     assert [t["id"] for t in list_tasks(project, ROOM, status="todo", now=later)].count(ids[2]) == 1  # lapsed: todo
+
+
+def test_a_process_does_not_decode_the_index_it_just_stored(project, monkeypatch):
+    """An index this process stored is remembered as what its bytes decode to (openindex._saved): the
+    next read finds the same bytes and decodes nothing, and gets what decoding them gives."""
+    from rooms_cli.store import cache
+
+    ids = [add(project, f"t{n}").id for n in range(6)]
+    claims.claim_task(project, ROOM, ids[0], agent="researcher")
+    finish(project, ids[1])
+    openindex.rebuild(project, ROOM)
+    decoded = []
+    real = cache.decode
+    monkeypatch.setattr(cache, "decode", lambda *a: decoded.append(1) or real(*a))
+    index = openindex.load(project, ROOM)
+    assert decoded == []
+    assert index == real(openindex.index_path(project, ROOM).read_bytes(), openindex.VERSION)
+    for task_id in ids[2:]:  # four changed logs: this read stores the index it refreshed
+        claims.claim_task(project, ROOM, task_id, agent="researcher")
+    openindex.load(project, ROOM)
+    again = openindex.load(project, ROOM)
+    assert decoded == [] and again == real(openindex.index_path(project, ROOM).read_bytes(), openindex.VERSION)

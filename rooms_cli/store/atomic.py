@@ -42,16 +42,19 @@ UMASK = _read_umask()
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def write_cache(path: Path, blob: bytes) -> None:
+def write_cache(path: Path, blob: bytes) -> bool:
     """Replace a local cache file (under .rooms/run/) atomically, without fsync and without failing:
     a cache lost in a crash only costs a rebuild, and a read-only checkout or a full disk still reads,
-    only slower. No temp file is left behind."""
+    only slower. No temp file is left behind. Whether it was stored."""
     import contextlib
 
     tmp = None
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = create_temp(Path(path))
+        try:
+            fd, tmp = create_temp(Path(path))
+        except FileNotFoundError:  # the folder first (once: a cache is rewritten where it was)
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = create_temp(Path(path))
         with os.fdopen(fd, "wb") as handle:
             handle.write(blob)
         os.replace(tmp, path)
@@ -59,6 +62,8 @@ def write_cache(path: Path, blob: bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        return False
+    return True
 
 
 def create_temp(path: Path) -> tuple[int, str]:

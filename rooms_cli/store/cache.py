@@ -156,8 +156,9 @@ def decode(blob: bytes, version: int) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("version") == version else None
 
 
-def save(path: Path, doc: dict[str, Any]) -> None:
-    """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails."""
+def save(path: Path, doc: dict[str, Any]) -> bytes | None:
+    """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails. The
+    bytes stored (what `load_bytes` reads back), or None when nothing was."""
     from rooms_cli.store.atomic import write_cache
 
     path = Path(path)
@@ -169,7 +170,7 @@ def save(path: Path, doc: dict[str, Any]) -> None:
         import json
 
         blob = json.dumps(doc, separators=(",", ":")).encode()
-    write_cache(path, blob)
+    return blob if write_cache(path, blob) else None
 
 
 def save_line(path: Path, line: str) -> None:
