@@ -6,7 +6,7 @@ the index replays it again because the claim changed it. A replay reads the whol
 claimed, released or renewed a few hundred times cost a few ms a call, growing with every call.
 
 The memo keeps, per log, the task it replayed to and where that replay stopped: the log's identity
-(store/cache.identity), its seal at that end (store/cache.seal: the same file, only appended to since)
+(store/cache.identity), its seal at that end (store/known.seal: the same file, only appended to since)
 and the sort key (store/order.py) of the last event folded. A later replay of that log then
 
 - hands back a copy of the kept task when the log's identity is the same;
@@ -22,8 +22,6 @@ Only logs without bad lines are kept; a task handed out is the caller's to chang
 """
 
 from __future__ import annotations
-
-import os
 
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import fold, replay_log, withdrawn_ids
@@ -79,30 +77,18 @@ def replay_file(task_id: str, room: str, path: str, key: list[int] | None = None
 def _fold_more(path: str, kept: Folded) -> Folded | None:
     """The kept replay with what was appended since folded on (kept again), when that is sure to be
     what a whole replay gives; None when the log must be read whole."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+    more = jsonl.appended(path, kept.seal)
+    if more is None:
         return None
-    try:
-        stat = os.fstat(fd)
-        key = cache.identity_of(stat)
-        if key == kept.key:
-            return kept
-        end = kept.seal[1]
-        if cache.seal_fd(fd, end) != kept.seal:
-            return None
-        data = os.pread(fd, stat.st_size - end, end)
-        if b"<<<<<<<" in data:
-            return None
-        scan = jsonl.parse_bytes(data)
-        events = order.ordered(scan.records)
-        if scan.bad or not events or not _after(events, kept):
-            return None
-        task = fold(kept.task.copy(), events, kept.withdrawn)
-        folded = Folded(key=key, seal=cache.seal_fd(fd, end + scan.end), last=order.sort_key(events[-1]),
-                        task=task, withdrawn=kept.withdrawn)
-    finally:
-        os.close(fd)
+    key, seal, scan = more
+    if key == kept.key:
+        return kept
+    events = order.ordered(scan.records)
+    if scan.bad or (events and not _after(events, kept)):
+        return None
+    task = fold(kept.task.copy(), events, kept.withdrawn) if events else kept.task
+    folded = Folded(key=key, seal=seal, last=order.sort_key(events[-1]) if events else kept.last, task=task,
+                    withdrawn=kept.withdrawn)
     return cache.remember(_FOLDED, path, folded, cap=KEEP)
 
 

@@ -27,19 +27,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# what a process knows of the files it read (store/known.py), offered here with the rest of the cache
+# primitive; the modules below this one (jsonl, paths: atomic imports jsonl) import store/known itself
+from rooms_cli.store.known import SEAL_BYTES as SEAL_BYTES
+from rooms_cli.store.known import identity_of as identity_of
+from rooms_cli.store.known import remember as remember
+from rooms_cli.store.known import seal as seal
+from rooms_cli.store.known import seal_fd as seal_fd
+
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
-
-    K = TypeVar("K")
-    V = TypeVar("V")
+    from typing import Any
 
 RACY_S = 1.0  # seconds: a file written more recently may change again without its identity changing
-
-
-def identity_of(st: os.stat_result) -> list[int]:
-    """The identity of the file `st` is the stat of (see the module's docstring)."""
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
 
 
 def identity(path: Path | str) -> list[int] | None:
@@ -54,49 +54,6 @@ def settled(st: os.stat_result, now: float) -> bool:
     """Whether the file was last written long enough before `now` (time.time()) for its identity to
     change with its next write; a cache entry for a file that is not settled is not worth storing."""
     return now - st.st_mtime >= RACY_S
-
-
-SEAL_BYTES = 4096  # bytes before the offset whose CRC-32 a seal keeps
-
-
-def seal(path: Path | str, end: int) -> list[Any]:
-    """[inode, `end`, CRC-32 of the SEAL_BYTES before `end`] of an append-only file read up to `end`: a
-    later read that finds the same seal knows the file is the one read, only appended to since (a file
-    git wrote anew has another inode, or the same inode number reused, which the CRC tells). A missing
-    file seals as [None, end, 0], one shorter than `end` as [inode, end, None] (no cursor's seal)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return [None, end, 0]
-    try:
-        return seal_fd(fd, end)
-    finally:
-        os.close(fd)
-
-
-def seal_fd(fd: int, end: int) -> list[Any]:
-    """`seal` of the file open at `fd` (an appender holding its log open)."""
-    import zlib
-
-    stat = os.fstat(fd)
-    if stat.st_size < end:
-        return [stat.st_ino, end, None]
-    start = max(end - SEAL_BYTES, 0)
-    return [stat.st_ino, end, zlib.crc32(os.pread(fd, end - start, start))]
-
-
-MEMO_MAX = 4096  # entries a per-process memo keeps before it starts over
-
-
-def remember(memo: dict[K, V], key: K, value: V, cap: int = MEMO_MAX) -> V:
-    """Keep `value` under `key` in `memo`, a per-process dict of what was derived from files or strings
-    (a session's decoded index, replayed logs, sealed appends, checked paths, inbox numbers): at `cap`
-    entries it starts over, so a long session holds a bounded amount. What a memo holds is checked
-    against the files before use (a seal, a stat, the bytes), never trusted on its own."""
-    if len(memo) >= cap and key not in memo:
-        memo.clear()
-    memo[key] = value
-    return value
 
 
 def _pickled(path: Path) -> bool:

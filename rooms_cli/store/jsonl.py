@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
-from rooms_cli.store import cache, changes, clock, conflicts, order
+from rooms_cli.store import changes, clock, conflicts, known, order
 from rooms_cli.store.locks import locked
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -139,7 +139,7 @@ def _seed_clock(fd: int, size: int, known: tuple[int, str] | None = None) -> str
     return latest
 
 
-# path -> (the log's seal (store/cache.seal) just after this process's last append to it, the latest
+# path -> (the log's seal (store/known.seal) just after this process's last append to it, the latest
 # stamp before that end)
 _KNOWN: dict[str, tuple[list[Any], str]] = {}
 
@@ -153,13 +153,13 @@ def _known_end(fd: int, key: str) -> tuple[int, str] | None:
     and seeds from only what others appended meanwhile: a 17 MB inbox was searched whole for conflict
     markers (~8 ms) and its last 64 KiB scanned for stamps on every append."""
     kept = _KNOWN.get(key)
-    if kept is None or cache.seal_fd(fd, kept[0][1]) != kept[0]:
+    if kept is None or known.seal_fd(fd, kept[0][1]) != kept[0]:
         return None
     return kept[0][1], kept[1]
 
 
 def _note_known(fd: int, key: str, latest: str) -> None:
-    cache.remember(_KNOWN, key, (cache.seal_fd(fd, os.fstat(fd).st_size), latest))
+    known.remember(_KNOWN, key, (known.seal_fd(fd, os.fstat(fd).st_size), latest))
 
 
 def _sorted_keys(record: dict[str, Any]) -> bool:
@@ -317,6 +317,26 @@ def scan(path: Path | str, offset: int = 0) -> Scan:
     _refuse_markers(path, result)
     result.end += offset
     return result
+
+
+def appended(path: Path | str, seal: list[Any]) -> tuple[list[int], list[Any], Scan] | None:
+    """What was appended to the log at `path` after the end `seal` names (store/known.seal), when the
+    file still carries that seal (the same file, only appended to since): (its identity before the read,
+    its seal at the end of the whole lines read, those lines parsed; a conflict marker line is a bad
+    line there, not an error). None when the file does not carry the seal or cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+        end = seal[1]
+        if known.seal_fd(fd, end) != seal:
+            return None
+        result = parse_bytes(os.pread(fd, stat.st_size - end, end))
+        return known.identity_of(stat), known.seal_fd(fd, end + result.end), result
+    finally:
+        os.close(fd)
 
 
 def _refuse_markers(path: Path | str, result: Scan, *, from_end: int | None = None) -> None:

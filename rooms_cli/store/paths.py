@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, NotInitialized
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
-from rooms_cli.store import cache
+from rooms_cli.store import known
 from rooms_cli.store.names import ROOMS
 
 CONFIG = ".rooms.yaml"
@@ -58,7 +58,7 @@ class Project:
                     raise InvalidInput(
                         f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
                     )
-            target = cache.remember(_BUILT, (self.dir, segments), self.dir.joinpath(*segments), cap=8192)
+            target = known.remember(_BUILT, (self.dir, segments), self.dir.joinpath(*segments), cap=8192)
         if _links_below(str(self.dir), segments):  # only a symlink among the segments can lead out
             base = self.dir.resolve()
             resolved = target.resolve()
