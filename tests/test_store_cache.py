@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rooms_cli.store import cache, jsonl
+from rooms_cli.store import cache, jsonl, known
 
 
 def test_any_write_to_a_file_changes_its_identity(tmp_path):
@@ -77,11 +77,11 @@ def test_a_file_written_just_now_is_not_settled(tmp_path):
 def test_a_memo_starts_over_at_its_cap_and_never_grows_past_it():
     memo: dict[str, int] = {}
     for n in range(10):
-        assert cache.remember(memo, f"k{n}", n, cap=4) == n
+        assert known.remember(memo, f"k{n}", n, cap=4) == n
         assert len(memo) <= 4
     assert memo == {"k8": 8, "k9": 9}  # cleared at k8, the fifth key after the last start
-    cache.remember(memo, "k9", 90, cap=2)  # a key already held is replaced, never a reason to clear
-    cache.remember(memo, "k9", 91, cap=2)
+    known.remember(memo, "k9", 90, cap=2)  # a key already held is replaced, never a reason to clear
+    known.remember(memo, "k9", 91, cap=2)
     assert memo == {"k8": 8, "k9": 91}
 
 
@@ -105,7 +105,7 @@ def test_a_seal_taken_through_a_descriptor_equals_the_seal_by_path(tmp_path):
     end = log.stat().st_size
     fd = os.open(log, os.O_RDONLY)
     try:
-        assert cache.seal_fd(fd, end) == cache.seal(log, end)
-        assert cache.seal_fd(fd, end + 1)[2] is None  # the file is shorter than the end sealed
+        assert known.seal_fd(fd, end) == known.seal(log, end)
+        assert known.seal_fd(fd, end + 1)[2] is None  # the file is shorter than the end sealed
     finally:
         os.close(fd)

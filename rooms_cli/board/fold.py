@@ -26,7 +26,7 @@ from __future__ import annotations
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import fold, replay_log, withdrawn_ids
 from rooms_cli.records import dataclass
-from rooms_cli.store import cache, jsonl, order
+from rooms_cli.store import cache, jsonl, known, order
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -38,14 +38,14 @@ class Folded:
     """Where the replay of one log stopped, and the task it gave (never handed out: callers get copies)."""
 
     key: list[int]  # the log's identity when read (taken before the read)
-    seal: list[Any]  # cache.seal at `end`
+    seal: list[Any]  # known.seal at `end`
     last: str  # order.sort_key of the last event folded ("" for none)
     task: Task
     withdrawn: set[str]  # withdrawn_ids of the events folded
 
 
 _FOLDED: dict[str, Folded] = {}  # log path -> where this process's last replay of it stopped
-KEEP = 1024  # logs remembered (cache.remember)
+KEEP = 1024  # logs remembered (known.remember)
 
 
 def replay_file(task_id: str, room: str, path: str, key: list[int] | None = None, *, keep: bool = True) -> tuple[Task, list[Any]]:
@@ -66,7 +66,7 @@ def replay_file(task_id: str, room: str, path: str, key: list[int] | None = None
     events = order.ordered(result.records)
     task = replay_log(task_id, room, events)
     if keep and key is not None and not result.bad:
-        cache.remember(_FOLDED, path, Folded(key=key, seal=cache.seal(path, result.end), task=task.copy(),
+        known.remember(_FOLDED, path, Folded(key=key, seal=known.seal(path, result.end), task=task.copy(),
                                              last=order.sort_key(events[-1]) if events else "",
                                              withdrawn=withdrawn_ids(events)), cap=KEEP)
     elif kept is not None:
@@ -89,7 +89,7 @@ def _fold_more(path: str, kept: Folded) -> Folded | None:
     task = fold(kept.task.copy(), events, kept.withdrawn) if events else kept.task
     folded = Folded(key=key, seal=seal, last=order.sort_key(events[-1]) if events else kept.last, task=task,
                     withdrawn=kept.withdrawn)
-    return cache.remember(_FOLDED, path, folded, cap=KEEP)
+    return known.remember(_FOLDED, path, folded, cap=KEEP)
 
 
 def _after(events: list[dict[str, Any]], kept: Folded) -> bool:

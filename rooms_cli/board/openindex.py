@@ -43,7 +43,7 @@ from rooms_cli.board import fold, store
 from rooms_cli.board.model import FINISHED
 from rooms_cli.board.replay import replay_log
 from rooms_cli.errors import RoomsError
-from rooms_cli.store import cache, files, jsonl, layout
+from rooms_cli.store import cache, files, jsonl, known, layout
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -92,7 +92,7 @@ def _saved(path: Path, index: dict[str, Any]) -> None:
     its own write and does not decode it again (~0.3 ms for 60 open tasks)."""
     blob = cache.save(path, index)
     if blob is not None:
-        cache.remember(_DECODED, str(path), (blob, _copy(index)))
+        known.remember(_DECODED, str(path), (blob, _copy(index)))
 
 
 def _copy(index: dict[str, Any]) -> dict[str, Any]:
@@ -152,7 +152,7 @@ def _warn_damaged(project: Project, room: str, index: dict[str, Any]) -> bool:
     for task_id, hit in (index.get("damaged") or {}).items():
         path = os.path.join(folder, task_id.lower() + store.SUFFIX)
         try:
-            if cache.identity_of(os.stat(path)) != hit["stat"]:
+            if known.identity_of(os.stat(path)) != hit["stat"]:
                 return False
         except FileNotFoundError:
             return False
@@ -210,7 +210,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
     for entry in entries:
         if entry.name in plainly:
             continue
-        key = cache.identity_of(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
+        key = known.identity_of(os.stat(entry.path))  # before the read: an append meanwhile makes the entry stale, not wrong
         task = _replay_file(project, room, store.id_from_name(entry.name), entry.path, entry.is_symlink())
         _note_damage(index, task.id, key)
         data = task.to_json()
@@ -282,7 +282,7 @@ def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> list[in
     open_ids = list(index["open"])
     names = [task_id.lower() + store.SUFFIX for task_id in open_ids]
     for task_id, name, stat in zip(open_ids, names, files.stat_each(folder, names), strict=True):
-        key = cache.identity_of(stat)
+        key = known.identity_of(stat)
         if key == index["open"][task_id]["stat"]:
             continue
         changed.append(key[2])
@@ -358,7 +358,7 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict[str, Any], list
             data = task.to_json()
             _note_lane(index, data)
             if is_open(data):
-                index["open"][task_id] = _entry(task, cache.identity_of(os.stat(log)))
+                index["open"][task_id] = _entry(task, known.identity_of(os.stat(log)))
             else:
                 _add_finished(index, data)
         index["dir"] = dir_key(project, room)
@@ -383,7 +383,7 @@ def note_finished_change(project: Project, room: str, task_id: str, before: dict
         index["recent"] = [t for t in index["recent"] if t["id"] != task_id]
         index["conflicts"] = [c for c in index["conflicts"] if c["task_id"] != task_id]
         log = os.path.join(store.tasks_dir(project, room), task_id.lower() + store.SUFFIX)
-        key = cache.identity_of(os.stat(log))
+        key = known.identity_of(os.stat(log))
         task = _replay_file(project, room, task_id, log, os.path.islink(log))
         data = task.to_json()
         _note_lane(index, data)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from rooms_cli.board import store
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import replay_log
-from rooms_cli.store import cache, files, jsonl, layout, order
+from rooms_cli.store import cache, files, jsonl, known, layout, order
 from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -70,7 +70,7 @@ def _refresh(project: Project, room: str) -> list[tuple[dict[str, Any], Task | N
     result: list[tuple[dict[str, Any], Task | None]] = []
     hits = 0
     for entry in entries:
-        key = cache.identity_of(entry.stat())
+        key = known.identity_of(entry.stat())
         task_id = store.id_from_name(entry.name)
         hit = cached.get(task_id)
         task = None

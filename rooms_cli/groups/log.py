@@ -32,7 +32,7 @@ from contextlib import ExitStack, contextmanager
 from rooms_cli import terminal
 from rooms_cli.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
-from rooms_cli.store import cache, eventlog, files, jsonl, layout, order, schema
+from rooms_cli.store import cache, eventlog, files, jsonl, known, layout, order, schema
 from rooms_cli.store.ids import is_valid_name, validate_name
 from rooms_cli.store.locks import lock_path, locked
 from rooms_cli.store.paths import Project
@@ -397,7 +397,7 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     head = {"version": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
             "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen,
             "before": _head_of(state.before), "before_seen": state.before_seen,
-            "stat": cache.identity_of(st) if st.st_size == len(data) else None}
+            "stat": known.identity_of(st) if st.st_size == len(data) else None}
     cache.save(cache_path, blob)  # never fails: a read-only checkout only means a full replay every time
     cache.save(_head_path(cache_path), head)
     return state

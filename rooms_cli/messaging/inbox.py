@@ -113,7 +113,7 @@ def deliver(
     return msg
 
 
-# inbox path -> (its seal (store/cache.seal) just after this process last numbered a message in it, the
+# inbox path -> (its seal (store/known.seal) just after this process last numbered a message in it, the
 # highest number up to there). A process that delivers again (an MCP session, a group's fan-out) reads
 # only what others appended since instead of the last NUMBER_WINDOW lines; a file replaced, rewritten
 # or cut short since (a merge, a checkout) fails the seal and is read back as before.
@@ -124,13 +124,13 @@ APPENDED_MAX = 1 << 16  # bytes appended by others since, parsed; more: the read
 def _highest_number(path: Path) -> int:
     """The highest message number in the inbox at `path` (its lock held): from what this process
     noted when the file still carries the seal it noted, else from its last NUMBER_WINDOW lines."""
-    from rooms_cli.store import cache, files
+    from rooms_cli.store import files, known
 
-    known = _HIGHEST.get(str(path))
-    if known is not None:
-        seal, highest = known
+    noted = _HIGHEST.get(str(path))
+    if noted is not None:
+        seal, highest = noted
         end = seal[1]
-        if cache.seal(path, end) == seal:
+        if known.seal(path, end) == seal:
             appended = files.read_from(path, end, APPENDED_MAX + 1)
             if len(appended) <= APPENDED_MAX and b"<<<<<<<" not in appended:
                 scan = jsonl.parse_bytes(appended)
@@ -144,9 +144,9 @@ def _note_highest(path: Path, n: int) -> None:
     """Remember, with the inbox's seal at its end, that `n` (just appended) is its highest number."""
     import os
 
-    from rooms_cli.store import cache
+    from rooms_cli.store import known
 
-    cache.remember(_HIGHEST, str(path), (cache.seal(path, os.stat(path).st_size), n))
+    known.remember(_HIGHEST, str(path), (known.seal(path, os.stat(path).st_size), n))
 
 
 def read_inbox(project: Project, agent: str) -> list[InboxMessage]:

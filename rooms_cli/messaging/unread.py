@@ -35,6 +35,7 @@ from rooms_cli.records import dataclass  # dataclasses without inspect (records.
 from rooms_cli.store import cache, jsonl, layout, order, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
+from rooms_cli.store.known import seal
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
 
@@ -66,8 +67,8 @@ def _full(project: Project, agent: str) -> Known:
     whole = jsonl.scan(box)
     for lineno, reason in whole.bad:
         jsonl.warn(box, lineno, reason)
-    box_seal = cache.seal(box, whole.end)
-    marks_seal = cache.seal(marks_file, jsonl.scan(marks_file).end)  # before the read: what is appended meanwhile is read again
+    box_seal = seal(box, whole.end)
+    marks_seal = seal(marks_file, jsonl.scan(marks_file).end)  # before the read: what is appended meanwhile is read again
     kept = usable(project, "inbox", whole.records, box)
     records = order.ordered(kept)
     messages = [InboxMessage.from_json(r) for r in records]
@@ -97,7 +98,7 @@ def known(project: Project, agent: str) -> Known:
         return _full(project, agent)
     box, marks_file = inbox_path(project, agent), read_state_path(project, agent)
     box_end, marks_end = state["box"][1], state["marks"][1]
-    if cache.seal(box, box_end) != state["box"] or cache.seal(marks_file, marks_end) != state["marks"]:
+    if seal(box, box_end) != state["box"] or seal(marks_file, marks_end) != state["marks"]:
         return _full(project, agent)  # replaced (a merge), shrunk, or gone
     for lineno, reason in state.get("bad", []):  # a damaged line is warned about on every read, as a full read does
         jsonl.warn(box, lineno, reason)
@@ -123,7 +124,7 @@ def known(project: Project, agent: str) -> Known:
     state["total"] += len(fresh)
     state["top"] = top
     if new_box.records or new_marks.records:
-        state["box"], state["marks"] = cache.seal(box, new_box.end), cache.seal(marks_file, new_marks.end)
+        state["box"], state["marks"] = seal(box, new_box.end), seal(marks_file, new_marks.end)
         cache.save(path, state)
     return Known(unread=_messages(state["unread"]), recent=_messages(state["recent"]), total=state["total"])
 

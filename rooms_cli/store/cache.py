@@ -27,13 +27,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# what a process knows of the files it read (store/known.py), offered here with the rest of the cache
-# primitive; the modules below this one (jsonl, paths: atomic imports jsonl) import store/known itself
-from rooms_cli.store.known import SEAL_BYTES as SEAL_BYTES
-from rooms_cli.store.known import identity_of as identity_of
-from rooms_cli.store.known import remember as remember
-from rooms_cli.store.known import seal as seal
-from rooms_cli.store.known import seal_fd as seal_fd
+from rooms_cli.store.known import identity_of, remember
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@
   to since.
 - **Memo** (`remember`): a bounded per-process dict of what was derived from files or strings.
 
-store/cache.py offers these with the rest of the cache primitive; store/jsonl.py and store/paths.py,
-which store/cache.py's writer imports, take them from here.
+A leaf module (it imports nothing of rooms_cli): store/jsonl.py and store/paths.py use it, and
+store/cache.py, whose writer imports jsonl, builds on it.
 """
 
 from __future__ import annotations

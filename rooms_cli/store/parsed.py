@@ -2,7 +2,7 @@
 
 Every `rooms chat` and `rooms send` reads `.rooms.yaml` and agent definitions (YAML frontmatter);
 importing and running the YAML parser costs more than the rest of such a command's reads. The
-parsed data of each file is kept here under the file's identity (cache.identity_of): any write to the
+parsed data of each file is kept here under the file's identity (known.identity_of): any write to the
 file changes that key, so a changed file is parsed again. A file written less than RACY_S ago is
 not kept (a rewrite of the same size within the clock's tick would keep its key), nor is data that
 JSON would not give back unchanged (dates, non-text keys). Without the cache file (a fresh clone) or
@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rooms_cli.store import cache
+from rooms_cli.store import cache, known
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a process); mypy reads the name
 
@@ -37,7 +37,7 @@ def cached(rooms_dir: Path, path: Path, parse: Callable[[], Any], st: os.stat_re
         except OSError:
             return parse()
     store = Path(rooms_dir) / "run" / "parsed.json"
-    name, key = str(path), cache.identity_of(st)
+    name, key = str(path), known.identity_of(st)
     doc = cache.load(store, VERSION)
     entries = doc.get("files") if doc is not None else None
     if not isinstance(entries, dict):

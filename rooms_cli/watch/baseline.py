@@ -5,7 +5,7 @@ used to parse every followed log whole (1.3 s for a transcript of 100 000 messag
 parse leaves behind: where the whole lines end, the line number there, the ids and content
 fingerprints of the records seen (so a replaced or rewritten log prints only what is new), the
 titles task events carry, and the bad lines it warned about. This keeps exactly that, per log, with
-the log's seal (store/cache.seal: inode, offset, CRC-32 of the 4 KB before it). The next watch whose
+the log's seal (store/known.seal: inode, offset, CRC-32 of the 4 KB before it). The next watch whose
 log still has that seal (the same file, at most appended to) takes the state back, warns about the
 same bad lines again, and reads only the bytes appended since; any other log is read whole, as before.
 Never trusted over the file: a log that another inode now holds, that is shorter than the offset or
