@@ -157,6 +157,12 @@ def test_archiving_or_updating_a_finished_task_updates_the_index(project):
     assert view["counts"] == board_view(project, ROOM, all_=True)["counts"]
 
 
+def _new_process():
+    """Forget what this process remembered of the index, as a one-shot command starts."""
+    openindex._DECODED.clear()
+    openindex._UNSAVED.clear()
+
+
 def test_a_read_stores_the_index_only_once_it_replayed_enough(project):
     """A read that replays a changed log or two leaves the stored index as it was (each `task next`
     changes a log: storing it every time was a write and a rename per call); from SAVE_LOGS changed
@@ -166,15 +172,51 @@ def test_a_read_stores_the_index_only_once_it_replayed_enough(project):
     openindex.load(project, ROOM)
     stored = path.read_bytes()
     claim = claims.claim_task(project, ROOM, ids[0], agent="researcher")
+    _new_process()
     assert openindex.load(project, ROOM)["open"][ids[0]]["task"]["status"] == "doing"
     assert path.read_bytes() == stored  # one log replayed: nothing stored
     claims.release_task(project, ROOM, ids[0], claim.lease.lease_id)
     for task_id in ids[1:openindex.SAVE_LOGS]:
         claims.claim_task(project, ROOM, task_id, agent="researcher")
+    _new_process()
     index = openindex.load(project, ROOM)
     assert path.read_bytes() != stored
     assert json.loads(path.read_bytes())["open"] == index["open"]
     assert [index["open"][t]["task"]["status"] for t in ids] == ["todo"] + ["doing"] * (openindex.SAVE_LOGS - 1) + ["todo"]
+
+
+def test_a_session_replays_only_what_changed_since_its_last_read_and_stores_at_session_logs(project, monkeypatch):
+    """A process that reads again (an MCP session) keeps what its read refreshed: each later read replays
+    only the logs changed since, and the index is stored once SESSION_LOGS logs were replayed over it,
+    not every SAVE_LOGS. The log of a task that finished meanwhile is still statted: an archive of it by
+    another process, which finds it open in the stored index and stores nothing, is still seen."""
+    ids = [add(project, f"t{n}").id for n in range(openindex.SESSION_LOGS + 2)]
+    path = openindex.index_path(project, ROOM)
+    openindex.load(project, ROOM)
+    stored = path.read_bytes()
+    replays: list[str] = []
+    real = openindex._replay_file
+    monkeypatch.setattr(openindex, "_replay_file", lambda p, r, task_id, *a, **k: replays.append(task_id) or real(p, r, task_id, *a, **k))
+    finish(project, ids[0])
+    assert openindex.load(project, ROOM)["counts"] == {"done": 1}
+    for n, task_id in enumerate(ids[1:openindex.SESSION_LOGS - 1], start=1):
+        claims.claim_task(project, ROOM, task_id, agent="researcher")
+        replays.clear()
+        index = openindex.load(project, ROOM)
+        assert replays == [task_id]  # the new claim, not the n-1 before nor the finished one
+        assert index["counts"] == {"done": 1} and ids[0] not in index["open"]
+        assert [t["status"] for t in (index["open"][i]["task"] for i in ids[1:n + 1])] == ["doing"] * n
+        assert path.read_bytes() == stored
+    tasks.archive_task(project, ROOM, ids[0], by="alice")  # as another process: the stored index still lists it open
+    assert path.read_bytes() == stored
+    index = openindex.load(project, ROOM)
+    assert not any(index["counts"].values()) and ids[0] not in index["open"]
+    assert board_view(project, ROOM)["counts"] == board_view(project, ROOM, all_=True)["counts"]
+    claims.claim_task(project, ROOM, ids[openindex.SESSION_LOGS - 1], agent="researcher")
+    index = openindex.load(project, ROOM)  # the SESSION_LOGS-th log replayed over the stored index: stored
+    assert path.read_bytes() != stored
+    _new_process()
+    assert openindex.load(project, ROOM)["open"] == index["open"]
 
 
 def test_a_task_finished_and_changed_between_two_reads_is_counted_once(project):

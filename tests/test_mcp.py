@@ -308,3 +308,80 @@ def test_the_example_mcp_json_starts_a_working_server(project_dir, monkeypatch):
             return json.loads((await client.call_tool("attention", {"peek": True})).content[0].text)
 
     assert run(go())["agent"] == "frontend"
+
+
+def test_a_blocking_call_holds_up_no_quick_call_of_its_session(project_dir):
+    """A quick tool runs on the server's event loop (no thread hand-off); a waiting one in a worker thread,
+    so quick calls sent after it are answered while it still waits."""
+    import time
+
+    async def go():
+        async with server(project_dir, "alice") as t:
+            started = time.monotonic()
+            waiting = asyncio.ensure_future(t.ok("events", inboxes=["carol"], wait_seconds=4))
+            await asyncio.sleep(0.3)
+            quick = [await t.ok("board"), await t.ok("task_list"), await t.ok("inbox", peek=True)]
+            answered = time.monotonic() - started
+            still_waiting = not waiting.done()
+            await waiting
+            return quick, answered, still_waiting
+
+    quick, answered, still_waiting = run(go())
+    assert still_waiting and answered < 3.5
+    assert quick[0]["room"] == "default" and quick[1]["tasks"] == [] and quick[2]["messages"] == []
+
+
+def test_which_calls_run_on_the_loop(project_dir):
+    """Only calls that work on the project's files alone skip the worker thread: not one that runs a model,
+    a process, the network or a wait, nor a claim synced through the remote, a send that wakes, or events
+    that wait."""
+    import threading
+
+    import anyio
+    import mcp_types as types
+
+    from rooms_cli.context import Context
+    from rooms_cli.mcp_server.server import Tools
+    from rooms_cli.mcp_server.tools import TOOLS, Session
+
+    slow = {"chat", "spawn", "wait", "sync", "roundtable_run", "roundtable_queue", "group_spawn", "group_broadcast",
+            "group_wait", "group_ask", "group_reply", "group_cancel", "group_dissolve", "group_status", "group_list"}
+    assert not [name for name, op in TOOLS.items() if op.quick is True and (op.long or name in slow)]
+    assert not [name for name in slow if TOOLS[name].quick]
+    ctx = Context.open(str(project_dir), as_="alice")
+    session = Session(project=ctx.project, config=ctx.config, me=ctx.me, default_room=ctx.room)
+    tools = Tools(session)
+
+    def inline(name: str, **arguments) -> bool:
+        return TOOLS[name].runs_inline(session, tools.arguments(name, arguments))
+
+    assert inline("task_next") and inline("task_next", sync=False) and not inline("task_next", sync=True)
+    assert inline("task_claim", task_id="t1") and not inline("task_claim", task_id="t1", sync=True)
+    assert inline("send", message="hi") and not inline("send", message="hi", wake=True)
+    assert inline("events") and not inline("events", wait_seconds=1)
+    assert inline("board") and inline("inbox") and inline("task_done", task_id="t1", summary="s", lease_id="l")
+
+    where: dict[str, str] = {}
+
+    async def call(name: str, **arguments) -> None:
+        result = await tools.call(None, types.CallToolRequestParams(name=name, arguments=arguments))
+        assert not result["isError"] if isinstance(result, dict) else not result.is_error
+
+    async def go() -> None:
+        where["loop"] = threading.current_thread().name
+        for name, arguments in (("board", {}), ("group_list", {})):
+            op = TOOLS[name]
+            original = op.fn
+
+            def spy(*args, original=original, name=name, **kwargs):
+                where[name] = threading.current_thread().name
+                return original(*args, **kwargs)
+
+            object.__setattr__(op, "fn", spy)
+            try:
+                await call(name, **arguments)
+            finally:
+                object.__setattr__(op, "fn", original)
+
+    anyio.run(go)
+    assert where["board"] == where["loop"] and where["group_list"] != where["loop"]

@@ -179,6 +179,37 @@ def test_paths_check_only_the_segments_yet_refuse_what_the_full_resolve_refuses(
     assert project.path("rooms", "nothing", "here", "yet.jsonl").parent.name == "here"  # missing parts are no links
 
 
+def test_within_one_operation_a_folder_is_checked_once_and_every_operation_checks_again(tmp_path, monkeypatch):
+    """An MCP call runs as one operation (paths.one_operation): a folder found not to be a symlink is not
+    lstat'ed again inside it, but the next operation, and any path built outside one, checks it anew:
+    a symlink planted between two calls (a git pull) is refused."""
+    from rooms_cli.store import paths
+
+    project, _ = init_project(tmp_path)
+    (project.dir / "rooms" / "default").mkdir(parents=True, exist_ok=True)
+    for name in ("a.jsonl", "b.jsonl"):
+        (project.dir / "rooms" / "default" / name).write_text("")
+    seen: list[str] = []
+    lstat = os.lstat
+    monkeypatch.setattr(paths.os, "lstat", lambda p: (seen.append(str(p)), lstat(p))[1])
+    with paths.one_operation():
+        for name in ("a.jsonl", "b.jsonl", "a.jsonl"):
+            project.path("rooms", "default", name)
+    folder = str(project.dir / "rooms" / "default")
+    assert seen.count(folder) == 1 and seen.count(folder + "/a.jsonl") == 1
+    seen.clear()
+    project.path("rooms", "default", "a.jsonl")
+    project.path("rooms", "default", "a.jsonl")
+    assert seen.count(folder) == 2  # outside an operation: every time
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project.dir / "rooms" / "default").rename(project.dir / "rooms" / "moved")
+    os.symlink(outside, project.dir / "rooms" / "default")  # planted between two operations
+    with paths.one_operation(), pytest.raises(InvalidInput, match="outside"):
+        project.path("rooms", "default", "a.jsonl")
+    assert not paths._CHECKED  # nothing is left behind once an operation ends
+
+
 # ---------------------------------------------------------------- atomic replace
 
 

@@ -11,7 +11,11 @@
   over its log: a claim, a done or an event appended by hand is seen by the next read. The claim
   itself re-reads the log under the task's lock anyway (claims.py). A read stores what it refreshed
   only once that was SAVE_LOGS logs or SAVE_BYTES (`_worth_storing`): a task that finished may stay
-  listed as open until then, and every read replays it again and counts it as finished.
+  listed as open until then, and every read replays it again and counts it as finished. A process
+  that reads again (an MCP session) keeps what it refreshed as what those stored bytes come to
+  (`_DECODED`), so its next read replays only the logs changed since; it stores once it has replayed
+  SESSION_LOGS logs or SESSION_BYTES over the same stored bytes, which bounds what another process
+  (a one-shot command, which stores from SAVE_LOGS) replays in its place.
 - `counts`, `recent`, `conflicts`: the finished tasks' counts by status, the last RECENT of them
   (newest first, for the board's done tail) and those with merge conflicts.
 - `lane_max`: the highest `order` ever given in each lane, so `task add` puts a task at the end of its
@@ -89,7 +93,9 @@ def _decoded(path: Path) -> tuple[bytes | None, dict[str, Any] | None]:
 
 def _saved(path: Path, index: dict[str, Any]) -> None:
     """Store the index, and remember it as what its bytes decode to: the next read of this process finds
-    its own write and does not decode it again (~0.3 ms for 60 open tasks)."""
+    its own write and does not decode it again (~0.3 ms for 60 open tasks). What `left` tracks is in
+    the stored counts: it is not stored."""
+    index.pop("left", None)
     blob = cache.save(path, index)
     if blob is not None:
         known.remember(_DECODED, str(path), (blob, _copy(index)))
@@ -97,7 +103,7 @@ def _saved(path: Path, index: dict[str, Any]) -> None:
 
 def _copy(index: dict[str, Any]) -> dict[str, Any]:
     out = dict(index)
-    for name in ("open", "counts", "lane_max", "damaged"):
+    for name in ("open", "counts", "lane_max", "damaged", "left"):
         if isinstance(out.get(name), dict):
             out[name] = dict(out[name])
     for name in ("recent", "conflicts"):
@@ -269,15 +275,21 @@ def _plainly_done(data: bytes) -> tuple[str, float, str] | None:
 
 SAVE_LOGS = 4  # a read that replayed fewer changed logs than this, of fewer than SAVE_BYTES, stores nothing
 SAVE_BYTES = 16 * 1024
+SESSION_LOGS = 16  # a process that reads again stores once it has replayed this many logs over the same stored index
+SESSION_BYTES = 64 * 1024
+
+# index path -> (the bytes stored there, the logs this process replayed over them without storing, by task id
+# -> size): see `_remember_refreshed`
+_UNSAVED: dict[str, tuple[bytes, dict[str, int]]] = {}
 
 
-def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> list[int]:
-    """Re-stat every open task's log and replay the changed ones; the sizes of those replayed.
+def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> dict[str, int]:
+    """Re-stat every open task's log and replay the changed ones; the sizes of those replayed, by task id.
 
     The logs are statted relative to the tasks directory (store/files.stat_each: half the cost of a
     stat by path). Raises FileNotFoundError when a log has gone (the directory changed: the caller
     rebuilds)."""
-    changed = []
+    changed: dict[str, int] = {}
     folder = store.tasks_dir(project, room)  # checked once; the ids came from its listing
     open_ids = list(index["open"])
     names = [task_id.lower() + store.SUFFIX for task_id in open_ids]
@@ -285,7 +297,7 @@ def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> list[in
         key = known.identity_of(stat)
         if key == index["open"][task_id]["stat"]:
             continue
-        changed.append(key[2])
+        changed[task_id] = key[2]
         path = os.path.join(folder, name)
         task = _replay_file(project, room, task_id, path, os.path.islink(path), key)
         _note_damage(index, task_id, key)
@@ -296,6 +308,29 @@ def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> list[in
         else:
             del index["open"][task_id]
             _add_finished(index, data)
+            index.setdefault("left", {})[task_id] = {"stat": key, "task": data}
+    return changed
+
+
+def _refresh_left(project: Project, room: str, index: dict[str, Any]) -> dict[str, int]:
+    """Re-stat the logs of the tasks that left the open set in this process's reads since the index was
+    stored (`left`, see `_remember_refreshed`) and count any that changed again (an archive, an update,
+    a resolve, from any process) as `note_finished_change` would; the sizes of those replayed, by id."""
+    left = index.get("left")
+    if not left:
+        return {}
+    changed: dict[str, int] = {}
+    folder = store.tasks_dir(project, room)
+    left_ids = list(left)
+    names = [task_id.lower() + store.SUFFIX for task_id in left_ids]
+    for task_id, stat in zip(left_ids, files.stat_each(folder, names), strict=True):
+        key = known.identity_of(stat)
+        if key == left[task_id]["stat"]:
+            continue
+        changed[task_id] = key[2]
+        data = _replace_finished(project, room, index, task_id, left.pop(task_id)["task"])
+        if not is_open(data):
+            left[task_id] = {"stat": key, "task": data}
     return changed
 
 
@@ -309,7 +344,16 @@ def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     if index is None or index["dir"] != key or not _warn_damaged(project, room, index):
         return rebuild(project, room, held=held)
     try:
-        if _worth_storing(_refresh_open(project, room, index)):
+        replayed = _refresh_left(project, room, index)
+        replayed.update(_refresh_open(project, room, index))
+        earlier = _UNSAVED.get(str(path))
+        before = earlier[1] if earlier is not None and earlier[0] == blob else {}
+        fresh = {task_id: size for task_id, size in replayed.items() if task_id not in before}
+        since = {**before, **replayed}
+        if not _worth_storing(list(fresh.values())) and len(since) < SESSION_LOGS and sum(since.values()) < SESSION_BYTES:
+            if replayed:
+                _remember_refreshed(path, blob, index, since)
+        else:
             with _lock(project, room, held):  # store what changed; a writer may have moved on meanwhile
                 latest: dict[str, Any] | None = index
                 if not held:  # the same bytes as read: what was refreshed above is the latest (no second replay)
@@ -324,6 +368,19 @@ def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     except RoomsError:  # the lock cannot be created (a read-only tree): what was read is still right
         pass
     return index
+
+
+def _remember_refreshed(path: Path, blob: bytes, index: dict[str, Any], since: dict[str, int]) -> None:
+    """Keep the index a read refreshed without storing it as what the stored `blob` comes to for this
+    process: its next read (an MCP session's next call) re-stats the open logs against their new stats
+    and replays only what changed since, instead of every log changed since the index was stored, each
+    replayed again, with the index stored every SAVE_LOGS calls. The tasks that left the open set on
+    the way are in `left` with their logs' stats (never stored): another process that archives one
+    finds it still open in the stored index and leaves it to the next read (`note_finished_change`),
+    so this process's reads re-stat them too (`_refresh_left`). `since` (task id -> size) counts the
+    logs replayed over `blob`."""
+    known.remember(_DECODED, str(path), (blob, _copy(index)))
+    known.remember(_UNSAVED, str(path), (blob, since))
 
 
 def _worth_storing(replayed: list[int]) -> bool:
@@ -378,17 +435,24 @@ def note_finished_change(project: Project, room: str, task_id: str, before: dict
             return
         if task_id in index["open"]:  # stored before it finished (reads store lazily): the next read replays it
             return
-        if before["created_at"] and not before["archived"]:
-            index["counts"][before["status"]] = max(0, index["counts"].get(before["status"], 0) - 1)
-        index["recent"] = [t for t in index["recent"] if t["id"] != task_id]
-        index["conflicts"] = [c for c in index["conflicts"] if c["task_id"] != task_id]
-        log = os.path.join(store.tasks_dir(project, room), task_id.lower() + store.SUFFIX)
-        key = known.identity_of(os.stat(log))
-        task = _replay_file(project, room, task_id, log, os.path.islink(log))
-        data = task.to_json()
-        _note_lane(index, data)
-        if is_open(data):
-            index["open"][task_id] = _entry(task, key)
-        else:
-            _add_finished(index, data)
+        _replace_finished(project, room, index, task_id, before)
         _saved(path, index)
+
+
+def _replace_finished(project: Project, room: str, index: dict[str, Any], task_id: str, before: dict[str, Any]) -> dict[str, Any]:
+    """Replace what `index` counts of a task that was not open (`before`, as counted) with what its log
+    replays to now (open again, or counted anew); the task's data."""
+    if before["created_at"] and not before["archived"]:
+        index["counts"][before["status"]] = max(0, index["counts"].get(before["status"], 0) - 1)
+    index["recent"] = [t for t in index["recent"] if t["id"] != task_id]
+    index["conflicts"] = [c for c in index["conflicts"] if c["task_id"] != task_id]
+    log = os.path.join(store.tasks_dir(project, room), task_id.lower() + store.SUFFIX)
+    key = known.identity_of(os.stat(log))
+    task = _replay_file(project, room, task_id, log, os.path.islink(log))
+    data = task.to_json()
+    _note_lane(index, data)
+    if is_open(data):
+        index["open"][task_id] = _entry(task, key)
+    else:
+        _add_finished(index, data)
+    return data

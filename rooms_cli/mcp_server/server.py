@@ -9,9 +9,15 @@ gives the title, the hints and the output schema. A call:
   message into a broadcast;
 - a missing or ill-typed argument is a tool error (`isError`) with the code `usage` (exit code 2),
   so a model reads what to fix;
-- the tool runs in a worker thread (the services are synchronous and take the same file locks as
-  the CLI, so several servers can share a `.rooms/`); a blocking one (`wait`, `group_wait`…) sends
-  `notifications/progress` every PROGRESS_S seconds while it runs, when the client gave a progressToken;
+- the services are synchronous and take the same file locks as the CLI, so several servers can share
+  a `.rooms/`. A quick tool (tools.py `quick`: it works on the project's files alone, like a claim, a
+  send without wake, the board or the inbox) runs on the event loop: the hand-off to a worker thread
+  and back costs two thread wake-ups, 0.3 ms on a small VM, as much as a claim's own work. So a
+  session's quick calls run one at a time, in the order they came, and one waiting for a file lock
+  (ROOMS_LOCK_TIMEOUT at most) holds up the session's others. Every other tool (a model, a process,
+  the network, a wait) runs in a worker thread, so it holds up nothing; a blocking one (`wait`,
+  `group_wait`…) sends `notifications/progress` every PROGRESS_S seconds while it runs, when the
+  client gave a progressToken;
 - its result is an object, sent as `structuredContent` and as JSON text; a failure is a tool error
   whose text and structuredContent are the CLI's `--json` error document `{"error": {"code",
   "message", "exit_code"}}` — the same code and exit code as on the command line.
@@ -233,10 +239,12 @@ class Tools:
         except ValidationError as exc:
             return error_result(UsageError(usage_message(params.name, exc)))
         op = TOOLS[params.name]
-        run = functools.partial(op.fn, self.session, **dict(arguments))
+        run = functools.partial(_one_operation, op.fn, self.session, **dict(arguments))
         try:
             if op.long:
                 data = await self._with_progress(ctx, run, getattr(arguments, "timeout_seconds", None))
+            elif op.runs_inline(self.session, arguments):
+                data = run()  # a quick call: a trip to a worker thread and back would cost more than its work
             else:
                 data = await anyio.to_thread.run_sync(run)
             return ok_result(data)
@@ -268,6 +276,14 @@ class Tools:
         if "error" in outcome:
             raise outcome["error"]
         return outcome["value"]
+
+
+def _one_operation(fn: Any, session: Session, **arguments: Any) -> Any:
+    """`fn(session, **arguments)` as one operation (store/paths.one_operation: each folder's symlink check once)."""
+    from rooms_cli.store.paths import one_operation
+
+    with one_operation():
+        return fn(session, **arguments)
 
 
 def build_server(session: Session) -> Server:

@@ -51,6 +51,14 @@ class Operation:
     idempotent: bool = False  # calling it twice with the same arguments changes nothing more
     long: bool = False  # blocks (wait, gather): reports progress while it runs
     declared: Declared | None = None  # the operation's one declaration (cli/operations.py), for a CLI command's twin
+    # works on the project's files alone (no model, no process, no network, no waiting but for a file lock): the
+    # server runs it on its event loop, not in a worker thread. A predicate of (session, arguments) when some
+    # arguments make it slow (a claim synced through the git remote, a send that wakes its recipients).
+    quick: bool | Callable[[Session, Any], bool] = False
+
+    def runs_inline(self, session: Session, arguments: Any) -> bool:
+        """Whether this call is quick (see `quick`): the server then runs it without a thread hand-off."""
+        return self.quick(session, arguments) if callable(self.quick) else self.quick
 
     def arguments(self) -> dict[str, Any]:
         """Each argument's annotation (pydantic's: type, checks, description) and default, `...` when required:
@@ -67,27 +75,28 @@ TOOLS: dict[str, Operation] = {}
 
 
 def tool(title: str, returns: dict[str, Any], *, read_only: bool = False, destructive: bool = False, idempotent: bool = False,
-         long: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+         long: bool = False, quick: Any = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the tool of its name."""
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         TOOLS[fn.__name__] = Operation(fn.__name__, fn, title, returns, read_only=read_only, destructive=destructive,
-                                       idempotent=idempotent or read_only, long=long)
+                                       idempotent=idempotent or read_only, long=long, quick=quick)
         return fn
 
     return register
 
 
-def declared_tool(op: Declared) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def declared_tool(op: Declared, *, quick: Any = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the decorated function as the MCP tool of a declared operation: its name, title, hints,
     result schema and arguments are the declaration's; the function takes the session, then every
-    argument by its MCP name (all given: pydantic fills the declared defaults)."""
+    argument by its MCP name (all given: pydantic fills the declared defaults). `quick`: how the
+    server runs it (Operation.quick), a property of serving it, so it is said here, beside the code."""
     assert op.mcp is not None, f"{op.name} declares no MCP tool"
     mcp = op.mcp
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         assert fn.__name__ == mcp.name, f"the tool of {op.name} is {mcp.name}, not {fn.__name__}"
         TOOLS[mcp.name] = Operation(mcp.name, fn, mcp.title, mcp.returns, read_only=mcp.read_only, destructive=mcp.destructive,
-                                    idempotent=mcp.idempotent, long=mcp.long, declared=op)
+                                    idempotent=mcp.idempotent, long=mcp.long, declared=op, quick=quick)
         return fn
 
     return register
@@ -156,7 +165,7 @@ def duration(value: str | None) -> str | None:
 # -- board ---------------------------------------------------------------------------------------
 
 
-@declared_tool(declared.board)
+@declared_tool(declared.board, quick=True)
 def board(s: Session, lane: str | None, status: str | None, room: str | None):
     """The board of a room: each lane's open tasks (with leases), the done view with result records, and conflicts."""
     from rooms_cli.board.render import board_view
@@ -164,7 +173,7 @@ def board(s: Session, lane: str | None, status: str | None, room: str | None):
     return board_view(s.project, s.room(room), lane=lane, status=status)
 
 
-@declared_tool(board_ops.task_show)
+@declared_tool(board_ops.task_show, quick=True)
 def task_show(s: Session, task_id: str, room: str | None):
     """One task with its definition of done, lease, record and the history of its events."""
     from rooms_cli.board.tasks import load_task, task_history
@@ -173,7 +182,7 @@ def task_show(s: Session, task_id: str, room: str | None):
     return {**task.to_json(), "history": task_history(s.project, s.room(room), task.id)}
 
 
-@declared_tool(board_ops.task_add)
+@declared_tool(board_ops.task_add, quick=True)
 def task_add(s: Session, title: str, lane: str, done: str, detail: str, room: str | None):
     """Add a task to a lane of the board (you are recorded as its author)."""
     from rooms_cli.board.tasks import add_task
@@ -188,7 +197,7 @@ def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
     return (settings.claims if sync is None else sync), settings.remote
 
 
-@declared_tool(declared.task_claim)
+@declared_tool(declared.task_claim, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
 def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, room: str | None):
     """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
     the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
@@ -198,7 +207,7 @@ def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, r
     return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease, sync=synced, remote=remote)
 
 
-@declared_tool(declared.task_next)
+@declared_tool(declared.task_next, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
 def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
     """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
@@ -208,7 +217,7 @@ def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None
     return claim if claim is not None else {"task": None, "lease": None, "lease_id": None}
 
 
-@declared_tool(declared.task_renew)
+@declared_tool(declared.task_renew, quick=True)
 def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, room: str | None):
     """Extend your lease on a task, from now, by `lease` (default 10m)."""
     from rooms_cli.board.claims import renew_lease
@@ -216,7 +225,7 @@ def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, room:
     return renew_lease(s.project, s.room(room), task_id, lease_id, lease=lease)
 
 
-@declared_tool(declared.task_release)
+@declared_tool(declared.task_release, quick=True)
 def task_release(s: Session, task_id: str, lease_id: str, room: str | None):
     """Give a task you hold back to its lane (doing → todo); your lease ends."""
     from rooms_cli.board.claims import release_task
@@ -224,7 +233,7 @@ def task_release(s: Session, task_id: str, lease_id: str, room: str | None):
     return release_task(s.project, s.room(room), task_id, lease_id)
 
 
-@declared_tool(declared.task_done)
+@declared_tool(declared.task_done, quick=True)
 def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | None, next_step: str | None, result_ref: str | None,
               lease_id: str, room: str | None):
     """Finish a task you hold (doing → done) with a compact result record; returns the record."""
@@ -235,7 +244,7 @@ def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | Non
     return task.record
 
 
-@declared_tool(board_ops.task_status)
+@declared_tool(board_ops.task_status, quick=True)
 def task_status(s: Session, task_id: str, status: str, summary: str | None, result_ref: str | None, lease_id: str | None,
                 room: str | None):
     """Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id)."""
@@ -245,7 +254,7 @@ def task_status(s: Session, task_id: str, status: str, summary: str | None, resu
                       result_ref=result_ref)
 
 
-@declared_tool(declared.task_list)
+@declared_tool(declared.task_list, quick=True)
 def task_list(s: Session, lane: str | None, status: str | None, holder: str | None, limit: int, since: str | None,
               room: str | None):
     """The board's tasks (not archived) as one list in lane and order, filtered; at most `limit`."""
@@ -257,7 +266,7 @@ def task_list(s: Session, lane: str | None, status: str | None, holder: str | No
                 after=since, room=room_id)
 
 
-@declared_tool(board_ops.task_update)
+@declared_tool(board_ops.task_update, quick=True)
 def task_update(s: Session, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None,
                 room: str | None):
     """Change a task's title, detail, definition of done or order (what is left out stays)."""
@@ -266,7 +275,7 @@ def task_update(s: Session, task_id: str, title: str | None, detail: str | None,
     return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order)
 
 
-@declared_tool(board_ops.task_archive)
+@declared_tool(board_ops.task_archive, quick=True)
 def task_archive(s: Session, task_id: str, room: str | None):
     """Archive a finished task: it leaves the board (its file stays; task_show still finds it)."""
     from rooms_cli.board.tasks import archive_task
@@ -274,7 +283,7 @@ def task_archive(s: Session, task_id: str, room: str | None):
     return archive_task(s.project, s.room(room), task_id, by=s.me)
 
 
-@declared_tool(board_ops.task_assign)
+@declared_tool(board_ops.task_assign, quick=True)
 def task_assign(s: Session, task_id: str, to: str, room: str | None):
     """Move a task to another lane; across owners it becomes a proposal the new lane accepts or rejects."""
     from rooms_cli.board.proposals import assign_task
@@ -282,7 +291,7 @@ def task_assign(s: Session, task_id: str, to: str, room: str | None):
     return assign_task(s.project, s.room(room), task_id, to=to, by=s.me)
 
 
-@declared_tool(board_ops.task_accept)
+@declared_tool(board_ops.task_accept, quick=True)
 def task_accept(s: Session, task_id: str, room: str | None):
     """Accept a task proposed to your lane (it becomes todo there)."""
     from rooms_cli.board.proposals import answer_proposal
@@ -290,7 +299,7 @@ def task_accept(s: Session, task_id: str, room: str | None):
     return answer_proposal(s.project, s.room(room), task_id, by=s.me, accept=True)
 
 
-@declared_tool(board_ops.task_reject)
+@declared_tool(board_ops.task_reject, quick=True)
 def task_reject(s: Session, task_id: str, room: str | None):
     """Reject a task proposed to your lane (it goes back to the lane it came from)."""
     from rooms_cli.board.proposals import answer_proposal
@@ -301,7 +310,7 @@ def task_reject(s: Session, task_id: str, room: str | None):
 # -- messaging -----------------------------------------------------------------------------------
 
 
-@declared_tool(declared.send)
+@declared_tool(declared.send, quick=lambda s, a: not a.wake)
 def send(s: Session, message: str, to: str | None, wake: bool):
     """Send a message to one agent, or to every other agent. It lands in their inboxes."""
     from rooms_cli.messaging.send import send_message
@@ -314,7 +323,7 @@ def send(s: Session, message: str, to: str | None, wake: bool):
     return result
 
 
-@declared_tool(messaging_ops.reply)
+@declared_tool(messaging_ops.reply, quick=True)
 def reply(s: Session, n: int | str, message: str):
     """Answer message n of your inbox (its number or its `ref`): the reply goes to its sender, quoting it."""
     from rooms_cli.messaging.send import send_message
@@ -322,7 +331,7 @@ def reply(s: Session, n: int | str, message: str):
     return send_message(s.project, s.config, s.me, message, reply_to=n)
 
 
-@declared_tool(declared.inbox)
+@declared_tool(declared.inbox, quick=True)
 def inbox(s: Session, unread_only: bool, peek: bool, limit: int, since: str | None):
     """Your inbox, oldest first: unread messages by default, at most `limit` (each has `n` to reply to and
     `read`). The unread ones returned are marked read unless peek; `remaining` counts the rest."""
@@ -336,7 +345,7 @@ def inbox(s: Session, unread_only: bool, peek: bool, limit: int, since: str | No
     return open_inbox(s.project, s.me, peek=peek, limit=limit, after=since)
 
 
-@declared_tool(declared.attention)
+@declared_tool(declared.attention, quick=True)
 def attention(s: Session, peek: bool):
     """What to know now: the other agents and their status, your unread messages (marked read unless
     peek), your running spawns, and a hint to announce yourself; `text` is the same as a prompt block."""
@@ -346,7 +355,7 @@ def attention(s: Session, peek: bool):
     return {**block.to_json(), "text": render_attention(block)}
 
 
-@declared_tool(messaging_ops.status_set)
+@declared_tool(messaging_ops.status_set, quick=True)
 def status_set(s: Session, text: str):
     """Set your status line, shown to every other agent."""
     from rooms_cli.messaging.status import set_status
@@ -498,7 +507,7 @@ def chat(s: Session, message: str, room: str | None):
         return coordinator.run_message(s.project, s.config, s.room(room), s.me, message)
 
 
-@declared_tool(declared.transcript)
+@declared_tool(declared.transcript, quick=True)
 def transcript(s: Session, limit: int, since: str | None, room: str | None):
     """The latest records of a room's transcript (at most `limit`, oldest first); with `since`, the records
     after that message id instead (the first `limit` of them)."""
@@ -517,7 +526,7 @@ def transcript(s: Session, limit: int, since: str | None, room: str | None):
     return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
 
 
-@declared_tool(rooms_ops.room_create)
+@declared_tool(rooms_ops.room_create, quick=True)
 def room_create(s: Session, room: str, agents: list[str] | None):
     """Create a live chat room with these agents on its roster; chat posts to it with room=<id>."""
     from rooms_cli.chat.rooms import create_room
@@ -525,7 +534,7 @@ def room_create(s: Session, room: str, agents: list[str] | None):
     return create_room(s.project, room, agents or None)
 
 
-@declared_tool(rooms_ops.room_list)
+@declared_tool(rooms_ops.room_list, quick=True)
 def room_list(s: Session, all: bool, limit: int, since: str | None):
     """The live rooms (with all: stopped ones too)."""
     from rooms_cli.chat.membership import live_rooms
@@ -534,7 +543,7 @@ def room_list(s: Session, all: bool, limit: int, since: str | None):
     return page("rooms", live_rooms(s.project, include_stopped=all), limit=limit, after=since)
 
 
-@declared_tool(rooms_ops.room_show)
+@declared_tool(rooms_ops.room_show, quick=True)
 def room_show(s: Session, room: str | None):
     """A room's roster, budget, mutes and queued mentions."""
     from rooms_cli.chat.membership import show
@@ -542,7 +551,7 @@ def room_show(s: Session, room: str | None):
     return show(s.project, s.config, s.room(room))
 
 
-@declared_tool(rooms_ops.room_invite)
+@declared_tool(rooms_ops.room_invite, quick=True)
 def room_invite(s: Session, agent: str, room: str | None):
     """Add an agent to a room's roster, so it answers there when addressed."""
     from rooms_cli.chat.membership import invite
@@ -550,7 +559,7 @@ def room_invite(s: Session, agent: str, room: str | None):
     return invite(s.project, s.room(room), agent, s.me)
 
 
-@declared_tool(rooms_ops.room_kick)
+@declared_tool(rooms_ops.room_kick, quick=True)
 def room_kick(s: Session, agent: str, room: str | None):
     """Remove an agent from a room's roster (its session in the room is deleted)."""
     from rooms_cli.chat.membership import kick
@@ -560,7 +569,7 @@ def room_kick(s: Session, agent: str, room: str | None):
 
 # -- memory ----------------------------------------------------------------------------------------
 
-@declared_tool(roundtable_ops.memory_list)
+@declared_tool(roundtable_ops.memory_list, quick=True)
 def memory_list(s: Session, agent: str | None, limit: int, since: str | None):
     """The lessons agents learned in conversations, oldest first."""
     from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
@@ -572,7 +581,7 @@ def memory_list(s: Session, agent: str | None, limit: int, since: str | None):
     return page("lessons", lessons, limit=limit, after=since)
 
 
-@declared_tool(roundtable_ops.memory_forget)
+@declared_tool(roundtable_ops.memory_forget, quick=True)
 def memory_forget(s: Session, agent: str, ids: list[str] | None, source: str | None, all: bool):
     """Remove lessons so they stop reaching the agent's prompts."""
     from rooms_cli.memories import forget
@@ -603,7 +612,7 @@ def roundtable_queue(s: Session, format: str, topic: str | None, participants: l
     return item
 
 
-@declared_tool(roundtable_ops.roundtable_list)
+@declared_tool(roundtable_ops.roundtable_list, quick=True)
 def roundtable_list(s: Session, limit: int, since: str | None):
     """The roundtable queue, oldest first: pending, running and finished items."""
     from rooms_cli.jsonable import to_jsonable
@@ -631,7 +640,7 @@ def sync(s: Session, remote: str | None):
 # -- file reservations ---------------------------------------------------------------------------
 
 
-@declared_tool(files_ops.reserve)
+@declared_tool(files_ops.reserve, quick=True)
 def reserve_files(s: Session, patterns: list[str], ttl: str | None, shared: bool, reason: str):
     """Reserve files before editing them (exclusive unless shared). Refused with the error `reserved`
     (exit code 3) naming the holder when another agent holds an overlapping reservation; reserving the
@@ -641,7 +650,7 @@ def reserve_files(s: Session, patterns: list[str], ttl: str | None, shared: bool
     return reserve(s.project, s.me, patterns, ttl=ttl, exclusive=not shared, reason=reason)
 
 
-@declared_tool(files_ops.release)
+@declared_tool(files_ops.release, quick=True)
 def release_files(s: Session, patterns: list[str] | None, all: bool):
     """Release your reservations holding any of `patterns` (or with those ids), or all of them."""
     from rooms_cli.errors import InvalidInput
@@ -653,7 +662,7 @@ def release_files(s: Session, patterns: list[str] | None, all: bool):
     return {"released": released, "count": len(released), "remaining": 0, "next_cursor": None}
 
 
-@declared_tool(files_ops.list_reservations)
+@declared_tool(files_ops.list_reservations, quick=True)
 def list_reservations(s: Session, agent: str | None, limit: int, since: str | None):
     """The active file reservations, oldest first: agent, patterns, exclusive or shared, expiry."""
     from rooms_cli.reservations.ledger import active_reservations
@@ -663,7 +672,7 @@ def list_reservations(s: Session, agent: str | None, limit: int, since: str | No
     return page("reservations", held, limit=limit, after=since, key=lambda r: r.id)
 
 
-@declared_tool(files_ops.check)
+@declared_tool(files_ops.check, quick=True)
 def check_files(s: Session, paths: list[str]):
     """Whether another agent holds an exclusive reservation covering any of `paths`; `blocked` names
     the holders (ok is false then). Your own reservations do not count."""
@@ -676,7 +685,7 @@ def check_files(s: Session, paths: list[str]):
 
 
 @tool("Events since a cursor", record({"cursor": STR, "events": {"type": "array", "items": {"type": "object"}}, "count": INT,
-                                      "remaining": INT}), read_only=True)
+                                      "remaining": INT}), read_only=True, quick=lambda s, a: not a.wait_seconds)
 def events(s: Session,
            cursor: Annotated[str | None, Field(description="The cursor the last call returned; leave out to start.")] = None,
            rooms: Annotated[list[str] | None, Field(description="Follow these rooms' transcripts.")] = None,
