@@ -351,7 +351,7 @@ def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
         fresh = {task_id: size for task_id, size in replayed.items() if task_id not in before}
         since = {**before, **replayed}
         if not _worth_storing(list(fresh.values())) and len(since) < SESSION_LOGS and sum(since.values()) < SESSION_BYTES:
-            if replayed:
+            if replayed and blob is not None:
                 _remember_refreshed(path, blob, index, since)
         else:
             with _lock(project, room, held):  # store what changed; a writer may have moved on meanwhile
