@@ -449,7 +449,7 @@ def _replace_finished(project: Project, room: str, index: dict[str, Any], task_i
     log = os.path.join(store.tasks_dir(project, room), task_id.lower() + store.SUFFIX)
     key = known.identity_of(os.stat(log))
     task = _replay_file(project, room, task_id, log, os.path.islink(log))
-    data = task.to_json()
+    data: dict[str, Any] = task.to_json()
     _note_lane(index, data)
     if is_open(data):
         index["open"][task_id] = _entry(task, key)
