@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from rooms_cli.store import known
 from rooms_cli.store.names import ROOMS
 
 MAX_BYTES = 1 << 20
@@ -25,16 +26,27 @@ def journal_path(rooms_dir: Path) -> Path:
     return Path(rooms_dir) / "run" / "changes"
 
 
-def note(path: Path | str) -> None:
-    """Record that the log at `path` (somewhere under a `.rooms/` directory) changed. Never raises."""
+_NOTES: dict[str, tuple[Path, str] | None] = {}  # path -> (its journal, its path inside .rooms/), per process
+
+
+def _where(path: Path | str) -> tuple[Path, str] | None:
+    """(the journal, the path relative to `.rooms/`) a change to `path` is noted in; None when not followed."""
     parts = Path(path).parts
     if ROOMS not in parts:
-        return
+        return None
     at = len(parts) - 1 - parts[::-1].index(ROOMS)
     if parts[at + 1 : at + 2] == ("run",):
-        return  # local state (caches, markers) is not followed
-    journal = journal_path(Path(*parts[: at + 1]))
-    rel = "/".join(parts[at + 1 :])
+        return None  # local state (caches, markers) is not followed
+    return journal_path(Path(*parts[: at + 1])), "/".join(parts[at + 1 :])
+
+
+def note(path: Path | str) -> None:
+    """Record that the log at `path` (somewhere under a `.rooms/` directory) changed. Never raises."""
+    key = str(path)
+    where = _NOTES[key] if key in _NOTES else known.remember(_NOTES, key, _where(path))
+    if where is None:
+        return
+    journal, rel = where
     if len(WRITTEN) < 100:
         WRITTEN[rel] = None
     line = (rel + "\n").encode("utf-8", "surrogateescape")

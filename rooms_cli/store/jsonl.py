@@ -111,7 +111,6 @@ def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float
         return []
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         if lock:
             with locked(path, timeout):
                 return _append_bytes(path, records, lines)
@@ -187,9 +186,20 @@ def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict
     return written, "".join(line + "\n" for line in out).encode("utf-8")
 
 
+def _open_log(path: Path) -> tuple[int, bool]:
+    """The log opened to append (made, with its folder, when missing), and whether this made it."""
+    try:  # a log is appended to many times and made once: no stat or mkdir before the open
+        return os.open(path, os.O_RDWR | os.O_APPEND), False
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644), True
+    except FileExistsError:  # another process made it meanwhile
+        return os.open(path, os.O_RDWR | os.O_APPEND), False
+
+
 def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict]:
-    created = not path.exists()
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    fd, created = _open_log(path)
     size = os.fstat(fd).st_size
     key = str(path)
     try:
