@@ -35,8 +35,11 @@ def one_round(calls: int, long: int) -> dict[str, float]:
     from rooms_cli.project import initialize
     from rooms_cli.store.paths import open_project
 
-    try:  # as the server runs a tool (one operation: each folder's symlink check once), in a tree that has it
-        from rooms_cli.mcp_server.server import _one_operation as run
+    try:  # as the server runs a quick tool (one operation: each folder's symlink check once), in a tree that has it
+        from rooms_cli.mcp_server.server import _one_operation
+
+        def run(fn, session, **args):
+            return _one_operation(lambda: fn(session, **args))
     except ImportError:
         def run(fn, session, **args):
             return fn(session, **args)

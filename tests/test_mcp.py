@@ -343,6 +343,7 @@ def test_which_calls_run_on_the_loop(project_dir):
     from rooms_cli.context import Context
     from rooms_cli.mcp_server.server import Tools
     from rooms_cli.mcp_server.tools import TOOLS, Session
+    from rooms_cli.store import paths
 
     slow = {"chat", "spawn", "wait", "sync", "roundtable_run", "roundtable_queue", "group_spawn", "group_broadcast",
             "group_wait", "group_ask", "group_reply", "group_cancel", "group_dissolve", "group_status", "group_list"}
@@ -362,6 +363,7 @@ def test_which_calls_run_on_the_loop(project_dir):
     assert inline("board") and inline("inbox") and inline("task_done", task_id="t1", summary="s", lease_id="l")
 
     where: dict[str, str] = {}
+    scoped: dict[str, bool] = {}  # whether the call ran as one operation (each folder's symlink check once)
 
     async def call(name: str, **arguments) -> None:
         result = await tools.call(None, types.CallToolRequestParams(name=name, arguments=arguments))
@@ -375,6 +377,7 @@ def test_which_calls_run_on_the_loop(project_dir):
 
             def spy(*args, original=original, name=name, **kwargs):
                 where[name] = threading.current_thread().name
+                scoped[name] = paths._CHECKED.get(threading.get_ident()) is not None
                 return original(*args, **kwargs)
 
             object.__setattr__(op, "fn", spy)
@@ -385,3 +388,4 @@ def test_which_calls_run_on_the_loop(project_dir):
 
     anyio.run(go)
     assert where["board"] == where["loop"] and where["group_list"] != where["loop"]
+    assert scoped == {"board": True, "group_list": False}  # a tool that may run a while checks every path whole

@@ -239,12 +239,12 @@ class Tools:
         except ValidationError as exc:
             return error_result(UsageError(usage_message(params.name, exc)))
         op = TOOLS[params.name]
-        run = functools.partial(_one_operation, op.fn, self.session, **dict(arguments))
+        run = functools.partial(op.fn, self.session, **dict(arguments))
         try:
             if op.long:
                 data = await self._with_progress(ctx, run, getattr(arguments, "timeout_seconds", None))
             elif op.runs_inline(self.session, arguments):
-                data = run()  # a quick call: a trip to a worker thread and back would cost more than its work
+                data = _one_operation(run)  # quick: a trip to a worker thread and back would cost more than its work
             else:
                 data = await anyio.to_thread.run_sync(run)
             return ok_result(data)
@@ -278,12 +278,14 @@ class Tools:
         return outcome["value"]
 
 
-def _one_operation(fn: Any, session: Session, **arguments: Any) -> Any:
-    """`fn(session, **arguments)` as one operation (store/paths.one_operation: each folder's symlink check once)."""
+def _one_operation(run: Any) -> Any:
+    """`run()`, a quick call, as one operation (store/paths.one_operation: each folder's symlink check once).
+    Not a tool that runs a while (a wait, a model): its checks are made whole every time, as a CLI
+    command's are, since a symlink may be planted while it runs."""
     from rooms_cli.store.paths import one_operation
 
     with one_operation():
-        return fn(session, **arguments)
+        return run()
 
 
 def build_server(session: Session) -> Server:

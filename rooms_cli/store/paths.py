@@ -41,9 +41,9 @@ _CHECKED: dict[int, set[str]] = {}  # thread -> the folders found not to be syml
 
 
 class one_operation:
-    """`with one_operation():` around one operation of a long-lived process (an MCP tool call): inside
-    it, a folder `Project.path` found not to be a symlink is not lstat'ed again by the same thread. A
-    claim builds eight paths under the same few folders (~35 lstats, 0.1–0.2 ms); the check is still
+    """`with one_operation():` around one short operation of a long-lived process (a quick MCP tool
+    call): inside it, a folder `Project.path` found not to be a symlink is not lstat'ed again by the
+    same thread. A claim builds eight paths under the same few folders (~35 lstats, 0.1–0.2 ms); the check is still
     made on every call, since a git pull may plant a symlink between two calls (within one, checking
     the same folder twice closes no gap: the path is used after the check either way). Outside such
     a block (every CLI command, `rooms watch`) each path is checked whole, every time. Kept per thread
