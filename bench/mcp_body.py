@@ -56,24 +56,31 @@ def one_round(calls: int, long: int) -> dict[str, float]:
         tools = Tools(session)
 
         def call(name: str, session=session, tools=tools, **args):
+            """The call's wire result as the server makes it: QuickCalls' answer, where the tree has it."""
+            if hasattr(tools, "quick_answer"):
+                return tools.quick_answer(name, args, "2025-11-25")
             return ok_result(run(TOOLS[name].fn, session, **dict(tools.arguments(name, args))))
+
+        def data(answer: dict) -> dict:
+            return json.loads(answer["content"][0]["text"])
 
         samples = []
         for number in range(3 + calls):
             start = time.process_time()
-            claim = call("task_next")["structuredContent"]
+            answer = call("task_next")
             if number >= 3:
                 samples.append(time.process_time() - start)
+            claim = data(answer)
             more = {"summary": "ok"} if then == "task_done" else {}
             call(then, task_id=claim["task"]["id"], lease_id=claim["lease_id"], **more)
         out[f"task_next, then {then}"] = statistics.median(samples) * 1000
         if then == "task_release" and long:
             for _ in range(long):
-                claim = call("task_next")["structuredContent"]
+                claim = data(call("task_next"))
                 call("task_release", task_id=claim["task"]["id"], lease_id=claim["lease_id"])
             start = time.process_time()
             for _ in range(10):
-                claim = call("task_next")["structuredContent"]
+                claim = data(call("task_next"))
                 call("task_release", task_id=claim["task"]["id"], lease_id=claim["lease_id"])
             out[f"task_next + task_release after {long} rounds"] = (time.process_time() - start) * 100
     return out

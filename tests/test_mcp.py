@@ -389,3 +389,56 @@ def test_which_calls_run_on_the_loop(project_dir):
     anyio.run(go)
     assert where["board"] == where["loop"] and where["group_list"] != where["loop"]
     assert scoped == {"board": True, "group_list": False}  # a tool that may run a while checks every path whole
+
+
+def test_the_middleware_answers_quick_calls_of_the_handshake_era_and_leaves_the_rest_to_the_sdk(project_dir):
+    """server.QuickCalls answers a quick tool's call itself (encoded once) only when everything is plain; any
+    other call reaches the SDK's handler (`call_next`) without having run."""
+    from types import SimpleNamespace
+
+    import anyio
+
+    from rooms_cli.board.tasks import add_task
+    from rooms_cli.context import Context
+    from rooms_cli.mcp_server.server import QuickCalls, Tools
+    from rooms_cli.mcp_server.tools import Session
+    from rooms_cli.mcp_server.transport import Encoded
+    from rooms_cli.store.paths import open_project
+
+    add_task(open_project(project_dir), "default", "one", lane="alice", done="done", by="bob")
+    ctx = Context.open(str(project_dir), as_="alice")
+    quick = QuickCalls(Tools(Session(project=ctx.project, config=ctx.config, me=ctx.me, default_room=ctx.room)))
+    initialized = SimpleNamespace(client_params=object())
+
+    def route(name: str, arguments: dict | None = None, version: str = "2025-11-25", session=initialized, **more):
+        passed: list[str] = []
+
+        async def call_next(ctx):
+            passed.append(ctx.params["name"])
+            return {"by": "sdk"}
+
+        params = {"name": name, **({} if arguments is None else {"arguments": arguments}), **more}
+        context = SimpleNamespace(method="tools/call", params=params, protocol_version=version, session=session)
+        answer = anyio.run(quick, context, call_next)
+        return ("sdk" if passed else "here"), answer
+
+    where, answer = route("board")
+    assert where == "here" and isinstance(answer["structuredContent"], Encoded) and answer["isError"] is False
+    assert json.loads(answer["structuredContent"].text) == json.loads(answer["content"][0]["text"])
+    assert route("task_list", {"status": "todo"})[0] == "here"
+    assert route("task_claim", {"task_id": "nope"}, "2024-11-05")[1]["isError"] is True  # a tool error, made here
+    assert route("board", {"lane": 5})[1]["structuredContent"]["error"]["code"] == "usage"
+    assert "resultType" not in route("board", {"lane": 5})[1]  # sieved for the handshake era, as the SDK does
+    assert route("board", _meta={"progressToken": "p"})[0] == "here"
+    # the SDK's way: the 2026 era, no handshake yet, a request the surface refuses, a tool that is not quick,
+    # a claim synced through the remote, a send that wakes its recipient, an unknown tool
+    assert route("board", version="2026-07-28") == ("sdk", {"by": "sdk"})
+    assert route("board", session=SimpleNamespace(client_params=None))[0] == "sdk"
+    assert route("board", _meta={"progressToken": [1]})[0] == "sdk"
+    assert route("group_list")[0] == "sdk"
+    assert route("task_next", {"sync": True})[0] == "sdk"
+    assert route("send", {"message": "hi", "wake": True})[0] == "sdk"
+    assert route("no_such_tool")[0] == "sdk"
+    assert [t["status"] for t in json.loads(route("task_list")[1]["content"][0]["text"])["tasks"]] == ["todo"]  # nothing ran
+    with pytest.raises(Exception, match="did you mean 'lane'"):  # the SDK's invalid params, as Tools.call raises it
+        route("board", {"lame": "alice"})

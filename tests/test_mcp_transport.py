@@ -91,6 +91,56 @@ def test_a_tool_result_is_the_wire_form_of_the_sdks_own_model():
     assert types.CallToolResult.model_validate(built).structured_content["task"]["tags"] == ["a", "b"]
 
 
+TRICKY = {"title": 'quote " backslash \\ newline \n tab \t é 漢 \u2028 \U0001f600 </script>', "n": 1.5e-07,
+          "big": 10**20, "list": [None, True, {"": []}], "empty": {}}
+TITLE = 'quote " backslash \\ é 漢 \U0001f600 </script>'  # a title is one line
+
+
+def test_an_encoded_result_is_written_as_the_sdk_would_write_it():
+    """A quick call's result is encoded once and spliced into the answer's line (transport.Encoded): the
+    line must say what the SDK's own dump of the same result says, on one line."""
+    import mcp_types as types
+
+    from rooms_cli.mcp_server.server import encoded_result, ok_result
+    from rooms_cli.mcp_server.transport import wire_line
+
+    for data in ({"task": TRICKY, "tags": ("a", "b")}, {}, {"board": [TRICKY] * 3}):
+        spliced = wire_line(types.JSONRPCResponse(jsonrpc="2.0", id="r-1", result=encoded_result(data)))
+        sdk = {key: value for key, value in ok_result(data).items() if key != "resultType"}  # the handshake-era surface
+        dumped = types.JSONRPCResponse(jsonrpc="2.0", id="r-1", result=sdk).model_dump_json(by_alias=True, exclude_unset=True)
+        assert "\n" not in spliced and json.loads(spliced) == json.loads(dumped)
+        assert types.CallToolResult.model_validate(json.loads(spliced)["result"]).structured_content == sdk["structuredContent"]
+    with pytest.raises(TypeError, match="not an object"):
+        encoded_result([1, 2])
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+def test_quick_calls_answer_every_handshake_version_with_the_full_result(project_dir, version):
+    """Over the wire, in each protocol version of the initialize handshake: a quick tool's answer (made by
+    server.QuickCalls) has the text and the same structuredContent; errors keep their shapes."""
+    import mcp_types as types
+
+    proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=rooms_env({}))
+    hello = [{**HELLO[0], "params": {**HELLO[0]["params"], "protocolVersion": version}}, HELLO[1]]
+    requests = [*hello, _call(1, "task_add", {"title": TITLE, "lane": "alice", "done": "done"}), _call(2, "board", {}),
+                _call(3, "task_claim", {"task_id": "no-such-task"}), _call(4, "board", {"lane": 5}),
+                _call(5, "board", {"lame": "alice"})]
+    out, err = proc.communicate("".join(json.dumps(m) + "\n" for m in requests).encode(), timeout=60)
+    assert proc.returncode == 0, err.decode()
+    replies = {r["id"]: r for r in map(json.loads, out.decode().splitlines())}
+    assert replies[0]["result"]["protocolVersion"] == version
+    for n in (1, 2, 3, 4):
+        result = types.CallToolResult.model_validate(replies[n]["result"])
+        assert result.structured_content == json.loads(result.content[0].text)
+        assert "resultType" not in replies[n]["result"]  # not of the handshake era
+    assert replies[1]["result"]["structuredContent"]["title"] == TITLE
+    assert replies[2]["result"]["structuredContent"]["lanes"][0]["tasks"][0]["title"] == TITLE
+    assert replies[3]["result"]["isError"] and replies[3]["result"]["structuredContent"]["error"]["code"] == "not_found"
+    assert replies[4]["result"]["isError"] and replies[4]["result"]["structuredContent"]["error"]["code"] == "usage"
+    assert replies[5]["error"]["code"] == -32602 and "'lane'" in replies[5]["error"]["message"]
+
+
 def test_a_client_that_closes_its_end_stops_the_server_quietly(project_dir):
     proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=rooms_env({}))

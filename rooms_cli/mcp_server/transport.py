@@ -96,6 +96,19 @@ def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
 
 def screen(line: str) -> dict[str, Any] | None:
     """The error reply `line` gets at once, or None when it is a message for the SDK to handle."""
+    return read_message(line)[0]
+
+
+def read_message(line: str) -> tuple[dict[str, Any] | None, Any]:
+    """(the error reply `line` gets at once, None) — or (None, the JSON-RPC message it is, as the SDK's model)."""
+    answer = _screened(line)
+    if not isinstance(answer, dict):
+        return None, answer
+    return answer, None
+
+
+def _screened(line: str) -> Any:
+    """The error reply (a dict; {} for none at all), or the message as the SDK's model."""
     try:
         message = json.loads(line)
     except RecursionError:
@@ -122,14 +135,13 @@ def screen(line: str) -> dict[str, Any] | None:
     from pydantic import ValidationError
 
     try:
-        jsonrpc_message_adapter.validate_python(message, by_name=False)
+        return jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValidationError:
         if "method" in message and "id" in message:
             return _error(request_id, INVALID_PARAMS, f"invalid params for {message['method']}")
         if "method" in message:  # a malformed notification gets no reply (JSON-RPC 2.0)
             return {}
         return _error(request_id, INVALID_REQUEST, "invalid request: not a JSON-RPC request, notification or response")
-    return None
 
 
 def _claim_std_streams():
@@ -227,6 +239,33 @@ class Wire:
                 raise ClientGone from None
 
 
+class Encoded:
+    """JSON text already encoded, as a value of a result the server hands the SDK: the wire writer
+    (`wire_line`) splices it into the answer as it is. A quick tool's result (server.py `QuickCalls`)
+    is its JSON text twice, as the text content and as structuredContent; so it is encoded once, not
+    parsed back, checked and encoded again (a board of 60 tasks is 27 KB). Anything else that tried to
+    serialise one would fail loudly, never write something else."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def wire_line(message: Any) -> str:
+    """`message` (a JSON-RPC message model) as one line of the wire: a result holding `Encoded`
+    values spliced by hand, every other message as the SDK dumps it."""
+    import mcp_types as types
+
+    if isinstance(message, types.JSONRPCResponse) and any(isinstance(v, Encoded) for v in message.result.values()):
+        result = ",".join(json.dumps(key) + ":" + (value.text if isinstance(value, Encoded) else
+                                                   json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+                          for key, value in message.result.items())
+        return f'{{"jsonrpc":"2.0","id":{json.dumps(message.id)},"result":{{{result}}}}}'
+    dumped: str = message.model_dump_json(by_alias=True, exclude_unset=True)
+    return dumped
+
+
 class ClientGone(Exception):
     """The client closed its end of the wire: nobody reads the answers any more."""
 
@@ -270,7 +309,6 @@ class Pending:
 async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, over the process's stdin and stdout, screened."""
     import anyio
-    import mcp_types as types
     from mcp.shared._context_streams import create_context_streams
     from mcp.shared.message import SessionMessage
 
@@ -283,11 +321,10 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     pending = Pending()
 
     async def forward(line: str) -> None:
-        answer = screen(line)
+        answer, message = read_message(line)
         if answer:
             await wire.write_line(json.dumps(answer))
-        elif answer is None:
-            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        elif message is not None:
             pending.read(message)
             await reader_in.send(SessionMessage(message))
 
@@ -307,7 +344,7 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
             async with writer_out:
                 async for session_message in writer_out:
                     message = session_message.message
-                    await wire.write_line(message.model_dump_json(by_alias=True, exclude_unset=True))
+                    await wire.write_line(wire_line(message))
                     pending.written(message)
         except anyio.ClosedResourceError:
             await anyio.lowlevel.checkpoint()
