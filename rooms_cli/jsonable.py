@@ -24,7 +24,7 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def _encode_record(value: Any) -> Any:
+def encode_record(value: Any) -> Any:
     """json's `default`: a record (anything with to_json) as its JSON; anything else is a bug."""
     if hasattr(value, "to_json"):
         return value.to_json()
@@ -34,4 +34,4 @@ def _encode_record(value: Any) -> Any:
 def dumps(data: Any, indent: int | None = None) -> str:
     """`data` as JSON text, records through their to_json. The same text as json.dumps(to_jsonable(data)),
     but the C encoder walks the data (a board of 10 000 tasks: ~40 ms instead of ~100 ms)."""
-    return json.dumps(data, ensure_ascii=False, indent=indent, default=_encode_record)
+    return json.dumps(data, ensure_ascii=False, indent=indent, default=encode_record)

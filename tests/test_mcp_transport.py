@@ -141,6 +141,35 @@ def test_quick_calls_answer_every_handshake_version_with_the_full_result(project
     assert replies[5]["error"]["code"] == -32602 and "'lane'" in replies[5]["error"]["message"]
 
 
+def test_a_lone_surrogate_is_a_usage_error_naming_the_argument_and_nothing_is_written(project_dir):
+    """JSON may escape a lone surrogate (\\ud800), which no UTF-8 file can hold: as the CLI refuses an argument
+    that is not UTF-8, the server refuses it in one sentence (code usage), and the next call is served."""
+    pipe = Pipe(project_dir)
+    try:
+        pipe.send('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "send", "arguments": '
+                  '{"to": "bob", "message": "a\\ud800b"}}}')
+        error = pipe.reply()["result"]["structuredContent"]["error"]
+        assert error["code"] == "usage" and error["exit_code"] == 2 and "argument 'message'" in error["message"]
+        pipe.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "task_add", "arguments": '
+                  '{"title": "ok", "lane": "x", "done": "d", "detail": ["\\udc80"]}}}')
+        assert "argument 'detail'" in pipe.reply()["result"]["structuredContent"]["error"]["message"]
+        pipe.send(_call(3, "board", {}))
+        assert pipe.reply()["result"]["structuredContent"]["lanes"] == []
+    finally:
+        pipe.close()
+    assert not list((project_dir / ".rooms").rglob("*bob*.jsonl"))
+
+
+def test_a_result_holding_a_lone_surrogate_is_written_in_ascii():
+    """Only a hand-edited file can put a lone surrogate in a result; its answer is then all ASCII (escapes),
+    and parses back to the same text."""
+    from rooms_cli.mcp_server.server import encode
+
+    assert encode({"t": "é"}) == '{"t":"é"}'
+    text = encode({"t": "a\ud800é"})
+    assert text.isascii() and json.loads(text) == {"t": "a\ud800é"}
+
+
 def test_a_client_that_closes_its_end_stops_the_server_quietly(project_dir):
     proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=rooms_env({}))

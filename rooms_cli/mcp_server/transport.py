@@ -256,10 +256,11 @@ def wire_line(message: Any) -> str:
     """`message` (a JSON-RPC message model) as one line of the wire: a result holding `Encoded`
     values spliced by hand, every other message as the SDK dumps it."""
     import mcp_types as types
+    import pydantic_core
 
     if isinstance(message, types.JSONRPCResponse) and any(isinstance(v, Encoded) for v in message.result.values()):
         result = ",".join(json.dumps(key) + ":" + (value.text if isinstance(value, Encoded) else
-                                                   json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+                                                   pydantic_core.to_json(value).decode())
                           for key, value in message.result.items())
         return f'{{"jsonrpc":"2.0","id":{json.dumps(message.id)},"result":{{{result}}}}}'
     dumped: str = message.model_dump_json(by_alias=True, exclude_unset=True)
