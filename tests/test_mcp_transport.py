@@ -160,6 +160,27 @@ def test_a_lone_surrogate_is_a_usage_error_naming_the_argument_and_nothing_is_wr
     assert not list((project_dir / ".rooms").rglob("*bob*.jsonl"))
 
 
+def test_an_answer_echoing_a_lone_surrogate_is_written_and_the_server_keeps_serving(project_dir):
+    """An error naming what the request said (a tool, an argument, a method, a uri) echoes its lone surrogate,
+    which has no UTF-8 form: the answer goes out in ASCII instead of stopping the server."""
+    s = "\\ud800"  # as the JSON text of the request has it
+    lines = [f'{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {{"name": "board{s}", "arguments": {{}}}}}}',
+             f'{{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {{"name": "board", "arguments": {{"l{s}": 1}}}}}}',
+             f'{{"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {{"uri": "rooms://inbox/a{s}"}}}}',
+             f'{{"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {{"name": "join_room", "arguments": {{"room": "a{s}"}}}}}}',
+             f'{{"jsonrpc": "2.0", "id": 5, "method": "pi{s}ng"}}']
+    pipe = Pipe(project_dir)
+    try:
+        for number, line in enumerate(lines, 1):
+            pipe.send(line)
+            answer = pipe.reply()
+            assert answer["id"] == number and answer["error"]["code"] in (-32602, -32601), answer
+        pipe.send({"jsonrpc": "2.0", "id": 6, "method": "ping"})
+        assert pipe.reply() == {"jsonrpc": "2.0", "id": 6, "result": {}}
+    finally:
+        pipe.close()
+
+
 def test_a_result_holding_a_lone_surrogate_is_written_in_ascii():
     """Only a hand-edited file can put a lone surrogate in a result; its answer is then all ASCII (escapes),
     and parses back to the same text."""

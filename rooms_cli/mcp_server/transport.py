@@ -254,7 +254,8 @@ class Encoded:
 
 def wire_line(message: Any) -> str:
     """`message` (a JSON-RPC message model) as one line of the wire: a result holding `Encoded`
-    values spliced by hand, every other message as the SDK dumps it."""
+    values spliced by hand, every other message as the SDK dumps it. A message holding a lone surrogate
+    (an error echoing a request's `\\ud800`: no UTF-8 form) is written in ASCII, escapes and all."""
     import mcp_types as types
     import pydantic_core
 
@@ -263,7 +264,10 @@ def wire_line(message: Any) -> str:
                                                    pydantic_core.to_json(value).decode())
                           for key, value in message.result.items())
         return f'{{"jsonrpc":"2.0","id":{json.dumps(message.id)},"result":{{{result}}}}}'
-    dumped: str = message.model_dump_json(by_alias=True, exclude_unset=True)
+    try:
+        dumped: str = message.model_dump_json(by_alias=True, exclude_unset=True)
+    except pydantic_core.PydanticSerializationError:
+        return json.dumps(message.model_dump(mode="json", by_alias=True, exclude_unset=True), separators=(",", ":"))
     return dumped
 
 
