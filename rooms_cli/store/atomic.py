@@ -10,24 +10,11 @@ import json
 import os
 from pathlib import Path
 
-from rooms_cli.store import changes
+from rooms_cli.store import changes, files
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
-
-
-def fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _read_umask() -> int:
@@ -50,11 +37,7 @@ def write_cache(path: Path, blob: bytes) -> bool:
 
     tmp = None
     try:
-        try:
-            fd, tmp = create_temp(Path(path))
-        except FileNotFoundError:  # the folder first (once: a cache is rewritten where it was)
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = create_temp(Path(path))
+        fd, tmp = files.making_folder(path, lambda: create_temp(Path(path)))  # a cache is rewritten where it was
         with os.fdopen(fd, "wb") as handle:
             handle.write(blob)
         os.replace(tmp, path)
@@ -111,7 +94,7 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
         if isinstance(exc, OSError):
             raise storage_error(path, exc) from None
         raise
-    fsync_dir(path.parent)
+    files.fsync_dir(path.parent)
     changes.note(path)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rooms_cli.store import known
+from rooms_cli.store import files, known
 from rooms_cli.store.names import ROOMS
 
 MAX_BYTES = 1 << 20
@@ -42,8 +42,7 @@ def _where(path: Path | str) -> tuple[Path, str] | None:
 
 def note(path: Path | str) -> None:
     """Record that the log at `path` (somewhere under a `.rooms/` directory) changed. Never raises."""
-    key = str(path)
-    where = _NOTES[key] if key in _NOTES else known.remember(_NOTES, key, _where(path))
+    where = known.memo(_NOTES, str(path), _where)
     if where is None:
         return
     journal, rel = where
@@ -51,11 +50,7 @@ def note(path: Path | str) -> None:
         WRITTEN[rel] = None
     line = (rel + "\n").encode("utf-8", "surrogateescape")
     try:
-        try:
-            fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        except FileNotFoundError:
-            journal.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = files.making_folder(journal, lambda: os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
         try:
             os.write(fd, line)
             if os.fstat(fd).st_size > MAX_BYTES:

@@ -14,8 +14,10 @@ from pathlib import Path
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a process); mypy reads the name
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-    from typing import BinaryIO
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import BinaryIO, TypeVar
+
+    T = TypeVar("T")
 
 
 def read_bytes(path: Path | str) -> bytes:
@@ -113,6 +115,32 @@ def every_file(folder: Path) -> Iterator[Path]:
             yield base / name
 
 
+def fsync_dir(directory: Path) -> None:
+    """Flush a folder's entries (a file made or renamed in it) to disk; a folder that cannot be opened
+    or flushed is left as it is."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def making_folder(path: Path | str, make: Callable[[], T]) -> T:
+    """`make()`, which makes or opens a file `path` in its folder; when the folder is missing
+    (FileNotFoundError), the folder is made and `make` tried once more. A file is written many times and
+    its folder made once: nothing is statted or made before the first try."""
+    try:
+        return make()
+    except FileNotFoundError:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return make()
+
+
 def make_folder(path: Path) -> None:
     """Create the folder `path` and its parents, if missing."""
     Path(path).mkdir(parents=True, exist_ok=True)
@@ -169,7 +197,6 @@ def create_all(files: Iterable[tuple[str, bytes]]) -> None:
     import contextlib
     import errno
 
-    from rooms_cli.store.atomic import fsync_dir
 
     written: list[str] = []
     path = ""

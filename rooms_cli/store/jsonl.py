@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rooms_cli import terminal
 from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
-from rooms_cli.store import changes, clock, conflicts, known, order
+from rooms_cli.store import changes, clock, conflicts, files, known, order
 from rooms_cli.store.locks import locked
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -191,9 +191,9 @@ def _open_log(path: Path) -> tuple[int, bool]:
     try:  # a log is appended to many times and made once: no stat or mkdir before the open
         return os.open(path, os.O_RDWR | os.O_APPEND), False
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        pass
     try:
-        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644), True
+        return files.making_folder(path, lambda: os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)), True
     except FileExistsError:  # another process made it meanwhile
         return os.open(path, os.O_RDWR | os.O_APPEND), False
 

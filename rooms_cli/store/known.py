@@ -16,6 +16,7 @@ import os
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any, TypeVar
 
@@ -58,6 +59,15 @@ def seal_fd(fd: int, end: int) -> list[Any]:
 
 
 MEMO_MAX = 4096  # entries a per-process memo keeps before it starts over
+
+
+def memo(memo: dict[K, V], key: K, compute: Callable[[K], V], cap: int = MEMO_MAX) -> V:
+    """`memo[key]`, or `compute(key)` remembered there (`remember`) the first time: for what depends on the
+    key alone (a path's lock, its journal, a Path built from checked segments)."""
+    try:
+        return memo[key]
+    except KeyError:
+        return remember(memo, key, compute(key), cap)
 
 
 def remember(memo: dict[K, V], key: K, value: V, cap: int = MEMO_MAX) -> V:

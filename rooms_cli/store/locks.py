@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.errors import InvalidInput, LockBusy, storage_error
-from rooms_cli.store import known
+from rooms_cli.store import files, known
 from rooms_cli.store.names import ROOMS
 
 FIRST_WAIT = 0.001  # a held task lock is usually released within a few ms: retry soon, then back off
@@ -48,10 +48,7 @@ def lock_path(path: Path) -> Path:
     Not beside the file: a board of 10 000 tasks would hold 10 000 lock files in its tasks/
     directory, and creating one changes the directory, which makes every reader of the listing
     (`rooms watch`, the board) list it again. Outside a `.rooms/` directory: `<name>.lock` beside it."""
-    found = _LOCK_PATHS.get(str(path))
-    if found is None:
-        found = known.remember(_LOCK_PATHS, str(path), _lock_path(Path(path)))
-    return found
+    return known.memo(_LOCK_PATHS, str(path), lambda key: _lock_path(Path(key)))
 
 
 def _lock_path(path: Path) -> Path:
@@ -87,11 +84,7 @@ class HeldLock:
 
 
 def _open(lock_file: Path) -> int:
-    try:  # the folder is there but for the first lock under it
-        return os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
-    except FileNotFoundError:
-        lock_file.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+    return files.making_folder(lock_file, lambda: os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644))
 
 
 def acquire(path: Path, timeout: float) -> HeldLock | None:

@@ -47,17 +47,15 @@ class one_operation:
     made on every call, since a git pull may plant a symlink between two calls (within one, checking
     the same folder twice closes no gap: the path is used after the check either way). Outside such
     a block (every CLI command, `rooms watch`) each path is checked whole, every time. Kept per thread
-    (not in a ContextVar: importing contextvars would cost every command)."""
+    (not in a ContextVar: importing contextvars would cost every command). Operations do not nest (a
+    server runs one quick call at a time); one that did would leave the rest of the outer one checking
+    every path whole, never less."""
 
     def __enter__(self) -> None:
-        self._thread, self._outer = get_ident(), _CHECKED.get(get_ident())
-        _CHECKED[self._thread] = set()
+        _CHECKED[get_ident()] = set()
 
     def __exit__(self, *exc: object) -> None:
-        if self._outer is None:
-            _CHECKED.pop(self._thread, None)
-        else:
-            _CHECKED[self._thread] = self._outer
+        _CHECKED.pop(get_ident(), None)
 
 
 @dataclass(frozen=True)
@@ -74,14 +72,7 @@ class Project:
         the strings alone; a session builds the same few paths on every call); the symlink check is
         made every time, since a git pull may plant one between two calls (once per folder within
         `one_operation`)."""
-        target = _BUILT.get((self.dir, segments))
-        if target is None:
-            for seg in segments:
-                if not isinstance(seg, str) or not _SEGMENT_RE.fullmatch(seg) or ".." in seg:
-                    raise InvalidInput(
-                        f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
-                    )
-            target = known.remember(_BUILT, (self.dir, segments), self.dir.joinpath(*segments), cap=8192)
+        target = known.memo(_BUILT, (self.dir, segments), _built, cap=8192)
         checked = _CHECKED.get(get_ident()) if _CHECKED else None
         if checked is not None and str(target) in checked:  # the whole path, checked in this operation
             return target
@@ -98,6 +89,17 @@ class Project:
             return str(Path(path).relative_to(self.root))
         except ValueError:
             return str(path)
+
+
+def _built(key: tuple[Path, tuple[str, ...]]) -> Path:
+    """The Path of (.rooms/, segments), each segment checked to be a plain name (Project.path)."""
+    base, segments = key
+    for seg in segments:
+        if not isinstance(seg, str) or not _SEGMENT_RE.fullmatch(seg) or ".." in seg:
+            raise InvalidInput(
+                f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
+            )
+    return base.joinpath(*segments)
 
 
 def _links_below(base: str, segments: tuple[str, ...], checked: set[str] | None = None) -> bool:
