@@ -18,9 +18,13 @@ gives the title, the hints and the output schema. A call:
   the network, a wait) runs in a worker thread, so it holds up nothing; a blocking one (`wait`,
   `group_wait`…) sends `notifications/progress` every PROGRESS_S seconds while it runs, when the
   client gave a progressToken;
-- its result is an object, sent as `structuredContent` and as JSON text; a failure is a tool error
-  whose text and structuredContent are the CLI's `--json` error document `{"error": {"code",
-  "message", "exit_code"}}` — the same code and exit code as on the command line.
+- a quick tool's call on a connection of the handshake era is answered by a middleware of the server
+  (`QuickCalls`): the same checks, its result encoded once instead of parsed back, checked and encoded
+  twice more by the SDK; every other call takes the SDK's own path;
+- its result is an object, sent as `structuredContent` and as compact JSON text; a failure is a tool
+  error whose text and structuredContent are the CLI's `--json` error document `{"error": {"code",
+  "message", "exit_code"}}` — the same code and exit code as on the command line. An argument holding
+  a lone surrogate (JSON can escape one; no UTF-8 file can hold it) is such an error, code `usage`.
 
 Resources (`rooms://board`, `rooms://inbox/{agent}`, `rooms://room/{room}`) and prompts (`join_room`,
 `work_the_board`) are in resources.py.
@@ -404,16 +408,16 @@ class QuickCalls:
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:
         params = ctx.params
-        if ctx.method == "tools/call" and params is not None and params.get("name") in TOOLS \
-                and TOOLS[params["name"]].quick is not False and self.serves(ctx.protocol_version) \
-                and ctx.session.client_params is not None:
+        name = params.get("name") if ctx.method == "tools/call" and params is not None else None
+        if isinstance(name, str) and name in TOOLS and TOOLS[name].quick is not False \
+                and self.serves(ctx.protocol_version) and ctx.session.client_params is not None:
             from mcp_types import methods
 
             try:
                 methods.validate_client_request("tools/call", ctx.protocol_version, params)
             except (KeyError, ValidationError):
                 return await call_next(ctx)
-            answer = self.tools.quick_answer(params["name"], params.get("arguments"), ctx.protocol_version)
+            answer = self.tools.quick_answer(name, params.get("arguments"), ctx.protocol_version)
             if answer is not None:
                 return answer
         return await call_next(ctx)
