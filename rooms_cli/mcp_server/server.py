@@ -167,7 +167,7 @@ def error_result(err: RoomsError, names: dict[str, str] | None = None) -> types.
     doc["error"]["exit_code"] = err.exit_code
     if doc["error"].get("data") is not None:
         doc["error"]["data"] = _jsonable(doc["error"]["data"])
-    return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(doc, ensure_ascii=False))],
+    return types.CallToolResult(content=[types.TextContent(type="text", text=encode(doc))],
                                 structured_content=doc, is_error=True)
 
 

@@ -328,7 +328,7 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     async def forward(line: str) -> None:
         answer, message = read_message(line)
         if answer:
-            await wire.write_line(json.dumps(answer))
+            await wire.write_line(json.dumps(answer, separators=(",", ":")))
         elif message is not None:
             pending.read(message)
             await reader_in.send(SessionMessage(message))
