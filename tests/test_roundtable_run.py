@@ -93,7 +93,9 @@ def test_each_turn_is_one_call_at_the_formats_temperature_with_voice_topic_turn_
     assert result.turns[0]["text"] == "We ship Friday."  # "Boss:" prefix removed
     second = answers[1]["messages"]
     assert "Tone: measured" in second[0].content and "turn 2 of 4" in second[0].content
-    assert second[1].content == "Boss: We ship Friday." and second[-1].content.startswith("launch date")
+    # the others' turns and the cue in one user message: roles alternate (models/prompt.py)
+    assert [m.role for m in second] == ["system", "user"]
+    assert second[1].content == "Boss: We ship Friday.\n\nlaunch date — over to you."
 
 
 def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, project):

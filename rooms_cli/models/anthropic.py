@@ -139,6 +139,14 @@ class AnthropicProvider(Provider):
         _, n_ctx = await llamacpp.window(llamacpp.root_of(self.base_url()), self._probe_headers())
         return n_ctx
 
+    async def system_role(self, model: str = "") -> bool:
+        """A gateway that is llama.cpp applies the model's chat template to the messages (the
+        top-level `system` included): what its /props says; Anthropic's API: yes."""
+        if self._is_anthropic():
+            return True
+        return await llamacpp.system_role(llamacpp.root_of(self.base_url()), self._probe_headers(),
+                                          HttpSettings.from_spec(self.spec).connect_timeout)
+
     async def count_tokens(self, model: str, text: str) -> int:
         if not text:
             return 0

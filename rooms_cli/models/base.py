@@ -11,6 +11,9 @@
   call is unbounded. A reply stopped by the limit has `finish_reason == "length"` and `cut` True.
 - `stop`: strings that end the reply. Sent to the server where the protocol has them, and
   enforced here for every provider: the text (and the stream) ends before the first one.
+- `messages` are sent in the one shape every chat template accepts (models/prompt.py): system
+  first (folded into the first user message where the server's template has no system role), then
+  strictly alternating user and assistant, ending with user.
 - `schema`: a JSON Schema for structured output. Honoured only where `Provider.structured` is True
   (and then `Completion.structured` says whether this reply was produced under it, a server may
   refuse); elsewhere it is ignored and the caller parses the text.
@@ -232,6 +235,10 @@ class Provider:
         model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
         max_tokens = _positive(max_tokens) or reply_limit(purpose, agent=agent, provider_spec=self.spec)
         stop = clean_stop(stop)
+        from rooms_cli.models.prompt import for_server
+
+        system_role = await self.system_role(model) if any(m.role == "system" for m in messages) else True
+        messages = for_server(messages, system_role=system_role)
         masked = self._stream_mask(on_delta)
         sink = masked or on_delta
         stopper = StopFilter(sink, stop) if sink is not None and stop else None
@@ -323,6 +330,11 @@ class Provider:
     def server_key(self) -> str:
         """What identifies the server behind this provider, for per-process caches."""
         return self.name
+
+    async def system_role(self, model: str = "") -> bool:
+        """Whether the model's chat template takes a system message; never raises (True when unknown).
+        Network providers that can ask the server (llama.cpp's /props) override this."""
+        return True
 
     async def _server_context_window(self, model: str) -> int | None:
         """The window the server reports for `model` (network providers that can ask override this)."""

@@ -245,6 +245,11 @@ class OpenAIProvider(Provider):
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
+    async def system_role(self, model: str = "") -> bool:
+        if self._is_openai() or self.spec.get("ollama"):
+            return True
+        return await llamacpp.system_role(self.root_url(), self._auth_headers(), HttpSettings.from_spec(self.spec).connect_timeout)
+
     async def _server_context_window(self, model: str) -> int | None:
         if self._is_openai():
             return None

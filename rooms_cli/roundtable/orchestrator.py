@@ -130,16 +130,23 @@ def system_prompt(project: Project, config: Config, agent: Agent, fmt: Format, o
 
 def turn_messages(project: Project, config: Config, agent: Agent, fmt: Format, topic: str, history: list[dict[str, Any]],
                   names: dict[str, str], n: int, total: int, max_chars: int) -> list[Message]:
-    """The messages of one turn: system prompt, the recent history, and the cue to speak."""
+    """The messages of one turn (models/prompt.py: system first, then alternating): the system prompt,
+    the recent history (the others' turns as `Name: text` in user messages, consecutive ones together;
+    the speaker's own as its assistant messages, without a label it would copy), and the cue to speak."""
+    from rooms_cli.models.prompt import asking, conversation
+
     others = [names[p] for p in names if p != agent.id]
-    messages = [Message("system", system_prompt(project, config, agent, fmt, others, n, total, max_chars))]
+    turns: list[tuple[str, str] | Message] = []
     for turn in history[-HISTORY_TURNS:]:
-        role = "assistant" if turn["speaker"] == agent.id else "user"
-        messages.append(Message(role, f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
-    # the history is in the messages above and the format in the system prompt; the cue names only the
-    # topic, which is also what the offline model, reading the last message alone, keys its reply on
-    messages.append(Message("user", f"{topic}{CUE_OVER if history else CUE_OPEN}"))
-    return messages
+        if turn["speaker"] == agent.id:
+            turns.append(("assistant", turn["text"]))
+        else:
+            turns.append(("user", f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
+    # the format is in the system prompt; the cue names only the topic, which is also what the offline
+    # model, reading the last message alone, keys its reply on
+    cue = f"{topic}{CUE_OVER if history else CUE_OPEN}"
+    turns.append(asking(cue))
+    return conversation(system_prompt(project, config, agent, fmt, others, n, total, max_chars), turns)
 
 
 class _Providers:
