@@ -180,6 +180,7 @@ def make_proxy(upstream: str, recorder: Recorder) -> tuple[http.server.Threading
             try:
                 with httpx.Client(timeout=600) as client, client.stream(method, upstream + self.path, content=raw,
                                                                         headers=headers) as response:
+                    entry["status"] = response.status_code
                     self.send_response(response.status_code)
                     for key, value in response.headers.items():
                         if key.lower() not in ("content-length", "transfer-encoding", "connection", "content-encoding"):
@@ -197,8 +198,10 @@ def make_proxy(upstream: str, recorder: Recorder) -> tuple[http.server.Threading
                         if response.status_code >= 400:
                             entry["error"] = seen[:300].decode("utf-8", "replace")
             except (httpx.HTTPError, OSError) as exc:
-                if model_call:
+                if model_call and entry.get("status") is None:
                     entry["status"], entry["error"] = 0, str(exc)
+                elif model_call:  # rooms closed the stream (a repetition guard): not a failure
+                    entry["closed_early"] = True
             if model_call:
                 with recorder.lock:
                     recorder.calls.append(entry)
@@ -381,6 +384,11 @@ def committee(doc: object) -> dict[str, Any] | None:
             "why": meta.get("no_result") or "", "paths": meta.get("structured_paths") or {}}
 
 
+def _closed(call: dict[str, Any]) -> bool:
+    """A stream rooms closed itself (its repetition guard), as the proxy saw it."""
+    return bool(call.get("closed_early")) or any(w in str(call.get("error", "")) for w in ("Broken pipe", "reset by peer"))
+
+
 def score(found: dict[str, Any]) -> dict[str, Any]:
     rows, calls, root = found["rows"], found["calls"], Path(found["root"])
     open_replies = []
@@ -399,8 +407,9 @@ def score(found: dict[str, Any]) -> dict[str, Any]:
     return {
         "config": found["config"],
         "http_4xx": sum(1 for c in calls if c["status"] and 400 <= c["status"] < 500),
-        "http_5xx_or_failed": sum(1 for c in calls if not c["status"] or c["status"] >= 500),
-        "errors": [c.get("error", "")[:160] for c in calls if not c["status"] or c["status"] >= 400][:3],
+        "http_5xx_or_failed": sum(1 for c in calls if (not c["status"] or c["status"] >= 500) and not _closed(c)),
+        "closed_early": sum(1 for c in calls if _closed(c)),
+        "errors": [c.get("error", "")[:160] for c in calls if (not c["status"] or c["status"] >= 400) and not _closed(c)][:3],
         "calls": len(calls),
         "not_alternating": sum(not alternates(c["roles"]) for c in calls),
         "roles": {kind: dict(counter.most_common(4)) for kind, counter in sorted(kinds.items())},
@@ -437,7 +446,8 @@ def render(card: dict[str, Any]) -> str:
     h = card["hygiene"]
     roles = "; ".join(f"{kind}: " + ", ".join(f"{r}×{n}" for r, n in shapes.items()) for kind, shapes in card["roles"].items())
     lines = [f"### {card['config']}", "", "| measure | value |", "|---|---|",
-             f"| HTTP 4xx / 5xx (of {card['calls']} model calls) | {card['http_4xx']} / {card['http_5xx_or_failed']} |",
+             f"| HTTP 4xx / 5xx (of {card['calls']} model calls; streams rooms closed early) | {card['http_4xx']} / "
+             f"{card['http_5xx_or_failed']} ({card['closed_early']}) |",
              f"| calls whose roles do not alternate | {card['not_alternating']} |",
              f"| roles per call kind | {roles} |",
              f"| structured calls (schema or forced tool) / forced tool used | {card['structured_calls']} / {card['forced_tool_used']} |",

@@ -333,9 +333,23 @@ def test_a_reply_the_limit_stopped_is_recorded_as_cut_even_when_the_guard_cut_it
 
 
 def test_the_stream_guard_waits_for_whole_sentences():
-    from rooms_cli.chat.calling import RepetitionGuard
+    from rooms_cli.chat.calling import chat_guard
 
-    guard = RepetitionGuard()
+    guard = chat_guard(None, structured=False)
     for piece in ["I agree. ", "We ship on Friday and then we measure it all. ", "I agree", " with the plan as it is now."]:
         guard(piece)  # "I agree" half arrived is not a repeat of "I agree."
     assert not guard.tripped
+
+
+@pytest.mark.parametrize("loop", ["Lol, no, no, no, no, no, no, no, no, no, no, no, no, no, no, no",
+                                  "reparación reparación reparación reparación reparación reparación reparación",
+                                  "we ship it we ship it we ship it we ship it we ship it we ship it"])
+def test_the_stream_guard_stops_a_loop_of_words_that_never_ends_a_sentence(loop):
+    from rooms_cli.chat.calling import chat_guard
+    from rooms_cli.models.repetition import RepetitionStop
+
+    guard = chat_guard(None, structured=False)
+    with pytest.raises(RepetitionStop):
+        for piece in loop.split(" "):
+            guard(piece + " ")
+    assert len(guard.text) < 80, "it stopped within a few words of the loop, not at the token limit"

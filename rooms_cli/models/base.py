@@ -14,9 +14,11 @@
 - `messages` are sent in the one shape every chat template accepts (models/prompt.py): system
   first (folded into the first user message where the server's template has no system role), then
   strictly alternating user and assistant, ending with user.
-- `schema`: a JSON Schema for structured output. Honoured only where `Provider.structured` is True
-  (and then `Completion.structured` says whether this reply was produced under it, a server may
-  refuse); elsewhere it is ignored and the caller parses the text.
+- `schema`: a JSON Schema for structured output. Sent only where `Provider.structured` is True
+  (and then `Completion.structured` says whether this reply was produced under it: a server may
+  refuse it, or take a forced tool call and not make it); elsewhere it is ignored and the caller
+  parses the text. Callers go through `structured.ask_structured`, which checks the reply's shape
+  and falls back to JSON in text.
 - `finish_reason` is normalised: "stop" (the model ended, or a stop string), "length" (the
   max_tokens limit), else the server's own value ("tool_use", "content_filter"…).
 - `agent` and `purpose` pick the default limit; the offline model also reads them (it has no
@@ -209,6 +211,7 @@ class Provider:
     type = "base"
     offline = False
     structured = False  # True: `schema` is sent to the model (see the module docstring)
+    enforced = False  # True: the schema holds the decoding (a grammar); False: the model may ignore it
 
     def __init__(self, name: str, spec: dict[str, Any] | None = None) -> None:
         self.name = name

@@ -128,6 +128,7 @@ def names_schema(err: ProviderError) -> bool:
 class OpenAIProvider(Provider):
     type = "openai"
     structured = True
+    enforced = True  # response_format: a grammar on llama.cpp, strict on OpenAI (checked all the same)
 
     def base_url(self) -> str:
         """The server this provider talks to (resolved from the spec and the environment)."""
