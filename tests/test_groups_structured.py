@@ -5,6 +5,7 @@ reasons, cut replies, no result)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conftest import add_provider
@@ -180,7 +181,7 @@ def test_a_ballot_that_repeats_the_order_it_was_shown_is_no_information_and_says
         if "response_format" not in body:
             return Reply(text=f"{body['model']}'s plan")
         prompt = body["messages"][-1]["content"]
-        order = [line.split(":")[0] for line in prompt.splitlines() if line[:1] == "R" and ":" in line]
+        order = re.findall(r"(?m)^(R\d+):", prompt)
         shown[body["model"]] = order
         assert '["R' not in prompt and "1. R" not in prompt  # no example ballot to copy
         return Reply(text=json.dumps({"ranking": order}))
