@@ -145,7 +145,8 @@ def test_passes_in_the_words_real_models_use_cost_nothing_and_stream_nothing(pro
 def test_only_an_open_message_offers_a_pass_an_agent_asked_by_name_is_told_to_answer(project, server):
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
-    server.set_default(Reply(text=lambda r: f"on it, says {speaker_of(r)}"))
+    server.set_default(Reply(text=lambda r: json.dumps({"speak": True, "message": f"on it, says {speaker_of(r)}"})
+                             if "response_format" in r.json else f"on it, says {speaker_of(r)}"))
     say(project, "@a0 draft the release note")
     say(project, "@jam one risk each?")
     for request in server.requests:
@@ -153,6 +154,20 @@ def test_only_an_open_message_offers_a_pass_an_agent_asked_by_name_is_told_to_an
         assert request.messages[-1]["content"].endswith(("alice: @a0 draft the release note", "alice: @jam one risk each?"))
     say(project, "anything else before we wrap up?")
     assert all("response_format" in r.json for r in server.requests[3:])
+
+
+def test_a_server_that_takes_the_pass_schema_but_answers_text_is_told_how_to_pass_in_words(project, server):
+    """The reply to a schema is checked: a server that took it and answered in free text (as
+    llama.cpp's /v1/messages does with a forced tool call) is not sent it again in that process,
+    and the next prompt says how to pass (/pass) in words."""
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0"])
+    server.set_default(Reply(text="We should ship the login fix first."))
+    first = say(project, "what should we ship first?")
+    assert [r.kind for r in first.replies] == ["message"]  # read as text
+    say(project, "anything else?")
+    assert "response_format" in server.requests[0].json
+    assert "response_format" not in server.requests[-1].json and "/pass" in server.requests[-1].messages[-1]["content"]
 
 
 def test_a_structured_provider_is_asked_for_speak_and_message_and_a_pass_is_read_from_it(project, server):

@@ -70,13 +70,14 @@ class Answer:
     limit: int
     structured: bool
     retried: bool = False  # the prompt was refused as too long once and rebuilt tight
+    system: str = ""  # the system prompt it was given (a reply that reads it back is an echo)
 
 
 @dataclass
 class Reading:
     """What a reply says once read: a message (cleaned), or a pass; flags for the record."""
 
-    kind: str  # message | pass
+    kind: str  # message | pass | echo (nothing but its prompt read back)
     text: str
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -161,7 +162,13 @@ class Caller:
         provider, model = self.provider(agent)
         purpose = "answer" if must_answer else "chat"
         limit = reply_limit(purpose, agent=agent, provider_spec=provider.spec)
-        structured = bool(getattr(provider, "structured", False)) and offer_pass and not must_answer
+        from rooms_cli.models.structured import honours_schemas
+
+        # the schema where the server honours it (structured.py: a server found to answer in text is
+        # not sent it again); the prompt leaves the shape to it only where a grammar holds it (a forced
+        # tool call may not be made: llama.cpp's /v1/messages): otherwise it says how to pass in words
+        send_schema = honours_schemas(provider) and offer_pass and not must_answer
+        structured = send_schema and provider.enforced
         window = await self.window(agent)
         limit = min(limit, max(16, window // 2))  # a limit past half the window would leave no room for the prompt
         system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer, structured=structured,
@@ -182,10 +189,10 @@ class Caller:
             try:
                 completion = await provider.acomplete(
                     messages, model=model, temperature=temperature, max_tokens=limit, stop=stops,
-                    schema=PASS_SCHEMA if structured else None, on_delta=guard, agent=agent, purpose=purpose,
+                    schema=PASS_SCHEMA if send_schema else None, on_delta=guard, agent=agent, purpose=purpose,
                 )
             except RepetitionStop:
-                completion = stopped_completion(provider, model, messages, guard.text, structured)
+                completion = stopped_completion(provider, model, messages, guard.text, send_schema)
             except ContextOverflow as exc:
                 if tight:
                     exc.message = (f"{exc.message} (even trimmed to the last {TIGHT_MESSAGES} messages; raise the model's "
@@ -194,7 +201,11 @@ class Caller:
                     raise
                 retried = True
                 continue
-            return Answer(completion, limit, structured, retried)
+            if send_schema:
+                from rooms_cli.models.structured import verify
+
+                verify(provider, completion, PASS_SCHEMA)
+            return Answer(completion, limit, send_schema, retried, system)
         raise AssertionError("unreachable")
 
 
@@ -214,7 +225,11 @@ def read_reply(agent: Agent, answer: Answer, names: list[str]) -> Reading:
             speak, text = read
             if not speak:
                 return Reading("pass", "", meta)
-    tidy = hygiene.tidy_reply(text, agent.id, names)
+    # the offline model says its persona's lines by design (its wording is its own): only a language
+    # model's reply is held to not reading back its prompt
+    tidy = hygiene.tidy_reply(text, agent.id, names, "" if completion.offline else answer.system)
+    if tidy.echoed and not tidy.text:
+        return Reading("echo", "", meta)  # nothing but its instructions read back
     if not tidy.text or is_pass(tidy.text):
         return Reading("pass", "", meta)
     text = tidy.text

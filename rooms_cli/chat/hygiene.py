@@ -8,9 +8,12 @@ In order:
    `@id:`, `assistant:`/`user:`/`system:`, `**Name:**`) are stripped. A leading `@other-agent: …`
    is kept: it is a mention (it cascades), not a label.
 2. The reply is cut where the model starts writing another turn: a later line outside code fences
-   that begins with a known speaker's label, or a role token (what the stop sequences do on the server, for every
-   speaker rather than the four a server accepts).
-3. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
+   that begins with a known speaker's label, a role token, or a role word alone on its line (`model`,
+   what is left of Gemma's `<start_of_turn>model` once a server drops the special tokens): what the
+   stop sequences do on the server, for every speaker rather than the four a server accepts.
+3. Sentences and lines read back from the prompt's system text are taken out (`drop_echoes`: a
+   model that echoes its instructions, "You are Boss. Answer in one short sentence.").
+4. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
    characters looping four times or more (`salt_salt_salt_salt`), or a sentence or line of 10+
    characters said again, or the end of an earlier one said again (`I'm a chatbot. I'm a chatbot.`,
    `Tester, I'm not sure how to respond. I'm not sure how to respond.`), or a phrase of six words said three
@@ -45,6 +48,9 @@ _ROLE_TOKEN = re.compile(
     re.IGNORECASE,
 )
 _LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
+# a role word alone on its line: what is left of a turn marker once the server dropped its special tokens
+_BARE_ROLE = re.compile(r"^[ \t]*(?:model|user|assistant|system)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+ECHO_MIN_WORDS = 4
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")  # where a sentence or line ends (the stream guard checks up to there)
 
 
@@ -56,6 +62,7 @@ class Tidy:
     stripped: bool = False  # leading labels or role tokens were removed
     cut_turn: bool = False  # it went on to write another speaker's turn, cut there
     repeated: bool = False  # it repeated itself, cut at the repetition
+    echoed: bool = False  # sentences read back from its prompt were taken out
 
 
 def _label_pattern(me: str, names: list[str]) -> re.Pattern[str]:
@@ -76,7 +83,7 @@ def strip_labels(text: str, me: str, names: list[str]) -> tuple[str, bool]:
     while True:
         before = out
         out = out.lstrip()
-        token = _ROLE_TOKEN.match(out)
+        token = _ROLE_TOKEN.match(out) or _BARE_ROLE.match(out)
         if token:
             out = out[token.end():]
         out = label.sub("", out, count=1)
@@ -92,9 +99,7 @@ def cut_other_turns(text: str, me: str, names: list[str]) -> tuple[str, bool]:
     turn = re.compile(rf"^[ \t]*(?:\*\*)?(?:{'|'.join(re.escape(w) for w in words)})(?:\*\*)?[ \t]*:", re.IGNORECASE | re.MULTILINE)
     fences = _fenced(text)
     cuts = [m.start() for m in turn.finditer(text) if m.start() > 0 and not fences(m.start())]  # `user: alice` in YAML is content
-    token = _ROLE_TOKEN.search(text)
-    if token and token.start() > 0:
-        cuts.append(token.start())
+    cuts += [m.start() for m in (_ROLE_TOKEN.search(text), _BARE_ROLE.search(text, 1)) if m and m.start() > 0]
     if not cuts:
         return text, False
     return text[: min(cuts)].rstrip(), True
@@ -180,12 +185,29 @@ def mark_cut(text: str, limit: int | None) -> str:
     return f"{closed}\n{ELLIPSIS}{where}" if closed != body else f"{body}{ELLIPSIS}{where}"
 
 
-def tidy_reply(text: str, me: str, names: list[str]) -> Tidy:
-    """Hygiene in order (labels, other turns, repetition); see the module docstring."""
+def tidy_reply(text: str, me: str, names: list[str], prompt: str = "") -> Tidy:
+    """Hygiene in order (labels, other turns, echoes of `prompt`, repetition); see the module docstring."""
     out, stripped = strip_labels(text, me, names)
     out, cut_turn = cut_other_turns(out, me, names)
+    out, echoed = drop_echoes(out, prompt)
     out, repeated = cut_repetition(out)
-    return Tidy(out.strip(), stripped, cut_turn, repeated)
+    return Tidy(out.strip(), stripped, cut_turn, repeated, echoed)
+
+
+def drop_echoes(text: str, prompt: str) -> tuple[str, bool]:
+    """`text` without its sentences and lines (of ECHO_MIN_WORDS words or more) read back from
+    `prompt` (the system prompt: "You are a model. Answer in one short sentence."); True when any went."""
+    told = _normal(prompt)
+    if not told or not text:
+        return text, False
+    kept, dropped = [], False
+    for piece in re.split(r"((?<=[.!?])[ \t]+|\n+)", text):
+        key = _normal(piece)
+        if len(key.split()) >= ECHO_MIN_WORDS and key in told:
+            dropped = True
+            continue
+        kept.append(piece)
+    return ("".join(kept).strip(), True) if dropped else (text, False)
 
 
 def _normal(text: str) -> str:

@@ -133,6 +133,15 @@ def honours_schemas(provider: Provider) -> bool:
     return bool(provider.structured) and (provider.type, provider.server_key()) not in _unhonoured
 
 
+def verify(provider: Provider, completion: Completion, schema: dict[str, Any]) -> object | None:
+    """The value of a reply asked for under `schema`, in its shape, or None; a server whose reply to
+    the schema was not in the shape (and not only cut by the limit) is remembered as not honouring it."""
+    value = shaped(completion.text, schema) if completion.structured else None
+    if value is None and not completion.cut and completion.finish_reason != "repetition":
+        _unhonoured.add((provider.type, provider.server_key()))
+    return value
+
+
 async def ask_structured(provider: Provider, messages: Callable[[bool], list[Message]], schema: dict[str, Any],
                          **kwargs: Any) -> StructuredReply:
     """One structured call, verified (see the module docstring). `messages(structured)` builds the
