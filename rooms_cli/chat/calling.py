@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from rooms_cli.chat import transcript
     from rooms_cli.chat.rooms import RoomState
     from rooms_cli.config import Config
-    from rooms_cli.models.base import Completion, Delta, Message, Provider
+    from rooms_cli.models.base import Completion, Delta, Provider
     from rooms_cli.store.paths import Project
 
 CHAT_TEMPERATURE = 0.7

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.models.limits import reply_limit
+from rooms_cli.models.prompt import Message, for_server
 from rooms_cli.models.tokens import estimate_tokens
 from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 
@@ -61,21 +62,6 @@ def normalise_finish_reason(raw: object) -> str | None:
         return None
     word = str(raw).strip().lower()
     return FINISH_REASONS.get(word, word)
-
-
-@dataclass
-class Message:
-    """One chat message sent to a provider: role (system, user or assistant), content, optional name."""
-
-    role: str  # system | user | assistant
-    content: str
-    name: str | None = None
-
-    def to_json(self) -> dict[str, str]:
-        data = {"role": self.role, "content": self.content}
-        if self.name:
-            data["name"] = self.name
-        return data
 
 
 @dataclass
@@ -238,8 +224,6 @@ class Provider:
         model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
         max_tokens = _positive(max_tokens) or reply_limit(purpose, agent=agent, provider_spec=self.spec)
         stop = clean_stop(stop)
-        from rooms_cli.models.prompt import for_server
-
         system_role = await self.system_role(model) if any(m.role == "system" for m in messages) else True
         messages = for_server(messages, system_role=system_role)
         masked = self._stream_mask(on_delta)

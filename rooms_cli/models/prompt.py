@@ -23,7 +23,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rooms_cli.models.base import Message
+from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+
+
+@dataclass
+class Message:
+    """One chat message sent to a provider: role (system, user or assistant), content, optional name."""
+
+    role: str  # system | user | assistant
+    content: str
+    name: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        data = {"role": self.role, "content": self.content}
+        if self.name:
+            data["name"] = self.name
+        return data
+
 
 OPENING = "(The conversation so far.)"  # the first user message of a conversation the agent opened
 
@@ -132,5 +148,5 @@ def roles(messages: Sequence[Message]) -> str:
     return "".join({"system": "S", "user": "U", "assistant": "A"}.get(m.role, "?") for m in messages)
 
 
-__all__ = ["OPENING", "PromptMessage", "alternate", "asking", "alternates", "conversation", "fold_system", "for_server", "roles",
+__all__ = ["OPENING", "Message", "PromptMessage", "alternate", "asking", "alternates", "conversation", "fold_system", "for_server", "roles",
            "template_has_system_role"]
