@@ -9,7 +9,16 @@ from __future__ import annotations
 import pytest
 
 from rooms_cli.models.base import Message, Provider
-from rooms_cli.models.prompt import OPENING, alternate, alternates, conversation, fold_system, for_server, roles, template_has_system_role
+from rooms_cli.models.prompt import (
+    OPENING,
+    alternate,
+    alternates,
+    conversation,
+    fold_system,
+    for_server,
+    roles,
+    template_has_system_role,
+)
 
 
 @pytest.fixture

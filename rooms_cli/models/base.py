@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rooms_cli.errors import ProviderError
 from rooms_cli.models.limits import reply_limit
-from rooms_cli.models.prompt import Message, for_server
+from rooms_cli.models.prompt import Message as Message  # re-exported: its home before prompt.py
+from rooms_cli.models.prompt import for_server
 from rooms_cli.models.tokens import estimate_tokens
 from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 

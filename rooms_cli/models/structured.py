@@ -105,7 +105,7 @@ def shaped(text: str, schema: dict[str, Any]) -> object | None:
     """The JSON value of `text` in the shape of `schema`: the whole text, else the first value in it
     that has the shape; None when there is none."""
     try:
-        whole = json.loads(text)
+        whole: object = json.loads(text)
     except ValueError:
         whole = None
     else:
