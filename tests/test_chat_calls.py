@@ -204,7 +204,8 @@ def test_the_prompt_fits_the_window_the_server_reports_and_a_hex_dump_jams_nothi
     server.tokenize = lambda text: len(text) // 2 + 1  # hex: about two characters a token
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
-    server.set_default(Reply(text=lambda r: f"noted, says {speaker_of(r)}"))
+    # a different line each time: saying its own line again is a repeat, not a message
+    server.set_default(Reply(text=lambda r: f"noted, says {speaker_of(r)} ({len(server.requests)})"))
     dump = "".join(f"{i:08x}" for i in range(1250))  # 10 KB
     assert cli("chat", "--room", "sync", f"@a0 what is this? {dump}").exit_code == 0
     for text in ("@a1 and you?", "@a0 anything else?", "@everyone done?"):
@@ -261,7 +262,8 @@ def test_the_handoff_suggestion_reads_the_last_prompt_not_the_sum_of_all_turns(p
     use_server(project, server, ["a0"], context_window=1000)
     room(project, agents=["a0", "ops"])
     usage = {"first": (400, 10), "second": (420, 10), "third": (700, 20)}
-    server.set_default(lambda r: Reply(text="fine", usage=usage[r.last_user_text.split("@a0 ")[-1].split("\n")[0]]))
+    asked = lambda r: r.last_user_text.split("@a0 ")[-1].split("\n")[0]  # noqa: E731
+    server.set_default(lambda r: Reply(text=f"fine, {asked(r)}", usage=usage[asked(r)]))
     say(project, "@a0 first")
     say(project, "@a0 second")  # 840 tokens summed: past 0.70 x 1000, but each prompt is under it
     assert records(project, kind="handoff_suggested") == []

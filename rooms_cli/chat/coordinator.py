@@ -367,7 +367,7 @@ class Turn:
         # again, even as its answer to a hex dump): kept out of later prompts, costs nothing. The offline
         # model's replies are templates, alike by design: only a language model's are held to its own.
         mine = not answer.completion.offline
-        original = copied_from(reading.text, [m for m in snapshot if mine or m.speaker != agent.id])
+        original = copied_from(reading.text, [m for m in snapshot if mine or m.speaker != agent.id], agent.id if mine else None)
         if original is not None:
             whose = "its own earlier message" if original.speaker == agent.id else f"{original.speaker}'s message"
             return Outcome(agent, trigger, mode, "repeat", f"repeats {whose}; not counted",

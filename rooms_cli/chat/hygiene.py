@@ -20,7 +20,8 @@ In order:
    times (`you're ready for the one line, you're ready for the one line, …`). Cuts end with "…".
 A reply cut by the token limit gets `mark_cut`: an unterminated code fence is closed and the text
 ends with `…[cut at N tokens]`. `copied_from` finds an earlier message a reply copies (rapidfuzz
-ratio ≥ 90 on normalised text, 20+ characters).
+ratio ≥ 90 on normalised text, 20+ characters; a shorter one when it has the same words as the
+agent's own earlier message).
 """
 
 from __future__ import annotations
@@ -214,11 +215,13 @@ def _normal(text: str) -> str:
     return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
-def copied_from(text: str, earlier: list[Any]) -> Any:
-    """The earlier message (`.text`) that `text` copies (near-duplicate), or None."""
+def copied_from(text: str, earlier: list[Any], me: str | None = None) -> Any:
+    """The earlier message (`.text`) that `text` copies (near-duplicate), or None; a short reply only
+    when it is the same words as an earlier message of `me` (its own line said again)."""
     mine = _normal(text)
     if len(mine) < COPY_MIN_CHARS:
-        return None
+        own = [msg for msg in earlier if me is not None and getattr(msg, "speaker", None) == me]
+        return next((msg for msg in reversed(own) if mine and _normal(msg.text) == mine), None)
     words = Counter(mine.split())
     candidates = []
     for msg in reversed(earlier):

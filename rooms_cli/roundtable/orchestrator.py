@@ -333,7 +333,7 @@ async def extract_lessons(project: Project, config: Config, providers: _Provider
         interests = {p: persona_words(agents[p]) for p in participants}
         found = lessons_mod.extractive_lessons(topic, history, participants, interests, names)
     else:
-        from rooms_cli.models.structured import ask_structured
+        from rooms_cli.models.structured import SCHEMA, ask_structured
 
         schema = lessons_mod.summary_schema(participants)
         limit = reply_limit("lessons", provider_spec=provider.spec)
@@ -350,9 +350,11 @@ async def extract_lessons(project: Project, config: Config, providers: _Provider
                 why = found.problems.get("*", "no usable lesson")
                 if got.completion.cut:
                     why = f"it ran past the {limit}-token limit before it ended"
-                retry = [*messages(False), Message("assistant", got.completion.text or "(nothing)"),
+                honoured = got.path == SCHEMA  # the grammar held the first reply: it holds the second too
+                retry = [*messages(honoured), Message("assistant", got.completion.text or "(nothing)"),
                          lessons_mod.retry_message(why, participants)]
-                completion = await provider.acomplete(retry, model=model, temperature=0.2, purpose="lessons", max_tokens=limit)
+                completion = await provider.acomplete(retry, model=model, temperature=0.2, purpose="lessons", max_tokens=limit,
+                                                      schema=schema if honoured else None)
                 found = lessons_mod.read_summary(completion.text, participants, names, history)
         except ProviderError as err:
             found = lessons_mod.Lessons(problems={"*": f"the summary call failed: {err.message}"})
