@@ -470,6 +470,14 @@ def render(card: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def kept(path: Path) -> dict[str, Any]:
+    """What --keep wrote, its project and server log where they are now (the folder may have moved)."""
+    found: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    found["root"] = str(path.parent / "proj")
+    found["log"] = str(path.parent / Path(found["log"]).name)
+    return found
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--config", action="append", help=f"MODEL:TEMPLATE:PROTOCOL (default: {', '.join(CONFIGS)})")
@@ -480,7 +488,7 @@ def main() -> int:
     parser.add_argument("--rescore", metavar="DIR", help="score a directory kept by --keep again; run nothing")
     args = parser.parse_args()
     if args.rescore:
-        cards = [score(json.loads(path.read_text("utf-8"))) for path in sorted([*Path(args.rescore).glob("found.json"), *Path(args.rescore).glob("*/found.json")])]
+        cards = [score(kept(path)) for path in sorted([*Path(args.rescore).glob("found.json"), *Path(args.rescore).glob("*/found.json")])]
     else:
         cards = []
         for config in args.config or CONFIGS:
