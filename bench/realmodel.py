@@ -30,8 +30,9 @@ The scorecard (what a reader of the transcript would see, not only what parses):
 - pass rate: passes among the replies to open messages (per protocol: one configuration each);
 - stored messages (chat replies, roundtable turns, replies of a woken agent): how many repeat the
   same agent's earlier message (self-repeats: 90 % alike or one holding the other), echo a sentence
-  of a prompt's system text, or carry role-marker residue; and the `repeat` records rooms stored
-  instead (they cost no budget);
+  of a prompt's system text (its instructions: not the sentences a hand-off note or a lesson carried
+  in from the talk), or carry role-marker residue; and the `repeat` records rooms stored instead
+  (they cost no budget);
 - votes / ballots: replies read, what was refused and why, the result;
 - lessons: stored, and how many quote a turn;
 - reply length (the engine's own token counts) and wall time of each command.
@@ -344,9 +345,17 @@ def stored_messages(root: Path) -> list[dict[str, Any]]:
     return out
 
 
-def hygiene(messages: list[dict[str, Any]], systems: list[str]) -> dict[str, Any]:
+def carried(root: Path) -> set[str]:
+    """Sentences a system prompt carries from the conversation itself (hand-off notes, lessons): saying
+    one again is a repeat of the talk, not an echo of the instructions."""
+    texts = [p.read_text("utf-8") for p in (root / ".rooms" / "deliberations").glob("*/*.md")]
+    texts += [p.read_text("utf-8") for p in (root / ".rooms" / "memories").glob("*.jsonl")]
+    return {s for text in texts for s in _sentences(text)}
+
+
+def hygiene(messages: list[dict[str, Any]], systems: list[str], memory: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
     said: dict[str, list[str]] = defaultdict(list)
-    prompt_sentences = {s for system in systems for s in _sentences(system)}
+    prompt_sentences = {s for system in systems for s in _sentences(system)} - memory
     self_repeats, echoes, residue, examples = 0, 0, 0, []
     shown = [m for m in messages if m["kind"] == "message"]
     for m in shown:
@@ -416,7 +425,7 @@ def score(found: dict[str, Any]) -> dict[str, Any]:
         "structured_calls": sum(c["schema"] for c in calls),
         "forced_tool_used": sum(c.get("tool_use", False) for c in calls if c["schema"]),
         "pass_rate": [sum(r["kind"] == "pass" for r in open_replies), len(open_replies)],
-        "hygiene": hygiene(stored_messages(root), [c["system"] for c in calls]),
+        "hygiene": hygiene(stored_messages(root), [c["system"] for c in calls], carried(root)),
         "votes": committee(by_label.get("group majority_vote", {}).get("doc")),
         "ballots": committee(by_label.get("group rank", {}).get("doc")),
         "lessons": {"stored": len(lessons), "quotes": sum(any(len(_normal(x)) >= 20 and _alike(x, t) for t in turns)

@@ -88,7 +88,8 @@ def test_a_cut_at_a_repetition_ends_in_one_ellipsis_even_after_the_models_own():
 
 
 def test_sentences_read_back_from_the_system_prompt_are_taken_out():
-    from rooms_cli.chat.hygiene import drop_echoes, tidy_reply
+    from rooms_cli.chat.hygiene import tidy_reply
+    from rooms_cli.models.repetition import drop_echoes
 
     system = "You are Boss, a direct project manager. Answer in one short sentence."
     assert drop_echoes("You are Boss, a direct project manager. We ship Friday.", system) == ("We ship Friday.", True)

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from rooms_cli.models.repetition import drop_echoes, normal_words
 from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
@@ -51,7 +52,7 @@ _ROLE_TOKEN = re.compile(
 _LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
 # a role word alone on its line: what is left of a turn marker once the server dropped its special tokens
 _BARE_ROLE = re.compile(r"^[ \t]*(?:model|user|assistant|system)[ \t]*$", re.IGNORECASE | re.MULTILINE)
-ECHO_MIN_WORDS = 4
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")  # where a sentence or line ends (the stream guard checks up to there)
 
 
@@ -138,7 +139,7 @@ def cut_repetition(text: str) -> tuple[str, bool]:
             break
         if piece.lstrip().startswith("```"):
             in_fence = not in_fence
-        key = _normal(piece)
+        key = normal_words(piece)
         if in_fence or len(key) < REPEAT_MIN_CHARS:
             continue
         if key in seen or any(earlier.endswith(" " + key) for earlier in seen):  # `Tester, I'm not sure.` then `I'm not sure.`
@@ -195,37 +196,18 @@ def tidy_reply(text: str, me: str, names: list[str], prompt: str = "") -> Tidy:
     return Tidy(out.strip(), stripped, cut_turn, repeated, echoed)
 
 
-def drop_echoes(text: str, prompt: str) -> tuple[str, bool]:
-    """`text` without its sentences and lines (of ECHO_MIN_WORDS words or more) read back from
-    `prompt` (the system prompt: "You are a model. Answer in one short sentence."); True when any went."""
-    told = _normal(prompt)
-    if not told or not text:
-        return text, False
-    kept, dropped = [], False
-    for piece in re.split(r"((?<=[.!?])[ \t]+|\n+)", text):
-        key = _normal(piece)
-        if len(key.split()) >= ECHO_MIN_WORDS and key in told:
-            dropped = True
-            continue
-        kept.append(piece)
-    return ("".join(kept).strip(), True) if dropped else (text, False)
-
-
-def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
-
 
 def copied_from(text: str, earlier: list[Any], me: str | None = None) -> Any:
     """The earlier message (`.text`) that `text` copies (near-duplicate), or None; a short reply only
     when it is the same words as an earlier message of `me` (its own line said again)."""
-    mine = _normal(text)
+    mine = normal_words(text)
     if len(mine) < COPY_MIN_CHARS:
         own = [msg for msg in earlier if me is not None and getattr(msg, "speaker", None) == me]
-        return next((msg for msg in reversed(own) if mine and _normal(msg.text) == mine), None)
+        return next((msg for msg in reversed(own) if mine and normal_words(msg.text) == mine), None)
     words = Counter(mine.split())
     candidates = []
     for msg in reversed(earlier):
-        theirs = _normal(msg.text)
+        theirs = normal_words(msg.text)
         if len(theirs) < COPY_MIN_CHARS:
             continue
         # a near copy shares most of its words: most replies are ruled out without the fuzzy

@@ -95,7 +95,7 @@ def wake_agent(project: Project, config: Config, agent: Agent, also: str | None 
     from rooms_cli.models import provider_for
     from rooms_cli.models.limits import mark_cut
     from rooms_cli.models.prompt import conversation
-    from rooms_cli.models.repetition import guarded
+    from rooms_cli.models.repetition import drop_echoes, guarded
 
     lock = try_lock(layout.wake_lock(project, agent.id))
     if lock is None:
@@ -109,7 +109,8 @@ def wake_agent(project: Project, config: Config, agent: Agent, also: str | None 
         provider, model = provider_for(agent.model_string(config.default_model), config)
         completion = asyncio.run(guarded(provider, conversation(_system_prompt(agent), [("user", prompt)]),
                                          model=model, temperature=agent.temperature, agent=agent, purpose="answer"))
-        text = completion.text.strip()
+        # what it read back of its instructions is not a reply (a small model echoes "Answer what they need")
+        text = drop_echoes(completion.text, _system_prompt(agent))[0].strip() if not completion.offline else completion.text.strip()
         if (completion.cut or completion.finish_reason == "repetition") and text:
             text = mark_cut(text)
         targets = {m.sender: m for m in woke if m.sender != agent.id}

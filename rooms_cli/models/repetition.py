@@ -1,4 +1,5 @@
-"""Replies that loop, found on the stream as the tokens arrive, and the call ended there.
+"""Replies that loop, found on the stream as the tokens arrive, and the call ended there; replies
+that read back their prompt (`drop_echoes`).
 
     completion = await guarded(provider, messages, model=model, max_tokens=400, purpose="vote")
     completion.finish_reason == REPETITION   # the guard ended it; the text is kept up to the loop
@@ -31,6 +32,7 @@ REPETITION = "repetition"  # the finish_reason of a reply the guard ended
 LOOP_MIN_CHARS = 16
 WORD_TIMES = {1: 5, 2: 4, 3: 4, 4: 4, 5: 4, 6: 4}  # a run of N words said this many times in a row is a loop
 
+ECHO_MIN_WORDS = 4
 _UNIT_LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -52,6 +54,27 @@ def loop_start(text: str) -> int | None:
                 found.append(words[i + size][0])
                 break
     return min(found) if found else None
+
+
+def drop_echoes(text: str, prompt: str) -> tuple[str, bool]:
+    """`text` without its sentences and lines (of ECHO_MIN_WORDS words or more) read back from
+    `prompt` (the system prompt: "You are a model. Answer in one short sentence."); True when any went."""
+    told = normal_words(prompt)
+    if not told or not text:
+        return text, False
+    kept, dropped = [], False
+    for piece in re.split(r"((?<=[.!?])[ \t]+|\n+)", text):
+        key = normal_words(piece)
+        if len(key.split()) >= ECHO_MIN_WORDS and key in told:
+            dropped = True
+            continue
+        kept.append(piece)
+    return ("".join(kept).strip(), True) if dropped else (text, False)
+
+
+def normal_words(text: str) -> str:
+    """Lower-case words, single spaces: what two texts must share to be the same words."""
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
 
 class RepetitionStop(BaseException):

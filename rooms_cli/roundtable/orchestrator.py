@@ -184,8 +184,8 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
     earlier = {plain(t) for t in said}
     instruction = ""
     why = ""
-    from rooms_cli.chat.hygiene import copied_from, cut_other_turns, drop_echoes
-    from rooms_cli.models.repetition import guarded
+    from rooms_cli.chat.hygiene import copied_from, cut_other_turns
+    from rooms_cli.models.repetition import drop_echoes, guarded
 
     system = messages[0].content if messages and messages[0].role == "system" else ""
     mine = [_Said(t) for t in said]
