@@ -32,7 +32,7 @@ REPETITION = "repetition"  # the finish_reason of a reply the guard ended
 LOOP_MIN_CHARS = 16
 WORD_TIMES = {1: 5, 2: 4, 3: 4, 4: 4, 5: 4, 6: 4}  # a run of N words said this many times in a row is a loop
 
-ECHO_MIN_WORDS = 4
+ECHO_MIN_WORDS = 3  # "You are Archer (…": a cut-off start of its instructions is an echo too
 _UNIT_LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 

@@ -65,7 +65,8 @@ def test_every_call_kind_is_accepted_by_a_strict_template_and_read_honestly(stri
 
 def test_a_second_model_family_gets_every_call_accepted_and_no_prompt_read_back(gemma_server, smol_project, rooms):
     """Gemma 3 270M (the pretrained checkpoint: it echoes its prompt and loops) on its own template:
-    no call refused, and no stored turn reads back its system prompt or carries a role marker."""
+    no call refused, and no stored turn reads back a sentence of its system prompt or carries a role
+    marker (what it riffs on its instructions, "You are courier (id courier), and I'm…", stays)."""
     root = smol_project(gemma_server, max_tokens=24)
     config = root / ".rooms.yaml"
     config.write_text(config.read_text("utf-8").replace("smol:", "gemma:"), "utf-8")
@@ -78,5 +79,7 @@ def test_a_second_model_family_gets_every_call_accepted_and_no_prompt_read_back(
                  "--reducer", "majority_vote", "--json", timeout=300)
     assert vote.exit_code in (0, 1) and (vote.json()["reduced"] in ("YES", "NO") or vote.json()["metadata"]["no_result"])
     assert "HTTP 4" not in table.stdout + table.stderr + vote.stdout + vote.stderr
-    for turn in table.json()["turns"]:
-        assert "You are " not in turn["text"] and "<start_of_turn>" not in turn["text"], turn
+    for turn in table.json()["turns"]:  # no sentence of its instructions read back, no turn marker
+        text = turn["text"]
+        assert f"(id {turn['speaker']})." not in text and "Reply with what you say" not in text, turn
+        assert "<start_of_turn>" not in text and not text.lower().startswith(("model\n", "user\n")), turn
