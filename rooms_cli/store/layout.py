@@ -294,3 +294,10 @@ def skip_stray(project: Project, path: Path, why: str) -> None:
     from rooms_cli import terminal
 
     terminal.warn(f"skipping {rel}: {why} (rooms doctor lists it)")
+
+
+# search ---------------------------------------------------------------------------------------------
+
+def search_index_file(project: Project) -> Path:
+    """This machine's full-text index of the logs (store/ftsindex.py), out of git: deleting it loses nothing."""
+    return project.path("run", "search", "index.sqlite")
