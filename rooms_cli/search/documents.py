@@ -4,7 +4,9 @@
     chat      rooms/<room>/transcript.jsonl         a message said in the room     msg:<id>  (task done --artifact,
                                                     (kinds message, handoff,                   --result-ref)
                                                     roundtable; not a /pass)
-    messages  inbox/<agent>.jsonl                   a message in the inbox         its id (rooms send --reply-to)
+    messages  inbox/<agent>.jsonl                   a message in the inbox (not    its id (rooms send --reply-to)
+                                                    a group's broadcast delivered
+                                                    there: that is its group's)
     tasks     rooms/<room>/board/tasks/<id>.jsonl   the task as replayed: title,   its id (rooms task show)
                                                     detail, definition of done,
                                                     its result's summary and next
@@ -37,6 +39,7 @@ FAMILIES = ("chat", "messages", "tasks", "groups", "memories")  # what `--in` na
 KIND = {"chat": "chat", "messages": "message", "tasks": "task", "groups": "group", "memories": "memory"}
 WHOLE = ("tasks",)  # families whose document is the fold of the whole log
 SAID = ("message", "handoff", "roundtable")  # transcript kinds someone said (not a /pass, a join, a budget note)
+ENVELOPES = ("group", "group_cancel")  # inbox copies of a group log's events: found once, in the group's log
 
 
 @dataclass
@@ -112,7 +115,7 @@ def _chat(room: str, record: dict[str, Any]) -> Doc | None:
 
 
 def _message(agent: str, record: dict[str, Any]) -> Doc | None:
-    if schema.problem("inbox", record, strict=False) is not None:
+    if schema.problem("inbox", record, strict=False) is not None or record.get("kind") in ENVELOPES:
         return None
     rid, text = _text(record, "id"), _text(record, "text")
     if not rid or not text.strip():

@@ -25,6 +25,7 @@ back and compared before it is shown, search/engine.py), reads it again.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -72,13 +73,12 @@ def key_of(noted: str) -> str | None:
         return f"{_FAMILY_IN[parts[0]]}/{name}"
     if len(parts) == 3 and parts[0] == "rooms" and parts[2] == "transcript.jsonl" and is_valid_name(parts[1]):
         return f"chat/{parts[1]}"
-    if len(parts) == 5 and parts[0] == "rooms" and parts[2:4] == ["board", "tasks"] and is_valid_name(parts[1]) and _is_task(parts[4]):
+    if len(parts) == 5 and parts[0] == "rooms" and parts[2:4] == ["board", "tasks"] and is_valid_name(parts[1]) and _TASK_LOG.fullmatch(parts[4]):
         return f"tasks/{parts[1]}/{task_id(parts[4])}"
     return None
 
 
-def _is_task(name: str) -> bool:
-    return name.startswith("t-") and name.endswith(SUFFIX) and is_valid_name(name[: -len(SUFFIX)])
+_TASK_LOG = re.compile(r"t-[0-9a-z]{1,64}\.jsonl")  # board/store.py's names (lowercased ids)
 
 
 def task_id(name: str) -> str:
@@ -173,14 +173,19 @@ class Refresh:
                 self._consider(key, stored.get(key), cache.identity(log_path(self.project, key)))
             return
         try:
-            names = [entry.name for entry in files.entries(folder) if _is_task(entry.name)]
+            names = [entry.name for entry in files.entries(folder) if _TASK_LOG.fullmatch(entry.name)]
         except (FileNotFoundError, NotADirectoryError):
             names = []
-        stored = {} if self.index.fresh else self.index.logs(("tasks",), scope=room)
+        kept = {} if self.index.fresh else self.index.identities("tasks", room)
+        changed = []
         for name, identity in zip(names, _identities(folder, names), strict=True):
             key = prefix + task_id(name)
-            self._consider(key, stored.pop(key, None), identity)
-        self.gone.update(stored)
+            if identity is None or tuple(identity) != kept.pop(key, None):
+                changed.append((key, identity))
+        stored = self.index.logs_named([key for key, _ in changed] + list(kept)) if changed or kept else {}
+        for key, identity in changed:
+            self._consider(key, stored.get(key), identity)
+        self.gone.update((key, stored[key]) for key in kept if key in stored)
 
     def _consider(self, key: str, state: LogState | None, identity: list[int] | None) -> None:
         """Queue the log when its identity is not the one it was read with."""

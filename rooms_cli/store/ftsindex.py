@@ -330,6 +330,13 @@ class Index:
         with _sqlite_errors():
             return {row[1]: _log_state(row) for row in self.db.execute(sql, args)}
 
+    def identities(self, family: str, scope: str) -> dict[str, tuple[int | None, ...]]:
+        """The identity each known log of this family and scope was read with, as a tuple (all None: look
+        again): what a look compares (50 000 task logs: no LogState built for each)."""
+        with _sqlite_errors():
+            rows = self.db.execute("SELECT key, dev, ino, size, mtime FROM logs WHERE family = ? AND scope = ?", (family, scope))
+            return {row[0]: row[1:] for row in rows}
+
     def logs_named(self, keys: list[str]) -> dict[str, LogState]:
         """The logs known with these keys."""
         found: dict[str, LogState] = {}
@@ -408,8 +415,9 @@ class Index:
     def search(self, match: str, *, kinds: tuple[str, ...] = (), room: str | None = None, who: str | None = None,
                since: str | None = None, limit: int = 20) -> tuple[list[Found], int]:
         """(the best `limit` documents matching the FTS5 expression `match` that pass the filters, best
-        first; how many match in all). Ranked by bm25 (a title match weighs TITLE_WEIGHT), then newest."""
-        where, args = ["text_index MATCH ?"], [match]
+        first; how many match in all). Ranked by bm25 (a title match weighs TITLE_WEIGHT), then the later
+        indexed (logs are read oldest first)."""
+        where, args = [], [match]
         if kinds:
             where.append(f"d.kind IN ({_marks(kinds)})")
             args += kinds
@@ -420,18 +428,21 @@ class Index:
         if since is not None:
             where.append("d.ts >= ?")
             args.append(since)
-        joined = f"FROM text_index JOIN docs d ON d.id = text_index.rowid WHERE {' AND '.join(where)}"
-        with _sqlite_errors():  # ranked first, then the snippets of only those shown (a snippet costs a re-tokenizing)
+        # without a filter the text index answers alone: joining each match to its document costs 2-10x
+        joined = ("FROM text_index JOIN docs d ON d.id = text_index.rowid WHERE text_index MATCH ? AND " + " AND ".join(where)
+                  if where else "FROM text_index WHERE text_index MATCH ?")
+        with _sqlite_errors():  # ranked first, then the snippets of only those shown (a snippet tokenizes its text again)
             best = [row[0] for row in self.db.execute(
-                f"SELECT d.id {joined} ORDER BY bm25(text_index, {TITLE_WEIGHT}, 1.0), d.ts DESC LIMIT ?", (*args, limit))]
+                f"SELECT text_index.rowid {joined} ORDER BY bm25(text_index, {TITLE_WEIGHT}, 1.0), text_index.rowid DESC LIMIT ?",
+                (*args, limit))]
             if not best:
                 return [], 0
             total = self.db.execute(f"SELECT count(*) {joined}", args).fetchone()[0]
             rows = {row[0]: row[1:] for row in self.db.execute(
                 f"SELECT d.id, l.key, {', '.join('d.' + name for name in _DOC_FIELDS)}, "
                 f"snippet(text_index, -1, '{MARK_START}', '{MARK_END}', '…', {SNIPPET_TOKENS}) "
-                f"FROM text_index JOIN docs d ON d.id = text_index.rowid JOIN logs l ON l.id = d.log "
-                f"WHERE text_index MATCH ? AND d.id IN ({_marks(best)})", (match, *best))}
+                "FROM text_index JOIN docs d ON d.id = text_index.rowid JOIN logs l ON l.id = d.log "
+                f"WHERE text_index MATCH ? AND text_index.rowid IN ({_marks(best)})", (match, *best))}
         found = [Found(row[0], Doc(**dict(zip(_DOC_FIELDS, row[1:-1], strict=True))), row[-1]) for rowid in best if (row := rows.get(rowid))]
         return found, int(total)
 
@@ -491,6 +502,8 @@ def _temporary(path: Path) -> Path:
 def _open_or_new(path: Path, rebuild: bool) -> Index | None:
     """The index at `path` in a write transaction, or a fresh one in a temporary file; None when no file
     can be written there."""
+    for planted in (path, path.with_name(path.name + "-journal")):
+        _clear_unless_file(planted)
     db = None if rebuild else _open_checked(path)
     if db is not None:
         try:
@@ -512,6 +525,19 @@ def _open_or_new(path: Path, rebuild: bool) -> Index | None:
         files.remove(temporary)
         return None
     return Index(db, fresh=True)
+
+
+def _clear_unless_file(path: Path) -> None:
+    """Remove what is at `path` when it is not a plain file (a symlink, never followed; a folder): nothing
+    of the index is ever read or written through it."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        files.remove_tree(path)
+    elif not stat.S_ISREG(st.st_mode):
+        files.remove(path)
 
 
 def _finish(index: Index, path: Path | None) -> None:

@@ -1,0 +1,178 @@
+"""`rooms search` benchmarks (issue 44): the first build, a warm search, a search after new messages.
+
+    python bench/search.py                 # 100 000 messages + 50 000 tasks (a few minutes on 2 cores)
+    BENCH_SIZE=small python bench/search.py   # 10 000 messages + 5 000 tasks: a quick look
+    BENCH_ROUNDS=11 python bench/search.py    # rounds of each timed process (medians)
+
+A project is written straight as logs (the way a long-lived one looks): MESSAGES transcript lines over
+ROOMS rooms and TASKS task logs on one board (every third one done, with a summary), their text drawn
+from a fixed vocabulary (ROOMS_SEED-style: the same project every run). Then, each as a `rooms search`
+process through the fast path:
+
+- **first search**: no index; builds it (wall time, the target is ≤ 30 s);
+- **warm search**: nothing changed since the last search, against `python -c pass` (target ≤ 4×);
+- **after 100 new messages**: 100 messages appended with `rooms`'s own writer since the last search
+  (target ≤ 5× `python -c pass`);
+- **after a task added**: the board's folder changed, so its 50 000 logs are stat'ed again;
+- **after git wrote a transcript anew**: the same lines plus 100 more under a new inode (a pull).
+
+Ratios are medians of interleaved rounds, so the machine's load cancels out as far as it can.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from rooms_cli.chat.transcript import append_message  # noqa: E402
+from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.store import layout  # noqa: E402
+from rooms_cli.store.ids import new_id  # noqa: E402
+from rooms_cli.store.paths import open_project  # noqa: E402
+
+SIZES = {"full": (100_000, 50_000), "small": (10_000, 5_000)}
+ROOMS = 4
+QUERIES = ("rate limit", '"token lifetime"', "deploy* -staging", "cache redis OR memcached")
+COMMON = ("the a to we it is of and for on in that this be with not have as at but are was will can do so if or from "
+          "by an my our you they just about what when now then there here all some one more out up no yes ok").split()
+# words the queries look for, at the rank they would have in a team's chat (rarer further down)
+PLACED = {"rate": 300, "limit": 420, "cache": 650, "token": 800, "deploy": 900, "deployment": 1400, "staging": 1200,
+          "deployed": 2000, "lifetime": 2500, "redis": 3000, "memcached": 5200}
+VOCABULARY = 20_000  # Zipf over this many words: a few very common, most rare, as in real text
+
+
+def vocabulary(rng: random.Random) -> list[str]:
+    letters = "bcdfghjklmnprstvwz"
+    words = list(COMMON)
+    while len(words) < VOCABULARY:
+        word = "".join(rng.choice(letters) + rng.choice("aeiou") for _ in range(rng.randint(2, 4)))
+        if word not in PLACED:
+            words.append(word)
+    for word, rank in sorted(PLACED.items(), key=lambda item: item[1]):
+        words.insert(rank, word)
+    return words[:VOCABULARY]
+
+
+class Text:
+    """Sentences drawn from a Zipf distribution over the vocabulary (the same ones every run)."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(44)
+        self.words = vocabulary(self.rng)
+        total, self.cumulative = 0.0, []
+        for rank in range(1, len(self.words) + 1):
+            total += 1 / rank
+            self.cumulative.append(total)
+
+    def sentence(self, low: int, high: int) -> str:
+        words = self.rng.choices(self.words, cum_weights=self.cumulative, k=self.rng.randint(low, high))
+        if self.rng.random() < 0.003:
+            words.insert(self.rng.randint(0, len(words)), "rate limit")
+        return " ".join(words).capitalize() + "."
+
+
+def make_project(messages: int, tasks: int) -> Path:
+    """A project with `messages` transcript lines over ROOMS rooms and `tasks` task logs on one board."""
+    text = Text()
+    root = Path(tempfile.mkdtemp(prefix="rooms-search-"))
+    initialize(root)
+    project = open_project(root)
+    stamp = "2026-01-01T00:00:00.000Z"
+    for r in range(ROOMS):
+        room = f"room{r}"
+        path = layout.transcript_file(project, room)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as out:
+            for n in range(messages // ROOMS):
+                mid = new_id("m")
+                out.write(json.dumps({"id": mid, "ts": stamp, "room": room, "speaker": f"agent{n % 7}", "kind": "message",
+                                      "text": text.sentence(6, 30), "hlc": f"{stamp}-{n % 10000:04d}-000001"}) + "\n")
+        layout.room_state_log(project, room).write_text(
+            json.dumps({"op": "created", "eid": new_id("e"), "ts": stamp, "state": {"id": room}}) + "\n")
+    folder = layout.tasks_dir(project, "room0")
+    folder.mkdir(parents=True, exist_ok=True)
+    for n in range(tasks):
+        task_id = new_id("t")
+        lines = [{"at": stamp, "by": f"agent{n % 7}", "definition_of_done": text.sentence(5, 10), "detail": text.sentence(8, 25),
+                  "ev": "create", "hlc": f"{stamp}-0000-000001", "lane": f"lane{n % 10}", "order": n, "task": task_id,
+                  "title": text.sentence(3, 8)}]
+        if n % 3 == 0:
+            lease = new_id("l")
+            lines += [{"at": stamp, "by": "w", "ev": "claim", "expires_at": "2099-01-01T00:00:00.000Z", "fence": 1,
+                       "hlc": f"{stamp}-0001-000001", "holder": "w", "lease_id": lease, "plate": "w/bench"},
+                      {"at": stamp, "by": "w", "ev": "done", "fence": 1, "hlc": f"{stamp}-0002-000001", "lease_id": lease,
+                       "record": {"artifacts": [], "next": None, "plate": "w/bench", "result_ref": None, "status": "done",
+                                  "summary": text.sentence(6, 15), "task_id": task_id}}]
+        (folder / (task_id.lower() + ".jsonl")).write_text("".join(json.dumps(line, sort_keys=True) + "\n" for line in lines))
+    return root
+
+
+def env_for(root: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["ROOMS_DIR"] = str(root)
+    env["ROOMS_AGENT"] = "bench"
+    return env
+
+
+def timed(args: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()}")
+    return elapsed
+
+
+def search_args(query: str) -> list[str]:
+    return [sys.executable, "-m", "rooms_cli", "search", query, "--json"]
+
+
+def main() -> None:
+    messages, tasks = SIZES[os.environ.get("BENCH_SIZE", "full")]
+    rounds = int(os.environ.get("BENCH_ROUNDS", "9"))
+    started = time.perf_counter()
+    root = make_project(messages, tasks)
+    print(f"project: {messages} messages in {ROOMS} rooms, {tasks} tasks on one board ({time.perf_counter() - started:.0f} s to write)")
+    env = env_for(root)
+    project = open_project(root)
+    try:
+        first = timed(search_args(QUERIES[0]), env)
+        size = layout.search_index_file(project).stat().st_size
+        base, warm, after_messages = [], [], []
+        for n in range(rounds):
+            base.append(timed([sys.executable, "-c", "pass"], env))
+            warm.append(timed(search_args(QUERIES[n % len(QUERIES)]), env))
+            for i in range(100):
+                append_message(project, "room1", "bench", f"new message {n} {i}: the rate limit moved again")
+            after_messages.append(timed(search_args(QUERIES[n % len(QUERIES)]), env))
+        py = statistics.median(base)
+        rows = [
+            ("first search (builds the index)", first, "≤ 30 s"),
+            ("warm search", statistics.median(warm), "≤ 4×"),
+            ("search after 100 new messages", statistics.median(after_messages), "≤ 5×"),
+        ]
+        print(f"index: {size / 1e6:.1f} MB; python -c pass: {py * 1000:.1f} ms (median of {rounds})")
+        print(f"{'what':40} {'time':>10} {'× python':>9}  target")
+        for name, seconds, target in rows:
+            print(f"{name:40} {seconds * 1000:>8.0f}ms {seconds / py:>8.1f}×  {target}")
+    finally:
+        if not os.environ.get("BENCH_KEEP"):
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print(f"kept {root}")
+
+
+if __name__ == "__main__":
+    main()
