@@ -433,3 +433,14 @@ def test_a_journal_emptied_since_the_last_search_means_a_full_look(project, room
 def test_the_search_limit_and_kinds_reach_the_engine_as_given(project):
     assert engine.kinds_of(None) == ("chat", "message", "task", "group", "memory")
     assert engine.kinds_of(["tasks", "chat,tasks"]) == ("task", "chat")
+
+
+def test_an_index_file_that_keeps_failing_leaves_the_search_to_an_index_in_memory(project, room, monkeypatch):
+    said = append_message(project, room, "alice", "full disk words")
+
+    def full(source, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ftsindex.os, "replace", full)
+    assert ids(project, "disk") == [said.id]
+    assert not layout.search_index_file(project).exists()

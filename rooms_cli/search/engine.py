@@ -111,16 +111,23 @@ def search(project: Project, text: str, *, within: list[str] | tuple[str, ...] |
     if who is not None and not who.strip():
         raise InvalidInput("--from needs a name")
     filters: dict[str, Any] = {"kinds": kinds, "room": room, "who": who.strip() if who else None, "since": since, "limit": limit}
-    for attempt in range(3):
-        try:
-            return _search(project, match, filters, progress, rebuild=attempt > 0)
-        except Damaged:
-            continue  # built anew on the next attempt
-    raise RoomsError("the search index could not be built; see `rooms doctor`")
+    try:
+        return _search(project, match, filters, progress)
+    except Damaged:
+        pass
+    try:  # a damaged index, or one SQLite failed to update: built anew
+        return _search(project, match, filters, progress, rebuild=True)
+    except Damaged:
+        pass
+    try:  # the file keeps failing (a full disk, a broken file system): an index in memory, for this search
+        return _search(project, match, filters, progress, memory=True)
+    except Damaged as exc:
+        raise RoomsError(f"the search index could not be built ({exc})") from None
 
 
-def _search(project: Project, match: str, filters: dict[str, Any], progress: Progress | None, *, rebuild: bool) -> Results:
-    with ftsindex.updating(project, rebuild=rebuild) as index:
+def _search(project: Project, match: str, filters: dict[str, Any], progress: Progress | None, *, rebuild: bool = False,
+            memory: bool = False) -> Results:
+    with ftsindex.updating(project, rebuild=rebuild, memory=memory) as index:
         refresh(index, project, progress)
     try:
         for _ in range(RECHECKS):
@@ -129,7 +136,7 @@ def _search(project: Project, match: str, filters: dict[str, Any], progress: Pro
             if not stale:
                 break
             index.close()
-            with ftsindex.updating(project) as index:  # the logs read again whole, under the lock
+            with ftsindex.updating(project, memory=memory) as index:  # the logs read again whole, under the lock
                 refresh(index, project, reread=tuple(stale))
         else:
             found, total = index.search(match, **filters)

@@ -462,21 +462,25 @@ def _chunks(values: list[str], size: int = 400) -> Iterator[list[str]]:
 # -- opening for an update -----------------------------------------------------------------------------
 
 @contextmanager
-def updating(project: Project, *, rebuild: bool = False) -> Iterator[Index]:
+def updating(project: Project, *, rebuild: bool = False, memory: bool = False) -> Iterator[Index]:
     """The project's index under its lock, in one write transaction committed when the block ends (rolled
     back when it raises). A missing index, one that is not ours, or `rebuild`: a fresh, empty one in a
     temporary file that takes the old one's place when the block ends. Where the lock or the file cannot
-    be written (a read-only tree): an empty index in memory. A lock another process holds past
+    be written (a read-only tree), or with `memory` (the last resort of a search whose index file keeps
+    failing): an empty index in memory, for this process only. A lock another process holds past
     ROOMS_LOCK_TIMEOUT is LockBusy (exit 3). The Index stays open for queries after the block: close it."""
     available()
     path = layout.search_index_file(project)
-    try:
-        lock = locks.acquire(path, locks.default_timeout())
-    except OSError:  # no lock file can be made: a read-only tree
-        lock = None
-    else:
-        if lock is None:
-            raise LockBusy(f"the search index is being updated by another rooms process (waited {locks.default_timeout():g}s); try again")
+    lock = None
+    if not memory:
+        try:
+            lock = locks.acquire(path, locks.default_timeout())
+        except OSError:  # no lock file can be made: a read-only tree
+            pass
+        else:
+            if lock is None:
+                raise LockBusy(f"the search index is being updated by another rooms process (waited {locks.default_timeout():g}s); "
+                               "try again")
     try:
         index = _open_or_new(path, rebuild) if lock is not None else None
         stored = index is not None
@@ -548,8 +552,11 @@ def _finish(index: Index, path: Path | None) -> None:
             index.db.execute("INSERT INTO text_index (text_index) VALUES ('rebuild')")
         index.db.execute("COMMIT")
     if index.fresh and path is not None:
-        files.remove(path.with_name(path.name + "-journal"))
-        os.replace(_temporary(path), path)
+        try:
+            files.remove(path.with_name(path.name + "-journal"))
+            os.replace(_temporary(path), path)
+        except OSError as exc:
+            raise Damaged(f"cannot put the new index in place: {exc}") from None
     index.fresh = False
 
 
