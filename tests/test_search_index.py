@@ -149,6 +149,9 @@ def test_filters_narrow_by_kind_room_author_and_time(project, room, monkeypatch)
     assert ids(project, "deploy", room="ops") == [new.id]
     assert set(ids(project, "deploy", who="alice")) == {old.id, sent.id}
     assert set(ids(project, "deploy", since="2026-03-02T00:00:00.000Z")) == {new.id, sent.id}
+    assert set(ids(project, "deploy", since="2026-03-02")) == {new.id, sent.id}
+    assert set(ids(project, "deploy", since="2d")) == {new.id, sent.id}  # two days back from ROOMS_NOW
+    assert set(ids(project, "deploy", since="5d")) == {old.id, new.id, sent.id}
     assert ids(project, "deploy", within=["chat"], who="alice", room="api") == [old.id]
 
 
@@ -158,6 +161,7 @@ def test_filters_narrow_by_kind_room_author_and_time(project, room, monkeypatch)
     ({"limit": 1001}, UsageError, "--limit must be between 1 and 1000 (it is 1001)"),
     ({"room": "../x"}, InvalidInput, "room id"),
     ({"who": " "}, InvalidInput, "--from needs a name"),
+    ({"since": "last week"}, UsageError, "--since 'last week' is neither a time"),
 ])
 def test_a_bad_filter_is_one_sentence_before_the_index_is_touched(project, filters, error, said):
     with pytest.raises(error) as caught:

@@ -19,7 +19,7 @@ from rooms_cli.search.refresh import Progress, log_path, refresh
 from rooms_cli.store import ftsindex
 from rooms_cli.store.ftsindex import Damaged, Doc, Found
 from rooms_cli.store.ids import validate_name
-from rooms_cli.store.paths import Project
+from rooms_cli.store.paths import Project, one_operation
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -97,10 +97,26 @@ def kinds_of(within: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(documents.KIND[name] for name in names or documents.FAMILIES))
 
 
+def since_time(text: str) -> str:
+    """The ISO time `--since` names: an ISO time or date (`2026-11-20`, `2026-11-20T09:00Z`) or a duration
+    back from now (`90m`, `2d`, `1h30m`); a UsageError (exit 2) for anything else."""
+    from rooms_cli.store import clock
+
+    try:
+        return clock.iso(clock.add_seconds(clock.now(), -clock.parse_duration(text)))
+    except InvalidInput:
+        pass
+    try:
+        return clock.iso(clock.parse_time(text))
+    except InvalidInput:
+        raise UsageError(f"--since {text!r} is neither a time (2026-11-20, 2026-11-20T09:00:00Z) nor a duration back "
+                         "from now (90m, 2d)") from None
+
+
 def search(project: Project, text: str, *, within: list[str] | tuple[str, ...] | None = None, room: str | None = None,
            who: str | None = None, since: str | None = None, limit: int = DEFAULT_LIMIT, progress: Progress | None = None) -> Results:
     """The documents matching the query `text` (search/query.py), best first: at most `limit`, of the kinds
-    `within` names (kinds_of), in `room`, written by `who`, at or after the ISO time `since`. The query and
+    `within` names (kinds_of), in `room`, written by `who`, at or after `since` (since_time). The query and
     the filters are checked before the index is touched (a UsageError or InvalidInput, one sentence)."""
     match = parse(text).fts()
     kinds = kinds_of(within)
@@ -110,7 +126,8 @@ def search(project: Project, text: str, *, within: list[str] | tuple[str, ...] |
         validate_name(room, "room id")
     if who is not None and not who.strip():
         raise InvalidInput("--from needs a name")
-    filters: dict[str, Any] = {"kinds": kinds, "room": room, "who": who.strip() if who else None, "since": since, "limit": limit}
+    filters: dict[str, Any] = {"kinds": kinds, "room": room, "who": who.strip() if who else None,
+                               "since": since_time(since) if since is not None else None, "limit": limit}
     try:
         return _search(project, match, filters, progress)
     except Damaged:
@@ -127,8 +144,8 @@ def search(project: Project, text: str, *, within: list[str] | tuple[str, ...] |
 
 def _search(project: Project, match: str, filters: dict[str, Any], progress: Progress | None, *, rebuild: bool = False,
             memory: bool = False) -> Results:
-    with ftsindex.updating(project, rebuild=rebuild, memory=memory) as index:
-        refresh(index, project, progress)
+    with ftsindex.updating(project, rebuild=rebuild, memory=memory) as index, one_operation():
+        refresh(index, project, progress)  # one operation: each folder's symlink check once, not once per log
     try:
         for _ in range(RECHECKS):
             found, total = index.search(match, **filters)
