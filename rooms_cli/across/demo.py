@@ -4,7 +4,7 @@ The temporary directory (`rooms-demo-*` in the system's temp folder) is removed 
 unless `--keep`; a `--dir` is the user's and always stays.
 
 Each part contributes a section: a function `(project, show) -> None` where `show(kind, text)`
-prints one line of the demo. The sections are named in `rooms_cli.registry.DEMO_SECTIONS`.
+prints one line of the demo. The sections are named in `rooms_cli.across.registry.DEMO_SECTIONS`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ Show = Callable[[str, str], None]
 def select_sections(only: list[str] | None) -> list[str]:
     """The sections `--only` names — repeated or comma-separated (`board,chat`), run in the demo's
     order — or every section. An unknown name is a usage error naming the known ones."""
-    from rooms_cli.registry import DEMO_SECTIONS
+    from rooms_cli.across.registry import DEMO_SECTIONS
 
     known = list(DEMO_SECTIONS)
     if not only:
@@ -31,7 +31,7 @@ def select_sections(only: list[str] | None) -> list[str]:
     asked = [part.strip().lower() for item in only for part in item.split(",") if part.strip()]
     unknown = [name for name in asked if name not in known]
     if unknown or not asked:
-        from rooms_cli.errors import UsageError
+        from rooms_cli.core.errors import UsageError
 
         shown = ", ".join(repr(u) for u in unknown) or "nothing"
         raise UsageError(f"--only names {shown}: not a demo section; choose from {', '.join(known)} "
@@ -61,8 +61,8 @@ def run_demo(target: Path, show: Show, only: list[str] | None = None) -> dict[st
 
     selected = select_sections(only)  # before anything is created
 
-    from rooms_cli.project import initialize
-    from rooms_cli.registry import DEMO_SECTIONS
+    from rooms_cli.across.registry import DEMO_SECTIONS
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     initialize(target, example="roundtable")

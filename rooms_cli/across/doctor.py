@@ -5,7 +5,7 @@ merge) and `.rooms/.gitattributes`/`.gitignore` have the lines merging needs (do
 JSONL log parses (torn tails, corrupt lines);
 every JSON/YAML state file parses; nothing under .rooms/ is a symlink leading outside it; temp files
 left by killed writers; providers used by agents are reachable; plus each part's own checks
-(dangling leases, orphan spawns…) named in `rooms_cli.registry.DOCTOR_CHECKS` as
+(dangling leases, orphan spawns…) named in `rooms_cli.across.registry.DOCTOR_CHECKS` as
 `(project, config) -> list[Finding]`. A part check that cannot even be imported is an error finding
 (a broken part must never read as a healthy one).
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rooms_cli.errors import RoomsError
-from rooms_cli.findings import Finding
+from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.findings import Finding
 from rooms_cli.store import atomic, files, jsonl, layout
 from rooms_cli.store.paths import Project
 
@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); 
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 __all__ = ["Finding", "run_doctor"]
 
@@ -119,7 +119,7 @@ def check_strays(project: Project) -> list[Finding]:
     findings = []
 
     def stray(path: Path, what: str) -> None:
-        from rooms_cli import terminal
+        from rooms_cli.core import terminal
 
         rel = terminal.safe(project.relative(path))  # bytes that are not UTF-8 shown as \\xff
         findings.append(Finding("error", "stray", f"{rel} is not read by rooms: its name is not a valid {what} "
@@ -153,7 +153,7 @@ def check_strays(project: Project) -> list[Finding]:
 def check_octopus(project: Project) -> list[Finding]:
     """A merge of several branches at once in progress (MERGE_HEAD names two or more commits): git's
     octopus strategy runs no merge driver, so every log both sides appended to conflicts."""
-    from rooms_cli.findings import octopus_recovery
+    from rooms_cli.core.findings import octopus_recovery
 
     git = _git_dir(project.root)
     if git is None:
@@ -212,8 +212,8 @@ def check_git_files(project: Project) -> list[Finding]:
 
 
 def check_definitions(project: Project) -> list[Finding]:
-    from rooms_cli.agents import load_agent_file
-    from rooms_cli.config import load_config
+    from rooms_cli.agents.definitions import load_agent_file
+    from rooms_cli.project.config import load_config
 
     findings: list[Finding] = []
     try:
@@ -240,7 +240,7 @@ def check_providers(project: Project, config: Config) -> list[Finding]:
     """Each provider an agent uses answers (HTTP reachability / command on PATH); offline needs nothing."""
     import shutil
 
-    from rooms_cli.agents import list_agents
+    from rooms_cli.agents.definitions import list_agents
     from rooms_cli.models import parse_model
 
     try:
@@ -283,7 +283,7 @@ def _http_unreachable(name: str, spec: dict[str, Any], config: Config) -> str | 
     try:
         httpx.get(url.rstrip("/") + "/models", timeout=3.0)
     except httpx.HTTPError as exc:
-        from rooms_cli.child_env import mask_text
+        from rooms_cli.core.child_env import mask_text
 
         return f"{mask_text(url)}: {type(exc).__name__}"
     return None
@@ -291,7 +291,7 @@ def _http_unreachable(name: str, spec: dict[str, Any], config: Config) -> str | 
 
 def check_parts(project: Project, config: Config) -> list[Finding]:
     """Each part's own checks (registry.DOCTOR_CHECKS); one that cannot be loaded is an error."""
-    from rooms_cli.registry import DOCTOR_CHECKS
+    from rooms_cli.across.registry import DOCTOR_CHECKS
 
     findings: list[Finding] = []
     for part, load in DOCTOR_CHECKS.items():
@@ -318,7 +318,7 @@ def run_doctor(project: Project, config: Config, *, providers: bool = True) -> d
             findings.extend(check_providers(project, config))
     finally:
         layout.quiet_strays(False)
-    from rooms_cli.child_env import mask_text
+    from rooms_cli.core.child_env import mask_text
 
     for finding in findings:  # a finding that quotes configuration never shows its credentials
         finding.message, finding.fix = mask_text(finding.message), mask_text(finding.fix)

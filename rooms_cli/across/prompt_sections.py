@@ -4,7 +4,7 @@ The board builds on chat (a task's `msg:<id>` result is a transcript id), so cha
 board; yet a chat prompt shows the room's board. This table, above both, is the one place that
 arrow goes through: chat/context.py reads it. Each entry is a loader (the import inside it, so a
 chat that never builds a prompt imports no board) returning `(project, room) -> str`, markdown or "".
-It lives apart from rooms_cli/registry.py, which imports chat's own demo: together the two would
+It lives apart from rooms_cli/across/registry.py, which imports chat's own demo: together the two would
 be an import cycle.
 """
 

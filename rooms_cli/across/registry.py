@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from rooms_cli.findings import Finding
+    from rooms_cli.core.findings import Finding
 
     TickStep = Callable[..., list[dict[str, Any]]]  # (project, config, dry_run, [on_event=]) -> what it did
     DoctorCheck = Callable[..., list[Finding]]  # (project, config) -> findings
@@ -66,7 +66,7 @@ def _wake_agents() -> TickStep:
 
 
 def _sync() -> TickStep:
-    from rooms_cli.sync.tick import sync_step
+    from rooms_cli.store.sync.tick import sync_step
 
     return sync_step
 
@@ -122,7 +122,7 @@ def _reservations_checks() -> DoctorCheck:
 
 
 def _sync_checks() -> DoctorCheck:
-    from rooms_cli.sync.doctor import check
+    from rooms_cli.store.sync.doctor import check
 
     return check
 

@@ -1,6 +1,6 @@
 """`rooms tick`: the scheduled work, meant to run from cron. No daemon: each run does what is due.
 
-Steps (`rooms_cli.registry.TICK_STEPS`) run in order; each is a function `(project, config, dry_run)
+Steps (`rooms_cli.across.registry.TICK_STEPS`) run in order; each is a function `(project, config, dry_run)
 -> list[dict]` in its part, returning what it did (or would do). A step fails when it raises, or when one of its actions carries
 an "error" (a roundtable whose provider is down): the next steps still run, and the report lists one
 line per failure under "failed" — `rooms tick` prints those on stderr and exits 1, so cron (which
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 
@@ -28,7 +28,7 @@ def run_tick(project: Project, config: Config, *, dry_run: bool = False,
     `on_event` maps a step name to an observer it is given as `on_event=` (the roundtables step
     reports each roundtable's start and turns: the live status line of `rooms tick` on a terminal).
     """
-    from rooms_cli.registry import TICK_STEPS
+    from rooms_cli.across.registry import TICK_STEPS
 
     report: dict[str, Any] = {"dry_run": dry_run, "ok": True, "steps": {}, "failed": []}
     for name, load in TICK_STEPS.items():

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rooms_cli import terminal
-from rooms_cli.errors import InvalidData, InvalidInput, NotFound
-from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core import terminal
+from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.core.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import files, layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
@@ -233,7 +233,7 @@ def parse_agent(text: str, where: str, default_id: str, fields: tuple[dict[str, 
 
 def check_model(agent: Agent, project: Project, where: str) -> None:
     """Refuse a model string naming a provider that does not exist."""
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     if agent.model is None:
         return
@@ -331,7 +331,7 @@ def render_agent(agent: Agent) -> str:
 
 def create_agent(project: Project, agent: Agent, *, overwrite: bool = False) -> Path:
     """Write a new agent definition atomically; refuses to replace an existing one."""
-    from rooms_cli.errors import Conflict
+    from rooms_cli.core.errors import Conflict
     from rooms_cli.store import atomic
 
     path = agent_path(project, agent.id)

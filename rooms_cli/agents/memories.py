@@ -12,7 +12,7 @@ cap on a lesson's length) keeps prompts bounded however many lessons pile up.
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store import jsonl, layout, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, resolve_prefix
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 DEFAULT_PROMPT_LIMIT = 5
 MAX_LESSON_CHARS = 200
@@ -76,7 +76,7 @@ def _lessons(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def require_agent(project: Project, agent: str) -> None:
     """NotFound for a name that is neither an agent nor has lessons (a deleted agent's lessons stay reachable)."""
     if not memories_path(project, agent).exists():
-        from rooms_cli.agents import load_agent
+        from rooms_cli.agents.definitions import load_agent
 
         load_agent(project, agent)
 
@@ -96,7 +96,7 @@ def prompt_limit(config: Config | None) -> int:
     """`memory: {max_per_prompt: N}` in .rooms.yaml, else DEFAULT_PROMPT_LIMIT."""
     value = (config.get("memory") or {}).get("max_per_prompt", DEFAULT_PROMPT_LIMIT) if config else DEFAULT_PROMPT_LIMIT
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        from rooms_cli.errors import InvalidData
+        from rooms_cli.core.errors import InvalidData
 
         raise InvalidData(f".rooms.yaml: memory.max_per_prompt must be a whole number ≥ 0, found {value!r}")
     return value

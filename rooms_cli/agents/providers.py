@@ -15,16 +15,16 @@ import asyncio
 import os
 import time
 
-from rooms_cli.config import BUILTIN_PROVIDERS, Config
-from rooms_cli.errors import NotFound, ProviderError
+from rooms_cli.core.errors import NotFound, ProviderError
 from rooms_cli.models import get_provider, parse_model
 from rooms_cli.models.base import Message
+from rooms_cli.project.config import BUILTIN_PROVIDERS, Config
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
     from rooms_cli.models.base import Delta, Provider
     from rooms_cli.store.paths import Project
 
@@ -43,8 +43,8 @@ SHAPE_PING = [
 def open_config(dir: str | None) -> tuple[Config, Project | None]:
     """(config, project) of the project in reach; outside any project, the built-in defaults and None
     (a provider can be checked from anywhere; an explicit --dir or ROOMS_DIR must exist)."""
-    from rooms_cli.context import Context
-    from rooms_cli.errors import NotInitialized
+    from rooms_cli.core.errors import NotInitialized
+    from rooms_cli.project.context import Context
 
     try:
         ctx = Context.open(dir)
@@ -64,7 +64,7 @@ def resolve_target(target: str | None, config: Config, project: Project | None =
     if ":" in target or name in config.providers():
         return target, None
     if project is not None:
-        from rooms_cli.agents import load_agent
+        from rooms_cli.agents.definitions import load_agent
 
         agent = load_agent(project, target)
         return agent.model_string(config.default_model), agent
@@ -77,7 +77,7 @@ def resolve_target(target: str | None, config: Config, project: Project | None =
 def provider_info(name: str, spec: dict[str, Any], provider: Provider | None = None) -> dict[str, Any]:
     """What a provider is and where it talks to, secrets left out."""
     info: dict[str, Any] = {"name": name, "type": spec.get("type"), "builtin": name in BUILTIN_PROVIDERS}
-    from rooms_cli.child_env import mask_argv, mask_text
+    from rooms_cli.core.child_env import mask_argv, mask_text
 
     if provider is not None and hasattr(provider, "base_url"):
         info["base_url"] = mask_text(provider.base_url())  # a password in the URL's userinfo: http://alice:****@host

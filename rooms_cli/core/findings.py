@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
     from rooms_cli.store.paths import Project
 
 
@@ -73,7 +73,7 @@ def unreadable_findings(
 ) -> list[Finding]:
     """A finding for each of `names` that `load(name)` refuses with InvalidData (a field of the wrong
     type: the error's message starts with the file it names). `message(name, err)` and `fix(rel)` word it."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     findings = []
     for name in names:

@@ -55,7 +55,7 @@ def warn(text: str) -> None:
 
 def read_stdin(what: str) -> str:
     """All of stdin as text; one sentence (InvalidInput, naming `what`) when it is not UTF-8."""
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
 
     stream = getattr(sys.stdin, "buffer", None)
     try:

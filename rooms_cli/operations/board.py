@@ -1,6 +1,6 @@
-"""The board's other operations, each declared once (cli/declare.py): `rooms task show|add|update|set-status|archive|assign|accept|reject`.
+"""The board's other operations, each declared once (operations/declare.py): `rooms task show|add|update|set-status|archive|assign|accept|reject`.
 
-Like cli/operations.py, each declaration gives the typer command (board_cmd.py) and the MCP tool's input
+Like operations/hot.py, each declaration gives the typer command (board_cmd.py) and the MCP tool's input
 schema (mcp_server/tools.py). They are not in the fast path's table (cli/fast.py): no loop calls them
 often enough to pay for reading this module on every command, so typer parses them.
 """
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from rooms_cli.board.transitions import SETTABLE
 from rooms_cli.cli import output
-from rooms_cli.cli.declare import Mcp, McpArg, Param, operation
-from rooms_cli.cli.operations import AS_ROOM, LEASE_ID, RESULT_REF, TASK_ID
 from rooms_cli.cli.shared import Run
-from rooms_cli.cli.values import choice_value, finite_number
-from rooms_cli.shapes import TASK
+from rooms_cli.core.shapes import TASK
+from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
+from rooms_cli.operations.hot import AS_ROOM, LEASE_ID, RESULT_REF, TASK_ID
+from rooms_cli.operations.values import choice_value, finite_number
 
 
 @operation("task", "show", shared=("room", "dir", "json_"), params=(TASK_ID,), mcp=Mcp("task_show", "Show a task", TASK, read_only=True))

@@ -1,6 +1,6 @@
 """One declaration per operation: its words, its parameters, the function that does it, its MCP tool.
 
-An operation agents call in loops is declared once, as plain data (cli/operations.py):
+An operation agents call in loops is declared once, as plain data (operations/hot.py):
 
     @operation("task", "claim", shared=AS_ROOM, params=(TASK_ID, LEASE, CLAIM_LEASE_ID, SYNC),
                mcp=Mcp("task_claim", "Claim a task", CLAIM))
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    Parser = Callable[[Any], Any]  # a value parser of cli/values.py
+    Parser = Callable[[Any], Any]  # a value parser of operations/values.py
     Body = Callable[..., None]  # an operation's function: (run, **values)
 
 
@@ -74,7 +74,7 @@ class McpArg:
 class Param:
     """One argument (no flags) or option of an operation.
 
-    `parse` makes the value parser of cli/values.py from the option's first flag (`duration_value`);
+    `parse` makes the value parser of operations/values.py from the option's first flag (`duration_value`);
     `complete` names the tab completion (agents, rooms); `min` is click's lower bound of an int;
     `cli=False`: only the MCP tool takes it; `mcp=False`: only the command line; an `McpArg`: the
     MCP tool takes it otherwise."""
@@ -103,7 +103,7 @@ class Param:
         return not self.flags
 
     def parser(self) -> Parser | None:
-        """The value parser for this option (cli/values.py), or None."""
+        """The value parser for this option (operations/values.py), or None."""
         return None if self.parse is None else self.parse(self.flags[0] if self.flags else self.name.upper())
 
     @property

@@ -1,6 +1,6 @@
-"""File reservations' operations, each declared once (cli/declare.py): `rooms files reserve|release|list|check`.
+"""File reservations' operations, each declared once (operations/declare.py): `rooms files reserve|release|list|check`.
 
-As in cli/operations_board.py, each declaration gives the typer command (files_cmd.py) and the MCP
+As in operations/board.py, each declaration gives the typer command (files_cmd.py) and the MCP
 tool's input schema (mcp_server/tools.py); typer parses them (not on the fast path: cli/fast.py).
 Over MCP the lists are bounded (at most 100 patterns, 1 000 paths) and the reason is at most 500 characters.
 """
@@ -8,15 +8,15 @@ Over MCP the lists are bounded (at most 100 patterns, 1 000 paths) and the reaso
 from __future__ import annotations
 
 from rooms_cli.cli import output
-from rooms_cli.cli.declare import Mcp, McpArg, Param, operation
-from rooms_cli.cli.operations import AS, LIMIT, SINCE
 from rooms_cli.cli.shared import Run
-from rooms_cli.cli.values import duration_value
-from rooms_cli.shapes import BOOL, RESERVATION, STR, envelope, record
+from rooms_cli.core.shapes import BOOL, RESERVATION, STR, envelope, record
+from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
+from rooms_cli.operations.hot import AS, LIMIT, SINCE
+from rooms_cli.operations.values import duration_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
-    from rooms_cli.cli.declare import Parser
+    from rooms_cli.operations.declare import Parser
     from rooms_cli.reservations.ledger import Reservation
 
 PATTERNS = "Paths or globs relative to the project root: src/auth/**, *.md, docs/api.md."
@@ -58,7 +58,7 @@ def release(run: Run, patterns: list[str] | None, all_: bool) -> None:
 
     Example: rooms files release 'src/auth/**' --as frontend
     """
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
     from rooms_cli.reservations.ledger import release
 
     if bool(patterns) == all_:

@@ -1,18 +1,18 @@
-"""Groups' operations, each declared once (cli/declare.py): `rooms group spawn|spawn-mixed|broadcast|wait|reply|status|cancel|
+"""Groups' operations, each declared once (operations/declare.py): `rooms group spawn|spawn-mixed|broadcast|wait|reply|status|cancel|
 list|dissolve|ask` (spawn-mixed has no MCP tool of its own: group_spawn takes a list of profiles).
 
-As in cli/operations_board.py, each declaration gives the typer command (group_cmd.py) and the MCP
+As in operations/board.py, each declaration gives the typer command (group_cmd.py) and the MCP
 tool's input schema (mcp_server/tools.py); typer parses them (not on the fast path: cli/fast.py).
 """
 
 from __future__ import annotations
 
 from rooms_cli.cli import output
-from rooms_cli.cli.declare import Mcp, McpArg, Param, operation
-from rooms_cli.cli.operations import AS, LIMIT, SINCE
 from rooms_cli.cli.shared import Run
-from rooms_cli.cli.values import duration_value
-from rooms_cli.shapes import BOOL, MEMBER, STR, envelope, nullable, record
+from rooms_cli.core.shapes import BOOL, MEMBER, STR, envelope, nullable, record
+from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
+from rooms_cli.operations.hot import AS, LIMIT, SINCE
+from rooms_cli.operations.values import duration_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ MODE = Param("mode", default="all", help="all: every member's reply; any: the fi
 
 
 def _profiles(run: Run, profiles: str | None, preset: str | None) -> list[str]:
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
     from rooms_cli.groups.presets import preset_profiles
 
     if bool(profiles) == bool(preset):
@@ -202,7 +202,7 @@ def group_reply(run: Run, name: str, text: str, handle: str, broadcast: str | No
 
     Example: rooms group reply rev --as coder 'LGTM, one nit in api.py:40'
     """
-    from rooms_cli import terminal
+    from rooms_cli.core import terminal
     from rooms_cli.groups import broadcasts
 
     outcome = broadcasts.reply(run.project, run.config, name, handle, terminal.read_stdin("the reply") if text == "-" else text, broadcast)

@@ -1,4 +1,4 @@
-"""The operations agents run in loops, each declared once (cli/declare.py): its parameters, its body, its MCP tool.
+"""The operations agents run in loops, each declared once (operations/declare.py): its parameters, its body, its MCP tool.
 
 `rooms board`, `rooms task next|claim|renew|release|done|list`, `rooms send`, `rooms inbox`, `rooms chat`
 with its message, `attention`, `transcript`, `watch`, `sync` and the Claude Code hooks are what a
@@ -15,17 +15,29 @@ docstring is the command's help.
 from __future__ import annotations
 
 from rooms_cli.cli import output
-from rooms_cli.cli.declare import REQUIRED, Mcp, McpArg, Param, operation
 from rooms_cli.cli.shared import Run
-from rooms_cli.cli.values import choice_value, count_value, duration_value, time_value
-from rooms_cli.shapes import BOOL, CLAIM, INT, MESSAGE, RESULT, SENT, STR, TASK, envelope, nullable, record
+from rooms_cli.core.shapes import (
+    BOOL,
+    CLAIM,
+    INT,
+    MESSAGE,
+    RESULT,
+    SENT,
+    STR,
+    TASK,
+    envelope,
+    nullable,
+    record,
+)
+from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
+from rooms_cli.operations.values import choice_value, count_value, duration_value, time_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any
 
-    from rooms_cli.cli.declare import Parser
+    from rooms_cli.operations.declare import Parser
 
 AS_ROOM = ("as_", "room", "dir", "json_")  # the shared options (cli/shared.py) a board command takes
 AS = ("as_", "dir", "json_")
@@ -95,7 +107,7 @@ def board(run: Run, lane: str | None, status: str | None, format: str, done: int
     Example: rooms board --format md
     """
     from rooms_cli.board.render import board_view, markdown_from_view
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
 
     if format not in ("table", "md"):
         raise UsageError(f"--format must be table or md, not {format!r}")
@@ -132,7 +144,7 @@ def task_list(run: Run, lane: str | None, status: str | None, holder: str | None
 
 
 def _sync_of(run: Run, sync: bool) -> tuple[bool, str | None]:
-    from rooms_cli.sync.settings import for_task_commands
+    from rooms_cli.store.sync.settings import for_task_commands
 
     return for_task_commands(lambda: run.config, run.project.root, sync, None)
 
@@ -243,8 +255,8 @@ def sync(run: Run, remote: str | None) -> None:
 
     Example: rooms sync --remote origin
     """
-    from rooms_cli.store.gitsync import sync as sync_with
-    from rooms_cli.sync.settings import for_task_commands
+    from rooms_cli.store.sync.engine import sync as sync_with
+    from rooms_cli.store.sync.settings import for_task_commands
 
     if remote is None:
         remote = for_task_commands(lambda: run.config, run.project.root, True, None)[1]
@@ -269,7 +281,7 @@ def _chat_line(run: Run, message: str | None, explain: bool, no_wait: bool) -> N
 
             run_interactive(run, chat_view)
             return
-        from rooms_cli import terminal
+        from rooms_cli.core import terminal
 
         message = terminal.read_stdin("the message").strip()
     if not message.strip():
@@ -309,7 +321,7 @@ def chat(run: Run, message: str, explain: bool, no_wait: bool) -> None:
         turn = coordinator.run_message(run.project, run.config, run.room, run.me, message, on_event=view)
     run.emit(turn, lambda: chat_view.print_turn_footer(turn))
     if turn.unanswered:
-        from rooms_cli.errors import ProviderError
+        from rooms_cli.core.errors import ProviderError
 
         raise ProviderError(f"no agent could answer ({', '.join(turn.failed)} failed; the reasons are in the room's transcript)",
                             code="no_answer")
@@ -368,7 +380,7 @@ def send(run: Run, message: str, to: str | None, reply_to: str | None, wake: boo
     from rooms_cli.messaging.send import send_message
 
     if message == "-":  # like `group reply -`: the message is on stdin
-        from rooms_cli.terminal import read_stdin
+        from rooms_cli.core.terminal import read_stdin
 
         message = read_stdin("the message")
 
@@ -469,7 +481,7 @@ def watch(run: Run, room: list[str] | None, all_: bool, inbox: list[str] | None,
     """
     import sys
 
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
     from rooms_cli.watch import Selection, watch
     from rooms_cli.watch.wake import StopFlag, stop_on_sigint
 
@@ -505,9 +517,9 @@ def _run_hook(hook: str, run: Run, answer) -> None:
     and print `answer(project, config, me, payload)` as one JSON line when there is one."""
     import sys
 
-    from rooms_cli import terminal
-    from rooms_cli.context import Context
+    from rooms_cli.core import terminal
     from rooms_cli.messaging.hooks import find_hook_project, hook_event, parse_payload
+    from rooms_cli.project.context import Context
 
     payload = parse_payload("" if sys.stdin.isatty() else terminal.read_stdin("the hook input"))
     if hook_event(hook, payload) is None:

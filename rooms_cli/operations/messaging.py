@@ -1,18 +1,19 @@
-"""Messaging's other operations, each declared once (cli/declare.py): `rooms status set`, `rooms spawn`,
+"""Messaging's other operations, each declared once (operations/declare.py): `rooms status set`, `rooms spawn`,
 `rooms wait`, and `reply`, the MCP tool of `rooms send --reply-to N MESSAGE`.
 
-As in cli/operations_board.py, each declaration gives the typer command (messaging_cmd.py) and the MCP
+As in operations/board.py, each declaration gives the typer command (messaging_cmd.py) and the MCP
 tool's input schema (mcp_server/tools.py); typer parses them (not on the fast path: cli/fast.py).
 """
 
 from __future__ import annotations
 
-from rooms_cli.cli import operations, output
-from rooms_cli.cli.declare import REQUIRED, Mcp, McpArg, Param, operation
-from rooms_cli.cli.operations import AS, LIMIT
+from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run
-from rooms_cli.cli.values import duration_value
-from rooms_cli.shapes import BOOL, INT, MESSAGE, SENT, STR, record
+from rooms_cli.core.shapes import BOOL, INT, MESSAGE, SENT, STR, record
+from rooms_cli.operations import hot as operations
+from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
+from rooms_cli.operations.hot import AS, LIMIT
+from rooms_cli.operations.values import duration_value
 
 WAIT_DEFAULT_S = 300.0  # how long the MCP tool wait blocks when no timeout_seconds is given
 WAITED = record({"agent": STR, "timed_out": BOOL, "spawns": {"type": "array"}, "pending": {"type": "array"},

@@ -1,16 +1,16 @@
-"""Rooms' operations declared once (cli/declare.py): `rooms room create|list|show|invite|kick`.
+"""Rooms' operations declared once (operations/declare.py): `rooms room create|list|show|invite|kick`.
 
-As in cli/operations_board.py, the declaration gives the typer command (chat_cmd.py) and the MCP tool's
+As in operations/board.py, the declaration gives the typer command (chat_cmd.py) and the MCP tool's
 input schema (mcp_server/tools.py); typer parses it (not on the fast path: cli/fast.py).
 """
 
 from __future__ import annotations
 
 from rooms_cli.cli import output
-from rooms_cli.cli.declare import ROOM_MCP_HELP, Mcp, McpArg, Param, operation
-from rooms_cli.cli.operations import AS_ROOM, LIMIT, SINCE
 from rooms_cli.cli.shared import Run
-from rooms_cli.shapes import STR, envelope, record
+from rooms_cli.core.shapes import STR, envelope, record
+from rooms_cli.operations.declare import ROOM_MCP_HELP, Mcp, McpArg, Param, operation
+from rooms_cli.operations.hot import AS_ROOM, LIMIT, SINCE
 
 ROSTER = record({"room": STR, "agent": STR, "roster": {"type": "array", "items": STR}})  # what invite and kick return
 AGENT = Param("agent", help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).", complete="agents",

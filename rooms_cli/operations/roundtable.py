@@ -1,19 +1,19 @@
-"""The roundtable part's operations declared once (cli/declare.py): `rooms roundtable run|queue`, `rooms memory list|forget`,
+"""The roundtable part's operations declared once (operations/declare.py): `rooms roundtable run|queue`, `rooms memory list|forget`,
 and `roundtable_list`, the MCP tool of `rooms roundtable queue` with no FORMAT.
 
-As in cli/operations_board.py, each declaration gives the typer command (roundtable_cmd.py) and the MCP
+As in operations/board.py, each declaration gives the typer command (roundtable_cmd.py) and the MCP
 tool's input schema (mcp_server/tools.py); typer parses them (not on the fast path: cli/fast.py).
 """
 
 from __future__ import annotations
 
 from rooms_cli.cli import output
-from rooms_cli.cli.declare import REQUIRED, Mcp, McpArg, Param, operation
-from rooms_cli.cli.operations import LIMIT, SINCE
 from rooms_cli.cli.shared import Run
-from rooms_cli.cli.values import finite_number
+from rooms_cli.core.shapes import STR, envelope, record
+from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
+from rooms_cli.operations.hot import LIMIT, SINCE
+from rooms_cli.operations.values import finite_number
 from rooms_cli.roundtable.sanitize import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
-from rooms_cli.shapes import STR, envelope, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ def memory_list(run: Run, agent: str | None) -> None:
 
     Example: rooms memory list analyst --json
     """
-    from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
+    from rooms_cli.agents.memories import agents_with_lessons, list_lessons, require_agent
 
     if agent:
         require_agent(run.project, agent)
@@ -172,7 +172,7 @@ def memory_forget(run: Run, agent: str, ids: list[str] | None, source: str | Non
 
     Example: rooms memory forget analyst l-01JD3Z
     """
-    from rooms_cli.memories import forget
+    from rooms_cli.agents.memories import forget
 
     removed = forget(run.project, agent, ids or [], source=source, everything=all_)
     run.emit({"agent": agent, "removed": removed}, f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 
 def _bad(option: str, message: str) -> Exception:
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
 
     return UsageError(f"{option}: {message}")
 
@@ -21,7 +21,7 @@ def duration_value(option: str, *, positive: bool = False):
     def parse(value):
         if value is None or isinstance(value, (int, float)):
             return value
-        from rooms_cli.errors import InvalidInput
+        from rooms_cli.core.errors import InvalidInput
         from rooms_cli.store.clock import parse_duration
 
         try:
@@ -41,7 +41,7 @@ def time_value(option: str):
     def parse(value):
         if value is None or not isinstance(value, str):
             return value
-        from rooms_cli.errors import InvalidInput
+        from rooms_cli.core.errors import InvalidInput
         from rooms_cli.store.clock import parse_time
 
         try:

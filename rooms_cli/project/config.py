@@ -12,9 +12,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from rooms_cli import terminal
-from rooms_cli.errors import InvalidData
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core import terminal
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store.paths import CONFIG, Project
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -86,7 +86,7 @@ class Config:
         shown = dict(self.data)
         shown.setdefault("default_model", "offline")
         shown["providers"] = self.providers()
-        from rooms_cli.child_env import mask_config
+        from rooms_cli.core.child_env import mask_config
 
         masked: dict[str, Any] = mask_config(shown)
         return masked

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from functools import cached_property
 
-from rooms_cli.config import Config, identity, load_config
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.project.config import Config, identity, load_config
 from rooms_cli.store import layout
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project, open_project

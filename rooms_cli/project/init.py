@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.names import ROOMS
 from rooms_cli.store.paths import CONFIG, Project, enclosing_project, init_project
@@ -76,7 +76,7 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
     if example:
         _add_example(project, example, sets[example], result)
     ensure_default_room(project, result)
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
 
     result.agents = len(agent_ids(project))
     return result
@@ -100,7 +100,7 @@ def _add_example(project: Project, example: str, agent_ids: list[str], result: I
 def ensure_default_room(project: Project, result: InitResult) -> None:
     """Create the default room, or seat in it the agents defined since, except those kicked from it."""
     from rooms_cli.chat.rooms import admit_new_agents, create_room, load_room, room_exists
-    from rooms_cli.context import DEFAULT_ROOM
+    from rooms_cli.project.context import DEFAULT_ROOM
 
     if not room_exists(project, DEFAULT_ROOM):
         create_room(project, DEFAULT_ROOM)

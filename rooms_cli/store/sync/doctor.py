@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from rooms_cli.findings import Finding
-from rooms_cli.sync.settings import sync_settings
+from rooms_cli.core.findings import Finding
+from rooms_cli.store.sync.settings import sync_settings
 
 
 def check(project, config) -> list[Finding]:
     settings = sync_settings(config)
     if not settings.configured:
         return []
-    from rooms_cli.store import gitsync
+    from rooms_cli.store.sync import engine as gitsync
 
     findings = []
     reach = gitsync.reachable(project, settings.remote)

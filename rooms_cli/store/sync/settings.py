@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 
-from rooms_cli.errors import InvalidData
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 DEFAULT_REMOTE = "origin"
 _SECTION = re.compile(rb"(?m)^sync\s*:")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from rooms_cli.sync.settings import sync_settings
+from rooms_cli.store.sync.settings import sync_settings
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 
@@ -19,7 +19,7 @@ def sync_step(project: Project, config: Config, dry_run: bool) -> list[dict[str,
         return []
     if dry_run:
         return [{"action": "sync", "detail": f"would sync .rooms/ with {settings.remote}", "remote": settings.remote}]
-    from rooms_cli.store.gitsync import sync
+    from rooms_cli.store.sync.engine import sync
 
     result = sync(project, settings.remote)
     detail = (f"synced with {settings.remote}: {result.received} lines in, {result.sent} out"
