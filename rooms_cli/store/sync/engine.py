@@ -42,8 +42,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from rooms_cli.errors import Conflict, RoomsError
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import Conflict, RoomsError
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
@@ -96,10 +96,12 @@ class SyncResult:
 
 
 class Git:
-    """The one place that runs git for sync: in the project's directory, never prompting."""
+    """The one place that runs git (for sync, and for the reservations' pre-commit guard): in the given
+    directory, never prompting. `purpose` names the command that needs git, for the error when it is missing."""
 
-    def __init__(self, cwd: Path, index: Path | None = None):
+    def __init__(self, cwd: Path, index: Path | None = None, purpose: str = "rooms sync"):
         self.cwd = cwd
+        self.purpose = purpose
         self.env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
         self.env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
         for key, value in (("GIT_AUTHOR_NAME", "rooms sync"), ("GIT_AUTHOR_EMAIL", "rooms@localhost"),
@@ -114,7 +116,7 @@ class Git:
             proc = subprocess.run(["git", *args], cwd=self.cwd, input=input, capture_output=True, env=self.env,
                                   timeout=self.timeout)
         except FileNotFoundError:
-            raise SyncError("git is not installed (or not on PATH): rooms sync needs it", code="no_git") from None
+            raise SyncError(f"git is not installed (or not on PATH): {self.purpose} needs it", code="no_git") from None
         except subprocess.TimeoutExpired:
             raise SyncError(f"git {args[0]} took longer than {self.timeout:g}s (ROOMS_SYNC_TIMEOUT); nothing was lost, "
                             f"run rooms sync again", code="remote_unreachable") from None
@@ -122,7 +124,7 @@ class Git:
             said = proc.stderr.decode("utf-8", "replace")
             if any(s in said for s in ("No space left on device", "Out of diskspace", "Disk quota exceeded")):
                 # git wrote into the repository's object store: name it as every other full-disk error does
-                from rooms_cli.errors import storage_error
+                from rooms_cli.core.errors import storage_error
 
                 where = re.search(r"'([^']+)'", said)
                 raise storage_error(where.group(1) if where else self.cwd / ".git",
