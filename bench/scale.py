@@ -1,10 +1,10 @@
-"""Issue 27 benchmarks: cost follows the work, not the history.
+"""Scale: cost follows the work, not the history.
 
-    python bench/issue27.py            # prints a table (a few minutes on 2 cores: it writes 100 000 task logs)
-    BENCH_INBOX=100,100000 python bench/issue27.py   # inbox --unread / --peek / --all
-    BENCH_MCP=1 python bench/issue27.py              # rooms mcp: spawn -> tools/list vs importing the SDK; calls
-    BENCH_WATCH=1 python bench/issue27.py            # watch --timeout 0: the demo project, 100 000 messages
-    BENCH_OUTSIDE=1 python bench/issue27.py          # --version, task list, transcript, board, watch: × python -c pass
+    python bench/scale.py            # prints a table (a few minutes on 2 cores: it writes 100 000 task logs)
+    BENCH_INBOX=100,100000 python bench/scale.py   # inbox --unread / --peek / --all
+    BENCH_MCP=1 python bench/scale.py              # rooms mcp: spawn -> tools/list vs importing the SDK; calls
+    BENCH_WATCH=1 python bench/scale.py            # watch --timeout 0: the demo project, 100 000 messages
+    BENCH_OUTSIDE=1 python bench/scale.py          # --version, task list, transcript, board, watch: × python -c pass
 
 Boards of 10, 10 000 and 100 000 tasks where all but 10 are done (the done ones written straight as
 logs, the way a long-lived board looks), then each command as a process, medians, and the ratio to the
@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from rooms_cli.board import tasks  # noqa: E402
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.store.ids import new_id  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
 

@@ -1,6 +1,6 @@
-"""Every row of issue 16's table, as ratios measured in one run: `python bench/issue16.py`.
+"""Start-up and the per-process cost of the hot commands, as ratios measured in one run: `python bench/startup.py`.
 
-    python bench/issue16.py [--rounds 15] [--quick] [--startup-only] [--only claims …]
+    python bench/startup.py [--rounds 15] [--quick] [--startup-only] [--only claims …]
 
 Start-up rows are whole processes, interleaved round by round with `python -c pass` in the same
 environment (so machine load hits both alike), medians of `--rounds`. They are measured twice:
@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from rooms_cli.board import store as board_store  # noqa: E402
 from rooms_cli.board import tasks  # noqa: E402
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.store import jsonl  # noqa: E402
 from rooms_cli.store.ids import new_id  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
@@ -257,7 +257,7 @@ def group_rows(tmp: Path, rounds: int = 7) -> None:
     import asyncio
 
     import rooms_cli
-    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.agents.definitions import Agent, create_agent
     from rooms_cli.groups import log, status
 
     root = new_project(tmp, "groups", None)
@@ -299,7 +299,7 @@ def main() -> None:
     args = parser.parse_args()
     rounds = 5 if args.quick else args.rounds
     compile_bytecode()
-    print(f"issue 16 bench — {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+    print(f"start-up bench — {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load {os.getloadavg()[0]:.2f}, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC", flush=True)
     with tempfile.TemporaryDirectory(prefix="rooms-bench16-") as name:
         tmp = Path(name)
