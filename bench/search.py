@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from rooms_cli.board.tasks import add_task  # noqa: E402
 from rooms_cli.chat.transcript import append_message  # noqa: E402
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.store import layout  # noqa: E402
 from rooms_cli.store.ids import new_id  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402

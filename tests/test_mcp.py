@@ -25,6 +25,7 @@ FAMILIES = {
     "roundtable": {"roundtable_run", "roundtable_queue", "roundtable_list"},
     "events": {"events"},
     "sync": {"sync"},
+    "search": {"search"},
     "files": {"reserve_files", "release_files", "list_reservations", "check_files"},
 }
 

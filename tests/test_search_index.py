@@ -12,11 +12,11 @@ import time
 
 import pytest
 
+from rooms_cli.agents.memories import add_lessons, forget
 from rooms_cli.chat.rooms import create_room
 from rooms_cli.chat.transcript import append_message
-from rooms_cli.errors import InvalidInput, LockBusy, UsageError
+from rooms_cli.core.errors import InvalidInput, LockBusy, UsageError
 from rooms_cli.groups.broadcasts import record_reply
-from rooms_cli.memories import add_lessons, forget
 from rooms_cli.messaging.inbox import deliver
 from rooms_cli.search import engine
 from rooms_cli.search.engine import search
@@ -334,7 +334,7 @@ def test_an_index_with_a_trigger_view_or_other_schema_is_never_opened_as_ours(pr
 
 
 def test_an_index_from_another_project_or_version_never_shows_what_this_project_s_logs_do_not_hold(project, room, tmp_path):
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     initialize(tmp_path / "other")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.errors import UsageError
+from rooms_cli.core.errors import UsageError
 from rooms_cli.search.query import MAX_CHARS, MAX_TERMS, Query, Term, parse
 
 _DB = sqlite3.connect(":memory:")

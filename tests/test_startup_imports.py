@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 # the modules worth guarding: each costs 10–60 ms to import
 HEAVY = ("pydantic", "rich", "yaml", "httpx", "anyio", "h11", "filelock", "asyncio", "frontmatter", "rapidfuzz",
-         "watchfiles")
+         "watchfiles", "sqlite3")  # sqlite3: only `rooms search` reads its index (~3 ms)
 
 REPORT = """
 import atexit, json, os, runpy, sys
@@ -58,6 +58,11 @@ def heavy(modules: set[str]) -> set[str]:
 def test_help_imports_no_heavy_module(project, tmp_path):
     root, _ = project
     assert heavy(imported(root, tmp_path, "--help")) == set()
+
+
+def test_search_imports_sqlite3_and_nothing_else_heavy(project, tmp_path):
+    root, _ = project
+    assert heavy(imported(root, tmp_path, "search", "task", "--json")) == {"sqlite3"}
 
 
 def test_task_claim_imports_no_heavy_module(project, tmp_path):

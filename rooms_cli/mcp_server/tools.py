@@ -117,7 +117,10 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         arg = param.mcp if isinstance(param.mcp, McpArg) else McpArg()
         kind = arg.kind or param.kind
         default = param.default if arg.default is SAME else arg.default
-        annotation = Literal[arg.choices] if arg.choices else _KINDS[kind]
+        annotation = _KINDS[kind]
+        if arg.choices:  # a value, or each value of a list, one of these
+            one: Any = Literal[arg.choices]
+            annotation = list[one] if kind == "strs" else one
         annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
         finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
@@ -524,6 +527,21 @@ def transcript(s: Session, limit: int, since: str | None, room: str | None):
         return {"room": room_id, "messages": shown, "count": len(shown), "remaining": 0, "next_cursor": None,
                 "earlier": len(records) > limit}
     return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
+
+
+@declared_tool(declared.search)
+def search(s: Session, query: str, within: list[str] | None, room: str | None, who: str | None, since: str | None,
+           limit: int) -> dict[str, Any]:
+    """Search chat transcripts, inboxes, tasks, group broadcasts and lessons at once, best match first. A query is
+    words (all must match), "a phrase", prefix*, -word, a OR b. Each hit has its kind, id, where it lives (room,
+    inbox, lane, group), who wrote it, when, a snippet with the matches between ** and its `ref`: msg:<id> for a
+    chat message (what task_done takes as an artifact), the task id, the broadcast id, the message or lesson id.
+    Not paged: `remaining` counts the matches left out; narrow the query or raise `limit`."""
+    from rooms_cli.search.engine import search as search_project
+
+    results = search_project(s.project, query, within=within, room=room, who=who, since=since, limit=limit)
+    return {"hits": [hit.to_json() for hit in results.hits], "count": len(results.hits), "remaining": results.remaining,
+            "next_cursor": None}
 
 
 @declared_tool(rooms_ops.room_create, quick=True)

@@ -30,6 +30,7 @@ from rooms_cli.core.shapes import (
     record,
 )
 from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
+from rooms_cli.operations.search import search  # declared in its own module, on the fast path like the rest
 from rooms_cli.operations.values import choice_value, count_value, duration_value, time_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -576,4 +577,4 @@ def claude_session_start(run: Run) -> None:
 
 # every operation the fast path reads (cli/fast.py) and typer registers (the *_cmd modules)
 OPERATIONS = (board, task_list, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send, inbox,
-              attention, watch, claude_stop, claude_prompt, claude_session_start)
+              attention, watch, claude_stop, claude_prompt, claude_session_start, search)

@@ -9,3 +9,5 @@ memories (docs/search.md).
 The index itself (an SQLite FTS5 file under `.rooms/run/search/`) is store/ftsindex.py: derived, local,
 rebuilt whenever it is missing, damaged or foreign, never trusted over the logs.
 """
+
+FAMILIES = ("chat", "messages", "tasks", "groups", "memories")  # what `--in` names (documents.py says what each holds)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from rooms_cli.records import dataclass, field
+from rooms_cli.core.records import dataclass, field
 from rooms_cli.store import order, schema
 from rooms_cli.store.ftsindex import Doc
 
@@ -35,7 +35,6 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-FAMILIES = ("chat", "messages", "tasks", "groups", "memories")  # what `--in` names
 KIND = {"chat": "chat", "messages": "message", "tasks": "task", "groups": "group", "memories": "memory"}
 WHOLE = ("tasks",)  # families whose document is the fold of the whole log
 SAID = ("message", "handoff", "roundtable")  # transcript kinds someone said (not a /pass, a join, a budget note)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from rooms_cli.errors import InvalidInput, RoomsError, UsageError
-from rooms_cli.records import dataclass, field
-from rooms_cli.search import documents
+from rooms_cli.core.errors import InvalidInput, RoomsError, UsageError
+from rooms_cli.core.records import dataclass, field
+from rooms_cli.search import FAMILIES, documents
 from rooms_cli.search.query import parse
 from rooms_cli.search.refresh import Progress, log_path, refresh
 from rooms_cli.store import ftsindex
@@ -91,10 +91,10 @@ def kinds_of(within: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
     """The document kinds `--in` names (chat, messages, tasks, groups, memories; comma-separated or
     repeated); all of them for none. An unknown name is a UsageError naming the ones there are."""
     names = [name.strip() for given in within or () for name in given.split(",") if name.strip()]
-    unknown = [name for name in names if name not in documents.FAMILIES]
+    unknown = [name for name in names if name not in FAMILIES]
     if unknown:
-        raise UsageError(f"--in {unknown[0]!r} is not something searched; use {', '.join(documents.FAMILIES)}")
-    return tuple(dict.fromkeys(documents.KIND[name] for name in names or documents.FAMILIES))
+        raise UsageError(f"--in {unknown[0]!r} is not something searched; use {', '.join(FAMILIES)}")
+    return tuple(dict.fromkeys(documents.KIND[name] for name in names or FAMILIES))
 
 
 def since_time(text: str) -> str:
@@ -178,12 +178,13 @@ def _holds(project: Project, hit: Found) -> bool:
     return doc in documents.from_lines(family, scope, span, doc.at).docs
 
 
+_BREAK = re.compile(r"\s*\n\s*")  # a line break in the text (between a task's parts, in a message) shown as ·
 _SPACE = re.compile(r"\s+")
 
 
 def _hit(found: Found) -> Hit:
     doc: Doc = found.doc
-    snippet = _SPACE.sub(" ", found.snippet).strip().replace(ftsindex.MARK_START, MARK).replace(ftsindex.MARK_END, MARK)
+    snippet = _SPACE.sub(" ", _BREAK.sub(" · ", found.snippet.strip())).replace(ftsindex.MARK_START, MARK).replace(ftsindex.MARK_END, MARK)
     hit = Hit(kind=doc.kind, id=doc.rid, ref=doc.ref, who=doc.who, ts=doc.ts, snippet=snippet)
     if doc.kind in ("chat", "task"):
         hit.room = doc.room

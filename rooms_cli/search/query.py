@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from rooms_cli.errors import UsageError
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import UsageError
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 
 MAX_TERMS = 64
 MAX_CHARS = 1000

@@ -36,8 +36,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rooms_cli.errors import LockBusy, RoomsError
-from rooms_cli.records import dataclass
+from rooms_cli.core.errors import LockBusy, RoomsError
+from rooms_cli.core.records import dataclass
 from rooms_cli.store import files, known, layout, locks
 from rooms_cli.store.paths import Project
 
