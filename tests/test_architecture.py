@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "rooms_cli"
-PARTS = ("chat", "board", "roundtable", "groups", "messaging", "watch")
+PARTS = ("chat", "board", "roundtable", "groups", "messaging", "watch", "search")
 
 
 def _modules() -> dict[str, Path]:
@@ -427,6 +427,17 @@ def test_the_file_io_check_sees_what_it_is_meant_to(tmp_path):
                       "def f(p):\n    open(p)\n    p.read_text()\n    os.replace(p, p)\n    atomic.write_text(p, '')\n"
                       "    Context.open(p)\n    'a'.replace('a', 'b')\n")
     assert file_io_calls(source) == ["4: open", "5: .read_text", "6: os.replace"]
+
+
+def test_only_the_store_opens_a_database():
+    """sqlite3 opening a file is file I/O: the search index's file is store/ftsindex.py's alone."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            imported = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(module.split(".")[0] == "sqlite3" for module in imported) and name != "rooms_cli.store.ftsindex":
+                offenders.append(name)
+    assert offenders == []
 
 
 def test_no_module_outside_the_store_takes_file_locks_itself():
