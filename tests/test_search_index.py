@@ -448,3 +448,60 @@ def test_an_index_file_that_keeps_failing_leaves_the_search_to_an_index_in_memor
     monkeypatch.setattr(ftsindex.os, "replace", full)
     assert ids(project, "disk") == [said.id]
     assert not layout.search_index_file(project).exists()
+
+
+def every_task_look(monkeypatch):
+    """Record each time a search stats every task log of a board."""
+    from rooms_cli.search import refresh
+
+    looks = []
+    real = refresh.Refresh._every_task
+
+    def recording(self, room, names):
+        looks.append(room)
+        return real(self, room, names)
+
+    monkeypatch.setattr(refresh.Refresh, "_every_task", recording)
+    return looks
+
+
+def test_a_task_rooms_adds_to_a_settled_board_is_read_without_stating_the_others(project, room, cli, monkeypatch):
+    for n in range(5):
+        cli("task", "add", f"Existing {n}", "--lane", "architect", "--done", "x", "--room", room)
+    search(project, "existing")
+    settle(project.root)
+    search(project, "existing")
+    looks = every_task_look(monkeypatch)
+    added = cli("task", "add", "Brand new plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
+    assert ids(project, "brand new") == [added]
+    assert looks == []  # the journal names the one new log; the folder's other entries are as they were
+
+
+def test_a_task_log_git_wrote_anew_beside_a_task_rooms_added_is_still_seen(project, room, cli):
+    old = cli("task", "add", "Alpha plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
+    search(project, "plan")
+    settle(project.root)
+    search(project, "plan")
+    log = layout.task_file(project, room, old)
+    pulled = log.with_name("pulled.tmp")
+    pulled.write_bytes(log.read_bytes() + (json.dumps({"ev": "update", "at": "2026-01-01T00:00:00.000Z", "by": "x",
+                                                       "changes": {"detail": "gamma rays"},
+                                                       "hlc": "2099-01-01T00:00:00.000Z-0000-abcdef"}) + "\n").encode())
+    os.replace(pulled, log)  # a pull merged it: a new file under the old name, no journal note
+    added = cli("task", "add", "Beta plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
+    assert ids(project, "gamma") == [old]
+    assert ids(project, "beta") == [added]
+
+
+def test_a_board_folder_that_changed_without_rooms_is_looked_at_whole(project, room, cli, monkeypatch):
+    task = cli("task", "add", "Delta plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
+    search(project, "plan")
+    settle(project.root)
+    search(project, "plan")
+    log = layout.task_file(project, room, task)
+    copy = log.with_name("copy.tmp")
+    copy.write_bytes(log.read_bytes().replace(b"Delta plan", b"Omega plan"))
+    os.replace(copy, log)  # a checkout: the same names, one file anew
+    looks = every_task_look(monkeypatch)
+    assert ids(project, "omega") == [task]
+    assert looks == [room]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import time
+import zlib
 from collections.abc import Callable
 
 from rooms_cli.search import documents
@@ -38,6 +39,7 @@ from rooms_cli.store.paths import Project
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 Progress = Callable[[int, int], None]  # (bytes read so far, bytes to read): a first build shows it
 
@@ -125,15 +127,14 @@ class Refresh:
             return None
         return identity
 
-    def _folder_changed(self, key: str, path: Path, full: bool) -> bool:
-        """Whether the folder must be listed again (and note its identity now for the next search)."""
+    def _folder_changed(self, key: str, path: Path, full: bool, listing: Callable[[], Any] | None = None) -> bool:
+        """Whether the folder must be listed again; then its identity now is noted for the next search,
+        with what `listing()` (run only then) keeps of it."""
         identity = cache.identity(path)
-        kept = self.folders.get(key, _UNKNOWN)
+        kept, _ = self.folders.get(key, (_UNKNOWN, None))
         if not full and identity is not None and identity == kept:
             return False
-        settled = self._settled(identity)
-        if settled != kept:
-            self.index.set_folder(key, settled)
+        self.index.set_folder(key, self._settled(identity), listing() if listing is not None else None)
         return True
 
     def _rooms(self, full: bool) -> list[str]:
@@ -141,7 +142,11 @@ class Refresh:
         known_rooms = sorted(key[len("tasks/"):] for key in self.folders if key.startswith("tasks/"))
         if not self._folder_changed("rooms", layout.rooms_dir(self.project), full):
             return known_rooms
-        rooms = [entry.name for entry in files.entries(layout.rooms_dir(self.project)) if entry.is_dir() and is_valid_name(entry.name)]
+        try:
+            listed = files.entries(layout.rooms_dir(self.project))
+        except (FileNotFoundError, NotADirectoryError):
+            listed = []
+        rooms = [entry.name for entry in listed if entry.is_dir() and is_valid_name(entry.name)]
         for room in set(known_rooms) - set(rooms):
             self.index.drop_folder(f"tasks/{room}")
             self.gone.update(self.index.logs(("chat", "tasks"), scope=room))
@@ -163,22 +168,40 @@ class Refresh:
         self.gone.update((key, state) for key, state in stored.items() if key not in present)
 
     def _tasks(self, room: str, full: bool, noted: set[str]) -> None:
-        """The room's task logs: all of them when its tasks folder changed, else those the journal noted."""
+        """The room's task logs: those the journal noted while its tasks folder keeps its identity; when it
+        changed, still only those if all that changed is new tasks rooms made (the folder's other names and
+        inodes as they were: `_digest`), else every one of them, stat'ed."""
         folder = layout.tasks_dir(self.project, room)
         prefix = f"tasks/{room}/"
-        if not self._folder_changed(prefix[:-1], folder, full):
-            named = sorted(key for key in noted if key.startswith(prefix))
-            stored = self.index.logs_named(named) if named else {}
-            for key in named:
-                self._consider(key, stored.get(key), cache.identity(log_path(self.project, key)))
-            return
-        try:
-            names = [entry.name for entry in files.entries(folder) if _TASK_LOG.fullmatch(entry.name)]
-        except (FileNotFoundError, NotADirectoryError):
-            names = []
+        named = sorted(key for key in noted if key.startswith(prefix))
+        stored = self.index.logs_named(named) if named else {}
+        entries: list[tuple[str, int]] = []
+
+        def listing() -> list[int]:
+            try:
+                entries.extend((entry.name, entry.inode()) for entry in files.entries(folder) if _TASK_LOG.fullmatch(entry.name))
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+            return _digest(entries)
+
+        identity, kept = self.folders.get(prefix[:-1], (_UNKNOWN, None))
+        if self._folder_changed(prefix[:-1], folder, full, listing):
+            new = {log_name(key) for key in named if key not in stored}
+            # explained: the folder is as it was but for new tasks rooms made (or, looked at again because it
+            # had just changed, it is as it was then)
+            explained = (new or identity is None) and _digest([entry for entry in entries if entry[0] not in new]) == kept
+            if full or not explained:
+                self._every_task(room, [name for name, _ in entries])
+                return
+        for key in named:
+            self._consider(key, stored.get(key), cache.identity(log_path(self.project, key)))
+
+    def _every_task(self, room: str, names: list[str]) -> None:
+        """Stat every task log of the room's folder (`names`): the changed ones are read, the gone dropped."""
+        prefix = f"tasks/{room}/"
         kept = {} if self.index.fresh else self.index.identities("tasks", room)
         changed = []
-        for name, identity in zip(names, _identities(folder, names), strict=True):
+        for name, identity in zip(names, _identities(layout.tasks_dir(self.project, room), names), strict=True):
             key = prefix + task_id(name)
             if identity is None or tuple(identity) != kept.pop(key, None):
                 changed.append((key, identity))
@@ -227,6 +250,23 @@ class Refresh:
             if parsed.gone:
                 self.index.remove_docs(state, parsed.gone)
         return len(read.data)
+
+
+def _digest(entries: list[tuple[str, int]]) -> list[int]:
+    """What a folder's listing comes to, whatever its order: [how many, the sum and the xor of the CRC-32
+    of each `name:inode`]. A file git wrote anew has a new inode (or is a new name), so the digest of a
+    folder where only rooms added files, those left out, is the digest it had."""
+    total = xor = 0
+    for name, inode in entries:
+        crc = zlib.crc32(f"{name}:{inode}".encode())
+        total += crc
+        xor ^= crc
+    return [len(entries), total, xor]
+
+
+def log_name(key: str) -> str:
+    """The file name of a task log's key (`tasks/<room>/t-01ABC` -> `t-01abc.jsonl`)."""
+    return key.rpartition("/")[2].lower() + SUFFIX
 
 
 def _identities(folder: Path, names: list[str]) -> list[list[int] | None]:

@@ -55,7 +55,7 @@ BUSY_MS = 10_000  # how long SQLite waits for another process's transaction to e
 
 _SCHEMA = (
     "CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE folders(key TEXT PRIMARY KEY, identity TEXT)",
+    "CREATE TABLE folders(key TEXT PRIMARY KEY, identity TEXT, listing TEXT)",
     "CREATE TABLE logs(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, family TEXT NOT NULL, scope TEXT NOT NULL,"
     " dev INTEGER, ino INTEGER, size INTEGER, mtime INTEGER, mark_end INTEGER, mark_tail INTEGER, mark_head INTEGER)",
     "CREATE INDEX logs_scope ON logs(family, scope)",
@@ -307,15 +307,16 @@ class Index:
         with _sqlite_errors():
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, json.dumps(value)))
 
-    def folders(self) -> dict[str, list[int] | None]:
-        """Each followed folder's identity when it was last listed (None: list it again)."""
+    def folders(self) -> dict[str, tuple[list[int] | None, Any]]:
+        """Each followed folder's identity when it was last listed (None: list it again) and what the
+        caller kept of its listing then (`set_folder`)."""
         with _sqlite_errors():
-            rows = self.db.execute("SELECT key, identity FROM folders").fetchall()
-        return {key: json.loads(identity) for key, identity in rows}
+            rows = self.db.execute("SELECT key, identity, listing FROM folders").fetchall()
+        return {key: (json.loads(identity), json.loads(listing)) for key, identity, listing in rows}
 
-    def set_folder(self, key: str, identity: list[int] | None) -> None:
+    def set_folder(self, key: str, identity: list[int] | None, listing: Any = None) -> None:
         with _sqlite_errors():
-            self.db.execute("INSERT OR REPLACE INTO folders VALUES (?, ?)", (key, json.dumps(identity)))
+            self.db.execute("INSERT OR REPLACE INTO folders VALUES (?, ?, ?)", (key, json.dumps(identity), json.dumps(listing)))
 
     def drop_folder(self, key: str) -> None:
         with _sqlite_errors():
