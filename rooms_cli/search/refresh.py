@@ -7,8 +7,10 @@ What changed is found without opening every log:
   emptied, replaced or rewritten since (its seal no longer holds) means a full look at every log.
 - **folder identities** (store/cache.py): a log created, removed or replaced (a `git pull`, a checkout, a
   rebase: git writes a file anew, which changes its folder) changes its folder. A changed folder is listed
-  again and each of its logs stat'ed; a folder written within RACY_S of being looked at is looked at again
-  next time (its mtime may not have moved yet).
+  again; a board's folder whose only change is new tasks rooms made (the journal names them, and every
+  other name keeps its inode: `_digest`) has those read, any other change has each of its logs stat'ed. A
+  folder written within RACY_S of being looked at is looked at again next time (its mtime may not have
+  moved yet).
 - **the few logs that are not tasks** (transcripts, inboxes, group logs, memories: one per room, agent or
   group) are stat'ed on every search, so a log appended to by another tool is seen too.
 
