@@ -201,24 +201,25 @@ class Refresh:
     def _every_task(self, room: str, names: list[str]) -> None:
         """Stat every task log of the room's folder (`names`): the changed ones are read, the gone dropped."""
         prefix = f"tasks/{room}/"
+        folder = layout.tasks_dir(self.project, room)
         kept = {} if self.index.fresh else self.index.identities("tasks", room)
         changed = []
-        for name, identity in zip(names, _identities(layout.tasks_dir(self.project, room), names), strict=True):
+        for name, identity in zip(names, _identities(folder, names), strict=True):
             key = prefix + task_id(name)
             if identity is None or tuple(identity) != kept.pop(key, None):
-                changed.append((key, identity))
-        stored = self.index.logs_named([key for key, _ in changed] + list(kept)) if changed or kept else {}
-        for key, identity in changed:
-            self._consider(key, stored.get(key), identity)
+                changed.append((key, identity, folder / name))  # the folder checked once, not each log's path
+        stored = self.index.logs_named([key for key, _, _ in changed] + list(kept)) if not self.index.fresh else {}
+        for key, identity, path in changed:
+            self._consider(key, stored.get(key), identity, path)
         self.gone.update((key, stored[key]) for key in kept if key in stored)
 
-    def _consider(self, key: str, state: LogState | None, identity: list[int] | None) -> None:
-        """Queue the log when its identity is not the one it was read with."""
+    def _consider(self, key: str, state: LogState | None, identity: list[int] | None, path: Path | None = None) -> None:
+        """Queue the log (at `path`, else where its key says) when its identity is not the one it was read with."""
         if identity is None:
             if state is not None:
                 self.gone[key] = state
         elif state is None or state.identity != identity:
-            self.pending[key] = (state or _new_state(key), log_path(self.project, key), identity[2])
+            self.pending[key] = (state or _new_state(key), path or log_path(self.project, key), identity[2])
 
     # -- reading -----------------------------------------------------------------------------------
 

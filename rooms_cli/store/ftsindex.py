@@ -52,6 +52,7 @@ TITLE_WEIGHT = 4.0  # bm25 weight of a match in a title (a task's) against one i
 SNIPPET_TOKENS = 16
 MARK_START, MARK_END = "\ue000", "\ue001"  # private-use characters around each match in a snippet
 BUSY_MS = 10_000  # how long SQLite waits for another process's transaction to end
+BATCH = 5000  # rows a fresh index writes at once
 
 _SCHEMA = (
     "CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -295,6 +296,25 @@ class Index:
     def __init__(self, db: sqlite3.Connection, fresh: bool) -> None:
         self.db = db
         self.fresh = fresh  # built from nothing in this transaction: every log is read whole, the text index made at the end
+        self._next: dict[str, int] = {}  # table -> the next row id this transaction gives
+        self._new_logs: list[tuple[Any, ...]] = []  # a fresh index's rows, written BATCH at a time (`_flush`)
+        self._new_docs: list[tuple[Any, ...]] = []
+
+    def _new_id(self, table: str) -> int:
+        if table not in self._next:
+            self._next[table] = int(self.db.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0])
+        self._next[table] += 1
+        return self._next[table] - 1
+
+    def _flush(self) -> None:
+        """Write what a fresh index holds back (one statement per BATCH rows, not a few per log)."""
+        if self._new_logs:
+            self.db.executemany(f"INSERT INTO logs ({_LOG_COLUMNS}) VALUES ({_marks(self._new_logs[0])})", self._new_logs)
+            self._new_logs.clear()
+        if self._new_docs:
+            self.db.executemany(f"INSERT INTO docs (id, log, {', '.join(_DOC_FIELDS)}) VALUES ({_marks(self._new_docs[0])})",
+                                self._new_docs)
+            self._new_docs.clear()
 
     # -- what the index knows of the logs --------------------------------------------------------
 
@@ -329,12 +349,14 @@ class Index:
         if scope is not None:
             sql, args = sql + " AND scope = ?", (*args, scope)
         with _sqlite_errors():
+            self._flush()
             return {row[1]: _log_state(row) for row in self.db.execute(sql, args)}
 
     def identities(self, family: str, scope: str) -> dict[str, tuple[int | None, ...]]:
         """The identity each known log of this family and scope was read with, as a tuple (all None: look
         again): what a look compares (50 000 task logs: no LogState built for each)."""
         with _sqlite_errors():
+            self._flush()
             rows = self.db.execute("SELECT key, dev, ino, size, mtime FROM logs WHERE family = ? AND scope = ?", (family, scope))
             return {row[0]: row[1:] for row in rows}
 
@@ -342,6 +364,7 @@ class Index:
         """The logs known with these keys."""
         found: dict[str, LogState] = {}
         with _sqlite_errors():
+            self._flush()
             for chunk in _chunks(keys):
                 found.update((row[1], _log_state(row)) for row in self.db.execute(
                     f"SELECT {_LOG_COLUMNS} FROM logs WHERE key IN ({_marks(chunk)})", chunk))
@@ -352,13 +375,15 @@ class Index:
         identity: list[int | None] = [*state.identity] if state.identity else [None] * 4
         mark: list[int | None] = [*state.mark] if state.mark else [None] * 3
         with _sqlite_errors():
-            if state.id:
-                self.db.execute("UPDATE logs SET family = ?, scope = ?, dev = ?, ino = ?, size = ?, mtime = ?, mark_end = ?,"
-                                " mark_tail = ?, mark_head = ? WHERE id = ?", (state.family, state.scope, *identity, *mark, state.id))
-            else:
-                cursor = self.db.execute(f"INSERT INTO logs ({_LOG_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                         (state.key, state.family, state.scope, *identity, *mark))
-                state.id = int(cursor.lastrowid or 0)
+            if not state.id:
+                state.id = self._new_id("logs")
+                self._new_logs.append((state.id, state.key, state.family, state.scope, *identity, *mark))
+                if not self.fresh or len(self._new_logs) >= BATCH:
+                    self._flush()
+                return
+            self._flush()
+            self.db.execute("UPDATE logs SET family = ?, scope = ?, dev = ?, ino = ?, size = ?, mtime = ?, mark_end = ?,"
+                            " mark_tail = ?, mark_head = ? WHERE id = ?", (state.family, state.scope, *identity, *mark, state.id))
 
     def drop_log(self, state: LogState) -> None:
         """Forget the log and every document read from it."""
@@ -369,6 +394,7 @@ class Index:
     def clear_log(self, state: LogState) -> None:
         """Remove every document read from the log, and what it removed (`gone`): it is read again whole."""
         with _sqlite_errors():
+            self._flush()
             self._delete_docs("log = ?", (state.id,))
             self.db.execute("DELETE FROM gone WHERE log = ?", (state.id,))
 
@@ -378,17 +404,22 @@ class Index:
         if not docs:
             return
         with _sqlite_errors():
-            taken = set() if self.fresh and not state.mark else self._taken(state, [doc.key for doc in docs])
-            next_id = self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+            if not self.fresh:
+                self._flush()
+            taken = set() if self.fresh else self._taken(state, [doc.key for doc in docs])  # a fresh index reads each log once
             rows: list[tuple[Any, ...]] = []
             for doc in docs:
                 if doc.key not in taken:
                     taken.add(doc.key)
-                    rows.append((next_id + len(rows), state.id, *(getattr(doc, name) for name in _DOC_FIELDS)))
+                    rows.append((self._new_id("docs"), state.id, doc.key, doc.kind, doc.rid, doc.ref, doc.who, doc.ts, doc.room,
+                                 doc.lane, doc.place, doc.status, doc.title, doc.body, doc.at, doc.length))  # _DOC_FIELDS
+            if self.fresh:  # its text index is built at once when it is finished
+                self._new_docs += rows
+                if len(self._new_docs) >= BATCH:
+                    self._flush()
+                return
             self.db.executemany(f"INSERT INTO docs (id, log, {', '.join(_DOC_FIELDS)}) VALUES ({_marks(rows[0])})", rows)
-            if not self.fresh:  # a fresh index gets its text index built at once when it is finished
-                self.db.executemany("INSERT INTO text_index (rowid, title, body) VALUES (?, ?, ?)",
-                                    [(row[0], row[-4], row[-3]) for row in rows])
+            self.db.executemany("INSERT INTO text_index (rowid, title, body) VALUES (?, ?, ?)", [(row[0], row[-4], row[-3]) for row in rows])
 
     def _taken(self, state: LogState, keys: list[str]) -> set[str]:
         taken: set[str] = set()
@@ -401,6 +432,7 @@ class Index:
     def remove_docs(self, state: LogState, keys: list[str]) -> None:
         """Remove these documents of the log, and keep them out should their lines come again."""
         with _sqlite_errors():
+            self._flush()
             for chunk in _chunks(keys):
                 self._delete_docs(f"log = ? AND key IN ({_marks(chunk)})", (state.id, *chunk))
             self.db.executemany("INSERT OR IGNORE INTO gone VALUES (?, ?)", [(state.id, key) for key in keys])
@@ -433,6 +465,7 @@ class Index:
         joined = ("FROM text_index JOIN docs d ON d.id = text_index.rowid WHERE text_index MATCH ? AND " + " AND ".join(where)
                   if where else "FROM text_index WHERE text_index MATCH ?")
         with _sqlite_errors():  # ranked first, then the snippets of only those shown (a snippet tokenizes its text again)
+            self._flush()
             best = [row[0] for row in self.db.execute(
                 f"SELECT text_index.rowid {joined} ORDER BY bm25(text_index, {TITLE_WEIGHT}, 1.0), text_index.rowid DESC LIMIT ?",
                 (*args, limit))]
@@ -549,6 +582,7 @@ def _finish(index: Index, path: Path | None) -> None:
     """Commit what the block did; a fresh index gets its text index built at once and takes the place of
     the old file (whose stale rollback journal, if any, goes first: it is never rolled into the new one)."""
     with _sqlite_errors():
+        index._flush()
         if index.fresh:
             index.db.execute("INSERT INTO text_index (text_index) VALUES ('rebuild')")
         index.db.execute("COMMIT")
