@@ -505,3 +505,16 @@ def test_a_board_folder_that_changed_without_rooms_is_looked_at_whole(project, r
     looks = every_task_look(monkeypatch)
     assert ids(project, "omega") == [task]
     assert looks == [room]
+
+
+def test_a_search_that_finds_nothing_changed_writes_nothing(project, room, cli):
+    create_room(project, "quiet", ["architect"])  # a room without a board: its missing folder is looked at each time
+    append_message(project, room, "alice", "steady state")
+    cli("task", "add", "Steady task", "--lane", "architect", "--done", "x", "--room", room)
+    search(project, "steady")
+    settle(project.root)
+    search(project, "steady")
+    index = layout.search_index_file(project)
+    before = (index.read_bytes(), index.stat().st_mtime_ns)
+    assert len(ids(project, "steady")) == 2
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before

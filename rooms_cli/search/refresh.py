@@ -103,7 +103,8 @@ class Refresh:
 
     def run(self, reread: tuple[str, ...] = ()) -> None:
         """Look for what changed and read it; the logs keyed in `reread` are read whole whatever they look like."""
-        noted, journal = changes.noted_since(self.project.dir, self.index.meta("journal"))
+        seal = self.index.meta("journal")
+        noted, journal = changes.noted_since(self.project.dir, seal)
         full = self.index.fresh or noted is None
         keys = {key for name in noted or () if (key := key_of(name))}
         rooms = self._rooms(full)
@@ -117,7 +118,7 @@ class Refresh:
             if state.id:
                 self.index.drop_log(state)
         self._read()
-        if journal != self.index.meta("journal"):
+        if journal != seal:
             self.index.set_meta("journal", journal)
 
     # -- looking -----------------------------------------------------------------------------------
@@ -133,10 +134,12 @@ class Refresh:
         """Whether the folder must be listed again; then its identity now is noted for the next search,
         with what `listing()` (run only then) keeps of it."""
         identity = cache.identity(path)
-        kept, _ = self.folders.get(key, (_UNKNOWN, None))
-        if not full and identity is not None and identity == kept:
+        kept = self.folders.get(key, (_UNKNOWN, None))
+        if not full and identity is not None and identity == kept[0]:
             return False
-        self.index.set_folder(key, self._settled(identity), listing() if listing is not None else None)
+        now = (self._settled(identity), listing() if listing is not None else None)
+        if now != kept:  # a folder that is missing, or being written to, is looked at again without a write each time
+            self.index.set_folder(key, *now)
         return True
 
     def _rooms(self, full: bool) -> list[str]:
@@ -186,12 +189,12 @@ class Refresh:
                 pass
             return _digest(entries)
 
-        identity, kept = self.folders.get(prefix[:-1], (_UNKNOWN, None))
+        kept_identity, kept_listing = self.folders.get(prefix[:-1], (_UNKNOWN, None))
         if self._folder_changed(prefix[:-1], folder, full, listing):
             new = {log_name(key) for key in named if key not in stored}
             # explained: the folder is as it was but for new tasks rooms made (or, looked at again because it
-            # had just changed, it is as it was then)
-            explained = (new or identity is None) and _digest([entry for entry in entries if entry[0] not in new]) == kept
+            # had just changed or is missing, it is as it was then)
+            explained = (new or kept_identity is None) and _digest([e for e in entries if e[0] not in new]) == kept_listing
             if full or not explained:
                 self._every_task(room, [name for name, _ in entries])
                 return
