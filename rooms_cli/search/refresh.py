@@ -20,9 +20,10 @@ the lines after it are read — a git pull that appended lines to a transcript r
 inode git gave the file — and otherwise (truncated, rewritten, rebased) its documents are dropped and it is
 read whole. A task's document is the replay of its whole log, read again whole on any change.
 
-What this does not see: an in-place append to a task log by a tool other than rooms, which changes no
-folder; the next change to that board's folder (a task added), or a hit from that log (its line is read
-back and compared before it is shown, search/engine.py), reads it again.
+What this does not see: a task log another program changed in place (an editor writing into the file;
+rooms, `rooms sync` and git never do), which leaves no journal note and changes no folder. A change to
+its board's folder that rooms did not make, an emptied journal, or a hit from that log (checked against
+its log before it is shown, search/engine.py) reads it again.
 """
 
 from __future__ import annotations
