@@ -40,6 +40,14 @@ def settle(project_dir, seconds=30):
         os.utime(folder, (then, then))
 
 
+def settled_index(project, query):
+    """The index built, then everything dated back past its racy window and looked at once more: the next
+    search sees only what changes after this."""
+    search(project, query)
+    settle(project.root)
+    search(project, query)
+
+
 @pytest.fixture
 def room(project):
     create_room(project, "api", ["architect", "reviewer"])
@@ -199,9 +207,7 @@ def test_a_search_reads_only_what_each_log_appended_since_the_last(project, room
 
 def test_a_settled_board_learns_of_an_append_from_the_journal_alone(project, room, cli, monkeypatch):
     task = cli("task", "add", "Fix the flaky test", "--lane", "architect", "--done", "green", "--room", room, "--json").json()["id"]
-    search(project, "flaky")
-    settle(project.root)
-    search(project, "flaky")  # the settled identities are what the next search compares
+    settled_index(project, "flaky")
     stats = []
     real = ftsindex.read_log
     monkeypatch.setattr(ftsindex, "read_log", lambda path, after=None: stats.append(path.name) or real(path, after))
@@ -375,9 +381,7 @@ def test_a_planted_document_is_never_shown_only_what_the_logs_hold(project, room
 
 def test_a_hit_from_a_log_changed_behind_the_index_s_back_is_checked_against_the_log(project, room, cli):
     task = cli("task", "add", "Old title", "--lane", "architect", "--done", "done", "--room", room, "--json").json()["id"]
-    search(project, "old")
-    settle(project.root)
-    search(project, "old")
+    settled_index(project, "old")
     log = layout.task_file(project, room, task)
     with open(log, "a") as out:  # another tool appends in place: no journal note, the folder unchanged
         out.write(json.dumps({"ev": "update", "at": "2026-01-01T00:00:00.000Z", "by": "x", "changes": {"title": "New name"},
@@ -420,9 +424,7 @@ def test_without_fts5_search_says_so_in_one_sentence(project, monkeypatch):
 
 def test_a_journal_emptied_since_the_last_search_means_a_full_look(project, room, cli):
     task = cli("task", "add", "Alpha", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
-    search(project, "alpha")
-    settle(project.root)
-    search(project, "alpha")
+    settled_index(project, "alpha")
     journal = project.dir / "run" / "changes"
     journal.write_bytes(b"")  # a writer past its size limit empties it
     log = layout.task_file(project, room, task)
@@ -468,9 +470,7 @@ def every_task_look(monkeypatch):
 def test_a_task_rooms_adds_to_a_settled_board_is_read_without_stating_the_others(project, room, cli, monkeypatch):
     for n in range(5):
         cli("task", "add", f"Existing {n}", "--lane", "architect", "--done", "x", "--room", room)
-    search(project, "existing")
-    settle(project.root)
-    search(project, "existing")
+    settled_index(project, "existing")
     looks = every_task_look(monkeypatch)
     added = cli("task", "add", "Brand new plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
     assert ids(project, "brand new") == [added]
@@ -479,9 +479,7 @@ def test_a_task_rooms_adds_to_a_settled_board_is_read_without_stating_the_others
 
 def test_a_task_log_git_wrote_anew_beside_a_task_rooms_added_is_still_seen(project, room, cli):
     old = cli("task", "add", "Alpha plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
-    search(project, "plan")
-    settle(project.root)
-    search(project, "plan")
+    settled_index(project, "plan")
     log = layout.task_file(project, room, old)
     pulled = log.with_name("pulled.tmp")
     pulled.write_bytes(log.read_bytes() + (json.dumps({"ev": "update", "at": "2026-01-01T00:00:00.000Z", "by": "x",
@@ -495,9 +493,7 @@ def test_a_task_log_git_wrote_anew_beside_a_task_rooms_added_is_still_seen(proje
 
 def test_a_board_folder_that_changed_without_rooms_is_looked_at_whole(project, room, cli, monkeypatch):
     task = cli("task", "add", "Delta plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
-    search(project, "plan")
-    settle(project.root)
-    search(project, "plan")
+    settled_index(project, "plan")
     log = layout.task_file(project, room, task)
     copy = log.with_name("copy.tmp")
     copy.write_bytes(log.read_bytes().replace(b"Delta plan", b"Omega plan"))
@@ -511,9 +507,7 @@ def test_a_search_that_finds_nothing_changed_writes_nothing(project, room, cli):
     create_room(project, "quiet", ["architect"])  # a room without a board: its missing folder is looked at each time
     append_message(project, room, "alice", "steady state")
     cli("task", "add", "Steady task", "--lane", "architect", "--done", "x", "--room", room)
-    search(project, "steady")
-    settle(project.root)
-    search(project, "steady")
+    settled_index(project, "steady")
     index = layout.search_index_file(project)
     before = (index.read_bytes(), index.stat().st_mtime_ns)
     assert len(ids(project, "steady")) == 2
