@@ -185,12 +185,12 @@ def main() -> None:
         py_wall, py_cpu = (statistics.median(sample[k] for sample in base) for k in (0, 1))
         print(f"index: {size / 1e6:.1f} MB; first search (builds it): {first[0]:.1f} s wall, {first[1]:.1f} s CPU (target ≤ 30 s)")
         print(f"python -c pass: {py_wall * 1000:.1f} ms wall, {py_cpu * 1000:.1f} ms CPU (medians of {rounds} interleaved rounds)")
-        print(f"{'what':44} {'wall':>8} {'×':>6} {'CPU':>8} {'×':>6}  target")
+        print(f"{'what':46} {'wall':>8} {'×':>6} {'CPU':>8} {'×':>6}  target")
         for name, samples, target in (("warm search", warm, "≤ 4×"), ("search after 100 new messages", after_messages, "≤ 5×"),
                                       ("search after a task added (a 50 000-task board)", after_task, ""),
                                       ("search after git wrote a transcript anew", after_pull, "")):
             wall, cpu = (statistics.median(sample[k] for sample in samples) for k in (0, 1))
-            print(f"{name:44} {wall * 1000:>6.0f}ms {wall / py_wall:>5.1f}× {cpu * 1000:>6.0f}ms {cpu / py_cpu:>5.1f}×  {target}")
+            print(f"{name:46} {wall * 1000:>6.0f}ms {wall / py_wall:>5.1f}× {cpu * 1000:>6.0f}ms {cpu / py_cpu:>5.1f}×  {target}")
     finally:
         if not os.environ.get("BENCH_KEEP"):
             shutil.rmtree(root, ignore_errors=True)
