@@ -64,6 +64,9 @@ def check_files(project: Project) -> list[Finding]:
                 if scan.torn:
                     findings.append(Finding("warning", "log", f"{rel} ends in an unfinished line (a writer crashed or is writing)",
                                             "the next append repairs it; nothing acknowledged was in that line", rel))
+                elif scan.unfinished:
+                    findings.append(Finding("warning", "log", f"{rel} ends without a newline (its last record is whole and read)",
+                                            "the next append adds the newline; until then a git merge could glue a line to it", rel))
             elif name.endswith(".json"):
                 atomic.read_json(path)
             elif name.endswith((".yaml", ".yml")):

@@ -293,6 +293,18 @@ def test_torn_last_line_is_skipped_with_a_warning_and_the_rest_read(tmp_path, ca
     assert "unfinished" in capsys.readouterr().err
 
 
+def test_a_last_line_that_parses_is_kept_and_the_next_append_finishes_it(tmp_path, capsys):
+    """A hand edit (or a copy) that dropped the final newline of a whole record: the record is complete,
+    so readers keep it and the next append adds the newline before its own line; nothing is removed."""
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"a": 1}\n{"a": 2}')
+    scan = jsonl.scan(log)
+    assert scan.records == [{"a": 1}, {"a": 2}] and scan.unfinished and not scan.torn
+    jsonl.append(log, {"a": 3})
+    assert [r["a"] for r in jsonl.read(log)] == [1, 2, 3]
+    assert log.read_bytes().startswith(b'{"a": 1}\n{"a": 2}\n{"a": 3') and "removed" not in capsys.readouterr().err
+
+
 def test_a_corrupt_middle_line_is_reported_by_file_and_line_and_skipped(tmp_path, capsys):
     log = tmp_path / "log.jsonl"
     log.write_bytes(b'{"a": 1}\nnot json\n[1, 2]\n{"a": 2}\n')
