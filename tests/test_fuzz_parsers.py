@@ -90,8 +90,17 @@ def test_a_duration_is_the_sum_of_its_parts(parts):
     from rooms_cli.store.clock import parse_duration
 
     count("duration")
+    from rooms_cli.errors import InvalidInput
+    from rooms_cli.store.clock import MAX_DURATION_S
+
     text = "".join(f"{n}{u}" for n, (u, _) in parts)
-    assert parse_duration(text) == pytest.approx(sum(n * f for n, (_, f) in parts))
+    seconds = sum(n * f for n, (_, f) in parts)
+    if seconds <= MAX_DURATION_S:
+        assert parse_duration(text) == pytest.approx(seconds)
+    else:  # longer than any option takes: one sentence naming the largest, exit 2
+        with pytest.raises(InvalidInput, match="the largest accepted is 365d") as refused:
+            parse_duration(text)
+        assert refused.value.exit_code == 2
 
 
 @FAST

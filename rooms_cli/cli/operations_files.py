@@ -24,7 +24,9 @@ CHECKED = record({"ok": BOOL, "paths": {"type": "array", "items": STR}, "blocked
 
 
 def _positive_duration(flag: str) -> Parser:
-    return duration_value(flag, positive=True)
+    from rooms_cli.store.clock import MAX_LEASE_S
+
+    return duration_value(flag, positive=True, maximum=MAX_LEASE_S)
 
 
 @operation("files", "reserve", shared=AS, params=(

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from rooms_cli.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.reservations.patterns import covers, normalize, overlap
 from rooms_cli.store import eventlog, jsonl, layout
-from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
+from rooms_cli.store.clock import MAX_LEASE_S, add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_TTL = "30m"
-MAX_TTL_S = 7 * 86400
 
 
 @dataclass
@@ -166,9 +165,9 @@ def active_reservations(project: Project, moment: str | None = None) -> list[Res
 
 
 def _ttl_seconds(ttl: str | float | None) -> float:
-    seconds = parse_duration(DEFAULT_TTL if ttl is None else ttl)
-    if seconds <= 0 or seconds > MAX_TTL_S:
-        raise InvalidInput(f"ttl must be longer than zero and at most 7 days, not {ttl!r}")
+    seconds = parse_duration(DEFAULT_TTL if ttl is None else ttl, maximum=MAX_LEASE_S)
+    if seconds <= 0:
+        raise InvalidInput(f"ttl must be longer than zero, not {ttl!r}")
     return seconds
 
 

@@ -47,12 +47,28 @@ def parse_time(text: str) -> datetime:
 
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
 
+MAX_DURATION_S = 365 * 86400  # the longest duration any option or argument takes (a timeout, a catch-up window)
+MAX_LEASE_S = 7 * 86400  # the longest a task lease or a file reservation may run (issue 38: expiry is bounded)
 
-def parse_duration(text: str | float | int) -> float:
-    """Seconds from `90`, `90s`, `15m`, `1h30m`, `2d`, `250ms`. Refuses negatives and junk."""
+
+def parse_duration(text: str | float | int, *, maximum: float = MAX_DURATION_S) -> float:
+    """Seconds from `90`, `90s`, `15m`, `1h30m`, `2d`, `250ms`. Refuses negatives and junk (InvalidInput),
+    and anything longer than `maximum` (InvalidInput with the usage exit code, 2, naming the largest
+    accepted value): every surface — options, MCP arguments, config — reads durations here, so
+    `99999999d` or `1e308` is one sentence, never an overflow deep inside a command."""
+    seconds = _duration_seconds(text)
+    if seconds > maximum:
+        from rooms_cli.errors import ExitCode
+
+        raise InvalidInput(f"invalid duration {text!r}: the largest accepted is {describe_duration(maximum)}",
+                           code="usage", exit_code=ExitCode.USAGE)
+    return seconds
+
+
+def _duration_seconds(text: str | float | int) -> float:
     if isinstance(text, (int, float)) and not isinstance(text, bool):
-        if text < 0:
-            raise InvalidInput(f"invalid duration {text!r}: must not be negative")
+        if text < 0 or text != text or text == float("inf"):
+            raise InvalidInput(f"invalid duration {text!r}: must be a finite number of seconds, not negative")
         return float(text)
     value = str(text).strip().lower()
     if not value:
@@ -67,7 +83,7 @@ def parse_duration(text: str | float | int) -> float:
             num, unit = float(match.group(1)), match.group(2)
             total += num * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
             pos = match.end()
-        if pos != len(value) or pos == 0:
+        if pos != len(value) or pos == 0 or total == float("inf"):
             raise InvalidInput(f"invalid duration {text!r}: expected e.g. 90s, 15m, 1h30m") from None
         return total
     if seconds < 0 or seconds != seconds or seconds == float("inf"):
