@@ -12,6 +12,7 @@ left by killed writers; providers used by agents are reachable; plus each part's
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rooms_cli.errors import RoomsError
@@ -189,6 +190,39 @@ def _git_dir(start: Path) -> Path | None:
     return None
 
 
+def check_caches(project: Project) -> list[Finding]:
+    """What sits in `.rooms/run/` (this machine's caches, out of git) that rooms did not put there: a
+    pickle (rooms never loads one: its caches are JSON) or any file git tracks there (a clone carried
+    it, `git add -f`). Readers ignore both — a cache is trusted only for the very files it was built
+    from — so each is a warning naming it."""
+    run = project.dir / "run"
+    findings = []
+    for path in files.every_file(run):
+        if path.name.endswith((".pickle", ".pkl")):
+            rel = project.relative(path)
+            findings.append(Finding("warning", "cache", f"{rel} is a pickle, which rooms never loads (its caches are JSON); "
+                                    "it was planted or left by an old version", f"remove it: rm {rel}", rel))
+    seen = {f.file for f in findings}
+    for rel in _tracked(project, run):
+        if rel not in seen:
+            findings.append(Finding("warning", "cache", f"{rel} is tracked by git, but .rooms/run/ is this machine's "
+                                    "and a clone's copy is never trusted", f"git rm --cached -- {rel}", rel))
+    return findings
+
+
+def _tracked(project: Project, folder: Path) -> list[str]:
+    """The files under `folder` that git tracks, relative to the project root (none without git)."""
+    import subprocess
+
+    try:  # paths come relative to cwd, as bytes: any name git can hold
+        proc = subprocess.run(["git", "ls-files", "-z", "--", str(folder)], cwd=project.root, capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if proc.returncode != 0:
+        return []
+    return [os.fsdecode(name) for name in proc.stdout.split(b"\0") if name]
+
+
 def check_git_files(project: Project) -> list[Finding]:
     """`.rooms/.gitattributes` and `.gitignore` hold what merging between clones needs."""
     from rooms_cli.store.paths import GITATTRIBUTES_LINES, GITIGNORE_LINES
@@ -315,7 +349,7 @@ def run_doctor(project: Project, config: Config, *, providers: bool = True) -> d
     layout.quiet_strays()  # each stray file is a finding here, not a warning too
     try:
         findings = (check_files(project) + check_strays(project) + check_octopus(project) + check_git_files(project)
-                    + check_definitions(project))
+                    + check_caches(project) + check_definitions(project))
         findings.extend(check_parts(project, config))
         if providers:
             findings.extend(check_providers(project, config))

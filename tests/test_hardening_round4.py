@@ -47,3 +47,78 @@ def test_an_absurd_duration_is_a_usage_error_naming_the_largest_accepted_value(c
     assert "internal error" not in result.stderr
     after = sorted(p.relative_to(project_dir) for p in (project_dir / ".rooms").rglob("*") if "run" not in p.parts)
     assert after == before
+
+
+class _Payload:
+    """Unpickling this writes a file: the proof that a cache ran as code."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def __reduce__(self):
+        return (_touch, (self.target,))
+
+
+def _touch(target: str) -> None:
+    with open(target, "w") as handle:
+        handle.write("ran")
+
+
+def test_a_cache_a_clone_carries_into_run_is_never_run(cli, tmp_path, monkeypatch):
+    """Item 1: `.rooms/run/groups/<name>.pickle` was unpickled on the assumption that run/ never comes from
+    git. Committed with `git add -f`, in a fresh clone `rooms group list` ran it. Caches are JSON now,
+    keyed by the log file's device and inode: a planted one (pickle or JSON) is ignored, never run."""
+    import pickle
+    import subprocess
+
+    from rooms_cli.project import initialize
+
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    initialize(origin, example="dev")
+    monkeypatch.chdir(origin)
+    assert cli("group", "spawn", "g", "--profile", "ops", "--dir", str(origin)).exit_code == 0
+    proof = tmp_path / "it-ran"
+    payload = pickle.dumps(_Payload(str(proof)))
+    run_groups = origin / ".rooms" / "run" / "groups"
+    run_groups.mkdir(parents=True, exist_ok=True)
+    for name in ("g.pickle", "g.head.pickle", "g.json", "g.head.json"):
+        (run_groups / name).write_bytes(payload)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    for args in (["init", "-q"], ["add", "-A"], ["add", "-f", ".rooms/run/groups"], ["commit", "-qm", "planted"]):
+        subprocess.run([*git, *args], cwd=origin, check=True)
+    clone = tmp_path / "clone"
+    subprocess.run([*git, "clone", "-q", str(origin), str(clone)], check=True)
+    monkeypatch.chdir(clone)
+    listed = cli("group", "list", "--json", "--dir", str(clone))
+    status = cli("group", "status", "g", "--json", "--dir", str(clone))
+    assert listed.exit_code == 0 and status.exit_code == 0, listed.stderr + status.stderr
+    assert not proof.exists()
+    assert json.loads((clone / ".rooms" / "run" / "groups" / "g.json").read_bytes())["version"] >= 4  # rebuilt as data
+    doctor = cli("doctor", "--offline", "--json", "--dir", str(clone))
+    planted = [f for f in doctor.json()["findings"] if f.get("check") == "cache"]
+    assert planted and all(".rooms/run/" in f["message"] for f in planted), doctor.stdout
+
+
+def test_nothing_in_the_package_unpickles_unmarshals_or_evaluates():
+    """No `pickle`, `marshal`, `shelve`, `eval` or `exec` anywhere in rooms_cli: nothing read from the project
+    directory is ever run (the brief's rule, and item 1). The one `exec` is records.py's, which builds a
+    record class's `__init__` from that class's own field names in our source, as `dataclasses` does."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "rooms_cli"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec"):
+                names = [node.func.id]
+            found += [f"{path.relative_to(package)} {name}" for name in names
+                      if name.split(".")[0] in ("pickle", "marshal", "shelve", "dill", "eval", "exec")]
+    assert found == ["records.py exec"]

@@ -144,8 +144,8 @@ def groups_dir(project: Project) -> Path:
 
 
 def group_replay_cache(project: Project, name: str) -> Path:
-    """The replayed state of a group log (local, git-ignored; a fresh clone rebuilds it)."""
-    return project.path("run", "groups", validate_name(name, "group name") + ".pickle")
+    """The replayed state of a group log, JSON (local, git-ignored; a fresh clone rebuilds it)."""
+    return project.path("run", "groups", validate_name(name, "group name") + ".json")
 
 
 def group_log(project: Project, name: str) -> Path:
