@@ -99,9 +99,9 @@ def decode(blob: bytes, version: int) -> dict[str, Any] | None:
 def save(path: Path, doc: dict[str, Any]) -> bytes | None:
     """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails. The
     bytes stored (what `load_bytes` reads back), or None when nothing was."""
-    from rooms_cli.store.atomic import write_cache
-
     import json
+
+    from rooms_cli.store.atomic import write_cache
 
     blob = json.dumps(doc, separators=(",", ":")).encode()
     return blob if write_cache(Path(path), blob) else None
