@@ -68,6 +68,7 @@ def check_files(project: Project) -> list[Finding]:
                 elif scan.unfinished:
                     findings.append(Finding("warning", "log", f"{rel} ends without a newline (its last record is whole and read)",
                                             "the next append adds the newline; until then a git merge could glue a line to it", rel))
+                findings.extend(_future_stamps(rel, scan.records))
             elif name.endswith(".json"):
                 atomic.read_json(path)
             elif name.endswith((".yaml", ".yml")):
@@ -75,6 +76,24 @@ def check_files(project: Project) -> list[Finding]:
         except RoomsError as err:
             findings.append(Finding("error", "file", err.message, f"repair or restore {rel} (e.g. from git)", rel))
     return findings
+
+
+def _future_stamps(rel: str, records: list[dict[str, Any]]) -> list[Finding]:
+    """A warning for a log holding records stamped further ahead of this clock than the allowed skew: the
+    clock does not follow them (store/clock.py), so records written after them sort before them."""
+    from rooms_cli.store import clock
+
+    moment = clock.now()
+    ahead = [(seconds, record) for record in records if (seconds := clock.future_stamp(record.get("hlc"), moment)) is not None]
+    if not ahead:
+        return []
+    seconds, record = max(ahead, key=lambda item: item[0])
+    ident = next((record[k] for k in ("id", "eid") if isinstance(record.get(k), str)), None)
+    return [Finding("warning", "future-stamp", f"{rel}: {len(ahead)} record(s) stamped more than "
+                    f"{clock.describe_duration(clock.MAX_SKEW_S)} ahead of this clock, the furthest "
+                    f"{clock.describe_duration(seconds)} ahead ({record['hlc']}{f', {ident}' if ident else ''}): its "
+                    "writer's clock ran ahead or the line was edited; rooms orders it by its stamp but does not follow it",
+                    f"check the clock of the machine that wrote it; if the stamp is wrong, fix it in {rel}", rel)]
 
 
 def _conflict_in(path: Path) -> int | None:

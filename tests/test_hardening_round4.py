@@ -122,3 +122,30 @@ def test_nothing_in_the_package_unpickles_unmarshals_or_evaluates():
             found += [f"{path.relative_to(package)} {name}" for name in names
                       if name.split(".")[0] in ("pickle", "marshal", "shelve", "dill", "eval", "exec")]
     assert found == ["records.py exec"]
+
+
+def test_a_stamp_at_the_end_of_time_neither_breaks_later_sends_nor_escapes_doctor(cli, project_dir):
+    """Item 6: one inbox line stamped `9999-12-31T23:59:59.999Z-…` made every later `send` an internal error
+    (OverflowError) and doctor was silent. The clock does not follow a stamp more than MAX_SKEW_S ahead:
+    readers order it, writers keep working, doctor names it."""
+    assert cli("send", "first", "--to", "bob", "--as", "alice").exit_code == 0
+    log = project_dir / ".rooms" / "inbox" / "bob.jsonl"
+    record = json.loads(log.read_text().splitlines()[-1])
+    record.update(id="i-END", n=2, text="from the end of time", hlc="9999-12-31T23:59:59.999Z-9999-ffffff")
+    with log.open("a") as handle:
+        handle.write(json.dumps(record) + "\n")
+    for n in range(2):
+        sent = cli("send", f"later {n}", "--to", "bob", "--as", "alice")
+        assert sent.exit_code == 0 and "internal error" not in sent.stderr, sent.stderr
+    texts = [m["text"] for m in cli("inbox", "--peek", "--as", "bob", "--json").json()["messages"]]
+    assert sorted(texts) == sorted(["first", "from the end of time", "later 0", "later 1"])
+    doctor = cli("doctor", "--offline", "--json")
+    future = [f for f in doctor.json()["findings"] if f["check"] == "future-stamp"]
+    assert len(future) == 1 and "inbox/bob.jsonl" in future[0]["message"] and "i-END" in future[0]["message"]
+
+
+@pytest.mark.parametrize("args", [["task", "next", "--as", "w", "--lease", "2h"], ["files", "reserve", "src/**", "--as", "w"]])
+def test_a_clock_set_to_the_end_of_time_is_one_sentence(cli, project_dir, args):
+    result = cli(*args, env={"ROOMS_NOW": "9999-12-31T23:00:00Z"})
+    assert result.exit_code in (1, 2) and "ROOMS_NOW" in result.stderr and "internal error" not in result.stderr
+    assert result.stderr.count("\n") == 1

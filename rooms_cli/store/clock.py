@@ -31,8 +31,12 @@ def now_iso() -> str:
     return iso(now())
 
 
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)  # no time rooms takes is later: adding any duration stays in range
+
+
 def parse_time(text: str) -> datetime:
-    """Parse an ISO 8601 time; a time without a zone is taken as UTC."""
+    """Parse an ISO 8601 time; a time without a zone is taken as UTC. A time from 9000 on is refused
+    (`ROOMS_NOW=9999-12-31T23:00:00Z` made `--lease 2h` overflow the calendar)."""
     value = text.strip()
     if value.endswith(("Z", "z")):
         value = value[:-1] + "+00:00"
@@ -42,7 +46,10 @@ def parse_time(text: str) -> datetime:
         raise InvalidInput(f"invalid time {text!r}: expected ISO 8601 such as 2026-11-21T09:00:00Z") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    moment = moment.astimezone(UTC)
+    if moment >= LATEST:
+        raise InvalidInput(f"invalid time {text!r}: rooms takes times before the year 9000")
+    return moment
 
 
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
@@ -116,7 +123,12 @@ def add_seconds(moment: datetime, seconds: float) -> datetime:
 # the counter orders stamps of one millisecond (it never passes 9999: the time moves on a millisecond
 # instead, so stamps stay sortable as strings); the node (random per process) tells apart two writers
 # that hit the same time and counter. So stamps compare as plain strings, and a stamp of a record
-# written after this clone saw record R sorts after R's.
+# written after this clone saw record R sorts after R's — unless R's stamp is more than MAX_SKEW_S ahead of
+# this clock: a writer whose clock ran far ahead (or a hand edit, `9999-12-31T…`) would otherwise drag every
+# later stamp of every clone to its time (and past the calendar's end). Such a stamp is ordered by readers
+# like any other but not followed; `rooms doctor` names it (`future_stamp`).
+
+MAX_SKEW_S = 3600  # how far ahead of this clock a stamp may be and still be followed
 
 _HLC_WIDTH = 24  # len("2026-11-25T10:46:55.123Z")
 _hlc_last: tuple[int, int] = (0, -1)  # (ms, counter) of the last stamp this process issued or saw
@@ -136,11 +148,32 @@ def _hlc_parts(stamp: str) -> tuple[int, int] | None:
 
 
 def hlc_see(stamp: str | None) -> None:
-    """Remember a stamp read from a log: every stamp issued afterwards sorts after it."""
+    """Remember a stamp read from a log: every stamp issued afterwards sorts after it — unless it is more
+    than MAX_SKEW_S ahead of this clock (`future_stamp`): then it is not followed."""
     global _hlc_last
     parts = _hlc_parts(stamp) if stamp else None
-    if parts is not None and parts > _hlc_last:
+    if parts is not None and parts > _hlc_last and parts[0] <= _wall_ms() + MAX_SKEW_S * 1000:
         _hlc_last = parts
+
+
+def _wall_ms() -> int:
+    return int((now() - _EPOCH).total_seconds() * 1000 + 0.5)
+
+
+def stamp_time(stamp: object) -> datetime | None:
+    """The time a stamp (`hlc`) says, or None when it is not one."""
+    parts = _hlc_parts(stamp) if isinstance(stamp, str) else None
+    return None if parts is None else _EPOCH + timedelta(milliseconds=parts[0])
+
+
+def future_stamp(stamp: object, moment: datetime | None = None) -> float | None:
+    """How many seconds a stamp is ahead of `moment` (default: now) when that is more than MAX_SKEW_S —
+    a stamp this clock does not follow — else None."""
+    at = stamp_time(stamp)
+    if at is None:
+        return None
+    ahead = (at - (moment or now())).total_seconds()
+    return ahead if ahead > MAX_SKEW_S else None
 
 
 def hlc_stamp() -> str:
@@ -148,7 +181,7 @@ def hlc_stamp() -> str:
     global _hlc_last, _hlc_node
     if not _hlc_node:
         _hlc_node = os.urandom(3).hex()
-    wall = int((now() - _EPOCH).total_seconds() * 1000 + 0.5)
+    wall = _wall_ms()
     last_ms, last_counter = _hlc_last
     if wall > last_ms:
         ms, counter = wall, 0
