@@ -124,7 +124,8 @@ def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float
     only when the caller already holds the lock.
 
     A failed append (a full disk, a quota, a read-only file system) is a StorageError naming the
-    file, which is left as it was: cut back to its old length, or removed if this append created it.
+    file, which is left as it was: cut back to its old length, or never made if this append would have
+    made it (`_create_whole`).
     """
     from rooms_cli.errors import storage_error
 
@@ -209,20 +210,14 @@ def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict
     return written, "".join(line + "\n" for line in out).encode("utf-8")
 
 
-def _open_log(path: Path) -> tuple[int, bool]:
-    """The log opened to append (made, with its folder, when missing), and whether this made it."""
-    try:  # a log is appended to many times and made once: no stat or mkdir before the open
-        return os.open(path, os.O_RDWR | os.O_APPEND), False
-    except FileNotFoundError:
-        pass
-    try:
-        return files.making_folder(path, lambda: os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)), True
-    except FileExistsError:  # another process made it meanwhile
-        return os.open(path, os.O_RDWR | os.O_APPEND), False
-
-
 def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict]:
-    fd, created = _open_log(path)
+    try:  # a log is appended to many times and made once: no stat or mkdir before the open
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
+    except FileNotFoundError:
+        made = _create_whole(path, records, lines)
+        if made is not None:
+            return made
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)  # another process made it meanwhile
     size = os.fstat(fd).st_size
     key = str(path)
     try:
@@ -240,12 +235,66 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
         _note_known(fd, key, max([latest, *(str(r["hlc"]) for r in written)]))
     except OSError:
         _KNOWN.pop(key, None)
-        _undo_append(fd, path, size, created)
+        _undo_append(fd, path, size)
         raise
     finally:
         os.close(fd)
     changes.note(path)
     return written
+
+
+def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict] | None:
+    """Make the log with its first lines in one step: written whole to a temp file beside it, fsynced,
+    then linked under its name (exclusive: None when another process made it meanwhile, to append to).
+
+    So a log exists only with its first records in it: a process killed at its first write leaves at
+    most a temp file (doctor names it), never an empty log whose name is taken — `room create` saying
+    the room exists while `room show` found none, an empty task log without its create event.
+    """
+    from rooms_cli.store.atomic import UMASK, create_temp
+
+    written, data = _stamped(records, lines)
+    fd, tmp = files.making_folder(path, lambda: create_temp(path))
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+            os.fchmod(fd, 0o644 & ~UMASK)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return None
+        except OSError as exc:  # a file system without hard links: a rename, exclusive only under the log's lock
+            import errno
+
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP) or os.path.lexists(path):
+                raise
+            os.rename(tmp, path)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    files.fsync_dir(path.parent)
+    _remember_created(path, written)
+    changes.note(path)
+    return written
+
+
+def _remember_created(path: Path, written: list[dict[str, Any]]) -> None:
+    """`_note_known` for a log this process just made (its seal, its latest stamp)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        _note_known(fd, str(path), max(str(r["hlc"]) for r in written))
+    finally:
+        os.close(fd)
 
 
 def _refuse_unresolved_merge(fd: int, path: Path, known: int = 0) -> None:
@@ -265,13 +314,10 @@ def _refuse_unresolved_merge(fd: int, path: Path, known: int = 0) -> None:
     conflicts.check(path, data)
 
 
-def _undo_append(fd: int, path: Path, size: int, created: bool) -> None:
-    """Leave the log as it was before a failed append: no partial line, no empty new file."""
+def _undo_append(fd: int, path: Path, size: int) -> None:
+    """Leave the log as it was before a failed append: no partial line."""
     try:
-        if created:
-            os.unlink(path)
-        else:
-            os.ftruncate(fd, size)
+        os.ftruncate(fd, size)
     except OSError:
         pass  # the next append repairs a torn tail; readers skip it meanwhile
 
