@@ -213,3 +213,31 @@ def test_a_kill_at_any_early_write_never_leaves_half_a_name(cli, project_dir, cr
     assert kills >= 1
     doctor = cli("doctor", "--offline", "--json").json()
     assert doctor["errors"] == 0, [f["message"] for f in doctor["findings"] if f["severity"] == "error"]
+
+
+def test_mcp_refuses_what_the_cli_refuses(project_dir, cli):
+    """Item 9: `check_files` answered ok for `/etc/passwd` and `../../x`, and absurd durations were internal
+    errors over MCP too. The same validation (ledger.check_paths, clock.parse_duration) serves both surfaces;
+    a request that is not UTF-8 is refused by the transport (tests/test_mcp_transport.py)."""
+    import asyncio
+
+    pytest.importorskip("mcp")
+    from tests.test_mcp import server
+
+    async def go():
+        async with server(project_dir, "alice") as t:
+            return [await t.error("check_files", paths=["/etc/passwd"]),
+                    await t.error("check_files", paths=["../../x"]),
+                    await t.error("task_next", lease="99999999d"),
+                    await t.error("task_next", lease="1e308"),
+                    await t.error("reserve_files", patterns=["src/**"], ttl="8d"),
+                    await t.error("reserve_files", patterns=["../**"])], await t.ok("check_files", paths=["src/a.py"])
+
+    errors, fine = asyncio.run(go())
+    assert "is not a path inside the project" in errors[0]["message"] and "'../../x'" in errors[1]["message"]
+    assert all(e["exit_code"] == 2 and "the largest accepted is 7d" in e["message"] for e in errors[2:5]), errors[2:5]
+    assert "leaves the project" in errors[5]["message"]
+    assert fine["ok"] is True
+    for args in (["/etc/passwd"], ["../../x"]):
+        refused = cli("files", "check", *args, "--as", "alice")
+        assert refused.exit_code == 1 and "outside the project" in refused.stderr

@@ -115,6 +115,35 @@ def add_seconds(moment: datetime, seconds: float) -> datetime:
     return moment + timedelta(seconds=seconds)
 
 
+_limits: dict[str, str] = {}
+
+
+def lease_limit(before: str) -> str | None:
+    """The latest end (ISO) a lease or reservation may have when the record before it was written at
+    `before` (ISO): MAX_LEASE_S later. Expiry is decided by one writer's clock; bounded so, a clock a
+    year ahead holds a task for at most MAX_LEASE_S of the others' time, not a year. None when `before`
+    is not a time."""
+    limit = _limits.get(before)
+    if limit is None:
+        try:
+            limit = iso(parse_time(before) + timedelta(seconds=MAX_LEASE_S))
+        except (InvalidInput, OverflowError):
+            return None
+        _limits[before] = limit
+    return limit
+
+
+def in_force(since: str, moment: str) -> bool:
+    """Whether a record written at `since` (ISO) is in force at `moment` (ISO): not stamped more than
+    MAX_SKEW_S after it (a writer whose clock ran ahead granted it for a time that has not come)."""
+    if since <= moment:
+        return True
+    try:
+        return (parse_time(since) - parse_time(moment)).total_seconds() <= MAX_SKEW_S
+    except InvalidInput:
+        return True
+
+
 # --- the hybrid logical clock ---------------------------------------------------------------------------
 #
 # Every record appended to a log gets `hlc`: "<ISO time, ms>-<counter>-<node>", e.g.
