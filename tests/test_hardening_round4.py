@@ -7,6 +7,7 @@ taking what the CLI refuses, doctor's blind spots: docs/hardening.md, "Round fou
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -241,3 +242,109 @@ def test_mcp_refuses_what_the_cli_refuses(project_dir, cli):
     for args in (["/etc/passwd"], ["../../x"]):
         refused = cli("files", "check", *args, "--as", "alice")
         assert refused.exit_code == 1 and "outside the project" in refused.stderr
+
+
+def _git_repo(path):
+    import subprocess
+
+    from rooms_cli.project import initialize
+
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
+    initialize(path, example="dev")
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=path, capture_output=True)
+
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    return git
+
+
+def test_the_commit_guard_reads_any_name_git_holds_and_fails_closed(tmp_path, rooms):
+    """Item 8: a staged `notes-\\xff.txt` was an internal error (UnicodeDecodeError); a ledger overwritten with
+    garbage let every commit through (exit 0); one `"patterns": ["../**"]` line broke list, check, reserve and
+    the hook for everyone. Real git, real hooks, real processes."""
+    repo = tmp_path / "repo"
+    git = _git_repo(repo)
+    env = {"ROOMS_DIR": str(repo)}
+    installed = rooms("hook", "pre-commit", "--install", "--json", cwd=repo, env=env)
+    assert installed.exit_code == 0 and {p.rsplit("/", 1)[-1] for p in installed.json()["installed"]} == {"pre-commit", "pre-merge-commit"}
+    assert rooms("files", "reserve", "src/**", "--as", "bob", cwd=repo, env=env).exit_code == 0
+    odd = os.fsdecode(b"notes-\xff.txt")
+    (repo / odd).write_bytes(b"x\n")
+    git("add", "--", odd)
+    hook = rooms("hook", "pre-commit", "--as", "alice", cwd=repo, env=env)
+    assert hook.exit_code == 0 and "internal error" not in hook.stderr, hook.stderr
+    (repo / "src").mkdir()
+    (repo / "src" / "a.py").write_text("x\n")
+    git("add", "src/a.py")
+    assert git("commit", "-qm", "blocked").returncode != 0  # the installed hook refuses: bob holds src/**
+    checked = rooms("files", "check", "--staged", "--as", "alice", cwd=repo, env=env)
+    assert checked.exit_code == 3 and "src/a.py" in checked.stderr
+
+    ledger = repo / ".rooms" / "reservations" / "log.jsonl"
+    good = ledger.read_bytes()
+    ledger.write_bytes(b"\x00garbage\xff" * 40)
+    refused = rooms("hook", "pre-commit", "--as", "alice", cwd=repo, env=env)
+    assert refused.exit_code == 1 and "reservations ledger" in refused.stderr and "rooms doctor" in refused.stderr
+    assert refused.stderr.count("error:") == 1
+
+    ledger.write_bytes(good + b'{"ev": "reserve", "id": "fr-x", "agent": "eve", "patterns": ["../**"], '
+                       b'"expires_at": "2999-01-01T00:00:00.000Z", "eid": "e-x"}\n'
+                       + b'{"ev": "reserve", "id": "fr-y", "agent": "eve", "patterns": "src/**", '
+                       b'"expires_at": "2999-01-01T00:00:00.000Z", "eid": "e-y"}\n'
+                       + b'{"ev": "release", "id": "fr-nobody", "by": "eve", "eid": "e-z"}\n')
+    assert rooms("files", "list", cwd=repo, env=env).exit_code == 0
+    assert rooms("files", "reserve", "docs/**", "--as", "carol", cwd=repo, env=env).exit_code == 0
+    assert rooms("files", "check", "src/a.py", "--as", "alice", cwd=repo, env=env).exit_code == 3
+    assert rooms("hook", "pre-commit", "--as", "alice", cwd=repo, env=env).exit_code == 3
+    doctor = rooms("doctor", "--offline", "--json", cwd=repo, env=env).json()
+    named = [f["message"] for f in doctor["findings"] if f["check"] == "reservations"]
+    assert any("'../**'" in m for m in named) and any("'patterns'" in m for m in named)
+    assert any("fr-nobody" in m for m in named)
+
+
+def test_a_range_of_commits_is_checked_for_what_no_hook_saw(tmp_path, rooms):
+    """Cherry-picks, rebases and fast-forwards run no pre-commit hook: `files check --range A..B` in CI."""
+    repo = tmp_path / "repo"
+    git = _git_repo(repo)
+    env = {"ROOMS_DIR": str(repo)}
+    assert rooms("files", "reserve", "src/**", "--as", "bob", cwd=repo, env=env).exit_code == 0
+    (repo / "src").mkdir()
+    (repo / "src" / "b.py").write_text("x\n")
+    git("add", "src/b.py")
+    assert git("commit", "-qm", "no hook installed").returncode == 0
+    ranged = rooms("files", "check", "--range", "HEAD~1..HEAD", "--as", "alice", cwd=repo, env=env)
+    assert ranged.exit_code == 3 and "src/b.py" in ranged.stderr
+    assert rooms("files", "check", "--range", "HEAD~1..HEAD", "--as", "bob", cwd=repo, env=env).exit_code == 0
+    assert rooms("files", "check", "--range", "--help=x", "--as", "bob", cwd=repo, env=env).exit_code in (1, 2)
+
+
+def test_a_fast_clock_holds_a_task_or_files_no_longer_than_the_longest_lease(cli, project_dir):
+    """Item 7: `task next --lease 15m` under a clock a year ahead held the task for a year, and `files
+    reserve` under a clock 2h ahead was granted over a live reservation (two exclusive holders), with doctor
+    saying "All good". A lease or reservation holds at most 7d after the record before it; one granted for a
+    time beyond the allowed skew is not in force before then; doctor names both."""
+    from datetime import timedelta
+
+    from rooms_cli.store import clock
+
+    added = cli("task", "add", "t", "--lane", "w", "--done", "d", "--json").json()
+    year_ahead = clock.iso(clock.now() + timedelta(days=365))
+    claimed = cli("task", "claim", added["id"], "--as", "w", "--lease", "15m", "--json", env={"ROOMS_NOW": year_ahead})
+    assert claimed.exit_code == 0
+    lease = cli("task", "show", added["id"], "--json").json()["lease"]
+    assert lease["expires_at"] <= clock.iso(clock.now() + timedelta(days=7, minutes=1))
+
+    assert cli("files", "reserve", "src/**", "--as", "bob", "--ttl", "30m").exit_code == 0
+    two_hours = clock.iso(clock.now() + timedelta(hours=2))
+    assert cli("files", "reserve", "src/**", "--as", "alice", env={"ROOMS_NOW": two_hours}).exit_code == 0  # its own clock
+    holders = [r["agent"] for r in cli("files", "list", "--json").json()]
+    assert holders == ["bob"]  # as every clock that is right sees it
+    assert cli("files", "check", "src/x.py", "--as", "carol").exit_code == 3
+
+    doctor = cli("doctor", "--offline", "--json").json()
+    messages = [f["message"] for f in doctor["findings"]]
+    assert not doctor["ok"] and any("longer than the longest lease allows" in m for m in messages)
+    assert sum(f["check"] == "future-stamp" for f in doctor["findings"]) == 2
