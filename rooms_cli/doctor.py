@@ -68,7 +68,11 @@ def check_files(project: Project) -> list[Finding]:
                 elif scan.unfinished:
                     findings.append(Finding("warning", "log", f"{rel} ends without a newline (its last record is whole and read)",
                                             "the next append adds the newline; until then a git merge could glue a line to it", rel))
-                findings.extend(_future_stamps(rel, scan.records))
+                findings.extend(_future_stamps(rel, path, scan.records) + _blank_lines(rel, path, scan))
+                if not scan.records and not scan.bad and path.name == "state.jsonl" and path.parent.parent == project.dir / "rooms":
+                    findings.append(Finding("error", "room", f"{rel} is empty: no room {path.parent.name!r} is there, yet its "
+                                            "folder holds the name (a version before 0.2 killed at its first write left it)",
+                                            f"remove it (rm {rel}), then rooms room create {path.parent.name} if you want it", rel))
             elif name.endswith(".json"):
                 atomic.read_json(path)
             elif name.endswith((".yaml", ".yml")):
@@ -78,7 +82,7 @@ def check_files(project: Project) -> list[Finding]:
     return findings
 
 
-def _future_stamps(rel: str, records: list[dict[str, Any]]) -> list[Finding]:
+def _future_stamps(rel: str, path: Path, records: list[dict[str, Any]]) -> list[Finding]:
     """A warning for a log holding records stamped further ahead of this clock than the allowed skew: the
     clock does not follow them (store/clock.py), so records written after them sort before them."""
     from rooms_cli.store import clock
@@ -88,12 +92,24 @@ def _future_stamps(rel: str, records: list[dict[str, Any]]) -> list[Finding]:
     if not ahead:
         return []
     seconds, record = max(ahead, key=lambda item: item[0])
+    stamp = str(record["hlc"]).encode()
+    line = next((n for n, raw in enumerate(files.read_bytes(path).split(b"\n"), 1) if stamp in raw), None)
     ident = next((record[k] for k in ("id", "eid") if isinstance(record.get(k), str)), None)
-    return [Finding("warning", "future-stamp", f"{rel}: {len(ahead)} record(s) stamped more than "
+    where = f"{rel} line {line}" if line else rel
+    return [Finding("warning", "future-stamp", f"{where}: {len(ahead)} record(s) stamped more than "
                     f"{clock.describe_duration(clock.MAX_SKEW_S)} ahead of this clock, the furthest "
                     f"{clock.describe_duration(seconds)} ahead ({record['hlc']}{f', {ident}' if ident else ''}): its "
                     "writer's clock ran ahead or the line was edited; rooms orders it by its stamp but does not follow it",
                     f"check the clock of the machine that wrote it; if the stamp is wrong, fix it in {rel}", rel)]
+
+
+def _blank_lines(rel: str, path: Path, scan: jsonl.Scan) -> list[Finding]:
+    """A warning for each blank line of a log: readers skip it, nothing is lost, but it is no record."""
+    data = files.read_bytes(path)
+    if b"\n\n" not in data and not data.startswith(b"\n") and b"\n \n" not in data:
+        return []
+    return [Finding("warning", "log", f"{rel} line {n} is blank (readers skip it)", f"nothing is lost; to tidy, delete line {n} of {rel}", rel)
+            for n, raw in enumerate(data.split(b"\n")[:-1], 1) if not raw.strip()]
 
 
 def _conflict_in(path: Path) -> int | None:

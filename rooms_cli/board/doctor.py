@@ -56,7 +56,7 @@ def _create_findings(project) -> list[Finding]:
             path = store.task_path(project, room, task_id)
             rel = project.relative(path)
             records = list(schema.records(path))
-            findings += _repeats(rel, records) + _long_leases(rel, [event for _, event in records if isinstance(event, dict)])
+            findings += _repeats(rel, records) + _long_leases(rel, records)
             for line, event in records:
                 if not isinstance(event, dict) or event.get("ev") != "create":
                     continue
@@ -109,7 +109,7 @@ def _repeats(rel: str, records: list[tuple[int | None, Any]]) -> list[Finding]:
     return found
 
 
-def _long_leases(rel: str, events: list[dict[str, Any]]) -> list[Finding]:
+def _long_leases(rel: str, records: list[tuple[int | None, Any]]) -> list[Finding]:
     """A claim or renewal whose lease ends later than the longest lease allows after the record before it:
     replay holds it only that long (board/replay.bounded_expiry); its writer's clock ran ahead."""
     from rooms_cli.board.replay import bounded_expiry
@@ -117,12 +117,14 @@ def _long_leases(rel: str, events: list[dict[str, Any]]) -> list[Finding]:
 
     found = []
     before = ""
-    for event in order.ordered(events):
+    lines = {id(event): line for line, event in records}
+    for event in order.ordered([event for _, event in records if isinstance(event, dict)]):
         expires = event.get("expires_at")
         if event.get("ev") in ("claim", "renew") and isinstance(expires, str) and before:
             held = bounded_expiry(expires, before)
             if held != expires:
-                found.append(Finding("error", "board", f"{rel}: lease {event.get('lease_id')} of {event.get('holder', '?')} "
+                where = f"{rel} line {lines[id(event)]}" if lines.get(id(event)) else rel
+                found.append(Finding("error", "board", f"{where}: lease {event.get('lease_id')} of {event.get('holder', '?')} "
                                      f"claims to run until {expires}, longer than the longest lease allows after the record "
                                      f"before it ({before}); it holds until {held}",
                                      "check the clock of the machine that wrote it (it ran ahead); rooms task release, "
