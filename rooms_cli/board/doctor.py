@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rooms_cli.board import store
 from rooms_cli.board.tasks import load_board
-from rooms_cli.findings import Finding
+from rooms_cli.core.findings import Finding
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def _strays(project, room: str) -> list[Finding]:
             continue  # a temp file: the file checks name it
         stem = name[: -len(store.SUFFIX)] if name.endswith(store.SUFFIX) else ""
         if not (stem.lower().startswith("t-") and is_valid_name(stem.lower())):
-            from rooms_cli import terminal
+            from rooms_cli.core import terminal
 
             rel = terminal.safe(project.relative(folder / name))
             found.append(Finding("error", "stray", f"{rel} is not read by rooms: a board's tasks/ holds only task logs "

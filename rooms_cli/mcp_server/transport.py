@@ -113,7 +113,7 @@ def read_message(line: str) -> tuple[dict[str, Any] | None, Any]:
 
 def _dropped(reason: str) -> dict[str, Any]:
     """No reply (a notification has none): the line is dropped, said once on stderr."""
-    from rooms_cli import terminal
+    from rooms_cli.core import terminal
 
     terminal.warn(f"rooms mcp: dropped a notification: {reason}")
     return {}

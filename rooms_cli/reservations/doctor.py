@@ -3,8 +3,8 @@ expired but still held (unrecorded), merged overlaps, reservations that claim to
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidData
-from rooms_cli.findings import Finding
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.core.findings import Finding
 from rooms_cli.reservations.ledger import log_path, read_events, replay, unrecorded_lapses, within_bound
 from rooms_cli.store.clock import iso, now
 

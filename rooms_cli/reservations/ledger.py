@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rooms_cli.errors import Conflict, InvalidInput, NotFound
+from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.reservations.patterns import covers, normalize, overlap
 from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.clock import MAX_LEASE_S, add_seconds, in_force, iso, lease_limit, now, parse_duration
@@ -225,7 +225,7 @@ _warned: set[str] = set()
 
 
 def _warn_once(project: Project, ev: dict[str, Any], why: str) -> None:
-    from rooms_cli import terminal
+    from rooms_cli.core import terminal
 
     what = f"{project.relative(log_path(project))}: {ev.get('ev')!r} event {ev.get('eid', ev.get('id', '?'))} skipped: {why}"
     if what not in _warned:
@@ -241,7 +241,7 @@ def read_events(project: Project) -> list[dict[str, Any]]:
     naming the file and `rooms doctor` when it cannot be read at all — a directory, unreadable, an
     unresolved merge, or not one of its lines an event of the ledger (overwritten with garbage): a
     guard that read nothing there would let every commit through."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     path = log_path(project)
     rel = project.relative(path)

@@ -8,18 +8,18 @@ No hook runs for `git cherry-pick`, `git rebase`, `git am`, a fast-forward merge
 (docs/reservations.md).
 
 File names are read as bytes (`-z`): git can hold any name, UTF-8 or not (`notes-\\xff.txt`); a name
-that is not UTF-8 is kept with its bytes escaped (os.fsdecode), so it is checked like any other.
+that is not UTF-8 keeps its bytes escaped (surrogateescape), so it is checked like any other.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
-from rooms_cli.errors import InvalidInput, RoomsError
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store import atomic, files
 from rooms_cli.store.paths import Project
+from rooms_cli.store.sync.engine import Git
 
 HOOKS = ("pre-commit", "pre-merge-commit")
 HOOK = """#!/bin/sh
@@ -28,20 +28,12 @@ exec rooms hook pre-commit
 """
 
 
-def _git(cwd: Path, *args: str) -> bytes:
-    try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=60)
-    except FileNotFoundError:
-        raise RoomsError("git is not installed (rooms hook pre-commit runs git)") from None
-    if proc.returncode != 0:
-        message = os.fsdecode(proc.stderr).strip() or str(proc.returncode)
-        raise InvalidInput(f"git {' '.join(args)} failed in {cwd}: {message}")
-    return proc.stdout
+def _git(cwd: Path) -> Git:
+    return Git(cwd, purpose="rooms hook pre-commit")  # store/sync runs git, this guard included
 
 
 def _top(cwd: Path | None) -> Path:
-    here = Path(cwd or os.getcwd())
-    return Path(os.fsdecode(_git(here, "rev-parse", "--show-toplevel")).strip()).resolve()
+    return Path(_git(Path(cwd or os.getcwd())).out("rev-parse", "--show-toplevel")).resolve()
 
 
 def _project_paths(project: Project, top: Path, listing: bytes) -> list[str]:
@@ -49,8 +41,8 @@ def _project_paths(project: Project, top: Path, listing: bytes) -> list[str]:
     outside the project are left out."""
     root = project.root.resolve()
     paths = []
-    for name in filter(None, listing.split(b"\0")):
-        full = top / os.fsdecode(name)
+    for name in filter(None, listing.decode("utf-8", "surrogateescape").split("\0")):
+        full = top / name
         try:
             paths.append(full.relative_to(root).as_posix())
         except ValueError:
@@ -62,7 +54,7 @@ def staged_paths(project: Project, cwd: Path | None = None) -> list[str]:
     """The paths staged for commit (added, changed, renamed, deleted), relative to the project root;
     those outside the project are left out."""
     top = _top(cwd)
-    return _project_paths(project, top, _git(top, "diff", "--cached", "--name-only", "-z", "--no-renames"))
+    return _project_paths(project, top, _git(top).run("diff", "--cached", "--name-only", "-z", "--no-renames").stdout)
 
 
 def range_paths(project: Project, revisions: str, cwd: Path | None = None) -> list[str]:
@@ -71,7 +63,8 @@ def range_paths(project: Project, revisions: str, cwd: Path | None = None) -> li
     if not revisions.strip() or revisions.startswith("-"):
         raise InvalidInput(f"--range {revisions!r} is not a range of commits; give it as A..B (e.g. origin/main..HEAD)")
     top = _top(cwd)
-    return _project_paths(project, top, _git(top, "diff", "--name-only", "-z", "--no-renames", revisions, "--"))
+    listing = _git(top).run("diff", "--name-only", "-z", "--no-renames", revisions, "--").stdout
+    return _project_paths(project, top, listing)
 
 
 def install_hook(cwd: Path | None = None) -> list[Path]:
@@ -80,7 +73,7 @@ def install_hook(cwd: Path | None = None) -> list[Path]:
 
     An existing hook that is not ours is left alone (InvalidInput naming it), and nothing is written."""
     here = Path(cwd or os.getcwd())
-    hooks = Path(os.fsdecode(_git(here, "rev-parse", "--git-path", "hooks")).strip())
+    hooks = Path(_git(here).out("rev-parse", "--git-path", "hooks"))
     hooks = hooks if hooks.is_absolute() else (here / hooks)
     paths = [hooks / name for name in HOOKS]
     for path in paths:

@@ -6,7 +6,7 @@ import os
 import re
 from datetime import UTC, datetime, timedelta
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 
 
 def now() -> datetime:
@@ -65,7 +65,7 @@ def parse_duration(text: str | float | int, *, maximum: float = MAX_DURATION_S) 
     `99999999d` or `1e308` is one sentence, never an overflow deep inside a command."""
     seconds = _duration_seconds(text)
     if seconds > maximum:
-        from rooms_cli.errors import ExitCode
+        from rooms_cli.core.errors import ExitCode
 
         raise InvalidInput(f"invalid duration {text!r}: the largest accepted is {describe_duration(maximum)}",
                            code="usage", exit_code=ExitCode.USAGE)

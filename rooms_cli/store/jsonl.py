@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from rooms_cli import terminal
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core import terminal
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import changes, clock, conflicts, files, known, order
 from rooms_cli.store.locks import locked
 
@@ -46,7 +46,7 @@ def dumps(record: dict[str, Any]) -> str:
     try:
         return json.dumps(record, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
     except ValueError:
-        from rooms_cli.errors import InvalidInput
+        from rooms_cli.core.errors import InvalidInput
 
         raise InvalidInput(f"{non_finite_field(record)} is not a finite number (NaN or infinity); use a finite number") from None
 
@@ -127,7 +127,7 @@ def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float
     file, which is left as it was: cut back to its old length, or never made if this append would have
     made it (`_create_whole`).
     """
-    from rooms_cli.errors import storage_error
+    from rooms_cli.core.errors import storage_error
 
     records = list(records)
     lines = [dumps(r) for r in records]  # refuses what is not JSON before the file is touched
@@ -251,17 +251,15 @@ def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -
     most a temp file (doctor names it), never an empty log whose name is taken — `room create` saying
     the room exists while `room show` found none, an empty task log without its create event.
     """
-    from rooms_cli.store.atomic import UMASK, create_temp
-
     written, data = _stamped(records, lines)
-    fd, tmp = files.making_folder(path, lambda: create_temp(path))
+    fd, tmp = files.making_folder(path, lambda: files.create_temp(path))
     try:
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
             os.fsync(fd)
-            os.fchmod(fd, 0o644 & ~UMASK)
+            os.fchmod(fd, 0o644 & ~files.UMASK)
         finally:
             os.close(fd)
         try:
@@ -390,7 +388,7 @@ def _read_from(path: Path | str, offset: int) -> bytes:
 
 def scan(path: Path | str, offset: int = 0) -> Scan:
     """Read a log from byte `offset` without printing anything (a missing file is empty)."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         data = _read_from(path, offset)
@@ -455,7 +453,7 @@ def tail(path: Path, count: int) -> list[dict[str, Any]]:
     """The last `count` good records, reading backwards from the end (cost independent of file size)."""
     if count <= 0:
         return []
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         handle = open(path, "rb")
