@@ -12,6 +12,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.store.paths import Project
+
 
 def check(project, config) -> list[Finding]:
     findings = _create_findings(project)
@@ -72,7 +74,7 @@ def _create_findings(project) -> list[Finding]:
     return findings
 
 
-def _strays(project, room: str) -> list[Finding]:
+def _strays(project: Project, room: str) -> list[Finding]:
     """Files in a board's `tasks/` whose name is no task log (`notes.jsonl`): the board never reads them."""
     from rooms_cli.store import files
     from rooms_cli.store.ids import is_valid_name

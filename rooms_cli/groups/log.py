@@ -39,6 +39,7 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 _torn_warned: set[str] = set()
@@ -452,14 +453,16 @@ def _state_from(doc: Any, name: str) -> _Replay | None:
     return state
 
 
-_TEXT, _TEXT_OR_NONE, _COUNT_OR_NONE = (str,), (str, type(None)), (int, type(None))
-_GROUP_FIELDS = {"name": (str,), "gid": (str,), "created": (str,), "ephemeral": (bool,), "gone": _TEXT_OR_NONE,
+_Types = tuple[type, ...]
+_TEXT_OR_NONE: _Types = (str, type(None))
+_COUNT_OR_NONE: _Types = (int, type(None))
+_GROUP_FIELDS: dict[str, _Types] = {"name": (str,), "gid": (str,), "created": (str,), "ephemeral": (bool,), "gone": _TEXT_OR_NONE,
                  "renamed_to": (list,), "renamed_from": (list,), "dissolved_by": (list,), "merge_notes": (list,),
                  "event_count": (int,), "broadcast_count": _COUNT_OR_NONE}
-_BROADCAST_FIELDS = {"id": (str,), "fields": (dict,), "sender": (str,), "ts": (str,), "sub": (dict,),
+_BROADCAST_FIELDS: dict[str, _Types] = {"id": (str,), "fields": (dict,), "sender": (str,), "ts": (str,), "sub": (dict,),
                      "parent": (dict, type(None)), "dropped": (list,), "status": (str,), "result": (dict, type(None)),
                      "closed_ts": _TEXT_OR_NONE}
-_REPLY_FIELDS = {"handle": (str,), "text": (str,), "status": (str,), "elapsed_s": (float, int), "ts": (str,),
+_REPLY_FIELDS: dict[str, _Types] = {"handle": (str,), "text": (str,), "status": (str,), "elapsed_s": (float, int), "ts": (str,),
                  "source": (str,), "cut": (bool,)}
 
 
@@ -488,8 +491,10 @@ def _broadcast_from(doc: Any) -> Broadcast:
 
 
 def _count_or_none(value: Any) -> int | None:
-    if value is None or _whole_number(value):
-        return value
+    if value is None:
+        return None
+    if _whole_number(value):
+        return int(value)
     raise ValueError("not a count")
 
 
@@ -497,7 +502,7 @@ HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group statu
 broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
 
 
-def _head_path(cache_path):
+def _head_path(cache_path: Path) -> Path:
     return cache_path.with_name(cache_path.name[: -len(".json")] + ".head.json")
 
 

@@ -8,8 +8,14 @@ from rooms_cli.core.findings import Finding
 from rooms_cli.reservations.ledger import log_path, read_events, replay, unrecorded_lapses, within_bound
 from rooms_cli.store.clock import iso, now
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
-def check(project, config) -> list[Finding]:
+    from rooms_cli.store.paths import Project
+
+
+def check(project: Project, config: object) -> list[Finding]:
     path = log_path(project)
     if not path.exists():
         return []
@@ -19,7 +25,7 @@ def check(project, config) -> list[Finding]:
     except InvalidData as err:
         return [Finding("error", "reservations", err.message,
                         f"restore it from git (git checkout -- {rel}); meanwhile the commit guard refuses every commit", rel)]
-    skipped: list[tuple[dict, str]] = []
+    skipped: list[tuple[dict[str, Any], str]] = []
     found = replay(events, skipped)
     findings = []
     for ev, why in skipped:

@@ -109,6 +109,7 @@ def replay(events: list[dict[str, Any]], skipped: list[tuple[dict[str, Any], str
             if skipped is not None:
                 skipped.append((ev, wrong))
             continue
+        assert isinstance(rid, str)  # `unusable` refuses an event without one
         if kind == "reserve":
             r = _from_event(ev)
             if r is None or rid in found:

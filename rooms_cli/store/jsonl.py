@@ -210,7 +210,7 @@ def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict
     return written, "".join(line + "\n" for line in out).encode("utf-8")
 
 
-def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict]:
+def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]]:
     try:  # a log is appended to many times and made once: no stat or mkdir before the open
         fd = os.open(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
@@ -243,7 +243,7 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
     return written
 
 
-def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict] | None:
+def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]] | None:
     """Make the log with its first lines in one step: written whole to a temp file beside it, fsynced,
     then linked under its name (exclusive: None when another process made it meanwhile, to append to).
 

@@ -6,6 +6,10 @@ from __future__ import annotations
 from rooms_cli.core.findings import Finding
 from rooms_cli.store.sync.settings import sync_settings
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from rooms_cli.store.paths import Project
+
 
 def check(project, config) -> list[Finding]:
     findings = _state_ref(project)
@@ -30,7 +34,7 @@ def check(project, config) -> list[Finding]:
     return findings
 
 
-def _state_ref(project) -> list[Finding]:
+def _state_ref(project: Project) -> list[Finding]:
     """An error when `refs/rooms/state` exists and names anything but a commit: every `rooms sync` of
     this clone would fail on it (none without git, or without the ref)."""
     import subprocess
