@@ -466,14 +466,20 @@ _REPLY_FIELDS: dict[str, _Types] = {"handle": (str,), "text": (str,), "status": 
                  "source": (str,), "cut": (bool,)}
 
 
-def _fields(doc: Any, shape: dict[str, tuple[type, ...]], rest: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The fields of `doc` when it has exactly `shape`'s keys (and `rest`), each of its types; else ValueError."""
-    if not isinstance(doc, dict) or set(doc) != set(shape) | set(rest):
+def _fields(doc: Any, shape: dict[str, _Types], rest: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The fields of `doc` when it has exactly `shape`'s keys (and `rest`), each of its types; else
+    ValueError (KeyError for a missing one)."""
+    if not isinstance(doc, dict) or len(doc) != len(shape) + len(rest):
         raise ValueError("not a cached record")
+    fields = {}
     for key, types in shape.items():
-        if not isinstance(doc[key], types):
+        value = doc[key]
+        if not isinstance(value, types):
             raise ValueError(f"field {key!r}")
-    return {key: doc[key] for key in shape}
+        fields[key] = value
+    for key in rest:
+        doc[key]  # noqa: B018 - present, or KeyError
+    return fields
 
 
 def _group_from(doc: Any) -> Group | None:

@@ -258,41 +258,28 @@ def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            os.fsync(fd)
+            os.fsync(fd)  # as an append does; the folder is not flushed (an append's new file never was either)
             os.fchmod(fd, 0o644 & ~files.UMASK)
+            try:
+                os.link(tmp, path)  # the same inode: what is known of the temp file is known of the log
+            except FileExistsError:
+                return None
+            except OSError as exc:  # a file system without hard links: a rename, exclusive only under the log's lock
+                import errno
+
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP) or os.path.lexists(path):
+                    raise
+                os.rename(tmp, path)
+            _note_known(fd, str(path), max(str(r["hlc"]) for r in written))
         finally:
             os.close(fd)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return None
-        except OSError as exc:  # a file system without hard links: a rename, exclusive only under the log's lock
-            import errno
-
-            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP) or os.path.lexists(path):
-                raise
-            os.rename(tmp, path)
     finally:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-    files.fsync_dir(path.parent)
-    _remember_created(path, written)
     changes.note(path)
     return written
-
-
-def _remember_created(path: Path, written: list[dict[str, Any]]) -> None:
-    """`_note_known` for a log this process just made (its seal, its latest stamp)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        _note_known(fd, str(path), max(str(r["hlc"]) for r in written))
-    finally:
-        os.close(fd)
 
 
 def _refuse_unresolved_merge(fd: int, path: Path, known: int = 0) -> None:
