@@ -371,3 +371,29 @@ def test_backlog_dependencies_match_ids_the_backlog_way(project, tmp_path):
     rows = importing.backlog_rows(tmp_path / "proj", lane="dev")
     with pytest.raises(InvalidInput, match="depends on 'task-44'"):
         importing.import_rows(project, ROOM, rows, by="alice")
+
+
+# --- rooms watch ------------------------------------------------------------------------------------
+
+def test_watch_reports_a_task_becoming_ready(project):
+    from rooms_cli.watch import Follower, Selection
+    from rooms_cli.watch.render import line
+
+    schema = add(project, "Write the schema", lane="db")
+    api = add(project, "Wire the API", lane="api", depends_on=[schema.id])
+    docs = add(project, "Write the docs", lane="writer", depends_on=[schema.id, api.id])
+    other = add(project, "Other", lane="db")
+    follower = Follower(project, Selection(boards=(ROOM,)))
+    follower.start()
+    finish(project, schema.id, "db")
+    ready = [e for e in follower.poll() if e["type"] == "task.ready"]
+    assert [(e["task"], e["title"], e["lane"], e["after"], e["room"]) for e in ready] == [
+        (api.id, "Wire the API", "api", [schema.id], ROOM)]  # docs still waits on the API
+    shown = "".join(text for text, _style in line(ready[0]))
+    assert " ready “Wire the API”" in shown and "lane api" in shown
+    tasks.update_task(project, ROOM, docs.id, by="alice", depends_on=[schema.id, other.id])
+    tasks.update_task(project, ROOM, docs.id, by="alice", depends_on=[schema.id])  # other was not done: freed
+    ready = [e for e in follower.poll() if e["type"] == "task.ready"]
+    assert [(e["task"], e["after"]) for e in ready] == [(docs.id, [other.id])]
+    finish(project, other.id, "db")  # nothing depends on it any more
+    assert [e for e in follower.poll() if e["type"] == "task.ready"] == []

@@ -144,10 +144,18 @@ def ready_tasks(project: Project, room: str, *, lane: str | None = None, now: st
     return sorted(found, key=lambda t: (t["lane"], t["order"], t["id"]))
 
 
-def ready_after(project: Project, room: str, finished: list[str]) -> list[dict[str, Any]]:
-    """The ready tasks that depend on any of `finished` (what `rooms watch` reports as become ready)."""
-    wanted = set(finished)
-    return [t for t in ready_tasks(project, room) if wanted.intersection(t["depends_on"])]
+def became_ready(project: Project, room: str, finished: list[str],
+                 unlinked: dict[str, list[str]]) -> list[tuple[dict[str, Any], list[str]]]:
+    """What `rooms watch` reports as become ready: each ready task (JSON) that depends on a task of
+    `finished` (just done), or that an update just unlinked (`unlinked`: task -> the dependencies it
+    dropped) from one that was not done; with the ids that set it free."""
+    out = []
+    for data in ready_tasks(project, room):
+        freed = [dep for dep in data["depends_on"] if dep in finished]
+        freed += [dep for dep in unlinked.get(data["id"], ()) if deps.read_task(project, room, dep).status != deps.MET]
+        if freed:
+            out.append((data, freed))
+    return out
 
 
 def board_json(project: Project, room: str, now: str | None = None) -> list[dict[str, Any]]:
