@@ -397,3 +397,15 @@ def test_watch_reports_a_task_becoming_ready(project):
     assert [(e["task"], e["after"]) for e in ready] == [(docs.id, [other.id])]
     finish(project, other.id, "db")  # nothing depends on it any more
     assert [e for e in follower.poll() if e["type"] == "task.ready"] == []
+
+
+def test_rooms_top_marks_a_waiting_task_on_its_board(project):
+    from rooms_cli.tui import views
+
+    schema = add(project, "Write the schema", lane="db")
+    api = add(project, "Wire the API", lane="api", depends_on=[schema.id])
+    board = views.board(project, ROOM)
+    rows = {row.id: row for _lane, lane_rows in board["lanes"] for row in lane_rows}
+    assert [f for f in rows[api.id].flags if f.startswith("waits on ")] == [f"waits on {board_view(project, ROOM)['short_ids'][schema.id]}"]
+    assert not rows[schema.id].flags
+    assert board["counts"] == {"todo": 2, "ready": 1, "waiting": 1}
