@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from rooms_cli.board import claims, tasks  # noqa: E402
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.store.ids import new_id  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rooms_cli.board import claims, deps, fold, importing, openindex, store, tasks
 from rooms_cli.board.errors import Blocked, DependencyCycle
 from rooms_cli.board.render import board_markdown, board_view, list_tasks
-from rooms_cli.errors import ExitCode, InvalidInput, NotFound
+from rooms_cli.core.errors import ExitCode, InvalidInput, NotFound
 
 ROOM = "default"
 

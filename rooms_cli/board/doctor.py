@@ -8,14 +8,14 @@ from rooms_cli.board import store
 from rooms_cli.board.deps import NEEDS_PERSON
 from rooms_cli.board.model import Task
 from rooms_cli.board.tasks import load_board, whole_graph
-from rooms_cli.findings import Finding
+from rooms_cli.core.findings import Finding
 from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 
 def check(project: Project, config: Config | None) -> list[Finding]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooms_cli.errors import Conflict, InvalidInput, RoomsError
+from rooms_cli.core.errors import Conflict, InvalidInput, RoomsError
 
 
 class AlreadyClaimed(Conflict):

@@ -38,7 +38,7 @@ from rooms_cli.board import store
 from rooms_cli.board.deps import find_cycles, split_ids
 from rooms_cli.board.model import TITLE_MAX
 from rooms_cli.board.tasks import one_line, require_room
-from rooms_cli.errors import InvalidInput, storage_error
+from rooms_cli.core.errors import InvalidInput, storage_error
 from rooms_cli.store import files
 from rooms_cli.store.clock import add_seconds, hlc_stamp, iso, now
 from rooms_cli.store.ids import is_valid_name, new_id
@@ -254,7 +254,7 @@ def link(project: Project, room: str, rows: list[Row], ids: list[str]) -> list[l
     """The full ids each row depends on (`ids`: the rows' new ids, in order): a ref of another row, else
     a task of the board. InvalidInput naming the row for a ref used twice, an entry that is neither,
     and any dependency cycle among the rows."""
-    from rooms_cli.errors import NotFound
+    from rooms_cli.core.errors import NotFound
     from rooms_cli.store.ids import resolve_prefix
 
     by_ref: dict[str, int] = {}

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import parse_time
 from rooms_cli.store.follow import LogFile, SnapshotFile
@@ -128,7 +128,7 @@ class Follower:
         if not moment:  # the common case: no board is read
             return []
         from rooms_cli.board.tasks import became_ready
-        from rooms_cli.errors import RoomsError
+        from rooms_cli.core.errors import RoomsError
 
         out = []
         for room in sorted(moment):
