@@ -143,6 +143,27 @@ def task_list(run: Run, lane: str | None, status: str | None, holder: str | None
         output.say(f"No tasks match on the board of room {run.room}.")
 
 
+@operation("task", "ready", shared=("room", "dir", "json_"), params=(
+    LANE, LIMIT, SINCE,
+), mcp=Mcp("task_ready", "List ready tasks", envelope("tasks", TASK, room=STR), read_only=True))
+def task_ready(run: Run, lane: str | None) -> None:
+    """List the ready work across lanes: todo tasks whose dependencies are all done (what `task next`
+    hands out), one a line in lane order; --json: a list.
+
+    Example: rooms task ready --lane api --json
+    """
+    from rooms_cli.board.tasks import ready_tasks
+
+    tasks = ready_tasks(run.project, run.room, lane=lane)
+    if run.json:
+        output.print_json(tasks)
+        return
+    for task in tasks:
+        output.say(output.task_line(task))
+    if not tasks:
+        output.say(f"Nothing is ready on the board of room {run.room}" + (f" in lane {lane}." if lane else "."))
+
+
 def _sync_of(run: Run, sync: bool) -> tuple[bool, str | None]:
     from rooms_cli.store.sync.settings import for_task_commands
 
@@ -575,5 +596,5 @@ def claude_session_start(run: Run) -> None:
 
 
 # every operation the fast path reads (cli/fast.py) and typer registers (the *_cmd modules)
-OPERATIONS = (board, task_list, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send, inbox,
+OPERATIONS = (board, task_list, task_ready, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send, inbox,
               attention, watch, claude_stop, claude_prompt, claude_session_start)
