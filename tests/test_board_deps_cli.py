@@ -27,9 +27,12 @@ def logs(project_dir):
 
 
 def test_depends_on_is_repeatable_comma_separated_and_takes_prefixes(project_dir, cli):
+    from rooms_cli.board.render import short_ids
+
     schema, spec = add(cli, "Write the schema", "db"), add(cli, "Write the spec", "writer")
-    api = add(cli, "Wire the API", "api", schema[:12], spec)
-    both = add(cli, "Ship", "api", f"{schema},{api[:14]}")
+    api = add(cli, "Wire the API", "api", short_ids([schema, spec])[schema], spec)
+    short = short_ids([schema, spec, api])
+    both = add(cli, "Ship", "api", f"{schema},{short[api][2:].lower()}")  # a prefix, without `t-`, in any case
     shown = ok(cli("task", "show", api, "--json"))
     assert shown["depends_on"] == sorted([schema, spec]) and shown["blocked_by"] == sorted([schema, spec])
     assert ok(cli("task", "show", both, "--json"))["depends_on"] == sorted([schema, api])
@@ -53,7 +56,7 @@ def test_next_hands_out_only_ready_work_and_prints_null_when_none_is(project_dir
     nothing = cli("task", "next", "--as", "api", "--json")
     assert nothing.exit_code == 0 and nothing.stdout.strip() == "null"
     human = cli("task", "next", "--as", "api")
-    assert human.exit_code == 0 and "nothing to claim" in human.stdout
+    assert human.exit_code == 0 and "nothing to claim in lane api" in human.stdout and "1 waiting on other tasks" in human.stdout
     claim = ok(cli("task", "next", "--as", "db", "--json"))
     ok(cli("task", "done", schema, "--as", "db", "--lease-id", claim["lease_id"], "--summary", "written", "--json"))
     assert ok(cli("task", "next", "--as", "api", "--json"))["task"]["id"] == api

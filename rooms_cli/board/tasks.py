@@ -144,6 +144,16 @@ def ready_tasks(project: Project, room: str, *, lane: str | None = None, now: st
     return sorted(found, key=lambda t: (t["lane"], t["order"], t["id"]))
 
 
+def waiting_in_lane(project: Project, room: str, lane: str) -> int:
+    """How many todo tasks of `lane` wait on a task that is not done (from the open-task index)."""
+    from rooms_cli.board.openindex import load
+
+    index = load(project, room)
+    graph = deps.Graph(project, room, index)
+    return sum(1 for hit in index["open"].values()
+               if hit["task"]["lane"] == lane and hit["task"]["status"] == "todo" and graph.blocked_by(hit["task"]))
+
+
 def became_ready(project: Project, room: str, finished: list[str],
                  unlinked: dict[str, list[str]]) -> list[tuple[dict[str, Any], list[str]]]:
     """What `rooms watch` reports as become ready: each ready task (JSON) that depends on a task of

@@ -210,7 +210,8 @@ def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, r
 
 @declared_tool(declared.task_next, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
 def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
-    """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
+    """Claim the first ready task (todo, every task it depends on done; by order) in your own lane; task, lease and lease_id
+    are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
 
     synced, remote = _sync_claims(s, sync)

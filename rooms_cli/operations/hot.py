@@ -194,7 +194,7 @@ def task_claim(run: Run, task_id: str, lease: float | None, lease_id: str | None
 
 @operation("task", "next", shared=AS_ROOM, params=(LEASE, SYNC), mcp=Mcp("task_next", "Claim your next task", CLAIM))
 def task_next(run: Run, lease: float | None, sync: bool) -> None:
-    """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
+    """Claim the first ready task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
 
     Example: rooms task next --as researcher --json
     """
@@ -204,7 +204,16 @@ def task_next(run: Run, lease: float | None, sync: bool) -> None:
     claim = next_task(run.project, run.room, agent=run.me, lease=lease, sync=sync, remote=remote)
     if claim:
         output.done(output.claim_done(claim))
-    run.emit(claim, output.claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
+    run.emit(claim, output.claim_text(claim) if claim else _nothing_to_claim(run))
+
+
+def _nothing_to_claim(run: Run) -> str:
+    """`nothing to claim in lane L of room R`, and how many of the lane's tasks wait on others."""
+    from rooms_cli.board.tasks import waiting_in_lane
+
+    text = f"nothing to claim in lane {run.me} of room {run.room}"
+    waiting = waiting_in_lane(run.project, run.room, run.me)
+    return text + (f" ({waiting} waiting on other tasks: rooms board --lane {run.me})" if waiting else "")
 
 
 @operation("task", "renew", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LEASE, LOCAL_SYNC),
