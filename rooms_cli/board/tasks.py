@@ -62,12 +62,10 @@ def load_board(project: Project, room: str, now: str | None = None, *, archived:
         index = load(project, room)
         graph = deps.Graph(project, room, index)
         found = []
-        for hit in index["open"].values():
-            data = hit["task"]
-            if (lane is None or data["lane"] == lane) and data["status"] in ("todo", "doing") and not data["pending"]:
-                task = Task.from_json(graph.annotate(data))
-                task.expiry_recorded = hit.get("expiry_recorded", False)
-                found.append(seen_at(task, moment))
+        for hit in _candidates(index, lane):
+            task = Task.from_json(graph.annotate(hit["task"]))
+            task.expiry_recorded = hit.get("expiry_recorded", False)
+            found.append(seen_at(task, moment))
         return sorted(found, key=lambda t: t.id)
 
     from rooms_cli.board.snapshot import replayed_json, replayed_tasks
@@ -108,9 +106,7 @@ def claimable_in_lane(project: Project, room: str, lane: str, now: str | None = 
     moment = now or now_iso()
     index = load(project, room)
     graph = deps.Graph(project, room, index)
-    hits = [hit for hit in index["open"].values()
-            if hit["task"]["lane"] == lane and hit["task"]["status"] in ("todo", "doing") and not hit["task"]["pending"]]
-    hits.sort(key=lambda hit: (hit["task"]["order"], hit["task"]["id"]))
+    hits = sorted(_candidates(index, lane), key=lambda hit: (hit["task"]["order"], hit["task"]["id"]))
     for hit in hits:
         if graph.blocked_by(hit["task"]):
             continue
@@ -118,6 +114,13 @@ def claimable_in_lane(project: Project, room: str, lane: str, now: str | None = 
         task.expiry_recorded = hit.get("expiry_recorded", False)
         if seen_at(task, moment).claimable:
             yield task
+
+
+def _candidates(index: dict[str, Any], lane: str | None) -> list[dict[str, Any]]:
+    """The entries of the open-task index (of `lane`, or of every lane) that may be claimable: todo, or
+    claimed (the lease may have lapsed), and awaiting no proposal."""
+    return [hit for hit in index["open"].values() if (lane is None or hit["task"]["lane"] == lane)
+            and hit["task"]["status"] in ("todo", "doing") and not hit["task"]["pending"]]
 
 
 def ready_tasks(project: Project, room: str, *, lane: str | None = None, now: str | None = None) -> list[dict[str, Any]]:
@@ -133,10 +136,8 @@ def ready_tasks(project: Project, room: str, *, lane: str | None = None, now: st
     index = load(project, room)
     graph = deps.Graph(project, room, index)
     found = []
-    for hit in index["open"].values():
+    for hit in _candidates(index, lane):
         data = hit["task"]
-        if (lane is not None and data["lane"] != lane) or data["status"] not in ("todo", "doing") or data["pending"]:
-            continue
         if data["status"] == "doing":  # a lapsed lease reopens it
             data = seen_at(Task.from_json(data), moment).to_json()
         if graph.ready(data):

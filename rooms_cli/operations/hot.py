@@ -134,13 +134,18 @@ def task_list(run: Run, lane: str | None, status: str | None, holder: str | None
     from rooms_cli.board.render import list_tasks
 
     tasks = list_tasks(run.project, run.room, lane=lane, status=status, holder=holder)
+    _print_tasks(run, tasks, f"No tasks match on the board of room {run.room}.")
+
+
+def _print_tasks(run: Run, tasks: list[dict[str, Any]], none: str) -> None:
+    """Tasks as a JSON list (--json), else one a line; `none` when there are none."""
     if run.json:
         output.print_json(tasks)
         return
     for task in tasks:
         output.say(output.task_line(task))
     if not tasks:
-        output.say(f"No tasks match on the board of room {run.room}.")
+        output.say(none)
 
 
 @operation("task", "ready", shared=("room", "dir", "json_"), params=(
@@ -155,13 +160,7 @@ def task_ready(run: Run, lane: str | None) -> None:
     from rooms_cli.board.tasks import ready_tasks
 
     tasks = ready_tasks(run.project, run.room, lane=lane)
-    if run.json:
-        output.print_json(tasks)
-        return
-    for task in tasks:
-        output.say(output.task_line(task))
-    if not tasks:
-        output.say(f"Nothing is ready on the board of room {run.room}" + (f" in lane {lane}." if lane else "."))
+    _print_tasks(run, tasks, f"Nothing is ready on the board of room {run.room}" + (f" in lane {lane}." if lane else "."))
 
 
 def _sync_of(run: Run, sync: bool) -> tuple[bool, str | None]:
