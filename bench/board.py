@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -258,26 +259,31 @@ def deps_main() -> None:
     def note(name: str, size: int, seconds: float) -> None:
         rows.setdefault(name, {}).setdefault(size, []).append(seconds)
 
+    ready = [sys.executable, "-m", "rooms_cli", "task", "ready", "--json"]
     for size, root in roots.items():  # the first command of a fresh clone: the index is built
         shutil.rmtree(root / ".rooms" / "run", ignore_errors=True)
-        note("first `task ready` (index rebuilt)", size, run_process(["-m", "rooms_cli", "task", "ready", "--json"], envs[size]))
+        note("first `task ready` (index rebuilt), wall", size, child_seconds(ready, envs[size])[0])
     for _ in range(rounds):  # interleaved: a change of the machine's load hits every size alike
         for size, root in roots.items():
-            note("`task ready --json` (process)", size, run_process(["-m", "rooms_cli", "task", "ready", "--json"], envs[size]))
-            note("`task next --json` (process)", size, next_and_release(envs[size]))
+            wall, cpu, _out = child_seconds(ready, envs[size])
+            note("`task ready --json` process, wall", size, wall)
+            note("`task ready --json` process, CPU", size, cpu)
+            wall, cpu = next_and_release(envs[size])
+            note("`task next --json` process, wall", size, wall)
+            note("`task next --json` process, CPU", size, cpu)
             project = open_project(root)
             start = time.perf_counter()
-            ready = tasks.ready_tasks(project, ROOM)
+            found = tasks.ready_tasks(project, ROOM)
             note("ready work (library)", size, time.perf_counter() - start)
-            assert [t["title"] for t in ready] == [f"open {n}" for n in range(OPEN // 2)], ready
+            assert [t["title"] for t in found] == [f"open {n}" for n in range(OPEN // 2)], found
             start = time.perf_counter()
             claim = claims.next_task(project, ROOM, agent="agent0")
             note("next, claim (library)", size, time.perf_counter() - start)
             claims.release_task(project, ROOM, claim.task.id, claim.lease.lease_id)
-    base = median_ms([run_process(["-c", "pass"], dict(os.environ)) for _ in range(rounds)])
+    base = median_ms([child_seconds([sys.executable, "-c", "pass"], dict(os.environ))[1] for _ in range(rounds)])
     for root in roots.values():
         shutil.rmtree(root, ignore_errors=True)
-    print(f"python -c pass: {base:.1f} ms")
+    print(f"python -c pass: {base:.1f} ms of CPU; load average {os.getloadavg()[0]:.1f}")
     print("| measure | " + " | ".join(f"{s} tasks" for s in sizes) + " | ratio |")
     print("|---|" + "---|" * (len(sizes) + 1))
     for name, by_size in rows.items():
@@ -285,15 +291,26 @@ def deps_main() -> None:
         print(f"| {name} | " + " | ".join(f"{c:.1f} ms" for c in cells) + f" | {cells[-1] / cells[0]:.2f}× |")
 
 
-def next_and_release(env: dict) -> float:
-    """Seconds of one `rooms task next --json` process; the task is given back (not timed)."""
+def child_seconds(args: list[str], env: dict) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, stdout) of one process: its CPU time (user + system) moves far less
+    than its wall time on a shared machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "rooms_cli", "task", "next", "--json"], env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    claim = json.loads(proc.stdout)
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed: {proc.stderr}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout
+
+
+def next_and_release(env: dict) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `rooms task next --json` process; the task is given back (not timed)."""
+    wall, cpu, out = child_seconds([sys.executable, "-m", "rooms_cli", "task", "next", "--json"], env)
+    claim = json.loads(out)
     subprocess.run([sys.executable, "-m", "rooms_cli", "task", "release", claim["task"]["id"], "--lease-id", claim["lease_id"]],
                    env=env, capture_output=True, check=True)
-    return seconds
+    return wall, cpu
 
 
 if __name__ == "__main__":
