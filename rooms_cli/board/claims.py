@@ -28,7 +28,7 @@ from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, ref
 from rooms_cli.core.errors import InvalidInput
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl
-from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
+from rooms_cli.store.clock import MAX_LEASE_S, add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.paths import Project
 
@@ -66,7 +66,7 @@ def plate_for(agent: str) -> str:
 
 
 def lease_seconds(lease: str | float | None) -> float:
-    seconds = parse_duration(DEFAULT_LEASE if lease is None else lease)
+    seconds = parse_duration(DEFAULT_LEASE if lease is None else lease, maximum=MAX_LEASE_S)
     if seconds <= 0:
         raise InvalidInput(f"--lease must be longer than zero, not {lease!r}")
     return seconds

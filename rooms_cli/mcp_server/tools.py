@@ -149,13 +149,15 @@ Limit = Annotated[int, Field(description="At most this many records (the rest ar
 
 
 def duration(value: str | None) -> str | None:
-    """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
+    """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here.
+    Its bound is left to the part, which reads it with the bound of what it is (a lease: 7d), as the CLI's
+    option parser does: both surfaces name the same largest value."""
     from rooms_cli.core.errors import InvalidInput
     from rooms_cli.store.clock import parse_duration
 
     if value is not None:
         try:
-            parse_duration(value)
+            parse_duration(value, maximum=float("inf"))
         except InvalidInput as exc:
             raise ValueError(exc.message) from None
     return value

@@ -64,7 +64,9 @@ def _status(flag: str) -> Parser:
 
 
 def _positive_duration(flag: str) -> Parser:
-    return duration_value(flag, positive=True)
+    from rooms_cli.store.clock import MAX_LEASE_S
+
+    return duration_value(flag, positive=True, maximum=MAX_LEASE_S)
 
 
 # --- parameters several operations take ------------------------------------------------------------------

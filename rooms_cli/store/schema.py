@@ -294,8 +294,18 @@ def _spawn(record: dict[str, Any], strict: bool) -> str | None:
 _ROOM_VALUES = {"created": _room_created, "spend": _room_spend, "set": _room_set, "add": _room_list, "remove": _room_list}
 
 # what a record of a kind must hold beyond its fields' types
+def _inbox(record: dict[str, Any], strict: bool) -> str | None:
+    """An inbox line without its id or number: its reader shows it, but it can never be marked read or
+    replied to (doctor only: `strict`)."""
+    if not strict:
+        return None
+    gone = [key for key in ("id", "n") if key not in record]
+    return f"has no {' and no '.join(map(repr, gone))}: it can never be marked read or replied to" if gone else None
+
+
 RECORDS: dict[str, Callable[[dict[str, Any], bool], str | None]] = {
     "group-event": _group_event, "task-event": _task_event, "room-event": _room_event, "spawn": _spawn,
+    "inbox": _inbox,
 }
 
 
