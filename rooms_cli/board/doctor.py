@@ -1,24 +1,30 @@
 """The board's checks for `rooms doctor`: merge conflicts, lapsed leases not yet recorded, headless logs,
-the same line twice, files in `tasks/` that are no task log, and leases claiming to run longer than the
-longest lease allows (a writer whose clock ran ahead)."""
+the same line twice, files in `tasks/` that are no task log, leases claiming to run longer than the
+longest lease allows (a writer whose clock ran ahead), and dependencies no task can get past (a cycle
+a merge made; a dependency failed, cancelled, archived or missing)."""
 
 from __future__ import annotations
 
 from rooms_cli.board import store
-from rooms_cli.board.tasks import load_board
+from rooms_cli.board.deps import NEEDS_PERSON
+from rooms_cli.board.model import Task
+from rooms_cli.board.tasks import load_board, whole_graph
 from rooms_cli.core.findings import Finding
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 
-def check(project, config) -> list[Finding]:
+def check(project: Project, config: Config | None) -> list[Finding]:
     findings = _create_findings(project)
     for room in store.list_board_rooms(project):
-        for task in load_board(project, room, archived=True, keep_headless=True):
+        board = load_board(project, room, archived=True, keep_headless=True)
+        findings.extend(_dependency_findings(project, room, board))
+        for task in board:
             rel = project.relative(store.task_path(project, room, task.id))
             if not task.created_at:
                 findings.append(Finding("error", "board", f"{rel} has no create event: the task cannot be shown",
@@ -40,6 +46,29 @@ def check(project, config) -> list[Finding]:
                                         f"task {task.id} in room {room}: lease {lease.lease_id} of {lease.plate or lease.holder} "
                                         f"lapsed at {lease.expires_at} (the task reads as todo)",
                                         "rooms tick   (records the expiry)", rel))
+    return findings
+
+
+def _dependency_findings(project: Project, room: str, board: list[Task]) -> list[Finding]:
+    """A dependency cycle among open tasks (error: none of them can become ready; only a merge makes
+    one), and an open task waiting on a dependency that will not get done by itself (warning)."""
+    graph = whole_graph(project, room, [t.to_json() for t in board])
+    findings = []
+    for cycle in graph.cycles():
+        path = " → ".join(cycle)
+        findings.append(Finding("error", "board", f"room {room}: dependency cycle {path}: none of these tasks can become ready",
+                                f"drop one of its dependencies: rooms task update {cycle[0]} --depends-on … --room {room}",
+                                project.relative(store.task_path(project, room, cycle[0]))))
+    for task in board:
+        for dep in [] if task.archived else task.blocked_by:
+            info = graph.info(dep)
+            if info["status"] not in NEEDS_PERSON:
+                continue
+            what = "not on the board" if info["status"] == "missing" else info["status"]
+            findings.append(Finding("warning", "board",
+                                    f"task {task.id} in room {room} waits on {dep}, which is {what}: it cannot become ready",
+                                    f"retry or replace {dep}, or drop the dependency: rooms task update {task.id} "
+                                    f"--depends-on … --room {room}", project.relative(store.task_path(project, room, task.id))))
     return findings
 
 

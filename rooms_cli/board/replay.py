@@ -105,6 +105,7 @@ def _apply_create(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -
     task.detail = event.get("detail", "")
     task.definition_of_done = event.get("definition_of_done", "")
     task.order = event.get("order", 0)
+    task.depends_on = sorted(set(event.get("depends_on") or ()))
     task.created_at, task.created_by = event.get("at", ""), event.get("by", "")
 
 
@@ -130,6 +131,8 @@ def _apply_update(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -
             setattr(task, key, value)
         elif key == "order" and isinstance(value, (int, float)) and not isinstance(value, bool):
             task.order = value
+        elif key == "depends_on":  # {add, remove}: what the writer changed, so two clones' changes both hold
+            task.depends_on = sorted((set(task.depends_on) | set(value.get("add") or ())) - set(value.get("remove") or ()))
 
 
 def _apply_assign(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:

@@ -188,11 +188,12 @@ def task_show(s: Session, task_id: str, room: str | None):
 
 
 @declared_tool(board_ops.task_add, quick=True)
-def task_add(s: Session, title: str, lane: str, done: str, detail: str, room: str | None):
-    """Add a task to a lane of the board (you are recorded as its author)."""
+def task_add(s: Session, title: str, lane: str, done: str, detail: str, depends_on: list[str] | None, room: str | None):
+    """Add a task to a lane of the board (you are recorded as its author); `depends_on`: the tasks it
+    waits on (task_next hands it out once they are all done)."""
     from rooms_cli.board.tasks import add_task
 
-    return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail)
+    return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail, depends_on=depends_on)
 
 
 def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
@@ -214,7 +215,8 @@ def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, r
 
 @declared_tool(declared.task_next, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
 def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
-    """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
+    """Claim the first ready task (todo, every task it depends on done; by order) in your own lane; task, lease and lease_id
+    are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
 
     synced, remote = _sync_claims(s, sync)
@@ -271,13 +273,25 @@ def task_list(s: Session, lane: str | None, status: str | None, holder: str | No
                 after=since, room=room_id)
 
 
+@declared_tool(declared.task_ready, quick=True)
+def task_ready(s: Session, lane: str | None, limit: int, since: str | None, room: str | None) -> dict[str, Any]:
+    """The ready work across lanes: todo tasks whose dependencies are all done, in lane order; at most `limit`."""
+    from rooms_cli.board.tasks import ready_tasks
+    from rooms_cli.core.shapes import page
+
+    room_id = s.room(room)
+    return page("tasks", ready_tasks(s.project, room_id, lane=lane), limit=limit, after=since, room=room_id)
+
+
 @declared_tool(board_ops.task_update, quick=True)
 def task_update(s: Session, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None,
-                room: str | None):
-    """Change a task's title, detail, definition of done or order (what is left out stays)."""
+                depends_on: list[str] | None, room: str | None):
+    """Change a task's title, detail, definition of done, order or the tasks it waits on (what is left
+    out stays; depends_on replaces the list)."""
     from rooms_cli.board.tasks import update_task
 
-    return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order)
+    return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order,
+                       depends_on=depends_on)
 
 
 @declared_tool(board_ops.task_archive, quick=True)

@@ -137,13 +137,33 @@ def task_list(run: Run, lane: str | None, status: str | None, holder: str | None
     from rooms_cli.board.render import list_tasks
 
     tasks = list_tasks(run.project, run.room, lane=lane, status=status, holder=holder)
+    _print_tasks(run, tasks, f"No tasks match on the board of room {run.room}.")
+
+
+def _print_tasks(run: Run, tasks: list[dict[str, Any]], none: str) -> None:
+    """Tasks as a JSON list (--json), else one a line; `none` when there are none."""
     if run.json:
         output.print_json(tasks)
         return
     for task in tasks:
         output.say(output.task_line(task))
     if not tasks:
-        output.say(f"No tasks match on the board of room {run.room}.")
+        output.say(none)
+
+
+@operation("task", "ready", shared=("room", "dir", "json_"), params=(
+    LANE, LIMIT, SINCE,
+), mcp=Mcp("task_ready", "List ready tasks", envelope("tasks", TASK, room=STR), read_only=True))
+def task_ready(run: Run, lane: str | None) -> None:
+    """List the ready work across lanes: todo tasks whose dependencies are all done (what `task next`
+    hands out), one a line in lane order; --json: a list.
+
+    Example: rooms task ready --lane api --json
+    """
+    from rooms_cli.board.tasks import ready_tasks
+
+    tasks = ready_tasks(run.project, run.room, lane=lane)
+    _print_tasks(run, tasks, f"Nothing is ready on the board of room {run.room}" + (f" in lane {lane}." if lane else "."))
 
 
 def _sync_of(run: Run, sync: bool) -> tuple[bool, str | None]:
@@ -176,7 +196,7 @@ def task_claim(run: Run, task_id: str, lease: float | None, lease_id: str | None
 
 @operation("task", "next", shared=AS_ROOM, params=(LEASE, SYNC), mcp=Mcp("task_next", "Claim your next task", CLAIM))
 def task_next(run: Run, lease: float | None, sync: bool) -> None:
-    """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
+    """Claim the first ready task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
 
     Example: rooms task next --as researcher --json
     """
@@ -186,7 +206,16 @@ def task_next(run: Run, lease: float | None, sync: bool) -> None:
     claim = next_task(run.project, run.room, agent=run.me, lease=lease, sync=sync, remote=remote)
     if claim:
         output.done(output.claim_done(claim))
-    run.emit(claim, output.claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
+    run.emit(claim, output.claim_text(claim) if claim else _nothing_to_claim(run))
+
+
+def _nothing_to_claim(run: Run) -> str:
+    """`nothing to claim in lane L of room R`, and how many of the lane's tasks wait on others."""
+    from rooms_cli.board.tasks import waiting_in_lane
+
+    text = f"nothing to claim in lane {run.me} of room {run.room}"
+    waiting = waiting_in_lane(run.project, run.room, run.me)
+    return text + (f" ({waiting} waiting on other tasks: rooms board --lane {run.me})" if waiting else "")
 
 
 @operation("task", "renew", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LEASE, LOCAL_SYNC),
@@ -578,5 +607,5 @@ def claude_session_start(run: Run) -> None:
 
 
 # every operation the fast path reads (cli/fast.py) and typer registers (the *_cmd modules)
-OPERATIONS = (board, task_list, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send, inbox,
-              attention, watch, claude_stop, claude_prompt, claude_session_start, search)
+OPERATIONS = (board, task_list, task_ready, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send,
+              inbox, attention, watch, claude_stop, claude_prompt, claude_session_start, search)
