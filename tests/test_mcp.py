@@ -16,7 +16,7 @@ from tests.conftest import rooms_env  # noqa: E402
 
 FAMILIES = {
     "board": {"board", "task_show", "task_add", "task_claim", "task_next", "task_renew", "task_release", "task_done", "task_status",
-              "task_list", "task_update", "task_archive", "task_assign", "task_accept", "task_reject"},
+              "task_list", "task_ready", "task_update", "task_archive", "task_assign", "task_accept", "task_reject"},
     "messaging": {"send", "reply", "inbox", "attention", "status_set", "spawn", "wait"},
     "groups": {"group_spawn", "group_broadcast", "group_wait", "group_status", "group_ask", "group_reply", "group_cancel",
                "group_list", "group_dissolve"},
@@ -25,6 +25,7 @@ FAMILIES = {
     "roundtable": {"roundtable_run", "roundtable_queue", "roundtable_list"},
     "events": {"events"},
     "sync": {"sync"},
+    "search": {"search"},
     "files": {"reserve_files", "release_files", "list_reservations", "check_files"},
 }
 
@@ -340,9 +341,9 @@ def test_which_calls_run_on_the_loop(project_dir):
     import anyio
     import mcp_types as types
 
-    from rooms_cli.context import Context
     from rooms_cli.mcp_server.server import Tools
     from rooms_cli.mcp_server.tools import TOOLS, Session
+    from rooms_cli.project.context import Context
     from rooms_cli.store import paths
 
     slow = {"chat", "spawn", "wait", "sync", "roundtable_run", "roundtable_queue", "group_spawn", "group_broadcast",
@@ -399,10 +400,10 @@ def test_the_middleware_answers_quick_calls_of_the_handshake_era_and_leaves_the_
     import anyio
 
     from rooms_cli.board.tasks import add_task
-    from rooms_cli.context import Context
     from rooms_cli.mcp_server.server import QuickCalls, Tools
     from rooms_cli.mcp_server.tools import Session
     from rooms_cli.mcp_server.transport import Encoded
+    from rooms_cli.project.context import Context
     from rooms_cli.store.paths import open_project
 
     add_task(open_project(project_dir), "default", "one", lane="alice", done="done", by="bob")

@@ -9,6 +9,7 @@ the new lane, unclaimable, until that owner accepts it; rejecting puts it back w
 from __future__ import annotations
 
 from rooms_cli.board import store
+from rooms_cli.board.deps import with_blockers
 from rooms_cli.board.errors import InvalidTransition, NotOwner
 from rooms_cli.board.model import FINISHED, Task
 from rooms_cli.board.replay import replay
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 def owner_of(project: Project, name: str) -> str | None:
     """The owner of `name`: its agent file's `owner:` (None if unset), or itself for a person."""
-    from rooms_cli.agents import agent_path, load_agent
+    from rooms_cli.agents.definitions import agent_path, load_agent
 
     if agent_path(project, name).exists():
         return load_agent(project, name).owner
@@ -38,7 +39,7 @@ def _locked_task(project: Project, room: str, task_id: str) -> tuple[str, Abstra
 
 
 def _current(project: Project, room: str, full: str) -> Task:
-    return replay(full, room, store.read_events(project, room, full), now_iso())
+    return with_blockers(project, room, replay(full, room, store.read_events(project, room, full), now_iso()))
 
 
 def assign_task(project: Project, room: str, task_id: str, *, to: str, by: str) -> Task:

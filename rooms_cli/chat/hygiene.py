@@ -31,8 +31,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.models.repetition import drop_echoes, normal_words
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
 BROADCAST_WORDS = ("everyone", "channel", "jam")

@@ -49,12 +49,12 @@ def run_model(project: Project, spawn: Spawn) -> str:
     """Run the prompt through the profile's (or the default) model; the reply text."""
     import asyncio
 
-    from rooms_cli.agents import load_agent
-    from rooms_cli.config import load_config
+    from rooms_cli.agents.definitions import load_agent
     from rooms_cli.models import provider_for
     from rooms_cli.models.limits import mark_cut
     from rooms_cli.models.prompt import conversation
     from rooms_cli.models.repetition import guarded
+    from rooms_cli.project.config import load_config
 
     config = load_config(project)
     agent = load_agent(project, spawn.profile) if spawn.profile else None
@@ -71,7 +71,7 @@ def run_model(project: Project, spawn: Spawn) -> str:
 
 def run_spawn(project: Project, spawn_id: str) -> Spawn:
     """Run one spawn to the end and report it; returns the final record."""
-    from rooms_cli.errors import RoomsError
+    from rooms_cli.core.errors import RoomsError
     from rooms_cli.messaging.inbox import deliver
 
     def started(s: Spawn) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 
 
 @dataclass

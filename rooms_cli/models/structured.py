@@ -29,8 +29,8 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from rooms_cli.core.records import dataclass
 from rooms_cli.models.base import server_cache
-from rooms_cli.records import dataclass
 
 if TYPE_CHECKING:
     from rooms_cli.models.base import Completion, Message, Provider

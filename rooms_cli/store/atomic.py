@@ -5,28 +5,19 @@ A reader (or a crash at any instant) sees the old content or the new, never a mi
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 from pathlib import Path
 
 from rooms_cli.store import changes, files
+from rooms_cli.store.files import (  # in files.py: below jsonl.py, which makes a log whole with them
+    UMASK,
+    create_temp,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
-
-
-def _read_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-# read once, at import (single-threaded): os.umask can only be read by setting it
-UMASK = _read_umask()
-
-_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def write_cache(path: Path, blob: bytes) -> bool:
@@ -49,22 +40,6 @@ def write_cache(path: Path, blob: bytes) -> bool:
     return True
 
 
-def create_temp(path: Path) -> tuple[int, str]:
-    """Create and open a new, empty temp file beside `path` (`.<name>.<random>.tmp`, mode 0600): its fd and path.
-
-    What `tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=...)` does (O_CREAT|O_EXCL, no
-    symlink followed, a fresh name on a collision), without importing tempfile: that pulls in shutil,
-    random and the compression modules (~5 ms), and every claim and send writes through here.
-    """
-    for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(tmp, _TEMP_FLAGS, 0o600), tmp
-        except FileExistsError:  # 48 random bits: only a file left with this very name
-            continue
-    raise FileExistsError(errno.EEXIST, "no unused temporary file name", os.path.join(path.parent, f".{path.name}.*.tmp"))
-
-
 def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Replace `path` with `data` atomically (creating parent directories).
 
@@ -72,7 +47,7 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     (a full disk, a quota, a read-only file system) leaves the old file and no temp file behind and
     is a StorageError naming `path`.
     """
-    from rooms_cli.errors import storage_error
+    from rooms_cli.core.errors import storage_error
 
     path = Path(path)
     tmp = None
@@ -107,7 +82,7 @@ def write_json(path: Path, data, mode: int = 0o644) -> None:
     try:
         text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
     except ValueError:  # NaN/Infinity are not JSON: no other tool could read the file back
-        from rooms_cli.errors import InvalidInput
+        from rooms_cli.core.errors import InvalidInput
         from rooms_cli.store.jsonl import non_finite_field
 
         raise InvalidInput(f"{non_finite_field(data)} is not a finite number (NaN or infinity); use a finite number") from None
@@ -116,7 +91,7 @@ def write_json(path: Path, data, mode: int = 0o644) -> None:
 
 def read_json(path: Path, default=None):
     """Read a JSON file; a missing file gives `default`, an unreadable one is an InvalidData error."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         raw = Path(path).read_bytes()
@@ -136,7 +111,7 @@ def read_json(path: Path, default=None):
 def read_yaml(path: Path, default=None):
     """Read a YAML file; a missing file gives `default` (without importing yaml), a malformed one is an
     InvalidData error."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         text = Path(path).read_text("utf-8")

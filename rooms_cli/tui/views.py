@@ -18,9 +18,10 @@ if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any
 
-    from rooms_cli.config import Config
     from rooms_cli.messaging.roster import RosterEntry
+    from rooms_cli.project.config import Config
 
+FIXED_TABS = ("board", "rooms", "agents")  # the tabs every dashboard has; a group's tab is added by name
 DONE_SHOWN = 50  # finished tasks shown in the board's done column (the newest first)
 TRANSCRIPT_SHOWN = 200  # messages of the current room kept on screen
 INBOX_SHOWN = 200  # messages of an agent tab
@@ -53,6 +54,8 @@ def _task_row(task: dict[str, Any], short: dict[str, str]) -> TaskRow:
         flags.append(f"lapsed: {lapsed.get('holder', '?')}")
     if task.get("pending"):
         flags.append(f"pending → {task['pending'].get('to', '?')}")
+    if task.get("blocked_by"):
+        flags.append("waits on " + ", ".join(short.get(dep, dep[:12]) for dep in task["blocked_by"]))
     return TaskRow(
         id=task["id"], short=short.get(task["id"], task["id"]), title=task["title"], status=task["status"],
         lane=task["lane"], holder=lease.get("holder", "") if lease else "",
@@ -63,13 +66,13 @@ def _task_row(task: dict[str, Any], short: dict[str, str]) -> TaskRow:
 def board(project: Project, room: str, *, done_shown: int = DONE_SHOWN) -> dict[str, Any]:
     """{room, counts, lanes: [(lane, [TaskRow])], done: [TaskRow], conflicts}: `rooms board`'s view
     (archived tasks are not on it), the done column cut to the newest `done_shown`."""
-    from rooms_cli.board.render import board_view
+    from rooms_cli.board.render import board_view, counts_shown
 
     view = board_view(project, room)
     short = view["short_ids"]
     return {
         "room": room,
-        "counts": view["counts"],
+        "counts": dict(counts_shown(view["counts"])),
         "lanes": [(lane["lane"], [_task_row(t, short) for t in lane["tasks"]]) for lane in view["lanes"]],
         "done": [_task_row(t, short) for t in view["done"][:done_shown]],
         "done_total": len(view["done"]),
@@ -178,6 +181,6 @@ def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict[str
 
 def agent_ids(project: Project) -> list[str]:
     """The agents defined under .rooms/agents (the lasso's choices)."""
-    from rooms_cli.agents import agent_ids as ids
+    from rooms_cli.agents.definitions import agent_ids as ids
 
     return ids(project)

@@ -65,7 +65,7 @@ def test_json_schema_output_parses(smol_server):
 
 
 def test_a_prompt_longer_than_the_window_is_a_context_overflow_naming_the_knob(llama_server):
-    from rooms_cli.errors import ContextOverflow
+    from rooms_cli.core.errors import ContextOverflow
 
     provider = provider_for(llama_server)
     window = asyncio.run(provider.context_window("tiny"))
