@@ -23,9 +23,11 @@ def isolated_env(monkeypatch, tmp_path):
     monkeypatch.setenv("ROOMS_LOCK_TIMEOUT", "20")
     from rooms_cli.cli import output
     from rooms_cli.models.base import forget_servers
+    from rooms_cli.store import clock
 
     output.reset()
     forget_servers()  # what one test's server taught the provider layer (a window, a refused field)
+    clock.forget()  # a stamp one test's ROOMS_NOW issued must not drag the next test's clock
     yield             # must not reach the next test's server on the same reused port
     output.reset()
 
