@@ -1,4 +1,10 @@
-"""Shared fixtures: an isolated environment per test, a project, the CLI in-process and as a process."""
+"""Shared fixtures: an isolated environment per test, a project, the CLI in-process and as a process.
+
+The suite runs in parallel (pytest-xdist, `-n auto` in pyproject's addopts): every fixture here is
+per test or per worker process, and nothing is shared between workers but read-only files (the
+model cache, behind a lock). `-n 0` runs it in one process (for a debugger, or `--pdb`, which does so
+by itself).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,25 @@ import pytest
 from gitclones import Result
 
 REPO = Path(__file__).resolve().parent.parent
+# Workers for `-n auto`: the cores plus one, since many tests wait on a child process, a lock, a
+# socket or a sleep rather than compute (measured on 2 cores: see the README's Development section).
+EXTRA_WORKERS = 1
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: PYTEST_XDIST_AUTO_NUM_WORKERS if set, else the usable cores plus EXTRA_WORKERS."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    return len(os.sched_getaffinity(0)) + EXTRA_WORKERS
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The suite starts a few thousand Python processes (rooms, MCP servers, workers). Under
+    # PYTHONDONTWRITEBYTECODE (some sandboxes and CI images set it) each one compiles the package
+    # from source again, and each xdist worker rewrites the asserts of every test module again
+    # (about 10 s a worker): write the caches (__pycache__/, ignored by git and by the sdist) anyway.
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture(autouse=True)
@@ -49,6 +74,17 @@ def project(project_dir):
     from rooms_cli.store.paths import open_project
 
     return open_project(project_dir)
+
+
+@pytest.fixture
+def closed_port():
+    """A loopback port that refuses connections for the whole test: bound but never listening, so no
+    other test or worker can take it meanwhile (a port probed free and closed again could be)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 Run = Result  # one rooms run: exit code, output, parsed JSON (the git harness's record, not a copy)
