@@ -15,11 +15,18 @@ from pathlib import Path
 
 import pytest
 from gitclones import Result
+from hypothesis import settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parent.parent
 # Workers for `-n auto`: the cores plus one, since many tests wait on a child process, a lock, a
 # socket or a sleep rather than compute (measured on 2 cores: see the README's Development section).
 EXTRA_WORKERS = 1
+
+
+# Hypothesis' default deadline (200 ms an example) measures the machine, not the rule a property states:
+# with the suite's workers side by side, or on a CI machine half as fast, it fails examples that are right.
+hypothesis_settings.register_profile("rooms", deadline=None)
+hypothesis_settings.load_profile("rooms")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
