@@ -8,6 +8,7 @@ by itself).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -18,6 +19,24 @@ from gitclones import Result
 from hypothesis import settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def _package_root() -> Path:
+    spec = importlib.util.find_spec("rooms_cli")
+    assert spec is not None and spec.origin is not None, "rooms_cli is not installed: pip install -e '.[test]'"
+    return Path(spec.origin).resolve().parent.parent
+
+
+# The checkout when this run tests it: a child process is then pointed at it through PYTHONPATH, so a
+# worktree's processes run that worktree's code whatever is installed. None when the run tests an
+# installed rooms-cli (CI's smoke run of the wheel and the sdist, ROOMS_TEST_INSTALLED=1, from a folder
+# without the package): a child then imports what the user installed, and nothing goes on its path.
+CHECKOUT = REPO if _package_root() == REPO else None
+
+
+def checkout_path(*first: str | Path) -> str:
+    """PYTHONPATH for a child process: the folders `first`, then the checkout when this run tests it."""
+    return os.pathsep.join(str(p) for p in (*first, *([CHECKOUT] if CHECKOUT else [])))
 # Workers for `-n auto`: the cores plus one, since many tests wait on a child process, a lock, a
 # socket or a sleep rather than compute (measured on 2 cores: see the README's Development section).
 EXTRA_WORKERS = 1
@@ -43,6 +62,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # (about 10 s a worker): write the caches (__pycache__/, ignored by git and by the sdist) anyway.
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    if os.environ.get("ROOMS_TEST_INSTALLED") and (CHECKOUT or os.environ.get("PYTHONPATH")):
+        raise pytest.UsageError(f"ROOMS_TEST_INSTALLED is set but rooms_cli comes from {_package_root()} "
+                                f"(PYTHONPATH={os.environ.get('PYTHONPATH', '')!r}): run from outside the source folder")
 
 
 @pytest.fixture(autouse=True)
@@ -115,8 +137,12 @@ def cli():
 
 
 def rooms_env(extra: dict | None = None) -> dict:
-    env = {k: v for k, v in os.environ.items()}
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    """This process's environment for a child `rooms` (or Python) process, with `extra` on top; the
+    checkout first on its PYTHONPATH when this run tests the checkout."""
+    env = dict(os.environ)
+    path = os.pathsep.join(p for p in (checkout_path(), env.get("PYTHONPATH", "")) if p)
+    if path:
+        env["PYTHONPATH"] = path
     env.update(extra or {})
     return env
 

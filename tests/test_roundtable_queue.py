@@ -10,18 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import live_status
+from conftest import checkout_path, live_status
 
 from rooms_cli.roundtable import queue
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import jsonl
 from rooms_cli.store.locks import locked
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 def _env(project_dir: Path, **extra) -> dict:
-    env = {"PATH": "/usr/bin:/bin", "ROOMS_DIR": str(project_dir), "PYTHONPATH": str(REPO), "USER": "tester",
+    env = {"PATH": "/usr/bin:/bin", "ROOMS_DIR": str(project_dir), "PYTHONPATH": checkout_path(), "USER": "tester",
            "ROOMS_LOCK_TIMEOUT": "60"}
     env.update(extra)
     return env
