@@ -116,6 +116,23 @@ def closed_port():
         yield sock.getsockname()[1]
 
 
+@pytest.fixture(scope="module")
+def mcp_reader(tmp_path_factory):
+    """One real `rooms mcp --as alice` session shared by a module's tests whose calls change nothing
+    (tests/test_mcp.py's Reader: mcp_reader.call(mcp_reader.tools.ok("board"))), on a project of
+    the `dev` and `roundtable` examples (mcp_reader.project_dir) that they leave as it is."""
+    from rooms_cli.project import initialize
+    from tests.test_mcp import Reader
+
+    root = tmp_path_factory.mktemp("mcp-reader") / "proj"
+    root.mkdir()
+    initialize(root, example="roundtable")
+    initialize(root, example="dev")
+    shared = Reader(root)
+    yield shared
+    shared.close()
+
+
 Run = Result  # one rooms run: exit code, output, parsed JSON (the git harness's record, not a copy)
 
 
