@@ -17,8 +17,8 @@ from rooms_cli.board.records import make_record
 from rooms_cli.board.replay import replay, seen_at
 from rooms_cli.board.tasks import claimable_in_lane, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
-from rooms_cli.errors import InvalidInput
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import InvalidInput
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import host_name, new_id, validate_name
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from rooms_cli.store.gitsync import RemoteView, SyncResult
+    from rooms_cli.store.sync.engine import RemoteView, SyncResult
 
     # what a lease-holder's command appends, given the task, the lease it holds and the moment
     Write = Callable[[Task, Lease, str], list[dict[str, Any]]]
@@ -133,7 +133,7 @@ def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: 
 
 
 def _sync(project: Project, remote: str | None, before_push: Callable[[RemoteView], None] | None = None) -> SyncResult:
-    from rooms_cli.store.gitsync import sync
+    from rooms_cli.store.sync.engine import sync
 
     return sync(project, remote, before_push=before_push)
 
@@ -144,7 +144,7 @@ def confirm_on_remote(project: Project, room: str, claim: Claim, remote: str | N
     None when the claim is on the remote and holds. Otherwise the claim is withdrawn (a `withdraw`
     event, pushed too, that replay honours in every clone) and the return says who won; an
     unreachable remote withdraws it as well and raises (nothing claimed)."""
-    from rooms_cli.errors import RoomsError
+    from rooms_cli.core.errors import RoomsError
     from rooms_cli.store import order
 
     task_id, lease = claim.task.id, claim.lease
