@@ -121,7 +121,7 @@ def mcp_reader(tmp_path_factory):
     """One real `rooms mcp --as alice` session shared by a module's tests whose calls change nothing
     (tests/test_mcp.py's Reader: mcp_reader.call(mcp_reader.tools.ok("board"))), on a project of
     the `dev` and `roundtable` examples (mcp_reader.project_dir) that they leave as it is."""
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from tests.test_mcp import Reader
 
     root = tmp_path_factory.mktemp("mcp-reader") / "proj"
