@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from conftest import checkout_path, live_status
 
 from rooms_cli.roundtable import queue
@@ -140,6 +141,7 @@ def test_queue_command_enqueues_and_lists(cli, project):
     assert len(cli("roundtable", "queue", "--json").json()) == 1
 
 
+@pytest.mark.slow
 def test_ticks_killed_at_random_moments_leave_every_file_parseable_and_fire_nothing_twice(project, project_dir):
     import random
 

@@ -135,8 +135,11 @@ SERVER_GROUPS = {"llama_server": "llama-tiny", "smol_server": "smol-own", "stric
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put each test that uses a server in that server's xdist group (its first one, if it uses two)."""
+    """Put each test that uses a server in that server's xdist group (its first one, if it uses two); a
+    real-model test is also `slow` (`-m "not slow"`, the quick loop, waits for no model)."""
     for item in items:
+        if item.get_closest_marker("realmodel"):
+            item.add_marker(pytest.mark.slow)
         group = next((SERVER_GROUPS[name] for name in getattr(item, "fixturenames", ()) if name in SERVER_GROUPS), None)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
