@@ -78,6 +78,7 @@ def wait(run: Run, timeout: float | None) -> None:
     if result.timed_out:
         raise result.timeout_error(timeout)
     messages = take_unread(run.project, run.me)
+    result.name_outcomes(run.project, messages)
     if run.json:
         return output.print_json({**result.to_json(), "messages": [m.shown(read=False) for m in messages]})
     if result.finished:
