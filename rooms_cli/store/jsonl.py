@@ -265,17 +265,6 @@ def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -
     return written
 
 
-def make_whole(path: Path, data: bytes) -> bool:
-    """Make the log `path` holding `data` (whole lines, stamped already: records carried from another
-    clone) in one step, as an append makes a new log (`_create_whole`); False when it exists. The
-    caller notes the change (store/changes.py) with what else it wrote."""
-    fd = files.link_whole(path, data)
-    if fd is None:
-        return False
-    os.close(fd)
-    return True
-
-
 def _refuse_unresolved_merge(fd: int, path: Path, known: int = 0) -> None:
     """Never append to a file git left with conflict markers: say so (MergeConflict) instead.
 

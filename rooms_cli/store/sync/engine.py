@@ -469,18 +469,16 @@ class _Merge:
         path = self.project.dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         with locked(path):
-            # a log new here is made whole with its lines, as the store makes every new log: a kill never leaves it empty
-            made = not os.path.lexists(path) and jsonl.make_whole(path, b"".join(dict.fromkeys(incoming)))
-            fd = os.open(path, os.O_RDWR | os.O_APPEND)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
             try:
                 jsonl._refuse_unresolved_merge(fd, path)
                 jsonl._repair_torn_tail(fd, path)
                 size = os.fstat(fd).st_size
                 start = 0 if full else min(entry.get("off", 0), size)
-                ours = _lines(os.pread(fd, size - start, start)) if size > start and not made else []
+                ours = _lines(os.pread(fd, size - start, start)) if size > start else []
                 have = set(ours)
                 missing = [line for line in dict.fromkeys(incoming) if line not in have]
-                if missing and not made:
+                if missing:
                     data = memoryview(b"".join(missing))
                     while data:
                         data = data[os.write(fd, data):]
