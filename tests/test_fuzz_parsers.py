@@ -18,7 +18,7 @@ import string
 import hardening_kit
 import pytest
 from hardening_kit import invoke, problems_with_error
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound, UsageError
@@ -209,6 +209,10 @@ def _bare_project(tmp_path_factory, name: str):
 @FAST
 @given(names, st.lists(names, max_size=4), st.text(max_size=30), st.text(max_size=30), prose.filter(lambda t: t.strip()),
        st.none() | st.floats(0, 2), st.dictionaries(names, st.floats(-1, 1), max_size=3), st.none() | st.text(min_size=1, max_size=12))
+# the cases hypothesis found, run every time: a directive pasted with Windows line ends, a lone CR, a NEL in a name
+@example("crlf", [], "", "", "Be brief.\r\nCite the task.\r\n", None, {}, None)
+@example("cr", [], "", "", "one\rtwo", None, {}, None)
+@example("nel", [], "a\x85b", "", "x", None, {}, None)
 def test_an_agent_written_by_rooms_reads_back_the_same(tmp_path_factory, agent_id, tags, name, disposition, directive,
                                                        temperature, affinity, owner):
     """Through the file: every field as given, the directive with its line breaks as "\\n" (a CRLF
@@ -230,6 +234,7 @@ def test_an_agent_written_by_rooms_reads_back_the_same(tmp_path_factory, agent_i
 @FAST
 @given(prose.filter(lambda t: t.strip()), st.dictionaries(st.sampled_from(["turns", "tokens", "note"]), st.integers(0, 10**6) | st.text(max_size=10),
                                                       max_size=2))
+@example("handed off.\r\nnext: the API\r\n", {})
 def test_a_deliberation_written_by_rooms_reads_back_the_same(tmp_path_factory, text, extra):
     """A hand-off note (a model's words) through its file: what `write_deliberation` returns is what
     `latest_deliberation` reads, the note's line breaks as "\\n"."""
