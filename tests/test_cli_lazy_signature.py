@@ -13,7 +13,7 @@ PROBE = """
 import gc
 from rooms_cli.cli import app, shared
 app.app(["task", "next", "--help"], standalone_mode=False)
-built = [c.__name__ for c in gc.get_objects() if isinstance(c, shared._Command) and "__signature__" in vars(c)]
+built = [c.__name__ for c in gc.get_objects() if isinstance(c, shared.Command) and "__signature__" in vars(c)]
 print(sorted(built))
 """
 
@@ -35,7 +35,7 @@ def test_a_command_declaring_a_shared_option_itself_is_refused_when_converted():
 def test_the_command_passes_the_shared_options_as_a_run():
     @shared(room=True)
     def show(run: Run, task_id: str) -> tuple:
-        return run.room_option, run.json, task_id
+        return run.room_, run.json, task_id
 
     assert show(task_id="t-1", room="r", dir=None, json_=True) == ("r", True, "t-1")
     assert list(show.__signature__.parameters) == ["task_id", "room", "dir", "json_"]

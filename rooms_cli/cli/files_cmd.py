@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import typer
 
-from rooms_cli.cli.shared import declared_command
-from rooms_cli.operations import files as operations_files
+from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.operations import files as ops
 
 files_app = typer.Typer(
     help="File reservations: glob patterns an agent is editing, exclusive or shared, under a lease.\n\n"
@@ -15,5 +15,5 @@ files_app = typer.Typer(
     no_args_is_help=True,
 )
 
-for _op in operations_files.OPERATIONS:
+for _op in ops.OPERATIONS:
     files_app.command(_op.words[-1])(declared_command(_op))

@@ -140,7 +140,7 @@ def tick_cmd(
             output.say(f"{_stamp()} roundtables: start {data['format']} with {', '.join(data['participants'])} "
                        f"in room {data['room']} ({data['planned_turns']} turns)")
 
-    with progress.live_line_sync(line.describe, live):
+    with progress.live_line(line.describe, live):
         report = run_tick(run.project, run.config, dry_run=dry_run, on_event={"roundtables": on_roundtable})
     if run.json:
         output.print_json(report)

@@ -25,11 +25,11 @@ def top_cmd(
     from rooms_cli import tui
     from rooms_cli.core.errors import UsageError
 
-    tui.check(run.context, tab)
+    tui.check(run, tab)
     if snapshot is None:
         if size is not None:
             raise UsageError("--size goes with --snapshot (a live dashboard takes the terminal's size)")
-        tui.run(run.context, tab=tab)
+        tui.run(run, tab=tab)
         return
-    tui.snapshot(run.context, snapshot, tab=tab, size=tui.parse_size(size or "120x40"))
+    tui.snapshot(run, snapshot, tab=tab, size=tui.parse_size(size or "120x40"))
     output.note(f"wrote {snapshot}")

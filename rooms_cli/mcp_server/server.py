@@ -1,8 +1,8 @@
-"""`rooms mcp`: the operations of tools.py served over stdio with the official MCP SDK's low-level
-server (`mcp`, the extra `rooms-cli[mcp]`).
+"""`rooms mcp`: the tools of tools.py (the declared operations) served over stdio with the official MCP SDK's
+low-level server (`mcp`, the extra `rooms-cli[mcp]`).
 
-Each operation's typed signature is its input schema (`additionalProperties: false`), its declaration
-gives the title, the hints and the output schema. A call:
+Each operation's declaration gives its input schema (`additionalProperties: false`), the title, the
+description, the hints and the output schema. A call:
 
 - an unknown tool, or an argument the tool does not have, is a JSON-RPC error -32602 (invalid
   params) naming it and the closest valid name — a typo (`too` for `to`) must not turn a direct
@@ -198,10 +198,8 @@ def usage_message(name: str, exc: ValidationError) -> str:
 
 def describe(op: Operation) -> types.Tool:
     """`op` as tools/list shows it: its input schema derived from its declaration, with its title and hints."""
-    import inspect
-
     return types.Tool(
-        name=op.name, title=op.title, description=inspect.getdoc(op.fn),
+        name=op.name, title=op.title, description=op.description,
         input_schema=input_schema(input_model(op)), output_schema=op.returns,
         annotations=types.ToolAnnotations(title=op.title, read_only_hint=op.read_only,
                                           destructive_hint=op.destructive, idempotent_hint=op.idempotent,
