@@ -7,6 +7,7 @@ as one at the top of a file (a cycle hidden in a function is still a cycle).
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,24 @@ def test_the_mcp_server_and_the_dashboard_import_no_other_adapter():
     bad = [(m, t) for m, ts in import_graph().items() for t in ts
            if m.startswith(adapters[1:]) and t.startswith(adapters) and t.split(".")[1] != m.split(".")[1]]
     assert bad == []
+
+
+def test_no_module_imports_another_project_s_private_module():
+    """`typer._click`, `watchfiles._rust_notify`, `mcp.shared._context_streams`: another project's private
+    module may change in any release. We take their public interface only (no pin held for an internal)."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            offenders += [f"{name}: {m}" for m in modules if not m.startswith("rooms_cli")
+                          and m.split(".")[0] not in sys.stdlib_module_names  # the standard library's _thread is documented
+                          and any(part.startswith("_") and not part.startswith("__") for part in m.split("."))]
+    assert offenders == []
 
 
 def test_the_package_root_holds_only_packages():

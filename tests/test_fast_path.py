@@ -75,7 +75,7 @@ def test_a_new_option_declared_once_reaches_typer_the_fast_path_the_mcp_tool_and
     from rooms_cli.cli.dispatch import declared_command
     from rooms_cli.cli.views import renders
     from rooms_cli.mcp_server.server import input_schema
-    from rooms_cli.mcp_server.tools import Session, _tool, declared_arguments
+    from rooms_cli.mcp_server.tools import Session, declared_arguments, tool_of
     from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
     from rooms_cli.operations.values import duration_value
 
@@ -115,7 +115,7 @@ def test_a_new_option_declared_once_reaches_typer_the_fast_path_the_mcp_tool_and
     assert schema["properties"]["color"] == {"default": "blue", "description": "The colour of the toy.", "type": "string"}
     assert schema["additionalProperties"] is False
     session = Session(project=None, config=None, me="bot", default_room="default")  # type: ignore[arg-type]
-    assert _tool(toy).fn(session, color="green", wait="1m", room=None) == {"as": "bot", "colour": "green", "wait": 60.0}
+    assert tool_of(toy).fn(session, color="green", wait="1m", room=None) == {"as": "bot", "colour": "green", "wait": 60.0}
 
 
 def test_a_body_that_does_not_take_a_declared_parameter_fails_at_import():

@@ -136,25 +136,39 @@ def test_watch_and_chat_import_neither_dataclasses_nor_inspect(project, tmp_path
 # --- the lazy command tree keeps the command-line contract --------------------------------------------
 
 def _commands_section(group) -> str:
-    import typer.main
+    import typer
 
-    click = typer.main._click if hasattr(typer.main, "_click") else __import__("click")
-    ctx = click.Context(group, info_name="rooms")
-    formatter = click.HelpFormatter(width=100)
+    ctx = typer.Context(group, info_name="rooms", terminal_width=100, max_content_width=100)
+    formatter = ctx.make_formatter()
     group.format_commands(ctx, formatter)
     return formatter.getvalue()
 
 
 def test_help_lists_every_command_exactly_as_typers_full_conversion_would():
+    """The root lists its commands from their help texts alone; each group, converted when run, lists its
+    own as typer's conversion of the whole tree does."""
+    import typer
     import typer.main
 
-    from rooms_cli.cli.app import app, parts
+    from rooms_cli.cli.app import app, commands
 
     lazy = typer.main.get_command(app)
-    eager = typer.main.get_group(parts)  # typer converts every command and sub-app
+    whole = typer.Typer(rich_markup_mode=None, add_completion=False)
+    for name, entry in commands().items():
+        whole.add_typer(entry, name=name) if isinstance(entry, typer.Typer) else whole.command(name)(entry)
+    eager = typer.main.get_group(whole)  # typer converts every command and sub-app
     assert list(lazy.commands) == list(eager.commands)
     assert _commands_section(lazy) == _commands_section(eager)
     assert not lazy.commands.built, "listing the commands converted some"
+
+    def compare(lazy_group, eager_group, path):
+        assert list(lazy_group.commands) == list(eager_group.commands), path
+        assert _commands_section(lazy_group) == _commands_section(eager_group), path
+        for name, command in eager_group.commands.items():
+            if hasattr(command, "commands"):
+                compare(lazy_group.commands[name], command, f"{path} {name}")
+
+    compare(lazy, eager, "rooms")
 
 
 def test_running_one_command_converts_only_that_command(project, monkeypatch):
@@ -179,23 +193,6 @@ def test_shell_completion_still_completes_commands_and_subcommands(project):
     assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["task"]
     env.update(COMP_WORDS="rooms task cl", COMP_CWORD="2")
     assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["claim"]
-
-
-def test_every_sub_apps_help_lists_its_commands_as_typers_full_conversion_would():
-    import typer.main
-
-    from rooms_cli.cli.app import app, parts
-
-    lazy, eager = typer.main.get_command(app), typer.main.get_group(parts)
-
-    def compare(lazy_group, eager_group, path):
-        assert list(lazy_group.commands) == list(eager_group.commands), path
-        assert _commands_section(lazy_group) == _commands_section(eager_group), path
-        for name, command in eager_group.commands.items():
-            if hasattr(command, "commands"):
-                compare(lazy_group.commands[name], command, f"{path} {name}")
-
-    compare(lazy, eager, "rooms")
 
 
 def test_chat_piped_renders_without_rich(project, tmp_path):

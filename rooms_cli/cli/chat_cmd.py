@@ -8,11 +8,11 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.dispatch import declared_command
-from rooms_cli.cli.options import complete_agents, complete_rooms
+from rooms_cli.cli.options import commands, complete_agents, complete_rooms
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations import chat as ops
 
-room_app = typer.Typer(help="Chat rooms: roster, budget, mutes, save and rehydrate.\n\nExample: rooms room create sync --agent researcher --agent architect", no_args_is_help=True)
+room_app = commands("Chat rooms: roster, budget, mutes, save and rehydrate.\n\nExample: rooms room create sync --agent researcher --agent architect")
 AgentArg = Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]
 
 

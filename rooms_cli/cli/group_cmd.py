@@ -7,13 +7,11 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.options import commands
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations import groups as ops
 
-group_app = typer.Typer(
-    help="Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote",
-    no_args_is_help=True,
-)
+group_app = commands("Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote")
 
 group_app.command("spawn")(declared_command(ops.group_spawn))
 group_app.command("spawn-mixed")(declared_command(ops.group_spawn_mixed))

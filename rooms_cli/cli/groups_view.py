@@ -53,11 +53,11 @@ def show_result(run: Run, result: GroupResult, name: str) -> None:
                 output.note(f"  {handle}: cut at its max_tokens limit")
     problem = result.problem()
     if problem is not None:
-        import typer
+        from rooms_cli.cli.guard import Quiet
 
         if problem.code == "no_result":
             output.print_error(problem, run.json)
-        raise typer.Exit(problem.exit_code)
+        raise Quiet(problem.exit_code)
 
 
 def _tally_lines(meta: dict[str, Any]) -> list[str]:

@@ -8,12 +8,13 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.options import commands
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations import messaging as ops
 
-status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
-hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
-claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
+status_app = commands("Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'")
+hook_app = commands("Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json")
+claude_app = commands("Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt")
 hook_app.add_typer(claude_app, name="claude-code")
 
 

@@ -1,4 +1,4 @@
-"""Options shared by many commands, declared once."""
+"""Options shared by many commands, declared once; and `commands`, the sub-app of a command group."""
 
 from __future__ import annotations
 
@@ -88,3 +88,11 @@ RoomOpt = Annotated[
     typer.Option("--room", "-r", autocompletion=complete_rooms, help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+
+def commands(help: str, *, no_args_is_help: bool = True) -> typer.Typer:
+    """A group of commands (`rooms task …`) as the root app's own settings have it: help text as written
+    (no rich markup), no shell-completion options of its own (the root has them). cli/app.py converts
+    each group on its own, when it is run (typer.main.get_command), so the settings travel with it."""
+    return typer.Typer(help=help, no_args_is_help=no_args_is_help, add_completion=False, rich_markup_mode=None,
+                       pretty_exceptions_enable=False)

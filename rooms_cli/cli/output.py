@@ -59,7 +59,7 @@ def _safe_console(**kwargs):
     return _console_class(markup=False, emoji=False, **kwargs)
 
 
-def console():
+def console() -> Any:  # a rich Console (rich is imported only when one is made)
     """The stdout console: colour only on a terminal, no wrapping or truncation when piped."""
     global _console
     if _console is None:
@@ -73,7 +73,7 @@ def console():
     return _console
 
 
-def err_console():
+def err_console() -> Any:
     global _err_console
     if _err_console is None:
         _err_console = _safe_console(stderr=True, highlight=False, soft_wrap=True, no_color=bool(os.environ.get("NO_COLOR")))

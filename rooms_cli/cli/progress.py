@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from rooms_cli.core.errors import RoomsError
+
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
@@ -42,7 +44,7 @@ def live_line(describe: Callable[[float], str], enabled: bool) -> Iterator[None]
         def __rich__(self) -> Text:
             try:
                 return Text(describe(time.monotonic() - started), style="dim")
-            except Exception:  # a status that cannot be read right now is no reason to stop the wait
+            except (RoomsError, OSError, LookupError, ValueError):  # a status that cannot be read right now is no reason to stop the wait
                 return Text(f"waiting… {time.monotonic() - started:.0f}s", style="dim")
 
     with Live(_Line(), console=err_console(), transient=True, refresh_per_second=1 / REFRESH):

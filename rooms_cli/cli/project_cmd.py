@@ -8,10 +8,11 @@ from typing import Annotated, Any
 import typer
 
 from rooms_cli.cli import output
+from rooms_cli.cli.options import commands
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations.values import choice_value
 
-config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
+config_app = commands("Project configuration (.rooms.yaml).\n\nExample: rooms config show --json")
 
 
 def _example_names() -> list[str]:

@@ -345,7 +345,6 @@ def load_any(project: Project, name: str) -> Group | None:
     return state.finish()
 
 
-events_decoded = 0  # events parsed from group logs by this process (tests: replay work stays flat)
 _CACHE_VERSION = 3
 
 
@@ -361,7 +360,6 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     """
     import zlib
 
-    global events_decoded
     path = log_path(project, name)
     cache_path = layout.group_replay_cache(project, name)
     try:
@@ -379,7 +377,6 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     if not new:
         return state
     scan = jsonl.parse_bytes(new)
-    events_decoded += len(scan.records)
     if scan.bad or scan.torn:
         return None
     keys = []
@@ -404,7 +401,6 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
 
 
 HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group status` shows 5)
-broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
 
 
 def _head_path(cache_path):
@@ -438,7 +434,6 @@ def load_head(project: Project, name: str) -> Group | None:
     """
     import zlib
 
-    global broadcasts_loaded
     if not has_log(project, name):
         return None
     head = cache.load(_head_path(layout.group_replay_cache(project, name)), _CACHE_VERSION)
@@ -454,8 +449,6 @@ def load_head(project: Project, name: str) -> Group | None:
     state = _Replay(name)
     state.group, state.dissolve_seen = head["group"], head["dissolve_seen"]
     state.before, state.before_seen = head["before"], head["before_seen"]
-    if state.group is not None:
-        broadcasts_loaded += len(state.group.broadcasts)
     return state.finish()
 
 

@@ -157,7 +157,7 @@ def _result(op: Declared, result: Any) -> Any:
     return result
 
 
-def _tool(op: Declared) -> Operation:
+def tool_of(op: Declared) -> Operation:
     """The tool of a declared operation."""
     mcp = op.mcp
     assert mcp is not None, f"{op.name} declares no MCP tool"
@@ -172,7 +172,7 @@ def _tool(op: Declared) -> Operation:
                      idempotent=mcp.idempotent, long=mcp.long, declared=op, quick=quick)
 
 
-TOOLS: dict[str, Operation] = {op.mcp.name: _tool(op) for op in every() if op.mcp is not None}
+TOOLS: dict[str, Operation] = {op.mcp.name: tool_of(op) for op in every() if op.mcp is not None}
 
 Limit = Annotated[int, Field(description="At most this many records (the rest are counted in `remaining`).", ge=1, le=1000)]
 

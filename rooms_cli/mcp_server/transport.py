@@ -314,15 +314,15 @@ class Pending:
 async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, over the process's stdin and stdout, screened."""
     import anyio
-    from mcp.shared._context_streams import create_context_streams
     from mcp.shared.message import SessionMessage
 
     sys.stdout.flush()
     raw_in, raw_out, restore = _claim_std_streams()
     wire = Wire(raw_in, raw_out)
     await wire.open()
-    reader_in, read_stream = create_context_streams[SessionMessage | Exception](0)
-    write_stream, writer_out = create_context_streams[SessionMessage](0)
+    # plain anyio streams (the SDK's dispatcher takes any: a stream carrying contextvars is its own, private)
+    reader_in, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, writer_out = anyio.create_memory_object_stream[SessionMessage](0)
     pending = Pending()
 
     async def forward(line: str) -> None:

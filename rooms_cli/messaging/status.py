@@ -13,7 +13,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from rooms_cli.core.errors import InvalidData
+from rooms_cli.core.errors import InvalidData, RoomsError
 from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
@@ -126,7 +126,7 @@ def age_seconds(moment: str | None) -> float | None:
         return None
     try:
         return (now() - parse_time(moment)).total_seconds()
-    except Exception:
+    except (RoomsError, ValueError, TypeError):  # a hand-edited or torn time: no age
         return None
 
 

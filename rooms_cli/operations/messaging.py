@@ -146,7 +146,8 @@ def spawn(ctx: Context, prompt: str, description: str | None, profile: str | Non
 
 def spawns_line(project: Project, agent: str) -> Callable[[float], str]:
     """While `rooms wait` blocks: `waiting for 2 spawn(s) · 4s · running: b, c · done: a`."""
-    from rooms_cli.messaging.wait import running_tree, tree_of
+    from rooms_cli.messaging.spawn import tree_of
+    from rooms_cli.messaging.wait import running_tree
 
     def describe(elapsed: float) -> str:
         running = running_tree(project, agent, set())

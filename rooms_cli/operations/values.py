@@ -47,7 +47,7 @@ def time_value(option: str) -> Callable[[Any], datetime | None]:
 
     def parse(value: Any) -> datetime | None:
         if value is None or not isinstance(value, str):
-            return value  # type: ignore[no-any-return]  # a datetime already
+            return value  # a datetime already
         from rooms_cli.core.errors import InvalidInput
         from rooms_cli.store.clock import parse_time
 
