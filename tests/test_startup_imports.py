@@ -60,6 +60,28 @@ def test_help_imports_no_heavy_module(project, tmp_path):
     assert heavy(imported(root, tmp_path, "--help")) == set()
 
 
+def test_the_root_help_imports_neither_typer_nor_any_command_module(project, tmp_path):
+    """`rooms --help` is written from the declarations and cli/help.py (help text needs no operation body)."""
+    root, _ = project
+    modules = imported(root, tmp_path, "--help")
+    assert "typer" not in modules and "inspect" not in modules
+
+
+@pytest.mark.parametrize("columns", [40, 60, 80, 120])
+def test_the_root_help_without_typer_is_typer_s_own_page(columns):
+    """The fast path's page (cli/help.py) is the one typer writes from the same texts, at any terminal width."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
+    env.update(PYTHONPATH=str(REPO), COLUMNS=str(columns))
+
+    def page(module: str) -> subprocess.CompletedProcess[str]:
+        code = f"import sys; sys.argv = ['rooms', '--help']; from rooms_cli.cli.{module} import main; main()"
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+
+    ours, typers = page("fast"), page("app")
+    assert (ours.returncode, ours.stdout) == (typers.returncode, typers.stdout)
+    assert ours.stdout.startswith("Usage: rooms [OPTIONS] COMMAND [ARGS]...")
+
+
 def test_task_claim_imports_no_heavy_module(project, tmp_path):
     root, ids = project
     assert heavy(imported(root, tmp_path, "task", "claim", ids[0], "--as", "dev", "--json")) == set()

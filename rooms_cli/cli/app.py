@@ -24,6 +24,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from rooms_cli import __version__
 from rooms_cli.cli.guard import begin, failed, undecodable_input
+from rooms_cli.cli.help import ROOT, VERSION_HELP
 
 Entry = typer.Typer | Callable[..., object]  # a command: a group of commands (a sub-app) or one command's function
 
@@ -147,11 +148,7 @@ class LazyRoomsGroup(RoomsGroup):
 app = typer.Typer(
     name="rooms",
     cls=LazyRoomsGroup,
-    help=(
-        "Coordinate LLM agents, people and coding-agent sessions from the shell. "
-        "Everything lives in plain files under .rooms/.\n\n"
-        "Example: rooms init --example roundtable && rooms chat '@jam what should we build next?'"
-    ),
+    help=ROOT,  # cli/help.py writes the root's page without typer from the same text
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
     pretty_exceptions_enable=False,
@@ -168,7 +165,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help=VERSION_HELP),
 ) -> None:
     """Coordinate LLM agents from the shell."""
     from rooms_cli.store.locks import default_timeout
@@ -195,13 +192,15 @@ def commands() -> dict[str, Entry]:
         top_cmd,
         watch_cmd,
     )
+    from rooms_cli.cli.dispatch import declared_command
+    from rooms_cli.operations import across, messaging, project
 
     return {
-        "init": project_cmd.init_cmd,
+        "init": declared_command(project.init),
         "config": project_cmd.config_app,
-        "demo": project_cmd.demo_cmd,
-        "tick": project_cmd.tick_cmd,
-        "doctor": project_cmd.doctor_cmd,
+        "demo": declared_command(across.demo),
+        "tick": declared_command(across.tick),
+        "doctor": declared_command(across.doctor),
         "agent": agent_cmd.agent_app,
         "models": models_cmd.models_app,
         "chat": chat_cmd.chat_cmd,
@@ -216,16 +215,16 @@ def commands() -> dict[str, Entry]:
         "send": messaging_cmd.send_cmd,
         "inbox": messaging_cmd.inbox_cmd,
         "status": messaging_cmd.status_app,
-        "agents": messaging_cmd.agents_cmd,
+        "agents": declared_command(messaging.agents),
         "spawn": messaging_cmd.spawn_cmd,
         "wait": messaging_cmd.wait_cmd,
         "attention": messaging_cmd.attention_cmd,
         "hook": messaging_cmd.hook_app,
         "watch": watch_cmd.watch_cmd,
-        "mcp": mcp_cmd.mcp_cmd,
+        "mcp": declared_command(mcp_cmd.mcp),
         "files": files_cmd.files_app,
         "sync": sync_cmd.sync_cmd,
-        "top": top_cmd.top_cmd,
+        "top": declared_command(top_cmd.top),
     }
 
 

@@ -7,13 +7,13 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
 from rooms_cli.cli.options import commands
 from rooms_cli.cli.output import task_line
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations import board as ops
 
-task_app = commands("Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
-    "Example: rooms task add 'Write the auth spec' --lane researcher --done 'specs/auth.md exists'")
+task_app = commands(GROUPS["task"])
 
 IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
 

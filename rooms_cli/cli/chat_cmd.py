@@ -8,11 +8,12 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
 from rooms_cli.cli.options import commands, complete_agents, complete_rooms
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations import chat as ops
 
-room_app = commands("Chat rooms: roster, budget, mutes, save and rehydrate.\n\nExample: rooms room create sync --agent researcher --agent architect")
+room_app = commands(GROUPS["room"])
 AgentArg = Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]
 
 

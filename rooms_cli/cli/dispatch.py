@@ -6,6 +6,7 @@ The fast path (cli/fast.py) and typer (the command `declared_command` makes of a
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from functools import cached_property
 
 from rooms_cli.cli.shared import Command, Run, shared_parameters
@@ -40,6 +41,10 @@ def _load(op: Operation) -> None:
         from rooms_cli.cli import sync_view  # noqa: F401
     elif part == "watch":
         from rooms_cli.cli import watch_view  # noqa: F401
+    elif part == "project":
+        from rooms_cli.cli import project_view  # noqa: F401
+    elif part == "across":
+        from rooms_cli.cli import across_view  # noqa: F401
 
 
 def view_of(op: Operation) -> Render:
@@ -67,7 +72,10 @@ def invoke(op: Operation, run: Run, values: dict[str, Any]) -> None:
     listen = LISTENS.get(op.name)
     if listen is not None:
         run.on_event = listen(run, values)
-    render(run, op.body(run, **op.body_values(values)), values)
+    around: AbstractContextManager[object] = run.on_event if isinstance(run.on_event, AbstractContextManager) else nullcontext()
+    with around:  # a listener that is a context manager shows something while the body runs (a live line)
+        result = op.body(run, **op.body_values(values))
+    render(run, result, values)
 
 
 def declared_command(op: Operation) -> Callable[..., Any]:

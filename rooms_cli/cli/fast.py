@@ -31,10 +31,14 @@ if TYPE_CHECKING:
 
 def _operations(word: str) -> dict[tuple[str, ...], Operation]:
     """The declared operations of `rooms <word> …`, by their words (only that part's module is imported)."""
-    if word == "mcp":
+    if word == "mcp":  # the two commands that start another adapter are declared in the CLI
         from rooms_cli.cli.mcp_cmd import mcp
 
         return {mcp.words: mcp}
+    if word == "top":
+        from rooms_cli.cli.top_cmd import top
+
+        return {top.words: top}
     from rooms_cli.operations import of_command
 
     return {op.words: op for op in of_command(word)}
@@ -165,6 +169,11 @@ def main() -> None:
 
         print(f"rooms {__version__}")
         return
+    if argv in ([], ["--help"], ["-h"]) and os.path.basename(sys.argv[0]) == "rooms" and "_ROOMS_COMPLETE" not in os.environ:  # the root's page, as typer's (cli/help.py)
+        from rooms_cli.cli.help import root_page
+
+        (sys.stdout if argv else sys.stderr).write(root_page())
+        sys.exit(0 if argv else 2)  # `rooms` alone is a usage error, as typer says it
     found = parse(argv)
     if found is None:
         from rooms_cli.cli.app import main as typer_main

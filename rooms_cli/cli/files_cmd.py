@@ -5,11 +5,11 @@ Each command is declared once in operations/files.py (with its MCP tool); this r
 from __future__ import annotations
 
 from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
 from rooms_cli.cli.options import commands
 from rooms_cli.operations import files as ops
 
-files_app = commands("File reservations: glob patterns an agent is editing, exclusive or shared, under a lease.\n\n"
-         "Example: rooms files reserve 'src/auth/**' --as frontend --ttl 1h --reason 'login form'")
+files_app = commands(GROUPS["files"])
 
 for _op in ops.OPERATIONS:
     files_app.command(_op.words[-1])(declared_command(_op))

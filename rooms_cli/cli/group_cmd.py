@@ -7,11 +7,12 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
 from rooms_cli.cli.options import commands
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations import groups as ops
 
-group_app = commands("Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote")
+group_app = commands(GROUPS["group"])
 
 group_app.command("spawn")(declared_command(ops.group_spawn))
 group_app.command("spawn-mixed")(declared_command(ops.group_spawn_mixed))

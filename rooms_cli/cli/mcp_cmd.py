@@ -8,7 +8,6 @@ server's tools are derived from operations/, so an operation there that imports 
 
 from __future__ import annotations
 
-from rooms_cli.cli.dispatch import declared_command
 from rooms_cli.operations.declare import operation
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -34,5 +33,3 @@ def mcp(ctx: Context) -> None:
                          code="missing_dependency") from None
     serve(ctx.dir, ctx.as_)
 
-
-mcp_cmd = declared_command(mcp)

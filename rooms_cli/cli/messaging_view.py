@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from rooms_cli.cli.shared import Run
     from rooms_cli.messaging.inbox import InboxView
+    from rooms_cli.messaging.roster import RosterEntry
     from rooms_cli.messaging.send import SendResult
     from rooms_cli.messaging.spawn import Spawn
 
@@ -56,6 +57,18 @@ def _inbox(run: Run, view: InboxView, values: dict[str, Any]) -> None:
 @renders(ops.attention)
 def _attention(run: Run, block: dict[str, Any], values: dict[str, Any]) -> None:
     run.emit(block, lambda: output.write(block["text"]))
+
+
+@renders(ops.agents)
+def _agents(run: Run, entries: list[RosterEntry], values: dict[str, Any]) -> None:
+    for e in entries:
+        if e.problem:
+            output.warn(f"{e.name}: {e.problem['message']}")
+    if run.json:
+        return output.print_json(entries)
+    for e in entries:
+        state = ("idle" if e.idle else "active") + (f", spawn of {e.spawn['parent']} ({e.spawn['status']})" if e.spawn else "")
+        output.say(f"{e.name:<20} {e.kind:<8} {state:<32} {e.status}".rstrip())
 
 
 @renders(ops.status_set)

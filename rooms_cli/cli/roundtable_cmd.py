@@ -8,15 +8,14 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
 from rooms_cli.cli.options import commands
 from rooms_cli.cli.shared import Run, shared
 from rooms_cli.operations import roundtable as ops
 
-roundtable_app = commands("Conversations among a few agents, turn by turn, in a format.\n\n"
-    "Example: rooms roundtable run standup --topic 'launch week'")
-schedule_app = commands("The daily schedule of roundtables (.rooms.yaml → schedule:) and the cron line that runs it.\n\n"
-                        "Example: rooms schedule && rooms schedule crontab", no_args_is_help=False)
-memory_app = commands("Lessons agents learned in conversations (.rooms/memories/<agent>.jsonl).\n\nExample: rooms memory list analyst")
+roundtable_app = commands(GROUPS["roundtable"])
+schedule_app = commands(GROUPS["schedule"], no_args_is_help=False)
+memory_app = commands(GROUPS["memory"])
 
 
 @roundtable_app.command("formats")

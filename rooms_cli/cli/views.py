@@ -10,7 +10,8 @@ registers, by operation:
   (a message from stdin, chat mode on a terminal, paths relative to here), returning the values, or
   None when it did the whole job itself;
 - `@listens(op)`: `listen(run, values)` gives the listener of the events the body reports while it
-  runs (a chat turn's replies as they arrive, a roundtable's turns).
+  runs (a chat turn's replies as they arrive, a roundtable's turns); a listener that is also a context
+  manager is entered around the body (`rooms tick`'s live line, fed by the events).
 
 cli/dispatch.py `invoke` runs an operation with them, for the fast path (cli/fast.py) and typer
 (cli/shared.py `declared_command`) alike.

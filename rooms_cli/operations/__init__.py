@@ -2,7 +2,8 @@
 
 The command line (cli/), the MCP server (mcp_server/) and `rooms top` (tui/) are adapters over these
 declarations; none of them imports another. One module a part: board.py, chat.py, messaging.py,
-groups.py, files.py, roundtable.py, sync.py, watch.py; common.py holds what several declare alike.
+groups.py, files.py, roundtable.py, sync.py, watch.py; project.py (`rooms init`) and across.py (tick,
+doctor, demo); common.py holds what several declare alike.
 
 `of_command(word)` loads only the module of the command `rooms <word>` (the fast path runs one command
 and imports one module); `every()` loads them all (typer's command tree, the MCP server's tools).
@@ -15,6 +16,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rooms_cli.operations.declare import Operation
+
+
+def _project() -> tuple[Operation, ...]:
+    from rooms_cli.operations import project
+
+    return project.OPERATIONS
+
+
+def _across() -> tuple[Operation, ...]:
+    from rooms_cli.operations import across
+
+    return across.OPERATIONS
 
 
 def _board() -> tuple[Operation, ...]:
@@ -67,9 +80,11 @@ def _watch() -> tuple[Operation, ...]:
 
 # each module of operations, loaded by a plain import -> the first words of its commands (`rooms <word> …`)
 PARTS: dict[Callable[[], tuple[Operation, ...]], tuple[str, ...]] = {
+    _project: ("init",),
+    _across: ("tick", "doctor", "demo"),
     _board: ("board", "task"),
     _chat: ("chat", "transcript", "room"),
-    _messaging: ("send", "inbox", "attention", "status", "spawn", "wait", "hook"),
+    _messaging: ("send", "inbox", "attention", "agents", "status", "spawn", "wait", "hook"),
     _groups: ("group",),
     _files: ("files",),
     _roundtable: ("roundtable", "memory"),

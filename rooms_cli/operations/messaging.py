@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from rooms_cli.messaging.inbox import InboxMessage, InboxView
+    from rooms_cli.messaging.roster import RosterEntry
     from rooms_cli.messaging.send import SendResult
     from rooms_cli.messaging.spawn import Spawn
     from rooms_cli.messaging.wait import WaitResult
@@ -110,6 +111,19 @@ def attention(ctx: Context, peek: bool) -> dict[str, Any]:
 
     block = build_attention(ctx.project, ctx.config, ctx.me, mark_read=not peek)
     return {**block.to_json(), "text": render_attention(block)}
+
+
+@operation("agents", shared=("dir", "json_"))
+def agents(ctx: Context) -> list[RosterEntry]:
+    """List every agent with its status and whether it is idle (spawns included).
+
+    Example: rooms agents --json
+    """
+    from rooms_cli.messaging.roster import roster
+    from rooms_cli.messaging.spawn import reap_all
+
+    reap_all(ctx.project)
+    return roster(ctx.project, ctx.config)
 
 
 @operation("status", "set", shared=AS, params=(
@@ -263,4 +277,4 @@ def claude_session_start(ctx: Context) -> dict[str, Any] | None:
     return _hook(ctx, "session-start", claude_session_start)
 
 
-OPERATIONS = (send, reply, inbox, attention, status_set, spawn, wait, claude_stop, claude_prompt, claude_session_start)
+OPERATIONS = (send, reply, inbox, attention, agents, status_set, spawn, wait, claude_stop, claude_prompt, claude_session_start)
