@@ -16,7 +16,7 @@ from tests.conftest import rooms_env  # noqa: E402
 
 FAMILIES = {
     "board": {"board", "task_show", "task_add", "task_claim", "task_next", "task_renew", "task_release", "task_done", "task_status",
-              "task_list", "task_update", "task_archive", "task_assign", "task_accept", "task_reject"},
+              "task_list", "task_ready", "task_update", "task_archive", "task_assign", "task_accept", "task_reject"},
     "messaging": {"send", "reply", "inbox", "attention", "status_set", "spawn", "wait"},
     "groups": {"group_spawn", "group_broadcast", "group_wait", "group_status", "group_ask", "group_reply", "group_cancel",
                "group_list", "group_dissolve"},

@@ -65,7 +65,7 @@ def import_cmd(
     run.emit({"imported": len(ids), "ids": ids}, f"imported {len(ids)} tasks into the board of room {run.room}")
 
 
-for _op in (ops.task_list, ops.task_show, ops.task_update, ops.task_archive):
+for _op in (ops.task_list, ops.task_ready, ops.task_show, ops.task_update, ops.task_archive):
     task_app.command(_op.words[-1])(declared_command(_op))
 
 

@@ -31,31 +31,49 @@ def _board(run: Run, view: dict[str, Any], values: dict[str, Any]) -> None:
         output.print_board(view)
 
 
-@renders(ops.task_list)
-def _task_list(run: Run, tasks: list[dict[str, Any]], values: dict[str, Any]) -> None:
+def _tasks(run: Run, tasks: list[dict[str, Any]], none: str) -> None:
+    """Tasks as a JSON list (--json), else one a line; `none` when there are none."""
     if run.json:
         output.print_json(tasks)
         return
     for task in tasks:
         output.say(output.task_line(task))
     if not tasks:
-        output.say(f"No tasks match on the board of room {run.room}.")
+        output.say(none)
+
+
+@renders(ops.task_list)
+def _task_list(run: Run, tasks: list[dict[str, Any]], values: dict[str, Any]) -> None:
+    _tasks(run, tasks, f"No tasks match on the board of room {run.room}.")
+
+
+@renders(ops.task_ready)
+def _task_ready(run: Run, tasks: list[dict[str, Any]], values: dict[str, Any]) -> None:
+    lane = values["lane"]
+    _tasks(run, tasks, f"Nothing is ready on the board of room {run.room}" + (f" in lane {lane}." if lane else "."))
 
 
 @renders(ops.task_show)
-def _task_show(run: Run, task: dict[str, Any], values: dict[str, Any]) -> None:
+def _task_show(run: Run, shown: ops.Shown, values: dict[str, Any]) -> None:
     if run.json:
-        output.print_json(task)
+        output.print_json(shown)
         return
-    output.say(output.task_line(task), style="bold")
-    output.say(f"  done when: {task['definition_of_done']}")
-    if task["detail"]:
-        output.say(f"  detail: {task['detail']}")
-    if task["record"]:
-        output.say(f"  record: {output.json_line(task['record'])}")
-    for conflict in task["conflicts"]:
-        output.say(f"  CONFLICT: {conflict['message']}", style="red")
-    for ev in task["history"]:
+    task = shown.task
+    output.say(output.task_line(task.to_json()), style="bold")
+    output.say(f"  done when: {task.definition_of_done}")
+    if task.blocked_by:
+        from rooms_cli.board.deps import blockers_of, waiting_text
+
+        output.say(f"  {waiting_text(blockers_of(run.project, run.room, task))}", style="yellow")
+    elif task.depends_on:
+        output.say(f"  depends on (all done): {', '.join(task.depends_on)}")
+    if task.detail:
+        output.say(f"  detail: {task.detail}")
+    if task.record:
+        output.say(f"  record: {output.json_line(task.record)}")
+    for conflict in task.conflicts:
+        output.say(f"  CONFLICT: {conflict.message}", style="red")
+    for ev in shown.history:
         extra = {k: v for k, v in ev.items() if k not in ("at", "by", "ev")}
         output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {output.json_line(extra) if extra else ''}".rstrip())
 
@@ -63,10 +81,19 @@ def _task_show(run: Run, task: dict[str, Any], values: dict[str, Any]) -> None:
 @renders(ops.task_claim, ops.task_next)
 def _claimed(run: Run, claim: Claim | None, values: dict[str, Any]) -> None:
     if claim is None:
-        run.emit(None, f"nothing to claim in lane {run.me} of room {run.room}")
+        run.emit(None, lambda: output.say(_nothing_to_claim(run)))
         return
     output.done(output.claim_done(claim))  # should printing fail, the error says the claim was made (cli/guard.py)
     run.emit(claim, output.claim_text(claim))
+
+
+def _nothing_to_claim(run: Run) -> str:
+    """`nothing to claim in lane L of room R`, and how many of the lane's tasks wait on others."""
+    from rooms_cli.board.tasks import waiting_in_lane
+
+    text = f"nothing to claim in lane {run.me} of room {run.room}"
+    waiting = waiting_in_lane(run.project, run.room, run.me)
+    return text + (f" ({waiting} waiting on other tasks: rooms board --lane {run.me})" if waiting else "")
 
 
 def _task_said(how: str) -> Any:

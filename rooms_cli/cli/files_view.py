@@ -42,6 +42,8 @@ def _paths_from_here(run: Run, values: dict[str, Any]) -> dict[str, Any]:
     relative to the project root."""
     from rooms_cli.reservations.ledger import project_paths
 
+    if not values["paths"]:  # --staged or --range: the operation finds them
+        return values
     return {**values, "paths": project_paths(run.project, values["paths"])}
 
 

@@ -41,7 +41,8 @@ RESULT = record({"task_id": STR, "status": STR, "summary": STR, "artifacts": {"t
 
 TASK = record({"id": STR, "room": STR, "lane": STR, "title": STR, "status": STR, "definition_of_done": STR,
                "detail": STR, "order": {"type": "number"}, "created_by": STR, "created_at": TIME, "updated_at": TIME,
-               "lease": nullable(LEASE), "record": nullable(RESULT), "archived": BOOL},
+               "lease": nullable(LEASE), "record": nullable(RESULT), "archived": BOOL,
+               "depends_on": {"type": "array", "items": STR}, "blocked_by": {"type": "array", "items": STR}},
               {"fence": INT, "pending": {}, "conflicts": {"type": "array"}, "lapsed_lease": {}, "history": {"type": "array"}},
               title="task")
 

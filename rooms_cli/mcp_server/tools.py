@@ -112,13 +112,15 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
 
 
 def duration(value: str | None) -> str | None:
-    """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
+    """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here.
+    Its bound is the parameter's own value parser's, applied next (call_values), as on the command line:
+    both surfaces name the same largest value."""
     from rooms_cli.core.errors import InvalidInput
     from rooms_cli.store.clock import parse_duration
 
     if value is not None:
         try:
-            parse_duration(value)
+            parse_duration(value, maximum=float("inf"))
         except InvalidInput as exc:
             raise ValueError(exc.message) from None
     return value

@@ -38,6 +38,11 @@ if TYPE_CHECKING:
 BOARD = record({"room": STR, "counts": {"type": "object"}, "lanes": {"type": "array"}, "done": {"type": "array"}})
 NOTHING_CLAIMED = {"task": None, "lease": None, "lease_id": None}  # task_next's result when there is nothing to claim
 
+# the tasks a task waits on: repeatable, and each value may list several (`--depends-on A,B`; `''` is none)
+DEPENDS_ON = Param("depends_on", "strs", None, "A task it waits on (id or unique prefix; repeatable or comma-separated).",
+                   ("--depends-on",), metavar="ID", show_default=False,
+                   mcp=McpArg(help="Ids (or unique prefixes) of the tasks it waits on, in any lane; only done meets one."))
+
 
 def sync_of(ctx: Context, sync: bool | None) -> tuple[bool, str | None]:
     """Whether a task operation syncs through the git remote, and with which: `sync` when given (--sync,
@@ -52,6 +57,16 @@ def sync_of(ctx: Context, sync: bool | None) -> tuple[bool, str | None]:
 def _unsynced(ctx: Context, values: dict[str, Any]) -> bool:
     """A task call is quick unless it syncs through the git remote."""
     return not sync_of(ctx, values["sync"])[0]
+
+
+class Shown:
+    """What `task show` returns: the task with the history of its events (its JSON: the task's, and `history`)."""
+
+    def __init__(self, task: Task, history: list[dict[str, Any]]) -> None:
+        self.task, self.history = task, history
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.task.to_json(), "history": self.history}
 
 
 class Finished:
@@ -99,10 +114,24 @@ def task_list(ctx: Context, lane: str | None, status: str | None, holder: str | 
     return listed("tasks", list_tasks(ctx.project, ctx.room, lane=lane, status=status, holder=holder), limit, since, room=ctx.room)
 
 
+@operation("task", "ready", shared=IN_ROOM, params=(LANE, LIMIT, SINCE), mcp=Mcp(
+    "task_ready", "List ready tasks", envelope("tasks", TASK, room=STR), read_only=True, quick=True,
+    description="The ready work across lanes: todo tasks whose dependencies are all done, in lane order; at most `limit`."))
+def task_ready(ctx: Context, lane: str | None, limit: int | None, since: str | None) -> Any:
+    """List the ready work across lanes: todo tasks whose dependencies are all done (what `task next`
+    hands out), one a line in lane order; --json: a list.
+
+    Example: rooms task ready --lane api --json
+    """
+    from rooms_cli.board.tasks import ready_tasks
+
+    return listed("tasks", ready_tasks(ctx.project, ctx.room, lane=lane), limit, since, room=ctx.room)
+
+
 @operation("task", "show", shared=IN_ROOM, params=(TASK_ID,), mcp=Mcp(
     "task_show", "Show a task", TASK, read_only=True, quick=True,
     description="One task with its definition of done, lease, record and the history of its events."))
-def task_show(ctx: Context, task_id: str) -> dict[str, Any]:
+def task_show(ctx: Context, task_id: str) -> Shown:
     """Show one task with its history of events.
 
     Example: rooms task show t-01JD3Z
@@ -110,7 +139,7 @@ def task_show(ctx: Context, task_id: str) -> dict[str, Any]:
     from rooms_cli.board.tasks import load_task, task_history
 
     task = load_task(ctx.project, ctx.room, task_id)
-    return {**task.to_json(), "history": task_history(ctx.project, ctx.room, task.id)}
+    return Shown(task, task_history(ctx.project, ctx.room, task.id))
 
 
 @operation("task", "add", shared=AS_ROOM, params=(
@@ -120,16 +149,20 @@ def task_show(ctx: Context, task_id: str) -> dict[str, Any]:
     Param("detail", default="", help="Optional detail.", flags=("--detail",)),
     Param("order", "float", None, "Position in the lane (default: last).", ("--order",), parse=finite_number, metavar="NUMBER",
           show_default=False, mcp=False),
+    DEPENDS_ON,
 ), mcp=Mcp("task_add", "Add a task", TASK, quick=True,
-           description="Add a task to a lane of the board (you are recorded as its author)."))
-def task_add(ctx: Context, title: str, lane: str, done: str, detail: str, order: float | None) -> Task:
-    """Add a task to a lane (alias: create).
+           description="Add a task to a lane of the board (you are recorded as its author); `depends_on`: the tasks it "
+                       "waits on (task_next hands it out once they are all done)."))
+def task_add(ctx: Context, title: str, lane: str, done: str, detail: str, order: float | None, depends_on: list[str] | None) -> Task:
+    """Add a task to a lane (alias: create); --depends-on names the tasks it waits on (any lane).
 
-    Example: rooms task add 'Write the auth spec' --lane researcher --done 'specs/auth.md exists'
+    Example: rooms task add 'Wire the API' --lane api --done 'GET /users answers' --depends-on t-01JD3Z
     """
+    from rooms_cli.board.deps import split_ids
     from rooms_cli.board.tasks import add_task
 
-    return add_task(ctx.project, ctx.room, title, lane=lane, done=done, by=ctx.me, detail=detail, order=order)
+    return add_task(ctx.project, ctx.room, title, lane=lane, done=done, by=ctx.me, detail=detail, order=order,
+                    depends_on=split_ids(depends_on))
 
 
 @operation("task", "update", shared=AS_ROOM, params=(
@@ -139,16 +172,22 @@ def task_add(ctx: Context, title: str, lane: str, done: str, detail: str, order:
     Param("done", default=None, help="New definition of done.", flags=("--done",), show_default=False),
     Param("order", "float", None, flags=("--order",), parse=finite_number, metavar="NUMBER", show_default=False,
           mcp=McpArg(help="New position in its lane (a number).")),
+    DEPENDS_ON.replace(help="Replace the tasks it waits on (ids or unique prefixes; repeatable or comma-separated; '' clears them).",
+                       mcp=McpArg(help="Replace the tasks it waits on (ids or unique prefixes); [] clears them.")),
 ), mcp=Mcp("task_update", "Update a task", TASK, idempotent=True, quick=True,
-           description="Change a task's title, detail, definition of done or order (what is left out stays)."))
-def task_update(ctx: Context, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None) -> Task:
-    """Change a task's title, detail, definition of done or order.
+           description="Change a task's title, detail, definition of done, order or the tasks it waits on (what is left "
+                       "out stays; depends_on replaces the list)."))
+def task_update(ctx: Context, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None,
+                depends_on: list[str] | None) -> Task:
+    """Change a task's title, detail, definition of done or order, or the tasks it waits on.
 
-    Example: rooms task update t-01JD3Z --order 1 --done 'specs/auth.md reviewed'
+    Example: rooms task update t-01JD3Z --order 1 --depends-on t-01JD40,t-01JD41
     """
+    from rooms_cli.board.deps import split_ids
     from rooms_cli.board.tasks import update_task
 
-    return update_task(ctx.project, ctx.room, task_id, by=ctx.me, title=title, detail=detail, done=done, order=order)
+    return update_task(ctx.project, ctx.room, task_id, by=ctx.me, title=title, detail=detail, done=done, order=order,
+                       depends_on=None if depends_on is None else split_ids(depends_on))
 
 
 @operation("task", "claim", shared=AS_ROOM, params=(
@@ -175,10 +214,10 @@ def task_claim(ctx: Context, task_id: str, lease: float | None, lease_id: str | 
 
 @operation("task", "next", shared=AS_ROOM, params=(LEASE, SYNC), mcp=Mcp(
     "task_next", "Claim your next task", CLAIM, quick=_unsynced, empty=NOTHING_CLAIMED,
-    description="Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is "
-                "nothing to claim."))
+    description="Claim the first ready task (todo, every task it depends on done; by order) in your own lane; task, lease "
+                "and lease_id are null when there is nothing to claim."))
 def task_next(ctx: Context, lease: float | None, sync: bool | None) -> Claim | None:
-    """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
+    """Claim the first ready task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
 
     Example: rooms task next --as researcher --json
     """
@@ -318,5 +357,5 @@ def task_reject(ctx: Context, task_id: str) -> Task:
     return answer_proposal(ctx.project, ctx.room, task_id, by=ctx.me, accept=False)
 
 
-OPERATIONS = (board, task_list, task_show, task_add, task_update, task_claim, task_next, task_renew, task_release, task_done,
+OPERATIONS = (board, task_list, task_ready, task_show, task_add, task_update, task_claim, task_next, task_renew, task_release, task_done,
               task_status, task_archive, task_assign, task_accept, task_reject)

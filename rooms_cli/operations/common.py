@@ -32,7 +32,10 @@ def _status(flag: str) -> Parser:
 
 
 def positive_duration(flag: str) -> Parser:
-    return duration_value(flag, positive=True)
+    """A lease's or a reservation's length: more than zero, at most the longest lease (store/clock.MAX_LEASE_S)."""
+    from rooms_cli.store.clock import MAX_LEASE_S
+
+    return duration_value(flag, positive=True, maximum=MAX_LEASE_S)
 
 
 TASK_ID = Param("task_id", help="Task id (any unique prefix, like git).", mcp=McpArg(help="Task id, or any unique prefix of it."))

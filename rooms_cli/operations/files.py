@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rooms_cli.core.shapes import BOOL, RESERVATION, STR, envelope, record
 from rooms_cli.operations.common import AS, DIR_JSON, LIMIT, SINCE, listed, positive_duration
-from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
+from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
@@ -79,21 +79,35 @@ def list_reservations(ctx: Context, agent: str | None, limit: int | None, since:
 
 
 @operation("files", "check", shared=AS, params=(
-    Param("paths", "strs", help="Files to check (relative to here).", show_default=False,
-          mcp=McpArg(help="File paths relative to the project root.", min_length=1, max_length=1000)),
+    Param("paths", "strs", None, "Files to check (relative to here).", show_default=False,
+          mcp=McpArg(default=REQUIRED, help="File paths relative to the project root.", min_length=1, max_length=1000)),
+    Param("staged", "bool", False, "Check the paths staged for commit (what the pre-commit hook checks).", ("--staged",),
+          mcp=False),
+    Param("range_", default=None, help="Check the paths the commits A..B change (CI: what no hook saw).",
+          flags=("--range",), metavar="A..B", show_default=False, mcp=False),
 ), mcp=Mcp("check_files", "Check files against reservations", CHECKED, read_only=True, quick=True,
            description="Whether another agent holds an exclusive reservation covering any of `paths`; `blocked` names "
                        "the holders (ok is false then). Your own reservations do not count."))
-def check(ctx: Context, paths: list[str]) -> CheckResult:
+def check(ctx: Context, paths: list[str] | None, staged: bool, range_: str | None) -> CheckResult:
     """Exit 3 naming the holder when another agent holds an exclusive reservation of a PATH.
 
-    With --as (or ROOMS_AGENT), your own reservations do not count.
+    With --as (or ROOMS_AGENT), your own reservations do not count. --staged checks what a commit
+    would change, --range A..B what commits changed (for CI: cherry-picks, rebases and merges run no
+    pre-commit hook).
 
     Example: rooms files check src/auth/login.py --as backend
     """
+    from rooms_cli.core.errors import UsageError
+    from rooms_cli.reservations import precommit
     from rooms_cli.reservations.ledger import check_paths
 
-    return check_paths(ctx.project, paths, agent=ctx.me)
+    if sum((bool(paths), staged, range_ is not None)) != 1:
+        raise UsageError("give the paths to check, or --staged, or --range A..B (one of them)")
+    if staged:
+        paths = precommit.staged_paths(ctx.project)
+    elif range_ is not None:
+        paths = precommit.range_paths(ctx.project, range_)
+    return check_paths(ctx.project, paths or [], agent=ctx.me)
 
 
 OPERATIONS = (reserve, release, list_reservations, check)
