@@ -4,9 +4,8 @@
 
 Start-up rows are whole processes, interleaved round by round with `python -c pass` in the same
 environment (so machine load hits both alike), medians of `--rounds`. They are measured on a plain
-install: the wheel built from this tree (`pip wheel`), installed with pip into a throw-away venv whose
-one `.pth` line adds this venv's site-packages for the dependencies, run through the console script
-pip wrote, its bytecode compiled. An editable install's import hook runs in every process of its venv,
+install: the wheel built from this tree (`pip wheel`), installed with pip and its dependencies into a
+throw-away venv, run through the console script pip wrote. An editable install's import hook runs in every process of its venv,
 `python -c pass` included, which flatters every ratio; `--editable` measures that venv too, for comparison.
 
 Data-path rows (claims/s, board of 10 000 tasks, watch, group replay) use the plain install.
@@ -25,7 +24,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -73,8 +71,8 @@ def editable_flavour() -> Flavour:
 
 
 def plain_flavour(tmp: Path) -> Flavour:
-    """The wheel of this tree installed by pip into a new venv; the dependencies come from this venv's
-    site-packages through one plain `.pth` line (no import hook), as a regular install has them."""
+    """The wheel of this tree installed by pip into a new venv, with its dependencies (pip's cache or
+    index: ~10 s), as a user installs it; pip compiles the bytecode."""
     dist = tmp / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(REPO)],
                    check=True)
@@ -82,12 +80,7 @@ def plain_flavour(tmp: Path) -> Flavour:
     venv = tmp / "plain-venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)], check=True)
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    # after rooms_cli's own place on sys.path: this venv's editable finder is a .pth file there, not run from a path line
-    Path(purelib, "zz_rooms_bench_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run([str(python), "-m", "compileall", "-q", str(Path(purelib) / "rooms_cli")], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)], check=True)
     return Flavour("plain", str(python), [str(venv / "bin" / "rooms")])
 
 
@@ -157,7 +150,7 @@ def startup_rows(flavours: list[Flavour], tmp: Path, rounds: int) -> None:
         "rooms board --json (small)": lambda f, k: [*f.rooms, "board", "--json"],
         "rooms --help": lambda f, k: [*f.rooms, "--help"],
         "rooms status set": lambda f, k: [*f.rooms, "status", "set", f"busy {k}", "--as", "dev"],
-        "rooms chat (offline model)": lambda f, k: [*f.rooms, "chat", f"@dev status of the deploy {k}?"],
+        "rooms chat (offline model)": lambda f, k: [*f.rooms, "chat", f"@ops status of the deploy {k}?"],  # an agent of the set
     }
     samples: dict[tuple[str, str], list[float]] = {(f.name, c): [] for f in flavours for c in commands}
     for k in range(rounds):
