@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, command_tree
+from conftest import REPO, checkout_path, command_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -312,7 +312,7 @@ def run_both(root: Path, tmp_path: Path, args: list[str], env: dict | None = Non
         copy = tmp_path / which
         shutil.copytree(root, copy, symlinks=True)
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
-        full_env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(copy), NO_COLOR="1", ROOMS_SEED="fast", **(env or {}))
+        full_env.update(PYTHONPATH=checkout_path(), ROOMS_DIR=str(copy), NO_COLOR="1", ROOMS_SEED="fast", **(env or {}))
         proc = subprocess.run([sys.executable, "-c", code, *args], env=full_env, capture_output=True, text=True, timeout=60,
                               input=input)
         results.append((proc.returncode, *(normal(text, copy) for text in (proc.stdout, proc.stderr))))

@@ -145,6 +145,23 @@ def test_a_stamp_at_the_end_of_time_neither_breaks_later_sends_nor_escapes_docto
     assert len(future) == 1 and "inbox/bob.jsonl" in future[0]["message"] and "i-END" in future[0]["message"]
 
 
+def test_a_log_s_own_records_keep_their_order_behind_a_stamp_from_a_clock_far_ahead(tmp_path, monkeypatch):
+    """A stamp more than the skew ahead is not followed by the clock, but a record appended to the same log
+    still sorts after it (a roundtable queue's claim after its enqueue: a tick on a clock a week behind ran
+    one queued roundtable 19 times over) — and the process's stamps in other logs stay on its own time."""
+    from rooms_cli.store import clock, jsonl, order
+
+    monkeypatch.setenv("ROOMS_NOW", "2026-11-28T10:00:00Z")
+    log, other = tmp_path / "queue.jsonl", tmp_path / "other.jsonl"
+    log.write_text(json.dumps({"op": "enqueue", "hlc": "2026-12-05T10:00:00.000Z-0000-aaaaaa"}) + "\n")
+    jsonl.append(log, {"op": "claim"})
+    jsonl.append(log, {"op": "done"})
+    assert [r["op"] for r in order.ordered(jsonl.read(log))] == ["enqueue", "claim", "done"]
+    jsonl.append(other, {"op": "elsewhere"})
+    assert jsonl.read(other)[0]["hlc"].startswith("2026-11-28T10:00:00")
+    assert clock.future_stamp(jsonl.read(log)[-1]["hlc"]) is not None  # doctor still names the log's stamps
+
+
 @pytest.mark.parametrize("args", [["task", "next", "--as", "w", "--lease", "2h"], ["files", "reserve", "src/**", "--as", "w"]])
 def test_a_clock_set_to_the_end_of_time_is_one_sentence(cli, project_dir, args):
     result = cli(*args, env={"ROOMS_NOW": "9999-12-31T23:00:00Z"})

@@ -93,6 +93,8 @@ def test_every_tool_returns_structured_content_that_validates_against_its_output
             await call(a, "room_kick", room="specs", agent="architect")
             await call(a, "chat", message="@researcher what is the rate limit?", room="specs")
             await call(a, "transcript", room="specs", limit=5)
+            found = await call(a, "search", query="rate limit", within=["chat"], limit=5)
+            assert found["hits"] and found["hits"][0]["ref"].startswith("msg:")
             # roundtable and memory
             await call(a, "roundtable_run", format="debate", topic="monorepo or not", participants=["analyst", "hustler"],
                        turns=2, force=True)

@@ -193,7 +193,7 @@ def commands() -> dict[str, Entry]:
         watch_cmd,
     )
     from rooms_cli.cli.dispatch import declared_command
-    from rooms_cli.operations import across, messaging, project
+    from rooms_cli.operations import across, messaging, project, search
 
     return {
         "init": declared_command(project.init),
@@ -221,6 +221,7 @@ def commands() -> dict[str, Entry]:
         "attention": messaging_cmd.attention_cmd,
         "hook": messaging_cmd.hook_app,
         "watch": watch_cmd.watch_cmd,
+        "search": declared_command(search.search),
         "mcp": declared_command(mcp_cmd.mcp),
         "files": files_cmd.files_app,
         "sync": sync_cmd.sync_cmd,

@@ -41,6 +41,8 @@ def _load(op: Operation) -> None:
         from rooms_cli.cli import sync_view  # noqa: F401
     elif part == "watch":
         from rooms_cli.cli import watch_view  # noqa: F401
+    elif part == "search":
+        from rooms_cli.cli import search_view  # noqa: F401
     elif part == "project":
         from rooms_cli.cli import project_view  # noqa: F401
     elif part == "across":

@@ -41,7 +41,7 @@ GROUPS = {
 }
 # the commands that are operations, in the order `rooms --help` lists them (before the groups)
 COMMANDS = ("init", "demo", "tick", "doctor", "chat", "transcript", "board", "send", "inbox", "agents", "spawn", "wait",
-            "attention", "watch", "mcp", "sync", "top")
+            "attention", "watch", "search", "mcp", "sync", "top")
 # the root's options: typer's --version callback (cli/app.py), its two completion options, and help
 OPTIONS = (("--version", VERSION_HELP), ("--install-completion", "Install completion for the current shell."),
            ("--show-completion", "Show completion for the current shell, to copy it or customize the installation."),

@@ -63,8 +63,13 @@ RESERVATION = record({"id": STR, "agent": STR, "patterns": {"type": "array", "it
                       "reason": STR, "created_at": TIME, "expires_at": TIME, "expired": BOOL},
                      title="reservation")
 
+HIT = record({"kind": {"type": "string", "enum": ["chat", "message", "task", "group", "memory"]}, "id": STR, "ref": STR,
+              "who": STR, "ts": TIME, "snippet": STR},
+             {"room": STR, "lane": STR, "status": STR, "title": STR, "inbox": STR, "group": STR, "event": STR, "agent": STR},
+             title="search hit")
+
 RECORDS: dict[str, dict[str, Any]] = {"message": MESSAGE, "task": TASK, "lease": LEASE, "claim": CLAIM, "result": RESULT,
-                            "sent": SENT, "member": MEMBER, "reservation": RESERVATION}
+                            "sent": SENT, "member": MEMBER, "reservation": RESERVATION, "hit": HIT}
 
 
 def envelope(key: str, item: dict[str, Any], **context: Any) -> dict[str, Any]:

@@ -99,7 +99,10 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         arg = param.mcp if isinstance(param.mcp, McpArg) else McpArg()
         kind = arg.kind or param.kind
         default = param.mcp_default
-        annotation = Literal[arg.choices] if arg.choices else _KINDS[kind]
+        annotation = _KINDS[kind]
+        if arg.choices:  # a value, or each value of a list, one of these
+            one: Any = Literal[arg.choices]
+            annotation = list[one] if kind == "strs" else one
         annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
         finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)

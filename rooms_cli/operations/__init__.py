@@ -2,7 +2,7 @@
 
 The command line (cli/), the MCP server (mcp_server/) and `rooms top` (tui/) are adapters over these
 declarations; none of them imports another. One module a part: board.py, chat.py, messaging.py,
-groups.py, files.py, roundtable.py, sync.py, watch.py; project.py (`rooms init`) and across.py (tick,
+groups.py, files.py, roundtable.py, search.py, sync.py, watch.py; project.py (`rooms init`) and across.py (tick,
 doctor, demo); common.py holds what several declare alike.
 
 `of_command(word)` loads only the module of the command `rooms <word>` (the fast path runs one command
@@ -66,6 +66,12 @@ def _roundtable() -> tuple[Operation, ...]:
     return roundtable.OPERATIONS
 
 
+def _search() -> tuple[Operation, ...]:
+    from rooms_cli.operations import search
+
+    return search.OPERATIONS
+
+
 def _sync() -> tuple[Operation, ...]:
     from rooms_cli.operations import sync
 
@@ -88,6 +94,7 @@ PARTS: dict[Callable[[], tuple[Operation, ...]], tuple[str, ...]] = {
     _groups: ("group",),
     _files: ("files",),
     _roundtable: ("roundtable", "memory"),
+    _search: ("search",),
     _sync: ("sync",),
     _watch: ("watch",),
 }

@@ -205,18 +205,35 @@ def future_stamp(stamp: object, moment: datetime | None = None) -> float | None:
     return ahead if ahead > MAX_SKEW_S else None
 
 
-def hlc_stamp() -> str:
-    """A new stamp, later than every stamp this process issued or saw (hlc_see) and not before the clock."""
+def forget() -> None:
+    """Forget every stamp issued or seen, as a new process starts (for tests that run many commands in one)."""
+    global _hlc_last
+    _hlc_last = (0, -1)
+
+
+def _next(last: tuple[int, int]) -> tuple[int, int]:
+    ms, counter = last
+    return (ms, counter + 1) if counter < 9999 else (ms + 1, 0)
+
+
+_LATEST_MS = int((LATEST - _EPOCH).total_seconds() * 1000)
+
+
+def hlc_stamp(after: str = "") -> str:
+    """A new stamp, later than every stamp this process issued or saw (hlc_see) and not before the clock.
+
+    `after` is the latest stamp of the log being appended to: the new stamp sorts after it even when it
+    is one this clock does not follow (`future_stamp`), so a log's own records keep the order they were
+    written in (a roundtable queue's claim after its enqueue, a task's release after its claim) whatever
+    clock wrote them. Such a stamp drags only that log's stamps, not this process's clock; a stamp from
+    the year 9000 on is not a time rooms takes and is never followed."""
     global _hlc_last, _hlc_node
     if not _hlc_node:
         _hlc_node = os.urandom(3).hex()
     wall = _wall_ms()
-    last_ms, last_counter = _hlc_last
-    if wall > last_ms:
-        ms, counter = wall, 0
-    elif last_counter < 9999:
-        ms, counter = last_ms, last_counter + 1
-    else:
-        ms, counter = last_ms + 1, 0
+    ms, counter = (wall, 0) if wall > _hlc_last[0] else _next(_hlc_last)
     _hlc_last = (ms, counter)
+    floor = _hlc_parts(after) if after else None
+    if floor is not None and floor >= (ms, counter) and floor[0] < _LATEST_MS:
+        ms, counter = _next(floor)  # beyond the skew: this log only
     return f"{iso(_EPOCH + timedelta(milliseconds=ms))}-{counter:04d}-{_hlc_node}"

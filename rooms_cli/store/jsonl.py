@@ -190,7 +190,8 @@ def _sorted_keys(record: dict[str, Any]) -> bool:
     return len(keys) > 1 and all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict], bytes]:
+def _stamped(records: list[dict[str, Any]], lines: list[str], after: str = "") -> tuple[list[dict], bytes]:
+    """The records stamped (`hlc`), each after `after` (the log's latest stamp) and after the one before it."""
     written, out = [], []
     for record, line in zip(records, lines, strict=True):
         stamp = record.get("hlc")
@@ -199,7 +200,7 @@ def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict
             written.append(record)
             out.append(line)
             continue
-        stamp = clock.hlc_stamp()
+        stamp = after = clock.hlc_stamp(after)
         done = {**record, "hlc": stamp}
         if "hlc" in record or _sorted_keys(record):  # a bad stamp replaced; a record in key order stays so
             line = dumps(dict(sorted(done.items())) if _sorted_keys(record) else done)
@@ -225,7 +226,7 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
         _refuse_unresolved_merge(fd, path, known[0] if known else 0)
         finish = _finish_last_line(fd, path)
         latest = _seed_clock(fd, os.fstat(fd).st_size, known)
-        written, data = _stamped(records, lines)
+        written, data = _stamped(records, lines, latest)
         data = finish + data
         view = memoryview(data)
         while view:

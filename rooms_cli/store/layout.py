@@ -300,3 +300,12 @@ def skip_stray(project: Project, path: Path, why: str) -> None:
     from rooms_cli.core import terminal
 
     terminal.warn(f"skipping {rel}: {why} (rooms doctor lists it)")
+
+
+# search ---------------------------------------------------------------------------------------------
+
+def search_index_file(project: Project) -> Path:
+    """This machine's full-text index of the logs (store/ftsindex.py), out of git: deleting it loses nothing.
+    Only its folder is checked here: whatever is found at the file's own name (a symlink, a folder) is not
+    the index, and store/ftsindex.py removes it (never following it) and builds the index anew."""
+    return project.path("run", "search") / "index.sqlite"
