@@ -168,7 +168,8 @@ def test_filters_narrow_by_kind_room_author_and_time(project, room, monkeypatch)
     ({"limit": 0}, UsageError, "--limit must be between 1 and 1000 (it is 0)"),
     ({"limit": 1001}, UsageError, "--limit must be between 1 and 1000 (it is 1001)"),
     ({"room": "../x"}, InvalidInput, "room id"),
-    ({"who": " "}, InvalidInput, "--from needs a name"),
+    ({"who": " "}, InvalidInput, "--from name"),
+    ({"who": "a/b"}, InvalidInput, "--from name"),
     ({"since": "last week"}, UsageError, "--since 'last week' is neither a time"),
 ])
 def test_a_bad_filter_is_one_sentence_before_the_index_is_touched(project, filters, error, said):
