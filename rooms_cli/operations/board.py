@@ -262,8 +262,8 @@ def task_release(ctx: Context, task_id: str, lease_id: str | None, sync: bool | 
 @operation("task", "done", shared=AS_ROOM, params=(
     TASK_ID,
     Param("summary", help="One line: what happened.", flags=("--summary",)),
-    Param("artifact", "strs", None, "file:<path> or msg:<id>; repeatable.", ("--artifact",), show_default=False,
-          mcp=McpArg(name="artifacts", help="file:<path> or msg:<id> references.")),
+    Param("artifact", "strs", None, "file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it); repeatable.", ("--artifact",), show_default=False,
+          mcp=McpArg(name="artifacts", help="References: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     Param("next_", default=None, help="Optional one line: what should happen next.", flags=("--next",), show_default=False,
           mcp=McpArg(name="next_step")),
     RESULT_REF, LEASE_ID, LOCAL_SYNC,
@@ -290,7 +290,7 @@ def task_done(ctx: Context, task_id: str, summary: str, artifact: list[str] | No
           mcp=McpArg(help="The new status.", choices=SETTABLE)),
     Param("summary", default=None, help="One line: what happened.", flags=("--summary",), show_default=False,
           mcp=McpArg(help="One line: why.")),
-    RESULT_REF.replace(mcp=McpArg(help="file:<path> or msg:<id>.")),
+    RESULT_REF.replace(mcp=McpArg(help="file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     LEASE_ID.replace(mcp=McpArg(help="Your lease id, when you hold the task.")),
 ), mcp=Mcp("task_status", "Set a task's status", TASK, destructive=True, quick=True,
            description="Move a task to todo, blocked, failed or cancelled (a claimed task needs its lease id)."))

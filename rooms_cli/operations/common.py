@@ -53,8 +53,8 @@ SYNC = Param("sync", "bool", None, "Count it only once it is on the git remote (
              ("--sync",), mcp=McpArg(default=None, help="Count the claim only once it is on the git remote (rooms sync); "
                                                          "default: sync.claims in .rooms.yaml."))
 LOCAL_SYNC = SYNC.replace(mcp=False)  # renew, release and done: the MCP tools do not sync
-RESULT_REF = Param("result_ref", default=None, help="file:<path in the project> or msg:<message id>.", flags=("--result-ref",),
-                   show_default=False)
+RESULT_REF = Param("result_ref", default=None, flags=("--result-ref",), show_default=False,
+                   help="What the result is: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it).")
 # a list tool's page: the command line prints the whole list (limit None), a tool at most `limit` records
 LIMIT = Param("limit", "int", None, "At most this many records (the rest are counted in `remaining`).", cli=False,
               mcp=McpArg(default=DEFAULT_LIMIT, ge=1, le=1000))
