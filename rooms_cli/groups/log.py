@@ -49,11 +49,11 @@ def validate_group_name(name: str) -> str:
     return validate_name(name, "group name")
 
 
-def log_path(project: Project, name: str):
+def log_path(project: Project, name: str) -> Path:
     return layout.group_log(project, name)
 
 
-def gather_lock_path(project: Project, name: str):
+def gather_lock_path(project: Project, name: str) -> Path:
     """Held by the process gathering a group's broadcast (model calls run there, once)."""
     return layout.group_gather_lock(project, name)
 
@@ -590,7 +590,8 @@ def names(project: Project) -> list[str]:
     return [n for n in log_names(project) if exists(project, n)]
 
 
-def event(kind: str, **data) -> dict[str, Any]:
+def event(kind: str, **data: Any) -> dict[str, Any]:
+
     """A new event: its kind, time and unique id (`hlc` is added when it is appended)."""
     return eventlog.event("ev", kind, **data)
 
