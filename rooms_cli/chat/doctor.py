@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 SPOKEN = ("message", "pass")
 
 
-def check(project: Project, config: Config | None) -> list[Any]:
+def check(project: Project, config: Config) -> list[Any]:
     from rooms_cli.core.findings import Finding
 
     findings = _schema_findings(project)

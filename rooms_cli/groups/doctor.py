@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from rooms_cli.store.paths import Project
 
 
-def check(project: Project, config: Config | None) -> list[Finding]:
+def check(project: Project, config: Config) -> list[Finding]:
     findings: list[Finding] = []
 
     for name in log.log_names(project):

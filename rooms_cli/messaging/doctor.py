@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rooms_cli.store.paths import Project
 
 
-def check(project: Project, config: Config | None) -> list[Finding]:
+def check(project: Project, config: Config) -> list[Finding]:
     findings: list[Finding] = []
     by_alias: dict[str, list[Any]] = {}
     for spawn_id in spawn_ids(project):

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rooms_cli.store.paths import Project
 
 
-def check(project: Project, config: Config | None) -> list[Finding]:
+def check(project: Project, config: Config) -> list[Finding]:
     from rooms_cli.roundtable import queue, schedule
 
     findings = []

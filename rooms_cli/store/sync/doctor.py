@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 
-def check(project: Project, config: Config | None) -> list[Finding]:
+def check(project: Project, config: Config) -> list[Finding]:
     findings = _state_ref(project)
     settings = sync_settings(config)
     if not settings.configured:
