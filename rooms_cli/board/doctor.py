@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-
     from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 

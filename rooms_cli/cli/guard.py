@@ -44,7 +44,9 @@ class _Stdout:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            written: int = self._stream.write(text)
+            return written
+
         except OSError as exc:
             raise OutputFailed(exc) from None
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 MAX_DEPTH = 64  # nesting levels a message may have; MCP's own messages need fewer than ten
 
@@ -187,7 +187,8 @@ def _client_notification() -> Any:
     return _notification_adapter[0]
 
 
-def _claim_std_streams():
+def _claim_std_streams() -> tuple[BinaryIO, BinaryIO, Callable[[], None]]:
+
     """The wire (stdin, stdout as binary files) and a function that puts fds 0 and 1 back."""
     wire_in, wire_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
