@@ -66,7 +66,7 @@ def test_replay_never_fails_on_any_event_sequence(log):
 def test_a_reference_is_file_or_msg_or_refused(tmp_path_factory, ref):
     import pytest
 
-    from rooms_cli.board.records import validate_ref
+    from rooms_cli.board.references import validate_ref
     from rooms_cli.core.errors import InvalidInput, NotFound
     from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project

@@ -142,6 +142,47 @@ def test_chat_on_the_offline_model_imports_no_network_client(project, tmp_path):
     assert heavy(modules) & {"httpx", "anyio", "h11", "pydantic"} == set()
 
 
+def imported_modules(root: Path, tmp_path: Path, *args: str) -> set[str]:
+    """Every module (full dotted names) a `rooms ARGS` process imported."""
+    imported(root, tmp_path, *args)
+    return set(json.loads((tmp_path / "imports.json").read_text()))
+
+
+def _imports_typing_at_run_time(module: str) -> bool:
+    """Whether `module`'s source imports typing outside an `if TYPE_CHECKING:` block (a function's import counts)."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    tree = ast.parse(Path(spec.origin).read_text("utf-8"))
+    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+               for n in ast.walk(node)}
+    return any(id(node) not in skipped and (isinstance(node, ast.Import) and any(a.name == "typing" for a in node.names)
+                                           or isinstance(node, ast.ImportFrom) and node.module == "typing")
+               for node in ast.walk(tree))
+
+
+@pytest.mark.parametrize("args", [("chat", "@ops how is the deploy going?"), ("task", "next", "--as", "dev", "--json"),
+                                  ("inbox", "--as", "dev", "--json"), ("board", "--json")])
+def test_chat_and_the_hot_commands_import_typing_nowhere_in_our_code(project, tmp_path, args):
+    """`typing` costs a process ~2.5 ms of CPU: the names only mypy reads are imported under TYPE_CHECKING.
+    (Checked in our sources: an editable install's finder imports typing itself.)"""
+    root, _ = project
+    ours = sorted(m for m in imported_modules(root, tmp_path, *args) if m.startswith("rooms_cli"))
+    assert [m for m in ours if _imports_typing_at_run_time(m)] == []
+
+
+def test_a_task_record_that_cites_nothing_does_not_import_the_reference_forms(project, tmp_path):
+    root, ids = project
+    claim = json.loads(subprocess.run([sys.executable, "-m", "rooms_cli", "task", "claim", ids[2], "--as", "dev", "--json"],
+                                      env={**os.environ, "PYTHONPATH": checkout_path(), "ROOMS_DIR": str(root)},
+                                      capture_output=True, text=True, check=True).stdout)
+    modules = imported_modules(root, tmp_path, "task", "done", ids[2], "--lease-id", claim["lease_id"], "--summary",
+                               "did it", "--as", "dev", "--json")
+    assert "rooms_cli.board.done" in modules or "rooms_cli.board.records" in modules  # the done ran
+    assert "rooms_cli.board.references" not in modules
+
+
 def test_chat_naming_an_agent_exactly_does_not_import_the_fuzzy_matcher(project, tmp_path):
     root, _ = project
     assert "rapidfuzz" not in imported(root, tmp_path, "chat", "@ops how is the deploy going?")

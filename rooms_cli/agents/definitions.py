@@ -101,8 +101,6 @@ def read_frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
     # what else frontmatter raises: ValueError (JSON frontmatter, undecodable text), TypeError (a key
     # that is not a string: Post takes the keys as keyword arguments), RecursionError (nesting past the stack)
     except (ValueError, TypeError, RecursionError) as exc:
-
-
         raise InvalidData(f"{where}: cannot read the frontmatter: {exc}") from None
     _refuse_non_mapping_frontmatter(text, where)
     return dict(post.metadata), post.content

@@ -229,7 +229,6 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
     states: dict[str, dict[str, Any]] = {}  # what every task that is not open is as a dependency (deps.entry_of)
     for name, raw in logs:
         plain = None if raw is None else _plainly_done(raw)
-
         if plain is None:
             continue
         lane, number, last = plain

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rooms_cli.board.model import SUMMARY_MAX
-from rooms_cli.board.references import validate_ref
 from rooms_cli.board.tasks import one_line
 from rooms_cli.store.paths import Project
 
@@ -26,6 +25,9 @@ def make_record(
     summary_required: bool = True,
 ) -> dict[str, Any]:
     """The compact record: {task_id, plate, status, summary, artifacts, next, result_ref} (every key, always)."""
+    if artifacts or result_ref:  # only a record that cites something pays for the reference forms (start-up)
+        from rooms_cli.board.references import validate_ref
+
     record: dict[str, Any] = {
         "task_id": task_id,
         "plate": plate,

@@ -27,7 +27,6 @@ repetition and recorded as cut (`finish_reason` "repetition"). A small model stu
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from rooms_cli.chat import hygiene
 from rooms_cli.chat.context import PER_MESSAGE, build_prompt, system_prompt
@@ -35,7 +34,10 @@ from rooms_cli.core.passes import PASS_SCHEMA, is_pass, read_structured, streami
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.models.repetition import REPETITION, RepetitionGuard, RepetitionStop, stopped_completion
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from typing import Any
+
     from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat import transcript
     from rooms_cli.chat.rooms import RoomState
@@ -120,7 +122,6 @@ class Caller:
     async def close(self) -> None:
         for provider, _model in self.providers.values():
             await provider.aclose()
-
 
     async def window(self, agent: Agent) -> int:
         """The agent's context window: what its server reports, else its `context_window`."""

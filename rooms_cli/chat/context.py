@@ -105,7 +105,6 @@ def _room_sections(project: Project, room: str) -> list[tuple[str, str]]:
         try:
             text = section(project, room) or ""
         except (RoomsError, OSError):  # optional context: unreadable data in another part must not stop a chat turn
-
             continue
         if text:
             sections.append((name, text if len(text) <= SECTION_CHARS else text[:SECTION_CHARS] + "\n…"))

@@ -67,7 +67,6 @@ def check(project: Project, config: Config) -> list[Any]:
 
 
 def _schema_findings(project: Project) -> list[Any]:
-
     """Each line of every room's logs against store/schema.py — transcript messages (a kind no reader
     knows, `text` that is not text, one id on two different messages), state events (an unknown op,
     `set` of an unknown field, a negative budget) and session turns — and rooms whose state cannot be

@@ -29,10 +29,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.models.repetition import drop_echoes, normal_words
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
 BROADCAST_WORDS = ("everyone", "channel", "jam")

@@ -269,7 +269,6 @@ _warned_rooms: set[str] = set()
 
 
 def _warn_unreadable(project: Project, room: str, err: InvalidData | NotFound) -> None:
-
     if room not in _warned_rooms:
         _warned_rooms.add(room)
         terminal.warn(f"room {room!r} skipped: {err.message}")

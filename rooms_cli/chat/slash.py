@@ -8,13 +8,14 @@ reply is never parsed for them.
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING, Any
 
 from rooms_cli.core.errors import UsageError
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from rooms_cli.chat.coordinator import Event
     from rooms_cli.project.config import Config

@@ -87,7 +87,6 @@ def _confirm(question: str) -> bool:
 
 
 def run_interactive(ctx: Context, view: ModuleType) -> None:
-
     """The chat loop; `view` is the rendering module (TurnView, print_slash, print_turn_footer)."""
     from rooms_cli.chat.coordinator import NotInRoom, floor, live_room, run_message
     from rooms_cli.cli import output

@@ -46,7 +46,6 @@ class _Stdout:
         try:
             written: int = self._stream.write(text)
             return written
-
         except OSError as exc:
             raise OutputFailed(exc) from None
 

@@ -61,7 +61,6 @@ COMPLETIONS = {"agents": complete_agents, "rooms": complete_rooms, "groups": com
 
 
 def annotation(param: Param) -> Any:
-
     """The typer annotation of a declared parameter (operations/declare.py): its type, optional when its default
     is None, and the typer.Argument or typer.Option that carries its flags, help, parser and completion."""
     from datetime import datetime

@@ -207,7 +207,6 @@ def claim_done(claim: Claim) -> str:
 
 
 def show_messages(messages: Iterable[InboxMessage], unread_ids: set[str] | None = None) -> None:
-
     """Inbox messages, one a line, the unread ones marked * (and bold on a terminal)."""
     from rooms_cli.messaging.attention import message_line
 

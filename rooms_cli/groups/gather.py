@@ -403,7 +403,6 @@ class _Gathering:
         for provider in self.providers.values():
             await provider.aclose()
 
-
     async def _finish_in_background(self, tasks: list[asyncio.Task[Any]]) -> None:
         for outcome in await asyncio.gather(*tasks, return_exceptions=True):
             if isinstance(outcome, Outcome):

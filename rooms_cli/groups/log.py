@@ -591,7 +591,6 @@ def names(project: Project) -> list[str]:
 
 
 def event(kind: str, **data: Any) -> dict[str, Any]:
-
     """A new event: its kind, time and unique id (`hlc` is added when it is appended)."""
     return eventlog.event("ev", kind, **data)
 

@@ -56,7 +56,6 @@ def _selection(session: CursorSession, rooms: Iterable[str], inboxes: Iterable[s
 def poll_events(session: CursorSession, cursor: str | None, *, rooms: Iterable[str] = (), inboxes: Iterable[str] = (),
                 boards: bool = False, groups: bool = False, wait_seconds: float = 0, last: int = 0,
                 limit: int | None = None) -> dict[str, Any]:
-
     """{"cursor", "events", "count", "remaining"}: the events since `cursor` (none given: a new cursor,
     with the `last` past events), at most `limit`; the rest wait in the cursor for the next call."""
     from rooms_cli.core.errors import InvalidInput

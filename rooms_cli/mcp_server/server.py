@@ -460,7 +460,6 @@ def build_server(session: Session) -> Server:
         return types.ListPromptsResult(prompts=resources.list_prompts())
 
     async def get_prompt(ctx: Ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-
         try:
             return resources.get_prompt(session, params.name, params.arguments)
         except RoomsError as exc:

@@ -188,7 +188,6 @@ def _client_notification() -> Any:
 
 
 def _claim_std_streams() -> tuple[BinaryIO, BinaryIO, Callable[[], None]]:
-
     """The wire (stdin, stdout as binary files) and a function that puts fds 0 and 1 back."""
     wire_in, wire_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)

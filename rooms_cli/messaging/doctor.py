@@ -96,7 +96,6 @@ def _typed_findings(project: Project) -> list[Finding]:
 
 
 def _status_findings(project: Project) -> list[Finding]:
-
     """Status logs whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.core.findings import typed_findings, unreadable_findings
     from rooms_cli.messaging.status import read_status, status_names

@@ -351,7 +351,6 @@ def _package_parent() -> str:
 
 
 def worker_env(project: Project, spawn: Spawn, extra: dict[str, Any] | None = None) -> dict[str, str]:
-
     """The allow-listed environment (rooms_cli/core/child_env.py) for the worker of `spawn` and its
     runner: no lease or instance of the spawner's, no API key but the spawn's own model's, plus
     the top-level `pass_env:` names of .rooms.yaml."""

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from rooms_cli.core.errors import ProviderError
 from rooms_cli.core.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
@@ -45,8 +44,13 @@ from rooms_cli.models.prompt import Message as Message  # re-exported: its home 
 from rooms_cli.models.prompt import for_server
 from rooms_cli.models.tokens import estimate_tokens
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from rooms_cli.core.child_env import StreamMask
+
+    _Cache = TypeVar("_Cache", dict[Any, Any], set[Any])
 
 Delta = Callable[[str], None]
 
@@ -167,7 +171,6 @@ class StopFilter:
 
 
 _server_caches: list[dict[str, Any] | set[Any]] = []
-_Cache = TypeVar("_Cache", dict[Any, Any], set[Any])
 
 
 def server_cache(cache: _Cache) -> _Cache:
@@ -291,7 +294,6 @@ class Provider:
 
     async def aclose(self) -> None:
         """Release connections (network providers); never raises (callers close every provider in turn)."""
-
 
     async def context_window(self, model: str = "", *, agent: Any = None) -> int | None:
         """The model's context window in tokens; never raises.

@@ -18,7 +18,9 @@ A reply the limit stopped (`Completion.cut`) is shown through `mark_cut`.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_MAX_TOKENS: dict[str, int] = {
     "chat": 400,  # a room reply: a few paragraphs

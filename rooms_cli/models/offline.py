@@ -16,12 +16,15 @@ import hashlib
 import re
 import types
 from collections.abc import Generator
-from typing import Any
 
 from rooms_cli.core.passes import PASS
 from rooms_cli.core.text import persona_words, stem, summarize, tokens
 from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage
 from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _pick(options: list[str], *key: object) -> str:

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
+  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from typing import Any
+
     from rooms_cli.models.base import Completion, Delta, Message, Provider
 
 GUARD_EVERY = 24  # characters streamed between two checks

@@ -27,12 +27,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from rooms_cli.core.records import dataclass
 from rooms_cli.models.base import server_cache
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from typing import Any
+
     from rooms_cli.models.base import Completion, Message, Provider
 
 SCHEMA, TEXT, FALLBACK = "schema", "text", "fallback"

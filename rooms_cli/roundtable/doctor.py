@@ -56,7 +56,6 @@ def check(project: Project, config: Config) -> list[Finding]:
 
 
 def _typed_findings(project: Project) -> list[Finding]:
-
     """The queue, the fired log and memories: records whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.agents.memories import agents_with_lessons
     from rooms_cli.core.findings import typed_findings

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     import yaml
 
 
-
 def write_cache(path: Path, blob: bytes) -> bool:
     """Replace a local cache file (under .rooms/run/) atomically, without fsync and without failing:
     a cache lost in a crash only costs a rebuild, and a read-only checkout or a full disk still reads,
@@ -150,7 +149,6 @@ def unique_key_loader() -> type[yaml.SafeLoader]:
 
         class UniqueKeyLoader(yaml.SafeLoader):
             def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-
                 seen: dict[str, Any] = {}
                 for key_node, _value in node.value:
                     key = self.construct_object(key_node, deep=True)

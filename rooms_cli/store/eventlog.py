@@ -41,7 +41,6 @@ def ordered(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def append(path: Path, events: Iterable[dict[str, Any]], *, lock: bool = True) -> list[dict[str, Any]]:
-
     """Append events, each stamped (an event that has a stamp, copied from another log, keeps it);
     return them as written. `lock=False` only when the caller holds the log's lock."""
     return jsonl.append_many(path, events, lock=lock)

@@ -93,7 +93,6 @@ def resolve_prefix(prefix: str, candidates: Iterable[str], what: str = "id") -> 
     up = want.upper()
     hits: list[str] = []
     for cand in cands:
-
         body = cand.split("-", 1)[1] if "-" in cand else cand
         if cand.upper().startswith(up) or body.upper().startswith(up):
             hits.append(cand)

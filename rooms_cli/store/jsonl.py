@@ -411,7 +411,6 @@ def read(path: Path | str) -> list[dict[str, Any]]:
 
 
 def in_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-
     """`records` in the one order of every log (store/order.py): stamp, then id; each record once."""
     return order.ordered(records)
 

@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from rooms_cli.store.paths import Project
 
 
-
 def check(project: Project, config: Config) -> list[Finding]:
     findings = _state_ref(project)
     settings = sync_settings(config)

@@ -419,7 +419,6 @@ class _Merge:
 
     @staticmethod
     def _note_remote(path: str, blob: str, deleted: bool, logs: dict[str, Any], files: dict[str, Any]) -> None:
-
         kind, _, rest = path.partition("/")
         if kind == "log":
             rel = rest.rsplit("/", 1)[0]
