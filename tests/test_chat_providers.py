@@ -195,6 +195,7 @@ def test_busy_floor_no_wait_exits_3_and_waiting_shows_a_note(project_dir, projec
     assert records(project)[0].speaker == "bob"
 
 
+@pytest.mark.slow
 def test_kill_9_mid_turn_leaves_files_parseable_and_the_floor_free(project_dir, project, server):
     import random
 

@@ -249,6 +249,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_atomic_replace_survives_kill_9_at_random_moments(tmp_path):
     target = tmp_path / "state.txt"
     atomic.write_bytes(target, b"version 0\n" * 2000)

@@ -34,7 +34,7 @@ RECHECKS = 2  # rounds of reading a disagreeing hit's log again before it is lef
 @dataclass
 class Hit:
     """One search result: what it is, where it lives, who wrote it when, the match in context, and the
-    reference that cites it (`msg:<id>`, a task id…: documents.py)."""
+    reference that cites it in a task's record (`msg:<id>`, `task:<id>`…: documents.py)."""
 
     kind: str
     id: str
@@ -124,9 +124,9 @@ def search(project: Project, text: str, *, within: list[str] | tuple[str, ...] |
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT} (it is {limit})")
     if room is not None:
         validate_name(room, "room id")
-    if who is not None and not who.strip():
-        raise InvalidInput("--from needs a name")
-    filters: dict[str, Any] = {"kinds": kinds, "room": room, "who": who.strip() if who else None,
+    if who is not None:
+        who = validate_name(who.strip(), "--from name")  # names are ids (an agent, a person): '../x' finds nothing, say so
+    filters: dict[str, Any] = {"kinds": kinds, "room": room, "who": who,
                                "since": since_time(since) if since is not None else None, "limit": limit}
     try:
         return _search(project, match, filters, progress)
