@@ -114,7 +114,7 @@ class Caller:
 
         model_string = agent.model_string(self.config.default_model)
         if model_string not in self.providers:
-            self.providers[model_string] = provider_for(model_string, self.config)
+            self.providers[model_string] = provider_for(model_string, self.config, self.project)
         return self.providers[model_string]
 
     async def close(self) -> None:

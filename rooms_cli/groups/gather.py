@@ -190,11 +190,12 @@ class _Gathering:
 
     # -- members ---------------------------------------------------------------------------
     def _provider(self, agent: Agent) -> tuple[Provider, str]:
-        from rooms_cli.models import get_provider, parse_model
+        from rooms_cli.models import parse_model, provider_for
 
-        pname, model = parse_model(agent.model_string(self.config.default_model))
-        if pname not in self.providers:
-            self.providers[pname] = get_provider(pname, self.config)
+        model_string = agent.model_string(self.config.default_model)
+        pname, model = parse_model(model_string)
+        if pname not in self.providers:  # starting from what its server was found to honour (models/capabilities.py)
+            self.providers[pname] = provider_for(model_string, self.config, self.project)[0]
         return self.providers[pname], model
 
     async def _complete(self, handle: str, messages: list[Message], purpose: str) -> Completion:

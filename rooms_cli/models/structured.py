@@ -141,6 +141,11 @@ def honours_schemas(provider: Provider) -> bool:
     return bool(provider.structured) and (provider.type, provider.server_key()) not in _unhonoured
 
 
+def not_honoured(provider: Provider) -> None:
+    """Remember (this process) that `provider`'s server does not honour schemas: none is sent again."""
+    _unhonoured.add((provider.type, provider.server_key()))
+
+
 def verify(provider: Provider, completion: Completion, schema: dict[str, Any]) -> object | None:
     """The value of a reply asked for under `schema`, in its shape, or None; a server whose reply to
     the schema was not in the shape (and not only cut by the limit) is remembered as not honouring it."""
@@ -158,8 +163,8 @@ def opening(schema: dict[str, Any]) -> str:
     if schema.get("type") != "object" or not required:
         return ""
     key = str(required[0])
-    value = schema.get("properties", {}).get(key) or {}
-    items = value.get("items") if isinstance(value.get("items"), dict) else {}
+    value: dict[str, Any] = schema.get("properties", {}).get(key) or {}
+    items: dict[str, Any] = value.get("items") or {}
     start = {"string": '"', "array": '["' if items.get("type") == "string" else "["}.get(str(value.get("type")), "")
     return f'{{"{key}": {start}' if start else f'{{"{key}":'
 

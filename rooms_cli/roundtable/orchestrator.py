@@ -155,8 +155,8 @@ def cue_for(topic: str, history: list[dict[str, Any]]) -> str:
 class _Providers:
     """One provider object per model string for the whole roundtable, closed at the end."""
 
-    def __init__(self, config: Config) -> None:
-        self.config = config
+    def __init__(self, config: Config, project: Project | None = None) -> None:
+        self.config, self.project = config, project
         self.cache: dict[str, tuple[Provider, str]] = {}
 
     def get(self, agent: Agent) -> tuple[Provider, str]:
@@ -164,7 +164,7 @@ class _Providers:
 
         key = agent.model_string(self.config.default_model)
         if key not in self.cache:
-            self.cache[key] = provider_for(key, self.config)
+            self.cache[key] = provider_for(key, self.config, self.project)
         return self.cache[key]
 
     async def close(self) -> None:
@@ -278,7 +278,7 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
                    kind="roundtable", meta={**meta, "event": "start", "format": fmt.name, "participants": participants})
     emit("start", result.to_json())
 
-    providers = _Providers(config)
+    providers = _Providers(config, project)
     pace = rng("roundtable-pace", rt_id)
     spoken: list[str] = []
     history: list[dict[str, Any]] = []
