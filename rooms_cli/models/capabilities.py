@@ -19,8 +19,9 @@ The facts (each checked on a reply, not assumed from the provider's type):
 
 Kept in `.rooms/run/providers.json` (this machine's, out of git): JSON data, version-checked and
 shape-checked before use (a field of the wrong type and the entry is probed again), never executed
-or unpickled. An entry is keyed by provider type, server (its URL) and model, so a provider pointed
-at another server or model is probed afresh; `rooms models list --probe` and `rooms models test`
+or unpickled. An entry is keyed by provider type, server (its URL) and model (or no model: the
+server's default, which stands for any model of a server that has no entry of its own), so a provider
+pointed at another server is probed afresh; `rooms models list --probe` and `rooms models test`
 probe again and replace the entry. Offline, command and external providers have nothing to probe.
 """
 
@@ -73,11 +74,13 @@ def _load(project: Project) -> dict[str, Any]:
 
 
 def known(project: Project | None, provider: Provider, model: str) -> dict[str, Any] | None:
-    """The kept facts of `provider` and `model` (see the module docstring), or None: never probed, or
-    the entry was damaged."""
+    """The kept facts of `provider` and `model` (see the module docstring), else those of its server
+    probed with no model named (`rooms models list --probe` of a provider with no `model:`: the
+    server's own default), or None: never probed, or the entry was damaged."""
     if project is None or provider.type not in PROBED_TYPES:
         return None
-    entry = _load(project).get(entry_key(provider, model))
+    entries = _load(project)
+    entry = entries.get(entry_key(provider, model)) or entries.get(entry_key(provider, ""))
     return dict(entry) if entry is not None else None
 
 
