@@ -114,7 +114,10 @@ class Caller:
 
         model_string = agent.model_string(self.config.default_model)
         if model_string not in self.providers:
-            self.providers[model_string] = provider_for(model_string, self.config, self.project)
+            self.providers[model_string] = provider_for(model_string, self.config)
+            from rooms_cli.models import capabilities  # what its server was found to honour
+
+            capabilities.adopt(self.project, *self.providers[model_string])
         return self.providers[model_string]
 
     async def close(self) -> None:

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from rooms_cli.project.config import Config
-    from rooms_cli.store.paths import Project
 
 __all__ = ["Completion", "Message", "Provider", "Usage", "get_provider", "parse_model", "provider_for"]
 
@@ -64,13 +63,7 @@ def _build(name: str, spec: dict[str, Any]) -> Provider:
     return ExternalProvider(name, spec)
 
 
-def provider_for(model_string: str, config: Config, project: Project | None = None) -> tuple[Provider, str]:
-    """(provider, model) for a model string; with `project`, the provider starts from what its server
-    was found to honour (models/capabilities.py: a schema it does not honour is not sent)."""
+def provider_for(model_string: str, config: Config) -> tuple[Provider, str]:
+    """(provider, model) for a model string."""
     name, model = parse_model(model_string)
-    provider = get_provider(name, config)
-    if project is not None and provider.type in ("openai", "anthropic"):
-        from rooms_cli.models import capabilities
-
-        capabilities.adopt(project, provider, model)
-    return provider, model
+    return get_provider(name, config), model

@@ -98,7 +98,9 @@ class Told:
     each as its normalised words, and every run of `run` words they hold."""
 
     def __init__(self, texts: Iterable[str], run: int) -> None:
-        self.texts = [f" {w} " for w in (normal_words(t) for t in texts if t) if w]
+        texts = [t for t in texts if t]
+        self.texts = [f" {w} " for w in (normal_words(t) for t in texts) if w]
+        self.lines = [t.splitlines() for t in texts]
         self.run = run
         self.runs: set[tuple[str, ...]] = set()
         for text in self.texts:
@@ -109,13 +111,19 @@ class Told:
         """`text` without the pieces `holds`; True when any went."""
         if not self.texts or not text:
             return text, False
-        kept, dropped = [], False
-        for piece in re.split(r"((?<=[.!?:…])[ \t]+|\n+)", text):
-            if self.holds(piece):
-                dropped = True
-                continue
-            kept.append(piece)
-        return ("".join(kept).strip(), True) if dropped else (text, False)
+        pieces = re.split(r"((?<=[.!?:…])[ \t]+|\n+)", text)
+        held = [self.holds(piece) for piece in pieces]
+        if not any(held):
+            return text, False
+        # a reply that reads back its instructions also reads back their short lines ("Output format:")
+        kept = [p for p, h in zip(pieces, held, strict=True) if not h and not self.line_of(p)]
+        return "".join(kept).strip(), True
+
+    def line_of(self, piece: str) -> bool:
+        """Whether `piece` is, word for word, a whole line of one of these texts (a heading such as
+        "Boundaries:"), which only counts once the reply is known to read them back."""
+        key = normal_words(piece)
+        return bool(key) and any(key == normal_words(line) for text in self.lines for line in text)
 
     def holds(self, piece: str) -> bool:
         """Whether `piece` (a sentence or line of a reply) is in these texts: all of it, in one run,

@@ -164,7 +164,10 @@ class _Providers:
 
         key = agent.model_string(self.config.default_model)
         if key not in self.cache:
-            self.cache[key] = provider_for(key, self.config, self.project)
+            self.cache[key] = provider_for(key, self.config)
+            from rooms_cli.models import capabilities  # what its server was found to honour
+
+            capabilities.adopt(self.project, *self.cache[key])
         return self.cache[key]
 
     async def close(self) -> None:
