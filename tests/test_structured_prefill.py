@@ -158,3 +158,12 @@ def test_models_list_says_what_each_configured_server_honours_once_probed(cli, p
         assert next(p for p in again["providers"] if p["name"] == "local")["honours"] == honours
         shown = cli("models", "list").stdout
         assert "honours: system role yes · stop sequences yes · JSON schema" in shown
+
+
+def test_a_provider_listed_with_no_model_shows_the_latest_probe_of_its_server(project):
+    with FakeServer() as server:
+        _counting(server)
+        provider = openai(server)
+        facts = asyncio.run(capabilities.learn(project, provider, "smollm2"))
+        assert capabilities.known(project, provider, "") == facts
+        assert capabilities.known(project, provider, "other") is None

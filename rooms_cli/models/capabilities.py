@@ -76,11 +76,15 @@ def _load(project: Project) -> dict[str, Any]:
 def known(project: Project | None, provider: Provider, model: str) -> dict[str, Any] | None:
     """The kept facts of `provider` and `model` (see the module docstring), else those of its server
     probed with no model named (`rooms models list --probe` of a provider with no `model:`: the
-    server's own default), or None: never probed, or the entry was damaged."""
+    server's own default); asked with no model (`rooms models list` of such a provider), the latest
+    probe of any model on its server. None: never probed, or the entry was damaged."""
     if project is None or provider.type not in PROBED_TYPES:
         return None
     entries = _load(project)
     entry = entries.get(entry_key(provider, model)) or entries.get(entry_key(provider, ""))
+    if entry is None and not model:
+        server = entry_key(provider, "")
+        entry = max((e for k, e in entries.items() if k.startswith(server)), key=lambda e: e["probed_at"], default=None)
     return dict(entry) if entry is not None else None
 
 

@@ -4,7 +4,7 @@ SmolLM2-135M-Instruct on llama.cpp served with smollm.STRICT_TEMPLATE (HTTP 400 
 must alternate…" for anything but system, user, assistant, …, user), reached through the OpenAI
 protocol (/v1/chat/completions) and the Anthropic one (llama.cpp's /v1/messages, which takes a forced
 tool call and answers in text, so votes and ballots go there prefilled with their JSON's opening once
-`rooms models list --probe` has kept that): a roundtable with its lessons, a group vote and a rank, a hand-off
+`rooms models test` has kept that): a roundtable with its lessons, a group vote and a rank, a hand-off
 note and a `send --wake`. No call is refused; a vote or a rank gives a result or says why not; what
 is stored does not read back its prompt. Structure only: a 135M model's words vary.
 """
@@ -40,9 +40,11 @@ def test_every_call_kind_is_accepted_by_a_strict_template_and_read_honestly(stri
         return json.loads(done.stdout) if done.stdout.strip() else {}
 
     # what the server honours, probed once and kept for every later command (models/capabilities.py)
-    honours = next(p for p in run("models", "list", "--probe")["providers"] if p["name"] == "smol")["honours"]
-    assert (honours["structured"], honours["prefill"], honours["stop"]) == (
-        (True, False, True) if protocol == "openai" else (False, True, True)), honours
+    tested = run("models", "test", "smol:smollm2")
+    assert (tested["structured"], tested["prefill"], tested["stop"]) == (
+        (True, False, True) if protocol == "openai" else (False, True, True)), tested
+    listed = next(p for p in run("models", "list")["providers"] if p["name"] == "smol")
+    assert listed["honours"]["structured"] == tested["structured"]
     table = run("roundtable", "run", "watercooler", "--topic", "launch week", "--participants", "archer,courier",
                 "--turns", "3", "--force")
     assert len(table["turns"]) + len(table["skipped"]) == 3
