@@ -140,8 +140,10 @@ def roles_of(path: str, body: dict[str, Any]) -> tuple[str, str]:
 
 
 def alternates(roles: str) -> bool:
-    """System (optional) first, then U, A, U, …, ending with U."""
+    """System (optional) first, then U, A, U, …, ending with U, or with the A of a prefill after a U
+    (the start of the reply, models/prompt.Prefill: sent only over the Messages API)."""
     rest = roles[1:] if roles.startswith("S") else roles
+    rest = rest[:-1] if rest.endswith("UA") else rest
     return bool(rest) and rest.endswith("U") and all(r == "UA"[i % 2] for i, r in enumerate(rest))
 
 
@@ -454,6 +456,7 @@ def score(found: dict[str, Any]) -> dict[str, Any]:
         "errors": [c.get("error", "")[:160] for c in calls if (not c["status"] or c["status"] >= 400) and not _closed(c)][:3],
         "calls": len(calls),
         "not_alternating": sum(not alternates(c["roles"]) for c in calls),
+        "prefilled": sum(c["roles"].endswith("UA") for c in calls),
         "roles": {kind: dict(counter.most_common(4)) for kind, counter in sorted(kinds.items())},
         "structured_calls": sum(c["schema"] for c in calls),
         "forced_tool_used": sum(c.get("tool_use", False) for c in calls if c["schema"]),
@@ -490,7 +493,8 @@ def render(card: dict[str, Any]) -> str:
     lines = [f"### {card['config']}", "", "| measure | value |", "|---|---|",
              f"| HTTP 4xx / 5xx (of {card['calls']} model calls; streams rooms closed early) | {card['http_4xx']} / "
              f"{card['http_5xx_or_failed']} ({card['closed_early']}) |",
-             f"| calls whose roles do not alternate | {card['not_alternating']} |",
+             f"| calls whose roles do not alternate (prefilled calls, ending with the reply's opening) | "
+             f"{card['not_alternating']} ({card.get('prefilled', 0)}) |",
              f"| roles per call kind | {roles} |",
              f"| structured calls (schema or forced tool) / forced tool used | {card['structured_calls']} / {card['forced_tool_used']} |",
              f"| pass rate (open messages) | {frac(card['pass_rate'])} |",
