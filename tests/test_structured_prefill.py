@@ -81,6 +81,19 @@ def test_a_forced_tool_answered_in_text_is_asked_again_prefilled_then_every_late
         assert "tools" not in server.requests[2].json and server.requests[2].json["messages"][-1]["role"] == "assistant"
 
 
+def test_a_prefilled_ballot_stops_at_the_end_of_its_list():
+    with FakeServer() as server:
+        server.honour_tools = False
+        server.push(Reply(text='R2", "R1"], "why": "x"}'))
+        provider = anthropic(server)
+        from rooms_cli.models.structured import not_honoured
+
+        not_honoured(provider)
+        got = asyncio.run(ask_structured(provider, vote_messages, ballot_schema(["R1", "R2"]), model="m"))
+        assert server.requests[0].json["stop_sequences"] == ["]"] and got.completion.text == '{"ranking": ["R2", "R1"'
+        assert parse_ballot(got.completion.text, ["R1", "R2"]) == (["R2", "R1"], "")
+
+
 def test_a_vote_that_names_the_option_list_is_no_vote_and_a_vote_cut_after_its_option_is_one():
     assert read_vote('{"vote": "yes, no, reason: "100%"}', ["YES", "NO"])[0] is None
     assert read_vote('{"vote": "YES or NO"}', ["YES", "NO"])[0] is None

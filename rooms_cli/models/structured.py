@@ -185,7 +185,7 @@ async def ask_structured(provider: Provider, messages: Callable[[bool], list[Mes
     prompt: with the schema (True) it need not describe JSON, without it (False) it must. `kwargs`
     go to `acomplete` (model, temperature, max_tokens, agent, purpose, on_delta…)."""
     if not honours_schemas(provider):
-        completion = await provider.acomplete(in_text(provider, messages, schema), **kwargs)
+        completion = await provider.acomplete(in_text(provider, messages, schema), **_closing(provider, schema, kwargs))
         return StructuredReply(completion, shaped(completion.text, schema), TEXT)
     completion = await provider.acomplete(messages(provider.enforced), schema=schema, **kwargs)
     value = shaped(completion.text, schema) if completion.structured else None
@@ -197,9 +197,17 @@ async def ask_structured(provider: Provider, messages: Callable[[bool], list[Mes
     problem = _not_honoured(completion.text, schema) if completion.structured else "the server refused the schema"
     value = shaped(completion.text, schema)
     if value is None and provider.prefills:  # asked again at once the way that holds a shape there
-        completion = await provider.acomplete(in_text(provider, messages, schema), **kwargs)
+        completion = await provider.acomplete(in_text(provider, messages, schema), **_closing(provider, schema, kwargs))
         value = shaped(completion.text, schema)
     return StructuredReply(completion, value, FALLBACK, problem)
+
+
+def _closing(provider: Provider, schema: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` with "]" as a stop sequence where the prefilled opening is a list's (a ballot): a small
+    model otherwise names its labels again and again until the limit (a reader takes each label once)."""
+    if provider.prefills and opening(schema).endswith(("[", '["')):
+        return {**kwargs, "stop": [*(kwargs.get("stop") or []), "]"]}
+    return kwargs
 
 
 def _not_honoured(text: str, schema: dict[str, Any]) -> str:
