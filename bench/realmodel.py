@@ -107,6 +107,9 @@ def script() -> list[tuple[str, list[str]]]:
         ("group rank", ["group", "ask", "--profiles", "analyst,boss,hustler,writer",
                         "--objective", "Propose a one-line plan for launch week.", "--reducer", "rank"]),
         ("send --wake", ["send", "--to", "analyst", "--wake", "can you send me the login numbers by noon?"]),
+        ("spawn", ["spawn", "--profile", "writer", "Write the launch announcement in two sentences.",
+                   "--description", "launch note"]),
+        ("wait", ["wait", "--timeout", "15m"]),
         ("chat @everyone after", ["chat", "@everyone still with us? one line each"]),
     ]
 
@@ -137,8 +140,10 @@ def roles_of(path: str, body: dict[str, Any]) -> tuple[str, str]:
 
 
 def alternates(roles: str) -> bool:
-    """System (optional) first, then U, A, U, …, ending with U."""
+    """System (optional) first, then U, A, U, …, ending with U, or with the A of a prefill after a U
+    (the start of the reply, models/prompt.Prefill: sent only over the Messages API)."""
     rest = roles[1:] if roles.startswith("S") else roles
+    rest = rest[:-1] if rest.endswith("UA") else rest
     return bool(rest) and rest.endswith("U") and all(r == "UA"[i % 2] for i, r in enumerate(rest))
 
 
@@ -154,6 +159,8 @@ def call_kind(label: str, body: dict[str, Any]) -> str:
         return "handoff note"
     if label == "send --wake":
         return "wake"
+    if label in ("spawn", "wait"):
+        return "spawn"
     return "chat"
 
 
@@ -325,23 +332,39 @@ def _sentences(text: str) -> list[str]:
     return [s for s in (_normal(p) for p in re.split(r"(?<=[.!?:])\s+|\n+", text)) if len(s) >= 20]
 
 
-def stored_messages(root: Path) -> list[dict[str, Any]]:
-    """Every record an agent left where a reader sees it, in order: chat and roundtable transcripts
-    (messages, and the repeat records rooms flagged), and the replies of a woken agent."""
+def stored_messages(root: Path, rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Every text an agent left where a reader sees it, in time order, each with its call kind (`call`):
+    chat and roundtable transcripts (messages, and the repeat records rooms flagged), the replies of a
+    woken agent and a spawn's output (the user's inbox), and, from the commands' own output (`rows`),
+    group members' answers and the hand-off note."""
     out = []
     for transcript in sorted((root / ".rooms" / "rooms").glob("*/transcript.jsonl")):
+        call = "roundtable turn" if transcript.parent.name.startswith("roundtable-") else "chat"
         for line in transcript.read_text("utf-8").splitlines():
             record = json.loads(line)
             if record.get("speaker") in AGENTS and record.get("kind") in ("message", "repeat"):
                 out.append({"speaker": record["speaker"], "text": record.get("text", ""), "kind": record["kind"],
-                            "where": transcript.parent.name})
+                            "where": transcript.parent.name, "call": call, "ts": record.get("ts", "")})
     inbox = root / ".rooms" / "inbox" / "tester.jsonl"
     if inbox.exists():
         for line in inbox.read_text("utf-8").splitlines():
             record = json.loads(line)
-            if (record.get("meta") or {}).get("auto") == "wake":
+            call = "wake" if (record.get("meta") or {}).get("auto") == "wake" else "spawn" if record.get("kind") == "spawn_output" else ""
+            if call:
                 out.append({"speaker": record.get("sender") or record.get("from"), "text": record.get("text", ""),
-                            "kind": "message", "where": "inbox"})
+                            "kind": "message", "where": "inbox", "call": call, "ts": record.get("ts", "")})
+    for row in rows or []:
+        doc = row.get("doc")
+        if not isinstance(doc, dict):
+            continue
+        if row["args"][:2] == ["group", "ask"]:
+            out += [{"speaker": handle, "text": member.get("text", ""), "where": "group", "call": "group member",
+                     "kind": "message" if member.get("status") == "ok" else "error", "ts": ""}
+                    for handle, member in (doc.get("by_member") or {}).items()]
+        elif row["args"][:2] == ["room", "handoff"] and isinstance(doc.get("deliberation"), dict):
+            out.append({"speaker": doc.get("agent"), "text": doc["deliberation"].get("text", ""), "where": "handoff",
+                        "call": "handoff note", "kind": "message", "ts": doc["deliberation"].get("created", "")})
+    out.sort(key=lambda m: m["ts"] or "~")  # group answers (no time) after the rest: held against all of it
     return out
 
 
@@ -353,25 +376,37 @@ def carried(root: Path) -> set[str]:
     return {s for text in texts for s in _sentences(text)}
 
 
+STORED = ("chat", "roundtable turn", "wake")  # the stored messages the totals count (as in earlier scorecards)
+
+
 def hygiene(messages: list[dict[str, Any]], systems: list[str], memory: frozenset[str] | set[str] = frozenset()) -> dict[str, Any]:
+    """Self-repeats (the same agent's earlier text, any kind), prompt echoes and role residue: totals
+    over the stored messages (STORED), and per call kind (`by_call`: [self-repeats, echoes, texts])."""
     said: dict[str, list[str]] = defaultdict(list)
     prompt_sentences = {s for system in systems for s in _sentences(system)} - memory
     self_repeats, echoes, residue, examples = 0, 0, 0, []
-    shown = [m for m in messages if m["kind"] == "message"]
-    for m in shown:
+    by_call: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for m in (m for m in messages if m["kind"] == "message"):
         mine = said[m["speaker"]]
+        counted = m.get("call", "chat") in STORED
+        tally = by_call[m.get("call", "chat")]
+        tally[2] += 1
         if any(_alike(m["text"], earlier) for earlier in mine):
-            self_repeats += 1
-            examples.append(f"self-repeat {m['speaker']}: {m['text'][:70]!r}")
+            tally[0] += 1
+            self_repeats += counted
+            examples.append(f"self-repeat {m['speaker']} ({m.get('call')}): {m['text'][:70]!r}")
         if any(s in prompt_sentences for s in _sentences(m["text"])):
-            echoes += 1
-            examples.append(f"echo {m['speaker']}: {m['text'][:70]!r}")
+            tally[1] += 1
+            echoes += counted
+            examples.append(f"echo {m['speaker']} ({m.get('call')}): {m['text'][:70]!r}")
         if ROLE_RESIDUE.search(m["text"]):
-            residue += 1
+            residue += counted
             examples.append(f"residue {m['speaker']}: {m['text'][:70]!r}")
         mine.append(m["text"])
-    return {"messages": len(shown), "self_repeats": self_repeats, "prompt_echoes": echoes, "role_residue": residue,
-            "repeat_records": sum(m["kind"] == "repeat" for m in messages), "examples": examples[:8]}
+    stored = [m for m in messages if m.get("call", "chat") in STORED]
+    return {"messages": sum(m["kind"] == "message" for m in stored), "self_repeats": self_repeats, "prompt_echoes": echoes,
+            "role_residue": residue, "repeat_records": sum(m["kind"] == "repeat" for m in stored),
+            "by_call": dict(sorted(by_call.items())), "examples": examples[:8]}
 
 
 def engine_generated(log: Path) -> list[int]:
@@ -421,11 +456,12 @@ def score(found: dict[str, Any]) -> dict[str, Any]:
         "errors": [c.get("error", "")[:160] for c in calls if (not c["status"] or c["status"] >= 400) and not _closed(c)][:3],
         "calls": len(calls),
         "not_alternating": sum(not alternates(c["roles"]) for c in calls),
+        "prefilled": sum(c["roles"].endswith("UA") for c in calls),
         "roles": {kind: dict(counter.most_common(4)) for kind, counter in sorted(kinds.items())},
         "structured_calls": sum(c["schema"] for c in calls),
         "forced_tool_used": sum(c.get("tool_use", False) for c in calls if c["schema"]),
         "pass_rate": [sum(r["kind"] == "pass" for r in open_replies), len(open_replies)],
-        "hygiene": hygiene(stored_messages(root), [c["system"] for c in calls], carried(root)),
+        "hygiene": hygiene(stored_messages(root, rows), [c["system"] for c in calls], carried(root)),
         "votes": committee(by_label.get("group majority_vote", {}).get("doc")),
         "ballots": committee(by_label.get("group rank", {}).get("doc")),
         "lessons": {"stored": len(lessons), "quotes": sum(any(len(_normal(x)) >= 20 and _alike(x, t) for t in turns)
@@ -457,13 +493,16 @@ def render(card: dict[str, Any]) -> str:
     lines = [f"### {card['config']}", "", "| measure | value |", "|---|---|",
              f"| HTTP 4xx / 5xx (of {card['calls']} model calls; streams rooms closed early) | {card['http_4xx']} / "
              f"{card['http_5xx_or_failed']} ({card['closed_early']}) |",
-             f"| calls whose roles do not alternate | {card['not_alternating']} |",
+             f"| calls whose roles do not alternate (prefilled calls, ending with the reply's opening) | "
+             f"{card['not_alternating']} ({card.get('prefilled', 0)}) |",
              f"| roles per call kind | {roles} |",
              f"| structured calls (schema or forced tool) / forced tool used | {card['structured_calls']} / {card['forced_tool_used']} |",
              f"| pass rate (open messages) | {frac(card['pass_rate'])} |",
              f"| stored messages: self-repeats / prompt echoes / role residue | {h['self_repeats']} / {h['prompt_echoes']} / "
              f"{h['role_residue']} of {h['messages']} |",
              f"| repeat records stored instead (no budget) | {h['repeat_records']} |",
+             "| per call kind: self-repeats / echoes of texts | " + "; ".join(
+                 f"{call} {n[0]}/{n[1]} of {n[2]}" for call, n in h.get("by_call", {}).items()) + " |",
              f"| majority_vote | {group(card['votes'])} |",
              f"| rank | {group(card['ballots'])} |",
              f"| lessons stored (quotes of turns) | {card['lessons']['stored']} ({card['lessons']['quotes']}) "

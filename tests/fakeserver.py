@@ -67,7 +67,8 @@ enforcement): ``server.honour_max_tokens`` cuts the reply after ``max_tokens`` /
 ``server.refuse`` (a set of request fields, e.g. {"response_format"}) answers 400 naming the field
 when a request carries one, as a server without that feature does. An Anthropic request that
 forces a tool (``tool_choice: {type: tool}``) is answered with a ``tool_use`` block whose input
-is the reply text parsed as JSON.
+is the reply text parsed as JSON; with ``server.honour_tools = False`` it is answered in text, as
+llama.cpp's ``/v1/messages`` does (it takes ``tool_choice`` and does not force the call).
 
 Server facts (llama.cpp, vLLM, Ollama), answered without touching the reply queue and recorded in
 ``server.probes`` (not ``server.requests``): ``server.n_ctx`` answers ``GET /props``;
@@ -117,6 +118,7 @@ class Request:
     at: float
     closed_early: bool = False
     closed_at: float | None = None
+    tools_ignored: bool = False  # the server takes a forced tool call and answers in text (honour_tools off)
 
     @property
     def messages(self) -> list[dict]:
@@ -210,6 +212,7 @@ class FakeServer:
         self._thread: threading.Thread | None = None
         self.honour_max_tokens = True
         self.honour_stop = True
+        self.honour_tools = True
         self.refuse: set[str] = set()
         self.n_ctx: int | None = None
         self.props_extra: dict = {}  # more of /props (llama.cpp's chat_template_caps…), answered with n_ctx
@@ -293,6 +296,7 @@ class FakeServer:
 
     # -- used by the handler ---------------------------------------------------------------------
     def _record(self, request: Request) -> Reply:
+        request.tools_ignored = not self.honour_tools
         with self._lock:
             self.requests.append(request)
             self._lock.notify_all()
@@ -603,7 +607,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _forced_tool(request: Request) -> str | None:
     """The tool an Anthropic request forces (`tool_choice: {type: tool, name}`), else None."""
-    choice = (request.json or {}).get("tool_choice") if isinstance(request.json, dict) else None
+    choice = (request.json or {}).get("tool_choice") if isinstance(request.json, dict) and not request.tools_ignored else None
     return str(choice.get("name")) if isinstance(choice, dict) and choice.get("type") == "tool" else None
 
 

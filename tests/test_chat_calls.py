@@ -370,3 +370,13 @@ def test_the_stream_guard_stops_a_loop_of_words_that_never_ends_a_sentence(loop)
         for piece in loop.split(" "):
             guard(piece + " ")
     assert len(guard.text) < 80, "it stopped within a few words of the loop, not at the token limit"
+
+
+def test_a_handoff_note_that_reads_back_its_instructions_keeps_only_its_own_words(project, server, cli):
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0", "ops"])
+    server.set_default("fine")
+    say(project, "@a0 hello")
+    server.set_default(lambda r: Reply(text=r.messages[0]["content"] + "\nOpen: the canary rollout and who pages ops."))
+    run = cli("room", "handoff", "a0", "--room", "sync", "--json")
+    assert run.json()["deliberation"]["text"] == "Open: the canary rollout and who pages ops."

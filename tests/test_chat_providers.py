@@ -229,7 +229,7 @@ def test_agent_is_not_eligible_while_another_process_hands_it_off(project_dir, p
     room(project, agents=["a0", "a1"])
     server.push("first answer")
     say(project, "@a0 hello")
-    server.set_default(Reply(text="Hand-off note: we said hello.", delay=1.5))
+    server.set_default(Reply(text="For my successor: we said hello.", delay=1.5))
     proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "room", "handoff", "a0", "--room", "sync"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=rooms_env({"ROOMS_DIR": str(project_dir)}))
@@ -241,7 +241,7 @@ def test_agent_is_not_eligible_while_another_process_hands_it_off(project_dir, p
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert state(project).handoff == []
-    assert latest_deliberation(project, "a0").text == "Hand-off note: we said hello."
+    assert latest_deliberation(project, "a0").text == "For my successor: we said hello."
 
 
 def test_jam_shows_each_reply_as_it_arrives(project, server):

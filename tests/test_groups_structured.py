@@ -193,3 +193,20 @@ def test_a_ballot_that_repeats_the_order_it_was_shown_is_no_information_and_says
     assert meta["parsed"] == 0 and set(meta["uninformative"]) == {"ann", "bob", "cy"}
     assert meta["no_result"] == "no ballot ranked the replies: 3 repeated the order shown (no information)"
     assert "0/3 ballots parsed" in data.err_json()["error"]["message"]
+
+
+def test_a_member_answer_that_reads_back_its_prompt_is_asked_again_then_is_an_error_not_an_answer(project, server, cli):
+    bots(project, "ann", "bob")
+
+    def answer(request):
+        told = "\n".join(m["content"] for m in request.messages if m["role"] != "assistant")
+        if request.json["model"] == "ann" or len(request.messages) < 3:  # ann echoes twice; bob once, then answers
+            return Reply(text=told.split("\n\n")[0] + "\nOutput format:\nBoundaries:\n" + told.splitlines()[-1])
+        return Reply(text="Soft launch on Tuesday with ten customers.")
+
+    server.set_default(answer)
+    data = cli("group", "ask", "--profiles", "ann,bob", "--objective", "Propose a one-line plan for launch week.",
+               *FOUR, "--json").json()
+    assert data["by_member"]["bob"]["text"] == "Soft launch on Tuesday with ten customers."
+    assert data["by_member"]["ann"]["status"] == "error" and "only read back its instructions" in data["by_member"]["ann"]["text"]
+    assert len(bodies(server, lambda b: b["model"] == "ann")) == 2

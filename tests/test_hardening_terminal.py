@@ -23,11 +23,16 @@ def raw_controls(text: str) -> list[str]:
     return [repr(c) for c in RAW if c in text]
 
 
+# the model's reply carries the payload in words of its own: the payload alone would read back the
+# message it answers, which a language model's reply is not allowed to be (models/repetition.drop_echoes)
+# nor its own earlier reply again (asked again, it answers in other words)
+REPLY = "said " + PAYLOAD + ", and these words are mine"
+REPLY_AGAIN = "once more " + PAYLOAD + " put differently this second time"
 REPLY_SCRIPT = textwrap.dedent(
     f"""
     import sys
-    sys.stdin.read()
-    sys.stdout.write({"said " + PAYLOAD!r})
+    prompt = sys.stdin.read()
+    sys.stdout.write({REPLY_AGAIN!r} if "again" in prompt else {REPLY!r})
     """
 )
 
@@ -81,12 +86,12 @@ def test_json_output_keeps_stored_text_exact(hostile, cli):
     titles = [t["title"] for lane in cli("board", "--json").json()["lanes"] for t in lane["tasks"]]
     assert titles == ["title " + PAYLOAD]
     texts = [m.get("text", "") for m in cli("transcript", "--json").json()]
-    assert "said " + PAYLOAD in texts and "@mallory " + PAYLOAD in texts
+    assert REPLY in texts and "@mallory " + PAYLOAD in texts
 
 
 def test_stored_text_is_kept_exactly_as_given(hostile):
     log = (hostile / ".rooms" / "rooms" / "default" / "transcript.jsonl").read_text("utf-8")
-    assert any(json.loads(line).get("text") == "said " + PAYLOAD for line in log.splitlines())
+    assert any(json.loads(line).get("text") == REPLY for line in log.splitlines())
 
 
 def test_an_error_sentence_never_carries_a_raw_control_character(project_dir, cli):

@@ -248,9 +248,10 @@ def test_messages_that_waited_before_wake_was_turned_on_never_wake_the_agent(cli
 
 
 def _echo_agent(cli, project_dir):
-    """An agent whose model is `cat`: its reply is exactly the prompt it was given."""
+    """An agent whose model shows the prompt it was given with its spaces made `_` (word for word, the
+    prompt read back would be an echo, which is no reply: models/repetition.drop_echoes)."""
     cfg = project_dir / ".rooms.yaml"  # the one providers: key of the example (a second is refused)
-    cfg.write_text(cfg.read_text().replace("\nproviders:\n", "\nproviders:\n  echo: {type: command, command: [cat]}\n", 1)
+    cfg.write_text(cfg.read_text().replace("\nproviders:\n", "\nproviders:\n  echo: {type: command, command: [sed, 's/ /_/g']}\n", 1)
                    + "\nwake: true\n")
     assert cli("agent", "new", "echo", "--model", "echo:default").exit_code == 0
 
@@ -265,7 +266,7 @@ def test_a_woken_agent_reads_only_new_messages_and_no_record_ids(cli, project, p
     [action] = _tick(cli)
     assert action["detail"] == "echo read 1 message(s), replied to alice"
     reply = inbox_of(project, "alice")[-1]
-    assert "From alice: Let's decide on the launch date today" in reply.text
+    assert "From_alice:_Let's_decide_on_the_launch_date_today" in reply.text
     assert "01M83J6D5X" not in reply.text and sent["delivered"][0]["id"] not in reply.text
     assert "#1" not in reply.text and "#2" not in reply.text
 

@@ -128,7 +128,7 @@ def test_a_reply_that_echoes_the_re_ask_instruction_is_never_a_turn(scripted, pr
         "debate", topic="launch", participants=["boss", "analyst"], turns=3, force=True),
         on_event=lambda kind, data: events.append((kind, data)))
     assert [t["text"] for t in result.turns] == ["We ship Friday.", "Numbers first."]
-    assert result.skipped == [{"turn": 2, "speaker": result.skipped[0]["speaker"], "why": "only echoed the instruction"}]
+    assert result.skipped == [{"turn": 2, "speaker": result.skipped[0]["speaker"], "why": "only read back its instructions"}]
     assert [k for k, _ in events if k in ("turn", "skip")] == ["turn", "skip", "turn"]
     from rooms_cli.chat.transcript import read_transcript
 

@@ -35,11 +35,6 @@ PING = [
     Message("user", "Reply with the single word: pong"),
 ]
 PING_MAX_TOKENS = 64
-SHAPE = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": False}
-SHAPE_PING = [
-    Message("system", "You are a connectivity check. Answer in JSON."),
-    Message("user", 'Reply with {"ok": true}'),
-]
 
 
 def open_config(dir: str | None) -> tuple[Config, Project | None]:
@@ -104,15 +99,38 @@ def provider_info(name: str, spec: dict[str, Any], provider: Provider | None = N
     return info
 
 
-def describe_providers(config: Config) -> list[dict[str, Any]]:
-    """Every provider usable in this project (built-ins included), for `rooms models list`."""
-    return [provider_info(name, spec, get_provider(name, config)) for name, spec in sorted(config.providers().items())]
+def describe_providers(config: Config, project: Project | None = None, probe: bool = False) -> list[dict[str, Any]]:
+    """Every provider usable in this project (built-ins included), for `rooms models list`; each one
+    with a server also says what it honours (`honours`, models/capabilities.py: kept from an earlier
+    probe, None when never probed). `probe`: ask again now the servers of the providers this project
+    configures or uses (`default_model`), not every built-in; a server that cannot be reached says why."""
+    from rooms_cli.models import capabilities
+
+    default_name, default_model = parse_model(config.default_model)
+    configured = set(config.data.get("providers") or {}) | {default_name}
+    out = []
+    for name, spec in sorted(config.providers().items()):
+        provider = get_provider(name, config)
+        info = provider_info(name, spec, provider)
+        if provider.type in capabilities.PROBED_TYPES:
+            model = default_model if name == default_name else str(spec.get("model") or "")
+            if probe and name in configured:
+                try:
+                    info["honours"] = asyncio.run(capabilities.learn(project, provider, model, again=True))
+                except ProviderError as err:
+                    info["honours"], info["probe_error"] = None, err.message
+            else:
+                info["honours"] = capabilities.known(project, provider, model)
+        out.append(info)
+    return out
 
 
 async def acheck_model(
     model_string: str, config: Config, agent: Agent | None = None, on_delta: Delta | None = None,
+    project: Project | None = None,
 ) -> dict[str, Any]:
-    """Send PING through `model_string`; the report, or ProviderError with the report as data."""
+    """Send PING through `model_string`; the report, or ProviderError with the report as data. The
+    report ends with what the server honours (models/capabilities.py), kept in `project` when given."""
     name, model = parse_model(model_string)
     provider = get_provider(name, config)
     report = {"target": model_string, "agent": getattr(agent, "id", None), **provider_info(name, provider.spec, provider),
@@ -141,41 +159,17 @@ async def acheck_model(
         finish_reason=completion.finish_reason, cut=completion.cut,
         context_window=await provider.context_window(model, agent=agent),
     )
-    report.update(await check_structured(provider, model))
+    from rooms_cli.models import capabilities
+
+    # what the server honours (system role, stop sequences, schemas), probed afresh and kept for later processes
+    report.update(await capabilities.learn(project, provider, model, again=True) or await capabilities.check_structured(provider, model))
     return report
-
-
-async def check_structured(provider: Provider, model: str) -> dict[str, Any]:
-    """{"structured": True | False | None, "structured_via", "structured_note": why not}: what the
-    server really honours, checked on a reply (models/structured.py), not assumed from its type."""
-    if not provider.structured:
-        return {"structured": None, "structured_via": None,
-                "structured_note": f"provider type {provider.type} has no structured output"}
-    from rooms_cli.models.structured import shape_problem, shaped
-
-    via = "json_schema" if provider.enforced else "forced tool call"
-    try:
-        completion = await provider.acomplete(SHAPE_PING, model=model, max_tokens=PING_MAX_TOKENS, temperature=0, schema=SHAPE)
-    except ProviderError as err:
-        return {"structured": False, "structured_via": via, "structured_note": err.message}
-    if not completion.structured:
-        how = "took the forced tool call and answered in text" if via == "forced tool call" else "refused the schema"
-        return {"structured": False, "structured_via": via,
-                "structured_note": f"the server {how}; replies are read as text (JSON in text)"}
-    if shaped(completion.text, SHAPE) is None:
-        import json
-
-        try:
-            why = shape_problem(json.loads(completion.text), SHAPE) or "not the shape asked for"
-        except ValueError:
-            why = f"the reply did not parse as JSON: {completion.text[:80]!r}"
-        return {"structured": False, "structured_via": via, "structured_note": why}
-    return {"structured": True, "structured_via": via, "structured_note": None}
 
 
 def check_model(
     model_string: str, config: Config, agent: Agent | None = None, on_delta: Delta | None = None,
+    project: Project | None = None,
 ) -> dict[str, Any]:
     """Synchronous acheck_model."""
-    return asyncio.run(acheck_model(model_string, config, agent=agent, on_delta=on_delta))
+    return asyncio.run(acheck_model(model_string, config, agent=agent, on_delta=on_delta, project=project))
 

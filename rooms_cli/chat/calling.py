@@ -26,10 +26,10 @@ repetition and recorded as cut (`finish_reason` "repetition"). A small model stu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rooms_cli.chat import hygiene
-from rooms_cli.chat.context import PER_MESSAGE, build_prompt, system_prompt
+from rooms_cli.chat.context import PER_MESSAGE, build_prompt, instruction_for, system_prompt
 from rooms_cli.core.passes import PASS_SCHEMA, is_pass, read_structured, streaming_object
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.models.repetition import REPETITION, RepetitionGuard, RepetitionStop, stopped_completion
@@ -72,14 +72,14 @@ class Answer:
     limit: int
     structured: bool
     retried: bool = False  # the prompt was refused as too long once and rebuilt tight
-    system: str = ""  # the system prompt it was given (a reply that reads it back is an echo)
+    instructions: list[str] = field(default_factory=list)  # system prompt, closing instruction, message answered (read back: an echo)
 
 
 @dataclass
 class Reading:
     """What a reply says once read: a message (cleaned), or a pass; flags for the record."""
 
-    kind: str  # message | pass | echo (nothing but its prompt read back)
+    kind: str  # message | pass | echo (nothing but its prompt read back) | restated (nothing but its own lines again)
     text: str
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -117,6 +117,9 @@ class Caller:
         model_string = agent.model_string(self.config.default_model)
         if model_string not in self.providers:
             self.providers[model_string] = provider_for(model_string, self.config)
+            from rooms_cli.models import capabilities  # what its server was found to honour
+
+            capabilities.adopt(self.project, *self.providers[model_string])
         return self.providers[model_string]
 
     async def close(self) -> None:
@@ -204,15 +207,20 @@ class Caller:
                 from rooms_cli.models.structured import verify
 
                 verify(provider, completion, PASS_SCHEMA)
-            return Answer(completion, limit, send_schema, retried, system)
+            instruction = instruction_for(agent.id, must_answer=must_answer, structured=structured, offer_pass=offer_pass)
+            # the message answered is what it was given too: a reply reading it back ("@everyone one line
+            # each: are we ready for Friday?") is an echo, not an answer
+            return Answer(completion, limit, send_schema, retried, [system, instruction, trigger.text])
         raise AssertionError("unreachable")
 
 
-def read_reply(agent: Agent, answer: Answer, names: list[str]) -> Reading:
+def read_reply(agent: Agent, answer: Answer, names: list[str], said: Sequence[str] = ()) -> Reading:
     """A completion read as a message or a pass: structured `{speak, message}` where it was asked
     for (text that is not the object is read as text), labels stripped, other turns and repetition
-    cut, a reply cut by the limit marked (hygiene.py). `cut` in the record: stopped by the token limit
-    or by the repetition guard (on the stream or on the stored text)."""
+    cut, what it read back of its instructions or had `said` before (its recent lines) taken out,
+    a reply cut by the limit marked (hygiene.py). `cut` in the record: stopped by the token limit
+    or by the repetition guard (on the stream or on the stored text); `echoed` / `restated`: pieces
+    read back or said before were taken out. Nothing left but those: kind `echo` / `restated`."""
     completion = answer.completion
     text = completion.text
     meta: dict[str, Any] = {}
@@ -226,12 +234,14 @@ def read_reply(agent: Agent, answer: Answer, names: list[str]) -> Reading:
                 return Reading("pass", "", meta)
     # the offline model says its persona's lines by design (its wording is its own): only a language
     # model's reply is held to not reading back its prompt
-    tidy = hygiene.tidy_reply(text, agent.id, names, "" if completion.offline else answer.system)
-    if tidy.echoed and not tidy.text:
-        return Reading("echo", "", meta)  # nothing but its instructions read back
+    model = not completion.offline
+    tidy = hygiene.tidy_reply(text, agent.id, names, answer.instructions if model else [], said if model else ())
+    if (tidy.echoed or tidy.restated) and not tidy.text:  # nothing but its instructions or its own lines again
+        return Reading("echo" if tidy.echoed else "restated", "", meta)
     if not tidy.text or is_pass(tidy.text):
         return Reading("pass", "", meta)
     text = tidy.text
+    meta.update({k: True for k, v in (("echoed", tidy.echoed), ("restated", tidy.restated)) if v})
     if tidy.repeated:
         meta["repeated"] = True
     elif completion.cut and not tidy.cut_turn:

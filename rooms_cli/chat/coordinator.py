@@ -74,6 +74,15 @@ class Outcome:
     meta: dict[str, Any] = field(default_factory=dict)  # finish_reason, cut, repeated, copy_of, trimmed
 
 
+@dataclass
+class _BatchLine:
+    """A reply of the same batch as chat.hygiene.copied_from reads it."""
+
+    speaker: str
+    text: str
+    id: str = ""
+
+
 def append_records(project: Project, room: str, messages: list[Message]) -> None:
     """Append several records to a room's transcript in one locked write."""
     from rooms_cli.chat.rooms import transcript_path
@@ -272,6 +281,7 @@ class Turn:
         self.caller = Caller(project, config, state, agents)
         self.used_lines: set[str] = set()
         self.spent = False
+        self.lately: dict[str, list[Any]] | None = None  # agents/said.py, read on the first reply that needs it
 
     # --- events and records -------------------------------------------------------------
     def emit(self, kind: str, **data: Any) -> None:
@@ -337,7 +347,8 @@ class Turn:
         except Exception as exc:  # (a cancelled call is a BaseException: it goes through)  # any provider failure: visible, named, and the turn goes on
             self.emit("failed", agent=agent.id)
             return None, exc.message if isinstance(exc, RoomsError) else f"{type(exc).__name__}: {exc}"
-        reading = read_reply(agent, answer, names)
+        own = [m.text for m in (*self.said_elsewhere(agent.id), *snapshot) if m.speaker == agent.id] if not answer.completion.offline else []
+        reading = read_reply(agent, answer, names, own)
         if on_delta is not None and reading.kind == "message":
             on_delta.finish(reading.text)
         return (answer, reading), None
@@ -365,16 +376,52 @@ class Turn:
         if reading.kind == "echo":  # its instructions read back: stored as a repeat, costs nothing
             return Outcome(agent, trigger, mode, "repeat", "repeats its instructions; not counted", answer.completion,
                            {**reading.meta, "echo": True})
-        # a copy of another's message, or of its own recent one (a small model says its line again and
-        # again, even as its answer to a hex dump): kept out of later prompts, costs nothing. The offline
-        # model's replies are templates, alike by design: only a language model's are held to its own.
+        if reading.kind == "restated":  # only lines it said before, here or elsewhere: likewise
+            return Outcome(agent, trigger, mode, "repeat", "repeats what it said before; not counted", answer.completion,
+                           {**reading.meta, "self": True})
+        # a copy of another's message, or of its own recent one here or anywhere else (a small model says
+        # its line again and again, in every room, even as its answer to a hex dump): kept out of later
+        # prompts, costs nothing. The offline model's replies are templates, alike by design: only a
+        # language model's are held to its own.
         mine = not answer.completion.offline
-        original = copied_from(reading.text, [m for m in snapshot if mine or m.speaker != agent.id], agent.id if mine else None)
+        earlier = [*self.said_elsewhere(agent.id), *snapshot] if mine else [m for m in snapshot if m.speaker != agent.id]
+        original = copied_from(reading.text, earlier, agent.id if mine else None)
         if original is not None:
-            whose = "its own earlier message" if original.speaker == agent.id else f"{original.speaker}'s message"
-            return Outcome(agent, trigger, mode, "repeat", f"repeats {whose}; not counted",
-                           answer.completion, {**reading.meta, "copy_of": original.id, **({"self": True} if original.speaker == agent.id else {})})
+            return self.repeat(agent, trigger, mode, answer.completion, reading.meta, original)
         return Outcome(agent, trigger, mode, "message", reading.text, answer.completion, reading.meta)
+
+    def repeat(self, agent: Agent, trigger: Message, mode: str, completion: Any, meta: dict[str, Any], original: Any) -> Outcome:
+        """The `repeat` outcome of a reply that says `original` (a message, or a line said elsewhere) again."""
+        own = original.speaker == agent.id
+        where = getattr(original, "where", self.room)
+        whose = "its own earlier message" if own else f"{original.speaker}'s message"
+        if where != self.room:
+            whose += " in " + (f"room {where}" if not where.startswith("inbox:") else "a reply to " + where.removeprefix("inbox:"))
+        extra = {"copy_of": original.id, **({"self": True} if own else {}), **({"copy_in": where} if where != self.room else {})}
+        return Outcome(agent, trigger, mode, "repeat", f"repeats {whose}; not counted", completion, {**meta, **extra})
+
+    def said_elsewhere(self, agent_id: str) -> list[Any]:
+        """What `agent_id` said lately in other rooms and as a woken agent (agents/said.py), oldest first;
+        read once a turn, for the whole roster."""
+        if self.lately is None:
+            from rooms_cli.agents.said import recent_lines
+
+            self.lately = recent_lines(self.project, self.agents)
+        return [line for line in reversed(self.lately.get(agent_id, [])) if line.where != self.room]
+
+    def same_batch_copies(self, outcomes: list[Outcome]) -> list[Outcome]:
+        """`outcomes` with each language model's message that says an earlier one of the same batch again
+        made a `repeat` (replies asked together, @jam or @everyone, never saw each other)."""
+        out: list[Outcome] = []
+        for o in outcomes:
+            if o.kind == "message" and o.completion is not None and not o.completion.offline:
+                said = [_BatchLine(e.agent.id, e.text) for e in out if e.kind == "message" and e.agent.id != o.agent.id]
+                original = copied_from(o.text, said, o.agent.id)
+                if original is not None:
+                    o = Outcome(o.agent, o.trigger, o.mode, "repeat", f"repeats {original.speaker}'s message; not counted",
+                                o.completion, {**o.meta, "copy_of_batch": original.speaker})
+            out.append(o)
+        return out
 
     async def ask(self, agent_id: str, trigger: Message, *, mode: str) -> None:
         self.settle([await self.produce(agent_id, trigger, mode=mode)])
@@ -382,6 +429,7 @@ class Turn:
     def settle(self, outcomes: list[Outcome]) -> list[Message]:
         """Write what the agents said: one budget charge and one transcript append for the lot
         (an @jam's eight replies cost two writes, not sixteen), then sessions and cascades."""
+        outcomes = self.same_batch_copies(outcomes)
         substantive = [o for o in outcomes if o.kind == "message"]
         if substantive:
             self.remaining = update_room(self.project, self.room, lambda s: budget.spend(s, len(substantive))).budget_remaining

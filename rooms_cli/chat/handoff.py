@@ -154,6 +154,11 @@ def _summarise(project: Project, config: Config, agent: Agent, room: str, turns:
 
     completion = asyncio.run(call())
     text = completion.text.strip()
+    if not completion.offline:  # what it read back of its instructions is no note (Gemma 3 270M wrote its directive)
+        from rooms_cli.chat.hygiene import cut_repetition
+        from rooms_cli.models.repetition import drop_echoes
+
+        text = cut_repetition(drop_echoes(text, system)[0])[0].strip()
     if text and completion.cut:
         text = mark_cut(text, limit)
     return text or summarize(material) or "No session to summarise."

@@ -11,38 +11,39 @@ In order:
    that begins with a known speaker's label, a role token, or a role word alone on its line (`model`,
    what is left of Gemma's `<start_of_turn>model` once a server drops the special tokens): what the
    stop sequences do on the server, for every speaker rather than the four a server accepts.
-3. Sentences and lines read back from the prompt's system text are taken out (`drop_echoes`: a
-   model that echoes its instructions, "You are Boss. Answer in one short sentence.").
+3. Sentences, lines and clauses read back from the instructions it was given (the system prompt
+   and the closing instruction) are taken out (models/repetition.drop_echoes: a model that echoes
+   its instructions, "You are Boss. Answer in one short sentence.", also when it strings runs of
+   them together), and so are those the agent said before, in this room or anywhere (`drop_said`:
+   "We ship first." inside its next reply).
 4. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
    characters looping four times or more (`salt_salt_salt_salt`), or a sentence or line of 10+
    characters said again, or the end of an earlier one said again (`I'm a chatbot. I'm a chatbot.`,
    `Tester, I'm not sure how to respond. I'm not sure how to respond.`), or a phrase of six words said three
    times (`you're ready for the one line, you're ready for the one line, …`). Cuts end with "…".
 A reply cut by the token limit gets `mark_cut`: an unterminated code fence is closed and the text
-ends with `…[cut at N tokens]`. `copied_from` finds an earlier message a reply copies (rapidfuzz
-ratio ≥ 90 on normalised text, 20+ characters; a shorter one when it has the same words as the
-agent's own earlier message).
+ends with `…[cut at N tokens]`. `copied_from` finds an earlier message a reply says again
+(models/repetition.says_again: a near copy, rapidfuzz ratio ≥ 90 on normalised text, 20+ characters;
+a shorter one when it has the same words as the agent's own earlier message; one line held whole in
+the other).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
-from rooms_cli.models.repetition import drop_echoes, normal_words
+from rooms_cli.models.repetition import copied_from as copied_from  # re-exported: its home before models/
+from rooms_cli.models.repetition import drop_echoes, drop_said, normal_words
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
 BROADCAST_WORDS = ("everyone", "channel", "jam")
 ELLIPSIS = "…"
-COPY_RATIO = 90.0
-COPY_MIN_CHARS = 20
-COPY_WORDS = 0.6  # share of words in common before the characters are compared
 REPEAT_MIN_CHARS = 10
 LOOP_WORDS = 6
 
@@ -68,6 +69,7 @@ class Tidy:
     cut_turn: bool = False  # it went on to write another speaker's turn, cut there
     repeated: bool = False  # it repeated itself, cut at the repetition
     echoed: bool = False  # sentences read back from its prompt were taken out
+    restated: bool = False  # sentences it had said before (anywhere) were taken out
 
 
 def _label_pattern(me: str, names: list[str]) -> re.Pattern[str]:
@@ -190,39 +192,13 @@ def mark_cut(text: str, limit: int | None) -> str:
     return f"{closed}\n{ELLIPSIS}{where}" if closed != body else f"{body}{ELLIPSIS}{where}"
 
 
-def tidy_reply(text: str, me: str, names: list[str], prompt: str = "") -> Tidy:
-    """Hygiene in order (labels, other turns, echoes of `prompt`, repetition); see the module docstring."""
+def tidy_reply(text: str, me: str, names: list[str], instructions: str | Sequence[str] = "",
+               said: Sequence[str] = ()) -> Tidy:
+    """Hygiene in order (labels, other turns, echoes of `instructions`, what it `said` before,
+    repetition); see the module docstring."""
     out, stripped = strip_labels(text, me, names)
     out, cut_turn = cut_other_turns(out, me, names)
-    out, echoed = drop_echoes(out, prompt)
+    out, echoed = drop_echoes(out, instructions)
+    out, restated = drop_said(out, said)
     out, repeated = cut_repetition(out)
-    return Tidy(out.strip(), stripped, cut_turn, repeated, echoed)
-
-
-
-def copied_from(text: str, earlier: list[Any], me: str | None = None) -> Any:
-    """The earlier message (`.text`) that `text` copies (near-duplicate), or None; a short reply only
-    when it is the same words as an earlier message of `me` (its own line said again)."""
-    mine = normal_words(text)
-    if len(mine) < COPY_MIN_CHARS:
-        own = [msg for msg in earlier if me is not None and getattr(msg, "speaker", None) == me]
-        return next((msg for msg in reversed(own) if mine and normal_words(msg.text) == mine), None)
-    words = Counter(mine.split())
-    candidates = []
-    for msg in reversed(earlier):
-        theirs = normal_words(msg.text)
-        if len(theirs) < COPY_MIN_CHARS:
-            continue
-        # a near copy shares most of its words: most replies are ruled out without the fuzzy
-        # matcher (and without importing it, which a chat turn otherwise never needs)
-        shared = sum((words & Counter(theirs.split())).values())
-        if 2 * shared / (sum(words.values()) + len(theirs.split())) >= COPY_WORDS:
-            candidates.append((msg, theirs))
-    if not candidates:
-        return None
-    from rapidfuzz import fuzz
-
-    for msg, theirs in candidates:
-        if fuzz.ratio(mine, theirs) >= COPY_RATIO:
-            return msg
-    return None
+    return Tidy(out.strip(), stripped, cut_turn, repeated, echoed, restated)

@@ -16,15 +16,19 @@ models_app = commands(GROUPS["models"])
 
 @models_app.command("list")
 @shared()
-def list_cmd(run: Run) -> None:
-    """List the providers usable here (built-ins included); keys show only where they come from.
+def list_cmd(
+    run: Run,
+    probe: Annotated[bool, typer.Option("--probe", help="Ask the configured servers again what they honour (a few short calls each).")] = False,
+) -> None:
+    """List the providers usable here (built-ins included); keys show only where they come from, and
+    what each server honours (system role, stop sequences, JSON schema) as last probed.
 
     Example: rooms models list --json
     """
     from rooms_cli.agents.providers import describe_providers, open_config
 
-    config, _ = open_config(run.dir)
-    providers = describe_providers(config)
+    config, project = open_config(run.dir)
+    providers = describe_providers(config, project, probe=probe)
     if run.json:
         output.print_json({"default_model": config.default_model, "providers": providers})
         return
@@ -37,6 +41,20 @@ def list_cmd(run: Run) -> None:
             key = f"  key: {p['key']} ({state})"
         limits = "".join(f"  {k}: {p[k]}" for k in ("max_tokens", "context_window") if p.get(k))
         output.say(f"  {p['name']:<12} {p['type']:<9} {where}{key}{limits}")
+        if p.get("probe_error"):
+            output.say(f"               not probed: {p['probe_error']}")
+        elif p.get("honours"):
+            output.say(f"               honours: {honours_line(p['honours'])}")
+
+
+def honours_line(facts: dict[str, object]) -> str:
+    """What a server honours, in one line (models/capabilities.py)."""
+    def said(value: object) -> str:
+        return "unknown" if value is None else "yes" if value is True else "no" if value is False else str(value)
+
+    structured = said(facts.get("structured")) + (f" ({facts['structured_via']})" if facts.get("structured_via") else "")
+    return (f"system role {said(facts.get('system_role'))} · stop sequences {said(facts.get('stop'))} · "
+            f"JSON schema {structured} · prefill {said(facts.get('prefill'))} · probed {facts.get('probed_at')}")
 
 
 @models_app.command("test")
@@ -56,7 +74,7 @@ def test_cmd(
 
     config, project = open_config(run.dir)
     model_string, agent = resolve_target(target, config, project)
-    report = check_model(model_string, config, agent=agent)
+    report = check_model(model_string, config, agent=agent, project=project)
     if run.json:
         output.print_json(report)
         return
@@ -72,3 +90,5 @@ def test_cmd(
     output.say(f"  window:  {f'{window} tokens' if window else 'unknown (set context_window: to say it)'}")
     structured = {True: "yes", False: f"no: {report['structured_note']}", None: "not available"}[report["structured"]]
     output.say(f"  structured output: {structured}")
+    if "system_role" in report:
+        output.say(f"  honours: {honours_line(report)}")

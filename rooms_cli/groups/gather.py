@@ -190,11 +190,15 @@ class _Gathering:
 
     # -- members ---------------------------------------------------------------------------
     def _provider(self, agent: Agent) -> tuple[Provider, str]:
-        from rooms_cli.models import get_provider, parse_model
+        from rooms_cli.models import parse_model, provider_for
 
-        pname, model = parse_model(agent.model_string(self.config.default_model))
-        if pname not in self.providers:
-            self.providers[pname] = get_provider(pname, self.config)
+        model_string = agent.model_string(self.config.default_model)
+        pname, model = parse_model(model_string)
+        if pname not in self.providers:  # starting from what its server was found to honour (models/capabilities.py)
+            self.providers[pname] = provider_for(model_string, self.config)[0]
+            from rooms_cli.models import capabilities
+
+            capabilities.adopt(self.project, self.providers[pname], model)
         return self.providers[pname], model
 
     async def _complete(self, handle: str, messages: list[Message], purpose: str) -> Completion:
@@ -215,7 +219,7 @@ class _Gathering:
 
         agent = self.agents[handle]
         if not self.options:
-            return await self._complete(handle, member_messages(agent, self._prompt_name, handle, self.b.fields), "group")
+            return await self._member_answer(handle, member_messages(agent, self._prompt_name, handle, self.b.fields))
         options = self.options
         provider, model = self._provider(agent)
 
@@ -231,6 +235,32 @@ class _Gathering:
                      Message("user", f"That vote could not be read ({why}). {votes.vote_instruction(options, False)}")]
             return await self._complete(handle, retry, "vote")
         return got.completion
+
+    async def _member_answer(self, handle: str, messages: list[Message]) -> Completion:
+        """A member's free answer, without what it read back of its prompt (models/repetition.drop_echoes:
+        Gemma 3 270M answered "Propose a one-line plan" with its directive and "Output format:" lines)
+        and cut where it starts looping; asked once more when that was all of it, then an error (a
+        reader sees why, and no reducer counts a prompt as an answer). The offline model is not held
+        to it (its lines are its own)."""
+        from rooms_cli.core.errors import ProviderError
+        from rooms_cli.models.base import Message
+        from rooms_cli.models.repetition import drop_echoes, loop_start
+
+        for attempt in range(2):
+            completion = await self._complete(handle, messages, "group")
+            if completion.offline:
+                return completion
+            text, echoed = drop_echoes(completion.text, [m.content for m in messages])
+            at = loop_start(text)
+            if at is not None:
+                text, completion.finish_reason = text[:at].rstrip() + "…", "repetition"
+            if text.strip() or not echoed:
+                completion.text = text
+                return completion
+            if attempt == 0:
+                messages = [*messages, Message("assistant", completion.text or "(nothing)"),
+                            Message("user", "That reply only read back your instructions. Answer the objective in your own words.")]
+        raise ProviderError(f"{handle} only read back its instructions, twice; no answer")
 
     def _call_args(self, handle: str, purpose: str) -> dict[str, Any]:
         """What every call of a member passes to `acomplete` for `purpose`: model, bounded max_tokens

@@ -113,7 +113,11 @@ def _json_ballot(text: str) -> list[str] | None:
             value = value.get("ranking")
         if isinstance(value, list) and value and all(isinstance(v, str) and re.fullmatch(_LABEL, v.strip()) for v in value):
             return [v.strip() for v in value]
-    return None
+    # a ballot prefilled `{"ranking": ["` (structured.opening) and cut by the limit, or looping on its
+    # labels until it was: its labels in the order first named
+    opened = re.search(r'"ranking"\s*:\s*\[([^\]]*)$', text.strip())
+    labels = re.findall(rf"(?<![\w]){_LABEL}(?![\w])", opened.group(1)) if opened else []
+    return list(dict.fromkeys(labels)) or None
 
 
 def _list_ballot(text: str) -> list[str] | None:

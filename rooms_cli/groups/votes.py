@@ -113,9 +113,10 @@ def read_vote(text: str, options: list[str], asked: Sequence[str] = ()) -> tuple
     text = _without_echoes(text, words, asked)
     if not text.strip(_MARKUP + ".,;:!?"):
         return None, ECHO
-    stated = re.search(rf"\b(?:vote|answer|verdict|decision|choice|choose|pick)(?:\s+(?:is|for|would be))?\s*[:=-]?\s*[*_\"'`]*({words})\b",
+    stated = re.search(rf"\b(?:vote|answer|verdict|decision|choice|choose|pick)[\"']?(?:\s+(?:is|for|would be))?\s*[:=-]?\s*[*_\"'`]*({words})\b",
                        text, re.IGNORECASE)
-    if stated:
+    # `vote: "yes, no, …"` names the option list, not a choice (a prefilled small model copies it)
+    if stated and not re.match(rf"[*_\"'`]*\s*(?:,|/|\bor\b)\s*[*_\"'`]*(?:{words})\b", text[stated.end():], re.IGNORECASE):
         return table[stated.group(1).casefold()], ""
     for line in text.splitlines():
         line = line.strip(_MARKUP)

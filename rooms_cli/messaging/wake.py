@@ -27,6 +27,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.models.base import Completion, Provider
     from rooms_cli.project.config import Config
 
 WAKE_KINDS = ("direct", "broadcast", "spawn_output", "spawn_error")
@@ -87,15 +88,52 @@ def wake_prompt(messages: list[InboxMessage]) -> str:
     return "\n\n".join(f"From {m.sender}: {m.text}" for m in messages)
 
 
+def _answer(project: Project, agent: Agent, provider: Provider, model: str,
+            woke: list[InboxMessage]) -> tuple[Completion, str, str]:
+    """(the completion, the reply to deliver, '') or (…, '', why nothing is delivered): a language
+    model's reply that only reads back its instructions, says again a line of its own from anywhere
+    (agents/said.py) or copies the message it answers is asked for once more, then dropped."""
+    import asyncio
+
+    from rooms_cli.models.prompt import Message, conversation
+    from rooms_cli.models.repetition import copied_from, drop_echoes, drop_said, guarded
+
+    system = _system_prompt(agent)
+    messages = conversation(system, [("user", wake_prompt(woke))])
+    earlier: list[Any] | None = None
+    why = ""
+    for attempt in range(2):
+        completion = asyncio.run(guarded(provider, messages, model=model, temperature=agent.temperature, agent=agent,
+                                         purpose="answer"))
+        if completion.offline:  # the offline model's lines are its own wording, alike by design
+            return completion, completion.text.strip(), ""
+        if earlier is None:
+            from rooms_cli.agents.said import recent_lines
+
+            earlier = [*reversed(recent_lines(project, [agent.id])[agent.id]), *woke]
+        # what it read back of its instructions is not a reply (a small model echoes "Answer what they need"),
+        # nor what it said before
+        text, echoed = drop_echoes(completion.text, [system, *(m.text for m in woke)])
+        text, restated = drop_said(text, [line.text for line in earlier if getattr(line, "speaker", None) == agent.id])
+        text = text.strip()
+        original = copied_from(text, earlier, agent.id) if text else None
+        why = ("only read back its instructions" if echoed and not text else "only said again what it said before"
+               if restated and not text else "" if not text or is_pass(text)
+               else f"repeats {'its own earlier message' if getattr(original, 'speaker', '') == agent.id else 'the message it answers'}"
+               if original is not None else "")
+        if not why:
+            return completion, text, ""
+        if attempt == 0:
+            messages = [*messages, Message("assistant", completion.text or "(nothing)"),
+                        Message("user", f"That reply {why}. Answer in your own words, in one or two new sentences.")]
+    return completion, "", why
+
+
 def wake_agent(project: Project, config: Config, agent: Agent, also: str | None = None) -> dict[str, Any] | None:
     """Run one turn of `agent` on the unread messages that wake it, plus message id `also` (the one
     `send --wake` just delivered); None when there was nothing to do or it is already awake."""
-    import asyncio
-
     from rooms_cli.models import provider_for
     from rooms_cli.models.limits import mark_cut
-    from rooms_cli.models.prompt import conversation
-    from rooms_cli.models.repetition import drop_echoes, guarded
 
     lock = try_lock(layout.wake_lock(project, agent.id))
     if lock is None:
@@ -105,12 +143,8 @@ def wake_agent(project: Project, config: Config, agent: Agent, also: str | None 
         woke = [m for m in unread if wakes(m) or m.id == also]
         if not woke:
             return None
-        prompt = wake_prompt(woke)
         provider, model = provider_for(agent.model_string(config.default_model), config)
-        completion = asyncio.run(guarded(provider, conversation(_system_prompt(agent), [("user", prompt)]),
-                                         model=model, temperature=agent.temperature, agent=agent, purpose="answer"))
-        # what it read back of its instructions is not a reply (a small model echoes "Answer what they need")
-        text = drop_echoes(completion.text, _system_prompt(agent))[0].strip() if not completion.offline else completion.text.strip()
+        completion, text, skipped = _answer(project, agent, provider, model, woke)
         if (completion.cut or completion.finish_reason == "repetition") and text:
             text = mark_cut(text)
         targets = {m.sender: m for m in woke if m.sender != agent.id}
@@ -128,7 +162,7 @@ def wake_agent(project: Project, config: Config, agent: Agent, also: str | None 
         touch(project, agent.id)
         return {
             "agent": agent.id, "read": [m.n for m in woke], "model": completion.model, "text": text,
-            "replies": [{"to": r.to, "n": r.n} for r in replies],
+            "replies": [{"to": r.to, "n": r.n} for r in replies], **({"skipped": skipped} if skipped else {}),
         }
     finally:
         lock.release()

@@ -53,7 +53,7 @@ def run_model(project: Project, spawn: Spawn) -> str:
     from rooms_cli.models import provider_for
     from rooms_cli.models.limits import mark_cut
     from rooms_cli.models.prompt import conversation
-    from rooms_cli.models.repetition import guarded
+    from rooms_cli.models.repetition import drop_echoes, guarded, loop_start
     from rooms_cli.project.config import load_config
 
     config = load_config(project)
@@ -66,7 +66,12 @@ def run_model(project: Project, spawn: Spawn) -> str:
     provider, model = provider_for(spawn.model or config.default_model, config)
     completion = asyncio.run(guarded(provider, conversation(system, [("user", spawn.prompt)]), model=model,
                                      temperature=agent.temperature if agent else None, agent=agent, purpose="task"))
-    return mark_cut(completion.text) if completion.cut or completion.finish_reason == "repetition" else completion.text
+    text, cut = completion.text, completion.cut or completion.finish_reason == "repetition"
+    if not completion.offline:  # what a language model read back of its instructions is not its answer, nor a loop
+        text = drop_echoes(text, system)[0]
+        at = loop_start(text)
+        text, cut = (text[:at].rstrip(), True) if at is not None else (text, cut)
+    return mark_cut(text) if cut and text else text
 
 
 def run_spawn(project: Project, spawn_id: str) -> Spawn:

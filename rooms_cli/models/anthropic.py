@@ -16,6 +16,9 @@ Where it goes and what it sends (the environment names are Claude Code's own):
 - `base_url` in .rooms.yaml: only what the spec names (`api_key_env`/`api_key_file` as `x-api-key`,
   `auth_token_env` as Bearer); Anthropic's variables never go to a URL that did not ask for them.
 
+A last assistant message (models/prompt.Prefill) is sent as the last of `messages`: the reply
+continues it (`prefills`). rooms sends one only where a forced tool call was found not honoured.
+
 Structured output (`schema`) is a forced tool call, the API's native way: the schema goes as the
 `input_schema` of one tool (`reply`) with `tool_choice: {type: tool, name: reply}`, and the tool
 call's input, serialised as JSON, is the reply's text (streamed from `input_json_delta` events).
@@ -83,6 +86,7 @@ def to_anthropic(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
 class AnthropicProvider(Provider):
     type = "anthropic"
     structured = True
+    prefills = True  # a last assistant message is the start of the reply (the Messages API's prefill)
 
     def base_url(self) -> str:
         url = self.spec.get("base_url") or os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
@@ -262,8 +266,11 @@ async def _stream(call: Call, messages: list[Message], on_delta: Delta) -> Compl
     async with open_response(call) as response:
         if not is_event_stream(response):
             completion = _parse(call, await read_json(call, response), messages)
-            if completion.text:
-                on_delta(completion.text)
+            shown = completion.text
+            if messages and messages[-1].role == "assistant":  # a prefill, already shown by the caller
+                shown = shown.removeprefix(messages[-1].content)
+            if shown:
+                on_delta(shown)
             return completion
         async for event in sse_events(call, response, progress):
             data = event.json(call)

@@ -41,7 +41,7 @@ from rooms_cli.core.errors import ProviderError
 from rooms_cli.core.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.models.limits import reply_limit
 from rooms_cli.models.prompt import Message as Message  # re-exported: its home before prompt.py
-from rooms_cli.models.prompt import for_server
+from rooms_cli.models.prompt import Prefill, continued, for_server, split_prefill
 from rooms_cli.models.tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -202,6 +202,7 @@ class Provider:
     offline = False
     structured = False  # True: `schema` is sent to the model (see the module docstring)
     enforced = False  # True: the schema holds the decoding (a grammar); False: the model may ignore it
+    prefills = False  # True: a last assistant message (prompt.Prefill) is continued, not answered
 
     def __init__(self, name: str, spec: dict[str, Any] | None = None) -> None:
         self.name = name
@@ -229,15 +230,22 @@ class Provider:
         max_tokens = _positive(max_tokens) or reply_limit(purpose, agent=agent, provider_spec=self.spec)
         stop = clean_stop(stop)
         system_role = await self.system_role(model) if any(m.role == "system" for m in messages) else True
+        messages, opening = split_prefill(messages)
+        opening = opening if self.prefills else ""  # a provider that cannot continue a reply is not sent one
         messages = for_server(messages, system_role=system_role)
+        if opening:
+            messages = [*messages, Prefill("assistant", opening)]
         masked = self._stream_mask(on_delta)
         sink = masked or on_delta
         stopper = StopFilter(sink, stop) if sink is not None and stop else None
+        feed = stopper or sink
         try:
+            if opening and feed is not None:
+                feed(opening)  # the reply as read (and shown) starts with its opening
             completion = await self._acomplete(
                 messages, model=model, temperature=temperature, max_tokens=max_tokens, stop=stop,
                 schema=schema if self.structured and isinstance(schema, dict) else None,
-                on_delta=stopper or sink, agent=agent, purpose=purpose,
+                on_delta=feed, agent=agent, purpose=purpose,
             )
             if stopper is not None:
                 stopper.close()
@@ -255,6 +263,7 @@ class Provider:
             exc.args = (exc.message,)
             raise
         completion.finish_reason = normalise_finish_reason(completion.finish_reason)
+        completion.text = continued(opening, completion.text)
         at = first_stop(completion.text, stop) if stop else None
         if at is not None:  # a server without `stop` (or with fewer than we asked for): cut here
             completion.text = completion.text[:at]

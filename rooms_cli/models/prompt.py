@@ -16,7 +16,11 @@ Mistral's raise "Conversation roles must alternate user/assistant/user/assistant
   (the agent's own earlier words are kept, in order);
 - where the server's template has no system role (llama.cpp's `/props`:
   `chat_template_caps.supports_system_role`, or a template that never mentions "system"), the
-  system text opens the first user message instead, as Gemma's own template does.
+  system text opens the first user message instead, as Gemma's own template does;
+- one exception: a `Prefill` last (`prefilled(messages, opening)`), the start of the reply for the
+  model to continue, the Messages API's way to hold a reply to a shape where a forced tool call is
+  not honoured. It is sent only by a provider that `prefills` (the server renders the conversation,
+  which still ends with user, then appends it after the reply's opening); any other provider drops it.
 """
 
 from __future__ import annotations
@@ -58,6 +62,28 @@ def asking(text: str, answering: str | None = None) -> PromptMessage:
     return message
 
 
+class Prefill(Message):
+    """The start of the reply, sent as a last assistant message that the model continues."""
+
+
+def prefilled(messages: Sequence[Message], opening: str) -> list[Message]:
+    """`messages` in the accepted shape, then `opening` as the `Prefill` of the reply."""
+    return [*alternate(messages), Prefill("assistant", opening)]
+
+
+def split_prefill(messages: Sequence[Message]) -> tuple[list[Message], str]:
+    """(`messages` without a last `Prefill`, the prefill's text or '')."""
+    if messages and isinstance(messages[-1], Prefill):
+        return list(messages[:-1]), messages[-1].content
+    return list(messages), ""
+
+
+def continued(opening: str, text: str) -> str:
+    """The whole reply to a prefilled call: `text` as the server gave it, with `opening` in front unless
+    it already is (llama.cpp repeats the opening in a whole reply, not in a stream; Anthropic's API never)."""
+    return text if not opening or text.startswith(opening) else opening + text
+
+
 def conversation(system: str, turns: Iterable[tuple[str, str] | Message]) -> list[Message]:
     """The messages of one call: `system`, then `turns` ((role, text) or messages, in order) made to alternate."""
     return alternate([Message("system", system), *(t if isinstance(t, Message) else Message(*t) for t in turns)])
@@ -66,6 +92,9 @@ def conversation(system: str, turns: Iterable[tuple[str, str] | Message]) -> lis
 def alternate(messages: Sequence[Message]) -> list[Message]:
     """`messages` in the one accepted shape (see the module docstring); the same list when it
     already is (a message's own attributes, such as what the offline model reads, are kept)."""
+    head, opening = split_prefill(messages)
+    if opening:
+        return [*alternate(head), messages[-1]]
     if alternates(messages):
         return list(messages)
     system = "\n\n".join(m.content.strip() for m in messages if m.role == "system" and m.content.strip())
@@ -125,7 +154,7 @@ def for_server(messages: Sequence[Message], *, system_role: bool = True) -> list
     """What is sent: `alternate(messages)`, its system text folded into the first user message when
     the server's template has no system role."""
     shaped = alternate(messages)
-    return shaped if system_role else fold_system(shaped)
+    return shaped if system_role else fold_system(shaped)  # (a Prefill stays last: folding moves the system text only)
 
 
 def template_has_system_role(props: object) -> bool:
@@ -148,5 +177,5 @@ def roles(messages: Sequence[Message]) -> str:
     return "".join({"system": "S", "user": "U", "assistant": "A"}.get(m.role, "?") for m in messages)
 
 
-__all__ = ["OPENING", "Message", "PromptMessage", "alternate", "asking", "alternates", "conversation", "fold_system", "for_server", "roles",
-           "template_has_system_role"]
+__all__ = ["OPENING", "Message", "Prefill", "PromptMessage", "alternate", "asking", "alternates", "continued", "conversation",
+           "fold_system", "for_server", "prefilled", "roles", "split_prefill", "template_has_system_role"]

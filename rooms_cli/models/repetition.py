@@ -16,15 +16,29 @@ Where it starts is kept (the first time it was said); the rest is the loop. `Rep
 `on_delta` that checks the text so far every `GUARD_EVERY` characters and raises `RepetitionStop`,
 which unwinds the provider's read like a cancellation (the HTTP connection is closed); `guarded`
 makes a call through it and returns what came before the loop.
+
+What a reader would see as said again, whoever's reply it is (chat, roundtable turns, wake replies):
+- `drop_echoes(text, instructions)`: the sentences, lines and clauses of a reply read back from the
+  instructions it was given (its system prompt, the closing instruction, a roundtable's cue), not
+  only word for word: a piece of three words or more that is a run of the instructions, or whose
+  words are mostly (`ECHO_SHARE`) in runs of `ECHO_RUN` words copied from them ("In the chat room:
+  analyst (Analyst), boss (Boss)…", "You push back on your gut feelings").
+- `drop_said(text, lines)`: likewise the pieces of a reply that the same agent said before, anywhere
+  (its recent lines: agents/said.py), with runs of `SAID_RUN` words ("We ship first." again inside
+  "We are ready for Friday. Reporter: we ship first…").
+- `says_again(text, earlier, own=…)`: a line said again: the same words, 90 % alike (rapidfuzz), or
+  one held whole in the other (`HOLD_SHARE`: "You are a modeler…" inside "You are a modeler…に通客 You
+  are a modeler…"). Against the agent's own lines (`own`) either way and however short; against
+  another's only when the reply is 20 characters or more, or is held whole in theirs (it adds nothing).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 
-TYPE_CHECKING = False
-  # typing is not imported at run time (start-up cost); mypy reads the block
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
@@ -36,6 +50,14 @@ LOOP_MIN_CHARS = 16
 WORD_TIMES = {1: 5, 2: 4, 3: 4, 4: 4, 5: 4, 6: 4}  # a run of N words said this many times in a row is a loop
 
 ECHO_MIN_WORDS = 3  # "You are Archer (…": a cut-off start of its instructions is an echo too
+ECHO_RUN = 4  # words: a run this long copied from the instructions is read back, not said
+ECHO_SHARE = 0.6  # of a piece's words in such runs: the piece is read back
+SAID_RUN = 5  # words: a run this long of the agent's own earlier line is that line again
+COPY_RATIO = 90.0  # rapidfuzz ratio of two normalised lines: the same line
+COPY_MIN_CHARS = 20  # shorter lines are the same only word for word (and then only the agent's own)
+COPY_WORDS = 0.6  # share of words in common before the characters are compared
+HOLD_MIN_CHARS = 12
+HOLD_SHARE = 1 / 3  # a line held whole in another that is at most three times as long is that line again
 _UNIT_LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -59,25 +81,108 @@ def loop_start(text: str) -> int | None:
     return min(found) if found else None
 
 
-def drop_echoes(text: str, prompt: str) -> tuple[str, bool]:
-    """`text` without its sentences and lines (of ECHO_MIN_WORDS words or more) read back from
-    `prompt` (the system prompt: "You are a model. Answer in one short sentence."); True when any went."""
-    told = normal_words(prompt)
-    if not told or not text:
-        return text, False
-    kept, dropped = [], False
-    for piece in re.split(r"((?<=[.!?])[ \t]+|\n+)", text):
+def drop_echoes(text: str, instructions: str | Sequence[str]) -> tuple[str, bool]:
+    """`text` without its pieces (sentences, lines, clauses ending in a colon) read back from
+    `instructions` (one text or several: the system prompt, the closing instruction…); True when any
+    went. A piece is read back when it has `ECHO_MIN_WORDS` words or more and is a run of an
+    instruction's words, or `ECHO_SHARE` of its words lie in runs of `ECHO_RUN` words copied from them."""
+    return Told([instructions] if isinstance(instructions, str) else instructions, ECHO_RUN).drop(text)
+
+
+def drop_said(text: str, lines: Sequence[str]) -> tuple[str, bool]:
+    """`text` without its pieces the same agent said before (`lines`: its recent lines, anywhere); True
+    when any went. As `drop_echoes`, with runs of `SAID_RUN` words: a speaker's own phrases recur."""
+    return Told(lines, SAID_RUN).drop(text)
+
+
+class Told:
+    """Texts a reply is held against, piece by piece (instructions it was given, or lines it said):
+    each as its normalised words, and every run of `run` words they hold."""
+
+    def __init__(self, texts: Iterable[str], run: int) -> None:
+        texts = [t for t in texts if t]
+        self.texts = [f" {w} " for w in (normal_words(t) for t in texts) if w]
+        self.lines = [t.splitlines() for t in texts]
+        self.run = run
+        self.runs: set[tuple[str, ...]] = set()
+        for text in self.texts:
+            words = text.split()
+            self.runs.update(tuple(words[i:i + run]) for i in range(len(words) - run + 1))
+
+    def drop(self, text: str) -> tuple[str, bool]:
+        """`text` without the pieces `holds`; True when any went."""
+        if not self.texts or not text:
+            return text, False
+        pieces = re.split(r"((?<=[.!?:…])[ \t]+|\n+)", text)
+        held = [self.holds(piece) for piece in pieces]
+        if not any(held):
+            return text, False
+        # a reply that reads back its instructions also reads back their short lines ("Output format:")
+        kept = [p for p, h in zip(pieces, held, strict=True) if not h and not self.line_of(p)]
+        return "".join(kept).strip(), True
+
+    def line_of(self, piece: str) -> bool:
+        """Whether `piece` is, word for word, a whole line of one of these texts (a heading such as
+        "Boundaries:"), which only counts once the reply is known to read them back."""
         key = normal_words(piece)
-        if len(key.split()) >= ECHO_MIN_WORDS and key in told:
-            dropped = True
-            continue
-        kept.append(piece)
-    return ("".join(kept).strip(), True) if dropped else (text, False)
+        return bool(key) and any(key == normal_words(line) for text in self.lines for line in text)
+
+    def holds(self, piece: str) -> bool:
+        """Whether `piece` (a sentence or line of a reply) is in these texts: all of it, in one run,
+        or `ECHO_SHARE` of its words in runs of `self.run` words."""
+        words = normal_words(piece).split()
+        if len(words) < ECHO_MIN_WORDS:
+            return False
+        key = f" {' '.join(words)} "
+        if any(key in text for text in self.texts):
+            return True
+        covered = [False] * len(words)
+        for i in range(len(words) - self.run + 1):
+            if tuple(words[i:i + self.run]) in self.runs:
+                covered[i:i + self.run] = [True] * self.run
+        return sum(covered) >= ECHO_SHARE * len(words)
 
 
 def normal_words(text: str) -> str:
     """Lower-case words, single spaces: what two texts must share to be the same words."""
     return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+def says_again(text: str, earlier: str, *, own: bool) -> bool:
+    """Whether `text` says `earlier` again (see the module docstring); `own`: `earlier` is the same agent's."""
+    mine, theirs = normal_words(text), normal_words(earlier)
+    if not mine or not theirs:
+        return False
+    if mine == theirs:
+        return own or len(mine) >= COPY_MIN_CHARS
+    if _held(mine, theirs) or (own and _held(theirs, mine)):
+        return True
+    if min(len(mine), len(theirs)) < COPY_MIN_CHARS:
+        return False
+    # a near copy shares most of its words: most pairs are ruled out without the fuzzy matcher (and
+    # without importing it, which a turn otherwise never needs)
+    words, other = Counter(mine.split()), Counter(theirs.split())
+    if 2 * sum((words & other).values()) / (sum(words.values()) + sum(other.values())) < COPY_WORDS:
+        return False
+    from rapidfuzz import fuzz
+
+    return bool(fuzz.ratio(mine, theirs) >= COPY_RATIO)
+
+
+def copied_from(text: str, earlier: Sequence[Any], me: str | None = None) -> Any:
+    """The earlier line (an object with `.text`, and `.speaker` when it has one) that `text` says again,
+    newest (last) first, or None: `says_again`, with `own` for the lines whose speaker is `me`."""
+    for line in reversed(earlier):
+        if says_again(text, line.text, own=me is not None and getattr(line, "speaker", None) == me):
+            return line
+    return None
+
+
+def _held(part: str, whole: str) -> bool:
+    """`part` (normalised) held whole in `whole`, long enough and a large enough share of it to be that line again."""
+    words = part.count(" ") + 1
+    return (words >= ECHO_MIN_WORDS and len(part) >= HOLD_MIN_CHARS and words >= HOLD_SHARE * (whole.count(" ") + 1)
+            and f" {part} " in f" {whole} ")
 
 
 class RepetitionStop(BaseException):

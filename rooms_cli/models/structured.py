@@ -20,6 +20,13 @@ When the tolerant reader finds nothing either, the caller asks once more with `m
 the fallback to JSON in text. Path: "schema" (honoured and verified), "fallback" (sent, not
 honoured, read as text), "text" (no schema sent: the provider type has none, or this server was
 found not to honour it).
+
+Where no schema holds the reply (the text path, and the fallback) and the provider `prefills` (the
+Anthropic protocol: llama.cpp's `/v1/messages` takes no grammar and no forced tool, but continues a
+reply it is given the start of), the call is sent with the object's opening as a prefill
+(`opening`: `{"vote": "`, `{"ranking": [`): a small model asked in words for `{"vote": …}` wrote
+"Ship the vote on Friday." four times out of four; given the opening it names an option.
+A fallback whose reply holds no value in the shape is asked once more that way, at once.
 """
 
 from __future__ import annotations
@@ -35,7 +42,8 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.models.base import Completion, Message, Provider
+    from rooms_cli.models.base import Completion, Provider
+    from rooms_cli.models.prompt import Message
 
 SCHEMA, TEXT, FALLBACK = "schema", "text", "fallback"
 
@@ -135,6 +143,11 @@ def honours_schemas(provider: Provider) -> bool:
     return bool(provider.structured) and (provider.type, provider.server_key()) not in _unhonoured
 
 
+def not_honoured(provider: Provider) -> None:
+    """Remember (this process) that `provider`'s server does not honour schemas: none is sent again."""
+    _unhonoured.add((provider.type, provider.server_key()))
+
+
 def verify(provider: Provider, completion: Completion, schema: dict[str, Any]) -> object | None:
     """The value of a reply asked for under `schema`, in its shape, or None; a server whose reply to
     the schema was not in the shape (and not only cut by the limit) is remembered as not honouring it."""
@@ -144,13 +157,37 @@ def verify(provider: Provider, completion: Completion, schema: dict[str, Any]) -
     return value
 
 
+def opening(schema: dict[str, Any]) -> str:
+    """The start of a reply in the shape of an object `schema`: its first required key and the opening
+    of that key's value (`"` for a string, `["` for a list of strings, `[` for another list; no trailing
+    space: the Messages API refuses one); '' for another schema."""
+    required = schema.get("required") or []
+    if schema.get("type") != "object" or not required:
+        return ""
+    key = str(required[0])
+    value: dict[str, Any] = schema.get("properties", {}).get(key) or {}
+    items: dict[str, Any] = value.get("items") or {}
+    start = {"string": '"', "array": '["' if items.get("type") == "string" else "["}.get(str(value.get("type")), "")
+    return f'{{"{key}": {start}' if start else f'{{"{key}":'
+
+
+def in_text(provider: Provider, messages: Callable[[bool], list[Message]], schema: dict[str, Any]) -> list[Message]:
+    """The messages of a call that no schema holds: where the provider continues a reply
+    (`Provider.prefills`), the prompt as for a schema (`messages(True)`) prefilled with the reply's
+    `opening`, which holds the start of the shape as a grammar would; else `messages(False)`, the shape in words."""
+    from rooms_cli.models.prompt import prefilled
+
+    start = opening(schema) if provider.prefills else ""
+    return prefilled(messages(True), start) if start else messages(False)
+
+
 async def ask_structured(provider: Provider, messages: Callable[[bool], list[Message]], schema: dict[str, Any],
                          **kwargs: Any) -> StructuredReply:
     """One structured call, verified (see the module docstring). `messages(structured)` builds the
     prompt: with the schema (True) it need not describe JSON, without it (False) it must. `kwargs`
     go to `acomplete` (model, temperature, max_tokens, agent, purpose, on_delta…)."""
     if not honours_schemas(provider):
-        completion = await provider.acomplete(messages(False), **kwargs)
+        completion = await provider.acomplete(in_text(provider, messages, schema), **_closing(provider, schema, kwargs))
         return StructuredReply(completion, shaped(completion.text, schema), TEXT)
     completion = await provider.acomplete(messages(provider.enforced), schema=schema, **kwargs)
     value = shaped(completion.text, schema) if completion.structured else None
@@ -160,7 +197,19 @@ async def ask_structured(provider: Provider, messages: Callable[[bool], list[Mes
         return StructuredReply(completion, None, SCHEMA, "the reply was cut at the token limit before its JSON closed")
     _unhonoured.add((provider.type, provider.server_key()))
     problem = _not_honoured(completion.text, schema) if completion.structured else "the server refused the schema"
-    return StructuredReply(completion, shaped(completion.text, schema), FALLBACK, problem)
+    value = shaped(completion.text, schema)
+    if value is None and provider.prefills:  # asked again at once the way that holds a shape there
+        completion = await provider.acomplete(in_text(provider, messages, schema), **_closing(provider, schema, kwargs))
+        value = shaped(completion.text, schema)
+    return StructuredReply(completion, value, FALLBACK, problem)
+
+
+def _closing(provider: Provider, schema: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`kwargs` with "]" as a stop sequence where the prefilled opening is a list's (a ballot): a small
+    model otherwise names its labels again and again until the limit (a reader takes each label once)."""
+    if provider.prefills and opening(schema).endswith(("[", '["')):
+        return {**kwargs, "stop": [*(kwargs.get("stop") or []), "]"]}
+    return kwargs
 
 
 def _not_honoured(text: str, schema: dict[str, Any]) -> str:

@@ -142,18 +142,21 @@ def turn_messages(project: Project, config: Config, agent: Agent, fmt: Format, t
             turns.append(("assistant", turn["text"]))
         else:
             turns.append(("user", f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
-    # the format is in the system prompt; the cue names only the topic, which is also what the offline
-    # model, reading the last message alone, keys its reply on
-    cue = f"{topic}{CUE_OVER if history else CUE_OPEN}"
-    turns.append(asking(cue))
+    turns.append(asking(cue_for(topic, history)))
     return conversation(system_prompt(project, config, agent, fmt, others, n, total, max_chars), turns)
+
+
+def cue_for(topic: str, history: list[dict[str, Any]]) -> str:
+    """The closing user message of a turn. The format is in the system prompt; the cue names only the
+    topic, which is also what the offline model, reading the last message alone, keys its reply on."""
+    return f"{topic}{CUE_OVER if history else CUE_OPEN}"
 
 
 class _Providers:
     """One provider object per model string for the whole roundtable, closed at the end."""
 
-    def __init__(self, config: Config) -> None:
-        self.config = config
+    def __init__(self, config: Config, project: Project | None = None) -> None:
+        self.config, self.project = config, project
         self.cache: dict[str, tuple[Provider, str]] = {}
 
     def get(self, agent: Agent) -> tuple[Provider, str]:
@@ -162,6 +165,9 @@ class _Providers:
         key = agent.model_string(self.config.default_model)
         if key not in self.cache:
             self.cache[key] = provider_for(key, self.config)
+            from rooms_cli.models import capabilities  # what its server was found to honour
+
+            capabilities.adopt(self.project, *self.cache[key])
         return self.cache[key]
 
     async def close(self) -> None:
@@ -170,9 +176,11 @@ class _Providers:
 
 
 async def _speak(providers: _Providers, agent: Agent, messages: list[Message], fmt: Format, max_chars: int,
-                 names: list[str], others: list[str], said: list[str]) -> tuple[str, Completion, str]:
-    """One model call, sanitized; one re-ask when nothing is left or the turn copies an earlier one
-    (`said`). Returns (text, completion, why): ('', completion, why the turn is skipped) to skip.
+                 names: list[str], others: list[str], said: list[Any], cue: str) -> tuple[str, Completion, str]:
+    """One model call, sanitized; one re-ask when nothing is left, the turn only reads back its
+    instructions (the system prompt and `cue`), or says again an earlier turn or the speaker's own
+    line from elsewhere (`said`: objects with `.speaker` and `.text`, oldest first). Returns (text,
+    completion, why): ('', completion, why the turn is skipped) to skip.
 
     The call is bounded by the turn's cap (`max_chars` / 2 tokens, at least 64: the format's limit,
     whatever the agent's own `max_tokens`); a reply the limit cut ends with "…". Stop sequences
@@ -181,27 +189,30 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
     repeats an earlier turn word for word, no links.") counts as nothing new."""
     provider, model = providers.get(agent)
     stop = [f"\n{name}:" for name in others]
-    earlier = {plain(t) for t in said}
+    earlier = {plain(t.text) for t in said}
     instruction = ""
     why = ""
     from rooms_cli.chat.hygiene import copied_from, cut_other_turns
-    from rooms_cli.models.repetition import drop_echoes, guarded
+    from rooms_cli.models.repetition import drop_echoes, drop_said, guarded
 
     system = messages[0].content if messages and messages[0].role == "system" else ""
-    mine = [_Said(t) for t in said]
     for attempt in range(2):
         completion = await guarded(
             provider, messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2), stop=stop,
             agent=agent, purpose="roundtable",
         )
         raw = cut_other_turns(_CUE_ECHO.sub("", completion.text or ""), agent.id, names)[0]
-        unechoed, echoed = drop_echoes(raw, "" if completion.offline else system)
+        told = [] if completion.offline else [system, cue, instruction]
+        unechoed, echoed = drop_echoes(raw, told)
+        unechoed, restated = drop_said(unechoed, [] if completion.offline else [t.text for t in said if t.speaker == agent.id])
         text = sanitize(unechoed, max_chars, names)
         if text and (completion.cut or completion.finish_reason == "repetition") and not text.endswith(ELLIPSIS):
             text = cut_at_word(text, max_chars - len(ELLIPSIS)).removesuffix(ELLIPSIS) + ELLIPSIS
-        why = ("only read back its instructions" if echoed and not text else "was empty once cleaned up" if not text
+        copy = None if completion.offline or not text else copied_from(text, said, agent.id)
+        why = ("only read back its instructions" if echoed and not text else "only said again what it said before"
+               if restated and not text else "was empty once cleaned up" if not text
                else "repeats an earlier turn word for word" if plain(text) in earlier
-               else "repeats an earlier turn" if not completion.offline and copied_from(text, mine) is not None
+               else _repeat_why(copy, agent.id) if copy is not None
                else "only echoed the instruction" if instruction and echoes(text, instruction) else "")
         if not why:
             return text, completion, ""
@@ -211,10 +222,28 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
     return "", completion, why
 
 
+def _offline(providers: _Providers, agent: Agent) -> bool:
+    """Whether the agent answers through the offline model (a provider that cannot be made: not known
+    yet, its turn will say why)."""
+    try:
+        return providers.get(agent)[0].offline
+    except ProviderError:
+        return True
+
+
+def _repeat_why(original: Any, me: str) -> str:
+    """Why a turn that says `original` again is not a turn."""
+    where = getattr(original, "where", "")
+    if original.speaker == me and where:
+        return f"repeats what it said in {'room ' + where if not where.startswith('inbox:') else 'a reply to ' + where[6:]}"
+    return "repeats its own earlier turn" if original.speaker == me else "repeats an earlier turn"
+
+
 @dataclass
-class _Said:
+class _Turn:
     """An earlier turn as chat.hygiene.copied_from reads it."""
 
+    speaker: str
     text: str
 
 
@@ -252,13 +281,17 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
                    kind="roundtable", meta={**meta, "event": "start", "format": fmt.name, "participants": participants})
     emit("start", result.to_json())
 
-    providers = _Providers(config)
+    providers = _Providers(config, project)
     pace = rng("roundtable-pace", rt_id)
     spoken: list[str] = []
     history: list[dict[str, Any]] = []
     last: str | None = None
     sanitize_names = [*participants, *names.values()]
     try:
+        # what the language-model speakers said lately elsewhere (agents/said.py): a turn saying it again is no turn
+        from rooms_cli.agents.said import recent_lines
+
+        lately = recent_lines(project, [p for p in participants if not _offline(providers, agents[p])])
         for n in range(1, total + 1):
             if n == 1:
                 pick = speakers.Pick(speakers.first_speaker(fmt, participants, leader, chance), {})
@@ -269,10 +302,11 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
                 )
             messages = turn_messages(project, config, agents[pick.speaker], fmt, topic, history, names, n, total,
                                      request.max_chars)
+            earlier: list[Any] = [*reversed(lately.get(pick.speaker, [])), *(_Turn(t["speaker"], t["text"]) for t in history)]
             try:
                 text, completion, why = await _speak(providers, agents[pick.speaker], messages, fmt, request.max_chars,
                                                 sanitize_names, [names[p] for p in participants if p != pick.speaker],
-                                                [t["text"] for t in history])
+                                                earlier, cue_for(topic, history))
             except ProviderError as err:
                 append_message(project, room, "rooms", f"turn {n}: {pick.speaker}'s model failed: {err.message}",
                                kind="system", meta={**meta, "turn": n})
@@ -303,8 +337,7 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
         raise
     finally:
         await providers.close()
-        said = len(history)
-        append_message(project, room, "rooms", f"{fmt.name} {result.status}: {said} turns",
+        append_message(project, room, "rooms", f"{fmt.name} {result.status}: {len(history)} turns",
                        kind="roundtable", meta={**meta, "event": "end", "status": result.status})
     return result
 

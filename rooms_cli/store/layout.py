@@ -186,6 +186,11 @@ def mcp_tools_file(project: Project) -> Path:
     return project.path("run", "mcp-tools.json")
 
 
+def capabilities_file(project: Project) -> Path:
+    """This machine's record of what each provider's server honours (models/capabilities.py), out of git."""
+    return project.path("run", "providers.json")
+
+
 def spawns_dir(project: Project) -> Path:
     return project.path("spawns")
 

@@ -3,7 +3,8 @@
 SmolLM2-135M-Instruct on llama.cpp served with smollm.STRICT_TEMPLATE (HTTP 400 "Conversation roles
 must alternate…" for anything but system, user, assistant, …, user), reached through the OpenAI
 protocol (/v1/chat/completions) and the Anthropic one (llama.cpp's /v1/messages, which takes a forced
-tool call and answers in text): a roundtable with its lessons, a group vote and a rank, a hand-off
+tool call and answers in text, so votes and ballots go there prefilled with their JSON's opening once
+`rooms models test` has kept that): a roundtable with its lessons, a group vote and a rank, a hand-off
 note and a `send --wake`. No call is refused; a vote or a rank gives a result or says why not; what
 is stored does not read back its prompt. Structure only: a 135M model's words vary.
 """
@@ -38,6 +39,12 @@ def test_every_call_kind_is_accepted_by_a_strict_template_and_read_honestly(stri
         assert done.exit_code in ok, (args, done.exit_code, done.stderr[-800:])
         return json.loads(done.stdout) if done.stdout.strip() else {}
 
+    # what the server honours, probed once and kept for every later command (models/capabilities.py)
+    tested = run("models", "test", "smol:smollm2")
+    assert (tested["structured"], tested["prefill"], tested["stop"]) == (
+        (True, False, True) if protocol == "openai" else (False, True, True)), tested
+    listed = next(p for p in run("models", "list")["providers"] if p["name"] == "smol")
+    assert listed["honours"]["structured"] == tested["structured"]
     table = run("roundtable", "run", "watercooler", "--topic", "launch week", "--participants", "archer,courier",
                 "--turns", "3", "--force")
     assert len(table["turns"]) + len(table["skipped"]) == 3
@@ -49,8 +56,8 @@ def test_every_call_kind_is_accepted_by_a_strict_template_and_read_honestly(stri
     meta = vote["metadata"]
     assert vote["reduced"] in ("YES", "NO") or meta.get("no_result"), meta
     assert set(meta.get("structured_paths", {}).values()) <= {"schema", "fallback", "text"}
-    if protocol == "anthropic":  # llama.cpp does not force the tool call: found out, not assumed
-        assert "schema" not in meta["structured_paths"].values(), meta["structured_paths"]
+    if protocol == "anthropic":  # llama.cpp does not force the tool call: kept from the probe, asked prefilled at once
+        assert set(meta["structured_paths"].values()) == {"text"}, meta["structured_paths"]
     ranked = run("group", "ask", "--profiles", MEMBERS, "--objective", "Propose a one-line plan for launch week.",
                  "--reducer", "rank", ok=(0, 1))
     rmeta = ranked["metadata"]
