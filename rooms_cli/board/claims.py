@@ -14,7 +14,7 @@ from rooms_cli.board import fold, store
 from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpired, LeaseFenced, LeaseMismatch
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
-from rooms_cli.board.replay import replay, seen_at
+from rooms_cli.board.replay import seen_at
 from rooms_cli.board.tasks import claimable_in_lane, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
 from rooms_cli.errors import InvalidInput
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from rooms_cli.store.gitsync import RemoteView, SyncResult
 
     # what a lease-holder's command appends, given the task, the lease it holds and the moment
     Write = Callable[[Task, Lease, str], list[dict[str, Any]]]
@@ -42,6 +41,7 @@ class Claim:
     task: Task
     lease: Lease
     already_yours: bool = False  # the caller presented the task's current lease: nothing was written
+    stamp: str = ""  # the `hlc` of the claim event written (what a sync that checks it finds it by)
 
     def to_json(self) -> dict[str, Any]:
         return {"expires_at": self.lease.expires_at, "lease": self.lease.to_json(), "lease_id": self.lease.lease_id,
@@ -77,7 +77,7 @@ def _replay_locked(project: Project, room: str, task_id: str, moment: str | None
 
 
 def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
-                  lease_id: str | None = None) -> Claim:
+                  lease_id: str | None = None, pending_remote: bool = False) -> Claim:
     task, moment = _replay_locked(project, room, task_id)
     if task.archived:
         raise InvalidTransition(f"task {task_id} is archived; it cannot be claimed")
@@ -94,128 +94,66 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
         lease_id=new_id("l"), fence=task.fence + 1, holder=agent, plate=plate,
         claimed_at=moment, expires_at=iso(add_seconds(now(), seconds)),
     )
-    store.append_events(
-        project, room, task_id,
-        [{"ev": "claim", "at": moment, "by": agent, "lease_id": lease.lease_id, "fence": lease.fence,
-          "holder": agent, "plate": plate, "expires_at": lease.expires_at}],
-        held=True,
-    )
+    event = {"ev": "claim", "at": moment, "by": agent, "lease_id": lease.lease_id, "fence": lease.fence,
+             "holder": agent, "plate": plate, "expires_at": lease.expires_at}
+    [written] = store.append_events(project, room, task_id, [_marked(event, pending_remote)], held=True)
     task.status, task.lease, task.fence, task.lapsed_lease = "doing", lease, lease.fence, None
     task.updated_at = moment
-    return Claim(task=task, lease=lease)
+    return Claim(task=task, lease=lease, stamp=str(written.get("hlc", "")))
+
+
+def _marked(event: dict[str, Any], pending_remote: bool) -> dict[str, Any]:
+    """`event`, marked `"sync": true` when it counts only once the git remote holds it: every sync of
+    this clone checks it against the remote before pushing it (rooms_cli/sync/claims.py)."""
+    return {**event, "sync": True} if pending_remote else event
 
 
 def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
-               plate: str | None = None, lease_id: str | None = None, sync: bool = False,
-               remote: str | None = None) -> Claim:
+               plate: str | None = None, lease_id: str | None = None, pending_remote: bool = False) -> Claim:
     """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed.
 
     A claim belongs to the lease it returned, not to a name or a process: a held task is refused
     (AlreadyClaimed, naming holder, lease id and expiry) to everyone, the same agent included, except
     a caller presenting the current lease (`lease_id`), who gets it back unchanged, marked
-    `already_yours` (so retrying a claim is idempotent)."""
+    `already_yours` (so retrying a claim is idempotent). `pending_remote`: the claim counts only once
+    the git remote holds it (rooms_cli/sync/claims.py does that part)."""
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
-    if sync:
-        _sync(project, remote)  # see the other clones' claims first; an unreachable remote: nothing claimed
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
-        claim = _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent), lease_id)
-    if sync and not claim.already_yours:
-        lost = confirm_on_remote(project, room, claim, remote)
-        if lost is not None:
-            raise AlreadyClaimed(
-                f"cannot claim task {full}: {lost} on {remote or 'origin'} before this clone's claim got there "
-                f"(withdrawn: lease {claim.lease.lease_id})",
-                data={"task_id": full, "withdrawn": claim.lease.lease_id, "remote": remote or "origin"},
-            )
-    return claim
-
-
-def _sync(project: Project, remote: str | None, before_push: Callable[[RemoteView], None] | None = None) -> SyncResult:
-    from rooms_cli.store.gitsync import sync
-
-    return sync(project, remote, before_push=before_push)
-
-
-def confirm_on_remote(project: Project, room: str, claim: Claim, remote: str | None) -> str | None:
-    """Push `claim` to the remote; the remote ref's update decides who holds the task.
-
-    None when the claim is on the remote and holds. Otherwise the claim is withdrawn (a `withdraw`
-    event, pushed too, that replay honours in every clone) and the return says who won; an
-    unreachable remote withdraws it as well and raises (nothing claimed)."""
-    from rooms_cli.errors import RoomsError
-    from rooms_cli.store import order
-
-    task_id, lease = claim.task.id, claim.lease
-    rel = store.task_path(project, room, task_id).relative_to(project.dir).as_posix()
-    lost: list[str] = []
-
-    def arbitrate(view: RemoteView) -> None:
-        if lost:
-            return
-        events = view.records(rel)
-        if not events or any(e.get("ev") == "claim" and e.get("lease_id") == lease.lease_id for e in events):
-            return  # the task is new to the remote, or our claim is there already: ours
-        theirs = replay(task_id, room, order.ordered(events), iso(now()))
-        if theirs.claimable and theirs.fence < lease.fence:
-            return  # nobody else claimed it there: the push decides (a rival pushing first means a retry)
-        who = f"{held_by(theirs.lease)} claimed it" if theirs.lease else f"it became {theirs.status} (fence {theirs.fence})"
-        lost.append(who)
-        _withdraw(project, room, task_id, lease, f"lost to the remote: {who}")
-
-    try:
-        _sync(project, remote, before_push=arbitrate)
-    except RoomsError:
-        if not lost:
-            _withdraw(project, room, task_id, lease, "the remote could not confirm the claim")
-        raise
-    return lost[0] if lost else None
-
-
-def _withdraw(project: Project, room: str, task_id: str, lease: Lease, reason: str) -> None:
-    with store.task_lock(project, room, task_id):
-        store.append_events(project, room, task_id, [
-            {"ev": "withdraw", "at": iso(now()), "by": lease.holder, "lease_id": lease.lease_id, "fence": lease.fence,
-             "reason": reason}], held=True)
+        return _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent), lease_id, pending_remote)
 
 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
-              plate: str | None = None, sync: bool = False, remote: str | None = None) -> Claim | None:
+              plate: str | None = None, pending_remote: bool = False) -> Claim | None:
     """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none.
 
-    `sync`: sync first, then each claim counts only once it is on the remote (confirm_on_remote); a
-    claim another clone beat there is withdrawn and the next task is tried."""
+    `pending_remote`: as for claim_task."""
     validate_name(agent, "agent")
     require_room(project, room)
     seconds = lease_seconds(lease)
     plate = plate or plate_for(agent)
-    if sync:
-        _sync(project, remote)
-        while True:
-            claim = next_task(project, room, agent=agent, lease=seconds, plate=plate)
-            if claim is None or confirm_on_remote(project, room, claim, remote) is None:
-                return claim
     busy = []
     for task_id in (t.id for t in claimable_in_lane(project, room, agent)):  # first pass: skip tasks being locked now
         with store.task_lock_nowait(project, room, task_id) as held:
             if not held:
                 busy.append(task_id)
                 continue
-            claim = _try_claim(project, room, task_id, agent, seconds, plate)
+            claim = _try_claim(project, room, task_id, agent, seconds, plate, pending_remote)
         if claim:
             return claim
     for task_id in busy:  # then wait for those: their claim may have failed or been a renew
         with store.task_lock(project, room, task_id):
-            claim = _try_claim(project, room, task_id, agent, seconds, plate)
+            claim = _try_claim(project, room, task_id, agent, seconds, plate, pending_remote)
         if claim:
             return claim
     return None
 
 
-def _try_claim(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str) -> Claim | None:
+def _try_claim(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
+               pending_remote: bool) -> Claim | None:
     try:
-        return _claim_locked(project, room, task_id, agent, seconds, plate)
+        return _claim_locked(project, room, task_id, agent, seconds, plate, pending_remote=pending_remote)
     except (AlreadyClaimed, InvalidTransition):
         return None
 
@@ -263,48 +201,42 @@ def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> 
     raise LeaseMismatch(f"lease {lease_id} no longer holds task {task.id}; {now_held}", data=data)
 
 
-def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None, write: Write,
-                holder: str | None = None) -> Task:
+def write_under_lease(project: Project, room: str, task_id: str, lease_id: str | None, write: Write,
+                      holder: str | None = None, pending_remote: bool = False) -> tuple[Task, list[dict[str, Any]]]:
+    """Check the lease and append what `write` makes of it, under the task's lock; the task after it and
+    the events as written (`pending_remote` marks them as for claim_task)."""
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task, moment = _replay_locked(project, room, full)
         lease = check_lease(task, lease_id, holder)
-        events = write(task, lease, moment)
-        store.append_events(project, room, full, events, held=True)
-        return _replay_locked(project, room, full, moment)[0]
+        events = [_marked(event, pending_remote) for event in write(task, lease, moment)]
+        written = store.append_events(project, room, full, events, held=True)
+        return _replay_locked(project, room, full, moment)[0], written
 
 
-def synced(project: Project, task: Task, remote: str | None) -> Task:
-    """`task` after pushing what was just written to the remote (renew, release, done with --sync)."""
-    _sync(project, remote)
-    return task
-
-
-def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,
-                lease: str | float | None = None, holder: str | None = None) -> Task:
-    """Extend the current lease to now + `lease` (default 10m)."""
+def renewing(lease: str | float | None) -> Write:
+    """What a renew appends: the lease, extended to now + `lease` (default 10m)."""
     seconds = lease_seconds(lease)
 
     def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         return [{"ev": "renew", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
                  "expires_at": iso(add_seconds(now(), seconds))}]
 
-    return _with_lease(project, room, task_id, lease_id, write, holder)
+    return write
 
 
-def release_task(project: Project, room: str, task_id: str, lease_id: str | None, *, holder: str | None = None) -> Task:
-    """Give the task back to its lane (todo); the lease ends."""
+def releasing() -> Write:
+    """What a release appends: the lease ends, the task goes back to its lane."""
 
     def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         return [{"ev": "release", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence}]
 
-    return _with_lease(project, room, task_id, lease_id, write, holder)
+    return write
 
 
-def finish_task(project: Project, room: str, task_id: str, lease_id: str | None, *, summary: str,
-                artifacts: list[str] | tuple[str, ...] = (), next_step: str | None = None,
-                result_ref: str | None = None, holder: str | None = None) -> Task:
-    """doing → done with the compact record; artifacts and result_ref must point at what exists."""
+def finishing(project: Project, room: str, *, summary: str, artifacts: list[str] | tuple[str, ...] = (),
+              next_step: str | None = None, result_ref: str | None = None) -> Write:
+    """What a done appends: doing → done with the compact record (artifacts and result_ref must exist)."""
 
     def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         record = make_record(project, room, task_id=task.id, plate=held.plate, status="done", summary=summary,
@@ -312,7 +244,26 @@ def finish_task(project: Project, room: str, task_id: str, lease_id: str | None,
         return [{"ev": "done", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
                  "record": record}]
 
-    return _with_lease(project, room, task_id, lease_id, write, holder)
+    return write
+
+
+def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,
+                lease: str | float | None = None, holder: str | None = None) -> Task:
+    """Extend the current lease to now + `lease` (default 10m)."""
+    return write_under_lease(project, room, task_id, lease_id, renewing(lease), holder)[0]
+
+
+def release_task(project: Project, room: str, task_id: str, lease_id: str | None, *, holder: str | None = None) -> Task:
+    """Give the task back to its lane (todo); the lease ends."""
+    return write_under_lease(project, room, task_id, lease_id, releasing(), holder)[0]
+
+
+def finish_task(project: Project, room: str, task_id: str, lease_id: str | None, *, summary: str,
+                artifacts: list[str] | tuple[str, ...] = (), next_step: str | None = None,
+                result_ref: str | None = None, holder: str | None = None) -> Task:
+    """doing → done with the compact record; artifacts and result_ref must point at what exists."""
+    write = finishing(project, room, summary=summary, artifacts=artifacts, next_step=next_step, result_ref=result_ref)
+    return write_under_lease(project, room, task_id, lease_id, write, holder)[0]
 
 
 def set_status(project: Project, room: str, task_id: str, status: str, *, by: str, lease_id: str | None = None,

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any
 
+    from rooms_cli.board.claims import Write
+    from rooms_cli.board.model import Task
     from rooms_cli.cli.declare import Parser
 
 AS_ROOM = ("as_", "room", "dir", "json_")  # the shared options (cli/shared.py) a board command takes
@@ -69,9 +71,8 @@ LEASE_ID = Param("lease_id", default=None, flags=("--lease-id",), envvar="ROOMS_
                  help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task).",
                  mcp=McpArg(default=REQUIRED, help="The lease id that task_claim or task_next returned."))
 SYNC = Param("sync", "bool", False, "Count it only once it is on the git remote (rooms sync; default: sync.claims in .rooms.yaml).",
-             ("--sync",), mcp=McpArg(default=None, help="Count the claim only once it is on the git remote (rooms sync); "
-                                                         "default: sync.claims in .rooms.yaml."))
-LOCAL_SYNC = SYNC.replace(mcp=False)  # renew, release and done: the MCP tools do not sync
+             ("--sync",), mcp=McpArg(default=None, help="Count it only once it is on the git remote (rooms sync): the "
+                                                         "answer waits for the remote; default: sync.claims in .rooms.yaml."))
 RESULT_REF = Param("result_ref", default=None, help="file:<path in the project> or msg:<message id>.", flags=("--result-ref",),
                    show_default=False)
 LIMIT = Param("limit", "int", DEFAULT_LIMIT, "At most this many records (the rest are counted in `remaining`).", cli=False,
@@ -137,6 +138,18 @@ def _sync_of(run: Run, sync: bool) -> tuple[bool, str | None]:
     return for_task_commands(lambda: run.config, run.project.root, sync, None)
 
 
+def _under_lease(run: Run, task_id: str, lease_id: str | None, write: Write, sync: bool) -> Task:
+    """A renew, release or done: here, or (--sync) answered once the git remote took it."""
+    sync, remote = _sync_of(run, sync)
+    if sync:
+        from rooms_cli.sync.claims import write_under_lease as through_remote
+
+        return through_remote(run.project, run.room, task_id, lease_id, write, holder=run.me, remote=remote)
+    from rooms_cli.board.claims import write_under_lease
+
+    return write_under_lease(run.project, run.room, task_id, lease_id, write, run.me)[0]
+
+
 @operation("task", "claim", shared=AS_ROOM, params=(
     TASK_ID, LEASE,
     LEASE_ID.replace(help="Your lease on the task (default: ROOMS_LEASE): claiming a task you hold with it returns that lease.",
@@ -151,10 +164,15 @@ def task_claim(run: Run, task_id: str, lease: float | None, lease_id: str | None
 
     Example: rooms task claim t-01JD3Z --as researcher --lease 15m
     """
-    from rooms_cli.board.claims import claim_task
-
     sync, remote = _sync_of(run, sync)
-    claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id, sync=sync, remote=remote)
+    if sync:
+        from rooms_cli.sync.claims import claim_task as claim_through_remote
+
+        claim = claim_through_remote(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id, remote=remote)
+    else:
+        from rooms_cli.board.claims import claim_task
+
+        claim = claim_task(run.project, run.room, task_id, agent=run.me, lease=lease, lease_id=lease_id)
     output.done(output.claim_done(claim))  # should printing fail, the error says the claim was made (cli/guard.py)
     run.emit(claim, output.claim_text(claim))
 
@@ -165,44 +183,45 @@ def task_next(run: Run, lease: float | None, sync: bool) -> None:
 
     Example: rooms task next --as researcher --json
     """
-    from rooms_cli.board.claims import next_task
-
     sync, remote = _sync_of(run, sync)
-    claim = next_task(run.project, run.room, agent=run.me, lease=lease, sync=sync, remote=remote)
+    if sync:
+        from rooms_cli.sync.claims import next_task as next_through_remote
+
+        claim = next_through_remote(run.project, run.room, agent=run.me, lease=lease, remote=remote)
+    else:
+        from rooms_cli.board.claims import next_task
+
+        claim = next_task(run.project, run.room, agent=run.me, lease=lease)
     if claim:
         output.done(output.claim_done(claim))
     run.emit(claim, output.claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
 
 
-@operation("task", "renew", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LEASE, LOCAL_SYNC),
+@operation("task", "renew", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LEASE, SYNC),
            mcp=Mcp("task_renew", "Renew a task lease", TASK))
 def task_renew(run: Run, task_id: str, lease_id: str | None, lease: float | None, sync: bool) -> None:
     """Extend your lease (from now, by --lease, default 10m).
 
     Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
     """
-    from rooms_cli.board.claims import renew_lease, synced
+    from rooms_cli.board.claims import renewing
 
-    sync, remote = _sync_of(run, sync)
-    task = renew_lease(run.project, run.room, task_id, lease_id, lease=lease, holder=run.me)
+    task = _under_lease(run, task_id, lease_id, renewing(lease), sync)
     output.done(f"renewed the lease of {task.id}")
-    task = synced(run.project, task, remote) if sync else task
     run.emit(task, f"renewed: {output.task_line(task.to_json())}")
 
 
-@operation("task", "release", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LOCAL_SYNC),
+@operation("task", "release", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, SYNC),
            mcp=Mcp("task_release", "Release a task", TASK))
 def task_release(run: Run, task_id: str, lease_id: str | None, sync: bool) -> None:
     """Give the task back to its lane (todo); your lease ends.
 
     Example: rooms task release t-01JD3Z --lease-id l-01JD40…
     """
-    from rooms_cli.board.claims import release_task, synced
+    from rooms_cli.board.claims import releasing
 
-    sync, remote = _sync_of(run, sync)
-    task = release_task(run.project, run.room, task_id, lease_id, holder=run.me)
+    task = _under_lease(run, task_id, lease_id, releasing(), sync)
     output.done(f"released {task.id}")
-    task = synced(run.project, task, remote) if sync else task
     run.emit(task, f"released: {output.task_line(task.to_json())}")
 
 
@@ -213,7 +232,7 @@ def task_release(run: Run, task_id: str, lease_id: str | None, sync: bool) -> No
           mcp=McpArg(name="artifacts", help="file:<path> or msg:<id> references.")),
     Param("next_", default=None, help="Optional one line: what should happen next.", flags=("--next",), show_default=False,
           mcp=McpArg(name="next_step")),
-    RESULT_REF, LEASE_ID, LOCAL_SYNC,
+    RESULT_REF, LEASE_ID, SYNC,
 ), mcp=Mcp("task_done", "Finish a task", RESULT))
 def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None, next_: str | None, result_ref: str | None,
               lease_id: str | None, sync: bool) -> None:
@@ -221,13 +240,11 @@ def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None, 
 
     Example: rooms task done t-01JD3Z --summary 'spec written' --artifact file:specs/auth.md --result-ref file:specs/auth.md
     """
-    from rooms_cli.board.claims import finish_task, synced
+    from rooms_cli.board.claims import finishing
 
-    sync, remote = _sync_of(run, sync)
-    task = finish_task(run.project, run.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
-                       next_step=next_, result_ref=result_ref, holder=run.me)
+    write = finishing(run.project, run.room, summary=summary, artifacts=artifact or [], next_step=next_, result_ref=result_ref)
+    task = _under_lease(run, task_id, lease_id, write, sync)
     output.done(f"finished {task.id}")
-    task = synced(run.project, task, remote) if sync else task
     run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {output.json_line(task.record)}")
 
 
@@ -243,7 +260,7 @@ def sync(run: Run, remote: str | None) -> None:
 
     Example: rooms sync --remote origin
     """
-    from rooms_cli.store.gitsync import sync as sync_with
+    from rooms_cli.sync.api import sync as sync_with
     from rooms_cli.sync.settings import for_task_commands
 
     if remote is None:
@@ -251,6 +268,8 @@ def sync(run: Run, remote: str | None) -> None:
     result = sync_with(run.project, remote)
     conflicts = (f"; {len(result.conflicts)} file conflicts (the other side kept under .rooms/run/sync/conflicts)"
                  if result.conflicts else "")
+    if result.quarantined:
+        conflicts += f"; {len(result.quarantined)} refused (kept under .rooms/run/sync/quarantine)"
     run.emit(result, f"synced with {result.remote}: {result.received} lines in, {result.sent} out, "
                      f"{len(set(result.files_in))} files changed here, {len(set(result.files_out))} sent{conflicts}")
 

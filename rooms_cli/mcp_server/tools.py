@@ -201,47 +201,68 @@ def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
 def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, room: str | None):
     """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
     the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
+    synced, remote = _sync_claims(s, sync)
+    if synced:
+        from rooms_cli.sync.claims import claim_task as claim_through_remote
+
+        return claim_through_remote(s.project, s.room(room), task_id, agent=s.me, lease=lease, remote=remote)
     from rooms_cli.board.claims import claim_task
 
-    synced, remote = _sync_claims(s, sync)
-    return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease, sync=synced, remote=remote)
+    return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease)
 
 
 @declared_tool(declared.task_next, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
 def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
     """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
-    from rooms_cli.board.claims import next_task
-
     synced, remote = _sync_claims(s, sync)
-    claim = next_task(s.project, s.room(room), agent=s.me, lease=lease, sync=synced, remote=remote)
+    if synced:
+        from rooms_cli.sync.claims import next_task as next_through_remote
+
+        claim = next_through_remote(s.project, s.room(room), agent=s.me, lease=lease, remote=remote)
+    else:
+        from rooms_cli.board.claims import next_task
+
+        claim = next_task(s.project, s.room(room), agent=s.me, lease=lease)
     return claim if claim is not None else {"task": None, "lease": None, "lease_id": None}
 
 
-@declared_tool(declared.task_renew, quick=True)
-def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, room: str | None):
+def _under_lease(s: Session, room: str | None, task_id: str, lease_id: str, write, sync: bool | None):
+    """A renew, release or done: here, or (sync, default sync.claims) answered once the git remote took it."""
+    synced, remote = _sync_claims(s, sync)
+    if synced:
+        from rooms_cli.sync.claims import write_under_lease as through_remote
+
+        return through_remote(s.project, s.room(room), task_id, lease_id, write, remote=remote)
+    from rooms_cli.board.claims import write_under_lease
+
+    return write_under_lease(s.project, s.room(room), task_id, lease_id, write)[0]
+
+
+@declared_tool(declared.task_renew, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
+def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, sync: bool | None, room: str | None):
     """Extend your lease on a task, from now, by `lease` (default 10m)."""
-    from rooms_cli.board.claims import renew_lease
+    from rooms_cli.board.claims import renewing
 
-    return renew_lease(s.project, s.room(room), task_id, lease_id, lease=lease)
+    return _under_lease(s, room, task_id, lease_id, renewing(lease), sync)
 
 
-@declared_tool(declared.task_release, quick=True)
-def task_release(s: Session, task_id: str, lease_id: str, room: str | None):
+@declared_tool(declared.task_release, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
+def task_release(s: Session, task_id: str, lease_id: str, sync: bool | None, room: str | None):
     """Give a task you hold back to its lane (doing → todo); your lease ends."""
-    from rooms_cli.board.claims import release_task
+    from rooms_cli.board.claims import releasing
 
-    return release_task(s.project, s.room(room), task_id, lease_id)
+    return _under_lease(s, room, task_id, lease_id, releasing(), sync)
 
 
-@declared_tool(declared.task_done, quick=True)
+@declared_tool(declared.task_done, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
 def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | None, next_step: str | None, result_ref: str | None,
-              lease_id: str, room: str | None):
+              lease_id: str, sync: bool | None, room: str | None):
     """Finish a task you hold (doing → done) with a compact result record; returns the record."""
-    from rooms_cli.board.claims import finish_task
+    from rooms_cli.board.claims import finishing
 
-    task = finish_task(s.project, s.room(room), task_id, lease_id, summary=summary, artifacts=artifacts or [],
-                       next_step=next_step, result_ref=result_ref)
-    return task.record
+    write = finishing(s.project, s.room(room), summary=summary, artifacts=artifacts or [], next_step=next_step,
+                      result_ref=result_ref)
+    return _under_lease(s, room, task_id, lease_id, write, sync).record
 
 
 @declared_tool(board_ops.task_status, quick=True)
@@ -629,7 +650,7 @@ def roundtable_list(s: Session, limit: int, since: str | None):
 def sync(s: Session, remote: str | None):
     """Merge .rooms/ with a git remote both ways (on refs/rooms/state; your branches and work tree are
     never touched): what other clones wrote arrives, what you wrote leaves. See docs/git.md."""
-    from rooms_cli.store.gitsync import sync as sync_with
+    from rooms_cli.sync.api import sync as sync_with
     from rooms_cli.sync.settings import for_task_commands
 
     if remote is None:

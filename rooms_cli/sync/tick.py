@@ -19,7 +19,7 @@ def sync_step(project: Project, config: Config, dry_run: bool) -> list[dict[str,
         return []
     if dry_run:
         return [{"action": "sync", "detail": f"would sync .rooms/ with {settings.remote}", "remote": settings.remote}]
-    from rooms_cli.store.gitsync import sync
+    from rooms_cli.sync.api import sync
 
     result = sync(project, settings.remote)
     detail = (f"synced with {settings.remote}: {result.received} lines in, {result.sent} out"
