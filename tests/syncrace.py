@@ -7,7 +7,9 @@ One remote (a bare repository on disk, or `git daemon` on 127.0.0.1), `clones` c
     rooms task done ID --lease-id L --summary … --sync --json
 
 on a board of `tasks` tasks imported with `rooms task import` in the first clone and synced to all.
-Then one more round of `rooms sync` in every clone. `race(...)` returns what happened: claims printed
+Then one more round of `rooms sync` in every clone. Optionally a plain `rooms sync` loop runs in every
+clone meanwhile, and some `task next --sync` are SIGKILLed mid-way (issue 46: a claim waiting for
+its check pushed by another sync of its clone). `race(...)` returns what happened: claims printed
 with exit 0, tasks handed to two workers, `done` exiting 0 twice for one task, error codes seen
 (`sync_rejected`…), whether every clone reads the same board, and whether the user's branches moved.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -48,6 +51,8 @@ class RaceResult:
     errors: Counter[str] = field(default_factory=Counter)  # error code -> how many commands ended with it
     boards_alike: bool = False
     board_done: int = 0  # tasks done on the (first clone's) final board
+    held_by_killed: int = 0  # tasks still held at the end (by a killed worker's claim, which nobody finishes)
+    syncs: int = 0  # plain `rooms sync` runs meanwhile (syncers=True)
     conflicts: int = 0  # board conflicts (double claims, stale writes) on the final board
     user_refs_kept: bool = False
 
@@ -157,10 +162,28 @@ def board(path: Path) -> list[tuple[str, str, str | None, int]]:
     return sorted((t["id"], t["status"], (t["lease"] or {}).get("lease_id"), len(t["conflicts"])) for t in listed)
 
 
-def worker(path: Path, name: str, result: RaceResult, lock: threading.Lock, give_up: float) -> None:
-    """One worker: next, done, until `next` prints null (an error is counted and the loop goes on)."""
+def killed_next(path: Path, extra: dict[str, str]) -> None:
+    """`task next --sync` as a process SIGKILLed at a random moment (its claim may be made, pushed or neither)."""
+    proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "task", "next", "--as", "w", "--sync", "--json"], cwd=path,
+                            env=process_env(path, extra), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.2 + int.from_bytes(os.urandom(1), "big") / 255)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+
+
+def worker(path: Path, name: str, result: RaceResult, lock: threading.Lock, give_up: float, kills: list[int]) -> None:
+    """One worker: next, done, until `next` prints null (an error is counted and the loop goes on).
+    While `kills` holds a count above 0, a `next` is killed instead (and counted off)."""
     extra = {"ROOMS_INSTANCE": name}
     while time.monotonic() < give_up:
+        with lock:
+            kill = kills[0] > 0
+            kills[0] -= kill
+        if kill:
+            killed_next(path, extra)
+            with lock:
+                result.errors["killed"] += 1
+            continue
         got = rooms(path, "task", "next", "--as", "w", "--sync", "--json", extra=extra)
         if got.returncode != 0:
             with lock:
@@ -184,9 +207,22 @@ def worker(path: Path, name: str, result: RaceResult, lock: threading.Lock, give
                     result.done_refused += 1
 
 
+def syncer(path: Path, result: RaceResult, lock: threading.Lock, stop: threading.Event) -> None:
+    """A plain `rooms sync` again and again in one clone (what cron's tick does), while the workers race."""
+    while not stop.is_set():
+        got = rooms(path, "sync", "--json")
+        with lock:
+            result.syncs += 1
+            if got.returncode != 0:
+                result.errors[f"plain sync: {error_code(got)}"] += 1
+        stop.wait(0.2)
+
+
 def race(clones: int, workers: int, tasks: int, *, network: bool = False, base: Path | None = None,
-         keep: bool = False) -> RaceResult:
-    """Run one race in a fresh temporary world; see the module docstring."""
+         keep: bool = False, syncers: bool = False, kills: int = 0) -> RaceResult:
+    """Run one race in a fresh temporary world; see the module docstring. `syncers`: a plain `rooms
+    sync` loop runs in every clone meanwhile; `kills`: that many `task next --sync` are SIGKILLed at a
+    random moment (then the final round of syncs runs twice: a killed claim left here goes out with it)."""
     own = base is None
     root = Path(tempfile.mkdtemp(prefix="rooms-race-")) if base is None else base
     daemon = None
@@ -209,21 +245,29 @@ def race(clones: int, workers: int, tasks: int, *, network: bool = False, base: 
         result = RaceResult(clones, workers, tasks)
         lock = threading.Lock()
         give_up = time.monotonic() + 60 + tasks * 10
-        threads = [threading.Thread(target=worker, args=(path, f"{path.name}{k}", result, lock, give_up))
+        left_to_kill = [kills]
+        threads = [threading.Thread(target=worker, args=(path, f"{path.name}{k}", result, lock, give_up, left_to_kill))
                    for path in paths for k in range(workers)]
+        stop = threading.Event()
+        background = [threading.Thread(target=syncer, args=(path, result, lock, stop)) for path in paths] if syncers else []
         started = time.monotonic()
-        for thread in threads:
+        for thread in threads + background:
             thread.start()
         for thread in threads:
             thread.join()
         result.seconds = time.monotonic() - started
-        for path in paths:
-            synced = rooms(path, "sync", "--json")
-            if synced.returncode != 0:
-                result.errors[f"final sync: {error_code(synced)}"] += 1
+        stop.set()
+        for thread in background:
+            thread.join()
+        for _ in range(2 if kills else 1):
+            for path in paths:
+                synced = rooms(path, "sync", "--json")
+                if synced.returncode != 0:
+                    result.errors[f"final sync: {error_code(synced)}"] += 1
         boards = [board(path) for path in paths]
         result.boards_alike = all(b == boards[0] for b in boards)
         result.board_done = sum(1 for t in boards[0] if t[1] == "done")
+        result.held_by_killed = sum(1 for t in boards[0] if t[1] == "doing")
         result.conflicts = sum(t[3] for t in boards[0])
         result.user_refs_kept = all(user_refs(path) == before[path] for path in paths)
         return result
