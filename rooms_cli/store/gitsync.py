@@ -598,7 +598,7 @@ class _LogMerge:
     outgoing: list[bytes]  # this clone's lines the remote lacks (with what the gate added)
     missing: int  # remote lines appended here
     rejected: list[tuple[str, bytes]]
-    bad_chunks: list[str]
+    carried: dict[str, list[bytes]]  # chunks to take out of the tree -> their clean lines, which go in the new one
     seal: list[Any]
     stat: list[int]
 
@@ -608,6 +608,8 @@ class _Remote:
     """What the fetched state holds or changed, by path under .rooms."""
 
     chunks: dict[str, dict[str, str]] = field(default_factory=dict)  # log -> {chunk: blob} (new ones, or all)
+    removed: dict[str, dict[str, str]] = field(default_factory=dict)  # log -> {chunk: blob} gone since (compacted)
+    sizes: dict[str, dict[str, int]] = field(default_factory=dict)  # log -> {chunk: bytes}, for logs listed whole
     whole_logs: set[str] = field(default_factory=set)  # logs listed whole in `chunks`
     files: dict[str, str] = field(default_factory=dict)  # file -> blob (changed ones, or all)
     absent: set[str] = field(default_factory=set)  # files the remote no longer has
@@ -637,51 +639,63 @@ class _Merge:
 
     def _shape(self) -> tuple[int | None, int]:
         """(2 or 1 for a state commit of that format, None for anything else — a user's branch pushed
-        there; the commit's depth in its chain). A format-2 commit says both in its message."""
+        there; the commit's depth in its chain). A format-2 commit says both in its message; one made by
+        other means is known by the `format` blob at its root (whatever else is there is dropped)."""
         assert self.fetched is not None
         said = _MESSAGE.search(self.git.run("cat-file", "commit", self.fetched).stdout)
         if said is not None:
             return 2, int(said.group(1))
         top = self.git.run("ls-tree", "-z", self.fetched).stdout
-        names = {entry.split(b"\t", 1)[1] for entry in top.split(b"\0") if b"\t" in entry}
-        return (1 if names and names <= {b"log", b"file"} else None), 0
+        names = {}
+        for entry in top.split(b"\0"):
+            if b"\t" in entry:
+                meta, name = entry.split(b"\t", 1)
+                names[name] = meta.split()[2].decode()
+        if names.get(b"format") == FORMAT_BLOB:
+            return 2, int(self.git.out("rev-list", "--count", self.fetched) or 0)
+        return (1 if names and set(names) <= {b"log", b"file"} else None), 0
 
     def _listing(self, version: int, paths: list[str] | None = None) -> _Remote:
-        """Every entry of the fetched tree (or under `paths`), sorted into logs, files and what to drop."""
+        """Every entry of the fetched tree (or under `paths`), sorted into logs (with their chunks' sizes),
+        files and what to drop."""
         assert self.fetched is not None
         seen = _Remote(everything=paths is None)
-        raw = self.git.run("ls-tree", "-r", "-z", "--full-tree", self.fetched, *(["--", *paths] if paths else [])).stdout
+        raw = self.git.run("ls-tree", "-r", "-z", "-l", "--full-tree", self.fetched,
+                           *(["--", *paths] if paths else [])).stdout
         for entry in raw.split(b"\0"):
             if not entry:
                 continue
             meta, name = entry.split(b"\t", 1)
             path = name.decode("utf-8", "surrogateescape")
-            kind_mode = meta.split()
-            self._note(seen, path, kind_mode[2].decode(), kind_mode[1] == b"blob", version, added=True)
-        if paths is None:
-            seen.whole_logs = set(seen.chunks)
+            parts = meta.split()
+            parsed = self._note(seen, path, parts[2].decode(), parts[1] == b"blob", version)
+            if parsed is not None and parsed[2] is not None and parts[3].isdigit():
+                seen.sizes.setdefault(parsed[1], {})[parsed[2]] = int(parts[3])
+        seen.whole_logs = set(seen.chunks)
         return seen
 
-    def _note(self, seen: _Remote, path: str, blob: str, is_blob: bool, version: int, *, added: bool) -> None:
+    def _note(self, seen: _Remote, path: str, blob: str, is_blob: bool, version: int, *,
+              removed: bool = False) -> tuple[str, str, str | None] | None:
+        """Sort one tree entry (one `removed` since the last sync, or there now) into `seen`."""
         if path == "format":
-            return
+            return None
         parsed = _parse_entry(path, version) if is_blob else None
         if parsed is None:
-            seen.drop.append(path)
-            return
+            if not removed:
+                seen.drop.append(path)
+            return None
         kind, rel, chunk = parsed
         if kind == "log" and chunk is not None:
-            if added:
-                seen.chunks.setdefault(rel, {})[chunk] = blob
-            else:  # a chunk removed or rewritten: the log was compacted there; read it whole
-                seen.whole_logs.add(rel)
-        elif added:
-            seen.files[rel] = blob
-        else:
+            (seen.removed if removed else seen.chunks).setdefault(rel, {})[chunk] = blob
+        elif removed:
             seen.absent.add(rel)
+        else:
+            seen.files[rel] = blob
+        return parsed
 
     def _since_known(self) -> _Remote | None:
-        """What changed on the remote since the commit this clone last synced (None: list everything)."""
+        """What changed on the remote since the commit this clone last synced (None: list everything).
+        The two commits need no common history: a chain started again diffs like any other."""
         assert self.fetched is not None
         if not self.known:
             return None
@@ -698,12 +712,10 @@ class _Merge:
                 continue
             path = name.decode("utf-8", "surrogateescape")
             status = parts[4][:1]
-            if status == b"D":
-                self._note(seen, path, parts[2].decode(), parts[0] != b":040000", 2, added=False)
-            elif status == b"M" and path.startswith("log/"):
-                self._note(seen, path, parts[2].decode(), True, 2, added=False)
-            else:
-                self._note(seen, path, parts[3].decode(), parts[1] != b"040000", 2, added=True)
+            if status == b"D" or (status == b"M" and path.startswith("log/")):  # a chunk rewritten: gone, and new
+                self._note(seen, path, parts[2].decode(), parts[0] != b":040000", 2, removed=True)
+            if status != b"D":
+                self._note(seen, path, parts[3].decode(), parts[1] != b"040000", 2)
         return seen
 
     def _remote_view(self) -> _Remote:
@@ -742,8 +754,8 @@ class _Merge:
                       | {rel for rel, e in self.files.items() if e.get("kind") == "log"})
         unsealed = [rel for rel in logs if rel in local and not isinstance((self.files.get(rel) or {}).get("seal"), list)]
         self._list_whole(unsealed, remote)  # never synced here: every chunk of it, in one listing
-        contents = _cat_blobs(self.git, [b for chunks in remote.chunks.values() for b in chunks.values()]
-                              + list(remote.files.values()))
+        contents = _cat_blobs(self.git, [b for chunks in (*remote.chunks.values(), *remote.removed.values())
+                                         for b in chunks.values()] + list(remote.files.values()))
         if self.fresh:
             self.git.run("read-tree", "--empty")
             self._add_blob("format", FORMAT)
@@ -771,31 +783,32 @@ class _Merge:
         listed = self._listing(2, [log_dir(rel) + "/" for rel in wanted])
         for rel in wanted:
             remote.chunks[rel] = listed.chunks.get(rel, {})
+            remote.sizes[rel] = listed.sizes.get(rel, {})
+            remote.removed.pop(rel, None)
         remote.whole_logs.update(wanted)
 
     def _remote_lines(self, rel: str, chunks: dict[str, str],
-                      contents: dict[str, bytes]) -> tuple[list[bytes], list[str], list[tuple[str, bytes]]]:
-        """The log's lines in these chunks (in chunk order) that pass its reader's schema; the chunks
-        holding one that does not; and those lines, with why."""
+                      contents: dict[str, bytes]) -> tuple[dict[str, list[bytes]], list[str], list[tuple[str, bytes]]]:
+        """The log's lines in each of these chunks that pass its reader's schema; the chunks holding one
+        that does not; and those lines, with why."""
         from rooms_cli.store import schema
 
         kind = log_kind(rel)
-        good: list[bytes] = []
+        good: dict[str, list[bytes]] = {}
         bad_chunks: list[str] = []
         rejected: list[tuple[str, bytes]] = []
         for chunk in sorted(chunks):
-            clean = True
+            kept = good[chunk] = []
             for line in contents[chunks[chunk]].splitlines(keepends=True):
                 if not line.strip():
                     continue
                 problem = _line_problem(line, kind, schema)
                 if problem is None:
-                    good.append(line if line.endswith(b"\n") else line + b"\n")
+                    kept.append(line if line.endswith(b"\n") else line + b"\n")
                 else:
-                    clean = False
                     rejected.append((f"a line of chunk {chunk} {problem}", line))
-            if not clean:
-                bad_chunks.append(chunk)
+                    if chunk not in bad_chunks:
+                        bad_chunks.append(chunk)
         return good, bad_chunks, rejected
 
     def _reject(self, rel: str, reason: str, what: bytes) -> None:
@@ -811,17 +824,18 @@ class _Merge:
             # whole once it is back, and its lines stay on the remote meanwhile (a new tree carries them)
             count = self._count(rel, entry, remote)
             if self.fresh:
-                carried, _, rejected = self._remote_lines(rel, remote.chunks.get(rel, {}), contents)
+                by_chunk, _, rejected = self._remote_lines(rel, remote.chunks.get(rel, {}), contents)
                 for reason, line in rejected:
                     self._reject(rel, reason, line)
+                carried = list(dict.fromkeys(line for chunk in sorted(by_chunk) for line in by_chunk[chunk]))
                 self._add_chunk(rel, carried)
                 count = 1 if carried else 0
             self.files[rel] = {"kind": "log", "top": entry.get("top", ""), "chunks": count}
             return
         if st is None and not remote.chunks.get(rel):
             return
-        if (st is not None and not remote.chunks.get(rel) and rel not in remote.whole_logs
-                and entry.get("stat") == _stat_key(st)):
+        if (st is not None and not remote.chunks.get(rel) and not remote.removed.get(rel)
+                and rel not in remote.whole_logs and entry.get("stat") == _stat_key(st)):
             return  # nothing new on either side: not even the log's lock
         path = _inside(self.project, rel)
         files.make_folder(path.parent)
@@ -837,7 +851,7 @@ class _Merge:
             changes.note(path)
             self.result.received += done.missing
             self.result.files_in.append(rel)
-        self._offer_log(rel, entry, remote, done)
+        self._offer_log(rel, entry, remote, contents, done)
 
     def _merge_open_log(self, rel: str, path: Path, fd: int, entry: dict[str, Any], remote: _Remote,
                         contents: dict[str, bytes]) -> _LogMerge:
@@ -852,25 +866,25 @@ class _Merge:
             and known.seal_fd(fd, seal[1]) == seal
         start: int = seal[1] if sealed and isinstance(seal, list) else 0
         ours = _lines(os.pread(fd, size - start, start)) if size > start else []
-        incoming, bad_chunks, rejected = self._remote_lines(rel, remote.chunks.get(rel, {}), contents)
-        compact = self._count(rel, entry, remote) >= CHUNKS_MAX and bool(ours)
-        if rel not in remote.whole_logs and (bad_chunks or compact or (size and not sealed)
+        if rel not in remote.whole_logs and ((size and not sealed)
                                              or any(_stamp(line) <= entry.get("top", "") for line in ours)):
-            # read both sides whole: the seal broke (git rewrote the file), its new lines are not newer than
-            # what was synced (a merge repeated them, or brought a teammate's), a chunk must go, or the chunks
-            # are compacted
+            # read both sides whole: the seal broke (git rewrote the file), or its new lines are not newer
+            # than what was synced (a merge repeated them, or brought a teammate's)
             self._list_whole([rel], remote)
             contents.update(_cat_blobs(self.git, list(remote.chunks[rel].values())))
-            incoming, bad_chunks, rejected = self._remote_lines(rel, remote.chunks[rel], contents)
             start = 0
             ours = _lines(os.pread(fd, size, 0)) if size else []
+        by_chunk, bad_chunks, rejected = self._remote_lines(rel, remote.chunks.get(rel, {}), contents)
+        gone = {line for blob in remote.removed.get(rel, {}).values() for line in _lines(contents[blob])}
+        # a chunk that replaced others (compacted there) holds lines this clone had from them: not new
+        incoming = [line for chunk in sorted(by_chunk) for line in by_chunk[chunk] if line not in gone]
         have = set(ours)
         missing = [line for line in dict.fromkeys(incoming) if line not in have]
         if missing:
             data = memoryview(b"".join(missing))
             while data:
                 data = data[os.write(fd, data):]
-        arrived = set(incoming)
+        arrived = set(incoming) | gone
         outgoing = [line for line in dict.fromkeys(ours) if line not in arrived]
         if outgoing and self.hooks.gate is not None:
             def on_remote() -> list[bytes]:
@@ -884,23 +898,34 @@ class _Merge:
         if missing or outgoing:
             os.fsync(fd)
         after = os.fstat(fd)
-        return _LogMerge(incoming=incoming, outgoing=outgoing, missing=len(missing), rejected=rejected,
-                         bad_chunks=bad_chunks, seal=known.seal_fd(fd, after.st_size), stat=_stat_key(after))
+        carried = {chunk: by_chunk[chunk] for chunk in bad_chunks}
+        if self.fresh:
+            carried = by_chunk
+        return _LogMerge(incoming=incoming, outgoing=outgoing, missing=len(missing), rejected=rejected, carried=carried,
+                         seal=known.seal_fd(fd, after.st_size), stat=_stat_key(after))
 
-    def _offer_log(self, rel: str, entry: dict[str, Any], remote: _Remote, done: _LogMerge) -> None:
-        """Put the log's outgoing lines in the tree: one new chunk, or (a new tree, a chunk that had to go,
-        too many chunks) one chunk holding every line."""
+    def _offer_log(self, rel: str, entry: dict[str, Any], remote: _Remote, contents: dict[str, bytes],
+                   done: _LogMerge) -> None:
+        """Put the log's outgoing lines in the tree as one new chunk; with them go the clean lines of a
+        chunk that had to go, and — past CHUNKS_MAX chunks — the newest chunks that together are no
+        bigger than the one before them (so a big old chunk is rewritten only once as much came after it)."""
         count = self._count(rel, entry, remote)
-        if self.fresh or done.bad_chunks or (done.outgoing and count >= CHUNKS_MAX):
-            for chunk in () if self.fresh else remote.chunks.get(rel, {}):
-                self._remove(f"{log_dir(rel)}/{chunk}")
-            if count >= CHUNKS_MAX and not self.fresh:
-                self.result.compacted.append(rel)
-            self._add_chunk(rel, list(dict.fromkeys(done.incoming + done.outgoing)))
-            count = 1
-        elif done.outgoing:
-            self._add_chunk(rel, done.outgoing)
-            count += 1
+        merged = dict(done.carried)
+        if done.outgoing and count >= CHUNKS_MAX and not self.fresh:
+            if rel not in remote.whole_logs:
+                self._list_whole([rel], remote)
+            suffix = _to_merge(remote.sizes.get(rel, {}))
+            missing = [remote.chunks[rel][chunk] for chunk in suffix if remote.chunks[rel][chunk] not in contents]
+            contents.update(_cat_blobs(self.git, missing))
+            by_chunk, _, _ = self._remote_lines(rel, {c: remote.chunks[rel][c] for c in suffix}, contents)
+            merged.update(by_chunk)
+            self.result.compacted.append(rel)
+        for chunk in () if self.fresh else merged:
+            self._remove(f"{log_dir(rel)}/{chunk}")
+        lines = list(dict.fromkeys([line for chunk in sorted(merged) for line in merged[chunk]] + done.outgoing))
+        if lines:
+            self._add_chunk(rel, lines)
+        count = count - (0 if self.fresh else len(merged)) + (1 if lines else 0)
         if done.outgoing:
             self.result.sent += len(done.outgoing)
             self.result.files_out.append(rel)
@@ -914,7 +939,7 @@ class _Merge:
         if rel in remote.whole_logs:
             return len(chunks)
         count = entry.get("chunks", 0)
-        return (count if isinstance(count, int) else 0) + len(chunks)
+        return max(0, (count if isinstance(count, int) else 0) + len(chunks) - len(remote.removed.get(rel, {})))
 
     def _add_chunk(self, rel: str, lines: list[bytes]) -> None:
         if not lines:
@@ -1069,6 +1094,20 @@ class _Merge:
         depth = 1 if self.new_root else self.depth + (1 if commit != self.fetched else 0)
         return {**{k: v for k, v in self.state.items() if k in ("generation", "cuts")}, "version": STATE_VERSION,
                 "commit": commit, "depth": depth, "at": now_iso(), "files": self.files}
+
+
+def _to_merge(sizes: dict[str, int]) -> list[str]:
+    """Which chunks (by name, oldest first) a compaction merges: the longest run of the newest ones no
+    bigger together than the chunk before them; all of them when no run of two or more is."""
+    names = sorted(sizes)
+    start, total = 0, 0
+    for at in range(len(names) - 1, 0, -1):
+        total += sizes[names[at]]
+        if total <= sizes[names[at - 1]]:
+            start = at
+    if len(names) - start < 2:
+        start = 0
+    return names[start:]
 
 
 # --- what a log's lines must be ----------------------------------------------------------------------------
