@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 
 def make_project(example: str | None = "dev"):
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     root = Path(tempfile.mkdtemp(prefix="rooms-bench-"))
@@ -57,7 +57,7 @@ def overhead(sizes=(100, 100_000), reps: int = 30, process_reps: int = 9) -> lis
     from other processes on the machine falls on both alike."""
     from rooms_cli.chat.coordinator import floor, run_message
     from rooms_cli.chat.rooms import create_room
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     projects = {}
     for size in sizes:
@@ -92,10 +92,10 @@ def jam(agents: int = 8, delay: float = 0.3, reps: int = 3) -> tuple[float, floa
     import yaml
     from fakeserver import FakeServer, Reply
 
-    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.agents.definitions import Agent, create_agent
     from rooms_cli.chat.coordinator import run_message
     from rooms_cli.chat.rooms import create_room
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     ThreadingHTTPServer.request_queue_size = 64  # the default backlog of 5 drops simultaneous connects
     with FakeServer() as server:

@@ -23,9 +23,9 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from fakeserver import FakeServer, Reply  # noqa: E402
 
 import rooms_cli  # noqa: E402
-from rooms_cli.agents import Agent, create_agent  # noqa: E402
+from rooms_cli.agents.definitions import Agent, create_agent  # noqa: E402
 from rooms_cli.groups import log, status  # noqa: E402
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
 
 LATENCY = {"fast": 0.300, "slow": 0.900}

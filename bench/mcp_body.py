@@ -29,10 +29,10 @@ REPO = Path(__file__).resolve().parent.parent
 def one_round(calls: int, long: int) -> dict[str, float]:
     """Measure in this process (its sys.path already holds the tree): ms of CPU per task_next."""
     from rooms_cli.board import tasks
-    from rooms_cli.context import Context
     from rooms_cli.mcp_server.server import Tools, ok_result
     from rooms_cli.mcp_server.tools import TOOLS, Session
-    from rooms_cli.project import initialize
+    from rooms_cli.project.context import Context
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     try:  # as the server runs a quick tool (one operation: each folder's symlink check once), in a tree that has it

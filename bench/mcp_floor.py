@@ -1,4 +1,4 @@
-"""The MCP SDK's own floor for the calls bench/issue27.py measures: a low-level server whose tools
+"""The MCP SDK's own floor for the calls bench/scale.py measures: a low-level server whose tools
 return fixed results (the ones `rooms mcp` gave, read from a JSON file), over the SDK's own stdio
 transport. What it takes to answer is what the SDK costs for that result, with no work behind it.
 

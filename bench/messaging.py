@@ -19,9 +19,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from rooms_cli.config import load_config  # noqa: E402
 from rooms_cli.messaging.inbox import InboxMessage, deliver, mark_read, unread_messages  # noqa: E402
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.config import load_config  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.store import jsonl  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
 

@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.reservations import ledger, patterns  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
 

@@ -44,7 +44,7 @@ def git(cwd: Path, *args: str) -> None:
 
 
 def make_world(base: Path, clones: int) -> list[Path]:
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
 
     seed = base / "seed"
     seed.mkdir(parents=True)
@@ -70,7 +70,7 @@ def project(path: Path):
 
 
 def sync(path: Path):
-    from rooms_cli.store.gitsync import sync as run_sync
+    from rooms_cli.store.sync.engine import sync as run_sync
 
     return run_sync(project(path), "origin")
 

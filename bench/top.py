@@ -32,8 +32,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from rooms_cli.context import Context  # noqa: E402
-from rooms_cli.project import initialize  # noqa: E402
+from rooms_cli.project.context import Context  # noqa: E402
+from rooms_cli.project.init import initialize  # noqa: E402
 from rooms_cli.store.paths import open_project  # noqa: E402
 
 ROOM = "default"

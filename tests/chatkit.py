@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rooms_cli.agents import Agent, create_agent
+from rooms_cli.agents.definitions import Agent, create_agent
 from rooms_cli.chat.coordinator import continue_room, run_message
 from rooms_cli.chat.rooms import create_room, load_room
 from rooms_cli.chat.transcript import read_transcript
-from rooms_cli.config import load_config
+from rooms_cli.project.config import load_config
 
 DEV = ["architect", "researcher", "reviewer", "ops"]
 

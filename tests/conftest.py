@@ -33,7 +33,7 @@ def isolated_env(monkeypatch, tmp_path):
 @pytest.fixture
 def project_dir(tmp_path, monkeypatch) -> Path:
     """An initialized project with the `roundtable` and `dev` example agents; ROOMS_DIR points at it."""
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
 
     root = tmp_path / "proj"
     root.mkdir()

@@ -188,7 +188,7 @@ class GitClones:
         self.clones: list[Clone] = []
         seed = self.base / "seed"
         seed.mkdir()
-        from rooms_cli.project import initialize
+        from rooms_cli.project.init import initialize
 
         initialize(seed, example=example)
         if setup is not None:

@@ -31,6 +31,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 GIT_ENV = {"GIT_AUTHOR_NAME": "race", "GIT_AUTHOR_EMAIL": "race@example.com", "GIT_COMMITTER_NAME": "race",
@@ -129,7 +130,7 @@ class Daemon:
 
 def make_world(base: Path, clones: int, url: str | None = None) -> list[Path]:
     """A bare origin seeded with `rooms init --example dev`, and `clones` clones of it (remote `url` if given)."""
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
 
     seed = base / "seed"
     seed.mkdir(parents=True)
@@ -148,6 +149,36 @@ def make_world(base: Path, clones: int, url: str | None = None) -> list[Path]:
             git(path, "remote", "set-url", "origin", url)
         paths.append(path)
     return paths
+
+
+class _Stopped(Exception):
+    """The process of a `--sync` claim, stopped while it waits for its check."""
+
+
+def claim_left_waiting(path: Path, task: str, agent: str = "dev") -> Any:
+    """A `--sync` claim made in the clone at `path` by a process that stopped before its check (killed,
+    or still waiting): marked for the arbiter, not pushed. Its Claim (for board.claims.confirm_claim)."""
+    from rooms_cli.across.sync import hooks
+    from rooms_cli.board import claims
+    from rooms_cli.board.model import Lease
+    from rooms_cli.board.store import read_events
+    from rooms_cli.board.tasks import load_task
+    from rooms_cli.store.paths import open_project
+    from rooms_cli.store.sync.engine import Syncing
+
+    class Stopped(Syncing):
+        def sync(self, project: Any) -> Any:
+            raise _Stopped
+
+    project = open_project(path)
+    try:
+        claims.claim_task(project, "default", task, agent=agent, syncing=Stopped("origin", hooks()))
+    except _Stopped:
+        pass
+    made = [e for e in read_events(project, "default", task) if e.get("ev") == "claim" and e.get("sync") is True][-1]
+    lease = Lease(lease_id=made["lease_id"], fence=made["fence"], holder=made["holder"], plate=made["plate"],
+                  claimed_at=made["at"], expires_at=made["expires_at"])
+    return claims.Claim(task=load_task(project, "default", task), lease=lease, stamp=made["hlc"])
 
 
 def user_refs(path: Path) -> str:

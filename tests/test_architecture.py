@@ -44,7 +44,9 @@ def import_graph() -> dict[str, set[str]]:
                 for alias in node.names:
                     sub = f"{module}.{alias.name}"
                     targets.add(sub if sub in modules else module)
-        graph[name] = {t for t in targets if t in modules and t != name and not name.startswith(t + ".")}
+        # the package root re-exports the group API; importing it is its own rule (below). A module importing
+        # its own package's __init__ counts like any other arrow (rooms_cli.tui.app -> rooms_cli.tui was a circle).
+        graph[name] = {t for t in targets if t in modules and t != name and t != "rooms_cli"}
     return graph
 
 
@@ -105,18 +107,38 @@ def test_no_cycles_between_parts_either():
     assert _cycles(parts) == []
 
 
-FRONT_ENDS = ("rooms_cli.cli", "rooms_cli.mcp_server", "rooms_cli.__main__")  # adapters over the parts
+# the operation bodies still print through cli/output.py until each returns its result (issue 42's second step)
+CLI_IMPORTERS_FOR_NOW = ("rooms_cli.operations",)
 
 
-def test_no_module_below_the_front_ends_imports_the_cli():
-    bad = [(m, t) for m, ts in import_graph().items() if not m.startswith(FRONT_ENDS)
-           for t in ts if t.startswith("rooms_cli.cli")]
+def test_no_module_outside_the_cli_imports_the_cli():
+    """The CLI, the MCP server and `rooms top` are three adapters over rooms_cli/operations/: the MCP
+    server and the dashboard take the operations' declarations from there, never from the CLI."""
+    outside = ("rooms_cli.cli", "rooms_cli.__main__", *CLI_IMPORTERS_FOR_NOW)
+    bad = [(m, t) for m, ts in import_graph().items() if not m.startswith(outside) for t in ts if t.startswith("rooms_cli.cli")]
     assert bad == []
+
+
+def test_the_mcp_server_and_the_dashboard_import_no_other_adapter():
+    """`rooms mcp` and `rooms top` are started by their CLI commands (the one arrow from the CLI to each);
+    neither imports the CLI or the other."""
+    adapters = ("rooms_cli.cli", "rooms_cli.mcp_server", "rooms_cli.tui")
+    bad = [(m, t) for m, ts in import_graph().items() for t in ts
+           if m.startswith(adapters[1:]) and t.startswith(adapters) and t.split(".")[1] != m.split(".")[1]]
+    assert bad == []
+
+
+def test_the_package_root_holds_only_packages():
+    """A newcomer reads the layers off the folder listing: the root holds the packages, `__init__.py`
+    (the group API) and `__main__.py`; every module lives in the package of what it serves."""
+    modules = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert modules == ["__init__.py", "__main__.py"]
 
 
 def test_parts_never_import_the_commands_that_aggregate_them():
     """doctor, tick and demo call into the parts; a part importing them is an arrow running back up."""
-    top = {"rooms_cli.doctor", "rooms_cli.tick", "rooms_cli.demo", "rooms_cli.registry", "rooms_cli.providers"}
+    top = {"rooms_cli.across.doctor", "rooms_cli.across.tick", "rooms_cli.across.demo", "rooms_cli.across.registry",
+           "rooms_cli.agents.providers"}  # (chat reads across/prompt_sections.py: a table, not a command)
     bad = [(m, t) for m, ts in import_graph().items() if _part(m) for t in ts if t in top]
     assert bad == []
 
@@ -128,10 +150,8 @@ def test_store_and_models_never_import_a_part():
 
 
 def test_store_and_models_import_nothing_above_them():
-    # leaves beside the store (errors, config, the /pass rule, terminal-safe text, text utilities, child
-    # environments, the records' dataclass) import nothing above them
-    allowed = ("rooms_cli.store", "rooms_cli.errors", "rooms_cli.models", "rooms_cli.config", "rooms_cli.passes",
-               "rooms_cli.terminal", "rooms_cli.text", "rooms_cli.child_env", "rooms_cli.records")
+    # beside the store: the shared vocabulary (core/) and the project's configuration
+    allowed = ("rooms_cli.store", "rooms_cli.core", "rooms_cli.models", "rooms_cli.project.config")
     bad = [(m, t) for m, ts in import_graph().items()
            if m.startswith(("rooms_cli.store", "rooms_cli.models")) for t in ts if not t.startswith(allowed)]
     assert bad == []
@@ -155,8 +175,27 @@ def test_nothing_in_the_package_imports_the_package_root():
 
 
 def test_the_text_utilities_are_a_leaf():
-    """Chat, the roundtable and the offline model share rooms_cli/text.py; it imports none of them."""
-    assert import_graph()["rooms_cli.text"] == set()
+    """Chat, the roundtable and the offline model share rooms_cli/core/text.py; it imports none of them."""
+    assert import_graph()["rooms_cli.core.text"] == set()
+
+
+def test_the_shared_vocabulary_imports_nothing_above_the_store():
+    """Every layer may import core/ (errors, records, shapes, text, terminal), so it imports only itself and the store."""
+    bad = [(m, t) for m, ts in import_graph().items() if m.startswith("rooms_cli.core")
+           for t in ts if not t.startswith(("rooms_cli.core", "rooms_cli.store"))]
+    assert bad == []
+
+
+def test_only_the_sync_runs_git():
+    """store/sync/ is the one place that runs git (`rooms sync`, and the pre-commit guard through its `Git`)."""
+    offenders = []
+    for name, path in _modules().items():
+        if name.startswith("rooms_cli.store.sync"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Constant) and node.elts[0].value == "git":
+                offenders.append(f"{name}:{node.lineno}")
+    assert offenders == []
 
 
 def test_only_the_store_builds_paths_under_rooms():
@@ -167,7 +206,7 @@ def test_only_the_store_builds_paths_under_rooms():
 
 
 def test_no_part_is_wired_by_an_import_that_may_silently_fail():
-    """`try: import … except ImportError: pass` hides a broken part; wiring is by plain imports (rooms_cli.registry).
+    """`try: import … except ImportError: pass` hides a broken part; wiring is by plain imports (rooms_cli.across.registry).
     (An optional extra may be imported in a try whose handler raises a clear error.)"""
     offenders = []
     for path in _modules().values():
@@ -198,7 +237,7 @@ def test_every_dataclass_has_a_docstring():
 # -- the registry ----------------------------------------------------------------------------------
 
 def _loaders():
-    from rooms_cli import prompt_sections, registry
+    from rooms_cli.across import prompt_sections, registry
 
     tables = {"TICK_STEPS": registry.TICK_STEPS, "DOCTOR_CHECKS": registry.DOCTOR_CHECKS,
               "DEMO_SECTIONS": registry.DEMO_SECTIONS, "ROOM_SECTIONS": prompt_sections.ROOM_SECTIONS}
@@ -229,13 +268,14 @@ def test_parts_are_wired_by_imports_never_by_names_in_strings():
 
 def test_every_part_s_doctor_demo_and_tick_module_is_wired_in_the_registry():
     """A part that grows a `doctor.py`, `demo.py` or `tick.py` and no loader would be silently skipped."""
-    hooks = {m for m in _modules() if m.rpartition(".")[2] in ("doctor", "demo", "tick") and m.count(".") == 2}
-    assert hooks - import_graph()["rooms_cli.registry"] == set()
+    hooks = {m for m in _modules() if m.rpartition(".")[2] in ("doctor", "demo", "tick")
+             and not m.startswith("rooms_cli.across")}
+    assert hooks - import_graph()["rooms_cli.across.registry"] == set()
 
 
 def test_only_the_commands_that_run_every_part_import_the_registry():
-    importers = sorted(m for m, ts in import_graph().items() if "rooms_cli.registry" in ts)
-    assert importers == ["rooms_cli.demo", "rooms_cli.doctor", "rooms_cli.tick"]
+    importers = sorted(m for m, ts in import_graph().items() if "rooms_cli.across.registry" in ts)
+    assert importers == ["rooms_cli.across.demo", "rooms_cli.across.doctor", "rooms_cli.across.tick"]
 
 
 def test_every_command_of_the_cli_table_is_on_the_command_line_and_no_other():
@@ -253,9 +293,9 @@ def _broken_loader():
 
 
 def test_a_part_check_that_cannot_be_loaded_makes_doctor_report_an_error(project_dir, monkeypatch):
-    from rooms_cli import registry
-    from rooms_cli.config import load_config
-    from rooms_cli.doctor import run_doctor
+    from rooms_cli.across import registry
+    from rooms_cli.across.doctor import run_doctor
+    from rooms_cli.project.config import load_config
     from rooms_cli.store.paths import open_project
 
     monkeypatch.setitem(registry.DOCTOR_CHECKS, "board", _broken_loader)
@@ -267,10 +307,10 @@ def test_a_part_check_that_cannot_be_loaded_makes_doctor_report_an_error(project
 
 
 def test_a_tick_step_that_cannot_be_imported_fails_the_tick_and_the_others_still_run(project_dir, monkeypatch):
-    from rooms_cli import registry
-    from rooms_cli.config import load_config
+    from rooms_cli.across import registry
+    from rooms_cli.across.tick import run_tick
+    from rooms_cli.project.config import load_config
     from rooms_cli.store.paths import open_project
-    from rooms_cli.tick import run_tick
 
     monkeypatch.setitem(registry.TICK_STEPS, "leases", _broken_loader)
     project = open_project(project_dir)

@@ -10,7 +10,7 @@ import pytest
 
 from rooms_cli.board import claims, fold, store, tasks
 from rooms_cli.board.replay import replay_log
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.store import jsonl, order
 
 ROOM = "default"

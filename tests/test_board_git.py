@@ -35,7 +35,7 @@ def clones(tmp_path, cli):
     origin = tmp_path / "origin.git"
     seed = tmp_path / "seed"
     seed.mkdir()
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
 
     initialize(seed)
     shared = run(cli, seed, "task", "add", "Shared task", "--lane", "worker", "--done", "it works")["id"]

@@ -62,7 +62,7 @@ def test_export_round_trips_through_import(project, cli, tmp_path):
     (tmp_path / "export.json").write_text(exported)
     other = tmp_path / "other"
     other.mkdir()
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     initialize(other)

@@ -247,8 +247,8 @@ def test_the_lazily_stored_index_agrees_with_the_logs_whatever_the_sequence():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from rooms_cli.errors import RoomsError
-    from rooms_cli.project import initialize
+    from rooms_cli.core.errors import RoomsError
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     steps = st.lists(st.tuples(st.sampled_from(["claim", "release", "finish", "rename", "archive", "read"]),

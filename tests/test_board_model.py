@@ -16,7 +16,7 @@ from rooms_cli.board import claims, tasks
 from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpired, LeaseFenced, LeaseMismatch
 from rooms_cli.board.tick import expire_leases
 from rooms_cli.board.transitions import TRANSITIONS
-from rooms_cli.errors import Conflict
+from rooms_cli.core.errors import Conflict
 
 ROOM = "default"
 START = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
@@ -29,7 +29,7 @@ def stamp(moment: datetime) -> str:
 class BoardRules(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from rooms_cli.project import initialize
+        from rooms_cli.project.init import initialize
         from rooms_cli.store.paths import open_project
 
         self.saved_now = os.environ.get("ROOMS_NOW")

@@ -67,8 +67,8 @@ def test_a_reference_is_file_or_msg_or_refused(tmp_path_factory, ref):
     import pytest
 
     from rooms_cli.board.records import validate_ref
-    from rooms_cli.errors import InvalidInput, NotFound
-    from rooms_cli.project import initialize
+    from rooms_cli.core.errors import InvalidInput, NotFound
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     root = tmp_path_factory.mktemp("refs")

@@ -18,7 +18,7 @@ from rooms_cli.board.errors import (
 from rooms_cli.board.render import board_markdown, board_view
 from rooms_cli.board.tick import expire_leases
 from rooms_cli.board.transitions import TRANSITIONS
-from rooms_cli.errors import Conflict, InvalidInput, NotFound
+from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
 
 ROOM = "default"
 T0 = "2026-11-21T09:00:00.000Z"

@@ -14,8 +14,8 @@ from fakeserver import FakeServer, Reply, Request
 
 from rooms_cli.chat import sessions
 from rooms_cli.chat.calling import CHAT_TEMPERATURE, TIGHT_MESSAGES
+from rooms_cli.core.passes import PASS_SCHEMA
 from rooms_cli.models.limits import DEFAULT_MAX_TOKENS
-from rooms_cli.passes import PASS_SCHEMA
 
 
 @pytest.fixture
@@ -130,7 +130,7 @@ def test_a_reply_that_copies_another_agents_is_a_repeat_that_costs_nothing(proje
 @pytest.mark.parametrize("text", ["a0: /pass", '"/pass"', "/pass — nothing to add", "PASS", "Nothing new from me. /pass"])
 def test_passes_in_the_words_real_models_use_cost_nothing_and_stream_nothing(project, server, text):
     from rooms_cli.chat.coordinator import run_message
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     use_server(project, server, ["a0"])
     room(project, agents=["a0"])
@@ -157,7 +157,7 @@ def test_only_an_open_message_offers_a_pass_an_agent_asked_by_name_is_told_to_an
 
 def test_a_structured_provider_is_asked_for_speak_and_message_and_a_pass_is_read_from_it(project, server):
     from rooms_cli.chat.coordinator import run_message
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
@@ -309,7 +309,7 @@ def test_a_looping_stream_is_ended_at_the_repetition_and_the_record_says_cut(pro
     server.set_default(Reply(text=loop, chunk_delay=0.02))
     events = []
     from rooms_cli.chat.coordinator import run_message
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     result = run_message(project, load_config(project), "sync", "alice", "@a0 what first?",
                          on_event=lambda kind, data: events.append((kind, data)))

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from rooms_cli.chat import slash
 from rooms_cli.chat.addressing import mentions, parse
-from rooms_cli.errors import InvalidData, UsageError
+from rooms_cli.core.errors import InvalidData, UsageError
 
 ROSTER = ["architect", "researcher", "reviewer", "ops"]
 KNOWN = [*ROSTER, "judge"]

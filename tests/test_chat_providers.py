@@ -220,7 +220,7 @@ def test_kill_9_mid_turn_leaves_files_parseable_and_the_floor_free(project_dir, 
 def test_agent_is_not_eligible_while_another_process_hands_it_off(project_dir, project, server, rooms):
     from rooms_cli.chat.coordinator import explain
     from rooms_cli.chat.handoff import latest_deliberation
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
@@ -243,7 +243,7 @@ def test_agent_is_not_eligible_while_another_process_hands_it_off(project_dir, p
 
 def test_jam_shows_each_reply_as_it_arrives(project, server):
     from rooms_cli.chat.coordinator import run_message
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])

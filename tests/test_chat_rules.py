@@ -15,8 +15,8 @@ from rooms_cli.chat.handoff import latest_deliberation
 from rooms_cli.chat.membership import invite, kick, set_muted
 from rooms_cli.chat.rooms import create_room, update_room
 from rooms_cli.chat.transcript import make_message
-from rooms_cli.config import load_config
-from rooms_cli.errors import Conflict
+from rooms_cli.core.errors import Conflict
+from rooms_cli.project.config import load_config
 
 
 @pytest.mark.parametrize(("size", "expected"), [(1, 6), (2, 6), (4, 6), (5, 8), (10, 15), (14, 21), (20, 21), (40, 21)])
@@ -215,7 +215,7 @@ def test_kick_ends_the_session_and_reinvite_rebuilds_from_the_transcript(project
     assert sessions.read_session(project, "sync", "ops") == []  # ended by a `cleared` record: the file merges in git
     assert "ops" not in state(project).roster
     invite(project, "sync", "ops", "alice")
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
 
     agents = {a: load_agent(project, a) for a in state(project).roster}
     snapshot = read_snapshot(project, "sync", load_config(project))
@@ -246,7 +246,7 @@ def test_handoff_writes_a_deliberation_clears_the_session_and_feeds_the_next_pro
     assert sessions.read_session(project, "sync", "researcher") == []
     assert state(project).handoff == []
     assert records(project)[-1].kind == "handoff"
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
     from rooms_cli.chat.context import system_prompt
 
     agents = {a: load_agent(project, a) for a in DEV}
@@ -267,7 +267,7 @@ def test_handoff_is_suggested_once_past_the_threshold(project):
 
 
 def test_prompt_does_not_grow_with_the_transcript(project):
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
 
     room(project)
     agents = {a: load_agent(project, a) for a in DEV}
@@ -321,7 +321,7 @@ def test_flavor_lines_and_pass_lines_are_distinct_pools():
 
 
 def test_activation_never_excludes_by_score(project):
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
 
     room(project)
     st = state(project)

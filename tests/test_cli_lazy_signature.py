@@ -20,7 +20,7 @@ print(sorted(built))
 
 def test_running_one_command_builds_only_that_commands_signature():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout
-    assert out.strip().splitlines()[-1] == "['task_next']"  # the declared operation's body (cli/operations.py)
+    assert out.strip().splitlines()[-1] == "['task_next']"  # the declared operation's body (operations/hot.py)
 
 
 def test_a_command_declaring_a_shared_option_itself_is_refused_when_converted():

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.agents import Agent, create_agent, load_agent, parse_agent, render_agent
-from rooms_cli.config import load_config
-from rooms_cli.errors import InvalidData
+from rooms_cli.agents.definitions import Agent, create_agent, load_agent, parse_agent, render_agent
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.project.config import load_config
 
 
 def write_config(project_dir, text):
@@ -60,8 +60,8 @@ def test_config_show_masks_secrets_and_lists_builtin_providers(project_dir, cli)
 def test_the_packaged_config_example_is_the_documented_one_and_valid():
     from pathlib import Path
 
-    from rooms_cli.config import validate
-    from rooms_cli.project import config_example_text
+    from rooms_cli.project.config import validate
+    from rooms_cli.project.init import config_example_text
 
     repo_copy = Path(__file__).resolve().parent.parent / ".rooms.yaml.example"
     assert config_example_text() == repo_copy.read_text()

@@ -27,7 +27,7 @@ UNUSED = ("socket", "tempfile", "shutil", "random", "typing", "subprocess", "sel
 
 SCRIPT = """
 import json, os, sys
-from rooms_cli.context import Context
+from rooms_cli.project.context import Context
 ctx = Context.open(None, as_=os.environ["AS"], room=None)
 {body}
 print(json.dumps({{"modules": sorted(sys.modules)}}))
@@ -70,9 +70,9 @@ def project(tmp_path):
     Its YAML files are dated 10 s back and read once here, so that their parsed copy is kept (a file
     written less than a second ago is parsed again: store/parsed.py), as in a project in use."""
     from rooms_cli.board import claims, tasks
-    from rooms_cli.config import load_config
     from rooms_cli.messaging.send import send_message
-    from rooms_cli.project import initialize
+    from rooms_cli.project.config import load_config
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     root = tmp_path / "proj"

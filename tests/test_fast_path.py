@@ -1,6 +1,6 @@
 """The fast path (rooms_cli/cli/fast.py) keeps typer's command-line contract for the commands it parses.
 
-Both are derived from one declaration per operation (cli/operations.py). For each: the typer command
+Both are derived from one declaration per operation (operations/hot.py). For each: the typer command
 typer builds from it has the declared options, flags, environment variables, arguments, required
 options and defaults, and the body takes exactly the declared parameters; on generated command lines
 the fast parser either hands the line to typer or gives exactly the values typer gives (or the same
@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooms_cli.cli import fast
-from rooms_cli.cli.operations import OPERATIONS
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
+from rooms_cli.operations.hot import OPERATIONS
 
 FAST = {op.name: op for op in OPERATIONS}
 SHARED_DEFAULTS = {"as_": None, "room": None, "dir": None, "json_": False}
@@ -75,13 +75,13 @@ def test_a_new_option_declared_once_reaches_typer_the_fast_path_and_the_mcp_sche
     fast path with its parser and default, and in the MCP tool's schema under its MCP name."""
     from typer.testing import CliRunner
 
-    from rooms_cli.cli import operations
     from rooms_cli.cli.app import RoomsGroup
-    from rooms_cli.cli.declare import Mcp, McpArg, Param, operation
     from rooms_cli.cli.shared import declared_command
-    from rooms_cli.cli.values import duration_value
     from rooms_cli.mcp_server.server import input_schema
     from rooms_cli.mcp_server.tools import declared_arguments
+    from rooms_cli.operations import hot as operations
+    from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
+    from rooms_cli.operations.values import duration_value
 
     seen = []
 
@@ -124,17 +124,10 @@ def test_every_declared_mcp_tool_takes_the_declared_arguments():
     from rooms_cli.mcp_server.tools import TOOLS, declared_arguments
 
     declared = [tool for tool in TOOLS.values() if tool.declared is not None]
-    from rooms_cli.cli import (
-        operations_board,
-        operations_files,
-        operations_groups,
-        operations_messaging,
-        operations_rooms,
-        operations_roundtable,
-    )
+    from rooms_cli.operations import board, files, groups, messaging, rooms, roundtable
 
-    every = (*OPERATIONS, *operations_board.OPERATIONS, *operations_messaging.OPERATIONS, *operations_rooms.OPERATIONS,
-             *operations_groups.OPERATIONS, *operations_roundtable.OPERATIONS, *operations_files.OPERATIONS)
+    every = (*OPERATIONS, *board.OPERATIONS, *messaging.OPERATIONS, *rooms.OPERATIONS,
+             *groups.OPERATIONS, *roundtable.OPERATIONS, *files.OPERATIONS)
     assert {tool.name for tool in declared} == {op.mcp.name for op in every if op.mcp is not None}
     for tool in declared:
         params = list(inspect.signature(tool.fn).parameters)[1:]
@@ -277,7 +270,7 @@ FAST_MAIN = "import sys; sys.argv = ['rooms', *sys.argv[1:]]; from rooms_cli.cli
 def board_project(tmp_path_factory):
     from rooms_cli.board import tasks
     from rooms_cli.messaging.send import send_message
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     root = tmp_path_factory.mktemp("fastpath") / "origin"
@@ -285,7 +278,7 @@ def board_project(tmp_path_factory):
     initialize(root, "dev")
     project = open_project(root)
     ids = [tasks.add_task(project, "default", f"task {n}", lane="dev", done="done", by="alice").id for n in range(3)]
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     send_message(project, load_config(project), "alice", "hello dev", to="dev")
     return root, ids

@@ -21,7 +21,7 @@ from hardening_kit import invoke, problems_with_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.errors import InvalidData, InvalidInput, NotFound, UsageError
+from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound, UsageError
 
 template = hardening_kit.template  # fixture
 COUNTS: dict[str, int] = {}
@@ -150,7 +150,7 @@ def test_no_path_segment_escapes_rooms(segments, tmp_path_factory):
 @given(st.text(max_size=200) | st.builds(lambda a, b: f"---\n{a}\n---\n{b}", st.text(max_size=80), st.text(max_size=40))
        | st.sampled_from(["---\n---\r0", "---\r\nname: X\r\n---\r\nYou are x.\r\n", "\ufeff---\nname: X\n---\nhi\n"]))
 def test_any_agent_file_text_is_an_agent_or_a_clear_error_naming_the_file(text):
-    from rooms_cli.agents import parse_agent
+    from rooms_cli.agents.definitions import parse_agent
 
     count("agent file")
     try:
@@ -171,7 +171,7 @@ words = st.text(alphabet=string.ascii_letters + " ,.'!?-é☃", max_size=30)
 @given(names, st.lists(names, max_size=4), words, words, st.text(max_size=200).filter(lambda t: t.strip()),
        st.none() | st.floats(0, 2), st.dictionaries(names, st.floats(-1, 1), max_size=3))
 def test_an_agent_written_by_rooms_reads_back_the_same(agent_id, tags, name, disposition, directive, temperature, affinity):
-    from rooms_cli.agents import Agent, parse_agent, render_agent
+    from rooms_cli.agents.definitions import Agent, parse_agent, render_agent
 
     count("agent round trip")
     agent = Agent(id=agent_id, directive=directive.strip(), name=name.strip(), tags=tags, disposition=disposition.strip(),
@@ -191,7 +191,7 @@ provider_specs = st.fixed_dictionaries({"type": st.sampled_from(["openai", "anth
 @FAST
 @given(st.dictionaries(config_keys, json_values | st.dictionaries(names, provider_specs, max_size=2), max_size=5) | json_values)
 def test_any_config_is_valid_or_a_clear_error_naming_the_key(data):
-    from rooms_cli.config import validate
+    from rooms_cli.project.config import validate
 
     count("config")
     try:

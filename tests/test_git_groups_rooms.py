@@ -84,7 +84,7 @@ def test_a_group_renamed_differently_in_two_clones_keeps_both_names_and_doctor_s
 def externals_gathered(seed: Clone) -> None:
     """Group `g` of the external members `coder` and `tester` (they answer with `rooms group reply`),
     with a broadcast gathered without them (a group is renamed only with nothing in flight)."""
-    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.agents.definitions import Agent, create_agent
     from rooms_cli.store.paths import find_project
 
     for agent_id in ("coder", "tester"):

@@ -85,7 +85,7 @@ def ok(result, *also: int) -> bool:
 
 
 def setup(seed) -> None:
-    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.agents.definitions import Agent, create_agent
     from rooms_cli.store.paths import find_project
 
     for agent_id in EXTERNAL:

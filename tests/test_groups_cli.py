@@ -13,7 +13,7 @@ import pytest
 from conftest import live_status, rooms_env
 
 import rooms_cli
-from rooms_cli.agents import Agent, create_agent
+from rooms_cli.agents.definitions import Agent, create_agent
 from rooms_cli.messaging.inbox import read_inbox
 
 FOUR = ("--output-format", "one line", "--tool-guidance", "none", "--boundaries", "no edits")
@@ -391,7 +391,7 @@ EXAMPLES = {
 def test_each_example_pattern_runs_on_the_offline_model(project_dir, script):
     from conftest import REPO
 
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
 
     initialize(project_dir, example="gamedev")  # the persona panel's engineer and designer
     proc = subprocess.run([sys.executable, str(REPO / "examples" / "groups" / script)], capture_output=True, text=True,
@@ -519,7 +519,7 @@ def test_group_ask_shows_live_status_on_a_terminal_and_nothing_extra_when_piped(
 def test_a_gathered_result_that_is_not_a_mapping_is_one_sentence_not_a_crash(project, cli, result):
     """Found by tests/test_fuzz_parsers.py: `result: []` in a hand-edited log made `group status` raise AttributeError.
     The reader, doctor and the writer make one check (store/schema.py): rooms never writes such an event."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
     from rooms_cli.groups import log
     from rooms_cli.store import jsonl
     from rooms_cli.store.ids import new_id

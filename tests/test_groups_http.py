@@ -12,7 +12,7 @@ from conftest import add_provider
 from fakeserver import FakeServer, Reply
 
 import rooms_cli
-from rooms_cli.agents import Agent, create_agent
+from rooms_cli.agents.definitions import Agent, create_agent
 from rooms_cli.groups import status
 
 LATENCY = {"fast": 0.3, "medium": 0.6, "slow": 3.0}

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 import rooms_cli
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.groups import reducers
 from rooms_cli.groups.model import MemberResult
 

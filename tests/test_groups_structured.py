@@ -10,7 +10,7 @@ import pytest
 from conftest import add_provider
 from fakeserver import FakeServer, Reply
 
-from rooms_cli.agents import Agent, create_agent
+from rooms_cli.agents.definitions import Agent, create_agent
 
 FOUR = ["--output-format", "", "--tool-guidance", "", "--boundaries", ""]
 

@@ -162,7 +162,7 @@ def test_a_failed_append_cuts_the_log_back_and_removes_a_log_it_created(tmp_path
     """At the os.write boundary: half a line written, then ENOSPC."""
     import errno
 
-    from rooms_cli.errors import StorageError
+    from rooms_cli.core.errors import StorageError
     from rooms_cli.store import jsonl
 
     real_write = os.write
@@ -188,7 +188,7 @@ def test_a_failed_append_cuts_the_log_back_and_removes_a_log_it_created(tmp_path
 def test_a_failed_replace_names_the_file_and_leaves_the_old_one_and_no_temp_file(tmp_path, monkeypatch, errname, says):
     import errno
 
-    from rooms_cli.errors import StorageError
+    from rooms_cli.core.errors import StorageError
     from rooms_cli.store import atomic
 
     target = tmp_path / "state.json"

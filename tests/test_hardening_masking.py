@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rooms_cli.child_env import mask_argv, mask_config, mask_headers, mask_text
+from rooms_cli.core.child_env import mask_argv, mask_config, mask_headers, mask_text
 
 SECRETS = {
     "url password": "PWurl-s3cret-9f8e",

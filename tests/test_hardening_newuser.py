@@ -172,6 +172,6 @@ def test_the_readme_quick_start_block_is_found():
 
 
 def test_the_packaged_config_example_is_the_repository_one():
-    from rooms_cli.project import config_example_text
+    from rooms_cli.project.init import config_example_text
 
     assert (Path(REPO) / ".rooms.yaml.example").read_text() == config_example_text()

@@ -12,11 +12,11 @@ import textwrap
 import pytest
 from fakeserver import FakeServer, Reply
 
-from rooms_cli.child_env import child_env, mask_secrets
-from rooms_cli.config import Config
-from rooms_cli.errors import ProviderError
+from rooms_cli.core.child_env import child_env, mask_secrets
+from rooms_cli.core.errors import ProviderError
 from rooms_cli.models import get_provider
 from rooms_cli.models.base import Message
+from rooms_cli.project.config import Config
 from tests.test_messaging_spawn import spawn_record, wait_until
 
 KEYS = {"OPENAI_API_KEY": "sk-PLANTED-OPENAI-123456", "ANTHROPIC_API_KEY": "sk-ant-PLANTED-987654",
@@ -117,7 +117,7 @@ def test_a_key_streamed_live_split_across_chunks_never_reaches_the_terminal(fake
 
 
 def test_a_stream_without_keys_is_passed_on_whole():
-    from rooms_cli.child_env import StreamMask
+    from rooms_cli.core.child_env import StreamMask
 
     shown: list[str] = []
     mask = StreamMask(shown.append, ["sk-PLANTED-123456789"])

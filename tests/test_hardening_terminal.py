@@ -103,7 +103,7 @@ def test_console_markup_and_emoji_codes_in_stored_text_are_shown_as_typed(projec
 
 
 def test_terminal_safe_text_shows_each_control_as_an_escape():
-    from rooms_cli.terminal import safe
+    from rooms_cli.core.terminal import safe
 
     assert safe("a\x1b[2Jb\tc\nd") == "a\\x1b[2Jb\tc\nd"
     assert safe("\x9b\x7f\u202e\udcff") == "\\x9b\\x7f\\u202e\\xff"

@@ -96,7 +96,7 @@ operations = st.lists(st.one_of(
 @settings(max_examples=40, deadline=None)
 @given(operations)
 def test_the_number_is_always_one_after_the_highest_in_the_file(tmp_path_factory, ops):
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     root = tmp_path_factory.mktemp("numbering")

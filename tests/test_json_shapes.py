@@ -1,4 +1,4 @@
-"""One shape per record: the JSON Schemas of docs/json.md are those of rooms_cli/shapes.py, and the real
+"""One shape per record: the JSON Schemas of docs/json.md are those of rooms_cli/core/shapes.py, and the real
 `--json` output of every command docs/json.md names validates against them; list commands print bare
 lists; usage errors are JSON under --json."""
 
@@ -10,7 +10,7 @@ import re
 import pytest
 from jsonschema import Draft202012Validator
 
-from rooms_cli.shapes import RECORDS
+from rooms_cli.core.shapes import RECORDS
 from tests.conftest import REPO
 
 

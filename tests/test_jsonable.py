@@ -1,10 +1,10 @@
-"""`--json` output: the C encoder walks the data and records go through their to_json (rooms_cli/jsonable.py)."""
+"""`--json` output: the C encoder walks the data and records go through their to_json (rooms_cli/core/jsonable.py)."""
 
 from __future__ import annotations
 
 import json
 
-from rooms_cli.jsonable import dumps, to_jsonable
+from rooms_cli.core.jsonable import dumps, to_jsonable
 
 
 class Record:

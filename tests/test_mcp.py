@@ -340,9 +340,9 @@ def test_which_calls_run_on_the_loop(project_dir):
     import anyio
     import mcp_types as types
 
-    from rooms_cli.context import Context
     from rooms_cli.mcp_server.server import Tools
     from rooms_cli.mcp_server.tools import TOOLS, Session
+    from rooms_cli.project.context import Context
     from rooms_cli.store import paths
 
     slow = {"chat", "spawn", "wait", "sync", "roundtable_run", "roundtable_queue", "group_spawn", "group_broadcast",
@@ -399,10 +399,10 @@ def test_the_middleware_answers_quick_calls_of_the_handshake_era_and_leaves_the_
     import anyio
 
     from rooms_cli.board.tasks import add_task
-    from rooms_cli.context import Context
     from rooms_cli.mcp_server.server import QuickCalls, Tools
     from rooms_cli.mcp_server.tools import Session
     from rooms_cli.mcp_server.transport import Encoded
+    from rooms_cli.project.context import Context
     from rooms_cli.store.paths import open_project
 
     add_task(open_project(project_dir), "default", "one", lane="alice", done="done", by="bob")

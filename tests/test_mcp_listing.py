@@ -39,8 +39,8 @@ def test_a_listing_of_other_sources_or_a_damaged_one_is_derived_again(project, m
 
 
 def test_a_tool_whose_arguments_model_is_built_on_its_first_call(project):
-    from rooms_cli.config import load_config
     from rooms_cli.mcp_server.tools import Session
+    from rooms_cli.project.config import load_config
 
     tools = server.Tools(Session(project=project, config=load_config(project), me="ann", default_room="default"))
     assert tools._models == {}

@@ -134,7 +134,7 @@ def test_an_error_naming_a_renamed_flag_names_the_tools_argument(project_dir):
 def test_every_declared_tool_names_its_arguments_for_the_flags_of_its_parameters():
     """For every declared tool, an error naming a CLI flag of a parameter the tool takes names the tool's argument
     instead (`--reply-to` -> n, `--unread` -> unread_only, `--all` -> all); a flag of a parameter it does not take stays."""
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
     from rooms_cli.mcp_server.server import argument_names, error_result, input_model
     from rooms_cli.mcp_server.tools import TOOLS
 

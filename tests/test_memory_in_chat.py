@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rooms_cli.agents import list_agents, load_agent
+from rooms_cli.agents.definitions import list_agents, load_agent
+from rooms_cli.agents.memories import add_lessons
 from rooms_cli.chat.context import system_prompt
 from rooms_cli.chat.rooms import load_room
-from rooms_cli.memories import add_lessons
 
 
 def test_chat_prompts_carry_recent_lessons_capped_by_config(project_dir, project):

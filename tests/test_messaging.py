@@ -28,7 +28,7 @@ def test_send_to_one_agent_numbers_messages_per_inbox(cli, project):
 
 
 def test_send_without_to_reaches_every_other_agent_but_not_the_sender(cli, project):
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
 
     cli("status", "set", "--as", "bob", "Working on frontend")
     run = cli("send", "--as", "alice", "hello everyone", "--json")
@@ -97,7 +97,7 @@ def test_concurrent_senders_from_many_processes_lose_nothing_and_keep_ids_unique
     script = textwrap.dedent(
         f"""
         import sys
-        from rooms_cli.config import load_config
+        from rooms_cli.project.config import load_config
         from rooms_cli.messaging.send import send_message
         from rooms_cli.store.paths import open_project
         project = open_project({str(project_dir)!r})
@@ -304,7 +304,7 @@ def test_senders_killed_mid_write_lose_nothing_acknowledged(project_dir, project
     script = textwrap.dedent(
         """
         import sys
-        from rooms_cli.config import load_config
+        from rooms_cli.project.config import load_config
         from rooms_cli.messaging.send import send_message
         from rooms_cli.store.paths import open_project
         project = open_project(sys.argv[1])

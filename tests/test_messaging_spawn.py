@@ -259,9 +259,9 @@ def test_a_running_spawn_from_another_machine_is_not_called_lost(rooms, project)
 
 
 def test_a_missing_runner_program_is_reported_as_a_spawn_error(runner_project):
-    from rooms_cli.config import load_config
     from rooms_cli.messaging.spawn import start_spawn
     from rooms_cli.messaging.wait import wait_for_spawns
+    from rooms_cli.project.config import load_config
 
     spawn = start_spawn(runner_project, load_config(runner_project), "alice", "hello", runner=["/nonexistent/agent-cli"])
     assert not wait_for_spawns(runner_project, "alice", timeout=60).timed_out

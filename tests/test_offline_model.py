@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.agents import load_agent
-from rooms_cli.config import Config
+from rooms_cli.agents.definitions import load_agent
+from rooms_cli.core.text import summarize
 from rooms_cli.models import Message, parse_model, provider_for
 from rooms_cli.models.offline import should_pass
-from rooms_cli.text import summarize
+from rooms_cli.project.config import Config
 
 
 def ask(agent, text, purpose="chat", on_delta=None):
@@ -62,7 +62,7 @@ def test_offline_rank_returns_every_label_once(project):
 @settings(max_examples=50, deadline=None)
 @given(st.text(max_size=300))
 def test_offline_never_fails_on_any_text(text):
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
 
     agent = Agent(id="x", directive="You are x.", tags=["api"], voice={"line": "Hm."})
     for purpose in ("chat", "answer", "summary", "rank"):

@@ -1,4 +1,4 @@
-"""The group operations are declared once (cli/operations_groups.py): the MCP tools' schemas that the
+"""The group operations are declared once (operations/groups.py): the MCP tools' schemas that the
 declarations carry where the tool differs from the command line, held to what the hand-written tools took."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from rooms_cli.cli import operations_groups
 from rooms_cli.mcp_server.server import input_model, input_schema
 from rooms_cli.mcp_server.tools import TOOLS
+from rooms_cli.operations import groups as operations_groups
 
 
 def schema(name: str) -> dict:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import time
 
-from rooms_cli import agents as agents_mod
-from rooms_cli import config as config_mod
-from rooms_cli.project import initialize
+from rooms_cli.agents import definitions as agents_mod
+from rooms_cli.project import config as config_mod
+from rooms_cli.project.init import initialize
 from rooms_cli.store import parsed
 from rooms_cli.store.paths import open_project
 

@@ -1,4 +1,4 @@
-"""`/pass` is one rule (rooms_cli/passes.py): chat, messaging's wake and watch read a reply alike."""
+"""`/pass` is one rule (rooms_cli/core/passes.py): chat, messaging's wake and watch read a reply alike."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from rooms_cli.passes import could_still_be_pass, is_pass, read_structured
+from rooms_cli.core.passes import could_still_be_pass, is_pass, read_structured
 
 
 @pytest.mark.parametrize("text", [

@@ -9,14 +9,14 @@ import time
 import pytest
 from fakeserver import FakeServer, Reply
 
-from rooms_cli.config import Config
-from rooms_cli.errors import ProviderError
+from rooms_cli.core.errors import ProviderError
 from rooms_cli.models import get_provider
 from rooms_cli.models.anthropic import AnthropicProvider, to_anthropic
 from rooms_cli.models.base import Message
 from rooms_cli.models.http import ProviderTimeout
 from rooms_cli.models.limits import DEFAULT_MAX_TOKENS
 from rooms_cli.models.tokens import estimate_tokens
+from rooms_cli.project.config import Config
 
 MESSAGES = [
     Message("system", "You are the scribe."),
@@ -275,7 +275,7 @@ def test_the_default_reply_budget_is_the_purposes(server, key, purpose):
 
 
 def test_the_reply_budget_of_the_caller_then_the_agent_then_the_spec_wins(server, key):
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
 
     agent = Agent(id="scribe", directive="You write.", max_tokens=55)
     provider(server).complete(MESSAGES, model="m", agent=agent, max_tokens=77)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rooms_cli.errors import ProviderError
+from rooms_cli.core.errors import ProviderError
 from rooms_cli.models.base import Message
 from rooms_cli.models.command import CommandProvider, render_prompt
 from rooms_cli.models.http import ProviderTimeout

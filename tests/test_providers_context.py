@@ -12,8 +12,8 @@ from fakeserver import FakeServer, Reply
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooms_cli.agents import Agent
-from rooms_cli.errors import ContextOverflow, ProviderError
+from rooms_cli.agents.definitions import Agent
+from rooms_cli.core.errors import ContextOverflow, ProviderError
 from rooms_cli.models.anthropic import AnthropicProvider
 from rooms_cli.models.base import Message
 from rooms_cli.models.base import estimate_tokens as base_estimate

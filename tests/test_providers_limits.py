@@ -12,7 +12,7 @@ from fakeserver import FakeServer, Reply
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooms_cli.agents import Agent
+from rooms_cli.agents.definitions import Agent
 from rooms_cli.models.anthropic import AnthropicProvider
 from rooms_cli.models.base import Message, StopFilter, first_stop
 from rooms_cli.models.command import CommandProvider

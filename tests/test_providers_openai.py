@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from fakeserver import FakeServer, Reply
 
-from rooms_cli.config import Config
-from rooms_cli.errors import ProviderError
+from rooms_cli.core.errors import ProviderError
 from rooms_cli.models import get_provider
 from rooms_cli.models.base import Message
 from rooms_cli.models.http import ProviderTimeout
 from rooms_cli.models.openai import OpenAIProvider, ollama_base_url
 from rooms_cli.models.tokens import estimate_tokens
+from rooms_cli.project.config import Config
 
 MESSAGES = [Message("system", "You are terse."), Message("user", "Say hello to the team.")]
 SECRET = "sk-test-SECRET-0123456789abcdef"

@@ -92,7 +92,7 @@ def _read_mark(project) -> tuple:
 
 
 def _memory(project) -> tuple:
-    from rooms_cli.memories import add_lessons, memories_path
+    from rooms_cli.agents.memories import add_lessons, memories_path
 
     add_lessons(project, "reviewer", ["one"], "rt-1")
     path = memories_path(project, "reviewer")
@@ -168,9 +168,9 @@ def _goods(kind: str) -> list[dict]:
 
 def _shown(project, kind: str) -> list[str]:
     """The ids of the records the kind's reader uses (what its commands show or count)."""
+    from rooms_cli.agents.memories import list_lessons
     from rooms_cli.chat.sessions import read_session
     from rooms_cli.chat.transcript import read_transcript, tail
-    from rooms_cli.memories import list_lessons
     from rooms_cli.messaging import unread
     from rooms_cli.messaging.inbox import read_inbox, read_marks
     from rooms_cli.messaging.spawn import list_spawns
@@ -265,7 +265,7 @@ def test_the_reader_and_doctor_agree_on_any_wrong_value(project, capsys, kind, d
 def test_a_writer_refuses_what_its_reader_would_skip(project, kind):
     """Validation on write (`schema.checked`): a record this version would append and then skip on
     read is refused before the file is touched, so a writer's bug cannot put a line doctor reports."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     if kind == "transcript":
         from rooms_cli.chat.rooms import create_room
@@ -286,7 +286,7 @@ def test_a_writer_refuses_what_its_reader_would_skip(project, kind):
         with pytest.raises(InvalidData, match="kind"):
             deliver(project, "bob", "alice", "second", kind="no-such-kind")
     else:
-        from rooms_cli.memories import add_lessons, memories_path
+        from rooms_cli.agents.memories import add_lessons, memories_path
 
         add_lessons(project, "bob", ["keep the lock short"], "standup")
         path = memories_path(project, "bob")

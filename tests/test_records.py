@@ -1,4 +1,4 @@
-"""rooms_cli/records.py builds the records of the hot paths as `dataclasses` would, without importing inspect.
+"""rooms_cli/core/records.py builds the records of the hot paths as `dataclasses` would, without importing inspect.
 
 Each behaviour the records rely on is checked against the standard library's on the same class body:
 __init__ with defaults and per-instance factories, repr (a field left out), equality, hashing, frozen
@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from rooms_cli import records
+from rooms_cli.core import records
 
 
 def _pair():
@@ -100,7 +100,7 @@ def test_a_field_without_default_after_one_with_a_default_is_refused():
 
 def test_the_hot_paths_records_import_neither_dataclasses_nor_inspect():
     code = ("import sys, rooms_cli.board.claims, rooms_cli.board.render, rooms_cli.messaging.send, rooms_cli.messaging.inbox, "
-            "rooms_cli.messaging.attention, rooms_cli.context, rooms_cli.store.gitsync, rooms_cli.chat.rooms, rooms_cli.chat.transcript; "
+            "rooms_cli.messaging.attention, rooms_cli.project.context, rooms_cli.store.sync.engine, rooms_cli.chat.rooms, rooms_cli.chat.transcript; "
             "print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.reservations.patterns import covers, normalize, overlap
 
 

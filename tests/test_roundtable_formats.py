@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooms_cli.config import Config
-from rooms_cli.errors import InvalidData
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.project.config import Config
 from rooms_cli.roundtable.formats import BUILTINS, load_formats
 
 

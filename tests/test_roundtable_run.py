@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.config import load_config
 from rooms_cli.models.base import Completion, Provider
+from rooms_cli.project.config import load_config
 from rooms_cli.roundtable.lessons import read_summary
 from rooms_cli.roundtable.orchestrator import (
     RoundtableRequest,
@@ -159,8 +159,8 @@ def test_lessons_are_extracted_offline_without_a_model_call_and_listed(cli, proj
 
 def test_later_prompts_include_recent_lessons_capped(cli, project, project_dir):
     cli("roundtable", "run", "debate", "--participants", "analyst,hustler", "--turns", "6", "--force")
-    from rooms_cli.agents import load_agent
-    from rooms_cli.memories import list_lessons
+    from rooms_cli.agents.definitions import load_agent
+    from rooms_cli.agents.memories import list_lessons
     from rooms_cli.roundtable.formats import BUILTINS
 
     analyst = load_agent(project, "analyst")
@@ -329,7 +329,7 @@ def test_reading_a_summary_never_fails_keeps_only_participants_and_at_most_three
 class Failing(Scripted):
     async def _acomplete(self, messages, **kwargs):
         if len([c for c in self.calls if c["purpose"] == "roundtable"]) >= 1:
-            from rooms_cli.errors import ProviderError
+            from rooms_cli.core.errors import ProviderError
 
             raise ProviderError("provider 'scripted' answered 500 three times")
         return await super()._acomplete(messages, **kwargs)

@@ -14,8 +14,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rooms_cli.config import Config, load_config
-from rooms_cli.errors import InvalidData
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.project.config import Config, load_config
 from rooms_cli.roundtable import queue, schedule
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.roundtable.tick import fire_schedule, run_pending

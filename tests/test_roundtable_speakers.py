@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.roundtable.formats import BUILTINS
 from rooms_cli.roundtable.speakers import (
     FLOOR,

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rooms_cli.errors import InvalidData
+from rooms_cli.core.errors import InvalidData
 from rooms_cli.store import schema
 
 TS = "2026-01-01T00:00:00.000Z"

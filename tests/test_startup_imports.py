@@ -31,7 +31,7 @@ runpy.run_module("rooms_cli", run_name="__main__")
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     from rooms_cli.board import tasks
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     root = tmp_path_factory.mktemp("imports")
@@ -128,7 +128,7 @@ def test_chat_naming_an_agent_exactly_does_not_import_the_fuzzy_matcher(project,
 ])
 def test_watch_and_chat_import_neither_dataclasses_nor_inspect(project, tmp_path, args):
     """The standard library's dataclasses imports inspect (~6 ms) to write docstrings ours never lack:
-    the watch sources and the chat and model records are declared with rooms_cli/records.py (issue 27)."""
+    the watch sources and the chat and model records are declared with rooms_cli/core/records.py (issue 27)."""
     root, _ = project
     assert imported(root, tmp_path, *args) & {"dataclasses", "inspect"} == set()
 

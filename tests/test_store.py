@@ -16,7 +16,7 @@ from conftest import rooms_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rooms_cli.errors import InvalidInput, LockBusy, NotFound
+from rooms_cli.core.errors import InvalidInput, LockBusy, NotFound
 from rooms_cli.store import atomic, jsonl
 from rooms_cli.store.clock import iso, now, parse_duration, parse_time
 from rooms_cli.store.ids import NAME_RE, new_id, resolve_prefix, validate_name
@@ -143,7 +143,7 @@ def test_rooms_dir_env_overrides_discovery(tmp_path, monkeypatch):
 
 
 def test_missing_project_says_run_rooms_init(tmp_path):
-    from rooms_cli.errors import NotInitialized
+    from rooms_cli.core.errors import NotInitialized
 
     with pytest.raises(NotInitialized, match="rooms init"):
         open_project(start=tmp_path)
@@ -245,7 +245,7 @@ def test_atomic_replace_survives_kill_9_at_random_moments(tmp_path):
 
 
 def test_read_json_refuses_an_unreadable_file_instead_of_resetting_it(tmp_path):
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     bad = tmp_path / "x.json"
     bad.write_text("{not json")
@@ -380,7 +380,7 @@ def test_an_appender_that_knows_a_log_still_sees_what_others_did_to_it(tmp_path)
     only while the file is the one it appended to: markers appended after it, markers written into the
     middle of the file in place, a file replaced and a newer stamp appended by another process are all
     seen as a first append would see them."""
-    from rooms_cli.errors import MergeConflict
+    from rooms_cli.core.errors import MergeConflict
     from rooms_cli.store import clock
 
     log = tmp_path / "log.jsonl"

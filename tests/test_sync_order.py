@@ -61,10 +61,10 @@ def union(base: Path, first: Path, second: Path, out: Path) -> None:
 
 def state_of(root: Path) -> dict:
     """What every part reads from the project at `root`."""
+    from rooms_cli.agents.memories import list_lessons
     from rooms_cli.board.tasks import board_json
     from rooms_cli.chat.rooms import load_room
     from rooms_cli.chat.transcript import read_transcript
-    from rooms_cli.memories import list_lessons
     from rooms_cli.messaging.inbox import read_inbox
     from rooms_cli.messaging.status import read_status
     from rooms_cli.store.paths import open_project
@@ -85,12 +85,12 @@ OPS = st.sampled_from(["claim", "release", "done", "chat", "send", "status", "le
 
 
 def run_op(root: Path, op: str, n: int, task_ids: list[str]) -> None:
+    from rooms_cli.agents.memories import add_lessons, forget, list_lessons
     from rooms_cli.board import claims
     from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseMismatch
     from rooms_cli.chat import membership
     from rooms_cli.chat.transcript import append_message
-    from rooms_cli.errors import InvalidInput
-    from rooms_cli.memories import add_lessons, forget, list_lessons
+    from rooms_cli.core.errors import InvalidInput
     from rooms_cli.messaging.inbox import deliver
     from rooms_cli.messaging.status import set_status
     from rooms_cli.store.paths import open_project
@@ -129,7 +129,7 @@ def run_op(root: Path, op: str, n: int, task_ids: list[str]) -> None:
 @given(ops=st.lists(st.tuples(st.sampled_from("ab"), OPS, st.integers(0, 5), st.sampled_from(TIMES)), min_size=1, max_size=14))
 def test_every_part_replays_a_merge_the_same_in_both_directions_and_twice_merged_equals_once(ops):
     from rooms_cli.board.tasks import add_task
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -39,7 +39,7 @@ def shown(clone, task: str) -> dict:
 
 def remote_lines(w, rel: str) -> list[bytes]:
     """Every line of the log `rel` (under .rooms) on origin's refs/rooms/state."""
-    from rooms_cli.store.gitsync import log_dir
+    from rooms_cli.store.sync.engine import log_dir
 
     listing = w.git(w.origin, "ls-tree", "-r", "--name-only", "refs/rooms/state", "--", log_dir(rel) + "/").stdout.split()
     lines: list[bytes] = []
@@ -64,9 +64,11 @@ def inbox_rel(agent="dev") -> str:
 def test_a_pending_claim_pushed_by_a_plain_sync_of_its_clone_is_withdrawn_when_another_clone_was_first(tmp_path):
     """Issue 46: a claim still waiting for its check was pushed by another sync of the same clone, and
     both workers were told the task was theirs."""
+    from syncrace import claim_left_waiting
+
+    from rooms_cli.across.sync import syncing
     from rooms_cli.board import claims
     from rooms_cli.store.paths import open_project
-    from rooms_cli.sync.claims import confirm_claim
 
     w, (a, b) = world(tmp_path)
     task = add_task(a)
@@ -74,10 +76,10 @@ def test_a_pending_claim_pushed_by_a_plain_sync_of_its_clone_is_withdrawn_when_a
     b.rooms("sync")
     won = a.rooms("task", "claim", task, "--sync", as_="dev")
     # b's worker claimed on its old view and is still waiting for its check ...
-    mine = claims.claim_task(open_project(b.path), "default", task, agent="dev", pending_remote=True)
+    mine = claim_left_waiting(b.path, task)
     # ... when a plain `rooms sync` of b (cron's tick, another worker) pushes b's log
     b.rooms("sync")
-    assert confirm_claim(open_project(b.path), "default", mine, None) is not None
+    assert claims.confirm_claim(open_project(b.path), "default", mine, syncing(None)) is not None
     a.rooms("sync")
     for clone in (a, b):
         task_now = shown(clone, task)
@@ -182,8 +184,8 @@ def test_renew_release_and_done_with_sync_and_an_unreachable_remote_are_not_made
 
 
 def test_mcp_task_done_is_pushed_when_sync_claims_is_true(tmp_path):
-    from rooms_cli.config import load_config
     from rooms_cli.mcp_server.tools import TOOLS, Session
+    from rooms_cli.project.config import load_config
     from rooms_cli.store.paths import open_project
 
     w, (a, b) = world(tmp_path)
@@ -332,7 +334,7 @@ def _push_state_commit(w, clone, changes: dict[str, bytes]) -> None:
 
 def test_garbage_pushed_on_the_state_ref_is_quarantined_and_never_reaches_rooms(tmp_path):
     """A garbage commit was taken (exit 0, "3 lines in"): non-JSON lines in every inbox, an agent replaced."""
-    from rooms_cli.store.gitsync import file_path, log_dir
+    from rooms_cli.store.sync.engine import file_path, log_dir
 
     w, (a, b, c) = world(tmp_path, 3)
     a.rooms("send", "real", "--to", "dev", as_="carol")
@@ -392,7 +394,7 @@ def test_a_branch_force_pushed_onto_the_ref_never_enters_the_state_tree(tmp_path
 def test_the_refs_history_and_a_hot_logs_chunks_stay_bounded(tmp_path, monkeypatch):
     """1 000 syncs made the remote 38 MB: a hot log's chunk folder, rewritten by each sync, and a
     history nothing could drop. Here with small bounds: 8 commits, 4 chunks."""
-    from rooms_cli.store import gitsync
+    from rooms_cli.store.sync import engine as gitsync
 
     monkeypatch.setattr(gitsync, "HISTORY_MAX", 8)
     monkeypatch.setattr(gitsync, "CHUNKS_MAX", 4)

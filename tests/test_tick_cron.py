@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rooms_cli.config import Config, load_config
-from rooms_cli.errors import InvalidData
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.project.config import Config, load_config
 from rooms_cli.roundtable import queue, schedule
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.roundtable.tick import fire_schedule, run_pending
@@ -196,7 +196,7 @@ def test_a_bad_cron_line_is_one_sentence_naming_the_slot(expr):
 
 def test_croniter_is_imported_only_on_the_path_that_parses_cron_lines(project_dir):
     code = ("import sys; from rooms_cli.cli.app import app; from rooms_cli.roundtable import schedule;"
-            "from rooms_cli.config import Config;"
+            "from rooms_cli.project.config import Config;"
             "schedule.load_slots(Config({'schedule': [{'name': 'a', 'hour_utc': 1, 'format': 'debate'}]}));"
             "print('croniter' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

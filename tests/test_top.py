@@ -24,7 +24,7 @@ pytest.importorskip("textual")
 
 from textual.widgets import DataTable, Input, RichLog, TabbedContent  # noqa: E402
 
-from rooms_cli.context import Context  # noqa: E402
+from rooms_cli.project.context import Context  # noqa: E402
 from rooms_cli.tui.app import LaneTable, TopApp  # noqa: E402
 from rooms_cli.tui.screens import ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen  # noqa: E402
 

@@ -19,7 +19,7 @@ import topkit
 pytest.importorskip("textual")
 pytest.importorskip("pytest_textual_snapshot")
 
-from rooms_cli.context import Context  # noqa: E402
+from rooms_cli.project.context import Context  # noqa: E402
 from rooms_cli.tui.app import TopApp  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)

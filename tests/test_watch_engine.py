@@ -28,7 +28,7 @@ def test_selection_rules_follow_the_current_room_unless_told_otherwise():
     assert Selection.from_flags(groups=True, current_room="lab") == Selection(groups=True)
     described = Selection.from_flags(rooms=["api"], board=True, inboxes=["bob"], groups=True).describe()
     assert described == "#api, the board of #api, every group, bob's inbox"
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
         Selection.from_flags(rooms=["../etc"])

@@ -63,10 +63,10 @@ def seed(root: Path, *, tasks: int = 0) -> None:
     from rooms_cli.board import claims, store
     from rooms_cli.board import tasks as board_tasks
     from rooms_cli.chat import coordinator
-    from rooms_cli.config import load_config
     from rooms_cli.groups import broadcasts, roster
     from rooms_cli.messaging.send import send_message
-    from rooms_cli.project import initialize
+    from rooms_cli.project.config import load_config
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import open_project
 
     root.mkdir(parents=True, exist_ok=True)

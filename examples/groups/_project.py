@@ -16,7 +16,7 @@ import tempfile
 
 
 def ensure_project():
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import find_project, open_project
 
     project = find_project()

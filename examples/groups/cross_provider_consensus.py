@@ -13,7 +13,7 @@ import sys
 from _project import ensure_project, short
 
 import rooms_cli
-from rooms_cli.agents import Agent, create_agent
+from rooms_cli.agents.definitions import Agent, create_agent
 
 
 def oracles(project, models: list[str]) -> list[str]:

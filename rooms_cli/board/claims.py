@@ -4,6 +4,15 @@ Every write is one read-check-append under the task's own lock, so its cost does
 size of the board. A claim issues a lease with a fencing number one higher than any before it on
 that task; a later write must present the current lease. A lease that was overtaken (its number is
 lower than the task's newest) is refused whatever the writer's clock says.
+
+`--sync` (a `syncing` given): the write is made here marked `"sync": true` and counts only once the git
+remote holds it. Every sync of the clone runs the board's arbiter (board/arbiter.py) on it before
+pushing it, so the first claim to reach the remote wins whoever pushes it. The command waits for a
+sync that included its write: exit 0 when the write stands; 3 (`already_claimed`, `lease_mismatch`)
+when it was answered; 1 with nothing made when the remote could not be reached (the write is withdrawn
+here, unless another sync of this clone had already taken it there). A claim is made on this clone's
+view first; a refusal, or "nothing to claim", is checked with a sync before it is said. Which task
+`next_task` tries stays the board's choice; the remote only decides whether the claim holds.
 """
 
 from __future__ import annotations
@@ -17,8 +26,8 @@ from rooms_cli.board.records import make_record
 from rooms_cli.board.replay import seen_at
 from rooms_cli.board.tasks import claimable_in_lane, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
-from rooms_cli.errors import InvalidInput
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import InvalidInput, NotFound, RoomsError
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import host_name, new_id, validate_name
@@ -27,8 +36,10 @@ from rooms_cli.store.paths import Project
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
+    from rooms_cli.store.sync.engine import Syncing
 
     # what a lease-holder's command appends, given the task, the lease it holds and the moment
     Write = Callable[[Task, Lease, str], list[dict[str, Any]]]
@@ -103,36 +114,81 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
 
 
 def _marked(event: dict[str, Any], pending_remote: bool) -> dict[str, Any]:
-    """`event`, marked `"sync": true` when it counts only once the git remote holds it: every sync of
-    this clone checks it against the remote before pushing it (rooms_cli/sync/claims.py)."""
+    """`event`, marked `"sync": true` when it counts only once the git remote holds it (the arbiter of
+    every sync checks it before pushing it)."""
     return {**event, "sync": True} if pending_remote else event
 
 
 def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
-               plate: str | None = None, lease_id: str | None = None, pending_remote: bool = False) -> Claim:
+               plate: str | None = None, lease_id: str | None = None, syncing: Syncing | None = None) -> Claim:
     """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed.
 
     A claim belongs to the lease it returned, not to a name or a process: a held task is refused
     (AlreadyClaimed, naming holder, lease id and expiry) to everyone, the same agent included, except
     a caller presenting the current lease (`lease_id`), who gets it back unchanged, marked
-    `already_yours` (so retrying a claim is idempotent). `pending_remote`: the claim counts only once
-    the git remote holds it (rooms_cli/sync/claims.py does that part)."""
+    `already_yours` (so retrying a claim is idempotent). `syncing`: the claim holds across clones
+    (the module docstring); AlreadyClaimed when another clone's claim reached the remote first."""
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
+    plate = plate or plate_for(agent)
+    if syncing is None:
+        return _claim_here(project, room, task_id, agent, seconds, plate, lease_id, False)
+    try:
+        claim = _claim_here(project, room, task_id, agent, seconds, plate, lease_id, True)
+    except (AlreadyClaimed, InvalidTransition, NotFound):
+        syncing.sync(project)  # this clone's view may be old; an unreachable remote: nothing claimed
+        claim = _claim_here(project, room, task_id, agent, seconds, plate, lease_id, True)
+    if claim.already_yours:
+        return claim
+    lost = confirm_claim(project, room, claim, syncing)
+    if lost is not None:
+        raise AlreadyClaimed(
+            f"cannot claim task {claim.task.id}: another clone's claim reached {syncing.remote} first ({lost}); "
+            f"this one is withdrawn (lease {claim.lease.lease_id})",
+            data={"task_id": claim.task.id, "withdrawn": claim.lease.lease_id, "remote": syncing.remote},
+        )
+    return claim
+
+
+def _claim_here(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
+                lease_id: str | None, pending_remote: bool) -> Claim:
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
-        return _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent), lease_id, pending_remote)
+        return _claim_locked(project, room, full, agent, seconds, plate, lease_id, pending_remote)
 
 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
-              plate: str | None = None, pending_remote: bool = False) -> Claim | None:
+              plate: str | None = None, syncing: Syncing | None = None) -> Claim | None:
     """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none.
 
-    `pending_remote`: as for claim_task."""
+    `syncing`: each claim holds across clones (the module docstring); one another clone beat to the
+    remote is withdrawn and the next task is tried (that sync brought the remote's claims). None is
+    said with the remote's view: after a sync."""
     validate_name(agent, "agent")
     require_room(project, room)
     seconds = lease_seconds(lease)
     plate = plate or plate_for(agent)
+    if syncing is None:
+        return _next_here(project, room, agent, seconds, plate, False)
+    fresh = False  # whether this clone's view comes from a sync made in this call
+    lost_before: set[str] = set()
+    while True:
+        claim = _next_here(project, room, agent, seconds, plate, True)
+        if claim is None:
+            if fresh:
+                return None
+            syncing.sync(project)
+            fresh = True
+            continue
+        fresh = True
+        if confirm_claim(project, room, claim, syncing) is None:
+            return claim
+        if claim.task.id in lost_before:  # offered again after losing it: look at the remote once more first
+            syncing.sync(project)
+        lost_before.add(claim.task.id)
+
+
+def _next_here(project: Project, room: str, agent: str, seconds: float, plate: str, pending_remote: bool) -> Claim | None:
     busy = []
     for task_id in (t.id for t in claimable_in_lane(project, room, agent)):  # first pass: skip tasks being locked now
         with store.task_lock_nowait(project, room, task_id) as held:
@@ -147,6 +203,57 @@ def next_task(project: Project, room: str, *, agent: str, lease: str | float | N
             claim = _try_claim(project, room, task_id, agent, seconds, plate, pending_remote)
         if claim:
             return claim
+    return None
+
+
+def confirm_claim(project: Project, room: str, claim: Claim, syncing: Syncing) -> str | None:
+    """Wait for a sync that includes `claim` (made with `pending_remote`): None when the remote holds it,
+    else who got there first (the claim is withdrawn). An unreachable remote withdraws it too and
+    raises: nothing claimed."""
+    from rooms_cli.board.arbiter import answer
+
+    path = store.task_path(project, room, claim.task.id)
+    event = {"ev": "claim", "by": claim.lease.holder, "lease_id": claim.lease.lease_id, "fence": claim.lease.fence,
+             "hlc": claim.stamp}
+    try:
+        syncing.sync(project)
+    except RoomsError:
+        _undo_unless_there(project, syncing, path, [claim.stamp],
+                           lambda: _append(project, room, claim.task.id, [answer(event, _UNREACHABLE)]))
+    return _answered(project, room, claim.task.id, "withdraw", "lease_id", {claim.lease.lease_id})
+
+
+_UNREACHABLE = "the remote could not be reached: not made"
+
+
+def _undo_unless_there(project: Project, syncing: Syncing, path: Path, stamps: list[str],
+                       undo: Callable[[], None]) -> None:
+    """After a sync that failed: unless another sync of this clone already took the writes (`stamps`)
+    to the remote (then they stand, or were answered there), answer them here (nothing made) and raise
+    the failure again; holding the sync lock, so that no sync takes them there meanwhile."""
+    import sys
+
+    from rooms_cli.store.sync import engine
+
+    failure = sys.exc_info()[1]
+    with engine.sync_lock(project, syncing.remote):
+        if all(engine.synced_through(project, syncing.remote, path, f'"hlc": "{stamp}"'.encode()) for stamp in stamps):
+            return
+        undo()
+    assert failure is not None
+    raise failure
+
+
+def _append(project: Project, room: str, task_id: str, events: list[dict[str, Any]]) -> None:
+    with store.task_lock(project, room, task_id):
+        store.append_events(project, room, task_id, events, held=True)
+
+
+def _answered(project: Project, room: str, task_id: str, kind: str, field: str, values: set[Any]) -> str | None:
+    """Why an event of `kind` (withdraw, void) whose `field` is one of `values` answered a write, or None."""
+    for event in store.read_events(project, room, task_id):
+        if event.get("ev") == kind and event.get(field) in values:
+            return str(event.get("reason") or kind)
     return None
 
 
@@ -202,9 +309,34 @@ def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> 
 
 
 def write_under_lease(project: Project, room: str, task_id: str, lease_id: str | None, write: Write,
-                      holder: str | None = None, pending_remote: bool = False) -> tuple[Task, list[dict[str, Any]]]:
-    """Check the lease and append what `write` makes of it, under the task's lock; the task after it and
-    the events as written (`pending_remote` marks them as for claim_task)."""
+                      holder: str | None = None, syncing: Syncing | None = None) -> Task:
+    """Check the lease and append what `write` makes of it (a renew, release, done), under the task's
+    lock; the task after it. `syncing`: answered once the remote took it (the module docstring) —
+    LeaseMismatch when the remote's copy shows another lease (the write is voided); an unreachable
+    remote voids it and raises (nothing made)."""
+    task, written = _write_here(project, room, task_id, lease_id, write, holder, syncing is not None)
+    if syncing is None:
+        return task
+    from rooms_cli.board.arbiter import answer
+
+    try:
+        syncing.sync(project)
+    except RoomsError:
+        _undo_unless_there(project, syncing, store.task_path(project, room, task.id), [str(e["hlc"]) for e in written],
+                           lambda: _append(project, room, task.id, [answer(e, _UNREACHABLE) for e in written]))
+    refused = _answered(project, room, task.id, "void", "of", {e.get("hlc") for e in written})
+    if refused is not None:
+        kinds = ", ".join(str(e.get("ev")) for e in written)
+        raise LeaseMismatch(
+            f"lease {written[0].get('lease_id')} no longer holds task {task.id} on {syncing.remote} ({refused}); the "
+            f"{kinds} was not made. Stop working on it",
+            data={"task_id": task.id, "lease_id": written[0].get("lease_id"), "remote": syncing.remote},
+        )
+    return _replay_locked(project, room, task.id)[0]
+
+
+def _write_here(project: Project, room: str, task_id: str, lease_id: str | None, write: Write, holder: str | None,
+                pending_remote: bool) -> tuple[Task, list[dict[str, Any]]]:
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task, moment = _replay_locked(project, room, full)
@@ -250,12 +382,12 @@ def finishing(project: Project, room: str, *, summary: str, artifacts: list[str]
 def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,
                 lease: str | float | None = None, holder: str | None = None) -> Task:
     """Extend the current lease to now + `lease` (default 10m)."""
-    return write_under_lease(project, room, task_id, lease_id, renewing(lease), holder)[0]
+    return write_under_lease(project, room, task_id, lease_id, renewing(lease), holder)
 
 
 def release_task(project: Project, room: str, task_id: str, lease_id: str | None, *, holder: str | None = None) -> Task:
     """Give the task back to its lane (todo); the lease ends."""
-    return write_under_lease(project, room, task_id, lease_id, releasing(), holder)[0]
+    return write_under_lease(project, room, task_id, lease_id, releasing(), holder)
 
 
 def finish_task(project: Project, room: str, task_id: str, lease_id: str | None, *, summary: str,
@@ -263,7 +395,7 @@ def finish_task(project: Project, room: str, task_id: str, lease_id: str | None,
                 result_ref: str | None = None, holder: str | None = None) -> Task:
     """doing → done with the compact record; artifacts and result_ref must point at what exists."""
     write = finishing(project, room, summary=summary, artifacts=artifacts, next_step=next_step, result_ref=result_ref)
-    return write_under_lease(project, room, task_id, lease_id, write, holder)[0]
+    return write_under_lease(project, room, task_id, lease_id, write, holder)
 
 
 def set_status(project: Project, room: str, task_id: str, status: str, *, by: str, lease_id: str | None = None,

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from rooms_cli.board import claims, tasks
 from rooms_cli.board.render import board_markdown
 from rooms_cli.board.tick import expire_leases
-from rooms_cli.errors import Conflict, RoomsError
+from rooms_cli.core.errors import Conflict, RoomsError
 from rooms_cli.store import atomic
 from rooms_cli.store.clock import add_seconds, iso, now
 

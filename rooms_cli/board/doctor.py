@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rooms_cli.board import store
 from rooms_cli.board.tasks import load_board
-from rooms_cli.findings import Finding
+from rooms_cli.core.findings import Finding
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooms_cli.errors import Conflict, RoomsError
+from rooms_cli.core.errors import Conflict, RoomsError
 
 
 class AlreadyClaimed(Conflict):

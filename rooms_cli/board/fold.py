@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from rooms_cli.board.model import Task
 from rooms_cli.board.replay import fold, replay_log, withdrawn_ids
-from rooms_cli.records import dataclass
+from rooms_cli.core.records import dataclass
 from rooms_cli.store import cache, jsonl, known, order
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block

@@ -28,7 +28,7 @@ from pathlib import Path
 from rooms_cli.board import store
 from rooms_cli.board.model import TITLE_MAX
 from rooms_cli.board.tasks import one_line, require_room
-from rooms_cli.errors import InvalidInput, storage_error
+from rooms_cli.core.errors import InvalidInput, storage_error
 from rooms_cli.store import files
 from rooms_cli.store.clock import add_seconds, hlc_stamp, iso, now
 from rooms_cli.store.ids import is_valid_name, new_id

@@ -46,7 +46,7 @@ from pathlib import Path
 from rooms_cli.board import fold, store
 from rooms_cli.board.model import FINISHED
 from rooms_cli.board.replay import replay_log
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.store import cache, files, jsonl, known, layout
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project

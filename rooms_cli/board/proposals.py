@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def owner_of(project: Project, name: str) -> str | None:
     """The owner of `name`: its agent file's `owner:` (None if unset), or itself for a person."""
-    from rooms_cli.agents import agent_path, load_agent
+    from rooms_cli.agents.definitions import agent_path, load_agent
 
     if agent_path(project, name).exists():
         return load_agent(project, name).owner

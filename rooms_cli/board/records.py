@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rooms_cli.board.model import SUMMARY_MAX
 from rooms_cli.board.tasks import one_line
-from rooms_cli.errors import InvalidInput, NotFound
+from rooms_cli.core.errors import InvalidInput, NotFound
 from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rooms_cli.board.model import FINISHED, STATUSES
 from rooms_cli.board.openindex import RECENT
 from rooms_cli.board.tasks import board_json, open_board, require_room
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rooms_cli.errors import NotFound
+from rooms_cli.core.errors import NotFound
 from rooms_cli.store import files, jsonl, layout, order
 from rooms_cli.store.ids import is_valid_name, resolve_prefix
 from rooms_cli.store.locks import locked, try_lock

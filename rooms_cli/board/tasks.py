@@ -6,7 +6,7 @@ from rooms_cli.board import store
 from rooms_cli.board.model import TITLE_MAX, Task
 from rooms_cli.board.replay import replay, seen_at
 from rooms_cli.board.transitions import refuse_if_held
-from rooms_cli.errors import InvalidInput, NotFound
+from rooms_cli.core.errors import InvalidInput, NotFound
 from rooms_cli.store import layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name

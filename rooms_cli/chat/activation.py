@@ -18,13 +18,13 @@ import math
 from collections import Counter
 
 from rooms_cli.chat.addressing import Addressing
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat.rooms import RoomState
 
 
@@ -49,7 +49,7 @@ class Activation:
 
 
 def _words(text: str) -> list[str]:
-    from rooms_cli.text import stem, tokens
+    from rooms_cli.core.text import stem, tokens
 
     return [stem(w) for w in tokens(text)]
 

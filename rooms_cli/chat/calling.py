@@ -29,15 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from rooms_cli.chat import hygiene
 from rooms_cli.chat.context import PER_MESSAGE, build_prompt, system_prompt
-from rooms_cli.passes import PASS_SCHEMA, is_pass, read_structured, streaming_object
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.passes import PASS_SCHEMA, is_pass, read_structured, streaming_object
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 
 if TYPE_CHECKING:
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat import transcript
     from rooms_cli.chat.rooms import RoomState
-    from rooms_cli.config import Config
     from rooms_cli.models.base import Completion, Delta, Message, Provider
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 CHAT_TEMPERATURE = 0.7
@@ -173,7 +173,7 @@ class Caller:
 
         `offer_pass`: the prompt says how to pass (open messages); asked directly, an agent is told to
         answer (a pass is still read as one)."""
-        from rooms_cli.errors import ContextOverflow
+        from rooms_cli.core.errors import ContextOverflow
         from rooms_cli.models.limits import reply_limit
         from rooms_cli.models.tokens import estimate_tokens
 

@@ -2,7 +2,7 @@
 
 System: its directive, its voice, the newest deliberation (hand-off note) for it, its recent
 lessons, the room's name and roster, what other parts add about the room (its board: see
-`rooms_cli/prompt_sections.py`), and the rule for `/pass`.
+`rooms_cli/across/prompt_sections.py`), and the rule for `/pass`.
 Messages: the transcript tail (at most `context_messages`, default 50), speakers named, trimmed
 to fit its context window. Only the tail of the transcript is ever read, so the prompt (and the
 cost of building it) does not grow with the transcript.
@@ -10,19 +10,19 @@ cost of building it) does not grow with the transcript.
 
 from __future__ import annotations
 
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.models import Message
 from rooms_cli.models.tokens import estimate_tokens
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat import transcript
     from rooms_cli.chat.rooms import RoomState
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 DEFAULT_MESSAGES = 50
@@ -65,9 +65,9 @@ def read_snapshot(project: Project, room: str, config: Config) -> list[Any]:
 
 def system_prompt(project: Project, state: RoomState, agent: Agent, agents: dict[str, Any], *, must_answer: bool = False, structured: bool = False,
                   offer_pass: bool = True) -> str:
+    from rooms_cli.agents.memories import lessons_block
     from rooms_cli.chat.handoff import latest_deliberation
-    from rooms_cli.config import load_config
-    from rooms_cli.memories import lessons_block
+    from rooms_cli.project.config import load_config
 
     parts = [agent.directive.strip()]
     voice = agent.voice or {}
@@ -94,8 +94,8 @@ def system_prompt(project: Project, state: RoomState, agent: Agent, agents: dict
 
 
 def _room_sections(project: Project, room: str) -> list[tuple[str, str]]:
-    """What other parts add about the room (rooms_cli/prompt_sections.py, e.g. its board), each capped."""
-    from rooms_cli.prompt_sections import ROOM_SECTIONS
+    """What other parts add about the room (rooms_cli/across/prompt_sections.py, e.g. its board), each capped."""
+    from rooms_cli.across.prompt_sections import ROOM_SECTIONS
 
     sections = []
     for name, load in ROOM_SECTIONS.items():

@@ -24,17 +24,17 @@ from rooms_cli.chat.context import read_snapshot
 from rooms_cli.chat.hygiene import copied_from, strip_labels
 from rooms_cli.chat.rooms import RoomState, admit_new_agents, load_room, update_room
 from rooms_cli.chat.transcript import Message, append_message, make_message
-from rooms_cli.context import DEFAULT_ROOM
-from rooms_cli.errors import Conflict, InvalidInput, LockBusy, RoomsError
-from rooms_cli.passes import could_still_be_pass, streaming_object
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import Conflict, InvalidInput, LockBusy, RoomsError
+from rooms_cli.core.passes import could_still_be_pass, streaming_object
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.project.context import DEFAULT_ROOM
 from rooms_cli.store import files, layout
 from rooms_cli.store.rand import rng
 
 if TYPE_CHECKING:
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat.calling import Answer, Reading
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 FLOOR_TIMEOUT = 600.0  # seconds a second `rooms chat` waits for the floor before giving up (exit 3)
@@ -145,7 +145,7 @@ def floor(project: Project, room: str, *, wait: bool = True, on_wait: Callable[[
 
 
 def live_room(project: Project, room: str) -> RoomState:
-    from rooms_cli.errors import NotFound
+    from rooms_cli.core.errors import NotFound
 
     try:
         state = load_room(project, room)
@@ -159,8 +159,8 @@ def live_room(project: Project, room: str) -> RoomState:
 
 def roster_agents(project: Project, state: RoomState, notes: list[str]) -> dict[str, Any]:
     """Agent definitions of the roster; a definition that is gone is noted and left out."""
-    from rooms_cli.agents import load_agent
-    from rooms_cli.errors import NotFound
+    from rooms_cli.agents.definitions import load_agent
+    from rooms_cli.core.errors import NotFound
 
     agents = {}
     for agent_id in state.roster:
@@ -177,7 +177,7 @@ def external_agents(config: Config, agents: dict[str, Any]) -> frozenset[str]:
 
 def explain(project: Project, config: Config, room: str, text: str) -> dict[str, Any]:
     """Who would be prompted for `text` and why — no model call, nothing written."""
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
 
     state = live_room(project, room)
     notes: list[str] = []
@@ -496,7 +496,7 @@ def run_message(project: Project, config: Config, room: str, speaker: str, text:
     A `speaker` that is an agent id (an external agent answering through the CLI) is not a person:
     its text is data, so only the agents it @-mentions are prompted, as in a cascade.
     """
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
 
     state = live_room(project, room)
     result = TurnResult(room=room, message=None, mode="open")

@@ -25,7 +25,7 @@ SCRIPT = [
 
 
 def run(project: Project, show: Callable[[str, str], None]) -> None:
-    from rooms_cli.config import load_config
+    from rooms_cli.project.config import load_config
 
     config = load_config(project)
     state = create_room(project, ROOM, ROSTER, exist_ok=True)

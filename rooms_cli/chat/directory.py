@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from rooms_cli.agents import load_agent
+from rooms_cli.agents.definitions import load_agent
 from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 
 def joined_rooms(project: Project, agent_id: str) -> list[str]:

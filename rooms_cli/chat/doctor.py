@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from rooms_cli.chat.rooms import list_room_states, state_log_path, transcript_path
 from rooms_cli.chat.transcript import read_transcript
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.store import jsonl
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -23,7 +23,7 @@ SPOKEN = ("message", "pass")
 
 
 def check(project, config) -> list[Any]:
-    from rooms_cli.findings import Finding
+    from rooms_cli.core.findings import Finding
 
     findings = _schema_findings(project)
     for state in list_room_states(project, quiet=True):
@@ -69,7 +69,7 @@ def _schema_findings(project) -> list[Any]:
     `set` of an unknown field, a negative budget) and session turns — and rooms whose state cannot be
     replayed (the sentence names file and field)."""
     from rooms_cli.chat.rooms import load_room, room_ids
-    from rooms_cli.findings import typed_findings, unreadable_findings
+    from rooms_cli.core.findings import typed_findings, unreadable_findings
     from rooms_cli.store import layout
 
     rooms = room_ids(project)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from rooms_cli.chat import sessions
 from rooms_cli.chat.rooms import load_room, update_room
-from rooms_cli.errors import InvalidInput
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import InvalidInput
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
@@ -21,10 +21,10 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat import transcript
-    from rooms_cli.config import Config
     from rooms_cli.models.base import Completion
+    from rooms_cli.project.config import Config
 
 REHYDRATE_MESSAGES = 50
 HANDOFF_TEMPERATURE = 0.3  # a summary, not a conversation: when the agent sets no temperature
@@ -83,7 +83,7 @@ def handoff(project: Project, config: Config, room: str, agent_id: str) -> dict[
 
     The agent is marked mid-handoff (not eligible) while its summary is being written.
     """
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
     from rooms_cli.chat.transcript import append_message, tail
 
     agent = load_agent(project, agent_id)
@@ -110,8 +110,8 @@ def _summarise(project: Project, config: Config, agent: Agent, room: str, turns:
                recent: list[transcript.Message]) -> str:
     """Ask the agent's model for a hand-off note (bounded by the "handoff" reply limit; a note the limit
     cut ends with `…[cut at N tokens]`); with no words from it, an extractive note."""
+    from rooms_cli.core.text import summarize
     from rooms_cli.models import Message, provider_for
-    from rooms_cli.text import summarize
 
     lines = [f"{m.speaker}: {m.text}" for m in recent]
     lines += [f"(you answered) {t.get('reply', '')}" for t in turns[-20:]]

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
 BROADCAST_WORDS = ("everyone", "channel", "jam")

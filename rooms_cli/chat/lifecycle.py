@@ -25,7 +25,7 @@ from rooms_cli.chat.rooms import (
 )
 from rooms_cli.chat.saved import SavedTranscript, decode, encode
 from rooms_cli.chat.transcript import Message, append_message, in_order, read_transcript
-from rooms_cli.errors import InvalidData, InvalidInput
+from rooms_cli.core.errors import InvalidData, InvalidInput
 from rooms_cli.store import atomic, files, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id, validate_name
@@ -108,7 +108,7 @@ def parse_target(target: str) -> tuple[str, bool]:
 
 def join(project, target: str) -> dict[str, Any]:
     """Switch to a room or rehydrate a saved transcript; the room becomes the current one."""
-    from rooms_cli.context import DEFAULT_ROOM, read_current_room, write_current_room
+    from rooms_cli.project.context import DEFAULT_ROOM, read_current_room, write_current_room
 
     room, from_saved = parse_target(target)
     before = read_current_room(project) or DEFAULT_ROOM
@@ -135,7 +135,7 @@ def _count(project, room: str) -> int:
 
 
 def _rehydrate(project, room: str, left_out: list[str]) -> str:
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
 
     saved = load_saved(project, room)
     exists = room_exists(project, room)

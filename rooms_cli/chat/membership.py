@@ -12,20 +12,20 @@ from __future__ import annotations
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.rooms import RoomState, list_room_states, load_room, update_room
 from rooms_cli.chat.transcript import append_message
-from rooms_cli.errors import Conflict, InvalidInput
+from rooms_cli.core.errors import Conflict, InvalidInput
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 DEFAULT_ROOM = "default"
 
 
 def invite(project: Project, room: str, agent_id: str, by: str) -> dict[str, Any]:
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
 
     agent = load_agent(project, agent_id)
     added = [False]
@@ -91,8 +91,8 @@ def set_muted(project: Project, room: str, agent_id: str, muted: bool, by: str) 
 
 def show(project: Project, config: Config, room: str) -> dict[str, Any]:
     """Roster (with flags), budget, mutes, queued mentions, agents mid-handoff, session usage."""
-    from rooms_cli.agents import load_agent
-    from rooms_cli.errors import NotFound
+    from rooms_cli.agents.definitions import load_agent
+    from rooms_cli.core.errors import NotFound
 
     state = load_room(project, room)
     members = []
@@ -124,7 +124,7 @@ def live_rooms(project: Project, include_stopped: bool = False) -> list[dict[str
 def use(project: Project, room: str) -> dict[str, Any]:
     """Make `room` the current room (it must be live)."""
     from rooms_cli.chat.coordinator import live_room
-    from rooms_cli.context import write_current_room
+    from rooms_cli.project.context import write_current_room
 
     live_room(project, room)
     write_current_room(project, room)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rooms_cli import terminal
 from rooms_cli.chat.budget import budget_for, resize
-from rooms_cli.errors import Conflict, InvalidData, NotFound
-from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core import terminal
+from rooms_cli.core.errors import Conflict, InvalidData, NotFound
+from rooms_cli.core.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import is_valid_name, validate_name
@@ -275,14 +275,14 @@ def _warn_unreadable(project: Project, room: str, err) -> None:
 
 
 def default_roster(project: Project) -> list[str]:
-    from rooms_cli.agents import list_agents
+    from rooms_cli.agents.definitions import list_agents
 
     return [a.id for a in list_agents(project) if not a.idle]
 
 
 def create_room(project: Project, room: str, agents: list[str] | None = None, *, exist_ok: bool = False) -> RoomState:
     """Create a live room; without `agents` every non-idle agent joins."""
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
 
     validate_name(room, "room id")
     roster = list(dict.fromkeys(agents)) if agents else default_roster(project)

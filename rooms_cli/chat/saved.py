@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 
 from rooms_cli.chat.transcript import Message
-from rooms_cli.errors import InvalidData
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import InvalidData
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ agent's context is, though, is its LAST call: that prompt's tokens and the reply
 
 from __future__ import annotations
 
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import eventlog, jsonl, layout, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id

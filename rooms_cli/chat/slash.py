@@ -10,14 +10,14 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from rooms_cli.errors import UsageError
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import UsageError
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from rooms_cli.chat.coordinator import Event
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 COMMANDS: dict[str, str] = {
@@ -82,8 +82,8 @@ def parse(line: str) -> tuple[str, list[str]]:
 
 def refuse_agents(project: Project, me: str) -> None:
     """Only people type slash commands in `rooms chat`; an agent identity (`--as researcher`) may not."""
-    from rooms_cli.agents import agent_ids
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.agents.definitions import agent_ids
+    from rooms_cli.core.errors import InvalidInput
 
     if me in agent_ids(project):
         raise InvalidInput(f"{me} is an agent: only people can use slash commands in `rooms chat` "
@@ -141,7 +141,7 @@ def run(project: Project, config: Config, room: str, me: str, line: str, *, on_e
 
 def _agent_id(project: Project, word: str, resolve: Callable[[str, list[str]], str | None]) -> str:
     """Slash commands accept agent ids the way mentions do (`@researcher`, `agents/researcher`, typos)."""
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
 
     word = word.lstrip("@")
     found = resolve(word, agent_ids(project))

@@ -9,7 +9,7 @@ handoff_suggested, join, kick, mute, unmute, handoff, continue, roundtable.
 from __future__ import annotations
 
 from rooms_cli.chat.rooms import transcript_path
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl, order, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id

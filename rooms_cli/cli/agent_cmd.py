@@ -20,7 +20,7 @@ def list_cmd(run: Run) -> None:
 
     Example: rooms agent list --json
     """
-    from rooms_cli.agents import list_agents
+    from rooms_cli.agents.definitions import list_agents
 
     agents = list_agents(run.project)
     default = run.config.default_model
@@ -78,7 +78,7 @@ def new_cmd(
 
     Example: rooms agent new researcher --tags search,api,rate-limits --disposition "curious, thorough"
     """
-    from rooms_cli.agents import Agent, create_agent
+    from rooms_cli.agents.definitions import Agent, create_agent
     from rooms_cli.store.ids import validate_name
 
     validate_name(agent_id, "agent id")

@@ -41,7 +41,7 @@ class RoomsGroup(TyperGroup):
         refusal = undecodable_input(args)
         if refusal is not None:
             from rooms_cli.cli.output import print_error
-            from rooms_cli.errors import UsageError
+            from rooms_cli.core.errors import UsageError
 
             print_error(UsageError(refusal), ctx.meta["rooms_json"])
             ctx.exit(UsageError.exit_code)
@@ -70,7 +70,7 @@ def _usage_as_json(ctx: click.Context, exc: click.ClickException) -> None:
     """Under --json a usage error (click's, exit code 2) is the JSON error document too, not click's text."""
     if ctx.meta.get("rooms_json") and exc.exit_code == 2:
         from rooms_cli.cli.output import print_error
-        from rooms_cli.errors import UsageError
+        from rooms_cli.core.errors import UsageError
 
         where = getattr(getattr(exc, "ctx", None), "command_path", None) or ctx.command_path
         print_error(UsageError(f"{where}: {exc.format_message()} (see {where} --help)"), True)

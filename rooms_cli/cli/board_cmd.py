@@ -6,9 +6,10 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import operations, operations_board
 from rooms_cli.cli.output import task_line
 from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.operations import board as operations_board
+from rooms_cli.operations import hot as operations
 
 task_app = typer.Typer(
     help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
@@ -44,7 +45,7 @@ def import_cmd(
     from pathlib import Path
 
     from rooms_cli.board import importing
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
     from rooms_cli.store import files
 
     if from_ is not None:

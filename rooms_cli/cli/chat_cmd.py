@@ -6,10 +6,12 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import operations, operations_rooms, output
-from rooms_cli.cli.operations_rooms import run_slash
+from rooms_cli.cli import output
 from rooms_cli.cli.options import complete_agents, complete_rooms
 from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.operations import hot as operations
+from rooms_cli.operations import rooms as operations_rooms
+from rooms_cli.operations.rooms import run_slash
 
 room_app = typer.Typer(help="Chat rooms: roster, budget, mutes, save and rehydrate.\n\nExample: rooms room create sync --agent researcher --agent architect", no_args_is_help=True)
 AgentArg = Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]

@@ -8,7 +8,7 @@ tab completion of slash commands and agent names; replies stream as they arrive;
 from __future__ import annotations
 
 from rooms_cli.chat import slash
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.store import files, layout
 
 HISTORY_LINES = 1000
@@ -22,7 +22,7 @@ class Completer:
         self.matches: list[str] = []
 
     def words(self, line: str, text: str) -> list[str]:
-        from rooms_cli.agents import agent_ids
+        from rooms_cli.agents.definitions import agent_ids
 
         agents = agent_ids(self.project)
         stripped = line.lstrip()

@@ -3,10 +3,10 @@
 Importing typer and its click costs a `rooms` process ~35 ms — more than claiming a task does — and
 worker scripts and coding-agent sessions call `rooms task next`, `rooms send` or `rooms board --json`
 hundreds of times an hour. So `main()` first looks at the command line itself. When it runs one of the
-declared operations (cli/operations.py), written in a form this parser reads without doubt (the words
+declared operations (operations/hot.py), written in a form this parser reads without doubt (the words
 of the command, then only options it declares, `--opt value` or `--opt=value`, and exactly the
 positional arguments the command takes), it converts the values with the same parsers typer uses
-(cli/values.py) and calls the same body the typer command calls. Anything else goes to typer
+(operations/values.py) and calls the same body the typer command calls. Anything else goes to typer
 untouched: help, shell completion, an unknown, repeated or misspelt option, a value that starts with
 `-`, a number typer would refuse, a missing argument or option, `--`… so every message, help text and
 exit code the user sees there is still typer's.
@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from rooms_cli.cli.declare import Operation, Param
+    from rooms_cli.operations.declare import Operation, Param
 
 
 def _operations() -> dict[tuple[str, ...], Operation]:
     from rooms_cli.cli.mcp_cmd import mcp
-    from rooms_cli.cli.operations import OPERATIONS
+    from rooms_cli.operations.hot import OPERATIONS
 
     return {op.words: op for op in (*OPERATIONS, mcp)}
 
@@ -129,7 +129,7 @@ def run(op: Operation, given: dict[str, Any], argv: list[str]) -> int:
     """Run a parsed operation as typer would run it; the exit code."""
     from rooms_cli.cli.guard import begin, failed, undecodable_input
     from rooms_cli.cli.shared import Run
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
     from rooms_cli.store.locks import default_timeout
 
     as_json = "--json" in argv  # as the root group decides it for typer's path (cli/app.py)

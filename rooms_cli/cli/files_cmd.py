@@ -1,13 +1,13 @@
 """`rooms files reserve|release|list|check`: say which files you are editing before you edit them.
 
-Each command is declared once in cli/operations_files.py (with its MCP tool); this registers them."""
+Each command is declared once in operations/files.py (with its MCP tool); this registers them."""
 
 from __future__ import annotations
 
 import typer
 
-from rooms_cli.cli import operations_files
 from rooms_cli.cli.shared import declared_command
+from rooms_cli.operations import files as operations_files
 
 files_app = typer.Typer(
     help="File reservations: glob patterns an agent is editing, exclusive or shared, under a lease.\n\n"

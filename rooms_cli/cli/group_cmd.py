@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import operations_groups
 from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.operations import groups as operations_groups
 
 group_app = typer.Typer(
     help="Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote",

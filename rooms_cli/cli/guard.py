@@ -115,7 +115,7 @@ def not_printed(exc: OutputFailed, as_json: bool) -> int:
     import errno
 
     from rooms_cli.cli import output
-    from rooms_cli.errors import NotPrinted, StorageError
+    from rooms_cli.core.errors import NotPrinted, StorageError
     from rooms_cli.store import changes
 
     _discard_stdout()
@@ -147,7 +147,7 @@ def failed(exc: BaseException, as_json: bool) -> int:
     """Say why a command failed (one line, or a JSON error) and give its exit code; ROOMS_DEBUG=1 re-raises.
 
     Both paths end here: typer's (cli/app.py, RoomsGroup.invoke) and the fast one (cli/fast.py)."""
-    from rooms_cli.errors import ExitCode, RoomsError, as_rooms_error
+    from rooms_cli.core.errors import ExitCode, RoomsError, as_rooms_error
 
     if isinstance(exc, KeyboardInterrupt):
         return 130
@@ -175,7 +175,7 @@ def undecodable_input(args: list[str]) -> str | None:
     Checked before any command runs, so nothing is written: a non-UTF-8 byte would otherwise
     fail half-way through a write (UnicodeEncodeError) or be stored as something else.
     """
-    from rooms_cli import terminal
+    from rooms_cli.core import terminal
 
     for i, arg in enumerate(args):
         if terminal.undecodable(arg):

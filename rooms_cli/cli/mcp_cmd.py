@@ -1,14 +1,14 @@
 """`rooms mcp`: serve the parts as MCP tools over stdio (see rooms_cli/mcp_server and examples/mcp/).
 
-A declared operation (cli/declare.py), so the fast path (cli/fast.py) starts it without typer: a client
+A declared operation (operations/declare.py), so the fast path (cli/fast.py) starts it without typer: a client
 spawns a server for every session and waits for its tool list. Declared here, not in operations.py: the
 server's tools are derived from operations.py, so an operation there that imports the server closes a cycle.
 """
 
 from __future__ import annotations
 
-from rooms_cli.cli.declare import operation
 from rooms_cli.cli.shared import Run, declared_command
+from rooms_cli.operations.declare import operation
 
 
 @operation("mcp", shared=("as_", "dir"))
@@ -20,7 +20,7 @@ def mcp(run: Run) -> None:
 
     Example: rooms mcp --as frontend --dir ~/src/shop
     """
-    from rooms_cli.errors import RoomsError
+    from rooms_cli.core.errors import RoomsError
 
     try:
         from rooms_cli.mcp_server.server import serve

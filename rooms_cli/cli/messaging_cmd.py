@@ -6,8 +6,10 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import operations, operations_messaging, output
+from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.operations import hot as operations
+from rooms_cli.operations import messaging as operations_messaging
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)

@@ -22,7 +22,7 @@ def list_cmd(run: Run) -> None:
 
     Example: rooms models list --json
     """
-    from rooms_cli.providers import describe_providers, open_config
+    from rooms_cli.agents.providers import describe_providers, open_config
 
     config, _ = open_config(run.dir)
     providers = describe_providers(config)
@@ -53,7 +53,7 @@ def test_cmd(
 
     Example: rooms models test ollama:llama3.2
     """
-    from rooms_cli.providers import check_model, open_config, resolve_target
+    from rooms_cli.agents.providers import check_model, open_config, resolve_target
 
     config, project = open_config(run.dir)
     model_string, agent = resolve_target(target, config, project)

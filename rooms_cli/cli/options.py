@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from rooms_cli.cli.declare import Param
+    from rooms_cli.operations.declare import Param
 
 
 def _name_listing(kind: str):
     """The function listing a project's agent, room or group names, imported plainly (a broken part
     fails loudly) and only for the kind being completed."""
     if kind == "agent":
-        from rooms_cli.agents import agent_ids
+        from rooms_cli.agents.definitions import agent_ids
 
         return agent_ids
     if kind == "room":
@@ -58,7 +58,7 @@ COMPLETIONS = {"agents": complete_agents, "rooms": complete_rooms, "groups": com
 
 
 def annotation(param: Param):
-    """The typer annotation of a declared parameter (cli/declare.py): its type, optional when its default
+    """The typer annotation of a declared parameter (operations/declare.py): its type, optional when its default
     is None, and the typer.Argument or typer.Option that carries its flags, help, parser and completion."""
     from datetime import datetime
 

@@ -15,8 +15,8 @@ import json
 import os
 import sys
 
-from rooms_cli import terminal
-from rooms_cli.jsonable import dumps
+from rooms_cli.core import terminal
+from rooms_cli.core.jsonable import dumps
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def print_error(err, as_json: bool) -> None:
     error is always exactly one line a script can read.
     """
     err.fold()
-    from rooms_cli.child_env import mask_text
+    from rooms_cli.core.child_env import mask_text
 
     err.message = mask_text(err.message)  # an error that names configuration never shows its credentials
     if as_json:

@@ -9,13 +9,13 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run, shared
-from rooms_cli.cli.values import choice_value
+from rooms_cli.operations.values import choice_value
 
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
 
 
 def _example_names() -> list[str]:
-    from rooms_cli.project import example_sets
+    from rooms_cli.project.init import example_sets
 
     return sorted(example_sets())
 
@@ -30,7 +30,7 @@ def init_cmd(
 
     Example: rooms init --example roundtable
     """
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
 
     result = initialize(path, example=example)
     if result.nested_in:
@@ -85,7 +85,7 @@ def demo_cmd(
 
     Example: rooms demo --keep
     """
-    from rooms_cli.demo import demo_directory, run_demo
+    from rooms_cli.across.demo import demo_directory, run_demo
 
     events: list[dict[str, Any]] = []
 
@@ -128,8 +128,8 @@ def tick_cmd(
 
     Example: rooms tick --dry-run
     """
+    from rooms_cli.across.tick import run_tick
     from rooms_cli.cli import progress
-    from rooms_cli.tick import run_tick
 
     line = progress.RoundtableLine()
     live = progress.wanted(run.json)
@@ -184,7 +184,7 @@ def doctor_cmd(
 
     Example: rooms doctor --offline
     """
-    from rooms_cli.doctor import run_doctor
+    from rooms_cli.across.doctor import run_doctor
 
     report = run_doctor(run.project, run.config, providers=not offline)
     if run.json:

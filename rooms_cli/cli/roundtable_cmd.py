@@ -6,8 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from rooms_cli.cli import operations_roundtable, output
+from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.operations import roundtable as operations_roundtable
 
 roundtable_app = typer.Typer(
     help="Conversations among a few agents, turn by turn, in a format.\n\n"
@@ -76,7 +77,7 @@ def crontab_cmd(
 
     Example: rooms schedule crontab --every 10
     """
-    from rooms_cli.tick import crontab_line
+    from rooms_cli.across.tick import crontab_line
 
     line = crontab_line(run.project, every=every)
     run.emit({"line": line}, line)

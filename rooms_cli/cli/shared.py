@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # typing's names only for the checker: the fast path (cli/fas
     from collections.abc import Callable
     from typing import Any
 
-    from rooms_cli.cli.declare import Operation
+    from rooms_cli.operations.declare import Operation
 
 # the shared options: parameter name -> (its typer declaration in cli/options.py, default); the fast path
 # (cli/fast.py) parses the same four without typer
@@ -39,7 +39,7 @@ class Run:
 
     @cached_property
     def context(self):
-        from rooms_cli.context import Context
+        from rooms_cli.project.context import Context
 
         return Context.open(self.dir, as_=self.as_, room=self.room_option)
 
@@ -120,7 +120,7 @@ class _Command:
 
 
 def declared_command(op: Operation) -> Callable[..., Any]:
-    """The typer command of a declared operation (cli/declare.py), to register with `app.command(name)`."""
+    """The typer command of a declared operation (operations/declare.py), to register with `app.command(name)`."""
     return _Declared(op)
 
 

@@ -23,7 +23,7 @@ def top_cmd(
     Needs the tui extra: pip install 'rooms-cli[tui]'. Example: rooms top --tab rooms
     """
     from rooms_cli import tui
-    from rooms_cli.errors import UsageError
+    from rooms_cli.core.errors import UsageError
 
     tui.check(run.context, tab)
     if snapshot is None:

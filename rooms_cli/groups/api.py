@@ -25,10 +25,10 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 
-from rooms_cli.config import Config, load_config
 from rooms_cli.groups import broadcasts, gather, roster
 from rooms_cli.groups.model import GroupResult
 from rooms_cli.groups.reducers import Reduction, register_reducer
+from rooms_cli.project.config import Config, load_config
 from rooms_cli.store.ids import new_id
 from rooms_cli.store.paths import Project, open_project
 
@@ -58,7 +58,7 @@ async def spawn_group(name: str, profiles: list[str], *, handles: list[str | Non
 async def broadcast(name: str, *, objective: str, output_format: str, tool_guidance: str, boundaries: str,
                     sender: str | None = None, project: Project | str | None = None) -> str:
     """Send the four-field broadcast to every member; return its id. One may be in flight at a time."""
-    from rooms_cli.config import identity
+    from rooms_cli.project.config import identity
 
     proj, config = _open(project)
     fields = {"objective": objective, "output_format": output_format, "tool_guidance": tool_guidance, "boundaries": boundaries}

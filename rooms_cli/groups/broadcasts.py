@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rooms_cli.errors import Conflict, InvalidInput, NotFound
+from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.groups import log
 from rooms_cli.groups.model import FIELDS, Broadcast, Group, Member, render_cancel, render_envelope
 from rooms_cli.store.clock import now, parse_time
@@ -22,7 +22,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 
 def check_fields(fields: dict[str, Any]) -> dict[str, str]:
@@ -50,7 +50,7 @@ def in_flight_error(name: str, b: Broadcast) -> Conflict:
 
 
 def is_external(project: Project, config: Config, profile: str) -> bool:
-    from rooms_cli.agents import load_agent
+    from rooms_cli.agents.definitions import load_agent
 
     return load_agent(project, profile).is_external(config.default_model)
 

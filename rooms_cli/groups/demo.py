@@ -20,10 +20,10 @@ def _short(text: str, width: int = 90) -> str:
 
 
 def run(project: Project, show: Callable[[str, str], None]) -> None:
-    from rooms_cli.agents import Agent, create_agent, load_agent
-    from rooms_cli.config import load_config
-    from rooms_cli.errors import NotFound
+    from rooms_cli.agents.definitions import Agent, create_agent, load_agent
+    from rooms_cli.core.errors import NotFound
     from rooms_cli.groups import log
+    from rooms_cli.project.config import load_config
 
     config = load_config(project)
     for name in ("vote", "race"):  # a re-run in the same directory starts from empty groups

@@ -10,8 +10,8 @@ broadcast gathered or cancelled in two clones (the first close kept), several br
 
 from __future__ import annotations
 
-from rooms_cli.errors import RoomsError
-from rooms_cli.findings import Finding
+from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.findings import Finding
 from rooms_cli.groups import log
 from rooms_cli.groups.model import Group
 
@@ -26,7 +26,7 @@ def check(project, config) -> list[Finding]:
         if group is not None:
             rel = project.relative(log.log_path(project, name))
             findings += [Finding("warning", "group-merge", message, fix, rel) for message, fix in merge_effects(name, group)]
-    from rooms_cli.findings import typed_findings
+    from rooms_cli.core.findings import typed_findings
 
     findings += typed_findings(project, "group", "group-event", [log.log_path(project, n) for n in log.log_names(project)], key="eid")
     return findings

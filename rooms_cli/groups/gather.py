@@ -22,7 +22,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from rooms_cli.errors import Conflict, NotFound, RoomsError, TimedOut
+from rooms_cli.core.errors import Conflict, NotFound, RoomsError, TimedOut
 from rooms_cli.groups import broadcasts, log, presets, rank, reducers
 from rooms_cli.groups.model import CANCELLED, ERROR, OK, TIMEOUT, Broadcast, GroupResult, MemberResult
 from rooms_cli.store.locks import try_lock
@@ -32,10 +32,10 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.agents import Agent
-    from rooms_cli.config import Config
+    from rooms_cli.agents.definitions import Agent
     from rooms_cli.groups.model import Member
     from rooms_cli.models.base import Completion, Message, Provider
+    from rooms_cli.project.config import Config
 
 PENDING, DROPPED = "pending", "dropped"
 POLL_MIN, POLL_MAX = 0.02, 0.25
@@ -249,7 +249,7 @@ class _Gathering:
 
     def load_agents(self) -> None:
         """The agents of the model-backed members (the ones that can rank)."""
-        from rooms_cli.agents import load_agent
+        from rooms_cli.agents.definitions import load_agent
 
         for m in self.b.members:
             if m.sub_group:
@@ -262,7 +262,7 @@ class _Gathering:
                 self.agents[m.handle] = agent
 
     def _start(self, deadline: float) -> None:
-        from rooms_cli.agents import load_agent
+        from rooms_cli.agents.definitions import load_agent
 
         for m in self.b.pending():
             if m.sub_group:

@@ -29,8 +29,8 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
-from rooms_cli import terminal
-from rooms_cli.errors import InvalidData, NotFound
+from rooms_cli.core import terminal
+from rooms_cli.core.errors import InvalidData, NotFound
 from rooms_cli.groups.model import Broadcast, Group, Member, Reply
 from rooms_cli.store import cache, eventlog, files, jsonl, known, layout, order, schema
 from rooms_cli.store.ids import is_valid_name, validate_name

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rooms_cli.errors import RoomsError
+    from rooms_cli.core.errors import RoomsError
 
 FIELDS = ("objective", "output_format", "tool_guidance", "boundaries")
 GROUP_PREFIX = "group:"
@@ -122,7 +122,7 @@ class Group:
 
     def require(self, bid: str) -> Broadcast:
         """The broadcast `bid`; NotFound when the log has none."""
-        from rooms_cli.errors import NotFound
+        from rooms_cli.core.errors import NotFound
 
         b = self.broadcast(bid)
         if b is None:
@@ -177,7 +177,7 @@ class GroupResult:
         """Why this result is not a success, as a RoomsError whose exit code the CLI uses (the result
         itself is still shown): a timeout (4), a wait-any that no member won (1), or no result
         although members replied (1: a vote nobody won, ballots nobody could read). None: a success."""
-        from rooms_cli.errors import RoomsError, TimedOut
+        from rooms_cli.core.errors import RoomsError, TimedOut
 
         meta = self.metadata
         if self.timed_out:

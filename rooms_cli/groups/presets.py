@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rooms_cli.config import Config
-from rooms_cli.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.project.config import Config
 from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.clock import parse_duration
 from rooms_cli.store.ids import is_valid_name

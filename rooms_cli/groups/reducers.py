@@ -16,11 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
+from rooms_cli.core.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.groups.model import OK, MemberResult
 
 if TYPE_CHECKING:
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 Reducer = Callable[[dict[str, MemberResult], list[str]], Any]
 

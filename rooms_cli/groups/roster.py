@@ -7,7 +7,7 @@ group (`group:<sub>`), but a sub-group cannot contain a group.
 
 from __future__ import annotations
 
-from rooms_cli.errors import Conflict, InvalidInput, NotFound
+from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.groups import log
 from rooms_cli.groups.model import GROUP_PREFIX, Group, Member
 from rooms_cli.store import eventlog
@@ -18,7 +18,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 
 def parents_of(project: Project, name: str) -> list[str]:
@@ -38,7 +38,7 @@ def check_profile(project: Project, group_name: str, profile: str) -> None:
     if not isinstance(profile, str) or not profile:
         raise InvalidInput("a member needs a profile: an agent id, or group:NAME")
     if not profile.startswith(GROUP_PREFIX):
-        from rooms_cli.agents import load_agent
+        from rooms_cli.agents.definitions import load_agent
 
         load_agent(project, profile)
         return

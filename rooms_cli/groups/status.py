@@ -8,7 +8,7 @@ timed out on the last gathered broadcast; idle otherwise. The label shows the wo
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.groups import log
 from rooms_cli.groups.model import ERROR, TIMEOUT, Group, Member
 from rooms_cli.store import layout

@@ -41,7 +41,7 @@ def poll_events(session, cursor: str | None, *, rooms=(), inboxes=(), boards=Fal
                 wait_seconds: float = 0, last: int = 0, limit: int | None = None) -> dict[str, Any]:
     """{"cursor", "events", "count", "remaining"}: the events since `cursor` (none given: a new cursor,
     with the `last` past events), at most `limit`; the rest wait in the cursor for the next call."""
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
     from rooms_cli.watch import Follower
 
     token, _, at = (cursor or "").partition("@")

@@ -43,7 +43,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from rooms_cli import __version__
-from rooms_cli.errors import RoomsError, UsageError, as_rooms_error
+from rooms_cli.core.errors import RoomsError, UsageError, as_rooms_error
 from rooms_cli.mcp_server.tools import TOOLS, Operation, Session
 from rooms_cli.store.paths import Project
 
@@ -86,7 +86,7 @@ def invalid_params(message: str, **data: Any) -> MCPError:
 
 
 def _jsonable(value: Any) -> Any:
-    from rooms_cli.jsonable import to_jsonable
+    from rooms_cli.core.jsonable import to_jsonable
 
     return to_jsonable(value)
 
@@ -97,7 +97,7 @@ def encode(data: Any) -> str:
     it writes a dataclass field by field, never through its record's to_json. A text holding a lone
     surrogate (only a hand-edited file can hold one: tool arguments refuse them) has no UTF-8 form, so
     then the whole text is written in ASCII, escapes and all."""
-    from rooms_cli.jsonable import encode_record
+    from rooms_cli.core.jsonable import encode_record
 
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=encode_record)
     if not text.isascii():
@@ -139,7 +139,7 @@ def encoded_result(data: Any) -> dict[str, Any]:
 def argument_names(op: Operation, arguments: list[str]) -> dict[str, str]:
     """The tool argument each CLI flag an error message may name stands for: every argument under its own
     name as a flag (`--lease` -> lease), and for a declared operation every flag of a parameter the tool
-    takes -> the tool's name for it (`--reply-to` -> n, `--next` -> next_step; cli/declare.py `mcp_names`)."""
+    takes -> the tool's name for it (`--reply-to` -> n, `--next` -> next_step; operations/declare.py `mcp_names`)."""
     names = {"--" + argument.replace("_", "-"): argument for argument in arguments}
     if op.declared is not None:
         names.update(op.declared.mcp_names())
@@ -472,8 +472,8 @@ def serve(dir: str | None, as_: str | None) -> None:
     """Run the stdio server for the project at `dir` (or found upwards), acting as `as_` (or ROOMS_AGENT…)."""
     import anyio
 
-    from rooms_cli.context import Context
     from rooms_cli.mcp_server.transport import stdio
+    from rooms_cli.project.context import Context
 
     ctx = Context.open(dir, as_=as_)
     session = Session(project=ctx.project, config=ctx.config, me=ctx.me, default_room=ctx.room)

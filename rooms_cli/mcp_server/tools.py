@@ -12,27 +12,32 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 
-from rooms_cli.cli import operations as declared
-from rooms_cli.cli import operations_board as board_ops
-from rooms_cli.cli import operations_files as files_ops
-from rooms_cli.cli import operations_groups as groups_ops
-from rooms_cli.cli import operations_messaging as messaging_ops
-from rooms_cli.cli import operations_rooms as rooms_ops
-from rooms_cli.cli import operations_roundtable as roundtable_ops
-from rooms_cli.cli.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
-from rooms_cli.cli.declare import Operation as Declared
-from rooms_cli.cli.operations import DEFAULT_LIMIT
-from rooms_cli.config import Config
-from rooms_cli.shapes import (
+from rooms_cli.core.shapes import (
     INT,
     STR,
     record,
 )
+from rooms_cli.operations import board as board_ops
+from rooms_cli.operations import files as files_ops
+from rooms_cli.operations import groups as groups_ops
+from rooms_cli.operations import hot as declared
+from rooms_cli.operations import messaging as messaging_ops
+from rooms_cli.operations import rooms as rooms_ops
+from rooms_cli.operations import roundtable as roundtable_ops
+from rooms_cli.operations.declare import REQUIRED, ROOM_MCP_HELP, SAME, McpArg
+from rooms_cli.operations.declare import Operation as Declared
+from rooms_cli.operations.hot import DEFAULT_LIMIT
+from rooms_cli.project.config import Config
 from rooms_cli.store.paths import Project
+
+if TYPE_CHECKING:
+    from rooms_cli.board.claims import Write
+    from rooms_cli.board.model import Task
+    from rooms_cli.store.sync.engine import Syncing
 
 WAIT_DEFAULT_S = messaging_ops.WAIT_DEFAULT_S  # how long wait blocks when no timeout_seconds is given
 
@@ -50,7 +55,7 @@ class Operation:
     destructive: bool = False  # may delete or overwrite what others rely on
     idempotent: bool = False  # calling it twice with the same arguments changes nothing more
     long: bool = False  # blocks (wait, gather): reports progress while it runs
-    declared: Declared | None = None  # the operation's one declaration (cli/operations.py), for a CLI command's twin
+    declared: Declared | None = None  # the operation's one declaration (operations/hot.py), for a CLI command's twin
     # works on the project's files alone (no model, no process, no network, no waiting but for a file lock): the
     # server runs it on its event loop, not in a worker thread. A predicate of (session, arguments) when some
     # arguments make it slow (a claim synced through the git remote, a send that wakes its recipients).
@@ -150,7 +155,7 @@ Limit = Annotated[int, Field(description="At most this many records (the rest ar
 
 def duration(value: str | None) -> str | None:
     """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
     from rooms_cli.store.clock import parse_duration
 
     if value is not None:
@@ -190,55 +195,44 @@ def task_add(s: Session, title: str, lane: str, done: str, detail: str, room: st
     return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail)
 
 
-def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
-    from rooms_cli.sync.settings import sync_settings
+def _syncing(s: Session, sync: bool | None) -> Syncing | None:
+    """How a task tool syncs: `sync`, else `sync.claims` of .rooms.yaml; None: it does not."""
+    from rooms_cli.store.sync.settings import sync_settings
 
     settings = sync_settings(s.config)
-    return (settings.claims if sync is None else sync), settings.remote
+    if not (settings.claims if sync is None else sync):
+        return None
+    from rooms_cli.across.sync import syncing
+
+    return syncing(settings.remote)
 
 
-@declared_tool(declared.task_claim, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
+@declared_tool(declared.task_claim, quick=lambda s, a: _syncing(s, a.sync) is None)
 def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, room: str | None):
     """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
     the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
-    synced, remote = _sync_claims(s, sync)
-    if synced:
-        from rooms_cli.sync.claims import claim_task as claim_through_remote
-
-        return claim_through_remote(s.project, s.room(room), task_id, agent=s.me, lease=lease, remote=remote)
     from rooms_cli.board.claims import claim_task
 
-    return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease)
+    return claim_task(s.project, s.room(room), task_id, agent=s.me, lease=lease, syncing=_syncing(s, sync))
 
 
-@declared_tool(declared.task_next, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
+@declared_tool(declared.task_next, quick=lambda s, a: _syncing(s, a.sync) is None)
 def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
     """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
-    synced, remote = _sync_claims(s, sync)
-    if synced:
-        from rooms_cli.sync.claims import next_task as next_through_remote
+    from rooms_cli.board.claims import next_task
 
-        claim = next_through_remote(s.project, s.room(room), agent=s.me, lease=lease, remote=remote)
-    else:
-        from rooms_cli.board.claims import next_task
-
-        claim = next_task(s.project, s.room(room), agent=s.me, lease=lease)
+    claim = next_task(s.project, s.room(room), agent=s.me, lease=lease, syncing=_syncing(s, sync))
     return claim if claim is not None else {"task": None, "lease": None, "lease_id": None}
 
 
-def _under_lease(s: Session, room: str | None, task_id: str, lease_id: str, write, sync: bool | None):
+def _under_lease(s: Session, room: str | None, task_id: str, lease_id: str, write: Write, sync: bool | None) -> Task:
     """A renew, release or done: here, or (sync, default sync.claims) answered once the git remote took it."""
-    synced, remote = _sync_claims(s, sync)
-    if synced:
-        from rooms_cli.sync.claims import write_under_lease as through_remote
-
-        return through_remote(s.project, s.room(room), task_id, lease_id, write, remote=remote)
     from rooms_cli.board.claims import write_under_lease
 
-    return write_under_lease(s.project, s.room(room), task_id, lease_id, write)[0]
+    return write_under_lease(s.project, s.room(room), task_id, lease_id, write, syncing=_syncing(s, sync))
 
 
-@declared_tool(declared.task_renew, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
+@declared_tool(declared.task_renew, quick=lambda s, a: _syncing(s, a.sync) is None)
 def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, sync: bool | None, room: str | None):
     """Extend your lease on a task, from now, by `lease` (default 10m)."""
     from rooms_cli.board.claims import renewing
@@ -246,7 +240,7 @@ def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, sync:
     return _under_lease(s, room, task_id, lease_id, renewing(lease), sync)
 
 
-@declared_tool(declared.task_release, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
+@declared_tool(declared.task_release, quick=lambda s, a: _syncing(s, a.sync) is None)
 def task_release(s: Session, task_id: str, lease_id: str, sync: bool | None, room: str | None):
     """Give a task you hold back to its lane (doing → todo); your lease ends."""
     from rooms_cli.board.claims import releasing
@@ -254,7 +248,7 @@ def task_release(s: Session, task_id: str, lease_id: str, sync: bool | None, roo
     return _under_lease(s, room, task_id, lease_id, releasing(), sync)
 
 
-@declared_tool(declared.task_done, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
+@declared_tool(declared.task_done, quick=lambda s, a: _syncing(s, a.sync) is None)
 def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | None, next_step: str | None, result_ref: str | None,
               lease_id: str, sync: bool | None, room: str | None):
     """Finish a task you hold (doing → done) with a compact result record; returns the record."""
@@ -280,7 +274,7 @@ def task_list(s: Session, lane: str | None, status: str | None, holder: str | No
               room: str | None):
     """The board's tasks (not archived) as one list in lane and order, filtered; at most `limit`."""
     from rooms_cli.board.render import list_tasks
-    from rooms_cli.shapes import page
+    from rooms_cli.core.shapes import page
 
     room_id = s.room(room)
     return page("tasks", list_tasks(s.project, room_id, lane=lane, status=status, holder=holder), limit=limit,
@@ -498,8 +492,8 @@ def group_cancel(s: Session, name: str):
 @declared_tool(groups_ops.group_list)
 def group_list(s: Session, limit: int, since: str | None):
     """Every group: name, label, members, the broadcast in flight, how many broadcasts."""
+    from rooms_cli.core.shapes import page
     from rooms_cli.groups.status import list_groups
-    from rooms_cli.shapes import page
 
     return page("groups", list_groups(s.project), limit=limit, after=since, key=lambda g: g["name"])
 
@@ -520,7 +514,7 @@ def chat(s: Session, message: str, room: str | None):
     """Post a message to a room and return the agents' replies (waits for the room's floor). From an
     agent identity only the agents it @-mentions answer."""
     from rooms_cli.chat import coordinator
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
 
     if message.lstrip().startswith("/"):
         raise InvalidInput("slash commands are not run over MCP; post a message, or use the `rooms room …` commands")
@@ -534,8 +528,8 @@ def transcript(s: Session, limit: int, since: str | None, room: str | None):
     after that message id instead (the first `limit` of them)."""
     from rooms_cli.chat.rooms import load_room
     from rooms_cli.chat.transcript import read_transcript, tail
-    from rooms_cli.jsonable import to_jsonable
-    from rooms_cli.shapes import page
+    from rooms_cli.core.jsonable import to_jsonable
+    from rooms_cli.core.shapes import page
 
     room_id = s.room(room)
     load_room(s.project, room_id)
@@ -559,7 +553,7 @@ def room_create(s: Session, room: str, agents: list[str] | None):
 def room_list(s: Session, all: bool, limit: int, since: str | None):
     """The live rooms (with all: stopped ones too)."""
     from rooms_cli.chat.membership import live_rooms
-    from rooms_cli.shapes import page
+    from rooms_cli.core.shapes import page
 
     return page("rooms", live_rooms(s.project, include_stopped=all), limit=limit, after=since)
 
@@ -593,8 +587,8 @@ def room_kick(s: Session, agent: str, room: str | None):
 @declared_tool(roundtable_ops.memory_list, quick=True)
 def memory_list(s: Session, agent: str | None, limit: int, since: str | None):
     """The lessons agents learned in conversations, oldest first."""
-    from rooms_cli.memories import agents_with_lessons, list_lessons, require_agent
-    from rooms_cli.shapes import page
+    from rooms_cli.agents.memories import agents_with_lessons, list_lessons, require_agent
+    from rooms_cli.core.shapes import page
 
     if agent:
         require_agent(s.project, agent)
@@ -605,7 +599,7 @@ def memory_list(s: Session, agent: str | None, limit: int, since: str | None):
 @declared_tool(roundtable_ops.memory_forget, quick=True)
 def memory_forget(s: Session, agent: str, ids: list[str] | None, source: str | None, all: bool):
     """Remove lessons so they stop reaching the agent's prompts."""
-    from rooms_cli.memories import forget
+    from rooms_cli.agents.memories import forget
 
     return {"agent": agent, "removed": forget(s.project, agent, ids or [], source=source, everything=all)}
 
@@ -636,9 +630,9 @@ def roundtable_queue(s: Session, format: str, topic: str | None, participants: l
 @declared_tool(roundtable_ops.roundtable_list, quick=True)
 def roundtable_list(s: Session, limit: int, since: str | None):
     """The roundtable queue, oldest first: pending, running and finished items."""
-    from rooms_cli.jsonable import to_jsonable
+    from rooms_cli.core.jsonable import to_jsonable
+    from rooms_cli.core.shapes import page
     from rooms_cli.roundtable import queue
-    from rooms_cli.shapes import page
 
     return page("items", to_jsonable(queue.list_items(s.project)), limit=limit, after=since)
 
@@ -650,8 +644,8 @@ def roundtable_list(s: Session, limit: int, since: str | None):
 def sync(s: Session, remote: str | None):
     """Merge .rooms/ with a git remote both ways (on refs/rooms/state; your branches and work tree are
     never touched): what other clones wrote arrives, what you wrote leaves. See docs/git.md."""
-    from rooms_cli.sync.api import sync as sync_with
-    from rooms_cli.sync.settings import for_task_commands
+    from rooms_cli.across.sync import sync as sync_with
+    from rooms_cli.store.sync.settings import for_task_commands
 
     if remote is None:
         remote = for_task_commands(lambda: s.config, s.project.root, True, None)[1]
@@ -674,7 +668,7 @@ def reserve_files(s: Session, patterns: list[str], ttl: str | None, shared: bool
 @declared_tool(files_ops.release, quick=True)
 def release_files(s: Session, patterns: list[str] | None, all: bool):
     """Release your reservations holding any of `patterns` (or with those ids), or all of them."""
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
     from rooms_cli.reservations.ledger import release
 
     if bool(patterns) == all:
@@ -686,8 +680,8 @@ def release_files(s: Session, patterns: list[str] | None, all: bool):
 @declared_tool(files_ops.list_reservations, quick=True)
 def list_reservations(s: Session, agent: str | None, limit: int, since: str | None):
     """The active file reservations, oldest first: agent, patterns, exclusive or shared, expiry."""
+    from rooms_cli.core.shapes import page
     from rooms_cli.reservations.ledger import active_reservations
-    from rooms_cli.shapes import page
 
     held = [r for r in active_reservations(s.project) if agent is None or r.agent == agent]
     return page("reservations", held, limit=limit, after=since, key=lambda r: r.id)

@@ -8,18 +8,18 @@ agent has sent its first message. `build_attention` gives the data (the JSON of 
 
 from __future__ import annotations
 
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.messaging.inbox import InboxMessage, take_unread, unread_messages
 from rooms_cli.messaging.roster import roster
 from rooms_cli.messaging.spawn import Spawn, reap_all, tree_of
 from rooms_cli.messaging.status import has_announced, touch
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 MESSAGE_LIMIT = 2_000  # characters of one message in a prompt; `rooms inbox` shows the rest
 

@@ -23,7 +23,6 @@ HELPER = (
 
 
 def run(project: Project, show: Callable[[str, str], None]) -> None:
-    from rooms_cli.config import identity, load_config
     from rooms_cli.messaging.attention import build_attention, message_line, render_attention
     from rooms_cli.messaging.inbox import take_unread
     from rooms_cli.messaging.send import send_message
@@ -31,6 +30,7 @@ def run(project: Project, show: Callable[[str, str], None]) -> None:
     from rooms_cli.messaging.status import set_status
     from rooms_cli.messaging.wait import wait_for_spawns
     from rooms_cli.messaging.wake import wake_recipients
+    from rooms_cli.project.config import identity, load_config
 
     config = load_config(project)
     me = identity(os.environ.get("ROOMS_AGENT"), config)

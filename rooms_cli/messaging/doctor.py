@@ -9,8 +9,8 @@ are not visible here). A record that does not parse is reported by the file chec
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidData, RoomsError
-from rooms_cli.findings import Finding
+from rooms_cli.core.errors import InvalidData, RoomsError
+from rooms_cli.core.findings import Finding
 from rooms_cli.messaging.spawn import FINAL, load_spawn, record_path, spawn_ids, worker_alive
 from rooms_cli.store import layout, schema
 
@@ -81,7 +81,7 @@ def _parses(path) -> bool:
 
 def _typed_findings(project) -> list[Finding]:
     """Inbox lines, read marks and spawn records whose fields have the wrong type (store/schema.py)."""
-    from rooms_cli.findings import typed_findings
+    from rooms_cli.core.findings import typed_findings
     from rooms_cli.messaging.inbox import inbox_owners
 
     inbox, owners = layout.inbox_dir(project), inbox_owners(project)
@@ -93,7 +93,7 @@ def _typed_findings(project) -> list[Finding]:
 
 def _status_findings(project) -> list[Finding]:
     """Status logs whose fields have the wrong type (store/schema.py)."""
-    from rooms_cli.findings import typed_findings, unreadable_findings
+    from rooms_cli.core.findings import typed_findings, unreadable_findings
     from rooms_cli.messaging.status import read_status, status_names
 
     names = status_names(project)

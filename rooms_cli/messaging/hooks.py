@@ -43,9 +43,9 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
     from rooms_cli.messaging.inbox import InboxMessage
     from rooms_cli.messaging.spawn import Spawn
+    from rooms_cli.project.config import Config
 
 # Claude Code kills a hook after its `timeout` (60 s unless the settings say otherwise)
 DEFAULT_STOP_WAIT = 50.0

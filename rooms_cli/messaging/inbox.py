@@ -20,7 +20,7 @@ the wrong sender because of a merge.
 
 from __future__ import annotations
 
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl, layout, order, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
@@ -287,7 +287,7 @@ def open_inbox(project: Project, agent: str, *, unread_only: bool = False, peek:
 
     With `last`: the unread messages and the last `last` messages (`rooms inbox`); `remaining` counts the
     older read ones left out, which no cursor fetches (all of them: `last=None`)."""
-    from rooms_cli.shapes import page
+    from rooms_cli.core.shapes import page
 
     marks = read_marks(project, agent)
     everything = read_inbox(project, agent)
@@ -318,7 +318,7 @@ def find_message(project: Project, agent: str, ref: str | int) -> InboxMessage:
     A number two messages share after a merge is refused as ambiguous, naming both, so a reply
     never goes to the wrong sender.
     """
-    from rooms_cli.errors import InvalidInput, NotFound
+    from rooms_cli.core.errors import InvalidInput, NotFound
     from rooms_cli.store.ids import resolve_prefix
 
     messages = read_inbox(project, agent)

@@ -6,7 +6,8 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.messaging.spawn import latest_by_alias, list_spawns
 from rooms_cli.messaging.status import (
     IDLE_AFTER,
@@ -18,7 +19,6 @@ from rooms_cli.messaging.status import (
     session_names,
     status_names,
 )
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import layout
 from rooms_cli.store.paths import Project
 
@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 
 @dataclass
@@ -55,7 +55,7 @@ class RosterEntry:
 
 def roster(project: Project, config: Config) -> list[RosterEntry]:
     """Every agent: defined ones, sessions that have spoken up, and running or recent spawns."""
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
 
     spawns = latest_by_alias(project)
     defined = set(agent_ids(project))
@@ -95,8 +95,8 @@ def roster(project: Project, config: Config) -> list[RosterEntry]:
 
 
 def _model_of(project: Project, config: Config, name: str) -> str | None:
-    from rooms_cli.agents import load_agent
-    from rooms_cli.errors import RoomsError
+    from rooms_cli.agents.definitions import load_agent
+    from rooms_cli.core.errors import RoomsError
 
     try:
         return load_agent(project, name).model_string(config.default_model)

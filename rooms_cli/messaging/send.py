@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.messaging.inbox import InboxMessage, deliver, find_message
 from rooms_cli.messaging.roster import known_names, recipients_for_everyone
 from rooms_cli.messaging.status import mark_announced, touch
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
 
@@ -14,7 +14,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 MAX_TEXT = 100_000
 

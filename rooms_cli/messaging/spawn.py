@@ -20,9 +20,9 @@ import re
 import sys
 from pathlib import Path
 
-from rooms_cli.errors import InvalidData, InvalidInput, RoomsError
+from rooms_cli.core.errors import InvalidData, InvalidInput, RoomsError
+from rooms_cli.core.records import asdict, dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.messaging.status import session_names
-from rooms_cli.records import asdict, dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic, files, layout, locks, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import host_name, new_id, validate_name
@@ -113,7 +113,7 @@ def load_spawn(project: Project, spawn_id: str) -> Spawn:
     path = record_path(project, spawn_id)
     data = atomic.read_json(path)
     if data is None:
-        from rooms_cli.errors import NotFound
+        from rooms_cli.core.errors import NotFound
 
         raise NotFound(f"no spawn {spawn_id!r}")
     if not isinstance(data, dict):
@@ -276,7 +276,7 @@ def choose_alias(description: str | None, taken: set[str]) -> str:
 def _plan(project: Project, config, profile: str | None, runner: list[str] | None) -> tuple[list[str] | None, str | None]:
     """(runner argv, model string): what will run the spawn."""
     if profile:
-        from rooms_cli.agents import load_agent
+        from rooms_cli.agents.definitions import load_agent
 
         agent = load_agent(project, profile)
         model = agent.model_string(config.default_model)
@@ -348,11 +348,11 @@ def _package_parent() -> str:
 
 
 def worker_env(project: Project, spawn: Spawn, extra: dict[str, Any] | None = None) -> dict:
-    """The allow-listed environment (rooms_cli/child_env.py) for the worker of `spawn` and its
+    """The allow-listed environment (rooms_cli/core/child_env.py) for the worker of `spawn` and its
     runner: no lease or instance of the spawner's, no API key but the spawn's own model's, plus
     the top-level `pass_env:` names of .rooms.yaml."""
-    from rooms_cli.child_env import child_env, provider_env_names
-    from rooms_cli.config import load_config
+    from rooms_cli.core.child_env import child_env, provider_env_names
+    from rooms_cli.project.config import load_config
 
     config = load_config(project)
     names = [str(n) for n in (config.get("pass_env") or [])]

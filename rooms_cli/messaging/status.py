@@ -13,7 +13,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidData
+from rooms_cli.core.errors import InvalidData
 from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
@@ -74,7 +74,7 @@ def _append_status(project: Project, agent: str, fields: dict[str, Any]) -> dict
 
 def set_status(project: Project, agent: str, text: str) -> dict[str, Any]:
     """Set `agent`'s status line ("Working on frontend"); an empty text clears it."""
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
 
     text = " ".join(str(text).split())
     if len(text) > 200:
@@ -146,7 +146,7 @@ def status_names(project: Project) -> list[str]:
 
 def session_names(project: Project) -> set[str]:
     """Every name messaging has heard of apart from spawns: defined agents, sessions, inbox owners."""
-    from rooms_cli.agents import agent_ids
+    from rooms_cli.agents.definitions import agent_ids
     from rooms_cli.messaging.inbox import inbox_owners
 
     return (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooms_cli.errors import RoomsError
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.messaging.spawn import reap_all
 from rooms_cli.messaging.wake import due_agents, llm_backed, wake_agent
 
@@ -10,7 +10,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 

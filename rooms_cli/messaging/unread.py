@@ -19,6 +19,7 @@ numbers after a merge), or the cursor is missing or damaged, the whole inbox is 
 
 from __future__ import annotations
 
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.messaging.inbox import (
     InboxMessage,
     InboxView,
@@ -31,7 +32,6 @@ from rooms_cli.messaging.inbox import (
     usable,
     with_latest,
 )
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import cache, jsonl, layout, order, schema
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
@@ -154,7 +154,7 @@ def open_unread(project: Project, agent: str, *, peek: bool = False, limit: int 
     """`rooms inbox --unread` (and MCP `inbox`): the unread messages through the cursor, those after message
     id `after`, at most `limit`, the ones shown marked read unless `peek` (what
     inbox.open_inbox(unread_only=True) returns, without reading the whole inbox)."""
-    from rooms_cli.shapes import page
+    from rooms_cli.core.shapes import page
 
     fresh = unread(project, agent)
     listed = page("messages", fresh, limit=limit, after=after, key=lambda m: m.id)

@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.errors import TimedOut
+    from rooms_cli.core.errors import TimedOut
 
 FOREIGN_POLL = 5.0
 
@@ -39,7 +39,7 @@ class WaitResult:
 
     def timeout_error(self, timeout: float | None) -> TimedOut:
         """The TimedOut error (exit 4) naming what still runs, this result attached."""
-        from rooms_cli.errors import TimedOut
+        from rooms_cli.core.errors import TimedOut
         from rooms_cli.store.clock import describe_duration
 
         names = ", ".join(s.alias for s in self.pending)

@@ -14,11 +14,11 @@ the senders and texts, no inbox numbers or record ids: the reply goes back autom
 
 from __future__ import annotations
 
-from rooms_cli.agents import Agent, agent_ids, load_agent
-from rooms_cli.errors import RoomsError
+from rooms_cli.agents.definitions import Agent, agent_ids, load_agent
+from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.passes import is_pass
 from rooms_cli.messaging.inbox import InboxMessage, deliver, mark_read, unread_messages
 from rooms_cli.messaging.status import mark_announced, touch
-from rooms_cli.passes import is_pass
 from rooms_cli.store import layout
 from rooms_cli.store.locks import try_lock
 from rooms_cli.store.paths import Project
@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 WAKE_KINDS = ("direct", "broadcast", "spawn_output", "spawn_error")
 

@@ -47,11 +47,11 @@ def run_command(project: Project, spawn: Spawn) -> tuple[int, str, str]:
 
 def run_model(project: Project, spawn: Spawn) -> str:
     """Run the prompt through the profile's (or the default) model; the reply text."""
-    from rooms_cli.agents import load_agent
-    from rooms_cli.config import load_config
+    from rooms_cli.agents.definitions import load_agent
     from rooms_cli.models import provider_for
     from rooms_cli.models.base import Message
     from rooms_cli.models.limits import mark_cut
+    from rooms_cli.project.config import load_config
 
     config = load_config(project)
     agent = load_agent(project, spawn.profile) if spawn.profile else None
@@ -70,7 +70,7 @@ def run_model(project: Project, spawn: Spawn) -> str:
 
 def run_spawn(project: Project, spawn_id: str) -> Spawn:
     """Run one spawn to the end and report it; returns the final record."""
-    from rooms_cli.errors import RoomsError
+    from rooms_cli.core.errors import RoomsError
     from rooms_cli.messaging.inbox import deliver
 
     def started(s: Spawn) -> None:

@@ -7,14 +7,14 @@ Model strings are `provider:model` (`ollama:llama3.2`, `claude:default`), or a b
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.models.base import Completion, Message, Provider, Usage
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy reads the name
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 __all__ = ["Completion", "Message", "Provider", "Usage", "get_provider", "parse_model", "provider_for"]
 

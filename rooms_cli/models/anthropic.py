@@ -38,7 +38,7 @@ import json
 import os
 from typing import Any
 
-from rooms_cli.errors import ProviderError
+from rooms_cli.core.errors import ProviderError
 from rooms_cli.models import llamacpp
 from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, server_cache
 from rooms_cli.models.http import (

@@ -33,13 +33,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rooms_cli.errors import ProviderError
+from rooms_cli.core.errors import ProviderError
+from rooms_cli.core.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.models.limits import reply_limit
 from rooms_cli.models.tokens import estimate_tokens
-from rooms_cli.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 
 if TYPE_CHECKING:
-    from rooms_cli.child_env import StreamMask
+    from rooms_cli.core.child_env import StreamMask
 
 Delta = Callable[[str], None]
 
@@ -251,7 +251,7 @@ class Provider:
             if masked is not None:
                 masked.close()  # what arrived before the failure, masked like a whole reply
             # the one choke point: nothing a provider says reaches a terminal or a file with a key in it
-            from rooms_cli.child_env import mask_text
+            from rooms_cli.core.child_env import mask_text
 
             exc.message = mask_text(self.mask(exc.message))  # and the configuration it names (a URL's password)
             exc.args = (exc.message,)
@@ -271,14 +271,14 @@ class Provider:
         """Live text passes the same mask (child_env.StreamMask) when any key is configured."""
         if on_delta is None:
             return None
-        from rooms_cli.child_env import StreamMask, configured_secrets
+        from rooms_cli.core.child_env import StreamMask, configured_secrets
 
         secrets = configured_secrets(self.configured)
         return StreamMask(on_delta, secrets) if secrets else None
 
     def mask(self, text: str) -> str:
         """`text` with any long run copied from a configured key replaced by ****."""
-        from rooms_cli.child_env import configured_secrets, mask_secrets
+        from rooms_cli.core.child_env import configured_secrets, mask_secrets
 
         return mask_secrets(text, configured_secrets(self.configured)) if text else text
 

@@ -12,7 +12,7 @@ exit is a ProviderError with the exit code and the tail of its stderr. A reply l
 `max_tokens` (by tokens.estimate_tokens) is cut there: the program is stopped, the text kept up
 to the limit, and `finish_reason` is "length". Likewise once a stop string appears in its output
 the program is stopped (the text is cut there by the base class). The program sees only the
-allow-listed environment of rooms_cli/child_env.py plus the names in `pass_env:` (and the spec's
+allow-listed environment of rooms_cli/core/child_env.py plus the names in `pass_env:` (and the spec's
 own `api_key_env`): no other API key.
 """
 
@@ -25,7 +25,7 @@ import signal
 from collections import deque
 from typing import Any
 
-from rooms_cli.errors import ProviderError
+from rooms_cli.core.errors import ProviderError
 from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, first_stop
 from rooms_cli.models.http import ProviderTimeout
 from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
@@ -154,8 +154,8 @@ class CommandProvider(Provider):
         return [a.replace("{model}", model) for a in command]
 
     def env(self) -> dict[str, str]:
-        """The allow-listed environment (rooms_cli/child_env.py) plus this provider's `pass_env:`."""
-        from rooms_cli.child_env import child_env, provider_env_names
+        """The allow-listed environment (rooms_cli/core/child_env.py) plus this provider's `pass_env:`."""
+        from rooms_cli.core.child_env import child_env, provider_env_names
 
         return child_env(provider_env_names(self.spec))
 

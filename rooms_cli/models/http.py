@@ -32,10 +32,10 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rooms_cli.errors import ContextOverflow, ProviderError
+from rooms_cli.core.errors import ContextOverflow, ProviderError
+from rooms_cli.core.terminal import undecodable
 from rooms_cli.store import files
 from rooms_cli.store.rand import rng
-from rooms_cli.terminal import undecodable
 
 if TYPE_CHECKING:
     import ssl

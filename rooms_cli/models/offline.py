@@ -18,10 +18,10 @@ import types
 from collections.abc import Generator
 from typing import Any
 
+from rooms_cli.core.passes import PASS
+from rooms_cli.core.text import persona_words, stem, summarize, tokens
 from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage
 from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
-from rooms_cli.passes import PASS
-from rooms_cli.text import persona_words, stem, summarize, tokens
 
 
 def _pick(options: list[str], *key: object) -> str:

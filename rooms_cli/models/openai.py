@@ -40,7 +40,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from rooms_cli.errors import ContextOverflow, ProviderError
+from rooms_cli.core.errors import ContextOverflow, ProviderError
 from rooms_cli.models import llamacpp
 from rooms_cli.models.base import Completion, Delta, Message, Provider, Usage, server_cache
 from rooms_cli.models.http import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooms_cli.findings import Finding
+from rooms_cli.core.findings import Finding
 from rooms_cli.reservations.ledger import lapsed_unrecorded, load, log_path
 
 

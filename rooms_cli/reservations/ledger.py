@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rooms_cli.errors import Conflict, InvalidInput, NotFound
+from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.reservations.patterns import covers, normalize, overlap
 from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, parse_duration

@@ -26,7 +26,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:

@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
-from rooms_cli.errors import InvalidInput, RoomsError
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store import atomic, files
 from rooms_cli.store.paths import Project
+from rooms_cli.store.sync.engine import Git
 
 HOOK = """#!/bin/sh
 # rooms: refuse a commit whose staged paths another agent has reserved (rooms files list)
@@ -19,22 +19,17 @@ exec rooms hook pre-commit
 """
 
 
-def _git(cwd: Path, *args: str) -> str:
-    try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
-    except FileNotFoundError:
-        raise RoomsError("git is not installed (rooms hook pre-commit runs git)") from None
-    if proc.returncode != 0:
-        raise InvalidInput(f"git {' '.join(args)} failed in {cwd}: {proc.stderr.strip() or proc.returncode}")
-    return proc.stdout
+def _git(cwd: Path) -> Git:
+    return Git(cwd, purpose="rooms hook pre-commit")  # store/sync runs git, this guard included
 
 
 def staged_paths(project: Project, cwd: Path | None = None) -> list[str]:
     """The paths staged for commit (added, changed, renamed, deleted), relative to the project root;
     those outside the project are left out."""
     here = Path(cwd or os.getcwd())
-    top = Path(_git(here, "rev-parse", "--show-toplevel").strip()).resolve()
-    names = _git(top, "diff", "--cached", "--name-only", "-z", "--no-renames").split("\0")
+    top = Path(_git(here).out("rev-parse", "--show-toplevel")).resolve()
+    staged = _git(top).run("diff", "--cached", "--name-only", "-z", "--no-renames").stdout
+    names = staged.decode("utf-8", "surrogateescape").split("\0")
     root = project.root.resolve()
     paths = []
     for name in filter(None, names):
@@ -51,7 +46,7 @@ def install_hook(cwd: Path | None = None) -> Path:
 
     An existing hook that is not ours is left alone (InvalidInput naming it)."""
     here = Path(cwd or os.getcwd())
-    hooks = Path(_git(here, "rev-parse", "--git-path", "hooks").strip())
+    hooks = Path(_git(here).out("rev-parse", "--git-path", "hooks"))
     hooks = hooks if hooks.is_absolute() else (here / hooks)
     path = hooks / "pre-commit"
     if path.exists() and b"rooms hook pre-commit" not in files.read_bytes(path):

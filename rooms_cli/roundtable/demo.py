@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooms_cli.config import load_config
+from rooms_cli.project.config import load_config
 from rooms_cli.roundtable.orchestrator import RoundtableRequest, run_roundtable_sync
 from rooms_cli.store.paths import Project
 
@@ -31,7 +31,7 @@ def run(project: Project, show: Callable[[str, str], None]) -> None:
         lessons = sum(len(v) for v in result.lessons.values())
         show("italic", f"{len(result.turns)} turns in room {result.room}; {lessons} lessons extracted into .rooms/memories/")
     show("cmd", "rooms memory list analyst")
-    from rooms_cli.memories import list_lessons
+    from rooms_cli.agents.memories import list_lessons
 
     for record in list_lessons(project, "analyst")[-2:]:
         show("line", record["lesson"])

@@ -8,8 +8,8 @@ A double run cannot be undone, only avoided: run the schedule from one clone.
 
 from __future__ import annotations
 
-from rooms_cli.errors import RoomsError
-from rooms_cli.findings import Finding
+from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.findings import Finding
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -54,8 +54,8 @@ def check(project, config) -> list[Finding]:
 
 def _typed_findings(project) -> list[Finding]:
     """The queue, the fired log and memories: records whose fields have the wrong type (store/schema.py)."""
-    from rooms_cli.findings import typed_findings
-    from rooms_cli.memories import agents_with_lessons
+    from rooms_cli.agents.memories import agents_with_lessons
+    from rooms_cli.core.findings import typed_findings
     from rooms_cli.store import layout
 
     return (typed_findings(project, "roundtable", "roundtable-queue", [layout.roundtable_queue_file(project)])

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from rooms_cli.errors import InvalidData, NotFound
+from rooms_cli.core.errors import InvalidData, NotFound
 from rooms_cli.store.ids import is_valid_name
 
 if TYPE_CHECKING:
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
 
 OPENERS = ("leader", "first", "random")
 KEYS = ("min_agents", "max_agents", "min_turns", "max_turns", "temperature", "opens", "purpose")

@@ -202,7 +202,7 @@ def extractive_lessons(
     names: dict[str, str] | None = None,
 ) -> Lessons:
     """Per participant, the others' LESSONS_MIN most telling turns, attributed (deterministic, no model)."""
-    from rooms_cli.text import stem, tokens
+    from rooms_cli.core.text import stem, tokens
 
     freq = Counter(stem(w) for t in turns for w in tokens(t["text"]))
     raw: dict[str, list[str]] = {}

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any  # OnEvent below is evaluated at run time
 
-from rooms_cli.agents import Agent, list_agents, load_agent
-from rooms_cli.errors import InvalidInput, ProviderError
+from rooms_cli.agents.definitions import Agent, list_agents, load_agent
+from rooms_cli.core.errors import InvalidInput, ProviderError
 from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
@@ -35,8 +35,8 @@ from rooms_cli.store.paths import Project
 from rooms_cli.store.rand import rng
 
 if TYPE_CHECKING:
-    from rooms_cli.config import Config
     from rooms_cli.models.base import Provider
+    from rooms_cli.project.config import Config
 
 HISTORY_TURNS = 16  # the prompt carries at most this many earlier turns
 CUE_OPEN, CUE_OVER = " — you open.", " — over to you."
@@ -111,7 +111,7 @@ def talking_agents(project: Project, config: Config) -> dict[str, Agent]:
 def system_prompt(project: Project, config: Config, agent: Agent, fmt: Format, others: list[str], n: int, total: int,
                   max_chars: int) -> str:
     """The speaker's system prompt: directive, voice, the format's rules, recent lessons (bounded)."""
-    from rooms_cli.memories import lessons_block
+    from rooms_cli.agents.memories import lessons_block
 
     voice = agent.voice or {}
     parts = [agent.directive.strip(), f"You are {agent.display_name} (id {agent.id})."]
@@ -298,9 +298,9 @@ async def extract_lessons(project: Project, config: Config, providers: _Provider
 
     A real model is asked for a structured summary (its schema where the provider honours one),
     once more when the reply yields no lesson; then nothing is learned, and the problems say why."""
-    from rooms_cli.memories import add_lessons
+    from rooms_cli.agents.memories import add_lessons
+    from rooms_cli.core.text import persona_words
     from rooms_cli.models.limits import reply_limit
-    from rooms_cli.text import persona_words
 
     participants = list(agents)
     if not history:

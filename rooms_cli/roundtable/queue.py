@@ -30,8 +30,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from rooms_cli import terminal
-from rooms_cli.errors import InvalidInput, NotFound
+from rooms_cli.core import terminal
+from rooms_cli.core.errors import InvalidInput, NotFound
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
-from rooms_cli.errors import InvalidData
+from rooms_cli.core.errors import InvalidData
 from rooms_cli.store import jsonl, layout
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import new_id
@@ -200,7 +200,7 @@ def load_slots(config) -> list[Slot]:
 
 
 def catch_up_seconds(config) -> float:
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
     from rooms_cli.store.clock import parse_duration
 
     try:

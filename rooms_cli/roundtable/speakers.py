@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rooms_cli.errors import InvalidInput, UsageError
+from rooms_cli.core.errors import InvalidInput, UsageError
 from rooms_cli.roundtable.formats import Format
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block

@@ -7,7 +7,7 @@ nothing (not even a lock file).
 
 from __future__ import annotations
 
-from rooms_cli.errors import InvalidInput, RoomsError
+from rooms_cli.core.errors import InvalidInput, RoomsError
 from rooms_cli.store.clock import iso, now
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.config import Config
+    from rooms_cli.project.config import Config
     from rooms_cli.roundtable.orchestrator import OnEvent, RoundtableRequest
     from rooms_cli.roundtable.schedule import Occurrence, ScheduleState, Slot
 

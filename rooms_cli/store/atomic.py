@@ -72,7 +72,7 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     (a full disk, a quota, a read-only file system) leaves the old file and no temp file behind and
     is a StorageError naming `path`.
     """
-    from rooms_cli.errors import storage_error
+    from rooms_cli.core.errors import storage_error
 
     path = Path(path)
     tmp = None
@@ -107,7 +107,7 @@ def write_json(path: Path, data, mode: int = 0o644) -> None:
     try:
         text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
     except ValueError:  # NaN/Infinity are not JSON: no other tool could read the file back
-        from rooms_cli.errors import InvalidInput
+        from rooms_cli.core.errors import InvalidInput
         from rooms_cli.store.jsonl import non_finite_field
 
         raise InvalidInput(f"{non_finite_field(data)} is not a finite number (NaN or infinity); use a finite number") from None
@@ -116,7 +116,7 @@ def write_json(path: Path, data, mode: int = 0o644) -> None:
 
 def read_json(path: Path, default=None):
     """Read a JSON file; a missing file gives `default`, an unreadable one is an InvalidData error."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         raw = Path(path).read_bytes()
@@ -136,7 +136,7 @@ def read_json(path: Path, default=None):
 def read_yaml(path: Path, default=None):
     """Read a YAML file; a missing file gives `default` (without importing yaml), a malformed one is an
     InvalidData error."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         text = Path(path).read_text("utf-8")

@@ -6,7 +6,7 @@ import os
 import re
 from datetime import UTC, datetime, timedelta
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 
 
 def now() -> datetime:

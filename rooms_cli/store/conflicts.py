@@ -46,7 +46,7 @@ def message(path: Path | str, line: int, *, from_end: bool = False) -> str:
 
 
 def refuse(path: Path | str, line: int, *, from_end: bool = False):
-    from rooms_cli.errors import MergeConflict
+    from rooms_cli.core.errors import MergeConflict
 
     raise MergeConflict(message(path, line, from_end=from_end), data={"file": str(path), "line": line})
 

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from rooms_cli import terminal
+from rooms_cli.core import terminal
 from rooms_cli.store import jsonl
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block

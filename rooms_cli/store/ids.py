@@ -12,7 +12,7 @@ import _thread
 import os
 import re
 
-from rooms_cli.errors import InvalidInput, NotFound
+from rooms_cli.core.errors import InvalidInput, NotFound
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"

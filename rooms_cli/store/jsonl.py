@@ -20,8 +20,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from rooms_cli import terminal
-from rooms_cli.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core import terminal
+from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import changes, clock, conflicts, files, known, order
 from rooms_cli.store.locks import locked
 
@@ -41,7 +41,7 @@ def dumps(record: dict[str, Any]) -> str:
     try:
         return json.dumps(record, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
     except ValueError:
-        from rooms_cli.errors import InvalidInput
+        from rooms_cli.core.errors import InvalidInput
 
         raise InvalidInput(f"{non_finite_field(record)} is not a finite number (NaN or infinity); use a finite number") from None
 
@@ -103,7 +103,7 @@ def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float
     A failed append (a full disk, a quota, a read-only file system) is a StorageError naming the
     file, which is left as it was: cut back to its old length, or removed if this append created it.
     """
-    from rooms_cli.errors import storage_error
+    from rooms_cli.core.errors import storage_error
 
     records = list(records)
     lines = [dumps(r) for r in records]  # refuses what is not JSON before the file is touched
@@ -313,7 +313,7 @@ def _read_from(path: Path | str, offset: int) -> bytes:
 
 def scan(path: Path | str, offset: int = 0) -> Scan:
     """Read a log from byte `offset` without printing anything (a missing file is empty)."""
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         data = _read_from(path, offset)
@@ -378,7 +378,7 @@ def tail(path: Path, count: int) -> list[dict[str, Any]]:
     """The last `count` good records, reading backwards from the end (cost independent of file size)."""
     if count <= 0:
         return []
-    from rooms_cli.errors import InvalidData
+    from rooms_cli.core.errors import InvalidData
 
     try:
         handle = open(path, "rb")

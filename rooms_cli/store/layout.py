@@ -291,6 +291,6 @@ def skip_stray(project: Project, path: Path, why: str) -> None:
     if rel in _skipped or _quiet:
         return
     _skipped.add(rel)
-    from rooms_cli import terminal
+    from rooms_cli.core import terminal
 
     terminal.warn(f"skipping {rel}: {why} (rooms doctor lists it)")

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rooms_cli.errors import InvalidInput, LockBusy, storage_error
+from rooms_cli.core.errors import InvalidInput, LockBusy, storage_error
 from rooms_cli.store import files, known
 from rooms_cli.store.names import ROOMS
 

@@ -18,8 +18,8 @@ import stat
 from _thread import get_ident
 from pathlib import Path
 
-from rooms_cli.errors import InvalidInput, NotInitialized
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import InvalidInput, NotInitialized
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import known
 from rooms_cli.store.names import ROOMS
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from rooms_cli.errors import InvalidData
+from rooms_cli.core.errors import InvalidData
 from rooms_cli.store.ids import is_valid_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a process); mypy reads the name
@@ -340,7 +340,7 @@ def _skip(where: str, record: dict[str, Any], wrong: str) -> None:
     text = f"{where}{f' ({ident})' if ident else ''}: {wrong}; skipped, the other lines are kept (rooms doctor names its line)"
     if text not in _skipped:
         _skipped.add(text)
-        from rooms_cli import terminal
+        from rooms_cli.core import terminal
 
         terminal.warn(text)
 

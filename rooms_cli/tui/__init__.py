@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rooms_cli.context import Context
-from rooms_cli.errors import RoomsError, UsageError
+from rooms_cli.core.errors import RoomsError, UsageError
+from rooms_cli.project.context import Context
+from rooms_cli.tui.views import FIXED_TABS
 
 INSTALL = "pip install 'rooms-cli[tui]'"
 SNAPSHOT_WAIT_S = 30.0
-FIXED_TABS = ("board", "rooms", "agents")
 
 
 def require_textual() -> None:
@@ -34,7 +34,7 @@ def check(ctx: Context, tab: str) -> None:
     room (it must exist: a typo would show an empty board forever), and `--tab` (board, rooms, agents,
     or a group that exists)."""
     from rooms_cli.chat.rooms import room_exists
-    from rooms_cli.errors import NotFound
+    from rooms_cli.core.errors import NotFound
     from rooms_cli.groups.log import exists
     from rooms_cli.store.ids import validate_name
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
-from rooms_cli.context import Context
-from rooms_cli.errors import RoomsError, StorageError
+from rooms_cli.core.errors import RoomsError, StorageError
+from rooms_cli.project.context import Context
 
 
 def read_only(ctx: Context) -> bool:

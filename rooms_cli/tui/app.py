@@ -33,9 +33,9 @@ from textual.widgets import (
     TabPane,
 )
 
-from rooms_cli.context import Context
-from rooms_cli.errors import RoomsError
-from rooms_cli.tui import FIXED_TABS, actions, views
+from rooms_cli.core.errors import RoomsError
+from rooms_cli.project.context import Context
+from rooms_cli.tui import actions, views
 from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
 
 if TYPE_CHECKING:
@@ -286,7 +286,7 @@ class TopApp(App[Any]):
         self.loaded.set()
         tabs = self.query_one("#tabs", TabbedContent)
         wanted = self.first_tab
-        pane = wanted if wanted in FIXED_TABS else self.group_panes.get(wanted)
+        pane = wanted if wanted in views.FIXED_TABS else self.group_panes.get(wanted)
         if pane is None:
             self.say(f"no group {wanted!r}; showing the board (see rooms group list)", error=True)
             pane = "board"

@@ -18,9 +18,10 @@ if TYPE_CHECKING:
     from datetime import datetime
     from typing import Any
 
-    from rooms_cli.config import Config
     from rooms_cli.messaging.roster import RosterEntry
+    from rooms_cli.project.config import Config
 
+FIXED_TABS = ("board", "rooms", "agents")  # the tabs every dashboard has; a group's tab is added by name
 DONE_SHOWN = 50  # finished tasks shown in the board's done column (the newest first)
 TRANSCRIPT_SHOWN = 200  # messages of the current room kept on screen
 INBOX_SHOWN = 200  # messages of an agent tab
@@ -178,6 +179,6 @@ def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict[str
 
 def agent_ids(project: Project) -> list[str]:
     """The agents defined under .rooms/agents (the lasso's choices)."""
-    from rooms_cli.agents import agent_ids as ids
+    from rooms_cli.agents.definitions import agent_ids as ids
 
     return ids(project)

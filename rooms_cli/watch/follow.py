@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
-from rooms_cli.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import parse_time
 from rooms_cli.store.follow import LogFile, SnapshotFile

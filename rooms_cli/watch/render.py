@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import zlib
 
-from rooms_cli.passes import is_pass
+from rooms_cli.core.passes import is_pass
 from rooms_cli.watch.events import summarize
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block

@@ -19,8 +19,8 @@ import time
 from functools import cached_property
 from pathlib import Path
 
-from rooms_cli.errors import NotFound
-from rooms_cli.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.core.errors import NotFound
+from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import files, layout
 from rooms_cli.store.follow import RACY_S
 from rooms_cli.store.ids import is_valid_name, validate_name

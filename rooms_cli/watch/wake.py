@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rooms_cli import terminal
+from rooms_cli.core import terminal
 from rooms_cli.store.clock import parse_duration
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -79,7 +79,7 @@ def _seconds(name: str, default: float) -> float:
     raw = os.environ.get(name)
     if not raw:
         return default
-    from rooms_cli.errors import InvalidInput
+    from rooms_cli.core.errors import InvalidInput
 
     try:
         value = parse_duration(raw)

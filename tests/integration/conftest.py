@@ -216,8 +216,8 @@ def write_llama_config(root: Path, server: LlamaServer) -> None:
 @pytest.fixture
 def llama_project(tmp_path, monkeypatch, llama_server) -> Path:
     """A project with agents archer, builder, courier, drafter on `llamacpp:tiny`; ROOMS_DIR points at it."""
-    from rooms_cli.agents import Agent, create_agent
-    from rooms_cli.project import initialize
+    from rooms_cli.agents.definitions import Agent, create_agent
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import init_project
 
     root = tmp_path / "proj"
@@ -308,7 +308,7 @@ def write_agent(root: Path, agent_id: str, fields: dict, directive: str) -> None
 def smol_project(tmp_path, monkeypatch):
     """smol_project(server, **fields) -> a project whose agents SMOL_AGENTS run on `server`
     (`model: smol:smollm2`, temperature 0 and `fields` in every agent file); ROOMS_DIR and ROOMS_SEED set."""
-    from rooms_cli.project import initialize
+    from rooms_cli.project.init import initialize
     from rooms_cli.store.paths import init_project
 
     def make(server: LlamaServer, **fields) -> Path:

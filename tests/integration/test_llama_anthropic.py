@@ -24,8 +24,8 @@ def _messages():
 
 
 def _builtin():
-    from rooms_cli.config import Config
     from rooms_cli.models import get_provider
+    from rooms_cli.project.config import Config
 
     return get_provider("anthropic", Config())
 
@@ -41,7 +41,7 @@ def test_a_local_anthropic_base_url_answers_without_a_key(gateway, stream):
 
 
 def test_the_agents_max_tokens_bounds_the_reply(gateway):
-    from rooms_cli.agents import Agent
+    from rooms_cli.agents.definitions import Agent
 
     agent = Agent(id="tiny", directive="Be brief.", max_tokens=64)
     done = _builtin().complete(_messages(), model="tiny", agent=agent)
@@ -49,7 +49,7 @@ def test_the_agents_max_tokens_bounds_the_reply(gateway):
 
 
 def test_an_agent_on_the_anthropic_gateway_chats_in_a_room(gateway, llama_project, rooms):
-    from rooms_cli.agents import create_agent, load_agent
+    from rooms_cli.agents.definitions import create_agent, load_agent
     from rooms_cli.store.paths import open_project
 
     project = open_project(llama_project)

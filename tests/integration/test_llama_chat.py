@@ -163,7 +163,7 @@ def test_the_rooms_board_reaches_the_agents_prompt(llama_project, cli):
 def test_an_oversized_message_is_clipped_to_the_agents_window_and_answered(llama_project, cli):
     # rooms estimates 4 characters a token; this vocabulary has about one, so an agent's
     # context_window must be a quarter of the 4096-token slot for the estimate to fit the engine
-    from rooms_cli.agents import create_agent, load_agent
+    from rooms_cli.agents.definitions import create_agent, load_agent
 
     project = open_project(llama_project)
     archer = load_agent(project, "archer")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import rooms_cli
-from rooms_cli.agents import Agent, create_agent
+from rooms_cli.agents.definitions import Agent, create_agent
 from rooms_cli.store.paths import open_project
 
 REPO = Path(__file__).resolve().parents[2]

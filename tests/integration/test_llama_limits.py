@@ -65,7 +65,7 @@ def test_json_schema_output_parses(smol_server):
 
 
 def test_a_prompt_longer_than_the_window_is_a_context_overflow_naming_the_knob(llama_server):
-    from rooms_cli.errors import ContextOverflow
+    from rooms_cli.core.errors import ContextOverflow
 
     provider = provider_for(llama_server)
     window = asyncio.run(provider.context_window("tiny"))
@@ -87,7 +87,7 @@ def test_smollm2_stops_at_a_stop_string_and_reports_its_window(smol_server):
 
 @pytest.mark.realmodel
 def test_a_strict_templates_refusal_is_one_line(strict_server):
-    from rooms_cli.errors import ProviderError
+    from rooms_cli.core.errors import ProviderError
 
     wrong = messages(("system", "Be brief."), ("user", "ann: hi"), ("user", "bo: hello"))
     with pytest.raises(ProviderError) as caught:

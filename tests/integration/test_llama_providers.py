@@ -24,8 +24,8 @@ def messages():
 
 @pytest.fixture
 def provider(llama_project):
-    from rooms_cli.config import load_config
     from rooms_cli.models import get_provider
+    from rooms_cli.project.config import load_config
     from rooms_cli.store.paths import open_project
 
     return get_provider("llamacpp", load_config(open_project(llama_project)))

@@ -1,0 +1,1 @@
+"""Agents: their definitions (`.rooms/agents/<id>.md`), the lessons they learned, the providers they run on."""

@@ -1,0 +1,99 @@
+"""Values rooms parses itself on the command line: durations, times, finite numbers, choices.
+
+Each factory returns a parser for one option. A bad value is a usage error (exit 2) in one sentence
+naming the option: `error: --timeout: invalid duration 'abc': …` (a JSON error under --json), never an
+exit 1 from deep inside the command. typer calls these parsers (cli/options.py re-exports them) and so
+does the fast path (cli/fast.py), which is why this module imports neither.
+"""
+
+from __future__ import annotations
+
+
+def _bad(option: str, message: str) -> Exception:
+    from rooms_cli.core.errors import UsageError
+
+    return UsageError(f"{option}: {message}")
+
+
+def duration_value(option: str, *, positive: bool = False):
+    """A parser for a duration option (`90`, `90s`, `15m`, `1h30m`) giving seconds; `positive`: > 0."""
+
+    def parse(value):
+        if value is None or isinstance(value, (int, float)):
+            return value
+        from rooms_cli.core.errors import InvalidInput
+        from rooms_cli.store.clock import parse_duration
+
+        try:
+            seconds = parse_duration(value)
+        except InvalidInput as exc:
+            raise _bad(option, exc.message) from None
+        if positive and seconds <= 0:
+            raise _bad(option, f"must be longer than zero, not {value!r}")
+        return seconds
+
+    return parse
+
+
+def time_value(option: str):
+    """A parser for an ISO 8601 time option, giving an aware datetime."""
+
+    def parse(value):
+        if value is None or not isinstance(value, str):
+            return value
+        from rooms_cli.core.errors import InvalidInput
+        from rooms_cli.store.clock import parse_time
+
+        try:
+            return parse_time(value)
+        except InvalidInput as exc:
+            raise _bad(option, exc.message) from None
+
+    return parse
+
+
+def finite_number(option: str, minimum: float | None = None):
+    """A parser for a number option that must be finite (NaN and infinity are not JSON) and ≥ `minimum`."""
+
+    def parse(value):
+        if value is None:
+            return None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise _bad(option, f"{value!r} is not a number") from None
+        if number != number or number in (float("inf"), float("-inf")):
+            raise _bad(option, f"must be a finite number, not {value!r}")
+        if minimum is not None and number < minimum:
+            raise _bad(option, f"must be at least {minimum:g}, not {value!r}")
+        return number
+
+    return parse
+
+
+def choice_value(option: str, choices):
+    """A parser for an option that takes one of `choices()` (called only when the option is given)."""
+
+    def parse(value):
+        if value is None:
+            return None
+        allowed = list(choices())
+        if value not in allowed:
+            raise _bad(option, f"must be one of {', '.join(allowed)}, not {value!r}")
+        return value
+
+    return parse
+
+
+def count_value(option: str):
+    """A parser for a whole number ≥ 0 (`--done 20`)."""
+
+    def parse(value):
+        if value is None or isinstance(value, int):
+            return value
+        text = str(value).strip()
+        if not text.isdigit():
+            raise _bad(option, f"must be a whole number, 0 or more, not {value!r}")
+        return int(text)
+
+    return parse

@@ -1,0 +1,49 @@
+"""Sync's checks for `rooms doctor`: a remote out of reach, local changes never synced for too long.
+
+A remote is checked when `.rooms.yaml` has a `sync:` section (its remote) and whenever this clone has
+synced with it before (`.rooms/run/sync/<remote>.json`): a clone that syncs by hand is told too."""
+
+from __future__ import annotations
+
+from rooms_cli.core.findings import Finding
+from rooms_cli.store.sync.settings import sync_settings
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from rooms_cli.project.config import Config
+    from rooms_cli.store.paths import Project
+
+
+def check(project: Project, config: Config) -> list[Finding]:
+    from rooms_cli.store.sync import engine
+
+    settings = sync_settings(config)
+    synced = engine.synced_remotes(project)
+    remotes = sorted(({settings.remote} if settings.configured else set()) | {r for r in synced if _is_remote(project, r)})
+    findings = []
+    for remote in remotes:
+        reach = engine.reachable(project, remote)
+        if reach is not None:
+            findings.append(Finding("warning", "sync", reach, f"check the remote (git remote -v), then rooms sync --remote {remote}"))
+        waiting = engine.unsynced_age(project, remote)
+        if waiting is not None and waiting > settings.warn_after:
+            from rooms_cli.store.clock import describe_duration
+
+            last = engine.last_synced(project, remote)
+            since = f"last synced at {last['at']}" if last else "never synced"
+            findings.append(Finding("warning", "sync",
+                                    f"local changes under .rooms/ have waited {describe_duration(waiting)} for a sync with "
+                                    f"{remote} ({since}; sync.warn_after is {describe_duration(settings.warn_after)})",
+                                    f"rooms sync --remote {remote}   (or add sync to cron: rooms tick)"))
+    return findings
+
+
+def _is_remote(project: Project, name: str) -> bool:
+    """Whether the state file's name is still a remote of this repository (one removed since is not checked)."""
+    from rooms_cli.store.sync import engine
+
+    try:
+        engine.Git(project.root).run("remote", "get-url", name)
+    except engine.SyncError:
+        return False
+    return True
