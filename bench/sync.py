@@ -160,7 +160,7 @@ def growth_table(args: argparse.Namespace) -> None:
         origin = base / "origin.git"
         start = time.perf_counter()
         marks = sorted({args.syncs // 10, args.syncs // 2, args.syncs})
-        print("syncs  remote on disk  loose objects  after git gc --prune=now  chain  ms/sync (last 10%)")
+        print("syncs  remote on disk  loose objects (bytes)  after git gc --prune=now  chain  ms/sync (last 10%)")
         recent: list[float] = []
         for n in range(1, args.syncs + 1):
             deliver(a, 1, start=n)
@@ -170,12 +170,13 @@ def growth_table(args: argparse.Namespace) -> None:
             if n in marks:
                 chain = subprocess.run(["git", "rev-list", "--count", "refs/rooms/state"], cwd=origin, capture_output=True,
                                        text=True).stdout.strip()
-                loose = subprocess.run(["git", "count-objects"], cwd=origin, capture_output=True, text=True).stdout.split()[0]
+                objects = [p for p in (origin / "objects").glob("??/*") if p.is_file()]
+                loose = f"{len(objects)} ({sum(p.stat().st_size for p in objects) / 1024:.0f} KiB)"
                 disk = _disk(origin)
                 copy = base / f"gc-{n}.git"
                 shutil.copytree(origin, copy)
                 git(copy, "gc", "-q", "--prune=now")
-                print(f"{n:>5}  {disk / 1024:>11.0f} KiB  {loose:>13}  {_disk(copy) / 1024:>20.0f} KiB  {chain:>5}  "
+                print(f"{n:>5}  {disk / 1024:>11.0f} KiB  {loose:>21}  {_disk(copy) / 1024:>20.0f} KiB  {chain:>5}  "
                       f"{statistics.mean(recent) * 1000:>8.0f}")
                 shutil.rmtree(copy, ignore_errors=True)
         print(f"({time.perf_counter() - start:.0f} s)")

@@ -50,7 +50,8 @@ BOARD = record({"room": STR, "counts": {"type": "object"}, "lanes": {"type": "ar
 ATTENTION = record({"synthetic": BOOL, "agent": STR, "hint": nullable(STR), "agents": {"type": "array"},
                     "messages": {"type": "array"}, "text": STR})
 CHAT_MESSAGE = record({"id": STR, "ts": STR, "room": STR, "speaker": STR, "kind": STR, "text": STR}, title="chat message")
-SYNCED = record({"remote": STR, "received": INT, "sent": INT, "pushed": BOOL, "conflicts": {"type": "array"}})
+SYNCED = record({"remote": STR, "received": INT, "sent": INT, "pushed": BOOL, "conflicts": {"type": "array"},
+                 "quarantined": {"type": "array"}})
 
 DEFAULT_LIMIT = 50  # records a list tool returns unless `limit` says otherwise
 
