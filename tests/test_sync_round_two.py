@@ -413,6 +413,21 @@ def test_the_refs_history_and_a_hot_logs_chunks_stay_bounded(tmp_path, monkeypat
     assert sorted(set(remote_lines(w, inbox_rel()))) == sorted(remote_lines(w, inbox_rel()))
 
 
+def test_compaction_merges_the_newest_chunks_and_rewrites_a_big_old_one_only_when_as_much_came_after():
+    from rooms_cli.store.sync.engine import _to_merge
+
+    names = [f"{n:013d}-00000000" for n in range(17)]
+    # a big first chunk and sixteen small ones: the small ones are merged, the big one is left
+    assert _to_merge({names[0]: 100_000, **{n: 300 for n in names[1:]}}) == names[1:]
+    # sixteen of a size: no run of the newest is smaller than what is before it, so all of them
+    assert _to_merge({n: 300 for n in names[:16]}) == names[:16]
+    # the longest run of the newest that fits under the chunk before it (the biggest, oldest stays)
+    sizes = dict(zip(names[:6], (20_000, 4000, 2000, 1000, 500, 300)))
+    assert _to_merge(sizes) == names[1:6]
+    sizes = dict(zip(names[:6], (5000, 4000, 900, 1000, 500, 300)))
+    assert _to_merge(sizes) == names[2:6]
+
+
 # --- 7. the rest -----------------------------------------------------------------------------------------
 
 
