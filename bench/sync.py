@@ -21,7 +21,6 @@ Not timed tests; ratios and counts matter.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -34,33 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "bench",
-           "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=cwd, check=True, capture_output=True,
-                   env={**os.environ, **GIT_ENV})
-
-
-def make_world(base: Path, clones: int) -> list[Path]:
-    from rooms_cli.project.init import initialize
-
-    seed = base / "seed"
-    seed.mkdir(parents=True)
-    initialize(seed, example="dev")
-    git(base, "init", "-q", "--bare", "-b", "main", "origin.git")
-    git(seed, "init", "-q", "-b", "main")
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "seed")
-    git(seed, "remote", "add", "origin", str(base / "origin.git"))
-    git(seed, "push", "-q", "origin", "main")
-    paths = []
-    for n in range(clones):
-        path = base / f"clone{n}"
-        git(base, "clone", "-q", str(base / "origin.git"), str(path))
-        paths.append(path)
-    return paths
+from syncrace import git, make_world, process_env, rooms  # noqa: E402 - the world the tests race in, too
 
 
 def project(path: Path):
@@ -82,17 +55,6 @@ def timed(fn, repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
-
-
-def process_env(path: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
-    env.update(GIT_ENV, PYTHONPATH=str(REPO), ROOMS_DIR=str(path))
-    return env
-
-
-def rooms(path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rooms_cli", *args], cwd=path, env=process_env(path),
-                          capture_output=True, text=True)
 
 
 def deliver(path: Path, count: int, start: int = 0) -> None:

@@ -422,9 +422,9 @@ def test_compaction_merges_the_newest_chunks_and_rewrites_a_big_old_one_only_whe
     # sixteen of a size: no run of the newest is smaller than what is before it, so all of them
     assert _to_merge({n: 300 for n in names[:16]}) == names[:16]
     # the longest run of the newest that fits under the chunk before it (the biggest, oldest stays)
-    sizes = dict(zip(names[:6], (20_000, 4000, 2000, 1000, 500, 300)))
+    sizes = dict(zip(names[:6], (20_000, 4000, 2000, 1000, 500, 300), strict=True))
     assert _to_merge(sizes) == names[1:6]
-    sizes = dict(zip(names[:6], (5000, 4000, 900, 1000, 500, 300)))
+    sizes = dict(zip(names[:6], (5000, 4000, 900, 1000, 500, 300), strict=True))
     assert _to_merge(sizes) == names[2:6]
 
 
