@@ -35,7 +35,7 @@ from rooms_cli.project.config import Config
 from rooms_cli.store.paths import Project
 
 if TYPE_CHECKING:
-    from rooms_cli.board.claims import Write
+    from rooms_cli.board.claims import Claim, Write
     from rooms_cli.board.model import Task
     from rooms_cli.store.sync.engine import Syncing
 
@@ -208,7 +208,7 @@ def _syncing(s: Session, sync: bool | None) -> Syncing | None:
 
 
 @declared_tool(declared.task_claim, quick=lambda s, a: _syncing(s, a.sync) is None)
-def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, room: str | None):
+def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, room: str | None) -> Claim:
     """Claim a todo task under a lease (todo → doing). Exactly one claimant wins a race; a loser gets
     the error already_claimed naming the holder: stop working on that task then. Keep the lease id."""
     from rooms_cli.board.claims import claim_task
@@ -217,7 +217,7 @@ def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, r
 
 
 @declared_tool(declared.task_next, quick=lambda s, a: _syncing(s, a.sync) is None)
-def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
+def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None) -> Claim | dict[str, None]:
     """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
 
@@ -233,7 +233,7 @@ def _under_lease(s: Session, room: str | None, task_id: str, lease_id: str, writ
 
 
 @declared_tool(declared.task_renew, quick=lambda s, a: _syncing(s, a.sync) is None)
-def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, sync: bool | None, room: str | None):
+def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, sync: bool | None, room: str | None) -> Task:
     """Extend your lease on a task, from now, by `lease` (default 10m)."""
     from rooms_cli.board.claims import renewing
 
@@ -241,7 +241,7 @@ def task_renew(s: Session, task_id: str, lease_id: str, lease: str | None, sync:
 
 
 @declared_tool(declared.task_release, quick=lambda s, a: _syncing(s, a.sync) is None)
-def task_release(s: Session, task_id: str, lease_id: str, sync: bool | None, room: str | None):
+def task_release(s: Session, task_id: str, lease_id: str, sync: bool | None, room: str | None) -> Task:
     """Give a task you hold back to its lane (doing → todo); your lease ends."""
     from rooms_cli.board.claims import releasing
 
@@ -250,7 +250,7 @@ def task_release(s: Session, task_id: str, lease_id: str, sync: bool | None, roo
 
 @declared_tool(declared.task_done, quick=lambda s, a: _syncing(s, a.sync) is None)
 def task_done(s: Session, task_id: str, summary: str, artifacts: list[str] | None, next_step: str | None, result_ref: str | None,
-              lease_id: str, sync: bool | None, room: str | None):
+              lease_id: str, sync: bool | None, room: str | None) -> dict[str, Any] | None:
     """Finish a task you hold (doing → done) with a compact result record; returns the record."""
     from rooms_cli.board.claims import finishing
 
