@@ -20,7 +20,7 @@ lines this clone lacks to its logs (under each log's lock), after checking each 
 reader uses (what fails is quarantined under `.rooms/run/sync/quarantine/`); take or offer whole files,
 checked the same way; then push a commit with this clone's new lines as new chunks, compare-and-swap
 (`--force-with-lease` on the value fetched). Another clone that pushed first makes the push fail: fetch,
-merge and try again, with growing, randomised pauses, until ROOMS_SYNC_TIMEOUT.
+merge and try again after a short random pause, until ROOMS_SYNC_TIMEOUT.
 
 Incremental: `.rooms/run/sync/<remote>.json` remembers the last synced commit and, per log, a seal
 (inode, byte offset and the CRC-32 of the 4 KiB before it: store/known.seal) and the latest stamp
@@ -403,13 +403,19 @@ def synced_remotes(project: Project) -> list[str]:
     return sorted(name[:-5] for name in files.names(folder) if name.endswith(".json"))
 
 
+def _lock_wait(timeout: float) -> float:
+    """How long a sync waits for this clone's sync lock: the holder may retry its push for `timeout`
+    seconds after each of its git commands took up to as long; two syncs queued ahead may do so."""
+    return 3 * timeout
+
+
 @contextmanager
 def sync_lock(project: Project, remote: str | None) -> Iterator[None]:
-    """Hold this clone's sync lock for `remote` (no sync of it runs meanwhile); waits up to ROOMS_SYNC_TIMEOUT."""
+    """Hold this clone's sync lock for `remote` (no sync of it runs meanwhile), waiting as a sync does."""
     remote = remote or "origin"
     path = _state_path(project, remote)
     files.make_folder(path.parent)
-    with locked(path, timeout=sync_timeout(), what=f"sync with {remote}"):
+    with locked(path, timeout=_lock_wait(sync_timeout()), what=f"sync with {remote}"):
         yield
 
 
@@ -447,7 +453,7 @@ def sync(project: Project, remote: str | None = None, *, hooks: Hooks | None = N
     files.make_folder(state_path.parent)
     called_at = _generation(state_path)
     result = SyncResult(remote=remote)
-    with locked(state_path, timeout=git.timeout, what=f"sync with {remote}"):
+    with locked(state_path, timeout=_lock_wait(git.timeout), what=f"sync with {remote}"):
         state = _load_state(state_path)
         if isinstance(state.get("generation"), int) and state["generation"] >= called_at + 2 and state.get("commit"):
             result.commit, result.coalesced = state["commit"], True
@@ -455,7 +461,7 @@ def sync(project: Project, remote: str | None = None, *, hooks: Hooks | None = N
             return result
         _clear_stale_locks(git, remote)
         _refuse_stashed_rooms(git)
-        deadline = started + git.timeout
+        deadline = time.monotonic() + git.timeout  # from the lock on: the wait for it is not this sync's
         cut_allowed = state.get("cuts", True) is not False
         refused: tuple[str | None, bool] | None = None  # (what the refused push expected, whether it cut the chain)
         while True:
@@ -478,10 +484,10 @@ def sync(project: Project, remote: str | None = None, *, hooks: Hooks | None = N
             if time.monotonic() >= deadline:
                 raise SyncRejected(f"the push to {remote} was refused {result.attempts} times in {git.timeout:g}s (other "
                                    f"clones kept pushing first); nothing was lost: run rooms sync again")
-            # a random pause, growing to at most half a second: clones that collided do not collide again
-            pause = min(0.5, 0.03 * 2 ** min(result.attempts, 5))
-            time.sleep(min(pause * (0.2 + 0.8 * int.from_bytes(os.urandom(2), "big") / 65535),
-                           max(0.0, deadline - time.monotonic())))
+            # a short random pause, growing to a quarter of a second: two clones that collided do not
+            # collide again in step, and the one that lost is back before the winner's next sync
+            pause = min(0.25, 0.01 * 2 ** min(result.attempts, 5))
+            time.sleep(min(pause * int.from_bytes(os.urandom(2), "big") / 65535, max(0.0, deadline - time.monotonic())))
         merge.write_quarantine()
         generation = state.get("generation")
         state["generation"] = (generation if isinstance(generation, int) else 0) + 1
