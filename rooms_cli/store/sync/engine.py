@@ -20,7 +20,7 @@ lines this clone lacks to its logs (under each log's lock), after checking each 
 reader uses (what fails is quarantined under `.rooms/run/sync/quarantine/`); take or offer whole files,
 checked the same way; then push a commit with this clone's new lines as new chunks, compare-and-swap
 (`--force-with-lease` on the value fetched). Another clone that pushed first makes the push fail: fetch,
-merge and try again after a short random pause, until ROOMS_SYNC_TIMEOUT.
+merge and try again after a short random pause, for up to three times ROOMS_SYNC_TIMEOUT.
 
 Incremental: `.rooms/run/sync/<remote>.json` remembers the last synced commit and, per log, a seal
 (inode, byte offset and the CRC-32 of the 4 KiB before it: store/known.seal) and the latest stamp
@@ -82,6 +82,7 @@ FORMAT = b"rooms state 2\n"
 CHUNKS_MAX = 16  # a log with more chunks than this is rewritten as one by the next sync that adds to it
 HISTORY_MAX = 64  # commits in the chain before a sync starts it again from a commit without parent
 STATE_VERSION = 2
+CONTENTION = 3  # a sync retries a refused push for this many times ROOMS_SYNC_TIMEOUT
 _SKIP_DIRS = {"run"}
 _SKIP_SUFFIXES = (".lock", ".tmp")
 _ZERO = "0" * 40
@@ -404,9 +405,9 @@ def synced_remotes(project: Project) -> list[str]:
 
 
 def _lock_wait(timeout: float) -> float:
-    """How long a sync waits for this clone's sync lock: the holder may retry its push for `timeout`
-    seconds after each of its git commands took up to as long; two syncs queued ahead may do so."""
-    return 3 * timeout
+    """How long a sync waits for this clone's sync lock: as long as the holder may retry its push, and
+    one more git command."""
+    return (CONTENTION + 1) * timeout
 
 
 @contextmanager
@@ -461,7 +462,9 @@ def sync(project: Project, remote: str | None = None, *, hooks: Hooks | None = N
             return result
         _clear_stale_locks(git, remote)
         _refuse_stashed_rooms(git)
-        deadline = time.monotonic() + git.timeout  # from the lock on: the wait for it is not this sync's
+        # from the lock on (the wait for it is not this sync's): while the remote answers and other clones
+        # keep pushing first, this sync has its turn to come; it gives up only after three times the timeout
+        deadline = time.monotonic() + CONTENTION * git.timeout
         cut_allowed = state.get("cuts", True) is not False
         refused: tuple[str | None, bool] | None = None  # (what the refused push expected, whether it cut the chain)
         while True:
@@ -482,8 +485,9 @@ def sync(project: Project, remote: str | None = None, *, hooks: Hooks | None = N
                 break
             refused = (fetched, merge.new_root)
             if time.monotonic() >= deadline:
-                raise SyncRejected(f"the push to {remote} was refused {result.attempts} times in {git.timeout:g}s (other "
-                                   f"clones kept pushing first); nothing was lost: run rooms sync again")
+                raise SyncRejected(f"the push to {remote} was refused {result.attempts} times in "
+                                   f"{CONTENTION * git.timeout:g}s (other clones kept pushing first); nothing was lost: "
+                                   f"run rooms sync again")
             # a short random pause, growing to a quarter of a second: two clones that collided do not
             # collide again in step, and the one that lost is back before the winner's next sync
             pause = min(0.25, 0.01 * 2 ** min(result.attempts, 5))
