@@ -15,6 +15,7 @@ from collections.abc import Callable
 from rooms_cli.board.model import BoardConflict, Lease, Task
 from rooms_cli.board.transitions import allowed
 from rooms_cli.store import schema
+from rooms_cli.store.clock import lease_limit
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ def _apply_create(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -
     task.detail = event.get("detail", "")
     task.definition_of_done = event.get("definition_of_done", "")
     task.order = event.get("order", 0)
+    task.depends_on = sorted(set(event.get("depends_on") or ()))
     task.created_at, task.created_by = event.get("at", ""), event.get("by", "")
 
 
@@ -135,6 +137,8 @@ def _apply_update(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -
             setattr(task, key, value)
         elif key == "order" and isinstance(value, (int, float)) and not isinstance(value, bool):
             task.order = value
+        elif key == "depends_on":  # {add, remove}: what the writer changed, so two clones' changes both hold
+            task.depends_on = sorted((set(task.depends_on) | set(value.get("add") or ())) - set(value.get("remove") or ()))
 
 
 def _apply_assign(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
@@ -170,6 +174,13 @@ def _holder(lease: Lease | None) -> str:
     return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence})" if lease else "nobody"
 
 
+def bounded_expiry(expires: str, before: str) -> str:
+    """A lease's end as it counts: at most MAX_LEASE_S after `before`, the time of the record before its
+    claim or renewal (`task.updated_at` while the event applies), whatever its writer's clock said."""
+    limit = lease_limit(before) if before else None
+    return limit if limit is not None and expires > limit else expires
+
+
 def _apply_claim(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     lease = Lease(
         lease_id=event.get("lease_id", ""),
@@ -177,7 +188,7 @@ def _apply_claim(task: Task, event: dict[str, Any], leases: dict[str, Lease]) ->
         holder=event.get("holder", ""),
         plate=event.get("plate", ""),
         claimed_at=event.get("at", ""),
-        expires_at=event.get("expires_at", ""),
+        expires_at=bounded_expiry(event.get("expires_at", ""), task.updated_at),
     )
     leases[lease.lease_id] = lease
     if lease.fence <= task.fence:
@@ -213,7 +224,7 @@ def _apply_lease_event(task: Task, event: dict[str, Any], leases: dict[str, Leas
     if kind == "renew":
         held = task.lease
         task.lease = leases[lease_id] = Lease(held.lease_id, held.fence, held.holder, held.plate, held.claimed_at,
-                                              event.get("expires_at", held.expires_at))
+                                              bounded_expiry(event.get("expires_at", held.expires_at), task.updated_at))
     elif kind == "done":
         task.status, task.record, task.lease = "done", event.get("record"), None
     elif kind == "status":

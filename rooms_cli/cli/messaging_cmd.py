@@ -58,12 +58,14 @@ for _op in (operations.claude_stop, operations.claude_prompt, operations.claude_
 @shared(as_=True)
 def pre_commit_cmd(
     run: Run,
-    install: Annotated[bool, typer.Option("--install", help="Write .git/hooks/pre-commit to run this on every commit.")] = False,
+    install: Annotated[bool, typer.Option("--install", help="Write .git/hooks/pre-commit and pre-merge-commit to run this on every commit.")] = False,
 ) -> None:
     """git pre-commit hook: refuse (exit 3) a commit whose staged paths another agent reserved exclusively.
 
-    Install it once per clone with `rooms hook pre-commit --install`. Your own reservations (--as,
-    ROOMS_AGENT) do not count; outside a rooms project it allows everything.
+    Install it once per clone with `rooms hook pre-commit --install` (it also runs for a merge that
+    commits). Your own reservations (--as, ROOMS_AGENT) do not count; outside a rooms project it allows
+    everything. A reservations ledger that cannot be read refuses the commit (exit 1). Cherry-picks,
+    rebases and fast-forwards run no hook: check them in CI with `rooms files check --range A..B`.
 
     Example: rooms hook pre-commit --install
     """
@@ -71,8 +73,9 @@ def pre_commit_cmd(
     from rooms_cli.reservations.ledger import check_paths
 
     if install:
-        path = precommit.install_hook()
-        return run.emit({"installed": str(path)}, f"installed {path}: commits now check file reservations")
+        paths = precommit.install_hook()
+        return run.emit({"installed": [str(p) for p in paths]},
+                        f"installed {' and '.join(map(str, paths))}: commits and merges now check file reservations")
     result = check_paths(run.project, precommit.staged_paths(run.project), agent=run.me)
     problem = result.problem()
     if problem is not None:

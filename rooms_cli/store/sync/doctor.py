@@ -1,4 +1,5 @@
-"""Sync's checks for `rooms doctor`: a remote out of reach, local changes never synced for too long.
+"""Sync's checks for `rooms doctor`: a remote out of reach, local changes never synced for too long, and
+`refs/rooms/state` naming something that is not a commit (a hand `git update-ref`, a hostile push).
 
 A remote is checked when `.rooms.yaml` has a `sync:` section (its remote) and whenever this clone has
 synced with it before (`.rooms/run/sync/<remote>.json`): a clone that syncs by hand is told too."""
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
 def check(project: Project, config: Config) -> list[Finding]:
     from rooms_cli.store.sync import engine
 
+    findings = _state_ref(project)
     settings = sync_settings(config)
     synced = engine.synced_remotes(project)
     remotes = sorted(({settings.remote} if settings.configured else set()) | {r for r in synced if _is_remote(project, r)})
-    findings = []
     for remote in remotes:
         reach = engine.reachable(project, remote)
         if reach is not None:
@@ -47,3 +48,21 @@ def _is_remote(project: Project, name: str) -> bool:
     except engine.SyncError:
         return False
     return True
+
+
+def _state_ref(project: Project) -> list[Finding]:
+    """An error when `refs/rooms/state` exists and names anything but a commit: every `rooms sync` of
+    this clone would fail on it (none without git, or without the ref)."""
+    import subprocess
+
+    from rooms_cli.store.sync.engine import STATE_REF
+
+    try:
+        proc = subprocess.run(["git", "cat-file", "-t", STATE_REF], cwd=project.root, capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    kind = proc.stdout.decode("ascii", "replace").strip()
+    if proc.returncode != 0 or kind == "commit":
+        return []
+    return [Finding("error", "sync", f"{STATE_REF} names a {kind}, not a commit of .rooms/ state: rooms sync cannot build on it",
+                    f"git update-ref -d {STATE_REF}   (the next rooms sync rebuilds it from .rooms/ and the remote)", STATE_REF)]
