@@ -128,7 +128,8 @@ def _ledger(*records: dict) -> str:
                                "eid": f"e-{n}", **r}) + "\n" for n, r in enumerate(records))
 
 
-_HELD = {"ev": "reserve", "id": "fr-1", "agent": "bob", "patterns": ["src/**"], "exclusive": True, "expires_at": TS}
+_HELD = {"ev": "reserve", "id": "fr-1", "agent": "bob", "patterns": ["src/**"], "exclusive": True,
+         "expires_at": "2026-01-01T00:30:00.000Z"}  # a 30m reservation (its own time bounds it: issue 38)
 
 # issue 38: the 15 plants the adversarial round added (13 here, 2 that need git below)
 NEW_CASES = [

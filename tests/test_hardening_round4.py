@@ -366,3 +366,25 @@ def test_a_fast_clock_holds_a_task_or_files_no_longer_than_the_longest_lease(cli
     messages = [f["message"] for f in doctor["findings"]]
     assert not doctor["ok"] and any("longer than the longest lease allows" in m for m in messages)
     assert sum(f["check"] == "future-stamp" for f in doctor["findings"]) == 2
+
+
+def test_a_claim_or_reservation_after_a_quiet_week_holds_for_its_lease(cli, project_dir):
+    """The bound on a fast clock counted from the record before a claim: a task written eight days ago
+    and claimed now read as lapsed the moment it was claimed (rooms top showed "lapsed: scribe"), and a
+    reservation after a quiet week was expired at once. The bound counts from the claim's own time."""
+    from datetime import timedelta
+
+    from rooms_cli.store import clock
+
+    week_ago = clock.iso(clock.now() - timedelta(days=8))
+    added = cli("task", "add", "old", "--lane", "w", "--done", "d", "--json", env={"ROOMS_NOW": week_ago}).json()
+    assert cli("task", "claim", added["id"], "--as", "w", "--lease", "15m").exit_code == 0
+    shown = cli("task", "show", added["id"], "--json").json()
+    assert shown["status"] == "doing" and shown["lease"]["holder"] == "w"
+    assert shown["lease"]["expires_at"] > clock.iso(clock.now() + timedelta(minutes=14))
+    assert cli("doctor", "--offline", "--json").json()["ok"]
+
+    assert cli("files", "reserve", "docs/**", "--as", "bob", "--ttl", "30m", env={"ROOMS_NOW": week_ago}).exit_code == 0
+    assert cli("files", "reserve", "src/**", "--as", "bob", "--ttl", "30m").exit_code == 0
+    assert [r["agent"] for r in cli("files", "list", "--json").json()] == ["bob"]
+    assert cli("files", "check", "src/x.py", "--as", "carol").exit_code == 3

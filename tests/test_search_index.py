@@ -71,15 +71,16 @@ def test_each_kind_is_found_with_where_it_lives_who_wrote_it_when_and_its_refere
     hits = {kind: hits[rid] for kind, rid in (("chat", said.id), ("message", sent.id), ("task", task["id"]), ("memory", lesson["id"]))}
     assert hits["chat"].to_json() == {"kind": "chat", "id": said.id, "ref": f"msg:{said.id}", "who": "alice", "ts": said.ts,
                                       "snippet": "We cap the **rate** **limit** at 100 requests a minute.", "room": "api"}
-    assert hits["message"].to_json() == {"kind": "message", "id": sent.id, "ref": sent.id, "who": "bob", "ts": sent.ts,
+    assert hits["message"].to_json() == {"kind": "message", "id": sent.id, "ref": f"inbox:{sent.id}", "who": "bob", "ts": sent.ts,
                                          "snippet": "Is the **rate** **limit** per token or per user?", "inbox": "reviewer"}
-    assert hits["task"].to_json() == {"kind": "task", "id": task["id"], "ref": task["id"], "who": "carol", "ts": task["created_at"],
+    assert hits["task"].to_json() == {"kind": "task", "id": task["id"], "ref": f"task:{task['id']}", "who": "carol", "ts": task["created_at"],
                                       "snippet": "Document the **rate** **limit**", "room": "api", "lane": "architect",
                                       "status": "todo", "title": "Document the rate limit"}
     groups = [hit.to_json() for hit in search(project, "rate limit", within=["groups"]).hits]
+    reply = next(g for g in groups if g["event"] == "reply")
     assert {(g["event"], g["who"], g["ref"], g["group"]) for g in groups} == {
-        ("broadcast", "dana", broadcast["broadcast_id"], "rev"), ("reply", "reviewer", broadcast["broadcast_id"], "rev")}
-    assert hits["memory"].to_json() == {"kind": "memory", "id": lesson["id"], "ref": lesson["id"], "who": "analyst",
+        ("broadcast", "dana", f"group:{broadcast['broadcast_id']}", "rev"), ("reply", "reviewer", f"group:{reply['id']}", "rev")}
+    assert hits["memory"].to_json() == {"kind": "memory", "id": lesson["id"], "ref": f"lesson:{lesson['id']}", "who": "analyst",
                                         "ts": lesson["ts"], "snippet": "Quote the **rate** **limit** before the price.",
                                         "agent": "analyst"}
     assert {hit.where for hit in hits.values()} == {"#api", "reviewer's inbox", "#api board · architect", "analyst's memories"}

@@ -141,18 +141,23 @@ def _repeats(rel: str, records: list[tuple[int | None, Any]]) -> list[Finding]:
 
 
 def _long_leases(rel: str, records: list[tuple[int | None, Any]]) -> list[Finding]:
-    """A claim or renewal whose lease ends later than the longest lease allows after the record before it:
-    replay holds it only that long (board/replay.bounded_expiry); its writer's clock ran ahead."""
+    """A claim or renewal whose lease ends later than the longest lease allows after its own stamp, or
+    after the record before it when its own stamp is beyond the allowed skew ahead of now: replay holds
+    it only that long (board/replay.bounded_expiry); its writer's clock ran ahead."""
     from rooms_cli.board.replay import bounded_expiry
     from rooms_cli.store import order
+    from rooms_cli.store.clock import in_force, now_iso
 
     found = []
     before = ""
+    now = now_iso()
     lines = {id(event): line for line, event in records}
     for event in order.ordered([event for _, event in records if isinstance(event, dict)]):
-        expires = event.get("expires_at")
-        if event.get("ev") in ("claim", "renew") and isinstance(expires, str) and before:
-            held = bounded_expiry(expires, before)
+        expires, at = event.get("expires_at"), event.get("at")
+        if event.get("ev") in ("claim", "renew") and isinstance(expires, str) and isinstance(at, str) and before:
+            held = bounded_expiry(expires, max(before, at))
+            if not in_force(at, now):
+                held = bounded_expiry(held, before)
             if held != expires:
                 where = f"{rel} line {lines[id(event)]}" if lines.get(id(event)) else rel
                 found.append(Finding("error", "board", f"{where}: lease {event.get('lease_id')} of {event.get('holder', '?')} "

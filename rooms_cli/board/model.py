@@ -26,6 +26,10 @@ class Lease:
     plate: str
     claimed_at: str
     expires_at: str
+    # When the claim or renewal that set `expires_at` was stamped more than the allowed skew ahead of a
+    # reader's clock, its end counts only up to `ahead_end` for that reader (board/replay.bounded_expiry):
+    # (that event's stamp, the end). Replay's own bookkeeping, never written out.
+    ahead: tuple[str, str] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {

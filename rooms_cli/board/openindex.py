@@ -188,7 +188,7 @@ def _add_finished(index: dict[str, Any], data: dict) -> None:
         if data["status"] in FINISHED:
             recent = index["recent"]
             recent.append(data)
-            recent.sort(key=lambda t: t["updated_at"], reverse=True)
+            recent.sort(key=lambda t: (t["updated_at"], t["id"]), reverse=True)  # ties by id: every build agrees
             del recent[RECENT:]
         if data["conflicts"]:
             index["conflicts"].append({"task_id": data["id"], "title": data["title"], "lane": data["lane"],
@@ -258,7 +258,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
     recent = index["recent"]
     for _last, name in heapq.nlargest(RECENT, finished):
         recent.append(_replay_file(project, room, store.id_from_name(name), os.path.join(folder, name)).to_json())
-    recent.sort(key=lambda t: t["updated_at"], reverse=True)
+    recent.sort(key=lambda t: (t["updated_at"], t["id"]), reverse=True)  # ties by id: every build agrees
     del recent[RECENT:]
     try:
         with _lock(project, room, held):

@@ -54,7 +54,7 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
         for task in tasks:
             counts[task["status"]] += 1
         open_tasks = [t for t in tasks if t["status"] not in FINISHED]
-        recent = sorted(finished_all, key=lambda t: t["updated_at"], reverse=True)
+        recent = sorted(finished_all, key=lambda t: (t["updated_at"], t["id"]), reverse=True)
     else:
         open_tasks, rest = open_board(project, room, moment, done=done if lane is None and status is None else RECENT)
         counts = {s: rest["counts"].get(s, 0) for s in STATUSES}

@@ -206,7 +206,7 @@ def open_board(project: Project, room: str, now: str | None = None, done: int = 
     recent = index["recent"][:done]
     if done > RECENT and sum(index["counts"].get(s, 0) for s in ("done", "cancelled")) > RECENT:
         recent = sorted((t for t in board_json(project, room, moment) if not is_open_json(t)),
-                        key=lambda t: t["updated_at"], reverse=True)[:done]
+                        key=lambda t: (t["updated_at"], t["id"]), reverse=True)[:done]
     return out, {"counts": index["counts"], "recent": recent, "conflicts": index["conflicts"], "graph": graph}
 
 

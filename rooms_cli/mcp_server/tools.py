@@ -565,8 +565,8 @@ def search(s: Session, query: str, within: list[str] | None, room: str | None, w
            limit: int) -> dict[str, Any]:
     """Search chat transcripts, inboxes, tasks, group broadcasts and lessons at once, best match first. A query is
     words (all must match), "a phrase", prefix*, -word, a OR b. Each hit has its kind, id, where it lives (room,
-    inbox, lane, group), who wrote it, when, a snippet with the matches between ** and its `ref`: msg:<id> for a
-    chat message (what task_done takes as an artifact), the task id, the broadcast id, the message or lesson id.
+    inbox, lane, group), who wrote it, when, a snippet with the matches between ** and its `ref` (msg:, task:, inbox:,
+    group: or lesson:<id>), which task_done takes as an artifact or result_ref.
     Not paged: `remaining` counts the matches left out; narrow the query or raise `limit`."""
     from rooms_cli.search.engine import search as search_project
 

@@ -106,7 +106,7 @@ def task_update(run: Run, task_id: str, title: str | None, detail: str | None, d
           mcp=McpArg(help="The new status.", choices=SETTABLE)),
     Param("summary", default=None, help="One line: what happened.", flags=("--summary",), show_default=False,
           mcp=McpArg(help="One line: why.")),
-    RESULT_REF.replace(mcp=McpArg(help="file:<path> or msg:<id>.")),
+    RESULT_REF.replace(mcp=McpArg(help="file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     LEASE_ID.replace(mcp=McpArg(help="Your lease id, when you hold the task.")),
 ), mcp=Mcp("task_status", "Set a task's status", TASK, destructive=True))
 def task_status(run: Run, task_id: str, status: str, summary: str | None, result_ref: str | None, lease_id: str | None) -> None:

@@ -90,7 +90,7 @@ LEASE_ID = Param("lease_id", default=None, flags=("--lease-id",), envvar="ROOMS_
 SYNC = Param("sync", "bool", False, "Count it only once it is on the git remote (rooms sync; default: sync.claims in .rooms.yaml).",
              ("--sync",), mcp=McpArg(default=None, help="Count it only once it is on the git remote (rooms sync): the "
                                                          "answer waits for the remote; default: sync.claims in .rooms.yaml."))
-RESULT_REF = Param("result_ref", default=None, help="file:<path in the project> or msg:<message id>.", flags=("--result-ref",),
+RESULT_REF = Param("result_ref", default=None, help="What the result is: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it).", flags=("--result-ref",),
                    show_default=False)
 LIMIT = Param("limit", "int", DEFAULT_LIMIT, "At most this many records (the rest are counted in `remaining`).", cli=False,
               mcp=McpArg(ge=1, le=1000))
@@ -264,8 +264,8 @@ def task_release(run: Run, task_id: str, lease_id: str | None, sync: bool) -> No
 @operation("task", "done", shared=AS_ROOM, params=(
     TASK_ID,
     Param("summary", help="One line: what happened.", flags=("--summary",)),
-    Param("artifact", "strs", None, "file:<path> or msg:<id>; repeatable.", ("--artifact",), show_default=False,
-          mcp=McpArg(name="artifacts", help="file:<path> or msg:<id> references.")),
+    Param("artifact", "strs", None, "file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it); repeatable.", ("--artifact",), show_default=False,
+          mcp=McpArg(name="artifacts", help="References: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     Param("next_", default=None, help="Optional one line: what should happen next.", flags=("--next",), show_default=False,
           mcp=McpArg(name="next_step")),
     RESULT_REF, LEASE_ID, SYNC,

@@ -100,7 +100,7 @@ def replay(events: list[dict[str, Any]], skipped: list[tuple[dict[str, Any], str
     for no known reservation) is left out, and added to `skipped` with why."""
     found: dict[str, Reservation] = {}
     held: dict[str, Reservation] = {}  # not released, not recorded expired: the only possible rivals (cost ∝ those)
-    before = ""  # the time of the record before this one: no reservation runs longer than MAX_LEASE_S from it
+    before = ""  # the time of the record before this one: a reservation's bound counts from it or its own time
     for ev in eventlog.ordered(events):
         kind, rid = ev.get("ev"), ev.get("id")
         since, before = before, ev["ts"] if isinstance(ev.get("ts"), str) else before
@@ -114,7 +114,7 @@ def replay(events: list[dict[str, Any]], skipped: list[tuple[dict[str, Any], str
             r = _from_event(ev)
             if r is None or rid in found:
                 continue
-            _bound(r, r.expires_at, since)
+            _bound(r, r.expires_at, max(since, r.created_at))
             rival = _rival(held.values(), r, r.created_at)
             if rival is not None:
                 r.lost_to = rival.id
@@ -123,15 +123,16 @@ def replay(events: list[dict[str, Any]], skipped: list[tuple[dict[str, Any], str
         elif rid in found and isinstance(kind, str) and kind in _LATER:
             _LATER[kind](found[rid], ev, held)
             if kind == "renew":
-                _bound(found[rid], found[rid].expires_at, since)
+                _bound(found[rid], found[rid].expires_at, max(since, ev["ts"] if isinstance(ev.get("ts"), str) else ""))
         elif skipped is not None and kind in _LATER:
             skipped.append((ev, f"its reservation {rid} is not in the ledger"))
     return found
 
 
 def _bound(r: Reservation, claimed: str, since: str) -> None:
-    """Hold `r` until at most MAX_LEASE_S after `since`, the time of the record before its event (a
-    writer whose clock ran ahead cannot hold files longer than that); note what it claimed."""
+    """Hold `r` until at most MAX_LEASE_S after `since`: its event's own time, or the record before it
+    when that is later (a reservation made after a quiet week holds for its ttl; one from a clock ahead
+    is not in force before its time, `Reservation.active`); note what it claimed."""
     limit = lease_limit(since) if since else None
     if limit is not None and claimed > limit:
         r.expires_at, r.claimed_until = limit, claimed

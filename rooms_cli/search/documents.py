@@ -1,19 +1,21 @@
 """Which records are searchable documents, and what each one holds.
 
     family    log                                   a document                     ref (what cites it)
-    chat      rooms/<room>/transcript.jsonl         a message said in the room     msg:<id>  (task done --artifact,
-                                                    (kinds message, handoff,                   --result-ref)
+    chat      rooms/<room>/transcript.jsonl         a message said in the room     msg:<id>
+                                                    (kinds message, handoff,
                                                     roundtable; not a /pass)
-    messages  inbox/<agent>.jsonl                   a message in the inbox (not    its id (rooms send --reply-to)
+    messages  inbox/<agent>.jsonl                   a message in the inbox (not    inbox:<id>
                                                     a group's broadcast delivered
                                                     there: that is its group's)
-    tasks     rooms/<room>/board/tasks/<id>.jsonl   the task as replayed: title,   its id (rooms task show)
+    tasks     rooms/<room>/board/tasks/<id>.jsonl   the task as replayed: title,   task:<id>
                                                     detail, definition of done,
                                                     its result's summary and next
-    groups    groups/<name>.jsonl                   a broadcast (its objective as  the broadcast id
-                                                    title, its other fields) or     (rooms group reply --broadcast)
+    groups    groups/<name>.jsonl                   a broadcast (its objective as  group:<broadcast id>,
+                                                    title, its other fields) or    group:<reply's event id>
                                                     a member's reply
-    memories  memories/<agent>.jsonl                a lesson not forgotten         its id (rooms memory forget)
+    memories  memories/<agent>.jsonl                a lesson not forgotten         lesson:<id>
+
+A ref is what `rooms task done --artifact` and `--result-ref` take (board/references.py checks each).
 
 A record its reader would skip (`schema.problem`, not strict, as every reader checks), one without an id,
 or one without text is no document; a line that does not parse is skipped here too (`rooms doctor`
@@ -94,7 +96,7 @@ def task_doc(room: str, task_id: str, data: bytes) -> Doc | None:
     if not (task.title.strip() or body):
         return None
     status = f"{task.status}, archived" if task.archived else task.status
-    return Doc(key=task.id, kind="task", rid=task.id, ref=task.id, who=task.created_by, ts=task.updated_at or task.created_at,
+    return Doc(key=task.id, kind="task", rid=task.id, ref=f"task:{task.id}", who=task.created_by, ts=task.updated_at or task.created_at,
                title=task.title, body=body, room=room, lane=task.lane, status=status, at=0, length=len(data))
 
 
@@ -119,7 +121,7 @@ def _message(agent: str, record: dict[str, Any]) -> Doc | None:
     rid, text = _text(record, "id"), _text(record, "text")
     if not rid or not text.strip():
         return None
-    return Doc(key=rid, kind="message", rid=rid, ref=rid, who=_text(record, "from"), ts=_text(record, "ts"), title="",
+    return Doc(key=rid, kind="message", rid=rid, ref=f"inbox:{rid}", who=_text(record, "from"), ts=_text(record, "ts"), title="",
                body=text, place=agent, status=_text(record, "kind"))
 
 
@@ -134,15 +136,17 @@ def _group(name: str, record: dict[str, Any]) -> Doc | None:
         title = str(fields.get("objective") or "")
         body = "\n".join(str(value) for key, value in fields.items() if key != "objective" and isinstance(value, str) and value.strip())
         who = _text(record, "sender")
-        key = broadcast
+        key = cited = broadcast
     elif event == "reply":
         title, body, who = "", _text(record, "text"), _text(record, "handle")
+        # a reply is cited by its event id; a hand-written one without it, by the broadcast it answers
+        cited = _text(record, "eid") or broadcast
         key = _text(record, "eid") or f"{broadcast}/{who}"
     else:
         return None
     if not (title.strip() or body.strip()):
         return None
-    return Doc(key=key, kind="group", rid=key, ref=broadcast, who=who, ts=_text(record, "ts"), title=title, body=body,
+    return Doc(key=key, kind="group", rid=key, ref=f"group:{cited}", who=who, ts=_text(record, "ts"), title=title, body=body,
                place=name, status=str(event))
 
 
@@ -154,7 +158,7 @@ def _memory(agent: str, record: dict[str, Any]) -> Doc | list[str] | None:
     rid, lesson = _text(record, "id"), _text(record, "lesson")
     if not rid or not lesson.strip():
         return None
-    return Doc(key=rid, kind="memory", rid=rid, ref=rid, who=_text(record, "agent") or agent, ts=_text(record, "ts"),
+    return Doc(key=rid, kind="memory", rid=rid, ref=f"lesson:{rid}", who=_text(record, "agent") or agent, ts=_text(record, "ts"),
                title="", body=lesson, place=agent)
 
 

@@ -34,7 +34,7 @@ RECHECKS = 2  # rounds of reading a disagreeing hit's log again before it is lef
 @dataclass
 class Hit:
     """One search result: what it is, where it lives, who wrote it when, the match in context, and the
-    reference that cites it (`msg:<id>`, a task id…: documents.py)."""
+    reference that cites it in a task's record (`msg:<id>`, `task:<id>`…: documents.py)."""
 
     kind: str
     id: str

@@ -45,7 +45,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-VERSION = 1
+VERSION = 2  # 2: refs in the board's forms (task:, inbox:, group:, lesson:); an index of 1 is built anew
 APPLICATION_ID = 0x524F4F4D  # "ROOM": the file says it is ours before anything else is read
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # words folded in case and accents, English stems
 TITLE_WEIGHT = 4.0  # bm25 weight of a match in a title (a task's) against one in a body
