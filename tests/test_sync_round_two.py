@@ -248,6 +248,48 @@ def test_a_plain_git_pull_does_not_make_sync_push_the_lines_it_repeated(tmp_path
     assert sorted(inbox_texts(b)) == ["after the pull", "from a", "from b"]
 
 
+# --- a log sync makes here ----------------------------------------------------------------------------
+
+# a sync in a process of its own that is SIGKILLed in the middle of its first write into .rooms/inbox/
+_KILLED_MID_WRITE = """
+import os, signal, sys
+from rooms_cli.across.sync import sync
+from rooms_cli.store.paths import open_project
+
+write = os.write
+def dying(fd, data):
+    if "/.rooms/inbox/" in os.readlink(f"/proc/self/fd/{fd}"):
+        write(fd, bytes(data)[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+    return write(fd, data)
+os.write = dying
+sync(open_project(sys.argv[1]))
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="names a descriptor's file through /proc")
+def test_a_sync_killed_while_writing_a_log_new_here_leaves_no_empty_or_partial_log(tmp_path):
+    """The log was opened with O_CREAT and written after: a kill between left an empty or half-written
+    log, whose name was taken (readers warned; the sync after it appended to a torn file). It is made
+    aside and linked into place: a kill leaves at most a temp file, and the next sync makes it whole."""
+    w, (a, b) = world(tmp_path)
+    a.rooms("sync")
+    b.rooms("sync")  # b has synced before: the inbox is new to it, not its first sync
+    for text in ("one", "two", "three", "four"):
+        a.rooms("send", text, "--to", "dev", as_="carol")
+    a.rooms("sync")
+    log = b.path / ".rooms" / inbox_rel()
+    killed = subprocess.run([sys.executable, "-c", _KILLED_MID_WRITE, str(b.path)], env=rooms_env(b.env()),
+                            capture_output=True, timeout=120)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert not log.exists() or all(json.loads(line) for line in log.read_bytes().splitlines())
+    b.rooms("sync")
+    got = b.run("inbox", "--peek", "--json", as_="dev")
+    assert "not valid JSON" not in got.stderr
+    assert [m["text"] for m in got.json()["messages"]] == ["one", "two", "three", "four"]
+    assert len(log.read_bytes().splitlines()) == 4
+
+
 # --- 2. a missing file ---------------------------------------------------------------------------------
 
 

@@ -222,6 +222,46 @@ def create_all(files: Iterable[tuple[str, bytes]]) -> None:
         raise
 
 
+def create_whole(path: Path, data: bytes) -> int | None:
+    """Make the new file `path` holding `data` in one step: written whole to a temp file beside it,
+    fsynced, then linked under its name (exclusive). The new file's descriptor, open for reading and
+    writing at its end (the caller closes it), or None when `path` exists already (nothing written there).
+
+    So the file exists only whole: a process killed at any point leaves at most a temp file
+    (`.<name>.<random>.tmp`, which doctor names), never an empty or half-written file whose name is taken.
+    The folder is made when missing; the folder itself is not flushed (an appended file's never was).
+    """
+    fd, tmp = making_folder(path, lambda: create_temp(Path(path)))
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.fchmod(fd, 0o644 & ~UMASK)
+        try:
+            os.link(tmp, path)  # the same inode: the fd open on the temp file is open on the new file
+        except FileExistsError:
+            os.close(fd)
+            return None
+        except OSError as exc:  # a file system without hard links: a rename, exclusive only under the file's lock
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP) or os.path.lexists(path):
+                raise
+            os.rename(tmp, path)
+    except BaseException:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        raise
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    os.lseek(fd, 0, os.SEEK_END)
+    return fd
+
+
 def open_for_append(path: Path) -> BinaryIO:
     """The file opened to append bytes (created with its folder): a child process's log of its stderr."""
     make_folder(Path(path).parent)

@@ -245,40 +245,21 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
 
 
 def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]] | None:
-    """Make the log with its first lines in one step: written whole to a temp file beside it, fsynced,
-    then linked under its name (exclusive: None when another process made it meanwhile, to append to).
+    """Make the log with its first lines in one step (files.create_whole: written aside, linked into
+    place); None when another process made it meanwhile, to append to.
 
     So a log exists only with its first records in it: a process killed at its first write leaves at
     most a temp file (doctor names it), never an empty log whose name is taken — `room create` saying
     the room exists while `room show` found none, an empty task log without its create event.
     """
     written, data = _stamped(records, lines)
-    fd, tmp = files.making_folder(path, lambda: files.create_temp(path))
+    fd = files.create_whole(path, data)
+    if fd is None:
+        return None
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)  # as an append does; the folder is not flushed (an append's new file never was either)
-            os.fchmod(fd, 0o644 & ~files.UMASK)
-            try:
-                os.link(tmp, path)  # the same inode: what is known of the temp file is known of the log
-            except FileExistsError:
-                return None
-            except OSError as exc:  # a file system without hard links: a rename, exclusive only under the log's lock
-                import errno
-
-                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP) or os.path.lexists(path):
-                    raise
-                os.rename(tmp, path)
-            _note_known(fd, str(path), max(str(r["hlc"]) for r in written))
-        finally:
-            os.close(fd)
+        _note_known(fd, str(path), max(str(r["hlc"]) for r in written))  # the same inode as the temp file written
     finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        os.close(fd)
     changes.note(path)
     return written
 

@@ -625,8 +625,8 @@ class _LogMerge:
     missing: int  # remote lines appended here
     rejected: list[tuple[str, bytes]]
     carried: dict[str, list[bytes]]  # chunks to take out of the tree -> their clean lines, which go in the new one
-    seal: list[Any]
-    stat: list[int]
+    seal: list[Any] | None  # None: the log was not made here (new, and no line of it passed)
+    stat: list[int] | None
 
 
 @dataclass
@@ -866,11 +866,15 @@ class _Merge:
         path = _inside(self.project, rel)
         files.make_folder(path.parent)
         with locked(path):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND)
+            except FileNotFoundError:
+                fd = None  # new here: made whole with the remote's lines (_merge_open_log)
             try:
                 done = self._merge_open_log(rel, path, fd, entry, remote, contents)
             finally:
-                os.close(fd)
+                if fd is not None:
+                    os.close(fd)
         for reason, line in done.rejected:
             self._reject(rel, reason, line)
         if done.missing:
@@ -879,9 +883,12 @@ class _Merge:
             self.result.files_in.append(rel)
         self._offer_log(rel, entry, remote, contents, done)
 
-    def _merge_open_log(self, rel: str, path: Path, fd: int, entry: dict[str, Any], remote: _Remote,
+    def _merge_open_log(self, rel: str, path: Path, fd: int | None, entry: dict[str, Any], remote: _Remote,
                         contents: dict[str, bytes]) -> _LogMerge:
-        """Under the log's lock: append the remote lines it lacks, ask the gate, and say what goes out."""
+        """Under the log's lock (`fd` open on it, None when it is new here): append the remote lines it
+        lacks, ask the gate, and say what goes out."""
+        if fd is None:
+            return self._make_log(rel, path, remote, contents)
         from rooms_cli.store import jsonl
 
         jsonl._refuse_unresolved_merge(fd, path)
@@ -900,10 +907,7 @@ class _Merge:
             contents.update(_cat_blobs(self.git, list(remote.chunks[rel].values())))
             start = 0
             ours = _lines(os.pread(fd, size, 0)) if size else []
-        by_chunk, bad_chunks, rejected = self._remote_lines(rel, remote.chunks.get(rel, {}), contents)
-        gone = {line for blob in remote.removed.get(rel, {}).values() for line in _lines(contents[blob])}
-        # a chunk that replaced others (compacted there) holds lines this clone had from them: not new
-        incoming = [line for chunk in sorted(by_chunk) for line in by_chunk[chunk] if line not in gone]
+        by_chunk, bad_chunks, rejected, incoming, gone = self._incoming(rel, remote, contents)
         have = set(ours)
         missing = [line for line in dict.fromkeys(incoming) if line not in have]
         if missing:
@@ -930,6 +934,37 @@ class _Merge:
         return _LogMerge(incoming=incoming, outgoing=outgoing, missing=len(missing), rejected=rejected, carried=carried,
                          seal=known.seal_fd(fd, after.st_size), stat=_stat_key(after))
 
+    def _incoming(self, rel: str, remote: _Remote, contents: dict[str, bytes]) -> tuple[
+            dict[str, list[bytes]], list[str], list[tuple[str, bytes]], list[bytes], set[bytes]]:
+        """The log's new chunks on the remote (_remote_lines: good lines by chunk, bad chunks, rejected
+        lines); the good lines that are new; the lines of chunks the remote took out since."""
+        by_chunk, bad_chunks, rejected = self._remote_lines(rel, remote.chunks.get(rel, {}), contents)
+        gone = {line for blob in remote.removed.get(rel, {}).values() for line in _lines(contents[blob])}
+        # a chunk that replaced others (compacted there) holds lines this clone had from them: not new
+        incoming = [line for chunk in sorted(by_chunk) for line in by_chunk[chunk] if line not in gone]
+        return by_chunk, bad_chunks, rejected, incoming, gone
+
+    def _make_log(self, rel: str, path: Path, remote: _Remote, contents: dict[str, bytes]) -> _LogMerge:
+        """A log new here: made whole with the remote's lines (files.create_whole), so that a sync killed
+        meanwhile leaves no empty or half-written log; nothing made when no line passes its checks."""
+        by_chunk, bad_chunks, rejected, incoming, _ = self._incoming(rel, remote, contents)
+        missing = list(dict.fromkeys(incoming))
+        carried = by_chunk if self.fresh else {chunk: by_chunk[chunk] for chunk in bad_chunks}
+        seal: list[Any] | None = None
+        stat: list[int] | None = None
+        if missing:
+            fd = files.create_whole(path, b"".join(missing))
+            if fd is None:  # only a writer that ignores the log's lock, which sync holds
+                raise SyncError(f".rooms/{rel} was made by another process while rooms sync held its lock; nothing was "
+                                f"lost: run rooms sync again", code="sync_failed")
+            try:
+                after = os.fstat(fd)
+                seal, stat = known.seal_fd(fd, after.st_size), _stat_key(after)
+            finally:
+                os.close(fd)
+        return _LogMerge(incoming=incoming, outgoing=[], missing=len(missing), rejected=rejected, carried=carried,
+                         seal=seal, stat=stat)
+
     def _offer_log(self, rel: str, entry: dict[str, Any], remote: _Remote, contents: dict[str, bytes],
                    done: _LogMerge) -> None:
         """Put the log's outgoing lines in the tree as one new chunk; with them go the clean lines of a
@@ -955,6 +990,9 @@ class _Merge:
         if done.outgoing:
             self.result.sent += len(done.outgoing)
             self.result.files_out.append(rel)
+        if done.seal is None:  # not made here: still new to this clone next time
+            self.files.pop(rel, None)
+            return
         top = max([entry.get("top", ""), *map(_stamp, done.incoming), *map(_stamp, done.outgoing)])
         self.files[rel] = {"kind": "log", "seal": done.seal, "top": top, "chunks": count, "stat": done.stat}
 
