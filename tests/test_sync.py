@@ -193,6 +193,7 @@ def test_two_clones_claiming_one_task_with_sync_have_one_winner_and_the_loser_wi
     assert again["code"] == "already_claimed" and won["lease_id"] in again["message"]
 
 
+@pytest.mark.slow  # real processes racing through one remote
 def test_task_next_sync_in_racing_clones_never_hands_one_task_to_two(tmp_path):
     w, clones = world(tmp_path, 3)
     ids = [clones[0].rooms("task", "add", f"t{n}", "--lane", "dev", "--done", "d", as_="alice")["id"] for n in range(6)]

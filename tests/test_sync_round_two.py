@@ -515,13 +515,15 @@ def test_errors_keep_gits_reason(tmp_path):
 # --- the race, small -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # real processes racing through one remote; the full race is bench/sync.py race
 def test_two_clones_racing_task_next_and_done_with_plain_syncs_and_kills_never_hand_a_task_to_two(tmp_path):
-    """Issue 41's race, small: 2 clones × 2 workers × 6 tasks, with a plain `rooms sync` loop in each
-    clone meanwhile and a `task next --sync` killed with SIGKILL: no task handed to two workers, none
-    done twice, no sync_rejected, every clone's board the same after one more sync, branches untouched."""
+    """Issue 41's race, small: 2 clones × 2 workers × 6 tasks through `git daemon` on 127.0.0.1, with a
+    plain `rooms sync` loop in each clone meanwhile and a `task next --sync` killed with SIGKILL: no task
+    handed to two workers, none done twice, no sync_rejected, every clone's board the same after one
+    more sync, branches untouched."""
     from syncrace import race
 
-    got = race(2, 2, 6, base=tmp_path / "race", syncers=True, kills=1)
+    got = race(2, 2, 6, base=tmp_path / "race", network=True, syncers=True, kills=1)
     assert got.doubles == 0 and got.double_completions == 0, got
     assert got.errors.get("sync_rejected", 0) == 0 and not [e for e in got.errors if e != "killed"], got.errors
     assert got.boards_alike and got.conflicts == 0 and got.user_refs_kept
