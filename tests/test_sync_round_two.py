@@ -510,6 +510,16 @@ def test_errors_keep_gits_reason(tmp_path):
     a.git("remote", "set-url", "origin", str(w.origin))
     broken = a.rooms("sync", code=1)["error"]["message"]
     assert "is corrupt" in broken, broken
+    # the same remote served by git daemon: what its upload-pack says comes through (it was `not our ref`)
+    from syncrace import Daemon
+
+    daemon = Daemon(w.origin.parent)
+    try:
+        a.git("remote", "set-url", "origin", daemon.url)
+        served = a.rooms("sync", code=1)["error"]["message"]
+    finally:
+        daemon.close()
+    assert "unable to unpack" in served and "header" in served, served
 
 
 # --- the race, small -----------------------------------------------------------------------------------
