@@ -194,8 +194,8 @@ def test_mcp_task_done_is_pushed_when_sync_claims_is_true(tmp_path):
     task = add_task(a)
     project = open_project(a.path)
     session = Session(project=project, config=load_config(project), me="dev", default_room="default")
-    claim = TOOLS["task_next"].fn(session, None, None, None)
-    TOOLS["task_done"].fn(session, task, "finished", None, None, None, claim.lease.lease_id, None, None)
+    claim = TOOLS["task_next"].fn(session)
+    TOOLS["task_done"].fn(session, task_id=task, summary="finished", lease_id=claim.lease.lease_id)
     b.rooms("sync")
     assert shown(b, task)["status"] == "done", "the done went to the remote with the tool call"
 

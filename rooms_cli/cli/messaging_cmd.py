@@ -6,51 +6,31 @@ from typing import Annotated
 
 import typer
 
-from rooms_cli.cli import output
-from rooms_cli.cli.shared import Run, declared_command, shared
-from rooms_cli.operations import hot as operations
-from rooms_cli.operations import messaging as operations_messaging
+from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
+from rooms_cli.cli.options import commands
+from rooms_cli.cli.shared import Run, shared
+from rooms_cli.operations import messaging as ops
 
-status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
-hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
-claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
+status_app = commands(GROUPS["status"])
+hook_app = commands(GROUPS["hook"])
+claude_app = commands("Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt")
 hook_app.add_typer(claude_app, name="claude-code")
 
 
-send_cmd = declared_command(operations.send)
-inbox_cmd = declared_command(operations.inbox)
+send_cmd = declared_command(ops.send)
+inbox_cmd = declared_command(ops.inbox)
 
 
-status_app.command("set")(declared_command(operations_messaging.status_set))
+status_app.command("set")(declared_command(ops.status_set))
 
 
-@shared()
-def agents_cmd(run: Run) -> None:
-    """List every agent with its status and whether it is idle (spawns included).
-
-    Example: rooms agents --json
-    """
-    from rooms_cli.messaging.roster import roster
-    from rooms_cli.messaging.spawn import reap_all
-
-    reap_all(run.project)
-    entries = roster(run.project, run.config)
-    for e in entries:
-        if e.problem:
-            output.warn(f"{e.name}: {e.problem['message']}")
-    if run.json:
-        return output.print_json(entries)
-    for e in entries:
-        state = ("idle" if e.idle else "active") + (f", spawn of {e.spawn['parent']} ({e.spawn['status']})" if e.spawn else "")
-        output.say(f"{e.name:<20} {e.kind:<8} {state:<32} {e.status}".rstrip())
+spawn_cmd = declared_command(ops.spawn)
 
 
-spawn_cmd = declared_command(operations_messaging.spawn)
-
-
-wait_cmd = declared_command(operations_messaging.wait)
-attention_cmd = declared_command(operations.attention)
-for _op in (operations.claude_stop, operations.claude_prompt, operations.claude_session_start):
+wait_cmd = declared_command(ops.wait)
+attention_cmd = declared_command(ops.attention)
+for _op in (ops.claude_stop, ops.claude_prompt, ops.claude_session_start):
     claude_app.command(_op.words[-1])(declared_command(_op))
 
 

@@ -192,7 +192,8 @@ class Git:
         return proc
 
     def out(self, *args: str, input: bytes | None = None) -> str:
-        return self.run(*args, input=input).stdout.decode("utf-8", "replace").strip()
+        stdout: bytes = self.run(*args, input=input).stdout
+        return stdout.decode("utf-8", "replace").strip()
 
 
 def sync_timeout() -> float:
