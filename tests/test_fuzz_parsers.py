@@ -18,7 +18,7 @@ import string
 import hardening_kit
 import pytest
 from hardening_kit import invoke, problems_with_error
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound, UsageError
@@ -186,20 +186,66 @@ def test_any_agent_file_text_is_an_agent_or_a_clear_error_naming_the_file(text):
 
 names = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=1, max_size=10)
 words = st.text(alphabet=string.ascii_letters + " ,.'!?-é☃", max_size=30)
+# prose with every way of ending a line: CRLF, a lone CR, NEL, the unicode separators, and the blends of them
+line_ends = st.sampled_from(["\r\n", "\r", "\n", "\x85", "\u2028", "\u2029", "\r\r\n", "\n\r", "\x0b", "\x0c"])
+prose = st.lists(st.text(max_size=20) | line_ends, max_size=8).map("".join)
+message_texts = st.text(max_size=120) | st.sampled_from(["<!-- /rooms:x -->", "---\n", "\n\n**x** at y\n\n", "\r", "-->\n"])
+_made = iter(range(10**9))  # a fresh name for each example's file: no example reads another's
+
+
+def as_lf(text: str) -> str:
+    """What rooms keeps of a body's line breaks: each CRLF and each lone CR is one LF (core/markdown.py)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _bare_project(tmp_path_factory, name: str):
+    from rooms_cli.store.paths import Project
+
+    root = tmp_path_factory.getbasetemp() / name
+    (root / ".rooms").mkdir(parents=True, exist_ok=True)
+    return Project(root=root, dir=root / ".rooms")
 
 
 @FAST
-@given(names, st.lists(names, max_size=4), words, words, st.text(max_size=200).filter(lambda t: t.strip()),
-       st.none() | st.floats(0, 2), st.dictionaries(names, st.floats(-1, 1), max_size=3))
-def test_an_agent_written_by_rooms_reads_back_the_same(agent_id, tags, name, disposition, directive, temperature, affinity):
-    from rooms_cli.agents.definitions import Agent, parse_agent, render_agent
+@given(names, st.lists(names, max_size=4), st.text(max_size=30), st.text(max_size=30), prose.filter(lambda t: t.strip()),
+       st.none() | st.floats(0, 2), st.dictionaries(names, st.floats(-1, 1), max_size=3), st.none() | st.text(min_size=1, max_size=12))
+# the cases hypothesis found, run every time: a directive pasted with Windows line ends, a lone CR, a NEL in a name
+@example("crlf", [], "", "", "Be brief.\r\nCite the task.\r\n", None, {}, None)
+@example("cr", [], "", "", "one\rtwo", None, {}, None)
+@example("nel", [], "a\x85b", "", "x", None, {}, None)
+def test_an_agent_written_by_rooms_reads_back_the_same(tmp_path_factory, agent_id, tags, name, disposition, directive,
+                                                       temperature, affinity, owner):
+    """Through the file: every field as given, the directive with its line breaks as "\\n" (a CRLF
+    was read back as LF by python-frontmatter, a lone CR as LF by the text read: never the same)."""
+    from rooms_cli.agents.definitions import Agent, create_agent, load_agent, parse_agent, render_agent
 
     count("agent round trip")
-    agent = Agent(id=agent_id, directive=directive.strip(), name=name.strip(), tags=tags, disposition=disposition.strip(),
-                  temperature=temperature, affinity=affinity)
-    back = parse_agent(render_agent(agent), "agents/x.md", agent_id)
-    assert (back.id, back.directive, back.name, back.tags, back.disposition, back.temperature, back.affinity) == (
-        agent.id, agent.directive, agent.name, agent.tags, agent.disposition, agent.temperature, agent.affinity)
+    project = _bare_project(tmp_path_factory, "agents")
+    agent_id = f"{agent_id}-{next(_made)}"
+    agent = Agent(id=agent_id, directive=directive.strip(), name=name, tags=tags, disposition=disposition,
+                  temperature=temperature, affinity=affinity, owner=owner)
+    create_agent(project, agent)
+    for back in (load_agent(project, agent_id), parse_agent(render_agent(agent), "agents/x.md", agent_id)):
+        assert (back.id, back.directive, back.name, back.tags, back.disposition, back.temperature, back.affinity, back.owner) == (
+            agent.id, as_lf(agent.directive).strip(), agent.name, agent.tags, agent.disposition, agent.temperature,
+            agent.affinity, agent.owner)
+
+
+@FAST
+@given(prose.filter(lambda t: t.strip()), st.dictionaries(st.sampled_from(["turns", "tokens", "note"]), st.integers(0, 10**6) | st.text(max_size=10),
+                                                      max_size=2))
+@example("handed off.\r\nnext: the API\r\n", {})
+def test_a_deliberation_written_by_rooms_reads_back_the_same(tmp_path_factory, text, extra):
+    """A hand-off note (a model's words) through its file: what `write_deliberation` returns is what
+    `latest_deliberation` reads, the note's line breaks as "\\n"."""
+    from rooms_cli.chat.handoff import latest_deliberation, write_deliberation
+
+    count("deliberation round trip")
+    project = _bare_project(tmp_path_factory, "deliberations")
+    agent = f"a{next(_made)}"
+    written = write_deliberation(project, agent, "room", text, extra)
+    assert written.text == as_lf(text).strip()
+    assert latest_deliberation(project, agent) == written
 
 
 config_keys = st.sampled_from(["user", "default_model", "providers", "leader", "formats", "schedule", "catch_up", "groups",
@@ -267,7 +313,6 @@ def test_any_slash_line_is_a_command_or_a_usage_error(line):
     assert name in slash.COMMANDS and isinstance(args, list)
 
 
-message_texts = st.text(max_size=120) | st.sampled_from(["<!-- /rooms:x -->", "---\n", "\n\n**x** at y\n\n", "\r", "-->\n"])
 
 
 @FAST
@@ -281,6 +326,29 @@ def test_a_saved_transcript_reads_back_the_same_messages(messages):
     doc = saved.encode(saved.SavedTranscript(room="r", saved="2026-11-21T00:00:00.000Z", roster=["a"], messages=msgs))
     back = saved.decode(doc, "chat/r.md")
     assert [(m.speaker, m.text, m.id) for m in back.messages] == [(m.speaker, m.text, m.id) for m in msgs]
+
+
+@SLOW
+@given(st.lists(st.tuples(st.sampled_from(["researcher", "reviewer", "you", "rooms"]), message_texts | prose), max_size=5))
+def test_a_saved_transcript_file_gives_back_the_room_s_messages(fuzz_project, monkeypatch, messages):
+    """`room save` then `load_saved` (what `join chat/<room>` rehydrates from), through the file: each
+    message byte for byte (a message is not prose: its CRs, NELs and markers are the speaker's)."""
+    from rooms_cli.chat.lifecycle import load_saved, save
+    from rooms_cli.chat.rooms import create_room
+    from rooms_cli.chat.transcript import append_message, read_transcript
+    from rooms_cli.store.paths import open_project
+
+    count("saved transcript file round trip")
+    project = open_project(fuzz_project)
+    room = f"saved-{next(_made)}"
+    create_room(project, room, agents=["researcher", "reviewer"])
+    for speaker, text in messages:
+        append_message(project, room, speaker, text)
+    save(project, room)
+    back = load_saved(project, room)
+    assert back is not None
+    fields = ("id", "speaker", "text", "kind", "ts", "meta")
+    assert [[getattr(m, f) for f in fields] for m in back.messages] == [[getattr(m, f) for f in fields] for m in read_transcript(project, room)]
 
 
 @FAST

@@ -27,6 +27,8 @@ pytestmark = pytest.mark.slow  # kill campaigns
 
 SEED = int(os.environ.get("HARDENING_SEED", "20261121"))
 ROUNDS, PARALLEL = int(os.environ.get("HARDENING_ROUNDS", "3")), 4  # bench/soak.py raises ROUNDS
+EXTRA_ROUNDS = 5  # rounds a campaign adds, each killing earlier, while no kill landed (see `campaign`)
+WRITERS = (ROUNDS + EXTRA_ROUNDS) * PARALLEL  # the most writers a campaign of PARALLEL can start: one task, group… each
 KILLS: dict[str, int] = {}
 ACKED: dict[str, int] = {}
 
@@ -45,7 +47,8 @@ def run(args, env, timeout=60):
 
 def campaign(name: str, make, env, *, rounds: int = ROUNDS, parallel: int = PARALLEL, codes=(0,), calibration=None) -> list[int]:
     """Run `rounds` × `parallel` writers `make(i)`, each SIGKILLed at a random moment; return the
-    indexes of the acknowledged ones (exited with a code in `codes` before their kill).
+    indexes of the acknowledged ones (exited with a code in `codes` before their kill). `i` runs up to
+    (rounds + EXTRA_ROUNDS) × parallel: a test gives each writer its own task, group or agent.
 
     The moments are drawn around the time one unkilled run takes (`calibration`, else `make(-1)`),
     stretched by the number of writers sharing the 2 cores."""
@@ -60,7 +63,7 @@ def campaign(name: str, make, env, *, rounds: int = ROUNDS, parallel: int = PARA
     r = 0
     # extra rounds, each with earlier kills, while none landed: on a loaded machine the calibration run
     # can take far longer than the writers do, and then every kill comes after its writer finished
-    while r < rounds or (not KILLS.get(name) and r < rounds + 5):
+    while r < rounds or (not KILLS.get(name) and r < rounds + EXTRA_ROUNDS):
         if r >= rounds:
             scale /= 2
         batch = []
@@ -140,28 +143,33 @@ def _tasks(project_dir, n: int, claim: bool = False) -> list[tuple[str, str | No
     return out
 
 
-def _board(env) -> dict[str, dict]:
-    view = json.loads(run(["board", "--json"], env).stdout)
+def _board(env, finished: int) -> dict[str, dict]:
+    """Every task on the board as `rooms board` shows it: the open ones by lane and the last `finished`
+    finished ones (the board shows 10 unless asked: a campaign that acknowledged more would miss some)."""
+    view = json.loads(run(["board", "--json", "--done", finished], env).stdout)
     tasks = [t for lane in view["lanes"] for t in lane["tasks"]] + view.get("done", [])
+    assert len(view["done"]) == view["done_total"], f"the board shows {len(view['done'])} of {view['done_total']} finished tasks"
     return {t["id"]: t for t in tasks}
 
 
 def test_killed_claims_lose_no_acknowledged_claim(project_dir, env):
-    tasks = _tasks(project_dir, ROUNDS * PARALLEL + 1)
+    tasks = _tasks(project_dir, WRITERS + 1)
     acked = campaign("claim", lambda i: ["task", "claim", tasks[i][0], "--as", "reviewer"], env)
     assert_every_file_parses(project_dir, env)
-    board = _board(env)
+    board = _board(env, len(tasks))
     for i in acked:
+        assert tasks[i][0] in board, f"task {i}, whose claim was acknowledged, is not on the board"
         assert board[tasks[i][0]]["status"] == "doing", f"acknowledged claim of task {i} lost"
     run(["task", "claim", _tasks(project_dir, 1)[0][0], "--as", "reviewer"], env)
 
 
 def test_killed_done_loses_no_acknowledged_result(project_dir, env):
-    tasks = _tasks(project_dir, ROUNDS * PARALLEL + 1, claim=True)
+    tasks = _tasks(project_dir, WRITERS + 1, claim=True)
     acked = campaign("done", lambda i: ["task", "done", tasks[i][0], "--summary", f"result {i}", "--lease-id", tasks[i][1]], env)
     assert_every_file_parses(project_dir, env)
-    board = _board(env)
+    board = _board(env, len(tasks))
     for i in acked:
+        assert tasks[i][0] in board, f"task {i}, whose done was acknowledged, is not on the board"
         assert board[tasks[i][0]]["status"] == "done", f"acknowledged done of task {i} lost"
         assert board[tasks[i][0]]["record"]["summary"] == f"result {i}"
     task, lease = _tasks(project_dir, 1, claim=True)[0]
@@ -183,14 +191,14 @@ def test_killed_broadcasts_lose_no_acknowledged_broadcast(project_dir, env):
 
     project = open_project(project_dir)
     ext = _external_agents(project_dir, 2)
-    for i in range(-1, ROUNDS * PARALLEL + 1):
+    for i in range(-1, WRITERS + 1):
         roster.spawn(project, f"g{i + 1}", ext)
     acked = campaign("broadcast", lambda i: ["group", "broadcast", f"g{i + 1}", *FIELDS], env)
     assert_every_file_parses(project_dir, env)
     for i in acked:
         status = json.loads(run(["group", "status", f"g{i + 1}", "--json"], env).stdout)
         assert status.get("in_flight") or status.get("broadcasts"), f"acknowledged broadcast to g{i + 1} lost: {status}"
-    last = f"g{ROUNDS * PARALLEL + 1}"
+    last = f"g{WRITERS + 1}"
     run(["group", "broadcast", last, *FIELDS], env)
     run(["group", "reply", last, "yes", "--as", "ext0"], env)
 
@@ -199,8 +207,7 @@ def test_killed_replies_lose_no_acknowledged_reply(project_dir, env):
     from rooms_cli.groups import roster
     from rooms_cli.store.paths import open_project
 
-    n = ROUNDS * PARALLEL + 1
-    ext = _external_agents(project_dir, n + 1)
+    ext = _external_agents(project_dir, WRITERS + 2)
     roster.spawn(open_project(project_dir), "panel", ext)
     run(["group", "broadcast", "panel", *FIELDS], env)
     acked = campaign("reply", lambda i: ["group", "reply", "panel", f"reply-{i + 1}", "--as", f"ext{i + 1}"], env)

@@ -161,11 +161,27 @@ def test_nested_spawns_and_wait_waits_for_the_whole_tree(rooms, runner_project):
     assert (child.parent, child.depth, records["parent"].depth) == ("parent", 2, 1)
     # wait returned only after the grandchild (which outlives its parent by ~4 s) finished
     assert all(s.status == "done" for s in records.values())
-    assert "grandchild" in {s["alias"] for s in run.json()["spawns"]}  # (the parent may be done before wait starts)
+    # the grandchild seen finishing, the parent named by its output whether or not it was done before wait began
+    assert {s["alias"] for s in run.json()["spawns"]} == {"parent", "grandchild"}
     assert [m["from"] for m in run.json()["messages"]] == ["parent"]
     assert top["id"] == records["parent"].id
     [grand_msg] = inbox_of(runner_project, "parent")  # the grandchild reported to its own spawner
     assert "agent=grandchild parent=parent" in grand_msg.text
+
+
+def test_wait_names_a_spawn_that_finished_before_it_began_as_one_it_saw_finish(cli, runner_project):
+    # what wait prints must not depend on whether the spawn beat it (docs/messaging.md's example raced)
+    spawn = cli("spawn", "quick one", "--description", "quick", "--as", "alice", "--json").json()
+    wait_until(lambda: spawn_record(runner_project, spawn["id"]).delivered)
+    late = cli("wait", "--as", "alice", "--timeout", "60")
+    assert late.exit_code == 0, late.stderr
+    assert late.stderr.splitlines()[0] == "spawns finished: quick (done)" and "#1 quick [spawn output]" in late.stdout
+    again = cli("wait", "--as", "alice", "--timeout", "60", "--json").json()
+    assert again["spawns"] == [] and again["messages"] == []  # named once: its output is read now
+
+    running = cli("spawn", "sleep 2 slow one", "--description", "slow", "--as", "alice", "--json").json()
+    early = cli("wait", "--as", "alice", "--timeout", "60", "--json").json()
+    assert [(s["id"], s["status"]) for s in early["spawns"]] == [(running["id"], "done")]
 
 
 def test_spawn_depth_is_limited_by_max_spawn_depth(cli, runner_project, project_dir):

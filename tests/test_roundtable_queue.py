@@ -83,6 +83,23 @@ def test_an_item_a_dead_runner_left_is_retried(project, project_dir):
     assert len(transcripts()) == 2  # the cut attempt's room stays, as a record of what happened
 
 
+def test_a_tick_whose_clock_is_behind_the_enqueue_still_claims_and_finishes_the_item(monkeypatch, project):
+    # test_killed_ticks_leave_the_queue_runnable stalled this way: its items were enqueued by a test process whose
+    # clock an earlier test's ROOMS_NOW had run ahead, and each tick's claim sorted before the enqueue (ignored),
+    # so every tick ran the same items again and the queue never drained (fixed in store/clock + jsonl, 850cfb6)
+    from rooms_cli.store import clock
+
+    monkeypatch.setenv("ROOMS_NOW", "2026-12-05T10:00:00Z")
+    queue.enqueue(project, RoundtableRequest("watercooler", topic="ahead", turns=2, force=True))
+    clock.forget()  # the tick is another process, on the real time a week behind
+    monkeypatch.setenv("ROOMS_NOW", "2026-11-28T10:00:00Z")
+    item = queue.claim_next(project)
+    assert item is not None and queue.claim_next(project) is None, "a claim sorted before its enqueue is not seen"
+    queue.mark_done(project, item, "rt-x", "room-x")
+    [back] = queue.list_items(project)
+    assert (back.status, back.attempts) == ("done", 1)
+
+
 def test_a_lapsed_lease_is_requeued_and_the_old_runner_cannot_finish_it(monkeypatch, project):
     monkeypatch.setenv("ROOMS_NOW", "2026-11-21T06:00:00Z")
     item, _ = queue.enqueue(project, RoundtableRequest("debate", turns=2, force=True))

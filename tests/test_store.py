@@ -328,6 +328,56 @@ def test_a_last_line_that_parses_is_kept_and_the_next_append_finishes_it(tmp_pat
     assert log.read_bytes().startswith(b'{"a": 1}\n{"a": 2}\n{"a": 3') and "removed" not in capsys.readouterr().err
 
 
+def _durability_trace(monkeypatch) -> list[tuple[str, str]]:
+    """What the store flushes and links from now on, in order: ("fsync", path of the fd), ("link", new name)."""
+    trace: list[tuple[str, str]] = []
+    fsync, link = os.fsync, os.link
+
+    def spy_fsync(fd):
+        trace.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        return fsync(fd)
+
+    def spy_link(src, dst, *args, **kwargs):
+        link(src, dst, *args, **kwargs)
+        trace.append(("link", str(dst)))
+
+    monkeypatch.setattr(os, "fsync", spy_fsync)
+    monkeypatch.setattr(os, "link", spy_link)
+    return trace
+
+
+def test_a_new_log_is_on_disk_name_and_all_before_its_append_returns(tmp_path, monkeypatch):
+    """SIGKILL loses nothing the kernel holds; a power cut loses what was not flushed. A new log is a new
+    name (a hard link is an entry of its folder): its folder is flushed after the link, and each folder
+    made for it is flushed into its parent, before the append returns (the command acknowledges)."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("needs /proc to name an fd")
+    trace = _durability_trace(monkeypatch)
+    log = tmp_path / "new" / "deeper" / "log.jsonl"
+    jsonl.append(log, {"a": 1})
+    linked = trace.index(("link", str(log)))
+    assert any(op == "fsync" and path.endswith(".tmp") for op, path in trace[:linked]), "its bytes before its name"
+    flushed = [path for op, path in trace[linked:] if op == "fsync"]
+    assert str(log.parent) in flushed, trace
+    assert {str(tmp_path), str(tmp_path / "new")} <= {path for op, path in trace if op == "fsync"}, trace
+    trace.clear()
+    jsonl.append(log, {"a": 2})  # an append to a log that exists: its bytes, no folder
+    assert trace == [("fsync", str(log))]
+
+
+def test_files_made_together_are_whole_under_their_names_or_not_made(tmp_path):
+    """`files.create_all` (a board import) links each file whole: a kill leaves no empty file under a
+    name; an error (a name taken) removes every file it made and leaves no temp file."""
+    from rooms_cli.store import files
+
+    files.create_all([(str(tmp_path / "a.jsonl"), b'{"a": 1}\n'), (str(tmp_path / "b.jsonl"), b'{"b": 2}\n')])
+    assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "b.jsonl"]
+    with pytest.raises(FileExistsError) as taken:
+        files.create_all([(str(tmp_path / "c.jsonl"), b'{"c": 3}\n'), (str(tmp_path / "a.jsonl"), b'{"x": 0}\n')])
+    assert taken.value.filename == str(tmp_path / "a.jsonl")
+    assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "b.jsonl"] and (tmp_path / "a.jsonl").read_bytes() == b'{"a": 1}\n'
+
+
 def test_a_corrupt_middle_line_is_reported_by_file_and_line_and_skipped(tmp_path, capsys):
     log = tmp_path / "log.jsonl"
     log.write_bytes(b'{"a": 1}\nnot json\n[1, 2]\n{"a": 2}\n')

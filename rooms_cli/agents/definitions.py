@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rooms_cli.core import terminal
 from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound
+from rooms_cli.core.markdown import lines, yaml_fields
 from rooms_cli.core.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import files, layout
 from rooms_cli.store.ids import validate_name
@@ -212,7 +213,7 @@ def parse_agent(text: str, where: str, default_id: str, fields: tuple[dict[str, 
     max_tokens = None if meta.get("max_tokens") is None else _token_count(where, "max_tokens", meta["max_tokens"], 1)
     voice, affinity = _voice(meta, where), _affinity(meta, where)
     model, owner = _model(meta, where), _owner(meta, where)
-    directive = content.strip()
+    directive = lines(content).strip()  # a lone "\r" as the file read as text gives it (core/markdown.py)
     if not directive:
         raise InvalidData(f"{where}: the system directive (the text after the frontmatter) is missing")
     return Agent(
@@ -301,9 +302,8 @@ def load_agent(project: Project, agent_id: str) -> Agent:
 
 
 def render_agent(agent: Agent) -> str:
-    """The definition file text for `agent` (frontmatter + directive)."""
-    import yaml
-
+    """The definition file text for `agent` (frontmatter + directive), which reads back as `agent` with
+    the directive's line breaks as "\\n" (core/markdown.py: what every reader of the file sees)."""
     meta: dict[str, Any] = {"id": agent.id}
     if agent.name:
         meta["name"] = agent.name
@@ -329,8 +329,7 @@ def render_agent(agent: Agent) -> str:
         meta["affinity"] = dict(agent.affinity)
     if agent.capabilities:
         meta["capabilities"] = list(agent.capabilities)
-    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=None)
-    return f"---\n{front}---\n{agent.directive.strip()}\n"
+    return f"---\n{yaml_fields(meta, flow_lists=True)}---\n{lines(agent.directive).strip()}\n"
 
 
 def create_agent(project: Project, agent: Agent, *, overwrite: bool = False) -> Path:

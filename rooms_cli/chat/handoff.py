@@ -11,6 +11,7 @@ from __future__ import annotations
 from rooms_cli.chat import sessions
 from rooms_cli.chat.rooms import load_room, update_room
 from rooms_cli.core.errors import InvalidInput
+from rooms_cli.core.markdown import lines, yaml_fields
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic, files, layout
 from rooms_cli.store.clock import now_iso
@@ -49,15 +50,15 @@ deliberation_dir = layout.deliberations_dir
 
 
 def write_deliberation(project: Project, agent: str, room: str, text: str, extra: dict[str, Any] | None = None) -> Deliberation:
-    import yaml
-
+    """Write a hand-off note; the Deliberation as `latest_deliberation` reads it back (its line breaks
+    as "\\n": core/markdown.py)."""
     did = new_id("d")
     created = now_iso()
     meta = {"class": "deliberation", "id": did, "agent": agent, "room": room, "created": created, **(extra or {})}
-    body = f"---\n{yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)}---\n{text.strip()}\n"
+    note = lines(text).strip()
     path = deliberation_dir(project, agent) / f"{did.lower()}.md"
-    atomic.write_text(path, body)
-    return Deliberation(did, agent, room, created, text.strip(), project.relative(path))
+    atomic.write_text(path, f"---\n{yaml_fields(meta)}---\n{note}\n")
+    return Deliberation(did, agent, room, created, note, project.relative(path))
 
 
 def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
@@ -72,10 +73,10 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
 
     raw = files.read_bytes(path)
     conflicts.check(project.relative(path), raw)
-    post = frontmatter.loads(raw.decode("utf-8"))  # bytes: a lone \r in the note survives
+    post = frontmatter.loads(raw.decode("utf-8"))
     meta = post.metadata
     return Deliberation(str(meta.get("id", path.stem)), agent, str(meta.get("room", "")), str(meta.get("created", "")),
-                        post.content.strip(), project.relative(path))
+                        lines(post.content).strip(), project.relative(path))
 
 
 def handoff(project: Project, config: Config, room: str, agent_id: str) -> dict[str, Any]:

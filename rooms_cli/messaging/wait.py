@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from rooms_cli.core.errors import TimedOut
+    from rooms_cli.messaging.inbox import InboxMessage
 
 FOREIGN_POLL = 5.0
 
@@ -29,13 +30,25 @@ class WaitResult:
     """What `rooms wait` saw: spawns that finished, those still running at the timeout, time waited."""
 
     agent: str
-    finished: list[Spawn] = field(default_factory=list)  # the spawns this wait saw finish
+    finished: list[Spawn] = field(default_factory=list)  # seen finishing, or whose outcome it prints (`name_outcomes`)
     pending: list[Spawn] = field(default_factory=list)  # still running at the timeout
     waited_s: float = 0.0
 
     @property
     def timed_out(self) -> bool:
         return bool(self.pending)
+
+    def name_outcomes(self, project: Project, messages: list[InboxMessage]) -> None:
+        """Add to `finished` every spawn whose outcome (its output or error, a message naming it in
+        `meta.spawn`) is among `messages`, the unread messages this wait prints.
+
+        So what `rooms wait` reports does not depend on timing: a spawn that finished a moment before the
+        wait began is named as one it saw finish, since either way its outcome is news to the reader
+        (docs/messaging.md's example raced its own spawn). Shown in the tree's order, each once."""
+        told = {m.meta.get("spawn") for m in messages}
+        named = {s.id for s in self.finished}
+        if told - named:
+            self.finished = [s for s in tree_of(project, self.agent) if s.id in named or s.id in told]
 
     def timeout_error(self, timeout: float | None) -> TimedOut:
         """The TimedOut error (exit 4) naming what still runs, this result attached."""

@@ -208,10 +208,14 @@ def wait(ctx: Context, timeout: float | None, limit: int | None) -> Waited | dic
     if limit is None:  # every unread message (the command line)
         from rooms_cli.messaging.inbox import take_unread
 
-        return Waited(result, take_unread(ctx.project, ctx.me))
+        messages = take_unread(ctx.project, ctx.me)
+        result.name_outcomes(ctx.project, messages)
+        return Waited(result, messages)
     from rooms_cli.messaging.unread import open_unread
 
-    mail = open_unread(ctx.project, ctx.me, limit=limit).to_json()
+    view = open_unread(ctx.project, ctx.me, limit=limit)
+    result.name_outcomes(ctx.project, view.messages)
+    mail = view.to_json()
     return {**result.to_json(), "messages": mail["messages"], "remaining": mail["remaining"]}
 
 

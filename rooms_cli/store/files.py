@@ -135,18 +135,30 @@ def fsync_dir(directory: Path) -> None:
 
 def making_folder(path: Path | str, make: Callable[[], T]) -> T:
     """`make()`, which makes or opens a file `path` in its folder; when the folder is missing
-    (FileNotFoundError), the folder is made and `make` tried once more. A file is written many times and
-    its folder made once: nothing is statted or made before the first try."""
+    (FileNotFoundError), the folder is made (`make_folder`) and `make` tried once more. A file is written
+    many times and its folder made once: nothing is statted or made before the first try."""
     try:
         return make()
     except FileNotFoundError:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        make_folder(Path(path).parent)
         return make()
 
 
 def make_folder(path: Path) -> None:
-    """Create the folder `path` and its parents, if missing."""
+    """Create the folder `path` and its parents, if missing. Each folder made is flushed into its parent
+    (fsync_dir): a log later made durable in it (store/jsonl.py) must not vanish with its folder when
+    the machine loses power. Folders are made rarely (a room, an agent's inbox): the flush costs nothing
+    on the paths that write often."""
+    missing = []
+    folder = Path(path)
+    while not os.path.isdir(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    if not missing:
+        return
     Path(path).mkdir(parents=True, exist_ok=True)
+    for made in reversed(missing):
+        fsync_dir(made.parent)
 
 
 def touch(path: Path) -> None:
@@ -195,23 +207,19 @@ def count_lines(path: Path) -> int:
 def create_all(files: Iterable[tuple[str, bytes]]) -> None:
     """Create each new file (`(path, data)`; none may exist) and make them durable together: one sync
     for all of them and one fsync per folder, instead of two fsyncs per file (an import of 10 000
-    tasks). All or nothing: on a failure the files created here are removed and the OSError is raised
-    with the path that failed as its `filename`."""
+    tasks). Each file is written beside its name and linked under it whole (`link_whole`), so a process
+    killed meanwhile leaves no empty or half-written file under a name, at most a temp file. All or
+    nothing on an error: the files created here are removed and the OSError is raised with the path that
+    failed as its `filename`. (A kill leaves the files linked until then: each one whole.)"""
     import contextlib
-    import errno
-
 
     written: list[str] = []
     path = ""
     try:
         for path, data in files:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            if not link_whole(Path(path), data, durable=False):
+                raise FileExistsError(errno.EEXIST, "File exists", path)
             written.append(path)
-            try:
-                if os.write(fd, data) != len(data):  # a short write: the disk filled up
-                    raise OSError(errno.ENOSPC, "No space left on device", path)
-            finally:
-                os.close(fd)
         os.sync()
         for folder in sorted({os.path.dirname(p) for p in written}):
             fsync_dir(Path(folder))
@@ -224,44 +232,46 @@ def create_all(files: Iterable[tuple[str, bytes]]) -> None:
         raise
 
 
-def create_whole(path: Path, data: bytes) -> int | None:
-    """Make the new file `path` holding `data` in one step: written whole to a temp file beside it,
-    fsynced, then linked under its name (exclusive). The new file's descriptor, open for reading and
-    writing at its end (the caller closes it), or None when `path` exists already (nothing written there).
+def link_whole(path: Path, data: bytes, *, durable: bool = True, mode: int = 0o644) -> int | None:
+    """Make the file `path` holding `data` in one step: written to a temp file beside it (its folder made
+    if missing), then hard-linked under its name, which is exclusive. The new file's descriptor (open for
+    reading and writing; the caller closes it), or None when `path` exists already (nothing made).
 
-    So the file exists only whole: a process killed at any point leaves at most a temp file
-    (`.<name>.<random>.tmp`, which doctor names), never an empty or half-written file whose name is taken.
-    The folder is made when missing; the folder itself is not flushed (an appended file's never was).
-    """
-    fd, tmp = making_folder(path, lambda: create_temp(Path(path)))
+    So a file exists only whole: a process killed at any instant leaves at most a temp file (`rooms
+    doctor` names it), never an empty file whose name is taken. `durable`: the data is fsynced before
+    the link and the folder after it — a new hard link is an entry of its folder, and until the folder
+    is flushed a power cut can lose the name, so whoever reports the file made does so after both.
+    `mode` is narrowed by the umask, as `open` does. A file system without hard links gets a rename
+    (exclusive only under a lock the caller holds)."""
+    import contextlib
+
+    fd, tmp = making_folder(path, lambda: create_temp(path))
+    linked = False
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
-        os.fchmod(fd, 0o644 & ~UMASK)
+        if durable:
+            os.fsync(fd)
+        os.fchmod(fd, mode & ~UMASK)
         try:
-            os.link(tmp, path)  # the same inode: the fd open on the temp file is open on the new file
+            os.link(tmp, path)  # the same inode: what is known of the temp file is known of `path`
         except FileExistsError:
-            os.close(fd)
             return None
-        except OSError as exc:  # a file system without hard links: a rename, exclusive only under the file's lock
+        except OSError as exc:
             if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP) or os.path.lexists(path):
                 raise
             os.rename(tmp, path)
-    except BaseException:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-        raise
+        linked = True
+        if durable:
+            fsync_dir(path.parent)
+        return fd
     finally:
-        try:
+        if not linked:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
-    os.lseek(fd, 0, os.SEEK_END)
-    return fd
 
 
 def open_for_append(path: Path) -> BinaryIO:

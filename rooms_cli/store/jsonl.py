@@ -246,19 +246,20 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
 
 
 def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]] | None:
-    """Make the log with its first lines in one step (files.create_whole: written aside, linked into
-    place); None when another process made it meanwhile, to append to.
+    """Make the log with its first lines in one step (store/files.link_whole: written beside it, fsynced,
+    linked under its name, the folder flushed); None when another process made it meanwhile, to append to.
 
     So a log exists only with its first records in it: a process killed at its first write leaves at
     most a temp file (doctor names it), never an empty log whose name is taken — `room create` saying
-    the room exists while `room show` found none, an empty task log without its create event.
+    the room exists while `room show` found none, an empty task log without its create event. And the
+    command that made it says so only once the log's name is on disk, not only its bytes.
     """
     written, data = _stamped(records, lines)
-    fd = files.create_whole(path, data)
+    fd = files.link_whole(path, data)
     if fd is None:
         return None
     try:
-        _note_known(fd, str(path), max(str(r["hlc"]) for r in written))  # the same inode as the temp file written
+        _note_known(fd, str(path), max(str(r["hlc"]) for r in written))
     finally:
         os.close(fd)
     changes.note(path)

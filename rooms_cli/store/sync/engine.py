@@ -946,7 +946,7 @@ class _Merge:
         return by_chunk, bad_chunks, rejected, incoming, gone
 
     def _make_log(self, rel: str, path: Path, remote: _Remote, contents: dict[str, bytes]) -> _LogMerge:
-        """A log new here: made whole with the remote's lines (files.create_whole), so that a sync killed
+        """A log new here: made whole with the remote's lines (files.link_whole), so that a sync killed
         meanwhile leaves no empty or half-written log; nothing made when no line passes its checks."""
         by_chunk, bad_chunks, rejected, incoming, _ = self._incoming(rel, remote, contents)
         missing = list(dict.fromkeys(incoming))
@@ -954,7 +954,7 @@ class _Merge:
         seal: list[Any] | None = None
         stat: list[int] | None = None
         if missing:
-            fd = files.create_whole(path, b"".join(missing))
+            fd = files.link_whole(path, b"".join(missing))
             if fd is None:  # only a writer that ignores the log's lock, which sync holds
                 raise SyncError(f".rooms/{rel} was made by another process while rooms sync held its lock; nothing was "
                                 f"lost: run rooms sync again", code="sync_failed")
