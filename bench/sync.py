@@ -1,15 +1,26 @@
-"""`rooms sync` figures (issue 25): python bench/sync.py [--quick]
+"""`rooms sync` figures: python bench/sync.py [--quick] | race … | growth …
 
-Prints one table: a sync with nothing new and with 100 new events (local bare remote), the median
-`rooms task next --sync` (a real process), 3 clones x 4 claims each racing through one remote
-(claims/s and double claims), and a sync of 100 new events on top of 100 000 vs 1 000 events of
-history (sync is incremental: the ratio should stay near 1). Not a timed test; ratios matter.
+(no subcommand, issue 25) one table: a sync with nothing new and with 100 new events (local bare
+remote), the median `rooms task next --sync` (a real process), 3 clones x 4 claims each racing through
+one remote (claims/s and double claims), and a sync of 100 new events on top of 100 000 vs 1 000 events
+of history (sync is incremental: the ratio should stay near 1).
+
+race (issues 41, 46): clones x workers x tasks, each worker a loop of real `rooms task next --sync`
+and `rooms task done --sync` processes until nothing is left (tests/syncrace.py), `--runs` times:
+claims printed, tasks handed to two workers, done twice, `sync_rejected`, claims/s, boards alike
+after one more round of syncs, user's branches untouched. `--network` serves the remote with git
+daemon on 127.0.0.1; `--syncers` runs a plain `rooms sync` loop in every clone meanwhile; `--kills N`
+SIGKILLs N `task next --sync` at random moments.
+
+growth (issue 46): one clone sends a message and syncs, `--syncs` times: the remote's size on disk,
+its loose objects, its size after `git gc --prune=now`, and the chain's length.
+
+Not timed tests; ratios and counts matter.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -20,34 +31,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "bench",
-           "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=cwd, check=True, capture_output=True,
-                   env={**os.environ, **GIT_ENV})
-
-
-def make_world(base: Path, clones: int) -> list[Path]:
-    from rooms_cli.project.init import initialize
-
-    seed = base / "seed"
-    seed.mkdir(parents=True)
-    initialize(seed, example="dev")
-    git(base, "init", "-q", "--bare", "-b", "main", "origin.git")
-    git(seed, "init", "-q", "-b", "main")
-    git(seed, "add", "-A")
-    git(seed, "commit", "-q", "-m", "seed")
-    git(seed, "remote", "add", "origin", str(base / "origin.git"))
-    git(seed, "push", "-q", "origin", "main")
-    paths = []
-    for n in range(clones):
-        path = base / f"clone{n}"
-        git(base, "clone", "-q", str(base / "origin.git"), str(path))
-        paths.append(path)
-    return paths
+from syncrace import git, make_world, process_env, rooms  # noqa: E402 - the world the tests race in, too
 
 
 def project(path: Path):
@@ -69,17 +55,6 @@ def timed(fn, repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
-
-
-def process_env(path: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
-    env.update(GIT_ENV, PYTHONPATH=str(REPO), ROOMS_DIR=str(path))
-    return env
-
-
-def rooms(path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rooms_cli", *args], cwd=path, env=process_env(path),
-                          capture_output=True, text=True)
 
 
 def deliver(path: Path, count: int, start: int = 0) -> None:
@@ -114,10 +89,89 @@ def history(base: Path, events: int, repeat: int) -> float:
     return statistics.median(times)
 
 
+def race_table(args: argparse.Namespace) -> None:
+    """`race`: the issue's race, `--runs` times; one row per run and a total."""
+    from syncrace import race
+
+    print(f"race: {args.clones} clones x {args.workers} workers x {args.tasks} tasks"
+          f"{', git daemon' if args.network else ', bare path remote'}{', plain syncs meanwhile' if args.syncers else ''}"
+          f"{f', {args.kills} killed' if args.kills else ''}")
+    print("run  claims  doubles  done twice  sync_rejected  other errors  claims/s  boards alike  branches kept  seconds")
+    totals = {"doubles": 0, "twice": 0, "rejected": 0, "claims": 0, "seconds": 0.0}
+    for run in range(1, args.runs + 1):
+        got = race(args.clones, args.workers, args.tasks, network=args.network, syncers=args.syncers, kills=args.kills)
+        rejected = sum(n for code, n in got.errors.items() if "sync_rejected" in code)
+        others = {code: n for code, n in got.errors.items() if "sync_rejected" not in code}
+        print(f"{run:>3}  {len(got.claims):>6}  {got.doubles:>7}  {got.double_completions:>10}  {rejected:>13}  "
+              f"{sum(others.values()):>12}  {got.claims_per_second:>8.2f}  {str(got.boards_alike):>12}  "
+              f"{str(got.user_refs_kept):>13}  {got.seconds:>7.1f}" + (f"  {others}" if others else ""))
+        totals["doubles"] += got.doubles
+        totals["twice"] += got.double_completions
+        totals["rejected"] += rejected
+        totals["claims"] += len(got.claims)
+        totals["seconds"] += got.seconds
+    print(f"all  {totals['claims']:>6}  {totals['doubles']:>7}  {totals['twice']:>10}  {totals['rejected']:>13}  "
+          f"{'':>12}  {totals['claims'] / totals['seconds']:>8.2f}")
+
+
+def growth_table(args: argparse.Namespace) -> None:
+    """`growth`: the remote after `--syncs` syncs of one new message each."""
+    base = Path(tempfile.mkdtemp(prefix="rooms-bench-growth-"))
+    try:
+        (a,) = make_world(base, 1)
+        origin = base / "origin.git"
+        start = time.perf_counter()
+        marks = sorted({args.syncs // 10, args.syncs // 2, args.syncs})
+        print("syncs  remote on disk  loose objects (bytes)  after git gc --prune=now  chain  ms/sync (last 10%)")
+        recent: list[float] = []
+        for n in range(1, args.syncs + 1):
+            deliver(a, 1, start=n)
+            began = time.perf_counter()
+            sync(a)
+            recent = (recent + [time.perf_counter() - began])[-max(1, args.syncs // 10):]
+            if n in marks:
+                chain = subprocess.run(["git", "rev-list", "--count", "refs/rooms/state"], cwd=origin, capture_output=True,
+                                       text=True).stdout.strip()
+                objects = [p for p in (origin / "objects").glob("??/*") if p.is_file()]
+                loose = f"{len(objects)} ({sum(p.stat().st_size for p in objects) / 1024:.0f} KiB)"
+                disk = _disk(origin)
+                copy = base / f"gc-{n}.git"
+                shutil.copytree(origin, copy)
+                git(copy, "gc", "-q", "--prune=now")
+                print(f"{n:>5}  {disk / 1024:>11.0f} KiB  {loose:>21}  {_disk(copy) / 1024:>20.0f} KiB  {chain:>5}  "
+                      f"{statistics.mean(recent) * 1000:>8.0f}")
+                shutil.rmtree(copy, ignore_errors=True)
+        print(f"({time.perf_counter() - start:.0f} s)")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _disk(folder: Path) -> int:
+    """Bytes on disk (blocks, as du counts them) under `folder`."""
+    return sum(p.lstat().st_blocks * 512 for p in folder.rglob("*") if p.is_file())
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, 10 000 events instead of 100 000")
+    sub = parser.add_subparsers(dest="what")
+    racing = sub.add_parser("race", help="clones x workers x tasks racing task next/done --sync")
+    racing.add_argument("--clones", type=int, default=3)
+    racing.add_argument("--workers", type=int, default=3, help="workers in each clone")
+    racing.add_argument("--tasks", type=int, default=30)
+    racing.add_argument("--runs", type=int, default=10)
+    racing.add_argument("--network", action="store_true", help="serve the remote with git daemon on 127.0.0.1")
+    racing.add_argument("--syncers", action="store_true", help="a plain rooms sync loop in every clone meanwhile")
+    racing.add_argument("--kills", type=int, default=0, help="SIGKILL this many task next --sync mid-way")
+    growing = sub.add_parser("growth", help="the remote's size after many syncs")
+    growing.add_argument("--syncs", type=int, default=1000)
     args = parser.parse_args()
+    if args.what == "race":
+        race_table(args)
+        return
+    if args.what == "growth":
+        growth_table(args)
+        return
     repeat = 3 if args.quick else 7
     big = 10_000 if args.quick else 100_000
     rows = []

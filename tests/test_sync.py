@@ -167,6 +167,9 @@ def test_task_claim_sync_with_an_unreachable_remote_claims_nothing(tmp_path):
 
 
 def test_two_clones_claiming_one_task_with_sync_have_one_winner_and_the_loser_withdraws(tmp_path):
+    from syncrace import claim_left_waiting
+
+    from rooms_cli.across.sync import syncing
     from rooms_cli.board import claims
     from rooms_cli.store.paths import open_project
 
@@ -175,9 +178,9 @@ def test_two_clones_claiming_one_task_with_sync_have_one_winner_and_the_loser_wi
     a.rooms("sync")
     b.rooms("sync")
     # b claimed while it had not seen a's claim (offline, or the same instant); a's claim reached the remote first
-    mine = claims.claim_task(open_project(b.path), "default", task, agent="dev")
+    mine = claim_left_waiting(b.path, task)
     won = a.rooms("task", "claim", task, "--sync", as_="dev")
-    lost = claims.confirm_on_remote(open_project(b.path), "default", mine, None)
+    lost = claims.confirm_claim(open_project(b.path), "default", mine, syncing(None))
     assert lost is not None and won["lease_id"] in lost
     a.rooms("sync")
     for clone in (a, b):
@@ -190,6 +193,7 @@ def test_two_clones_claiming_one_task_with_sync_have_one_winner_and_the_loser_wi
     assert again["code"] == "already_claimed" and won["lease_id"] in again["message"]
 
 
+@pytest.mark.slow  # real processes racing through one remote
 def test_task_next_sync_in_racing_clones_never_hands_one_task_to_two(tmp_path):
     w, clones = world(tmp_path, 3)
     ids = [clones[0].rooms("task", "add", f"t{n}", "--lane", "dev", "--done", "d", as_="alice")["id"] for n in range(6)]
@@ -288,6 +292,9 @@ def test_the_readme_two_machines_section_runs_as_written(tmp_path):
 
 
 def test_rooms_watch_shows_records_that_arrived_by_sync_and_a_withdrawn_claim(tmp_path):
+    from syncrace import claim_left_waiting
+
+    from rooms_cli.across.sync import syncing
     from rooms_cli.board import claims
     from rooms_cli.store.paths import open_project
 
@@ -300,11 +307,11 @@ def test_rooms_watch_shows_records_that_arrived_by_sync_and_a_withdrawn_claim(tm
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(1.5)  # the watcher is following
-        mine = claims.claim_task(open_project(b.path), "default", task, agent="dev")
+        mine = claim_left_waiting(b.path, task)
         won = a.rooms("task", "claim", task, "--sync", as_="dev")
         a.rooms("send", "arrived by sync", "--to", "dev", as_="carol")
         a.rooms("sync")
-        assert claims.confirm_on_remote(open_project(b.path), "default", mine, None) is not None
+        assert claims.confirm_claim(open_project(b.path), "default", mine, syncing(None)) is not None
         deadline = time.time() + 15
         seen: list[dict] = []
         while time.time() < deadline:

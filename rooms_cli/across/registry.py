@@ -66,9 +66,12 @@ def _wake_agents() -> TickStep:
 
 
 def _sync() -> TickStep:
+    from functools import partial
+
+    from rooms_cli.across.sync import hooks
     from rooms_cli.store.sync.tick import sync_step
 
-    return sync_step
+    return partial(sync_step, hooks=hooks())  # a --sync claim waiting here is checked by cron's sync too
 
 
 # run in this order

@@ -4,6 +4,15 @@ Every write is one read-check-append under the task's own lock, so its cost does
 size of the board. A claim issues a lease with a fencing number one higher than any before it on
 that task; a later write must present the current lease. A lease that was overtaken (its number is
 lower than the task's newest) is refused whatever the writer's clock says.
+
+`--sync` (a `syncing` given): the write is made here marked `"sync": true` and counts only once the git
+remote holds it. Every sync of the clone runs the board's arbiter (board/arbiter.py) on it before
+pushing it, so the first claim to reach the remote wins whoever pushes it. The command waits for a
+sync that included its write: exit 0 when the write stands; 3 (`already_claimed`, `lease_mismatch`)
+when it was answered; 1 with nothing made when the remote could not be reached (the write is withdrawn
+here, unless another sync of this clone had already taken it there). A claim is made on this clone's
+view first; a refusal, or "nothing to claim", is checked with a sync before it is said. Which task
+`next_task` tries stays the board's choice; the remote only decides whether the claim holds.
 """
 
 from __future__ import annotations
@@ -22,10 +31,10 @@ from rooms_cli.board.errors import (
 )
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
-from rooms_cli.board.replay import replay, seen_at
+from rooms_cli.board.replay import seen_at
 from rooms_cli.board.tasks import claimable_in_lane, require_room
 from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, refuse_if_held
-from rooms_cli.core.errors import InvalidInput
+from rooms_cli.core.errors import InvalidInput, NotFound, RoomsError
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl
 from rooms_cli.store.clock import MAX_LEASE_S, add_seconds, iso, now, parse_duration
@@ -35,9 +44,10 @@ from rooms_cli.store.paths import Project
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
-    from rooms_cli.store.sync.engine import RemoteView, SyncResult
+    from rooms_cli.store.sync.engine import Syncing
 
     # what a lease-holder's command appends, given the task, the lease it holds and the moment
     Write = Callable[[Task, Lease, str], list[dict[str, Any]]]
@@ -50,6 +60,7 @@ class Claim:
     task: Task
     lease: Lease
     already_yours: bool = False  # the caller presented the task's current lease: nothing was written
+    stamp: str = ""  # the `hlc` of the claim event written (what a sync that checks it finds it by)
 
     def to_json(self) -> dict[str, Any]:
         return {"expires_at": self.lease.expires_at, "lease": self.lease.to_json(), "lease_id": self.lease.lease_id,
@@ -85,7 +96,7 @@ def _replay_locked(project: Project, room: str, task_id: str, moment: str | None
 
 
 def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
-                  lease_id: str | None = None) -> Claim:
+                  lease_id: str | None = None, pending_remote: bool = False) -> Claim:
     task, moment = _replay_locked(project, room, task_id)
     if task.archived:
         raise InvalidTransition(f"task {task_id} is archived; it cannot be claimed")
@@ -103,128 +114,162 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
         lease_id=new_id("l"), fence=task.fence + 1, holder=agent, plate=plate,
         claimed_at=moment, expires_at=iso(add_seconds(now(), seconds)),
     )
-    store.append_events(
-        project, room, task_id,
-        [{"ev": "claim", "at": moment, "by": agent, "lease_id": lease.lease_id, "fence": lease.fence,
-          "holder": agent, "plate": plate, "expires_at": lease.expires_at}],
-        held=True,
-    )
+    event = {"ev": "claim", "at": moment, "by": agent, "lease_id": lease.lease_id, "fence": lease.fence,
+             "holder": agent, "plate": plate, "expires_at": lease.expires_at}
+    [written] = store.append_events(project, room, task_id, [_marked(event, pending_remote)], held=True)
     task.status, task.lease, task.fence, task.lapsed_lease = "doing", lease, lease.fence, None
     task.updated_at = moment
-    return Claim(task=task, lease=lease)
+    return Claim(task=task, lease=lease, stamp=str(written.get("hlc", "")))
+
+
+def _marked(event: dict[str, Any], pending_remote: bool) -> dict[str, Any]:
+    """`event`, marked `"sync": true` when it counts only once the git remote holds it (the arbiter of
+    every sync checks it before pushing it)."""
+    return {**event, "sync": True} if pending_remote else event
 
 
 def claim_task(project: Project, room: str, task_id: str, *, agent: str, lease: str | float | None = None,
-               plate: str | None = None, lease_id: str | None = None, sync: bool = False,
-               remote: str | None = None) -> Claim:
+               plate: str | None = None, lease_id: str | None = None, syncing: Syncing | None = None) -> Claim:
     """Atomically move todo → doing under a new lease; the loser of a race gets AlreadyClaimed.
 
     A claim belongs to the lease it returned, not to a name or a process: a held task is refused
     (AlreadyClaimed, naming holder, lease id and expiry) to everyone, the same agent included, except
     a caller presenting the current lease (`lease_id`), who gets it back unchanged, marked
-    `already_yours` (so retrying a claim is idempotent)."""
+    `already_yours` (so retrying a claim is idempotent). `syncing`: the claim holds across clones
+    (the module docstring); AlreadyClaimed when another clone's claim reached the remote first."""
     validate_name(agent, "agent")
     seconds = lease_seconds(lease)
-    if sync:
-        _sync(project, remote)  # see the other clones' claims first; an unreachable remote: nothing claimed
-    full = store.resolve_task_id(project, room, task_id)
-    with store.task_lock(project, room, full):
-        claim = _claim_locked(project, room, full, agent, seconds, plate or plate_for(agent), lease_id)
-    if sync and not claim.already_yours:
-        lost = confirm_on_remote(project, room, claim, remote)
-        if lost is not None:
-            raise AlreadyClaimed(
-                f"cannot claim task {full}: {lost} on {remote or 'origin'} before this clone's claim got there "
-                f"(withdrawn: lease {claim.lease.lease_id})",
-                data={"task_id": full, "withdrawn": claim.lease.lease_id, "remote": remote or "origin"},
-            )
+    plate = plate or plate_for(agent)
+    if syncing is None:
+        return _claim_here(project, room, task_id, agent, seconds, plate, lease_id, False)
+    try:
+        claim = _claim_here(project, room, task_id, agent, seconds, plate, lease_id, True)
+    except (AlreadyClaimed, InvalidTransition, Blocked, NotFound):
+        syncing.sync(project)  # this clone's view may be old; an unreachable remote: nothing claimed
+        claim = _claim_here(project, room, task_id, agent, seconds, plate, lease_id, True)
+    if claim.already_yours:
+        return claim
+    lost = confirm_claim(project, room, claim, syncing)
+    if lost is not None:
+        raise AlreadyClaimed(
+            f"cannot claim task {claim.task.id}: another clone's claim reached {syncing.remote} first ({lost}); "
+            f"this one is withdrawn (lease {claim.lease.lease_id})",
+            data={"task_id": claim.task.id, "withdrawn": claim.lease.lease_id, "remote": syncing.remote},
+        )
     return claim
 
 
-def _sync(project: Project, remote: str | None, before_push: Callable[[RemoteView], None] | None = None) -> SyncResult:
-    from rooms_cli.store.sync.engine import sync
-
-    return sync(project, remote, before_push=before_push)
-
-
-def confirm_on_remote(project: Project, room: str, claim: Claim, remote: str | None) -> str | None:
-    """Push `claim` to the remote; the remote ref's update decides who holds the task.
-
-    None when the claim is on the remote and holds. Otherwise the claim is withdrawn (a `withdraw`
-    event, pushed too, that replay honours in every clone) and the return says who won; an
-    unreachable remote withdraws it as well and raises (nothing claimed)."""
-    from rooms_cli.core.errors import RoomsError
-    from rooms_cli.store import order
-
-    task_id, lease = claim.task.id, claim.lease
-    rel = store.task_path(project, room, task_id).relative_to(project.dir).as_posix()
-    lost: list[str] = []
-
-    def arbitrate(view: RemoteView) -> None:
-        if lost:
-            return
-        events = view.records(rel)
-        if not events or any(e.get("ev") == "claim" and e.get("lease_id") == lease.lease_id for e in events):
-            return  # the task is new to the remote, or our claim is there already: ours
-        theirs = replay(task_id, room, order.ordered(events), iso(now()))
-        if theirs.claimable and theirs.fence < lease.fence:
-            return  # nobody else claimed it there: the push decides (a rival pushing first means a retry)
-        who = f"{held_by(theirs.lease)} claimed it" if theirs.lease else f"it became {theirs.status} (fence {theirs.fence})"
-        lost.append(who)
-        _withdraw(project, room, task_id, lease, f"lost to the remote: {who}")
-
-    try:
-        _sync(project, remote, before_push=arbitrate)
-    except RoomsError:
-        if not lost:
-            _withdraw(project, room, task_id, lease, "the remote could not confirm the claim")
-        raise
-    return lost[0] if lost else None
-
-
-def _withdraw(project: Project, room: str, task_id: str, lease: Lease, reason: str) -> None:
-    with store.task_lock(project, room, task_id):
-        store.append_events(project, room, task_id, [
-            {"ev": "withdraw", "at": iso(now()), "by": lease.holder, "lease_id": lease.lease_id, "fence": lease.fence,
-             "reason": reason}], held=True)
+def _claim_here(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
+                lease_id: str | None, pending_remote: bool) -> Claim:
+    full = store.resolve_task_id(project, room, task_id)
+    with store.task_lock(project, room, full):
+        return _claim_locked(project, room, full, agent, seconds, plate, lease_id, pending_remote)
 
 
 def next_task(project: Project, room: str, *, agent: str, lease: str | float | None = None,
-              plate: str | None = None, sync: bool = False, remote: str | None = None) -> Claim | None:
+              plate: str | None = None, syncing: Syncing | None = None) -> Claim | None:
     """Claim the first claimable task (by order) in `agent`'s lane, moving on past lost races; None if none.
 
-    `sync`: sync first, then each claim counts only once it is on the remote (confirm_on_remote); a
-    claim another clone beat there is withdrawn and the next task is tried."""
+    `syncing`: each claim holds across clones (the module docstring); one another clone beat to the
+    remote is withdrawn and the next task is tried (that sync brought the remote's claims). None is
+    said with the remote's view: after a sync."""
     validate_name(agent, "agent")
     require_room(project, room)
     seconds = lease_seconds(lease)
     plate = plate or plate_for(agent)
-    if sync:
-        _sync(project, remote)
-        while True:
-            claim = next_task(project, room, agent=agent, lease=seconds, plate=plate)
-            if claim is None or confirm_on_remote(project, room, claim, remote) is None:
-                return claim
+    if syncing is None:
+        return _next_here(project, room, agent, seconds, plate, False)
+    fresh = False  # whether this clone's view comes from a sync made in this call
+    lost_before: set[str] = set()
+    while True:
+        claim = _next_here(project, room, agent, seconds, plate, True)
+        if claim is None:
+            if fresh:
+                return None
+            syncing.sync(project)
+            fresh = True
+            continue
+        fresh = True
+        if confirm_claim(project, room, claim, syncing) is None:
+            return claim
+        if claim.task.id in lost_before:  # offered again after losing it: look at the remote once more first
+            syncing.sync(project)
+        lost_before.add(claim.task.id)
+
+
+def _next_here(project: Project, room: str, agent: str, seconds: float, plate: str, pending_remote: bool) -> Claim | None:
     busy = []
     for task_id in (t.id for t in claimable_in_lane(project, room, agent)):  # first pass: skip tasks being locked now
         with store.task_lock_nowait(project, room, task_id) as held:
             if not held:
                 busy.append(task_id)
                 continue
-            claim = _try_claim(project, room, task_id, agent, seconds, plate)
+            claim = _try_claim(project, room, task_id, agent, seconds, plate, pending_remote)
         if claim:
             return claim
     for task_id in busy:  # then wait for those: their claim may have failed or been a renew
         with store.task_lock(project, room, task_id):
-            claim = _try_claim(project, room, task_id, agent, seconds, plate)
+            claim = _try_claim(project, room, task_id, agent, seconds, plate, pending_remote)
         if claim:
             return claim
     return None
 
 
-def _try_claim(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str) -> Claim | None:
+def confirm_claim(project: Project, room: str, claim: Claim, syncing: Syncing) -> str | None:
+    """Wait for a sync that includes `claim` (made with `pending_remote`): None when the remote holds it,
+    else who got there first (the claim is withdrawn). An unreachable remote withdraws it too and
+    raises: nothing claimed."""
+    from rooms_cli.board.arbiter import answer
+
+    path = store.task_path(project, room, claim.task.id)
+    event = {"ev": "claim", "by": claim.lease.holder, "lease_id": claim.lease.lease_id, "fence": claim.lease.fence,
+             "hlc": claim.stamp}
     try:
-        return _claim_locked(project, room, task_id, agent, seconds, plate)
+        syncing.sync(project)
+    except RoomsError:
+        _undo_unless_there(project, syncing, path, [claim.stamp],
+                           lambda: _append(project, room, claim.task.id, [answer(event, _UNREACHABLE)]))
+    return _answered(project, room, claim.task.id, "withdraw", "lease_id", {claim.lease.lease_id})
+
+
+_UNREACHABLE = "the remote could not be reached: not made"
+
+
+def _undo_unless_there(project: Project, syncing: Syncing, path: Path, stamps: list[str],
+                       undo: Callable[[], None]) -> None:
+    """After a sync that failed: unless another sync of this clone already took the writes (`stamps`)
+    to the remote (then they stand, or were answered there), answer them here (nothing made) and raise
+    the failure again; holding the sync lock, so that no sync takes them there meanwhile."""
+    import sys
+
+    from rooms_cli.store.sync import engine
+
+    failure = sys.exc_info()[1]
+    with engine.sync_lock(project, syncing.remote):
+        if all(engine.synced_through(project, syncing.remote, path, f'"hlc": "{stamp}"'.encode()) for stamp in stamps):
+            return
+        undo()
+    assert failure is not None
+    raise failure
+
+
+def _append(project: Project, room: str, task_id: str, events: list[dict[str, Any]]) -> None:
+    with store.task_lock(project, room, task_id):
+        store.append_events(project, room, task_id, events, held=True)
+
+
+def _answered(project: Project, room: str, task_id: str, kind: str, field: str, values: set[Any]) -> str | None:
+    """Why an event of `kind` (withdraw, void) whose `field` is one of `values` answered a write, or None."""
+    for event in store.read_events(project, room, task_id):
+        if event.get("ev") == kind and event.get(field) in values:
+            return str(event.get("reason") or kind)
+    return None
+
+
+def _try_claim(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str,
+               pending_remote: bool) -> Claim | None:
+    try:
+        return _claim_locked(project, room, task_id, agent, seconds, plate, pending_remote=pending_remote)
     except (AlreadyClaimed, InvalidTransition, Blocked):
         return None
 
@@ -283,48 +328,67 @@ def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> 
     raise LeaseMismatch(f"lease {lease_id} no longer holds task {task.id}; {now_held}", data=data)
 
 
-def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None, write: Write,
-                holder: str | None = None) -> Task:
+def write_under_lease(project: Project, room: str, task_id: str, lease_id: str | None, write: Write,
+                      holder: str | None = None, syncing: Syncing | None = None) -> Task:
+    """Check the lease and append what `write` makes of it (a renew, release, done), under the task's
+    lock; the task after it. `syncing`: answered once the remote took it (the module docstring) —
+    LeaseMismatch when the remote's copy shows another lease (the write is voided); an unreachable
+    remote voids it and raises (nothing made)."""
+    task, written = _write_here(project, room, task_id, lease_id, write, holder, syncing is not None)
+    if syncing is None:
+        return task
+    from rooms_cli.board.arbiter import answer
+
+    try:
+        syncing.sync(project)
+    except RoomsError:
+        _undo_unless_there(project, syncing, store.task_path(project, room, task.id), [str(e["hlc"]) for e in written],
+                           lambda: _append(project, room, task.id, [answer(e, _UNREACHABLE) for e in written]))
+    refused = _answered(project, room, task.id, "void", "of", {e.get("hlc") for e in written})
+    if refused is not None:
+        kinds = ", ".join(str(e.get("ev")) for e in written)
+        raise LeaseMismatch(
+            f"lease {written[0].get('lease_id')} no longer holds task {task.id} on {syncing.remote} ({refused}); the "
+            f"{kinds} was not made. Stop working on it",
+            data={"task_id": task.id, "lease_id": written[0].get("lease_id"), "remote": syncing.remote},
+        )
+    return with_blockers(project, room, _replay_locked(project, room, task.id)[0])
+
+
+def _write_here(project: Project, room: str, task_id: str, lease_id: str | None, write: Write, holder: str | None,
+                pending_remote: bool) -> tuple[Task, list[dict[str, Any]]]:
     full = store.resolve_task_id(project, room, task_id)
     with store.task_lock(project, room, full):
         task, moment = _replay_locked(project, room, full)
         lease = check_lease(task, lease_id, holder)
-        events = write(task, lease, moment)
-        store.append_events(project, room, full, events, held=True)
-        return with_blockers(project, room, _replay_locked(project, room, full, moment)[0])
+        events = [_marked(event, pending_remote) for event in write(task, lease, moment)]
+        written = store.append_events(project, room, full, events, held=True)
+        return with_blockers(project, room, _replay_locked(project, room, full, moment)[0]), written
 
 
-def synced(project: Project, task: Task, remote: str | None) -> Task:
-    """`task` after pushing what was just written to the remote (renew, release, done with --sync)."""
-    _sync(project, remote)
-    return task
-
-
-def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,
-                lease: str | float | None = None, holder: str | None = None) -> Task:
-    """Extend the current lease to now + `lease` (default 10m)."""
+def renewing(lease: str | float | None) -> Write:
+    """What a renew appends: the lease, extended to now + `lease` (default 10m)."""
     seconds = lease_seconds(lease)
 
     def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         return [{"ev": "renew", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
                  "expires_at": iso(add_seconds(now(), seconds))}]
 
-    return _with_lease(project, room, task_id, lease_id, write, holder)
+    return write
 
 
-def release_task(project: Project, room: str, task_id: str, lease_id: str | None, *, holder: str | None = None) -> Task:
-    """Give the task back to its lane (todo); the lease ends."""
+def releasing() -> Write:
+    """What a release appends: the lease ends, the task goes back to its lane."""
 
     def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         return [{"ev": "release", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence}]
 
-    return _with_lease(project, room, task_id, lease_id, write, holder)
+    return write
 
 
-def finish_task(project: Project, room: str, task_id: str, lease_id: str | None, *, summary: str,
-                artifacts: list[str] | tuple[str, ...] = (), next_step: str | None = None,
-                result_ref: str | None = None, holder: str | None = None) -> Task:
-    """doing → done with the compact record; artifacts and result_ref must point at what exists."""
+def finishing(project: Project, room: str, *, summary: str, artifacts: list[str] | tuple[str, ...] = (),
+              next_step: str | None = None, result_ref: str | None = None) -> Write:
+    """What a done appends: doing → done with the compact record (artifacts and result_ref must exist)."""
 
     def write(task: Task, held: Lease, moment: str) -> list[dict[str, Any]]:
         record = make_record(project, room, task_id=task.id, plate=held.plate, status="done", summary=summary,
@@ -332,7 +396,26 @@ def finish_task(project: Project, room: str, task_id: str, lease_id: str | None,
         return [{"ev": "done", "at": moment, "by": held.holder, "lease_id": held.lease_id, "fence": held.fence,
                  "record": record}]
 
-    return _with_lease(project, room, task_id, lease_id, write, holder)
+    return write
+
+
+def renew_lease(project: Project, room: str, task_id: str, lease_id: str | None, *,
+                lease: str | float | None = None, holder: str | None = None) -> Task:
+    """Extend the current lease to now + `lease` (default 10m)."""
+    return write_under_lease(project, room, task_id, lease_id, renewing(lease), holder)
+
+
+def release_task(project: Project, room: str, task_id: str, lease_id: str | None, *, holder: str | None = None) -> Task:
+    """Give the task back to its lane (todo); the lease ends."""
+    return write_under_lease(project, room, task_id, lease_id, releasing(), holder)
+
+
+def finish_task(project: Project, room: str, task_id: str, lease_id: str | None, *, summary: str,
+                artifacts: list[str] | tuple[str, ...] = (), next_step: str | None = None,
+                result_ref: str | None = None, holder: str | None = None) -> Task:
+    """doing → done with the compact record; artifacts and result_ref must point at what exists."""
+    write = finishing(project, room, summary=summary, artifacts=artifacts, next_step=next_step, result_ref=result_ref)
+    return write_under_lease(project, room, task_id, lease_id, write, holder)
 
 
 def set_status(project: Project, room: str, task_id: str, status: str, *, by: str, lease_id: str | None = None,

@@ -98,7 +98,7 @@ def _after(events: list[dict[str, Any]], kept: Folded) -> bool:
         return False
     for event in events:
         stamp = event.get("hlc")
-        if not isinstance(stamp, str) or not stamp or event.get("ev") == "withdraw":
+        if not isinstance(stamp, str) or not stamp or event.get("ev") in ("withdraw", "void"):
             return False
         if event.get("ev") == "claim" and event.get("lease_id") in kept.withdrawn:
             return False

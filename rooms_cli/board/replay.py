@@ -51,8 +51,11 @@ def replay_log(task_id: str, room: str, events: list[dict[str, Any]]) -> Task:
 
 def withdrawn_ids(events: list[dict[str, Any]]) -> set[str]:
     """The lease ids of the claims that lost the race for the remote (`task claim --sync`) and withdrew
-    themselves: those claims never held the task."""
-    return {e["lease_id"] for e in events if e.get("ev") == "withdraw" and isinstance(e.get("lease_id"), str)}
+    themselves — those claims never held the task — and the stamps (`hlc`) of the events a `void` names:
+    writes under a lease that the remote did not take (`task done|renew|release --sync`)."""
+    return {e["lease_id"] if e.get("ev") == "withdraw" else e["of"] for e in events
+            if (e.get("ev") == "withdraw" and isinstance(e.get("lease_id"), str))
+            or (e.get("ev") == "void" and isinstance(e.get("of"), str))}
 
 
 def fold(task: Task, events: list[dict[str, Any]], withdrawn: set[str]) -> Task:
@@ -62,6 +65,9 @@ def fold(task: Task, events: list[dict[str, Any]], withdrawn: set[str]) -> Task:
     the events it adds hold one; board/fold.py)."""
     leases = task.leases
     for event in events:
+        if withdrawn and event.get("ev") != "claim" and event.get("hlc") in withdrawn:
+            task.events += 1  # voided: a write the remote did not take never happened
+            continue
         if event.get("ev") == "claim" and isinstance(event.get("lease_id"), str) and event["lease_id"] in withdrawn:
             task.withdrawn.append(event)
             leases.setdefault(str(event["lease_id"]), Lease(
@@ -170,7 +176,7 @@ def _apply_resolve(task: Task, event: dict[str, Any], leases: dict[str, Lease]) 
 
 
 def _apply_withdraw(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
-    """Nothing: its claim was left out before the fold (`replay_log`)."""
+    """Nothing: its claim (or, for a `void`, the write it names) was left out of the fold (`fold`)."""
 
 
 def _holder(lease: Lease | None) -> str:
@@ -258,6 +264,6 @@ def _apply_lease_event(task: Task, event: dict[str, Any], leases: dict[str, Leas
 _HANDLERS: dict[str, Callable[[Task, dict[str, Any], dict[str, Lease]], None]] = {
     "create": _apply_create, "claim": _apply_claim, "status": _apply_status, "update": _apply_update,
     "assign": _apply_assign, "accept": _apply_answer, "reject": _apply_answer, "archive": _apply_archive,
-    "resolve": _apply_resolve, "withdraw": _apply_withdraw,
+    "resolve": _apply_resolve, "withdraw": _apply_withdraw, "void": _apply_withdraw,
     **{kind: _apply_lease_event for kind in LEASE_EVENTS},
 }

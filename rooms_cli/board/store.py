@@ -54,14 +54,16 @@ def read_events(project: Project, room: str, task_id: str) -> list[dict[str, Any
     return order.ordered(jsonl.read(task_path(project, room, task_id)))
 
 
-def append_events(project: Project, room: str, task_id: str, events: list[dict[str, Any]], *, held: bool) -> None:
+def append_events(project: Project, room: str, task_id: str, events: list[dict[str, Any]], *,
+                  held: bool) -> list[dict[str, Any]]:
     """Append events as whole lines; `held=True` when the caller holds the task's lock. Each is checked
-    first against the schema its replay reads with (store/schema.py): nothing written is refused."""
+    first against the schema its replay reads with (store/schema.py): nothing written is refused.
+    Returns them as written (with their `hlc` stamps)."""
     from rooms_cli.store import schema
 
     path = task_path(project, room, task_id)
     checked = schema.checked("task-event", events, project.relative(path))
-    jsonl.append_many(path, [_sorted(e) for e in checked], lock=not held)
+    return jsonl.append_many(path, [_sorted(e) for e in checked], lock=not held)
 
 
 def _sorted(event: dict[str, Any]) -> dict[str, Any]:

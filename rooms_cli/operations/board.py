@@ -16,7 +16,6 @@ from rooms_cli.operations.common import (
     LEASE,
     LEASE_ID,
     LIMIT,
-    LOCAL_SYNC,
     RESULT_REF,
     SINCE,
     STATUS,
@@ -31,9 +30,10 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); 
 if TYPE_CHECKING:
     from typing import Any
 
-    from rooms_cli.board.claims import Claim
+    from rooms_cli.board.claims import Claim, Write
     from rooms_cli.board.model import Task
     from rooms_cli.project.context import Context
+    from rooms_cli.store.sync.engine import Syncing
 
 BOARD = record({"room": STR, "counts": {"type": "object"}, "lanes": {"type": "array"}, "done": {"type": "array"}})
 NOTHING_CLAIMED = {"task": None, "lease": None, "lease_id": None}  # task_next's result when there is nothing to claim
@@ -52,6 +52,23 @@ def sync_of(ctx: Context, sync: bool | None) -> tuple[bool, str | None]:
     if sync is False:
         return False, None
     return for_task_commands(lambda: ctx.config, ctx.project.root, bool(sync), None)
+
+
+def syncing_of(ctx: Context, sync: bool | None) -> Syncing | None:
+    """How a task operation syncs (sync_of), with every part's hooks (rooms_cli/across/sync.py); None: it does not."""
+    push, remote = sync_of(ctx, sync)
+    if not push:
+        return None
+    from rooms_cli.across.sync import syncing
+
+    return syncing(remote)
+
+
+def _under_lease(ctx: Context, task_id: str, lease_id: str | None, write: Write, sync: bool | None) -> Task:
+    """A renew, release or done: here, or (sync) answered once the git remote took it (board/claims.py)."""
+    from rooms_cli.board.claims import write_under_lease
+
+    return write_under_lease(ctx.project, ctx.room, task_id, lease_id, write, ctx.me, syncing=syncing_of(ctx, sync))
 
 
 def _unsynced(ctx: Context, values: dict[str, Any]) -> bool:
@@ -208,8 +225,8 @@ def task_claim(ctx: Context, task_id: str, lease: float | None, lease_id: str | 
     """
     from rooms_cli.board.claims import claim_task
 
-    synced, remote = sync_of(ctx, sync)
-    return claim_task(ctx.project, ctx.room, task_id, agent=ctx.me, lease=lease, lease_id=lease_id, sync=synced, remote=remote)
+    return claim_task(ctx.project, ctx.room, task_id, agent=ctx.me, lease=lease, lease_id=lease_id,
+                      syncing=syncing_of(ctx, sync))
 
 
 @operation("task", "next", shared=AS_ROOM, params=(LEASE, SYNC), mcp=Mcp(
@@ -223,11 +240,10 @@ def task_next(ctx: Context, lease: float | None, sync: bool | None) -> Claim | N
     """
     from rooms_cli.board.claims import next_task
 
-    synced, remote = sync_of(ctx, sync)
-    return next_task(ctx.project, ctx.room, agent=ctx.me, lease=lease, sync=synced, remote=remote)
+    return next_task(ctx.project, ctx.room, agent=ctx.me, lease=lease, syncing=syncing_of(ctx, sync))
 
 
-@operation("task", "renew", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LEASE, LOCAL_SYNC), mcp=Mcp(
+@operation("task", "renew", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LEASE, SYNC), mcp=Mcp(
     "task_renew", "Renew a task lease", TASK, quick=_unsynced,
     description="Extend your lease on a task, from now, by `lease` (default 10m)."))
 def task_renew(ctx: Context, task_id: str, lease_id: str | None, lease: float | None, sync: bool | None) -> Task:
@@ -235,15 +251,14 @@ def task_renew(ctx: Context, task_id: str, lease_id: str | None, lease: float | 
 
     Example: rooms task renew t-01JD3Z --lease-id l-01JD40… --lease 15m
     """
-    from rooms_cli.board.claims import renew_lease, synced
+    from rooms_cli.board.claims import renewing
 
-    push, remote = sync_of(ctx, sync)
-    task = renew_lease(ctx.project, ctx.room, task_id, lease_id, lease=lease, holder=ctx.me)
+    task = _under_lease(ctx, task_id, lease_id, renewing(lease), sync)
     ctx.done(f"renewed the lease of {task.id}")
-    return synced(ctx.project, task, remote) if push else task
+    return task
 
 
-@operation("task", "release", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LOCAL_SYNC), mcp=Mcp(
+@operation("task", "release", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, SYNC), mcp=Mcp(
     "task_release", "Release a task", TASK, quick=_unsynced,
     description="Give a task you hold back to its lane (doing → todo); your lease ends."))
 def task_release(ctx: Context, task_id: str, lease_id: str | None, sync: bool | None) -> Task:
@@ -251,12 +266,11 @@ def task_release(ctx: Context, task_id: str, lease_id: str | None, sync: bool | 
 
     Example: rooms task release t-01JD3Z --lease-id l-01JD40…
     """
-    from rooms_cli.board.claims import release_task, synced
+    from rooms_cli.board.claims import releasing
 
-    push, remote = sync_of(ctx, sync)
-    task = release_task(ctx.project, ctx.room, task_id, lease_id, holder=ctx.me)
+    task = _under_lease(ctx, task_id, lease_id, releasing(), sync)
     ctx.done(f"released {task.id}")
-    return synced(ctx.project, task, remote) if push else task
+    return task
 
 
 @operation("task", "done", shared=AS_ROOM, params=(
@@ -266,7 +280,7 @@ def task_release(ctx: Context, task_id: str, lease_id: str | None, sync: bool | 
           mcp=McpArg(name="artifacts", help="References: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     Param("next_", default=None, help="Optional one line: what should happen next.", flags=("--next",), show_default=False,
           mcp=McpArg(name="next_step")),
-    RESULT_REF, LEASE_ID, LOCAL_SYNC,
+    RESULT_REF, LEASE_ID, SYNC,
 ), mcp=Mcp("task_done", "Finish a task", RESULT, quick=_unsynced,
            description="Finish a task you hold (doing → done) with a compact result record; returns the record."))
 def task_done(ctx: Context, task_id: str, summary: str, artifact: list[str] | None, next_: str | None, result_ref: str | None,
@@ -275,13 +289,12 @@ def task_done(ctx: Context, task_id: str, summary: str, artifact: list[str] | No
 
     Example: rooms task done t-01JD3Z --summary 'spec written' --artifact file:specs/auth.md --result-ref file:specs/auth.md
     """
-    from rooms_cli.board.claims import finish_task, synced
+    from rooms_cli.board.claims import finishing
 
-    push, remote = sync_of(ctx, sync)
-    task = finish_task(ctx.project, ctx.room, task_id, lease_id, summary=summary, artifacts=artifact or [],
-                       next_step=next_, result_ref=result_ref, holder=ctx.me)
+    write = finishing(ctx.project, ctx.room, summary=summary, artifacts=artifact or [], next_step=next_, result_ref=result_ref)
+    task = _under_lease(ctx, task_id, lease_id, write, sync)
     ctx.done(f"finished {task.id}")
-    return Finished(synced(ctx.project, task, remote) if push else task)
+    return Finished(task)
 
 
 @operation("task", "set-status", shared=AS_ROOM, params=(

@@ -50,9 +50,8 @@ LEASE_ID = Param("lease_id", default=None, flags=("--lease-id",), envvar="ROOMS_
                  help="The lease id printed by claim (default: ROOMS_LEASE, else the lease you — ROOMS_AGENT or --as — hold on the task).",
                  mcp=McpArg(default=REQUIRED, help="The lease id that task_claim or task_next returned."))
 SYNC = Param("sync", "bool", None, "Count it only once it is on the git remote (rooms sync; default: sync.claims in .rooms.yaml).",
-             ("--sync",), mcp=McpArg(default=None, help="Count the claim only once it is on the git remote (rooms sync); "
-                                                         "default: sync.claims in .rooms.yaml."))
-LOCAL_SYNC = SYNC.replace(mcp=False)  # renew, release and done: the MCP tools do not sync
+             ("--sync",), mcp=McpArg(default=None, help="Count it only once it is on the git remote (rooms sync): the "
+                                                         "answer waits for the remote; default: sync.claims in .rooms.yaml."))
 RESULT_REF = Param("result_ref", default=None, flags=("--result-ref",), show_default=False,
                    help="What the result is: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it).")
 # a list tool's page: the command line prints the whole list (limit None), a tool at most `limit` records

@@ -11,7 +11,8 @@ if TYPE_CHECKING:
     from rooms_cli.project.context import Context
     from rooms_cli.store.sync.engine import SyncResult
 
-SYNCED = record({"remote": STR, "received": INT, "sent": INT, "pushed": BOOL, "conflicts": {"type": "array"}})
+SYNCED = record({"remote": STR, "received": INT, "sent": INT, "pushed": BOOL, "conflicts": {"type": "array"},
+                 "quarantined": {"type": "array"}})
 
 
 @operation("sync", shared=DIR_JSON, params=(
@@ -28,7 +29,8 @@ def sync(ctx: Context, remote: str | None) -> SyncResult:
 
     Example: rooms sync --remote origin
     """
-    from rooms_cli.store.sync.engine import sync as sync_with
+    # with every part's hooks: the board's arbiter of --sync writes, the readers' checks
+    from rooms_cli.across.sync import sync as sync_with
     from rooms_cli.store.sync.settings import for_task_commands
 
     if remote is None:

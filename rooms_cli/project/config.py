@@ -42,6 +42,7 @@ TOP_LEVEL: dict[str, tuple[tuple[type, ...], str]] = {
     "context_messages": ((int,), "a whole number of messages"),
     "lock_timeout": ((int, float), "a number of seconds"),
     "memory": ((dict,), "a mapping such as {max_per_prompt: 5}"),
+    "sync": ((dict,), "a mapping such as {remote: origin, claims: true} (docs/git.md)"),
 }
 
 # Providers usable with no configuration at all.

@@ -143,7 +143,9 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     # each event of a task log rooms/<room>/board/tasks/<task>.jsonl (board/replay.py; its kinds are the
     # replay's, and an unknown one is a conflict there)
     "task-event": {"ev": TEXT, **{key: TEXT for key in ("at", "by", "lease_id", "expires_at", "holder", "plate", "status", "to",
-                                                         "from", "lane", "title", "detail", "definition_of_done")},
+                                                         "from", "lane", "title", "detail", "definition_of_done", "of",
+                                                         "reason")},
+                   "sync": (lambda value: value is True, "true (a write that counts once the git remote holds it)"),
                    "changes": OPTIONAL_MAPPING, "pending": OPTIONAL_MAPPING, "record": OPTIONAL_MAPPING,
                    "fence": (is_int, "a whole number"), "order": (is_number, "a number"), "depends_on": TASK_IDS},
     # the create event of a task log, on top of "task-event"
@@ -220,6 +222,7 @@ _KIND_FIELDS = ("op", "ev")
 _GROUP_NEEDS = {"member_added": ("handle", "profile"), "member_removed": ("handle",), "broadcast": ("id",),
                 "reply": ("id", "handle"), "dropped": ("id", "handle"), "gathered": ("id",), "cancelled": ("id",)}
 _TASK_NEEDS = {"claim": ("lease_id", "fence", "expires_at"), "status": ("status",), "assign": ("to",), "withdraw": ("lease_id",),
+               "void": ("lease_id", "of"),
                **{kind: ("lease_id",) for kind in ("renew", "release", "done", "expire")}}
 
 

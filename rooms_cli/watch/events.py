@@ -104,6 +104,7 @@ TASK_EVENTS = {
     "create": "created", "claim": "claimed", "renew": "renewed", "release": "released", "expire": "lease_expired",
     "done": "done", "status": "status", "update": "updated", "assign": "assigned", "accept": "accepted",
     "reject": "rejected", "archive": "archived", "resolve": "resolved", "withdraw": "claim_withdrawn",
+    "void": "write_voided",
 }
 # group log `ev` -> event type
 GROUP_EVENTS = {

@@ -1,5 +1,8 @@
-"""Sync's checks for `rooms doctor`: local changes never synced for too long, a remote out of reach, and
-`refs/rooms/state` naming something that is not a commit (a hand `git update-ref`, a hostile push)."""
+"""Sync's checks for `rooms doctor`: a remote out of reach, local changes never synced for too long, and
+`refs/rooms/state` naming something that is not a commit (a hand `git update-ref`, a hostile push).
+
+A remote is checked when `.rooms.yaml` has a `sync:` section (its remote) and whenever this clone has
+synced with it before (`.rooms/run/sync/<remote>.json`): a clone that syncs by hand is told too."""
 
 from __future__ import annotations
 
@@ -13,26 +16,38 @@ if TYPE_CHECKING:
 
 
 def check(project: Project, config: Config) -> list[Finding]:
+    from rooms_cli.store.sync import engine
+
     findings = _state_ref(project)
     settings = sync_settings(config)
-    if not settings.configured:
-        return findings
-    from rooms_cli.store.sync import engine as gitsync
+    synced = engine.synced_remotes(project)
+    remotes = sorted(({settings.remote} if settings.configured else set()) | {r for r in synced if _is_remote(project, r)})
+    for remote in remotes:
+        reach = engine.reachable(project, remote)
+        if reach is not None:
+            findings.append(Finding("warning", "sync", reach, f"check the remote (git remote -v), then rooms sync --remote {remote}"))
+        waiting = engine.unsynced_age(project, remote)
+        if waiting is not None and waiting > settings.warn_after:
+            from rooms_cli.store.clock import describe_duration
 
-    reach = gitsync.reachable(project, settings.remote)
-    if reach is not None:
-        findings.append(Finding("warning", "sync", reach, f"check the remote (git remote -v), then rooms sync --remote {settings.remote}"))
-    waiting = gitsync.unsynced_age(project, settings.remote)
-    if waiting is not None and waiting > settings.warn_after:
-        from rooms_cli.store.clock import describe_duration
-
-        last = gitsync.last_synced(project, settings.remote)
-        since = f"last synced at {last['at']}" if last else "never synced"
-        findings.append(Finding("warning", "sync",
-                                f"local changes under .rooms/ have waited {describe_duration(waiting)} for a sync with "
-                                f"{settings.remote} ({since}; sync.warn_after is {describe_duration(settings.warn_after)})",
-                                f"rooms sync --remote {settings.remote}   (or add sync to cron: rooms tick)"))
+            last = engine.last_synced(project, remote)
+            since = f"last synced at {last['at']}" if last else "never synced"
+            findings.append(Finding("warning", "sync",
+                                    f"local changes under .rooms/ have waited {describe_duration(waiting)} for a sync with "
+                                    f"{remote} ({since}; sync.warn_after is {describe_duration(settings.warn_after)})",
+                                    f"rooms sync --remote {remote}   (or add sync to cron: rooms tick)"))
     return findings
+
+
+def _is_remote(project: Project, name: str) -> bool:
+    """Whether the state file's name is still a remote of this repository (one removed since is not checked)."""
+    from rooms_cli.store.sync import engine
+
+    try:
+        engine.Git(project.root).run("remote", "get-url", name)
+    except engine.SyncError:
+        return False
+    return True
 
 
 def _state_ref(project: Project) -> list[Finding]:

@@ -1,7 +1,7 @@
 """What `.rooms.yaml` says about sync: `sync: {remote: origin, claims: false, warn_after: 1d}`.
 
 - `remote`: the git remote `rooms sync` (and `--sync` on task commands) uses; default `origin`.
-- `claims`: when true, `task next|claim|renew|release|done` act as if given `--sync`.
+- `claims`: when true, `task next|claim|renew|release|done` (and the MCP tools) act as if given `--sync`.
 - `warn_after`: `rooms doctor` warns when local changes have waited longer than this for a sync.
 - `tick`: when true (the default once a `sync:` section exists), `rooms tick` syncs.
 """
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rooms_cli.project.config import Config
 
 DEFAULT_REMOTE = "origin"
+KEYS = ("remote", "claims", "tick", "warn_after")
 _SECTION = re.compile(rb"(?m)^sync\s*:")
 
 
@@ -44,6 +45,11 @@ def sync_settings(config: Config | None) -> SyncSettings:
         return SyncSettings()
     if not isinstance(section, dict):
         raise InvalidData(".rooms.yaml: sync must be a mapping such as {remote: origin, claims: true}")
+    unknown = sorted(str(key) for key in section if key not in KEYS)
+    if unknown:
+        from rooms_cli.core import terminal
+
+        terminal.warn(f".rooms.yaml: unknown key {'sync.' + unknown[0]!r} ignored (sync takes {', '.join(KEYS)})")
     remote = section.get("remote", DEFAULT_REMOTE)
     if not isinstance(remote, str) or not remote.strip():
         raise InvalidData(".rooms.yaml: sync.remote must be the name of a git remote, such as origin")

@@ -10,10 +10,12 @@ if TYPE_CHECKING:
 
     from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
+    from rooms_cli.store.sync.engine import Hooks
 
 
-def sync_step(project: Project, config: Config, dry_run: bool) -> list[dict[str, Any]]:
-    """Sync with the configured remote (nothing when sync is not configured, or `sync: {tick: false}`)."""
+def sync_step(project: Project, config: Config, dry_run: bool, *, hooks: Hooks) -> list[dict[str, Any]]:
+    """Sync with the configured remote (nothing when sync is not configured, or `sync: {tick: false}`),
+    with every part's `hooks` (the registry passes them: rooms_cli/across/sync.py)."""
     settings = sync_settings(config)
     if not settings.configured or not settings.tick:
         return []
@@ -21,7 +23,7 @@ def sync_step(project: Project, config: Config, dry_run: bool) -> list[dict[str,
         return [{"action": "sync", "detail": f"would sync .rooms/ with {settings.remote}", "remote": settings.remote}]
     from rooms_cli.store.sync.engine import sync
 
-    result = sync(project, settings.remote)
+    result = sync(project, settings.remote, hooks=hooks)
     detail = (f"synced with {settings.remote}: {result.received} lines in, {result.sent} out"
               + (f", {len(result.conflicts)} file conflicts (kept under .rooms/run/sync/conflicts)" if result.conflicts else ""))
     return [{"action": "sync", "detail": detail, **result.to_json()}]
