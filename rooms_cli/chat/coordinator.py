@@ -630,7 +630,8 @@ class _PassFilter:
             self._object()
         elif not could_still_be_pass(self.held):
             self.open = True
-            self.sink(self.tidy(self.held))
+            shown = self.tidy(self.held)  # labels go; the space before the next piece stays ("own" "the")
+            self.sink(shown + self.held[len(self.held.rstrip()):] if shown else shown)
 
     def finish(self, text: str) -> None:
         """The reply is in and is a message: show what was held back (`text`, as it will be stored)."""
