@@ -198,3 +198,15 @@ def test_the_chat_guide_s_jam_example_runs_with_budget_for_everyone(tmp_path, cl
     jam = cli(*commands[-1][1:], "--json").json()
     assert not any("sat out" in note for note in jam["notes"]), jam["notes"]
     assert [r["kind"] for r in jam["replies"]] == ["message"] * len(jam["eligible"]) == ["message"] * 5
+
+
+def test_a_streamed_reply_is_printed_as_it_is_stored(tmp_path, cli, monkeypatch):
+    """The pass filter holds a reply's first words back, then shows them: the space before the next
+    piece stays ("Happy to own the", never "ownthe")."""
+    _fresh(tmp_path, cli, monkeypatch, "dev")
+    for text in ("@architect what about the cache layer?", "anyone have context on the auth middleware?",
+                 "@everyone what is blocking the release?"):
+        shown = cli("chat", text).stdout.splitlines()
+        stored = [f"{m['speaker']}: {m['text']}" for m in cli("transcript", "--json", "--last", "20").json()
+                  if m["kind"] == "message" and m["speaker"] != "tester"]
+        assert [line for line in shown if not line.startswith("  ")] == stored[-len([s for s in shown if not s.startswith("  ")]):]
