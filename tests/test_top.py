@@ -644,7 +644,10 @@ def test_without_textual_rooms_top_names_the_install_command(demo):
     proc = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True, timeout=60, cwd=demo,
                           env=rooms_env({"ROOMS_DIR": str(demo)}))
     assert proc.returncode == 1
-    assert proc.stderr.strip() == "error: rooms top needs the Textual package, which is not installed: pip install 'rooms-cli[tui]'"
+    from conftest import REPO
+
+    assert proc.stderr.strip() == ("error: rooms top needs the Textual package, which is not installed: "
+                                   f"pip install -e '.[tui]' (in {REPO}, the checkout rooms runs from)")
 
 
 @pytest.mark.parametrize("args", [("--help",), ("top", "--help"), ("board",), ("group", "list")], ids=" ".join)

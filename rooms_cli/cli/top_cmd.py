@@ -20,7 +20,9 @@ def top_cmd(
 ) -> None:
     """A live full-screen view of the board, rooms, agents and groups; ? lists the keys, q quits.
 
-    Needs the tui extra: pip install 'rooms-cli[tui]'. Example: rooms top --tab rooms
+    Needs the tui extra (Textual); without it, rooms top says how to add it to this install.
+
+    Example: rooms top --tab rooms
     """
     from rooms_cli import tui
     from rooms_cli.core.errors import UsageError
