@@ -159,7 +159,7 @@ def test_unknown_task_and_unknown_room_are_not_found(cli, project_dir):
     room = cli("board", "--room", "nowhere", "--json")
     assert room.exit_code == 1 and "no room" in room.err_json()["error"]["message"]
     bad = cli("board", "--room", "../x")
-    assert bad.exit_code == 1 and "invalid room id" in bad.stderr
+    assert bad.exit_code == 2 and "invalid room id" in bad.stderr  # a bad option value (README: exit codes)
 
 
 def test_board_filters_by_lane_and_status(cli, project_dir):

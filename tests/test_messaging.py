@@ -62,8 +62,8 @@ def test_reply_to_a_missing_message_or_against_to_is_refused(cli, project):
     clash = cli("send", "--as", "bob", "--reply-to", "1", "--to", "carol", "hm")
     assert clash.exit_code == 1 and "--reply-to 1 answers alice" in clash.stderr
     assert cli("send", "--as", "bob", "--to", "bob", "me?").exit_code == 1
-    assert cli("send", "--as", "bob", "--to", "../etc", "x").exit_code == 1
-    assert cli("send", "--as", "bob", "--to", "alice", "   ").exit_code == 1
+    assert cli("send", "--as", "bob", "--to", "../etc", "x").exit_code == 2  # a bad option value
+    assert cli("send", "--as", "bob", "--to", "alice", "   ").exit_code == 2  # empty required text, as chat's
 
 
 def test_inbox_marks_read_unless_peek(cli, project):

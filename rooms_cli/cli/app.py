@@ -32,6 +32,37 @@ from typer.core import TyperGroup
 from rooms_cli import __version__
 from rooms_cli.cli.guard import begin, failed, undecodable_input
 
+_HOLD = str.maketrans({"\u2011": "-", "\u00a0": " "})
+
+
+def _held(text: str) -> str:
+    """`text` with its breaks marked non-breaking: a hyphen inside a word or flag (`--output-format`,
+    `rate-limits`) becomes U+2011, the space before a lone `-` (`| crontab -`) U+00A0; `HelpFormatter.write`
+    turns both back, so what is printed (and copied) is plain ASCII."""
+    import re
+
+    return re.sub(r" -(?=\s|$)", "\u00a0-", re.sub(r"(?<=\S)-(?=\S)", "\u2011", text))
+
+
+class HelpFormatter(click.HelpFormatter):
+    """click's help formatting, wrapped where a reader can copy it: a line never breaks a word or a flag at
+    its hyphen (`--output-` / `format`) nor leaves a lone `-` alone at a line's start (`| crontab` / `-`)."""
+
+    def write_text(self, text: str) -> None:
+        super().write_text(_held(text))
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        super().write_dl([(term, _held(definition)) for term, definition in rows], col_max, col_spacing)
+
+    def write(self, string: str) -> None:
+        super().write(string.translate(_HOLD))
+
+
+class HelpContext(click.Context):
+    """A command's context, its help written by `HelpFormatter`."""
+
+    formatter_class = HelpFormatter
+
 
 class RoomsGroup(TyperGroup):
     """Maps RoomsError (and stray exceptions) to one clear line and the documented exit code."""
@@ -113,8 +144,16 @@ class LazyGroup(TyperGroup):
     def follow(self, source: typer.Typer) -> None:
         self.commands = LazyCommands(self, source)  # type: ignore[assignment]
 
+    context_class = HelpContext
+
     def convert(self, info) -> click.Command:
-        """What typer does for this entry when it converts a whole app; a sub-app comes out lazy too."""
+        """What typer does for this entry when it converts a whole app (its help written by HelpFormatter);
+        a sub-app comes out lazy too."""
+        command = self._convert(info)
+        command.context_class = HelpContext
+        return command
+
+    def _convert(self, info) -> click.Command:
         import copy
 
         from typer.main import get_command_from_info, get_group_from_info

@@ -8,6 +8,7 @@ import typer
 
 from rooms_cli.cli.output import task_line
 from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.core.text import count
 from rooms_cli.operations import board as operations_board
 from rooms_cli.operations import hot as operations
 
@@ -64,7 +65,7 @@ def import_cmd(
                 raise InvalidInput(f"cannot read {source}: {exc}") from None
         rows = importing.parse(text, fmt, lane=lane, done=done, name=name)
     ids = importing.import_rows(run.project, run.room, rows, by=run.me)
-    run.emit({"imported": len(ids), "ids": ids}, f"imported {len(ids)} tasks into the board of room {run.room}")
+    run.emit({"imported": len(ids), "ids": ids}, f"imported {count(len(ids), 'task')} into the board of room {run.room}")
 
 
 task_app.command("list")(declared_command(operations.task_list))

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from rooms_cli.operations.values import name_value
+
 if TYPE_CHECKING:
     from rooms_cli.operations.declare import Param
 
@@ -67,11 +69,15 @@ def annotation(param: Param):
     if param.default is None:
         kind = kind | None
     complete = COMPLETIONS[param.complete] if param.complete else None
+    parser = param.parser()
+    # typer names a parser's value by its function (`<parse>`); each parser of operations/values.py says
+    # what it reads in its __name__ (N, DURATION, NAME…), unless the declaration names it
+    metavar = param.metavar or (parser.__name__ if parser is not None and not param.argument else None)
     if param.argument:
-        return Annotated[kind, typer.Argument(help=param.help, parser=param.parser(), autocompletion=complete, metavar=param.metavar,
+        return Annotated[kind, typer.Argument(help=param.help, parser=parser, autocompletion=complete, metavar=param.metavar,
                                               show_default=param.show_default)]
-    return Annotated[kind, typer.Option(*param.flags, help=param.help, envvar=param.envvar, parser=param.parser(),
-                                        metavar=param.metavar, show_default=param.show_default, autocompletion=complete,
+    return Annotated[kind, typer.Option(*param.flags, help=param.help, envvar=param.envvar, parser=parser,
+                                        metavar=metavar, show_default=param.show_default, autocompletion=complete,
                                         min=param.min)]
 
 
@@ -81,10 +87,10 @@ DirOpt = Annotated[
 ]
 AsOpt = Annotated[
     str | None,
-    typer.Option("--as", autocompletion=complete_agents, help="Act as this name (default: ROOMS_AGENT, user: in .rooms.yaml, $USER).", show_default=False),
+    typer.Option("--as", autocompletion=complete_agents, parser=name_value("--as", "identity"), metavar="NAME", help="Act as this name (default: ROOMS_AGENT, user: in .rooms.yaml, $USER).", show_default=False),
 ]
 RoomOpt = Annotated[
     str | None,
-    typer.Option("--room", "-r", autocompletion=complete_rooms, help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
+    typer.Option("--room", "-r", autocompletion=complete_rooms, parser=name_value("--room", "room id"), metavar="ROOM", help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]

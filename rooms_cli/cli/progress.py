@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 
+from rooms_cli.core.text import count
+
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
@@ -103,7 +105,7 @@ def spawns_line(project, agent: str) -> Callable[[float], str]:
     def describe(elapsed: float) -> str:
         running = running_tree(project, agent, set())
         done = [s.alias for s in tree_of(project, agent) if s not in running and not s.active]
-        return (f"waiting for {len(running)} spawn(s) · {elapsed:.0f}s · running: {', '.join(s.alias for s in running) or '-'}"
+        return (f"waiting for {count(len(running), 'spawn')} · {elapsed:.0f}s · running: {', '.join(s.alias for s in running) or '-'}"
                 + (f" · done: {', '.join(done)}" if done else ""))
 
     return describe

@@ -9,6 +9,7 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.core.text import count
 from rooms_cli.operations.values import choice_value
 
 config_app = typer.Typer(help="Project configuration (.rooms.yaml).\n\nExample: rooms config show --json", no_args_is_help=True)
@@ -24,7 +25,7 @@ def _example_names() -> list[str]:
 def init_cmd(
     run: Run,
     path: Annotated[Path, typer.Argument(help="Project directory (default: the current one).")] = Path("."),
-    example: Annotated[str | None, typer.Option("--example", parser=choice_value("--example", _example_names), help="Add an example agent set: roundtable, gamedev or dev.")] = None,
+    example: Annotated[str | None, typer.Option("--example", parser=choice_value("--example", _example_names), metavar="SET", help="Add an example agent set: roundtable, gamedev or dev.")] = None,
 ) -> None:
     """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing that exists).
 
@@ -40,7 +41,7 @@ def init_cmd(
         output.print_json(result)
         return
     if not result.changed:
-        output.say(f"Nothing to do: {result.root} is already set up (kept {len(result.kept)} existing files).")
+        output.say(f"Nothing to do: {result.root} is already set up (kept {count(len(result.kept), 'existing file')}).")
     else:
         output.say(f"Initialized rooms in {result.root}")
         for item in result.created:
@@ -138,7 +139,7 @@ def tick_cmd(
         line.on_event(kind, data)
         if kind == "start" and not live and not run.json:  # a cron log hears of a long roundtable as it starts
             output.say(f"{_stamp()} roundtables: start {data['format']} with {', '.join(data['participants'])} "
-                       f"in room {data['room']} ({data['planned_turns']} turns)")
+                       f"in room {data['room']} ({count(data['planned_turns'], 'turn')})")
 
     with progress.live_line_sync(line.describe, live):
         report = run_tick(run.project, run.config, dry_run=dry_run, on_event={"roundtables": on_roundtable})
@@ -193,6 +194,6 @@ def doctor_cmd(
         for f in report["findings"]:
             output.say(f"{f.severity}: {f.message}", style="red" if f.severity == "error" else "yellow")
             output.say(f"  fix: {f.fix}", style="dim")
-        output.say("All good." if not report["findings"] else f"{report['errors']} errors, {report['warnings']} warnings.")
+        output.say("All good." if not report["findings"] else f"{count(report['errors'], 'error')}, {count(report['warnings'], 'warning')}.")
     if not report["ok"]:
         raise typer.Exit(1)

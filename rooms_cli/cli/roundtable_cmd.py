@@ -8,6 +8,7 @@ import typer
 
 from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.core.text import count
 from rooms_cli.operations import roundtable as operations_roundtable
 
 roundtable_app = typer.Typer(
@@ -110,7 +111,7 @@ def _run_note(occurrence: dict[str, Any]) -> str:
     if run.get("status") == "retrying":
         return f" (failed {run['attempts']}×, retry after {run['retry_after']}: {run['error']})"
     if run.get("status") == "failed":
-        return f" (failed after {run['attempts']} attempts: {run['error']})"
+        return f" (failed after {count(run['attempts'], 'attempt')}: {run['error']})"
     if run.get("room"):  # what became of it, and where to read it: rooms transcript --room ROOM
         return f" ({run['status']}, room {run['room']})"
     return ""

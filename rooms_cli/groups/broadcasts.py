@@ -34,10 +34,10 @@ def check_fields(fields: dict[str, Any]) -> dict[str, str]:
         raise InvalidInput(f"a broadcast needs all four fields; missing: {', '.join(missing)} (empty strings are allowed)")
     extra = [k for k in fields if k not in FIELDS]
     if extra:
-        raise InvalidInput(f"unknown broadcast field(s) {', '.join(map(repr, extra))}; the fields are {', '.join(FIELDS)}")
+        raise InvalidInput(f"unknown broadcast {'field' if len(extra) == 1 else 'fields'} {', '.join(map(repr, extra))}; the fields are {', '.join(FIELDS)}")
     bad = [k for k in FIELDS if not isinstance(fields[k], str)]
     if bad:
-        raise InvalidInput(f"broadcast field(s) {', '.join(bad)} must be text")
+        raise InvalidInput(f"broadcast {'field' if len(bad) == 1 else 'fields'} {', '.join(bad)} must be text")
     return {k: fields[k] for k in FIELDS}
 
 

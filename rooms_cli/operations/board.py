@@ -12,7 +12,7 @@ from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run
 from rooms_cli.core.shapes import TASK
 from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
-from rooms_cli.operations.hot import AS_ROOM, LEASE_ID, RESULT_REF, TASK_ID
+from rooms_cli.operations.hot import AS_ROOM, LEASE_ID, RESULT_REF, TASK_ID, named, nonblank
 from rooms_cli.operations.values import choice_value, finite_number
 
 
@@ -35,18 +35,20 @@ def task_show(run: Run, task_id: str) -> None:
     if task.detail:
         output.say(f"  detail: {task.detail}")
     if task.record:
-        output.say(f"  record: {output.json_line(task.record)}")
+        for line in output.record_lines(task.record):
+            output.say(line)
     for conflict in task.conflicts:
         output.say(f"  CONFLICT: {conflict.message}", style="red")
     for ev in history:
         extra = {k: v for k, v in ev.items() if k not in ("at", "by", "ev")}
-        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {output.json_line(extra) if extra else ''}".rstrip())
+        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')}  {output.fields(extra)}".rstrip())
 
 
 @operation("task", "add", shared=AS_ROOM, params=(
-    Param("title", help="One-line title."),
-    Param("lane", help="The agent whose lane gets the task.", flags=("--lane",)),
-    Param("done", help="Definition of done: the one condition that means it is finished.", flags=("--done",)),
+    Param("title", help="One-line title.", parse=nonblank("title")),
+    Param("lane", help="The agent whose lane gets the task.", flags=("--lane",), parse=named("lane"), metavar="LANE"),
+    Param("done", help="Definition of done: the one condition that means it is finished.", flags=("--done",),
+          parse=nonblank("definition of done")),
     Param("detail", default="", help="Optional detail.", flags=("--detail",)),
     Param("order", "float", None, "Position in the lane (default: last).", ("--order",), parse=finite_number, metavar="NUMBER",
           show_default=False, mcp=False),

@@ -11,7 +11,7 @@ from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run
 from rooms_cli.core.shapes import BOOL, MEMBER, STR, envelope, nullable, record
 from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
-from rooms_cli.operations.hot import AS, LIMIT, SINCE
+from rooms_cli.operations.hot import AS, LIMIT, SINCE, nonblank
 from rooms_cli.operations.values import duration_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -192,7 +192,7 @@ def group_wait(run: Run, name: str, timeout: float | None, reducer: str | None, 
 
 @operation("group", "reply", shared=DIR_JSON, params=(
     NAME,
-    Param("text", help="The reply ('-' reads it from stdin).", mcp=McpArg(help="Your reply.")),
+    Param("text", help="The reply ('-' reads it from stdin).", mcp=McpArg(help="Your reply."), parse=nonblank("reply")),
     Param("handle", help="Your member handle in the group.", flags=("--as",),
           mcp=McpArg(default=None, help="Your member handle in the group (default: your identity).")),
     Param("broadcast", default=None, help="Broadcast id or a unique prefix (default: the one in flight).", flags=("--broadcast",)),
@@ -280,7 +280,9 @@ def group_list(run: Run) -> None:
            mcp=Mcp("group_dissolve", "Dissolve a group", record({"group": STR, "dissolved": BOOL, "members": {"type": "array", "items": STR}}),
                    destructive=True))
 def group_dissolve(run: Run, name: str) -> None:
-    """Drop a group: cancel its broadcast in flight and delete its log.
+    """End a group: cancel its broadcast in flight; it is no longer listed.
+
+    Its log is kept, closed by a `dissolved` event (git keeps its history; docs/groups.md).
 
     Example: rooms group dissolve rev
     """

@@ -30,10 +30,18 @@ from rooms_cli.core.shapes import (
     record,
 )
 from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
-from rooms_cli.operations.values import choice_value, count_value, duration_value, time_value
+from rooms_cli.operations.values import (
+    choice_value,
+    count_value,
+    duration_value,
+    name_value,
+    text_value,
+    time_value,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from datetime import datetime
     from typing import Any
 
@@ -67,12 +75,23 @@ def _positive_duration(flag: str) -> Parser:
     return duration_value(flag, positive=True)
 
 
+def named(what: str) -> Callable[[str], Parser]:
+    """The `parse` of an option naming a `what` strictly (a lane, an agent): a bad name is exit 2."""
+    return lambda flag: name_value(flag, what)
+
+
+def nonblank(what: str) -> Callable[[str], Parser]:
+    """The `parse` of required text (a title, a message, a summary): blank is exit 2, as chat's empty message."""
+    return lambda flag: text_value(flag, what)
+
+
 # --- parameters several operations take ------------------------------------------------------------------
 
 TASK_ID = Param("task_id", help="Task id (any unique prefix, like git).", mcp=McpArg(help="Task id, or any unique prefix of it."))
-LANE = Param("lane", default=None, help="Only this agent's lane.", flags=("--lane",), show_default=False)
+LANE = Param("lane", default=None, help="Only this agent's lane.", flags=("--lane",), show_default=False, parse=named("lane"),
+             metavar="LANE")
 STATUS = Param("status", default=None, help="Only tasks with this status (or pending).", flags=("--status",), parse=_status,
-               show_default=False,
+               show_default=False, metavar="STATUS",
                mcp=McpArg(help="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending)."))
 LEASE = Param("lease", "duration", None, "Lease length, e.g. 90s, 15m, 1h (default 10m).", ("--lease",), parse=_positive_duration,
               metavar="DURATION", show_default=False, mcp=McpArg(help="Lease length such as 90s, 15m, 1h (default 10m)."))
@@ -123,7 +142,7 @@ def board(run: Run, lane: str | None, status: str | None, format: str, done: int
 @operation("task", "list", shared=("room", "dir", "json_"), params=(
     LANE, STATUS,
     Param("holder", default=None, help="Only tasks this agent holds under a live lease.", flags=("--holder",), complete="agents",
-          show_default=False),
+          show_default=False, parse=named("holder"), metavar="AGENT"),
     LIMIT, SINCE,
 ), mcp=Mcp("task_list", "List tasks", envelope("tasks", TASK, room=STR), read_only=True))
 def task_list(run: Run, lane: str | None, status: str | None, holder: str | None) -> None:
@@ -220,7 +239,7 @@ def task_release(run: Run, task_id: str, lease_id: str | None, sync: bool) -> No
 
 @operation("task", "done", shared=AS_ROOM, params=(
     TASK_ID,
-    Param("summary", help="One line: what happened.", flags=("--summary",)),
+    Param("summary", help="One line: what happened.", flags=("--summary",), parse=nonblank("summary")),
     Param("artifact", "strs", None, "file:<path> or msg:<id>; repeatable.", ("--artifact",), show_default=False,
           mcp=McpArg(name="artifacts", help="file:<path> or msg:<id> references.")),
     Param("next_", default=None, help="Optional one line: what should happen next.", flags=("--next",), show_default=False,
@@ -240,7 +259,7 @@ def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None, 
                        next_step=next_, result_ref=result_ref, holder=run.me)
     output.done(f"finished {task.id}")
     task = synced(run.project, task, remote) if sync else task
-    run.emit(task.record, f"done: {task.id} {task.title}\nrecord: {output.json_line(task.record)}")
+    run.emit(task.record, "\n".join([f"done: {task.id} {task.title}", *output.record_lines(task.record)]))
 
 
 @operation("sync", shared=("dir", "json_"), params=(
@@ -261,10 +280,12 @@ def sync(run: Run, remote: str | None) -> None:
     if remote is None:
         remote = for_task_commands(lambda: run.config, run.project.root, True, None)[1]
     result = sync_with(run.project, remote)
-    conflicts = (f"; {len(result.conflicts)} file conflicts (the other side kept under .rooms/run/sync/conflicts)"
+    from rooms_cli.core.text import count
+
+    conflicts = (f"; {count(len(result.conflicts), 'file conflict')} (the other side kept under .rooms/run/sync/conflicts)"
                  if result.conflicts else "")
-    run.emit(result, f"synced with {result.remote}: {result.received} lines in, {result.sent} out, "
-                     f"{len(set(result.files_in))} files changed here, {len(set(result.files_out))} sent{conflicts}")
+    run.emit(result, f"synced with {result.remote}: {count(result.received, 'line')} in, {result.sent} out, "
+                     f"{count(len(set(result.files_in)), 'file')} changed here, {len(set(result.files_out))} sent{conflicts}")
 
 
 # --- chat -----------------------------------------------------------------------------------------------
@@ -365,8 +386,9 @@ def transcript(run: Run, last: int | None, ids: bool) -> None:
 
 
 @operation("send", shared=AS, params=(
-    Param("message", help="What to say."),
+    Param("message", help="What to say.", parse=nonblank("message")),
     Param("to", default=None, help="One agent (default: every other agent).", flags=("--to",), complete="agents", show_default=False,
+          parse=named("recipient"), metavar="AGENT",
           mcp=McpArg(help="One agent; leave out to reach every other agent.")),
     Param("reply_to", default=None, flags=("--reply-to",), show_default=False, mcp=False,
           help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender."),

@@ -12,7 +12,7 @@ from rooms_cli.cli.shared import Run
 from rooms_cli.core.shapes import BOOL, INT, MESSAGE, SENT, STR, record
 from rooms_cli.operations import hot as operations
 from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
-from rooms_cli.operations.hot import AS, LIMIT
+from rooms_cli.operations.hot import AS, LIMIT, nonblank
 from rooms_cli.operations.values import duration_value
 
 WAIT_DEFAULT_S = 300.0  # how long the MCP tool wait blocks when no timeout_seconds is given
@@ -36,7 +36,7 @@ def status_set(run: Run, text: str) -> None:
 
 
 @operation("spawn", shared=AS, params=(
-    Param("prompt", help="The task for the new agent."),
+    Param("prompt", help="The task for the new agent.", parse=nonblank("spawn prompt")),
     Param("description", default=None, help="3-5 words; also names the agent.", flags=("--description",), show_default=False),
     Param("profile", default=None, help="Run it as this agent definition (its model and directive).", flags=("--profile",),
           complete="agents", show_default=False),

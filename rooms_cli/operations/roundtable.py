@@ -10,6 +10,7 @@ from __future__ import annotations
 from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run
 from rooms_cli.core.shapes import STR, envelope, record
+from rooms_cli.core.text import count
 from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
 from rooms_cli.operations.hot import LIMIT, SINCE
 from rooms_cli.operations.values import finite_number
@@ -71,7 +72,7 @@ def roundtable_run(run: Run, format: str, topic: str | None, participants: str |
             return
         if kind == "start":
             output.say(f"{data['format']} · {data['topic']} · {', '.join(data['participants'])} · "
-                       f"{data['planned_turns']} turns · room {data['room']}", style="bold")
+                       f"{count(data['planned_turns'], 'turn')} · room {data['room']}", style="bold")
         elif kind in ("turn", "skip"):
             if explain and "opens" in data:
                 output.say(f"   opens: the format's rule ({data['opens']})", style="dim")
@@ -80,9 +81,9 @@ def roundtable_run(run: Run, format: str, topic: str | None, participants: str |
             said = data["text"] if kind == "turn" else "(nothing usable twice: turn skipped)"
             output.say(f"{data['turn']:>2} {data['speaker']}: {said}")
         elif kind == "lessons":
-            count = sum(len(v) for v in data["lessons"].values())
-            if count:
-                output.say(f"learned {count} lesson{'' if count == 1 else 's'} (rooms memory list)", style="dim")
+            learned = sum(len(v) for v in data["lessons"].values())
+            if learned:
+                output.say(f"learned {count(learned, 'lesson')} (rooms memory list)", style="dim")
             for who, why in data.get("problems", {}).items():
                 output.say(f"no lessons learned: {why}" if who == "*" else f"   {who}: {why}", style="dim")
 
@@ -175,7 +176,7 @@ def memory_forget(run: Run, agent: str, ids: list[str] | None, source: str | Non
     from rooms_cli.agents.memories import forget
 
     removed = forget(run.project, agent, ids or [], source=source, everything=all_)
-    run.emit({"agent": agent, "removed": removed}, f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")
+    run.emit({"agent": agent, "removed": removed}, f"Forgot {count(len(removed), 'lesson')} of {agent}.")
 
 
 # every operation declared here: typer registers them (roundtable_cmd.py), MCP serves their tools (tools.py)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any  # OnEvent below is evaluated at run time
 
 from rooms_cli.agents.definitions import Agent, list_agents, load_agent
 from rooms_cli.core.errors import InvalidInput, ProviderError
+from rooms_cli.core.text import count
 from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
@@ -225,7 +226,7 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
     create_room(project, room, agents=participants, exist_ok=request.room is not None)
     result = RoundtableResult(rt_id, fmt.name, topic, room, participants, total)
     meta = {"roundtable": rt_id}
-    append_message(project, room, "rooms", f"{fmt.name} on “{topic}” with {', '.join(participants)} ({total} turns)",
+    append_message(project, room, "rooms", f"{fmt.name} on “{topic}” with {', '.join(participants)} ({count(total, 'turn')})",
                    kind="roundtable", meta={**meta, "event": "start", "format": fmt.name, "participants": participants})
     emit("start", result.to_json())
 
@@ -281,7 +282,7 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
     finally:
         await providers.close()
         said = len(history)
-        append_message(project, room, "rooms", f"{fmt.name} {result.status}: {said} turns",
+        append_message(project, room, "rooms", f"{fmt.name} {result.status}: {count(said, 'turn')}",
                        kind="roundtable", meta={**meta, "event": "end", "status": result.status})
     return result
 

@@ -80,7 +80,7 @@ def resolve_participants(
             fixed.append(token)
     rest = [a for a in pool if a not in fixed]
     if drawn > len(rest):
-        raise InvalidInput(f"cannot draw {drawn} more agents: only {len(rest)} others exist")
+        raise InvalidInput(f"cannot draw {count(drawn, 'more agent')}: only {count(len(rest), 'other')} {'exists' if len(rest) == 1 else 'exist'}")
     chosen = fixed + rng.sample(rest, drawn)
     if force and len(chosen) < 2:
         raise InvalidInput(f"a roundtable needs at least 2 agents, got {len(chosen)} ({', '.join(chosen)})")

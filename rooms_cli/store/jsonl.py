@@ -22,6 +22,7 @@ from pathlib import Path
 
 from rooms_cli.core import terminal
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.text import count
 from rooms_cli.store import changes, clock, conflicts, files, known, order
 from rooms_cli.store.locks import locked
 
@@ -88,7 +89,7 @@ def _repair_torn_tail(fd: int, path: Path) -> None:
             break
         pos = start
     os.ftruncate(fd, cut)
-    terminal.warn(f"{path}: removed an unfinished last line ({size - cut} bytes) left by a crash")
+    terminal.warn(f"{path}: removed an unfinished last line ({count(size - cut, 'byte')}) left by a crash")
 
 
 def append(path: Path, record: dict[str, Any], *, timeout: float | None = None) -> dict:

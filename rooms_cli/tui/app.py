@@ -686,7 +686,7 @@ class TopApp(App[Any]):
             if yes:
                 self._act(lambda: actions.dissolve(self.ctx, name), "groups")
 
-        self.push_screen(ConfirmScreen(f"Dissolve group {name}? Its broadcast in flight is cancelled and its log deleted.",
+        self.push_screen(ConfirmScreen(f"Dissolve group {name}? Its broadcast in flight is cancelled; its log is kept, closed by a dissolved event.",
                                        ok="Dissolve"), confirmed)
 
     def action_rename(self) -> None:
