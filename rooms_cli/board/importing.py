@@ -31,7 +31,7 @@ from rooms_cli.board.tasks import one_line, require_room
 from rooms_cli.core.errors import InvalidInput, storage_error
 from rooms_cli.store import files
 from rooms_cli.store.clock import add_seconds, hlc_stamp, iso, now
-from rooms_cli.store.ids import is_valid_name, new_id
+from rooms_cli.store.ids import is_valid_name, new_id, new_ids
 from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -78,7 +78,8 @@ def _row(where: str, data: dict[str, Any], lane: str, done: str) -> Row:
         title = one_line(str(data.get("title") or ""), "title", TITLE_MAX)
         row_lane = str(data.get("lane") or lane or "").strip()
         if not is_valid_name(row_lane):
-            raise InvalidInput(f"lane {row_lane!r} is not a valid agent id" if row_lane else "no lane: give one or pass --lane")
+            raise InvalidInput(f"lane {row_lane!r} is not a valid agent id" if row_lane
+                               else "no lane: give one (a lane, or an assignee in Backlog.md) or pass --lane")
         definition = str(data.get("definition_of_done") or data.get("done") or done or "").strip()
         status = str(data.get("status") or "todo").strip().lower()
         if status not in STATUSES:
@@ -150,9 +151,19 @@ def parse(text: str, fmt: str, *, lane: str = "", done: str = DEFAULT_DONE, name
     return rows
 
 
+def _assignee(meta: dict[str, Any]) -> str:
+    """The lane a Backlog.md task's first assignee names (`assignee: ['@Ada Lovelace']` -> ada-lovelace), or ""."""
+    who = meta.get("assignee")
+    first = who[0] if isinstance(who, list) and who else who
+    if not isinstance(first, str):
+        return ""
+    return "-".join(first.strip().lstrip("@").lower().split())
+
+
 def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> list[Row]:
     """The tasks of a Backlog.md project (`backlog/tasks/*.md`: YAML frontmatter title, status, labels;
-    the body's Description section as the detail), in file-name order."""
+    the body's Description section as the detail), in file-name order. A task's lane is its `lane`, else
+    its first assignee (`@ops` -> ops), else `--lane`."""
     import yaml
 
     base = folder / "backlog" / "tasks" if (folder / "backlog" / "tasks").is_dir() else folder / "tasks"
@@ -174,7 +185,7 @@ def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> l
         if status is None:
             raise InvalidInput(f"{path}: unknown status {meta.get('status')!r} (To Do, In Progress, Done)")
         rows.append(_row(str(path), {"title": meta.get("title"), "status": status, "labels": meta.get("labels"),
-                                     "detail": _description(body), "lane": meta.get("lane")}, lane, done))
+                                     "detail": _description(body), "lane": meta.get("lane") or _assignee(meta)}, lane, done))
     return rows
 
 
@@ -234,12 +245,11 @@ def import_rows(project: Project, room: str, rows: list[Row], *, by: str) -> lis
     new: list[tuple[str, list[dict[str, Any]]]] = []
     with creating(project, room) as (index, created):
         lane_max = dict(index["lane_max"])
-        for row in rows:
+        for row, task_id in zip(rows, new_ids("t", len(rows)), strict=True):
             order = row.order
             if order is None:
                 order = int(lane_max.get(row.lane, 0)) + 1
             lane_max[row.lane] = max(lane_max.get(row.lane, order), order)
-            task_id = new_id("t")
             new.append((task_id, _events(task_id, row, order, by, moment, later)))
         try:  # all or nothing, made durable once for the whole import (not two fsyncs per task)
             files.create_all((os.path.join(folder, task_id.lower() + store.SUFFIX),  # our own ids: no path check per task
