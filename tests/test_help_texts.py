@@ -220,3 +220,12 @@ def test_task_done_and_task_show_print_no_json_to_a_person(project, cli, tmp_pat
     assert "  summary: spec written" in done.stdout and "  artifacts: file:notes.md" in done.stdout
     shown = cli("task", "show", task).stdout
     assert "{" not in shown and "  next: review it" in shown
+
+
+def test_a_reply_refused_for_a_model_member_names_the_model(project, cli):
+    assert cli("group", "spawn", "g", "--profile", "ops").exit_code == 0
+    assert cli("group", "broadcast", "g", "--objective", "x", "--output-format", "y", "--tool-guidance", "z",
+               "--boundaries", "w").exit_code == 0
+    run = cli("group", "reply", "g", "hi", "--as", "ops")
+    assert run.exit_code == 1
+    assert "member 'ops' (agent ops) runs on a model (offline);" in run.stderr
