@@ -13,7 +13,8 @@ from rooms_cli.operations import messaging as operations_messaging
 
 status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
-claude_app = typer.Typer(help="Claude Code hooks (see examples/claude-code/).\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
+claude_app = typer.Typer(help="Claude Code hooks; `rooms hook claude-code settings` prints the .claude/settings.json that "
+                         "runs them.\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
 hook_app.add_typer(claude_app, name="claude-code")
 
 
@@ -52,6 +53,17 @@ wait_cmd = declared_command(operations_messaging.wait)
 attention_cmd = declared_command(operations.attention)
 for _op in (operations.claude_stop, operations.claude_prompt, operations.claude_session_start):
     claude_app.command(_op.words[-1])(declared_command(_op))
+
+
+@claude_app.command("settings")
+def claude_settings_cmd() -> None:
+    """Print the hooks for .claude/settings.json: session-start, prompt and stop (merge them into yours).
+
+    Example: rooms hook claude-code settings > .claude/settings.json
+    """
+    from rooms_cli.store import files
+
+    output.verbatim(files.package_text("data", "examples", "claude-code-settings.json"))
 
 
 @hook_app.command("pre-commit")

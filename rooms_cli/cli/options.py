@@ -91,6 +91,6 @@ AsOpt = Annotated[
 ]
 RoomOpt = Annotated[
     str | None,
-    typer.Option("--room", "-r", autocompletion=complete_rooms, parser=name_value("--room", "room id"), metavar="ROOM", help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
+    typer.Option("--room", "-r", autocompletion=complete_rooms, metavar="ROOM", help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]

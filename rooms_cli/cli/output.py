@@ -99,6 +99,12 @@ def print_json_line(data: Any) -> None:
     sys.stdout.flush()
 
 
+def verbatim(text: str) -> None:
+    """A file's text on stdout as it is (a config snippet to redirect or paste): never wrapped, even on a terminal."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
 def write(text: str, style: str | None = None, end: str = "\n") -> None:
     """Human output on stdout (rich markup is NOT interpreted: agent text is data). Through rich on a
     terminal; piped, the text as it is, without importing rich (~25 ms: scripts and agents pipe)."""

@@ -66,6 +66,18 @@ def schedule_cmd(run: Run, ctx: typer.Context) -> None:
     _show_schedule(run)
 
 
+@schedule_app.command("example")
+def schedule_example_cmd() -> None:
+    """Print a 24-slot day of roundtables for the five roundtable voices (rooms init --example roundtable),
+    to paste into .rooms.yaml and edit.
+
+    Example: rooms schedule example >> .rooms.yaml
+    """
+    from rooms_cli.store import files
+
+    output.verbatim(files.package_text("data", "examples", "schedule.yaml"))
+
+
 @schedule_app.command("crontab")
 @shared()
 def crontab_cmd(
@@ -93,7 +105,7 @@ def _show_schedule(run: Run) -> None:
         output.print_json(rows)
         return
     if not rows:
-        output.say("No schedule: add slots under schedule: in .rooms.yaml (see examples/schedule/).")
+        output.say("No schedule: add slots under schedule: in .rooms.yaml (rooms schedule example prints a 24-slot day to start from).")
         return
     for row in rows:
         if len(row["today"]) > 3:  # a busy cron slot: counts, not every time

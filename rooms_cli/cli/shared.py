@@ -57,7 +57,15 @@ class Run:
 
     @property
     def room(self) -> str:
-        return self.context.room
+        """The current room; a bad --room is a bad option value (exit 2), as a bad --as is (operations/values.py)."""
+        from rooms_cli.core.errors import InvalidInput, UsageError
+
+        try:
+            return self.context.room
+        except InvalidInput as exc:
+            if self.room_option is None:
+                raise
+            raise UsageError(f"--room: {exc.message}") from None
 
     def emit(self, data: Any, human: str | Callable[[], object] | None = None) -> None:
         """Under --json print `data` as one JSON document; otherwise print `human` (a line, or a function that prints)."""

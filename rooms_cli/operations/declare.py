@@ -147,8 +147,9 @@ def _shared_name(what: str) -> Callable[[str], Parser]:
     return factory
 
 
-# a bad --as or --room is a bad option value (exit 2), on the fast path as in typer (cli/options.py)
-SHARED_PARSE = {"as_": _shared_name("identity"), "room": _shared_name("room id")}
+# a bad --as is a bad option value (exit 2), on the fast path as in typer (cli/options.py); --room is checked
+# where it is read (cli/shared.Run.room): `transcript --room rt-…` takes a roundtable's id too
+SHARED_PARSE = {"as_": _shared_name("identity")}
 ROOM_MCP_HELP = "Room id (default: the server's current room)."
 
 
