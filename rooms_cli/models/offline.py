@@ -295,21 +295,23 @@ def _react(agent: Any, previous: str, key: tuple[object, ...]) -> str | None:
 _DOUBLED = re.compile(r"\b(\w+) \1\b", re.IGNORECASE)
 
 
-def _spread(options: list[str], words: dict[str, Any], agent_id: str, seat: str, *key: object) -> str:
+def _spread(options: list[str], words: dict[str, Any], agent_id: str, seat: str, *key: object, said: tuple[str, ...] = ()) -> str:
     """One of `options` for this message, filled with `words` and shifted by the agent's seat: agents of
     one temperament whose seats differ never pick the same one for the same message (the example sets'
     pairs — architect and ops, researcher and reviewer, engineer and qa — are seated apart under these
-    names). A shape that would say a word twice where it meets the subject ("Ship ship deadlines") gives
-    way to the next."""
+    names). A shape that would say a word twice where it meets the subject ("Ship ship deadlines"), or that
+    the agent already said (`said`: its earlier replies in the prompt), gives way to the next."""
     start = _number(*key, low=0, high=len(options) - 1) + _number(agent_id, seat, low=0, high=len(options) - 1)
     filled = [options[(start + i) % len(options)].format(**words) for i in range(len(options))]
-    return next((text for text in filled if not _DOUBLED.search(text)), filled[0])
+    fresh = [text for text in filled if not _DOUBLED.search(text)] or filled
+    return next((text for text in fresh if not any(text in earlier for earlier in said)), fresh[0])
 
 
-def reply_in_voice(agent: Any, message: str, salt: object = "", previous: str | None = None) -> str:
+def reply_in_voice(agent: Any, message: str, salt: object = "", previous: str | None = None, said: tuple[str, ...] = ()) -> str:
     """A short deterministic reply in the agent's voice about `message`: a greeting back when it greets,
     else a sentence shape of the agent's temperament about `subject(message)` (and, every other time, a
-    word about one of its tags). `previous`: the last other speaker, whom it may react to."""
+    word about one of its tags). `previous`: the last other speaker, whom it may react to; `said`: what the
+    agent said before in this conversation, which it does not say again."""
     agent_id = str(getattr(agent, "id", "agent"))
     key: tuple[object, ...] = (agent_id, message, salt)
     tags = [str(t) for t in getattr(agent, "tags", []) or [] if str(t).strip()]
@@ -319,7 +321,7 @@ def reply_in_voice(agent: Any, message: str, salt: object = "", previous: str | 
     shapes = pool["tagged"] if kind == "generic" and tags else pool[kind]
     words = {"np": subject(message), "n": _number(*key, "n"), "m": _number(*key, "m", low=41, high=120),
              "tag": _pick(tags, *key, "tag") if tags else "", "name": _display(agent)}
-    text = _spread(shapes, words, agent_id, "slot" if greeting else "spread", message, salt)
+    text = _spread(shapes, words, agent_id, "slot" if greeting else "spread", message, salt, said=said)
     if greeting:
         return text
     if tags and kind != "generic" and _pick(["yes", "no"], *key, "tail") == "yes":
@@ -408,7 +410,8 @@ class OfflineProvider(Provider):
         elif purpose == "chat" and agent is not None and offers_pass(messages) and should_pass(agent, last):
             text = PASS
         elif agent is not None:
-            text = reply_in_voice(agent, last, salt=len(messages), previous=_previous_speaker(messages, _display(agent)))
+            text = reply_in_voice(agent, last, salt=len(messages), previous=_previous_speaker(messages, _display(agent)),
+                                  said=tuple(m.content for m in messages if m.role == "assistant"))
         else:
             text = f"(offline) {summarize(last, 200) or 'Noted.'}"
         finish = "stop"

@@ -191,8 +191,15 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
         if not why:
             return text, completion, ""
         if attempt == 0:
+            from rooms_cli.chat.context import PromptMessage
+
             instruction = f"That reply {why}. Say something new in one short sentence, no links."
-            messages = [*messages, Message("assistant", completion.text or ""), Message("user", instruction)]
+            again = PromptMessage("user", instruction)
+            # what the turn is about stays the cue: the offline model, reading one message, made its turn of
+            # the instruction ("I'll take that reply repeats an earlier turn…")
+            cue = messages[-1]
+            again.answering = getattr(cue, "answering", None) or cue.content
+            messages = [*messages, Message("assistant", completion.text or ""), again]
     return "", completion, why
 
 
