@@ -321,7 +321,8 @@ def reply_in_voice(agent: Any, message: str, salt: object = "", previous: str | 
     shapes = pool["tagged"] if kind == "generic" and tags else pool[kind]
     words = {"np": subject(message), "n": _number(*key, "n"), "m": _number(*key, "m", low=41, high=120),
              "tag": _pick(tags, *key, "tag") if tags else "", "name": _display(agent)}
-    text = _spread(shapes, words, agent_id, "slot" if greeting else "spread", message, salt, said=said)
+    # a greeting may be said again (a second "hello" gets the same hello); a reply is not
+    text = _spread(shapes, words, agent_id, "slot" if greeting else "spread", message, salt, said=() if greeting else said)
     if greeting:
         return text
     if tags and kind != "generic" and _pick(["yes", "no"], *key, "tail") == "yes":
