@@ -152,6 +152,7 @@ def startup_rows(flavours: list[Flavour], tmp: Path, rounds: int) -> None:
         "rooms send": lambda f, k: [*f.rooms, "send", "--to", "dev", f"hello {k}", "--as", "bench", "--json"],
         "rooms board --json (small)": lambda f, k: [*f.rooms, "board", "--json"],
         "rooms chat (offline model)": lambda f, k: [*f.rooms, "chat", f"@dev status of the deploy {k}?"],
+        "rooms status": lambda f, k: [*f.rooms, "status", "--as", "dev"],
     }
     samples = {(f.name, c): [] for f in flavours for c in commands}
     for k in range(rounds):
@@ -159,7 +160,7 @@ def startup_rows(flavours: list[Flavour], tmp: Path, rounds: int) -> None:
             for name, argv in commands.items():
                 samples[(f.name, name)].append(run(argv(f, k), env))
     goals = {"rooms --help": "≤ 4×", "rooms task claim": "≤ 4×", "rooms send": "≤ 4×",
-             "rooms board --json (small)": "≤ 5×", "rooms chat (offline model)": "≤ 5×"}
+             "rooms board --json (small)": "≤ 5×", "rooms chat (offline model)": "≤ 5×", "rooms status": "≤ 4×"}
     for f in flavours:
         base = median_ms(samples[(f.name, "python -c pass")])
         row(f"python -c pass [{f.name}]", f"{base:.1f} ms", "the unit")

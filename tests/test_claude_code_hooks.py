@@ -7,8 +7,6 @@ import json
 
 import pytest
 
-from tests.conftest import REPO
-
 
 def _common(event: str, cwd: str) -> dict:
     return {

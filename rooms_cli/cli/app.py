@@ -163,6 +163,9 @@ class LazyGroup(TyperGroup):
             return get_command_from_info(info, pretty_exceptions_short=short, rich_markup_mode=markup)
         source = info.typer_instance
         assert source is not None
+        if not isinstance(source.info.cls, typer.models.DefaultPlaceholder):  # a group class of its own (status)
+            return get_group_from_info(info, pretty_exceptions_short=short, suggest_commands=app.suggest_commands,
+                                       rich_markup_mode=markup)
         shell = copy.copy(source)  # the sub-app without its commands: typer converts only the group itself
         shell.registered_commands, shell.registered_groups = [], []
         shell.info = copy.copy(source.info)

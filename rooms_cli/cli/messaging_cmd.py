@@ -5,13 +5,26 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run, declared_command, shared
 from rooms_cli.operations import hot as operations
 from rooms_cli.operations import messaging as operations_messaging
 
-status_app = typer.Typer(help="Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'", no_args_is_help=True)
+
+class StatusGroup(TyperGroup):
+    """`rooms status` alone is the overview; `rooms status TEXT` is `rooms status set TEXT` (its options too)."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        valued = {"--as", "--room", "-r", "--dir"}
+        positional = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in valued)]
+        if positional and positional[0] not in self.commands and not {"-h", "--help"} & set(args):
+            args = ["set", *args]
+        return super().parse_args(ctx, args)
+
+
+status_app = typer.Typer(cls=StatusGroup, invoke_without_command=True)
 hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
 claude_app = typer.Typer(help="Claude Code hooks; `rooms hook claude-code settings` prints the .claude/settings.json that "
                          "runs them.\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
@@ -23,6 +36,16 @@ inbox_cmd = declared_command(operations.inbox)
 
 
 status_app.command("set")(declared_command(operations_messaging.status_set))
+
+
+@status_app.callback()
+@shared(as_=True, room=True)
+def status_cmd(run: Run, ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        operations.status.body(run)
+
+
+status_cmd.__doc__ = operations.status.help  # the declaration's help (operations/hot.py)
 
 
 @shared()

@@ -345,6 +345,16 @@ def inbox(s: Session, unread_only: bool, peek: bool, limit: int, since: str | No
     return open_inbox(s.project, s.me, peek=peek, limit=limit, after=since)
 
 
+@declared_tool(declared.status, quick=True)
+def status(s: Session, room: str | None):
+    """The project at a glance: your unread messages (not marked read) and claims with the time their
+    leases have left, the room's lanes (open, doing, blocked), live groups, active rooms, the other agents'
+    status lines."""
+    from rooms_cli.across.overview import overview
+
+    return overview(s.project, s.config, s.me, s.room(room)).to_json()
+
+
 @declared_tool(declared.attention, quick=True)
 def attention(s: Session, peek: bool):
     """What to know now: the other agents and their status, your unread messages (marked read unless

@@ -21,6 +21,7 @@ from rooms_cli.core.shapes import (
     CLAIM,
     INT,
     MESSAGE,
+    OVERVIEW,
     RESULT,
     SENT,
     STR,
@@ -460,6 +461,21 @@ def inbox(run: Run, unread: bool, peek: bool, last: int, all_: bool) -> None:
                 + " · reply: rooms send --reply-to N 'text'")
 
 
+@operation("status", shared=AS_ROOM, mcp=Mcp("status", "The project at a glance", OVERVIEW, read_only=True))
+def status(run: Run) -> None:
+    """Show the project at a glance: your unread messages and claims (lease time left), each lane's open /
+    doing / blocked tasks, live groups, active rooms, the other agents' status lines. Nothing is marked read.
+
+    `rooms status TEXT` sets your own status line, as `rooms status set TEXT` does.
+
+    Example: rooms status --json
+    """
+    from rooms_cli.across.overview import lines, overview
+
+    view = overview(run.project, run.config, run.me, run.room)
+    run.emit(view.to_json(), "\n".join(lines(view)))
+
+
 @operation("attention", shared=AS, params=(Param("peek", "bool", False, "Do not mark the messages read.", ("--peek",)),),
            mcp=Mcp("attention", "What needs your attention", ATTENTION))
 def attention(run: Run, peek: bool) -> None:
@@ -598,4 +614,4 @@ def claude_session_start(run: Run) -> None:
 
 # every operation the fast path reads (cli/fast.py) and typer registers (the *_cmd modules)
 OPERATIONS = (board, task_list, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send, inbox,
-              attention, watch, claude_stop, claude_prompt, claude_session_start)
+              status, attention, watch, claude_stop, claude_prompt, claude_session_start)
