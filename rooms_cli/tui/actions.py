@@ -79,6 +79,17 @@ def create_group(ctx: Context, name: str, profiles: list[str]) -> str:
     return f"{name}: + " + ", ".join(m.handle for m in members)
 
 
+def check_broadcast(ctx: Context, name: str) -> None:
+    """Refuse before the composer opens what `rooms group broadcast` would refuse: a broadcast in flight
+    (its sentence), a read-only tree."""
+    from rooms_cli.groups import broadcasts, log
+
+    refuse_if_read_only(ctx)
+    group = log.load(ctx.project, name, head=True)
+    if group.in_flight:
+        raise broadcasts.in_flight_error(name, group.in_flight)
+
+
 def broadcast(ctx: Context, name: str, fields: dict[str, str]) -> str:
     """`rooms group broadcast NAME --objective … --output-format … --tool-guidance … --boundaries …`."""
     from rooms_cli.groups import broadcasts
