@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 LANE_MIN = 36  # columns of a lane on the board: as many lanes a row as fit, the rest on the rows below
 LANE_MIN_HEIGHT = 6  # lines of a lane when there are more rows of lanes than fit (the board scrolls down)
 TALL_CELLS = 40  # from this many lines on, a task's cell has a third line: its definition of done
+ROOM_NAME_CHARS = 22  # a room's name in the room list, before the panel has a size
 NOTE_SECONDS = 8.0  # a note (a key's result) goes after this long; an error after ERROR_SECONDS
 ERROR_SECONDS = 20.0
 STATUS_MARK = {"todo": "○", "doing": "●", "blocked": "■", "failed": "✗", "done": "✓", "cancelled": "–"}
@@ -141,6 +142,18 @@ class LaneTable(DataTable[Any]):
             self.more(self.row_count + self.PAGE)
 
 
+class Tabs(TabbedContent):
+    """The tabs. A pane whose widget got the focus becomes the active one (Textual's rule), but only while
+    that widget still has it: a late notice of an earlier focus pulled `]` back to the tab just left."""
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        focused = self.app.focused
+        if focused is not None and event.tab_pane in focused.ancestors:
+            super()._on_tab_pane_focused(event)
+        else:
+            event.stop()
+
+
 class SayInput(Input):
     """The rooms tab's input line: it takes every printable key while it has the focus; Escape gives the
     focus back to the tab (where `q`, `?`, `[`, `]` are keys again)."""
@@ -201,7 +214,7 @@ class TopApp(App[Any]):
     .lane Label { width: 100%; text-style: bold; padding: 0 1; background: $boost; }
     LaneTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
     #room-side { width: 26; border-right: vkey $panel; }
-    #room-list { height: auto; max-height: 8; }
+    #room-list { height: auto; max-height: 8; padding: 0; }
     #roster { height: 1fr; }
     #transcript { height: 1fr; overflow-x: hidden; }
     #budget { height: 1; padding: 0 1; }
@@ -264,7 +277,7 @@ class TopApp(App[Any]):
 
     def compose(self) -> ComposeResult:
         yield Static(self._bar_text(), id="bar", markup=False)
-        with TabbedContent(id="tabs"):
+        with Tabs(id="tabs"):
             with TabPane("Board", id="board"):
                 yield Static("", id="board-head", markup=False)
                 with VerticalScroll(id="lanes"):
@@ -280,7 +293,7 @@ class TopApp(App[Any]):
                         yield Transcript(id="transcript")
                         yield Static("", id="budget", markup=False)
                         # no blinking cursor: a blink is a redraw twice a second, and idle should cost nothing
-                        say = SayInput(placeholder="i: say something (Enter posts, like rooms chat; Escape leaves)", id="say",
+                        say = SayInput(placeholder="i: say something; Enter posts, Escape leaves", id="say",
                                        disabled=self.read_only)
                         say.cursor_blink = False
                         yield say
@@ -483,8 +496,10 @@ class TopApp(App[Any]):
         listing = self.query_one("#room-list", OptionList)
         if [o.id for o in listing.options] != data["names"]:
             listing.clear_options()
-            # one line each, cut with …: a long name never wraps into what looks like another room
-            listing.add_options([Option(Text(f"#{n}", no_wrap=True, overflow="ellipsis"), id=n) for n in data["names"]])
+            # one line each, cut with …: a long name never wraps into what looks like another room (OptionList
+            # wraps every prompt, so the cut is made here, at the panel's width)
+            fits = max(8, (listing.scrollable_content_region.width or ROOM_NAME_CHARS) - 1)
+            listing.add_options([Option(f"#{n}" if len(n) < fits else f"#{n[:fits - 2]}…", id=n) for n in data["names"]])
         if self.room in data["names"]:
             listing.highlighted = data["names"].index(self.room)
         roster = self.query_one("#roster", DataTable)
@@ -713,7 +728,7 @@ class TopApp(App[Any]):
         """The key bar shows an action only on the tabs of ON_TAB; elsewhere its key runs `anywhere`, which
         does the same (and says why not, or goes where it works) without a place on the bar."""
         where = self.ON_TAB.get(action)
-        if where is None or not self.is_mounted or not self.loaded.is_set():
+        if where is None or not self.loaded.is_set():
             return True
         place = self._place()
         if where == "closable":
@@ -731,6 +746,9 @@ class TopApp(App[Any]):
         tabs = self.query_one("#tabs", TabbedContent)
         ids = [p.id for p in tabs.query(TabPane) if p.id]
         if ids:
+            # nothing focused while the pane changes: Textual would move the focus of a pane being hidden to
+            # a neighbour in that same pane, which activated it again (`]` stayed on the rooms tab)
+            self.set_focus(None)
             tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)] if tabs.active in ids else ids[0]
 
     def action_room(self, step: int) -> None:
