@@ -212,6 +212,7 @@ class FakeServer:
         self.honour_stop = True
         self.refuse: set[str] = set()
         self.n_ctx: int | None = None
+        self.props_extra: dict = {}  # more of /props (llama.cpp's chat_template_caps…), answered with n_ctx
         self.tokenize: Callable[[str], int] | None = None
         self.max_model_len: int | None = None
         self.ollama_show: dict | None = None
@@ -306,7 +307,7 @@ class FakeServer:
             self.probes.append(request)
         body = request.json if isinstance(request.json, dict) else {}
         if request.path.endswith("/props") and self.n_ctx:
-            return 200, {"default_generation_settings": {"n_ctx": self.n_ctx}, "total_slots": 1}
+            return 200, {"default_generation_settings": {"n_ctx": self.n_ctx}, "total_slots": 1, **self.props_extra}
         if request.path.endswith("/tokenize") and self.tokenize and isinstance(body.get("content"), str):
             return 200, {"tokens": list(range(self.tokenize(body["content"])))}
         if request.path.endswith("/models") and self.max_model_len:

@@ -31,7 +31,6 @@ from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
 HAVE_GIT = shutil.which("git") is not None
 MARKER_RE = re.compile(rb"^(<{7}|={7}|>{7})( |$)", re.M)
 
@@ -139,8 +138,9 @@ class Clone:
         full_env = self.env(as_, now, env)
         args = tuple(str(a) for a in args)
         if process:
-            proc_env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
-            proc_env["PYTHONPATH"] = str(REPO) + os.pathsep + proc_env.get("PYTHONPATH", "")
+            from conftest import rooms_env
+
+            proc_env = {k: v for k, v in rooms_env().items() if not k.startswith("ROOMS_")}
             proc_env.update(full_env)
             proc = subprocess.run([sys.executable, "-m", "rooms_cli", *args], input=input, capture_output=True,
                                   text=True, env=proc_env, cwd=self.path, timeout=120)

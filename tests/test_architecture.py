@@ -7,12 +7,19 @@ as one at the top of a file (a cycle hidden in a function is still a cycle).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "rooms_cli"
-PARTS = ("chat", "board", "roundtable", "groups", "messaging", "watch")
+PARTS = ("chat", "board", "roundtable", "groups", "messaging", "watch", "search")
+
+
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    """The syntax tree of `path`, parsed once for the whole run (the tests only read it)."""
+    return ast.parse(path.read_text("utf-8"))
 
 
 def _modules() -> dict[str, Path]:
@@ -25,14 +32,15 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    """module -> the rooms_cli modules it imports anywhere in its file (functions included)."""
+@functools.cache
+def import_graph() -> dict[str, frozenset[str]]:
+    """module -> the rooms_cli modules it imports anywhere in its file (functions included); built once."""
     modules = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, ast.Import):
                 targets.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -46,7 +54,7 @@ def import_graph() -> dict[str, set[str]]:
                     targets.add(sub if sub in modules else module)
         # the package root re-exports the group API; importing it is its own rule (below). A module importing
         # its own package's __init__ counts like any other arrow (rooms_cli.tui.app -> rooms_cli.tui was a circle).
-        graph[name] = {t for t in targets if t in modules and t != name and t != "rooms_cli"}
+        graph[name] = frozenset(t for t in targets if t in modules and t != name and t != "rooms_cli")
     return graph
 
 
@@ -165,7 +173,7 @@ def test_nothing_in_the_package_imports_the_package_root():
     modules = _modules()
     offenders = []
     for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, ast.Import):
                 offenders += [f"{name}: import {a.name}" for a in node.names if a.name == "rooms_cli"]
             elif isinstance(node, ast.ImportFrom) and node.module == "rooms_cli" and not node.level:
@@ -192,7 +200,7 @@ def test_only_the_sync_runs_git():
     for name, path in _modules().items():
         if name.startswith("rooms_cli.store.sync"):
             continue
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Constant) and node.elts[0].value == "git":
                 offenders.append(f"{name}:{node.lineno}")
     assert offenders == []
@@ -210,7 +218,7 @@ def test_no_part_is_wired_by_an_import_that_may_silently_fail():
     (An optional extra may be imported in a try whose handler raises a clear error.)"""
     offenders = []
     for path in _modules().values():
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if not isinstance(node, ast.Try):
                 continue
             imports_ours = any(isinstance(n, (ast.Import, ast.ImportFrom)) and
@@ -227,7 +235,7 @@ def test_every_dataclass_has_a_docstring():
     says what it is (read from the source: a record never created in a test counts too)."""
     offenders = []
     for path in _modules().values():
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if (isinstance(node, ast.ClassDef) and ast.get_docstring(node) is None
                     and any("dataclass" in ast.unparse(d) for d in node.decorator_list)):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}")
@@ -255,7 +263,7 @@ def test_parts_are_wired_by_imports_never_by_names_in_strings():
     """No import_module / __import__ / sys.modules juggling: mypy and the import graph see every arrow."""
     offenders = []
     for name, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             called = node.func if isinstance(node, ast.Call) else None
             if isinstance(called, (ast.Name, ast.Attribute)) and \
                     (getattr(called, "id", None) or getattr(called, "attr", None)) in ("import_module", "__import__"):
@@ -343,7 +351,7 @@ def test_commands_take_the_shared_options_from_one_decorator():
     for name, path in _modules().items():
         if not name.startswith("rooms_cli.cli.") or name in ("rooms_cli.cli.shared", "rooms_cli.cli.options"):
             continue
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, ast.FunctionDef):
                 for arg in node.args.args + node.args.kwonlyargs:
                     if isinstance(arg.annotation, ast.Name) and arg.annotation.id in shared_names:
@@ -386,7 +394,7 @@ _OS_IO = {"open", "fdopen", "replace", "rename", "renames", "remove", "unlink", 
 def file_io_calls(path: Path) -> list[str]:
     """The calls in `path` that do file I/O themselves (`open(...)`, `os.replace`, `p.read_text()`…), as
     `line: call`. A call through a store module (`atomic.write_text`, `files.read_bytes`) is the store's."""
-    tree = ast.parse(path.read_text("utf-8"))
+    tree = _parsed(path)
     store_names = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                    and (node.module or "").startswith("rooms_cli.store") for alias in node.names}
     found = []
@@ -430,13 +438,24 @@ def test_the_file_io_check_sees_what_it_is_meant_to(tmp_path):
     assert file_io_calls(source) == ["4: open", "5: .read_text", "6: os.replace"]
 
 
+def test_only_the_store_opens_a_database():
+    """sqlite3 opening a file is file I/O: the search index's file is store/ftsindex.py's alone."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            imported = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(module.split(".")[0] == "sqlite3" for module in imported) and name != "rooms_cli.store.ftsindex":
+                offenders.append(name)
+    assert offenders == []
+
+
 def test_no_module_outside_the_store_takes_file_locks_itself():
     """fcntl (flock) is the store's: store/locks.py takes every lock, a spawn's liveness lock included."""
     offenders = []
     for name, path in _modules().items():
         if name.startswith("rooms_cli.store"):
             continue
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        for node in ast.walk(_parsed(path)):
             if isinstance(node, ast.Import) and any(a.name == "fcntl" for a in node.names):
                 offenders.append(name)
             elif isinstance(node, ast.ImportFrom) and node.module == "fcntl":
@@ -451,7 +470,7 @@ def test_every_cache_goes_through_the_one_cache_primitive():
     for name, path in _modules().items():
         if name in ("rooms_cli.store.cache", "rooms_cli.store.atomic"):
             continue
-        tree = ast.parse(path.read_text("utf-8"))
+        tree = _parsed(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr == "write_cache":
                 offenders.append(f"{name}: write_cache")

@@ -340,7 +340,7 @@ def test_an_unknown_message_reference_names_the_rooms_transcript_in_plain_words(
     claim = claims.claim_task(project, ROOM, task.id, agent="researcher")
     with pytest.raises(NotFound) as err:
         claims.finish_task(project, ROOM, task.id, claim.lease.lease_id, summary="x", artifacts=["msg:m-01NOSUCH"])
-    assert err.value.message == f"artifact msg:m-01NOSUCH is not a message in the transcript of room {ROOM!r}"
+    assert err.value.message == f"artifact msg:m-01NOSUCH is not a message in the transcript of room {ROOM!r} nor of any other room"
 
 
 @pytest.mark.parametrize(

@@ -145,7 +145,8 @@ def test_passes_in_the_words_real_models_use_cost_nothing_and_stream_nothing(pro
 def test_only_an_open_message_offers_a_pass_an_agent_asked_by_name_is_told_to_answer(project, server):
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
-    server.set_default(Reply(text=lambda r: f"on it, says {speaker_of(r)}"))
+    server.set_default(Reply(text=lambda r: json.dumps({"speak": True, "message": f"on it, says {speaker_of(r)}"})
+                             if "response_format" in r.json else f"on it, says {speaker_of(r)}"))
     say(project, "@a0 draft the release note")
     say(project, "@jam one risk each?")
     for request in server.requests:
@@ -153,6 +154,20 @@ def test_only_an_open_message_offers_a_pass_an_agent_asked_by_name_is_told_to_an
         assert request.messages[-1]["content"].endswith(("alice: @a0 draft the release note", "alice: @jam one risk each?"))
     say(project, "anything else before we wrap up?")
     assert all("response_format" in r.json for r in server.requests[3:])
+
+
+def test_a_server_that_takes_the_pass_schema_but_answers_text_is_told_how_to_pass_in_words(project, server):
+    """The reply to a schema is checked: a server that took it and answered in free text (as
+    llama.cpp's /v1/messages does with a forced tool call) is not sent it again in that process,
+    and the next prompt says how to pass (/pass) in words."""
+    use_server(project, server, ["a0"])
+    room(project, agents=["a0"])
+    server.set_default(Reply(text="We should ship the login fix first."))
+    first = say(project, "what should we ship first?")
+    assert [r.kind for r in first.replies] == ["message"]  # read as text
+    say(project, "anything else?")
+    assert "response_format" in server.requests[0].json
+    assert "response_format" not in server.requests[-1].json and "/pass" in server.requests[-1].messages[-1]["content"]
 
 
 def test_a_structured_provider_is_asked_for_speak_and_message_and_a_pass_is_read_from_it(project, server):
@@ -189,7 +204,8 @@ def test_the_prompt_fits_the_window_the_server_reports_and_a_hex_dump_jams_nothi
     server.tokenize = lambda text: len(text) // 2 + 1  # hex: about two characters a token
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
-    server.set_default(Reply(text=lambda r: f"noted, says {speaker_of(r)}"))
+    # a different line each time: saying its own line again is a repeat, not a message
+    server.set_default(Reply(text=lambda r: f"noted, says {speaker_of(r)} ({len(server.requests)})"))
     dump = "".join(f"{i:08x}" for i in range(1250))  # 10 KB
     assert cli("chat", "--room", "sync", f"@a0 what is this? {dump}").exit_code == 0
     for text in ("@a1 and you?", "@a0 anything else?", "@everyone done?"):
@@ -246,7 +262,8 @@ def test_the_handoff_suggestion_reads_the_last_prompt_not_the_sum_of_all_turns(p
     use_server(project, server, ["a0"], context_window=1000)
     room(project, agents=["a0", "ops"])
     usage = {"first": (400, 10), "second": (420, 10), "third": (700, 20)}
-    server.set_default(lambda r: Reply(text="fine", usage=usage[r.last_user_text.split("@a0 ")[-1].split("\n")[0]]))
+    asked = lambda r: r.last_user_text.split("@a0 ")[-1].split("\n")[0]  # noqa: E731
+    server.set_default(lambda r: Reply(text=f"fine, {asked(r)}", usage=usage[asked(r)]))
     say(project, "@a0 first")
     say(project, "@a0 second")  # 840 tokens summed: past 0.70 x 1000, but each prompt is under it
     assert records(project, kind="handoff_suggested") == []
@@ -333,9 +350,23 @@ def test_a_reply_the_limit_stopped_is_recorded_as_cut_even_when_the_guard_cut_it
 
 
 def test_the_stream_guard_waits_for_whole_sentences():
-    from rooms_cli.chat.calling import RepetitionGuard
+    from rooms_cli.chat.calling import chat_guard
 
-    guard = RepetitionGuard()
+    guard = chat_guard(None, structured=False)
     for piece in ["I agree. ", "We ship on Friday and then we measure it all. ", "I agree", " with the plan as it is now."]:
         guard(piece)  # "I agree" half arrived is not a repeat of "I agree."
     assert not guard.tripped
+
+
+@pytest.mark.parametrize("loop", ["Lol, no, no, no, no, no, no, no, no, no, no, no, no, no, no, no",
+                                  "reparación reparación reparación reparación reparación reparación reparación",
+                                  "we ship it we ship it we ship it we ship it we ship it we ship it"])
+def test_the_stream_guard_stops_a_loop_of_words_that_never_ends_a_sentence(loop):
+    from rooms_cli.chat.calling import chat_guard
+    from rooms_cli.models.repetition import RepetitionStop
+
+    guard = chat_guard(None, structured=False)
+    with pytest.raises(RepetitionStop):
+        for piece in loop.split(" "):
+            guard(piece + " ")
+    assert len(guard.text) < 80, "it stopped within a few words of the loop, not at the token limit"

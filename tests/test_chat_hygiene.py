@@ -85,3 +85,20 @@ def test_a_near_copy_of_an_earlier_message_is_found():
 def test_a_cut_at_a_repetition_ends_in_one_ellipsis_even_after_the_models_own():
     text, repeated = cut_repetition("That's a joke.\n\nWe will make it funny…\n\nWe will make it funny…")
     assert repeated and text == "That's a joke.\n\nWe will make it funny…"
+
+
+def test_sentences_read_back_from_the_system_prompt_are_taken_out():
+    from rooms_cli.chat.hygiene import tidy_reply
+    from rooms_cli.models.repetition import drop_echoes
+
+    system = "You are Boss, a direct project manager. Answer in one short sentence."
+    assert drop_echoes("You are Boss, a direct project manager. We ship Friday.", system) == ("We ship Friday.", True)
+    assert drop_echoes("We ship Friday.", system) == ("We ship Friday.", False)
+    tidy = tidy_reply("Answer in one short sentence.\nAnswer in one short sentence.", "boss", ["boss"], system)
+    assert tidy.text == "" and tidy.echoed
+
+
+def test_a_role_word_left_alone_on_its_line_ends_the_reply():
+    from rooms_cli.chat.hygiene import tidy_reply
+
+    assert tidy_reply("model\nWe ship Friday.\nuser\nAnd then?", "boss", ["boss"]).text == "We ship Friday."

@@ -135,7 +135,9 @@ def test_reply_that_mentions_an_agent_cascades_while_budget_lasts(project, serve
 def test_cascade_stops_at_zero_and_queues_the_mention(project, server):
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
-    server.set_default(Reply(text=lambda r: "@a1 your turn" if speaker_of(r) == "a0" else "@a0 no, yours"))
+    # a new line each time (saying its own line again is a repeat, which ends a cascade)
+    server.set_default(Reply(text=lambda r: f"@a1 your turn ({len(server.requests)})" if speaker_of(r) == "a0"
+                             else f"@a0 no, yours ({len(server.requests)})"))
     result = say(project, "@a0 start")  # ping-pong until the 6 turns are spent
     assert [r.kind for r in result.replies].count("message") == 6
     assert result.exhausted and result.queued and result.queued[0]["agents"] in (["a0"], ["a1"])
@@ -159,7 +161,7 @@ def _chat_process(args, env_dir):
 def test_two_concurrent_chats_never_interleave_a_turn(project_dir, project, server):
     use_server(project, server, ["a0", "a1"])
     room(project, agents=["a0", "a1"])
-    server.set_default(Reply(text="ok", delay=0.15))
+    server.set_default(Reply(text=lambda r: f"ok: {r.last_user_text[-7:]}", delay=0.15))  # one line per round
     procs = [_chat_process(["--room", "sync", "--as", f"p{i}", f"@everyone round {i}"], project_dir) for i in range(3)]
     for proc in procs:
         proc.wait(timeout=90)
@@ -193,6 +195,7 @@ def test_busy_floor_no_wait_exits_3_and_waiting_shows_a_note(project_dir, projec
     assert records(project)[0].speaker == "bob"
 
 
+@pytest.mark.slow
 def test_kill_9_mid_turn_leaves_files_parseable_and_the_floor_free(project_dir, project, server):
     import random
 

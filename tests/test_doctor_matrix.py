@@ -119,6 +119,36 @@ CASES = [
 ]
 
 
+FUTURE = "9999-12-31T23:59:59.999Z-9999-ffffff"
+LEDGER = "reservations/log.jsonl"
+
+
+def _ledger(*records: dict) -> str:
+    return "".join(json.dumps({"ts": "2026-01-01T00:00:00.000Z", "hlc": f"2026-01-01T00:00:00.00{n}Z-0000-aaaaaa",
+                               "eid": f"e-{n}", **r}) + "\n" for n, r in enumerate(records))
+
+
+_HELD = {"ev": "reserve", "id": "fr-1", "agent": "bob", "patterns": ["src/**"], "exclusive": True,
+         "expires_at": "2026-01-01T00:30:00.000Z"}  # a 30m reservation (its own time bounds it: issue 38)
+
+# issue 38: the 15 plants the adversarial round added (13 here, 2 that need git below)
+NEW_CASES = [
+    ("inbox record without id", INBOX, "drop", (1, "id"), E),
+    ("task-log line twice", TASK, "dup", 1, W),
+    ("stray file in a board's tasks", "rooms/default/board/tasks/notes.jsonl", "write", '{"a": 1}\n', E),
+    ("blank line in a log", TRANSCRIPT, "insert", (2, ""), W),
+    ("reservation patterns is a string", LEDGER, "write", _ledger({**_HELD, "patterns": "src/**"}), E),
+    ("release of an unknown reservation", LEDGER, "write", _ledger(_HELD, {"ev": "release", "id": "fr-nobody", "by": "bob"}), W),
+    ("reservation pattern leaves the project", LEDGER, "write", _ledger({**_HELD, "patterns": ["../**"]}), E),
+    ("reservations ledger overwritten with garbage", LEDGER, "write", "\u0000garbage\n" * 3, E),
+    ("record stamped at the end of time", INBOX, "edit", (1, "hlc", FUTURE), W),
+    ("lease claiming longer than the longest", TASK, "edit", ("claim", "expires_at", TS), E),
+    ("log without its final newline", TRANSCRIPT, "chop", None, W),
+    ("room state log left empty", "rooms/ghost/state.jsonl", "write", "", E),
+    ("pickle planted in the caches", "run/groups/vote.pickle", "write", "cos\nsystem\n(S'true'\ntR.", W),
+]
+
+
 def test_the_matrix_has_the_issues_59_cases():
     assert len(CASES) == 59
     assert len({c[0] for c in CASES}) == 59
@@ -169,6 +199,15 @@ def plant(rooms: Path, rel: str, action: str, arg) -> tuple[str, int | None]:
     elif action == "torn":
         with path.open("a") as f:
             f.write(TORN)
+    elif action == "chop":
+        path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    elif action == "drop":
+        lines = _lines(path)
+        record = json.loads(lines[arg[0] - 1])
+        del record[arg[1]]
+        lines[arg[0] - 1] = json.dumps(record)
+        _write_lines(path, lines)
+        line = arg[0]
     elif action == "write":
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(arg)
@@ -205,7 +244,7 @@ def test_the_unplanted_project_is_clean(fresh):
     assert json.loads(out.stdout)["findings"] == []
 
 
-@pytest.mark.parametrize("case, rel, action, arg, severity", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("case, rel, action, arg, severity", CASES + NEW_CASES, ids=[c[0] for c in CASES + NEW_CASES])
 def test_doctor_names_each_planted_corruption(fresh, case, rel, action, arg, severity):
     named, line = plant(fresh / ".rooms", rel, action, arg)
     out = invoke(["doctor", "--offline", "--json"])
@@ -253,3 +292,44 @@ def test_an_octopus_merge_is_named_with_its_recovery_and_the_recovery_works(proj
     texts = [json.loads(line)["text"] for line in (project_dir / ".rooms" / "inbox" / "ops.jsonl").read_text().splitlines()]
     assert sorted(texts) == ["base", "from b", "from c"]
     assert rooms("doctor", "--offline", env=env).exit_code == 0
+
+
+def _git_project(fresh: Path):
+    import subprocess
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=fresh,
+                              capture_output=True, text=True)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    return git
+
+
+def test_doctor_names_a_state_ref_pointing_at_a_blob(fresh):
+    """Issue 38's 14th new plant: `refs/rooms/state` naming a blob (every `rooms sync` would fail on it)."""
+    git = _git_project(fresh)
+    blob = git("hash-object", "-w", ".rooms.yaml").stdout.strip()
+    assert git("update-ref", "refs/rooms/state", blob).returncode == 0
+    out = invoke(["doctor", "--offline", "--json"])
+    mine = [f for f in json.loads(out.stdout)["findings"] if f["file"] == "refs/rooms/state"]
+    assert [f["severity"] for f in mine] == [E] and "blob" in mine[0]["message"] and out.exit_code == 1
+
+
+def test_doctor_names_a_cache_committed_to_git(fresh):
+    """Issue 38's 15th new plant: a file under `.rooms/run/` that git tracks (`git add -f`): a clone's copy
+    of a cache is never trusted (a warning naming it)."""
+    git = _git_project(fresh)
+    planted = fresh / ".rooms" / "run" / "board" / "default.json"
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text('{"version": 1}')
+    assert git("add", "-f", ".rooms/run/board/default.json").returncode == 0
+    out = invoke(["doctor", "--offline", "--json"])
+    mine = [f for f in json.loads(out.stdout)["findings"] if f["file"] == ".rooms/run/board/default.json"]
+    assert [f["severity"] for f in mine] == [W] and "tracked by git" in mine[0]["message"] and out.exit_code == 0
+
+
+def test_the_matrix_has_the_15_new_plants_of_issue_38():
+    git_plants = (test_doctor_names_a_state_ref_pointing_at_a_blob, test_doctor_names_a_cache_committed_to_git)
+    assert len(NEW_CASES) + len(git_plants) == 15 and len({c[0] for c in CASES + NEW_CASES}) == 59 + 13

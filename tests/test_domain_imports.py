@@ -17,8 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
+from conftest import checkout_path
 
 # each was imported by one of these paths without being used (cost a process: socket ~5 ms, tempfile
 # ~5 ms with shutil and random, typing ~2 ms, subprocess ~3 ms)
@@ -90,7 +89,7 @@ def project(tmp_path):
 
 def imports_of(root: Path, agent: str, body: str, values: dict) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
-    env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(root), AS=agent, **values)
+    env.update(PYTHONPATH=checkout_path(), ROOMS_DIR=str(root), AS=agent, **values)
     proc = subprocess.run([sys.executable, "-c", SCRIPT.format(body=body)], env=env, capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 0, proc.stderr

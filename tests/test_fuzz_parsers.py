@@ -51,7 +51,17 @@ def test_any_bytes_parse_as_a_log_without_raising(data):
     count("jsonl bytes")
     scan = jsonl.parse_bytes(data)
     assert all(isinstance(r, dict) for r in scan.records)
-    assert scan.end <= len(data) and scan.torn == (not data.endswith(b"\n") and data.rfind(b"\n") < len(data) - 1 and bool(data))
+    last = data[data.rfind(b"\n") + 1:]  # a last line that parses is kept: only one that does not is torn
+    assert scan.end <= len(data) and scan.torn == (bool(last.strip()) and not _parses(last))
+    assert scan.unfinished == (bool(last.strip()) and _parses(last))
+
+
+def _parses(raw: bytes) -> bool:
+    try:
+        json.loads(raw.decode("utf-8"))
+    except ValueError:
+        return False
+    return True
 
 
 @FAST
@@ -66,7 +76,9 @@ def test_records_written_come_back_whatever_torn_tail_a_crash_left(records, torn
     with open(path, "ab") as handle:  # a writer killed mid-line
         handle.write(torn.replace(b"\n", b""))
     jsonl.append_many(path, records[3:])
-    assert [{k: v for k, v in r.items() if k != "hlc"} for r in jsonl.read(path)] == records  # each got its stamp
+    tail = torn.replace(b"\n", b"")
+    kept = [json.loads(tail)] if _parses(tail) and isinstance(json.loads(tail), dict) else []  # whole JSON is no torn tail
+    assert [{k: v for k, v in r.items() if k != "hlc"} for r in jsonl.read(path)] == records[:3] + kept + records[3:]
 
 
 units = st.sampled_from([("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)])
@@ -78,8 +90,17 @@ def test_a_duration_is_the_sum_of_its_parts(parts):
     from rooms_cli.store.clock import parse_duration
 
     count("duration")
+    from rooms_cli.core.errors import InvalidInput
+    from rooms_cli.store.clock import MAX_DURATION_S
+
     text = "".join(f"{n}{u}" for n, (u, _) in parts)
-    assert parse_duration(text) == pytest.approx(sum(n * f for n, (_, f) in parts))
+    seconds = sum(n * f for n, (_, f) in parts)
+    if seconds <= MAX_DURATION_S:
+        assert parse_duration(text) == pytest.approx(seconds)
+    else:  # longer than any option takes: one sentence naming the largest, exit 2
+        with pytest.raises(InvalidInput, match="the largest accepted is 365d") as refused:
+            parse_duration(text)
+        assert refused.value.exit_code == 2
 
 
 @FAST

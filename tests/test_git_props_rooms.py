@@ -27,7 +27,7 @@ from gitclones import HAVE_GIT, merge_both_ways, merge_in_direction, run_random_
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-pytestmark = pytest.mark.skipif(not HAVE_GIT, reason="git is not installed")
+pytestmark = [pytest.mark.skipif(not HAVE_GIT, reason="git is not installed"), pytest.mark.slow]  # random merge campaigns
 
 AGENTS = ("reviewer", "ops", "architect", "researcher")
 EXTERNAL = ("coder", "tester")  # model: external, added to the seed: they answer with `rooms group reply`

@@ -126,7 +126,7 @@ def test_a_broken_cache_file_is_ignored(project):
     _spawn(project)
     _broadcast(project, 0)
     log.load_any(project, "g")
-    layout.group_replay_cache(project, "g").write_bytes(b"not a pickle")
+    layout.group_replay_cache(project, "g").write_bytes(b"not a cache")
     assert log.load_any(project, "g") == _full(project, "g")
 
 

@@ -320,7 +320,8 @@ def test_ephemeral_group_leaves_no_file_behind_when_the_body_raises(project_dir,
 
 
 def test_group_ask_answers_and_leaves_no_file_behind(project_dir, cli):
-    run = cli("group", "ask", "--profiles", "analyst,analyst,wildcard", "--objective", "ship it?", "--reducer", "majority_vote", "--json")
+    run = cli("group", "ask", "--profiles", "analyst,analyst,wildcard", "--objective", "ship it? YES or NO or ABSTAIN",
+              "--reducer", "majority_vote", "--json")
     assert run.exit_code == 0, run.stderr
     data = run.json()
     # the offline model votes too: one of the options, the same for the two members of one profile

@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import rooms_env
 
+pytestmark = pytest.mark.slow  # kill campaigns
+
 SEED = int(os.environ.get("HARDENING_SEED", "20261121"))
 ROUNDS, PARALLEL = int(os.environ.get("HARDENING_ROUNDS", "3")), 4  # bench/soak.py raises ROUNDS
 KILLS: dict[str, int] = {}

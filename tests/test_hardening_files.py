@@ -262,12 +262,8 @@ def test_a_huge_message_is_stored_whole_or_refused_in_one_sentence(populated, ar
             assert not jsonl.parse_bytes((populated / rel).read_bytes()).bad, rel
 
 
-def test_an_unreachable_provider_is_one_sentence_or_a_visible_system_line(populated):
-    import socket
-
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def test_an_unreachable_provider_is_one_sentence_or_a_visible_system_line(populated, closed_port):
+    port = closed_port
     (populated / ".rooms.yaml").write_text(
         f"default_model: dead:tiny\nproviders:\n  dead: {{type: openai, base_url: 'http://127.0.0.1:{port}/v1', max_retries: 0}}\n")
     for args in (["models", "test", "researcher"], ["roundtable", "run", "standup", "--topic", "x", "--turns", "2", "--force"],

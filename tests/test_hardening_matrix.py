@@ -67,6 +67,7 @@ VALID: dict[str, list[str]] = {
     "task resolve": ["{TASK}"],
     "task claim": ["{TASK}", "--as", "reviewer", "--lease", "10m"],
     "task next": ["--as", "judge", "--lease", "10m"],
+    "task ready": ["--lane", "reviewer"],
     "task renew": ["{TASK}", "--lease-id", "{LEASE}", "--lease", "10m"],
     "task release": ["{TASK}", "--lease-id", "{LEASE}"],
     "task done": ["{TASK}", "--summary", "reviewed", "--lease-id", "{LEASE}"],
@@ -104,6 +105,7 @@ VALID: dict[str, list[str]] = {
     "files check": ["src/auth/login.py", "--as", "judge"],
     "files list": [],
     "hook pre-commit": [],
+    "search": ["auth", "--in", "tasks", "--limit", "5"],
     "sync": ["--remote", "origin"],  # a bare repository beside the project (prepare)
 }
 STDIN = {"hook claude-code stop": "{}", "hook claude-code prompt": "{}", "hook claude-code session-start": "{}", "mcp": "", "task import": "- [ ] Write the docs\n"}
@@ -126,7 +128,8 @@ CREATES = {
     ("task assign", "--to"), ("send", "--to"), ("group move-member", "--to"),
     ("roundtable run", "--room"), ("roundtable queue", "--room"),  # a roundtable opens its own room
     ("task import", "--lane"),
-    ("board", "--lane"), ("task list", "--lane"),  # a filter: an unknown lane shows an empty board
+    ("board", "--lane"), ("task list", "--lane"), ("task ready", "--lane"),  # a filter: an unknown lane shows an empty board
+    ("search", "--room"), ("search", "--from"),  # a filter: an unknown room or speaker finds nothing
 }
 UNKNOWN_ACCEPTED: set[tuple[str, str]] = set()
 DURATION_OPTS = {"--lease", "--timeout", "--since", "--pace"}

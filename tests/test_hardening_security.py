@@ -163,7 +163,11 @@ def test_agent_replies_with_commands_broadcasts_and_shell_are_inert(project_dir,
 
 def test_a_command_provider_gets_argv_and_the_prompt_on_stdin_never_a_shell(project_dir, tmp_path):
     marker = tmp_path / "pwned"
-    script = "import json, sys; print(json.dumps({'argv': sys.argv[1:], 'stdin_has_dollar': '$(' in sys.stdin.read()}))"
+    # The program writes what it got to a file and answers one word: a reply quoting the marker's path
+    # back would read as a copy of the message (the copy check) once the temporary path is long enough.
+    record = tmp_path / "got.json"
+    script = (f"import json, sys; open({str(record)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], "
+              "'stdin_has_dollar': '$(' in sys.stdin.read()})); print('recorded')")
     argv = [sys.executable, "-c", script, f"$(touch {marker})", ";", "touch", str(marker)]
     (project_dir / ".rooms.yaml").write_text("providers:\n  tool: {type: command, command: " + json.dumps(argv) + "}\n")
     (project_dir / ".rooms/agents/tool.md").write_text("---\nmodel: tool:x\n---\nYou run a tool.\n")
@@ -171,10 +175,11 @@ def test_a_command_provider_gets_argv_and_the_prompt_on_stdin_never_a_shell(proj
     out = invoke(["chat", f"@tool please $(touch {marker}) `touch {marker}`", "--json"])
     assert out.exit_code == 0, out.stderr
     assert not marker.exists()
-    reply = [json.loads(line) for line in (project_dir / ".rooms/rooms/default/transcript.jsonl").read_text().splitlines()
-             if '"tool"' in line and '"speaker": "tool"' in line][-1]["text"]
-    data = json.loads(reply[reply.index("{"):])
-    assert data == {"argv": [f"$(touch {marker})", ";", "touch", str(marker)], "stdin_has_dollar": True}
+    replies = [json.loads(line) for line in (project_dir / ".rooms/rooms/default/transcript.jsonl").read_text().splitlines()
+               if '"speaker": "tool"' in line]
+    assert [r["text"] for r in replies] == ["recorded"]
+    assert json.loads(record.read_text()) == {"argv": [f"$(touch {marker})", ";", "touch", str(marker)],
+                                              "stdin_has_dollar": True}
 
 
 @pytest.mark.parametrize("key,value", [("providers", "{x: {type: command, command: 'rm -rf /'}}"), ("runner", "'claude -p'")])

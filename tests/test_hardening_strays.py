@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 
 import pytest
-from conftest import rooms_env
 
 STRAYS = {
     "spawns/README.json": "{}\n",
@@ -58,8 +54,8 @@ def stop_payload(cwd) -> str:
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:2]))
-def test_a_stray_file_is_skipped_with_one_warning_and_never_fails_an_unrelated_command(project_dir, rooms, args):
-    assert rooms("send", "hello", "--to", "bob", "--as", "alice").exit_code == 0
+def test_a_stray_file_is_skipped_with_one_warning_and_never_fails_an_unrelated_command(project_dir, rooms, cli, args):
+    assert cli("send", "hello", "--to", "bob", "--as", "alice").exit_code == 0
     plant(project_dir)
     run = rooms(*args, env={"ROOMS_DIR": str(project_dir)})
     assert run.exit_code == 0, run.stderr
@@ -70,15 +66,15 @@ def test_a_stray_file_is_skipped_with_one_warning_and_never_fails_an_unrelated_c
         assert "rooms doctor lists it" in line
 
 
-def test_the_stop_hook_still_blocks_on_unread_messages_when_a_stray_file_is_present(project_dir, rooms):
-    assert rooms("send", "one more thing", "--to", "bob", "--as", "alice").exit_code == 0
+def test_the_stop_hook_still_blocks_on_unread_messages_when_a_stray_file_is_present(project_dir, rooms, cli):
+    assert cli("send", "one more thing", "--to", "bob", "--as", "alice").exit_code == 0
     plant(project_dir)
     run = rooms("hook", "claude-code", "stop", "--as", "bob", input=stop_payload(project_dir),
                 env={"ROOMS_DIR": str(project_dir)})
     assert run.exit_code == 0, run.stderr
     answer = json.loads(run.stdout)
     assert answer["decision"] == "block" and "one more thing" in answer["reason"]
-    assert rooms("send", "and another", "--to", "bob", "--as", "alice").exit_code == 0
+    assert cli("send", "and another", "--to", "bob", "--as", "alice").exit_code == 0
     prompt = rooms("hook", "claude-code", "prompt", "--as", "bob",
                    input=json.dumps({**json.loads(stop_payload(project_dir)), "hook_event_name": "UserPromptSubmit",
                                      "prompt": "go on"}), env={"ROOMS_DIR": str(project_dir)})
@@ -111,33 +107,28 @@ def test_doctor_names_every_stray_file(project_dir, cli):
 
 @pytest.mark.skipif(sys.platform != "linux", reason="file names that are not UTF-8: a Linux file system")
 @pytest.mark.parametrize("poll", ["0", "1"])
-def test_watch_goes_on_past_a_room_directory_whose_name_is_not_utf8(project_dir, rooms, poll):
+def test_watch_goes_on_past_a_room_directory_whose_name_is_not_utf8(project_dir, cli, poll):
+    from test_watch_support import Watcher
+
     bad = os.path.join(os.fsencode(project_dir / ".rooms" / "rooms"), b"\xff\xfe")
     os.mkdir(bad)
-    env = rooms_env({"ROOMS_DIR": str(project_dir), "ROOMS_WATCH_POLL": poll})
-    proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "watch", "--all"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    # past events too (--since): the first message is printed whether it lands before or after the start
+    watcher = Watcher("--all", "--since", "2000-01-01T00:00:00Z", env={"ROOMS_DIR": str(project_dir), "ROOMS_WATCH_POLL": poll})
     try:
-        time.sleep(2.5)
+        assert cli("send", "watching", "--to", "bob", "--as", "alice").exit_code == 0
+        watcher.wait_text("watching")  # the watcher is live, past the undecodable name at its start
         os.mkdir(os.path.join(bad, b"sub"))  # the notifier sees an event under the undecodable name
-        assert rooms("send", "still watching", "--to", "bob", "--as", "alice").exit_code == 0
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.5)
-            if "still watching" in (project_dir / ".rooms" / "inbox" / "bob.jsonl").read_text():
-                break
-        time.sleep(2)
+        assert cli("send", "still watching", "--to", "bob", "--as", "alice").exit_code == 0
+        watcher.wait_text("still watching")
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
-    assert "internal error" not in err and "Traceback" not in err, err
-    assert "still watching" in out, (out, err)
+        code = watcher.stop()
+    assert code == 0 and "internal error" not in watcher.stderr and "Traceback" not in watcher.stderr, watcher.stderr
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="file names that are not UTF-8: a Linux file system")
-def test_doctor_names_a_room_directory_whose_name_is_not_utf8(project_dir, rooms):
+def test_doctor_names_a_room_directory_whose_name_is_not_utf8(project_dir, cli):
     os.mkdir(os.path.join(os.fsencode(project_dir / ".rooms" / "rooms"), b"\xff\xfe"))
-    run = rooms("doctor", "--offline", "--json", env={"ROOMS_DIR": str(project_dir)})
+    run = cli("doctor", "--offline", "--json")
     assert run.exit_code == 1, run.stderr
     stray = [f for f in json.loads(run.stdout)["findings"] if f["check"] == "stray"]
     assert len(stray) == 1 and "\\xff\\xfe" in stray[0]["message"], stray

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import subprocess
 import sys
+import threading
 from contextlib import asynccontextmanager
 
 import pytest
@@ -16,8 +18,8 @@ from tests.conftest import rooms_env  # noqa: E402
 
 FAMILIES = {
     "board": {"board", "task_show", "task_add", "task_claim", "task_next", "task_renew", "task_release", "task_done", "task_status",
-              "task_list", "task_update", "task_archive", "task_assign", "task_accept", "task_reject"},
-    "messaging": {"send", "reply", "inbox", "attention", "status_set", "spawn", "wait"},
+              "task_list", "task_ready", "task_update", "task_archive", "task_assign", "task_accept", "task_reject"},
+    "messaging": {"send", "reply", "inbox", "attention", "status", "status_set", "spawn", "wait"},
     "groups": {"group_spawn", "group_broadcast", "group_wait", "group_status", "group_ask", "group_reply", "group_cancel",
                "group_list", "group_dissolve"},
     "chat": {"chat", "transcript", "room_create", "room_list", "room_show", "room_invite", "room_kick"},
@@ -25,19 +27,58 @@ FAMILIES = {
     "roundtable": {"roundtable_run", "roundtable_queue", "roundtable_list"},
     "events": {"events"},
     "sync": {"sync"},
+    "search": {"search"},
     "files": {"reserve_files", "release_files", "list_reservations", "check_files"},
 }
 
 
 @asynccontextmanager
-async def server(project_dir, as_: str | None = "alice", *extra: str):
+async def server(project_dir, as_: str | None = "alice", *extra: str, env: dict | None = None):
     """A real `rooms mcp` subprocess and an initialized SDK client talking to it over stdio."""
     from mcp import Client, StdioServerParameters
 
     args = ["-m", "rooms_cli", "mcp", "--dir", str(project_dir), *(["--as", as_] if as_ else []), *extra]
-    params = StdioServerParameters(command=sys.executable, args=args, env=rooms_env({}), cwd=str(project_dir))
+    params = StdioServerParameters(command=sys.executable, args=args, env=env or rooms_env({}), cwd=str(project_dir))
     async with Client(params, read_timeout_seconds=120) as client:
         yield Tools(client)
+
+
+class Reader:
+    """One `rooms mcp --as alice` process and its SDK client, kept open for the tests of a module whose calls
+    change nothing (listings, refusals, errors, reads): a server start costs more than all their calls.
+    The session lives in one task of an event loop running in a thread of its own (anyio's task groups in
+    the client are entered and left by that task); `call` runs a coroutine there and returns its result."""
+
+    def __init__(self, project_dir) -> None:
+        self.project_dir = project_dir
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="mcp-reader", daemon=True)
+        self.thread.start()
+        self._opened: concurrent.futures.Future = concurrent.futures.Future()
+        self._done = asyncio.Event()
+        env = {k: v for k, v in rooms_env({}).items() if not k.startswith("ROOMS_")}  # no test's env applies yet
+        self._holder = asyncio.run_coroutine_threadsafe(self._hold(env), self.loop)
+        self.tools: Tools = self._opened.result(120)
+
+    async def _hold(self, env: dict) -> None:
+        try:
+            async with server(self.project_dir, "alice", env=env) as tools:
+                self._opened.set_result(tools)
+                await self._done.wait()
+        except BaseException as exc:
+            if not self._opened.done():
+                self._opened.set_exception(exc)
+            raise
+
+    def call(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(120)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self._done.set)
+        self._holder.result(60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
 
 
 class Tools:
@@ -64,12 +105,8 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def test_every_family_is_listed_with_a_description_and_a_schema(project_dir):
-    async def go():
-        async with server(project_dir) as t:
-            return (await t.client.list_tools()).tools
-
-    tools = {tool.name: tool for tool in run(go())}
+def test_every_family_is_listed_with_a_description_and_a_schema(mcp_reader):
+    tools = {tool.name: tool for tool in mcp_reader.call(mcp_reader.tools.client.list_tools()).tools}
     assert set(tools) == set().union(*FAMILIES.values())
     for tool in tools.values():
         assert tool.description and len(tool.description) > 30, tool.name
@@ -231,21 +268,20 @@ def test_events_since_a_cursor_come_once_and_survive_a_restart(project_dir, room
     assert bad["code"] == "invalid_input"
 
 
-def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(project_dir):
-    async def go():
-        async with server(project_dir, "alice") as t:
-            errors = [
-                await t.error("task_claim"),  # missing
-                await t.error("task_add", title="x", lane="dev", done="y", room="../etc"),  # bad id
-                await t.error("task_next", lease="forever"),  # bad duration
-                await t.error("inbox", unread_only={"not": "a bool"}),  # wrong type
-                await t.error("wait", timeout_seconds=-1),  # out of range
-                await t.error("send", message=""),  # empty
-            ]
-            alive = await t.ok("board")
-            return errors, alive
+def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(mcp_reader):
+    async def go(t):
+        errors = [
+            await t.error("task_claim"),  # missing
+            await t.error("task_add", title="x", lane="dev", done="y", room="../etc"),  # bad id
+            await t.error("task_next", lease="forever"),  # bad duration
+            await t.error("inbox", unread_only={"not": "a bool"}),  # wrong type
+            await t.error("wait", timeout_seconds=-1),  # out of range
+            await t.error("send", message=""),  # empty
+        ]
+        alive = await t.ok("board")
+        return errors, alive
 
-    errors, alive = run(go())
+    errors, alive = mcp_reader.call(go(mcp_reader.tools))
     # a bad lease is a usage error (exit 2) here as on the command line (`--lease forever`)
     assert [e["code"] for e in errors] == ["usage", "invalid_input", "usage", "usage", "usage", "invalid_input"]
     assert [e["exit_code"] for e in errors] == [2, 1, 2, 2, 2, 1]

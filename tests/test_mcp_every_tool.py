@@ -45,8 +45,12 @@ def test_every_tool_returns_structured_content_that_validates_against_its_output
             await call(a, "board")
             task = await call(a, "task_add", title="Write the spec", lane="alice", done="spec exists")
             await call(a, "task_list")
+            after = await call(a, "task_add", title="Review the spec", lane="bob", done="reviewed", depends_on=[task["id"]])
+            assert after["blocked_by"] == [task["id"]]
+            assert [t["id"] for t in (await call(a, "task_ready"))["tasks"]] == [task["id"]]
             await call(a, "task_show", task_id=task["id"])
             await call(a, "task_update", task_id=task["id"], detail="two pages")
+            assert (await call(a, "task_update", task_id=after["id"], depends_on=[]))["depends_on"] == []
             claim = await call(a, "task_claim", task_id=task["id"], lease="5m")
             await call(a, "task_renew", task_id=task["id"], lease_id=claim["lease_id"])
             await call(a, "task_release", task_id=task["id"], lease_id=claim["lease_id"])
@@ -91,6 +95,8 @@ def test_every_tool_returns_structured_content_that_validates_against_its_output
             await call(a, "room_kick", room="specs", agent="architect")
             await call(a, "chat", message="@researcher what is the rate limit?", room="specs")
             await call(a, "transcript", room="specs", limit=5)
+            found = await call(a, "search", query="rate limit", within=["chat"], limit=5)
+            assert found["hits"] and found["hits"][0]["ref"].startswith("msg:")
             # roundtable and memory
             await call(a, "roundtable_run", format="debate", topic="monorepo or not", participants=["analyst", "hustler"],
                        turns=2, force=True)

@@ -23,18 +23,14 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def _tools(project_dir):
-    async def go():
-        async with server(project_dir) as t:
-            return (await t.client.list_tools()).tools
-
-    return {tool.name: tool for tool in run(go())}
+def _tools(mcp_reader):
+    return {tool.name: tool for tool in mcp_reader.call(mcp_reader.tools.client.list_tools()).tools}
 
 
-def test_every_tool_is_titled_annotated_closed_and_has_an_object_output_schema(project_dir):
+def test_every_tool_is_titled_annotated_closed_and_has_an_object_output_schema(mcp_reader):
     from jsonschema import Draft202012Validator
 
-    for name, tool in _tools(project_dir).items():
+    for name, tool in _tools(mcp_reader).items():
         assert tool.title and tool.annotations and tool.annotations.title == tool.title, name
         hints = tool.annotations
         assert None not in (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint), name
@@ -49,24 +45,23 @@ def _closest_typo(argument: str) -> str:
     return argument[:-1] if len(argument) > 3 else argument + "x"
 
 
-def test_every_tool_refuses_an_unknown_argument_naming_it_and_the_closest_valid_one(project_dir):
+def test_every_tool_refuses_an_unknown_argument_naming_it_and_the_closest_valid_one(mcp_reader):
     from mcp.shared.exceptions import MCPError
 
-    tools = _tools(project_dir)
+    tools = _tools(mcp_reader)
 
-    async def go():
+    async def go(t):
         refused = {}
-        async with server(project_dir) as t:
-            for name, tool in tools.items():
-                props = list(tool.input_schema.get("properties", {}))
-                typo = _closest_typo(props[0]) if props else "bogus"
-                with pytest.raises(MCPError) as caught:
-                    await t.client.call_tool(name, {typo: "x"})
-                refused[name] = (typo, props[0] if props else None, caught.value.error)
-            alive = await t.ok("board")
+        for name, tool in tools.items():
+            props = list(tool.input_schema.get("properties", {}))
+            typo = _closest_typo(props[0]) if props else "bogus"
+            with pytest.raises(MCPError) as caught:
+                await t.client.call_tool(name, {typo: "x"})
+            refused[name] = (typo, props[0] if props else None, caught.value.error)
+        alive = await t.ok("board")
         return refused, alive
 
-    refused, alive = run(go())
+    refused, alive = mcp_reader.call(go(mcp_reader.tools))
     assert set(refused) == set(tools)
     for name, (typo, meant, error) in refused.items():
         assert error.code == -32602, name
@@ -76,46 +71,37 @@ def test_every_tool_refuses_an_unknown_argument_naming_it_and_the_closest_valid_
     assert alive["room"] == "default"  # the server keeps serving
 
 
-def test_a_typo_in_send_is_refused_instead_of_becoming_a_broadcast(project_dir, rooms):
+def test_a_typo_in_send_is_refused_instead_of_becoming_a_broadcast(mcp_reader, cli):
     from mcp.shared.exceptions import MCPError
 
-    async def go():
-        async with server(project_dir, "alice") as t:
-            with pytest.raises(MCPError) as caught:
-                await t.client.call_tool("send", {"too": "ops", "message": "just for ops"})
-            with pytest.raises(MCPError) as done:
-                await t.client.call_tool("task_done", {"task_id": "t-x", "lease_id": "l-x", "summary": "s", "next": "n"})
-            with pytest.raises(MCPError) as artifact:
-                await t.client.call_tool("task_done", {"task_id": "t-x", "lease_id": "l-x", "summary": "s", "artifact": ["a"]})
-            with pytest.raises(MCPError) as unknown_tool:
-                await t.client.call_tool("inbx", {})
-            return caught.value.error, done.value.error, artifact.value.error, unknown_tool.value.error
+    async def go(t):
+        with pytest.raises(MCPError) as caught:
+            await t.client.call_tool("send", {"too": "ops", "message": "just for ops"})
+        with pytest.raises(MCPError) as done:
+            await t.client.call_tool("task_done", {"task_id": "t-x", "lease_id": "l-x", "summary": "s", "next": "n"})
+        with pytest.raises(MCPError) as artifact:
+            await t.client.call_tool("task_done", {"task_id": "t-x", "lease_id": "l-x", "summary": "s", "artifact": ["a"]})
+        with pytest.raises(MCPError) as unknown_tool:
+            await t.client.call_tool("inbx", {})
+        return caught.value.error, done.value.error, artifact.value.error, unknown_tool.value.error
 
-    typo, done, artifact, unknown_tool = run(go())
+    typo, done, artifact, unknown_tool = mcp_reader.call(go(mcp_reader.tools))
     assert typo.message == "send has no argument 'too'; did you mean 'to'?"
     assert "'next_step'" in done.message and "'artifacts'" in artifact.message
     assert unknown_tool.code == -32602 and "did you mean 'inbox'?" in unknown_tool.message
-    for agent in ("ops", "researcher"):
-        assert rooms("inbox", "--as", agent, "--json").json()["messages"] == []  # nothing was sent to anyone
+    for agent in ("ops", "researcher"):  # nothing was sent to anyone
+        assert cli("inbox", "--as", agent, "--dir", mcp_reader.project_dir, "--json").json()["messages"] == []
 
 
-def test_the_bad_lease_error_has_the_same_code_on_the_cli_and_over_mcp(project_dir, rooms):
-    async def go():
-        async with server(project_dir, "alice") as t:
-            return await t.error("task_next", lease="forever")
-
-    over_mcp = run(go())
-    cli = rooms("task", "next", "--as", "alice", "--lease", "forever", "--json")
+def test_the_bad_lease_error_has_the_same_code_on_the_cli_and_over_mcp(mcp_reader, rooms):
+    over_mcp = mcp_reader.call(mcp_reader.tools.error("task_next", lease="forever"))
+    cli = rooms("task", "next", "--as", "alice", "--lease", "forever", "--dir", mcp_reader.project_dir, "--json")
     assert cli.exit_code == 2 and cli.err_json()["error"]["code"] == over_mcp["code"] == "usage"
     assert over_mcp["exit_code"] == 2
 
 
-def test_errors_name_tool_arguments_not_cli_flags(project_dir):
-    async def go():
-        async with server(project_dir, "alice") as t:
-            return await t.error("task_next", lease="0")
-
-    error = run(go())
+def test_errors_name_tool_arguments_not_cli_flags(mcp_reader):
+    error = mcp_reader.call(mcp_reader.tools.error("task_next", lease="0"))
     assert "argument 'lease'" in error["message"] and "--lease" not in error["message"]
 
 
@@ -346,19 +332,18 @@ def test_resources_read_the_board_an_inbox_and_a_room_without_changing_anything(
     assert rooms("inbox", "--as", "alice", "--unread", "--json").json()["unread"] == 1
 
 
-def test_prompts_join_a_room_and_work_the_board(project_dir):
+def test_prompts_join_a_room_and_work_the_board(mcp_reader):
     from mcp.shared.exceptions import MCPError
 
-    async def go():
-        async with server(project_dir, "alice") as t:
-            prompts = (await t.client.list_prompts()).prompts
-            join = await t.client.get_prompt("join_room", {"room": "specs"})
-            work = await t.client.get_prompt("work_the_board", {})
-            with pytest.raises(MCPError) as bad:
-                await t.client.get_prompt("work_the_board", {"rom": "x"})
-            return prompts, join, work, bad.value.error
+    async def go(t):
+        prompts = (await t.client.list_prompts()).prompts
+        join = await t.client.get_prompt("join_room", {"room": "specs"})
+        work = await t.client.get_prompt("work_the_board", {})
+        with pytest.raises(MCPError) as bad:
+            await t.client.get_prompt("work_the_board", {"rom": "x"})
+        return prompts, join, work, bad.value.error
 
-    prompts, join, work, bad = run(go())
+    prompts, join, work, bad = mcp_reader.call(go(mcp_reader.tools))
     assert {p.name for p in prompts} == {"join_room", "work_the_board"}
     assert all(p.title and p.description for p in prompts)
     join_text, work_text = join.messages[0].content.text, work.messages[0].content.text

@@ -207,3 +207,126 @@ def test_a_client_that_closes_its_end_stops_the_server_quietly(project_dir):
         pass
     assert proc.wait(timeout=60) == 0
     assert b"internal error" not in proc.stderr.read()
+
+
+class _Server:
+    """A `rooms mcp` process whose stderr goes to a file (the fuzzer makes it say a lot)."""
+
+    def __init__(self, project_dir, stderr_path):
+        self.stderr = open(stderr_path, "wb")
+        self.buffer = b""
+        self.proc = subprocess.Popen([sys.executable, "-m", "rooms_cli", "mcp", "--dir", str(project_dir), "--as", "alice"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=rooms_env({}))
+        for message in HELLO:
+            self.send_bytes(json.dumps(message).encode())
+        assert self.answer_to(0)["result"]["serverInfo"]["name"] == "rooms"
+
+    def send_bytes(self, line: bytes) -> None:
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+
+    def answer_to(self, request_id, timeout: float = 30) -> dict:
+        """The answer to `request_id`, skipping the answers to other requests (fuzzed ones)."""
+        import select
+        import time
+
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\n" not in self.buffer:
+                ready, _, _ = select.select([self.proc.stdout], [], [], max(deadline - time.monotonic(), 0))
+                assert ready, f"no answer to {request_id!r}: the server hangs"
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)  # not readline: select cannot see its buffer
+                assert chunk, f"the server stopped (exit {self.proc.wait(timeout=10)})"
+                self.buffer += chunk
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            answer = json.loads(line)
+            if answer.get("id") == request_id:
+                return answer
+
+    def close(self) -> int:
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=60)
+        self.stderr.close()
+        return code
+
+
+def test_a_notification_with_bad_params_is_dropped_with_a_line_on_stderr_and_the_server_keeps_serving(project_dir, tmp_path):
+    """`notifications/cancelled` with `"requestId": [1]` stopped the server (an unhashable id inside its task
+    group); a notification gets no reply, so a bad one is dropped, said once on stderr."""
+    server = _Server(project_dir, tmp_path / "stderr")
+    try:
+        for params in ({"requestId": [1]}, {"requestId": {"a": 1}}, {"requestId": None}, {}):  # the last two are valid
+            server.send_bytes(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}).encode())
+        server.send_bytes(b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": [], "progress": "x"}}')
+        server.send_bytes(b'{"jsonrpc": "2.0", "method": "notifications/\xff"}')
+        server.send_bytes(json.dumps({"jsonrpc": "2.0", "id": "after", "method": "ping"}).encode())
+        assert server.answer_to("after") == {"jsonrpc": "2.0", "id": "after", "result": {}}
+    finally:
+        assert server.close() == 0
+    stderr = (tmp_path / "stderr").read_text()
+    assert stderr.count("dropped a notification") == 4 and "internal error" not in stderr, stderr
+
+
+def test_a_request_that_is_not_utf8_is_refused_with_its_id_and_nothing_is_stored(project_dir, tmp_path):
+    """Bytes that are not UTF-8 were decoded as U+FFFD and stored; the CLI refuses such an argument, so the
+    server refuses the request whole (a parse error with its id)."""
+    server = _Server(project_dir, tmp_path / "stderr")
+    try:
+        server.send_bytes(b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "send", '
+                          b'"arguments": {"to": "bob", "message": "caf\xe9"}}}')
+        answer = server.answer_to(7)
+        assert answer["error"]["code"] == -32700 and "not valid UTF-8" in answer["error"]["message"]
+    finally:
+        assert server.close() == 0
+    assert not list((project_dir / ".rooms").rglob("*bob*.jsonl"))
+
+
+def _odd_messages():
+    """JSON-RPC-shaped lines with every field of the wrong kind, and raw bytes."""
+    from hypothesis import strategies as st
+
+    scalar = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=8))
+    value = st.recursive(scalar, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                         st.dictionaries(st.text(max_size=6), inner, max_size=3)), max_leaves=8)
+    methods = st.sampled_from(["notifications/cancelled", "notifications/progress", "notifications/initialized",
+                               "notifications/roots/list_changed", "notifications/message", "ping", "tools/list",
+                               "tools/call", "resources/read", "prompts/get", "initialize", "logging/setLevel"])
+    params = st.one_of(value, st.fixed_dictionaries({}, optional={
+        "requestId": value, "progressToken": value, "progress": value, "reason": value, "name": value,
+        "arguments": value, "uri": value, "_meta": value, "level": value}))
+    notices = st.sampled_from(["notifications/cancelled", "notifications/progress", "notifications/initialized",
+                               "notifications/roots/list_changed"])
+    notice_params = st.fixed_dictionaries({}, optional={"requestId": value, "progressToken": value, "progress": value,
+                                                        "reason": value, "total": value, "message": value})
+    notification = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "method": notices, "params": notice_params})
+    request = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "method": methods, "id": value}, optional={"params": params})
+    anything = st.fixed_dictionaries({"jsonrpc": st.sampled_from(["2.0", "1.0"])}, optional={
+        "method": st.one_of(methods, value), "id": value, "params": params, "result": value, "error": value})
+    message = st.one_of(notification, notification, request, anything)
+    as_bytes = message.map(lambda m: json.dumps(m).encode())
+    return st.one_of(as_bytes, as_bytes.map(lambda b: b.replace(b'"', b'"\xff', 1)), st.binary(max_size=40))
+
+
+def test_no_single_odd_line_stops_the_server(project_dir, tmp_path):
+    """Hypothesis sends odd JSON-RPC messages (ids, methods and params of every kind, raw bytes), each
+    followed by a ping: every ping is answered by the same process, which then exits 0."""
+    from hypothesis import HealthCheck, example, given, settings
+
+    server = _Server(project_dir, tmp_path / "stderr")
+    probes = iter(range(1_000_000))
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(_odd_messages())
+    @example(b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": [1]}}')  # the issue's
+    def one_line_then_a_ping(line: bytes) -> None:
+        server.send_bytes(line.replace(b"\n", b" "))
+        probe = f"probe-{next(probes)}"
+        server.send_bytes(json.dumps({"jsonrpc": "2.0", "id": probe, "method": "ping"}).encode())
+        assert server.answer_to(probe)["result"] == {}
+
+    try:
+        one_line_then_a_ping()
+    finally:
+        code = server.close()
+    stderr = (tmp_path / "stderr").read_text(errors="replace")
+    assert code == 0 and "internal error" not in stderr and "Traceback" not in stderr, stderr[-2000:]

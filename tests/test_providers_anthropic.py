@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import time
 
 import pytest
@@ -105,11 +104,8 @@ def test_500_every_time_is_one_clear_error(server, key):
     assert len(server.requests) == 4
 
 
-def test_connection_refused(key):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    p = AnthropicProvider("claude", {"type": "anthropic", "base_url": f"http://127.0.0.1:{port}", "retry_backoff": 0.01,
+def test_connection_refused(key, closed_port):
+    p = AnthropicProvider("claude", {"type": "anthropic", "base_url": f"http://127.0.0.1:{closed_port}", "retry_backoff": 0.01,
                                      "max_retries": 1})
     with pytest.raises(ProviderError, match=r"connection refused after 2 tries; is the server running\?"):
         p.complete(MESSAGES, model="m")
@@ -253,19 +249,12 @@ def test_a_configured_base_url_gets_only_the_token_it_names(server, clean_env):
     assert server.requests[1].headers["authorization"] == f"Bearer {SECRET}"
 
 
-def test_a_bearer_token_never_appears_in_errors(clean_env):
-    port = _closed_port()
-    clean_env.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}/{SECRET}")
+def test_a_bearer_token_never_appears_in_errors(clean_env, closed_port):
+    clean_env.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{closed_port}/{SECRET}")
     clean_env.setenv("ANTHROPIC_AUTH_TOKEN", SECRET)
     with pytest.raises(ProviderError) as err:
         builtin(max_retries=0).complete(MESSAGES, model="m")
     assert SECRET not in str(err.value)
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.mark.parametrize("purpose", ["chat", "vote", "rank", "summary"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 import yaml
@@ -73,10 +72,8 @@ def test_models_test_failure_is_the_exact_error_and_exit_1(cli, project_dir, ser
     assert err["data"]["ok"] is False and err["data"]["model"] == "m"
 
 
-def test_models_test_connection_refused_as_a_real_process(rooms, project_dir):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def test_models_test_connection_refused_as_a_real_process(rooms, project_dir, closed_port):
+    port = closed_port
     write_config(project_dir, providers={"ollama": {"type": "openai", "ollama": True, "retry_backoff": 0.01}})
     run = rooms("models", "test", "ollama:llama3.2", env={"OLLAMA_HOST": f"127.0.0.1:{port}"})
     assert run.exit_code == 1

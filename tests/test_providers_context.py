@@ -260,14 +260,10 @@ def test_openrouters_models_list_gives_the_window():
     assert models_window("not json", "m") is None
 
 
-def test_an_unreachable_server_costs_one_refused_connection():
-    import socket
+def test_an_unreachable_server_costs_one_refused_connection(closed_port):
     import time
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    provider = OpenAIProvider("gone", {"type": "openai", "base_url": f"http://127.0.0.1:{port}/v1"})
+    provider = OpenAIProvider("gone", {"type": "openai", "base_url": f"http://127.0.0.1:{closed_port}/v1"})
     start = time.monotonic()
     assert run(provider.context_window("m")) is None and run(provider.count_tokens("m", "abc")) == estimate_tokens("abc")
     assert time.monotonic() - start < 5

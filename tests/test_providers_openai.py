@@ -35,12 +35,6 @@ def provider(server: FakeServer, name: str = "local", **spec) -> OpenAIProvider:
     return OpenAIProvider(name, {"type": "openai", "base_url": server.openai_url, "retry_backoff": 0.01, **spec})
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_non_streaming_reply_carries_text_usage_and_the_request_is_the_documented_body(server):
     server.push(Reply(usage=(42, 7)))
     done = provider(server).complete(MESSAGES, model="llama3.2", temperature=0.3, max_tokens=50)
@@ -135,8 +129,8 @@ def test_client_errors_are_not_retried(server):
     assert len(server.requests) == 1
 
 
-def test_connection_refused_is_retried_then_a_clear_error():
-    port = free_port()
+def test_connection_refused_is_retried_then_a_clear_error(closed_port):
+    port = closed_port
     p = OpenAIProvider("ollama", {"type": "openai", "base_url": f"http://127.0.0.1:{port}/v1", "retry_backoff": 0.01})
     with pytest.raises(ProviderError) as err:
         p.complete(MESSAGES, model="m")

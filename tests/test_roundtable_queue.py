@@ -10,18 +10,17 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import live_status
+import pytest
+from conftest import checkout_path, live_status
 
 from rooms_cli.roundtable import queue
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import jsonl
 from rooms_cli.store.locks import locked
 
-REPO = Path(__file__).resolve().parent.parent
-
 
 def _env(project_dir: Path, **extra) -> dict:
-    env = {"PATH": "/usr/bin:/bin", "ROOMS_DIR": str(project_dir), "PYTHONPATH": str(REPO), "USER": "tester",
+    env = {"PATH": "/usr/bin:/bin", "ROOMS_DIR": str(project_dir), "PYTHONPATH": checkout_path(), "USER": "tester",
            "ROOMS_LOCK_TIMEOUT": "60"}
     env.update(extra)
     return env
@@ -142,6 +141,7 @@ def test_queue_command_enqueues_and_lists(cli, project):
     assert len(cli("roundtable", "queue", "--json").json()) == 1
 
 
+@pytest.mark.slow
 def test_ticks_killed_at_random_moments_leave_every_file_parseable_and_fire_nothing_twice(project, project_dir):
     import random
 

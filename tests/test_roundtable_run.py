@@ -93,7 +93,9 @@ def test_each_turn_is_one_call_at_the_formats_temperature_with_voice_topic_turn_
     assert result.turns[0]["text"] == "We ship Friday."  # "Boss:" prefix removed
     second = answers[1]["messages"]
     assert "Tone: measured" in second[0].content and "turn 2 of 4" in second[0].content
-    assert second[1].content == "Boss: We ship Friday." and second[-1].content.startswith("launch date")
+    # the others' turns and the cue in one user message: roles alternate (models/prompt.py)
+    assert [m.role for m in second] == ["system", "user"]
+    assert second[1].content == "Boss: We ship Friday.\n\nlaunch date — over to you."
 
 
 def test_an_empty_reply_is_asked_again_once_then_the_turn_is_skipped(scripted, project):
@@ -400,3 +402,19 @@ def test_the_lessons_call_asks_for_short_lessons_and_a_summary_cut_by_the_limit_
     retry = calls[1]["messages"][-1].content
     assert "ran past the 500-token limit" in retry and f"at most {MAX_LESSON_WORDS} words" in retry
     assert len(calls) == 2 and result.lessons == {}
+
+
+def test_lessons_that_are_loops_splices_or_quotes_of_turns_are_rejected():
+    """docs/roundtable.md: a lesson is the model's own summary, never the conversation glued back."""
+    from rooms_cli.roundtable.lessons import check_lessons
+
+    turns = [{"speaker": "boss", "text": "We ship on Friday if the login fix lands today."},
+             {"speaker": "analyst", "text": "The numbers tell a different story about the signup funnel."}]
+    found = check_lessons({"boss": [
+        "We ship on Friday if the numbers tell a different story",  # a splice of both turns
+        "ship ship ship ship ship ship",  # a loop
+        "Analyst: the numbers tell a different story",  # a transcript line
+        "Friday depends on the login fix; the funnel numbers need a second look",  # a lesson
+    ]}, ["boss"], turns=turns)
+    assert found.lessons == {"boss": ["Friday depends on the login fix; the funnel numbers need a second look"]}
+    assert "a splice of turns" in found.problems["boss"] and "a repetition" in found.problems["boss"]

@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
+from conftest import checkout_path
 
 # the modules worth guarding: each costs 10–60 ms to import
 HEAVY = ("pydantic", "rich", "yaml", "httpx", "anyio", "h11", "filelock", "asyncio", "frontmatter", "rapidfuzz",
-         "watchfiles")
+         "watchfiles", "sqlite3")  # sqlite3: only `rooms search` reads its index (~3 ms)
 
 REPORT = """
 import atexit, json, os, runpy, sys
@@ -44,7 +43,7 @@ def project(tmp_path_factory):
 def imported(root: Path, tmp_path: Path, *args: str, env: dict | None = None, input: str = "") -> set[str]:
     report = tmp_path / "imports.json"
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
-    full_env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(root), IMPORTS_REPORT=str(report), **(env or {}))
+    full_env.update(PYTHONPATH=checkout_path(), ROOMS_DIR=str(root), IMPORTS_REPORT=str(report), **(env or {}))
     proc = subprocess.run([sys.executable, "-c", REPORT, *args], env=full_env, capture_output=True, text=True, timeout=60,
                           input=input)
     assert proc.returncode == 0, proc.stderr
@@ -58,6 +57,11 @@ def heavy(modules: set[str]) -> set[str]:
 def test_help_imports_no_heavy_module(project, tmp_path):
     root, _ = project
     assert heavy(imported(root, tmp_path, "--help")) == set()
+
+
+def test_search_imports_sqlite3_and_nothing_else_heavy(project, tmp_path):
+    root, _ = project
+    assert heavy(imported(root, tmp_path, "search", "task", "--json")) == {"sqlite3"}
 
 
 def test_task_claim_imports_no_heavy_module(project, tmp_path):
@@ -174,7 +178,7 @@ def test_running_one_command_converts_only_that_command(project, monkeypatch):
 def test_shell_completion_still_completes_commands_and_subcommands(project):
     root, _ = project
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
-    env.update(PYTHONPATH=str(REPO), ROOMS_DIR=str(root), _ROOMS_COMPLETE="complete_bash", COMP_WORDS="rooms ta", COMP_CWORD="1")
+    env.update(PYTHONPATH=checkout_path(), ROOMS_DIR=str(root), _ROOMS_COMPLETE="complete_bash", COMP_WORDS="rooms ta", COMP_CWORD="1")
     run = [sys.executable, "-c", "import sys; sys.argv = ['rooms']; from rooms_cli.cli.app import main; main()"]
     assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["task"]
     env.update(COMP_WORDS="rooms task cl", COMP_CWORD="2")

@@ -110,10 +110,32 @@ def test_bad_durations_are_refused(bad):
         parse_duration(bad)
 
 
-@given(st.datetimes(timezones=st.just(__import__("datetime").UTC)))
+@given(st.datetimes(max_value=__import__("datetime").datetime(8999, 12, 31), timezones=st.just(__import__("datetime").UTC)))
 def test_iso_round_trip_to_the_millisecond(moment):
     again = parse_time(iso(moment))
     assert abs((again - moment).total_seconds()) < 0.001
+
+
+def test_a_stamp_far_ahead_of_the_clock_is_ordered_but_not_followed(tmp_path, monkeypatch):
+    """Item 6 of issue 38: one line stamped at the end of time made every later append overflow; a stamp
+    more than MAX_SKEW_S ahead is read and ordered like any other, but the clock does not jump to it."""
+    from rooms_cli.store import clock
+
+    monkeypatch.setattr(clock, "_hlc_last", (0, -1))  # this process's clock afresh (an earlier test's future stamps)
+    log = tmp_path / "inbox.jsonl"
+    jsonl.append(log, {"id": "a"})
+    with open(log, "ab") as handle:
+        handle.write(b'{"id": "end-of-time", "hlc": "9999-12-31T23:59:59.999Z-9999-ffffff"}\n')
+    mine = [jsonl.append(log, {"id": f"m{n}"}) for n in range(3)]
+    assert all(r["hlc"] < "2999" for r in mine) and mine[0]["hlc"] < mine[1]["hlc"] < mine[2]["hlc"]
+    assert [r["id"] for r in jsonl.read_ordered(log)] == ["a", "m0", "m1", "m2", "end-of-time"]
+    assert clock.future_stamp("9999-12-31T23:59:59.999Z-9999-ffffff") is not None
+    assert clock.future_stamp(clock.hlc_stamp()) is None
+
+
+def test_a_time_from_the_year_9000_on_is_refused_so_no_duration_added_to_it_overflows():
+    with pytest.raises(InvalidInput, match="before the year 9000"):
+        parse_time("9999-12-31T23:00:00Z")
 
 
 def test_rooms_seed_fixes_random_choices(monkeypatch):
@@ -227,6 +249,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_atomic_replace_survives_kill_9_at_random_moments(tmp_path):
     target = tmp_path / "state.txt"
     atomic.write_bytes(target, b"version 0\n" * 2000)
@@ -291,6 +314,18 @@ def test_torn_last_line_is_skipped_with_a_warning_and_the_rest_read(tmp_path, ca
     jsonl.append(log, {"a": 4})
     assert [{k: v for k, v in r.items() if k != "hlc"} for r in jsonl.read(log)] == [{"a": 1}, {"a": 2}, {"a": 4}]
     assert "unfinished" in capsys.readouterr().err
+
+
+def test_a_last_line_that_parses_is_kept_and_the_next_append_finishes_it(tmp_path, capsys):
+    """A hand edit (or a copy) that dropped the final newline of a whole record: the record is complete,
+    so readers keep it and the next append adds the newline before its own line; nothing is removed."""
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"a": 1}\n{"a": 2}')
+    scan = jsonl.scan(log)
+    assert scan.records == [{"a": 1}, {"a": 2}] and scan.unfinished and not scan.torn
+    jsonl.append(log, {"a": 3})
+    assert [r["a"] for r in jsonl.read(log)] == [1, 2, 3]
+    assert log.read_bytes().startswith(b'{"a": 1}\n{"a": 2}\n{"a": 3') and "removed" not in capsys.readouterr().err
 
 
 def test_a_corrupt_middle_line_is_reported_by_file_and_line_and_skipped(tmp_path, capsys):
@@ -407,8 +442,10 @@ def test_an_appender_that_knows_a_log_still_sees_what_others_did_to_it(tmp_path)
     other = tmp_path / "other.jsonl"
     for n in range(3):
         jsonl.append(other, {"n": n})
-    future = "2999-01-01T00:00:00.000Z-0000-000001"
-    with open(other, "ab") as handle:  # another clone's stamp, far ahead of this clock
+    from datetime import timedelta
+
+    future = clock.iso(clock.now() + timedelta(minutes=30)) + "-0000-000001"
+    with open(other, "ab") as handle:  # another clone's stamp, ahead of this clock within the allowed skew
         handle.write(json.dumps({"n": "theirs", "hlc": future}).encode() + b"\n")
     assert jsonl.append(other, {"n": "mine"})["hlc"] > future
     replaced = tmp_path / "replaced.jsonl"

@@ -27,7 +27,7 @@ def test_a_missing_file_has_no_identity(tmp_path):
     assert cache.identity(tmp_path / "absent" / "below") is None
 
 
-@pytest.mark.parametrize("name", ["index.json", "state.pickle"])
+@pytest.mark.parametrize("name", ["index.json", "g.head.json"])
 def test_a_saved_document_loads_back_at_its_version_only(tmp_path, name):
     path = tmp_path / "run" / name
     cache.save(path, {"version": 2, "tasks": {"t-1": [1, 2]}})
@@ -36,8 +36,8 @@ def test_a_saved_document_loads_back_at_its_version_only(tmp_path, name):
     assert [p.name for p in path.parent.iterdir()] == [name]  # no temp file left
 
 
-@pytest.mark.parametrize("name", ["index.json", "state.pickle"])
-@pytest.mark.parametrize("blob", [b"", b"{not json", b"\x80\x05garbage", b"[1, 2]"])
+@pytest.mark.parametrize("name", ["index.json", "g.head.json"])
+@pytest.mark.parametrize("blob", [b"", b"{not json", b"\x80\x05garbage", b"[1, 2]", b"[" * 100_000])
 def test_a_missing_damaged_or_foreign_cache_loads_as_none(tmp_path, name, blob):
     path = tmp_path / name
     assert cache.load(path, 1) is None
@@ -61,7 +61,7 @@ def test_saving_where_no_folder_can_be_made_stores_nothing_and_raises_nothing(tm
     """What a read-only tree, a full disk or a file in the folder's place does to a read path: nothing."""
     (tmp_path / "run").write_text("a file where run/ should be")
     cache.save(tmp_path / "run" / "board" / "demo.json", {"version": 1})
-    cache.save(tmp_path / "run" / "groups" / "g.pickle", {"version": 1})
+    cache.save(tmp_path / "run" / "groups" / "g.json", {"version": 1})
     assert (tmp_path / "run").read_text() == "a file where run/ should be"
     assert cache.load(tmp_path / "run" / "board" / "demo.json", 1) is None
 

@@ -215,6 +215,7 @@ def test_last_and_since_print_past_events_first(project_dir, rooms):
     assert bad.exit_code == 2 and "--timeout: invalid duration 'soon'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_an_idle_watcher_uses_almost_no_cpu(project_dir, mode, watchers):
     w = watchers("--all", env=mode)
     sync(w)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 
 import pytest
-from conftest import REPO
+from conftest import checkout_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_watch_support import Watcher, run_python, say
@@ -117,7 +116,7 @@ def test_polling_takes_over_when_watchfiles_cannot_be_imported(project_dir, tmp_
     fake = tmp_path / "fake" / "watchfiles"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise ImportError('watchfiles is not installed')\n")
-    env = {"PYTHONPATH": f"{fake.parent}{os.pathsep}{REPO}", "ROOMS_WATCH_INTERVAL": "0.1"}
+    env = {"PYTHONPATH": checkout_path(fake.parent), "ROOMS_WATCH_INTERVAL": "0.1"}
     w = Watcher("--since", "2000-01-01T00:00:00Z", env=env)
     try:
         run_python(say("default", "alice", "polled in"))

@@ -12,10 +12,12 @@ left by killed writers; providers used by agents are reachable; plus each part's
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rooms_cli.core.errors import RoomsError
 from rooms_cli.core.findings import Finding
+from rooms_cli.core.text import count
 from rooms_cli.store import atomic, files, jsonl, layout
 from rooms_cli.store.paths import Project
 
@@ -64,6 +66,14 @@ def check_files(project: Project) -> list[Finding]:
                 if scan.torn:
                     findings.append(Finding("warning", "log", f"{rel} ends in an unfinished line (a writer crashed or is writing)",
                                             "the next append repairs it; nothing acknowledged was in that line", rel))
+                elif scan.unfinished:
+                    findings.append(Finding("warning", "log", f"{rel} ends without a newline (its last record is whole and read)",
+                                            "the next append adds the newline; until then a git merge could glue a line to it", rel))
+                findings.extend(_future_stamps(rel, path, scan.records) + _blank_lines(rel, path, scan))
+                if not scan.records and not scan.bad and path.name == "state.jsonl" and path.parent.parent == project.dir / "rooms":
+                    findings.append(Finding("error", "room", f"{rel} is empty: no room {path.parent.name!r} is there, yet its "
+                                            "folder holds the name (a version before 0.2 killed at its first write left it)",
+                                            f"remove it (rm {rel}), then rooms room create {path.parent.name} if you want it", rel))
             elif name.endswith(".json"):
                 atomic.read_json(path)
             elif name.endswith((".yaml", ".yml")):
@@ -71,6 +81,36 @@ def check_files(project: Project) -> list[Finding]:
         except RoomsError as err:
             findings.append(Finding("error", "file", err.message, f"repair or restore {rel} (e.g. from git)", rel))
     return findings
+
+
+def _future_stamps(rel: str, path: Path, records: list[dict[str, Any]]) -> list[Finding]:
+    """A warning for a log holding records stamped further ahead of this clock than the allowed skew: the
+    clock does not follow them (store/clock.py), so records written after them sort before them."""
+    from rooms_cli.store import clock
+
+    moment = clock.now()
+    ahead = [(seconds, record) for record in records if (seconds := clock.future_stamp(record.get("hlc"), moment)) is not None]
+    if not ahead:
+        return []
+    seconds, record = max(ahead, key=lambda item: item[0])
+    stamp = str(record["hlc"]).encode()
+    line = next((n for n, raw in enumerate(files.read_bytes(path).split(b"\n"), 1) if stamp in raw), None)
+    ident = next((record[k] for k in ("id", "eid") if isinstance(record.get(k), str)), None)
+    where = f"{rel} line {line}" if line else rel
+    return [Finding("warning", "future-stamp", f"{where}: {count(len(ahead), 'record')} stamped more than "
+                    f"{clock.describe_duration(clock.MAX_SKEW_S)} ahead of this clock, the furthest "
+                    f"{clock.describe_duration(seconds)} ahead ({record['hlc']}{f', {ident}' if ident else ''}): its "
+                    "writer's clock ran ahead or the line was edited; rooms orders it by its stamp but does not follow it",
+                    f"check the clock of the machine that wrote it; if the stamp is wrong, fix it in {rel}", rel)]
+
+
+def _blank_lines(rel: str, path: Path, scan: jsonl.Scan) -> list[Finding]:
+    """A warning for each blank line of a log: readers skip it, nothing is lost, but it is no record."""
+    data = files.read_bytes(path)
+    if b"\n\n" not in data and not data.startswith(b"\n") and b"\n \n" not in data:
+        return []
+    return [Finding("warning", "log", f"{rel} line {n} is blank (readers skip it)", f"nothing is lost; to tidy, delete line {n} of {rel}", rel)
+            for n, raw in enumerate(data.split(b"\n")[:-1], 1) if not raw.strip()]
 
 
 def _conflict_in(path: Path) -> int | None:
@@ -184,6 +224,40 @@ def _git_dir(start: Path) -> Path | None:
                 return named if named.is_absolute() else folder / named
             return None
     return None
+
+
+def check_caches(project: Project) -> list[Finding]:
+    """What sits in `.rooms/run/` (this machine's caches, out of git) that rooms did not put there: a
+    pickle (rooms never loads one: its caches are JSON) or any file git tracks there (a clone carried
+    it, `git add -f`). Readers ignore both — a cache is trusted only for the very files it was built
+    from — so each is a warning naming it."""
+    run = project.dir / "run"
+    findings = []
+    for path in files.every_file(run):
+        if path.name.endswith((".pickle", ".pkl")):
+            rel = project.relative(path)
+            findings.append(Finding("warning", "cache", f"{rel} is a pickle, which rooms never loads (its caches are JSON); "
+                                    "it was planted or left by an old version", f"remove it: rm {rel}", rel))
+    seen = {f.file for f in findings}
+    for rel in _tracked(project, run):
+        if rel not in seen:
+            findings.append(Finding("warning", "cache", f"{rel} is tracked by git, but .rooms/run/ is this machine's "
+                                    "and a clone's copy is never trusted", f"git rm --cached -- {rel}", rel))
+    return findings
+
+
+def _tracked(project: Project, folder: Path) -> list[str]:
+    """The files under `folder` that git tracks, relative to the project root (none without git)."""
+    from rooms_cli.core.errors import RoomsError
+    from rooms_cli.store.sync.engine import Git
+
+    try:  # paths come relative to cwd, as bytes: any name git can hold
+        proc = Git(project.root, purpose="rooms doctor").run("ls-files", "-z", "--", str(folder), check=False)
+    except RoomsError:
+        return []
+    if proc.returncode != 0:
+        return []
+    return [os.fsdecode(name) for name in proc.stdout.split(b"\0") if name]
 
 
 def check_git_files(project: Project) -> list[Finding]:
@@ -312,7 +386,7 @@ def run_doctor(project: Project, config: Config, *, providers: bool = True) -> d
     layout.quiet_strays()  # each stray file is a finding here, not a warning too
     try:
         findings = (check_files(project) + check_strays(project) + check_octopus(project) + check_git_files(project)
-                    + check_definitions(project))
+                    + check_caches(project) + check_definitions(project))
         findings.extend(check_parts(project, config))
         if providers:
             findings.extend(check_providers(project, config))

@@ -5,8 +5,10 @@ and to the first piece of text), the usage, the reply and why it ended (finish_r
 the provider's own error with the same facts attached. It then asks for the model's context window
 (learned from the server, else configured) and, where the provider type has structured output,
 sends a second short prompt with a JSON schema: `structured` is True when the reply came back
-under the schema and parses, False when the server refused or broke it (`structured_note` says
-how; the call does not fail), None when the provider type has none. Keys are shown only as where they come from and whether they are set.
+under the schema in the shape asked for (checked, not assumed: llama.cpp's /v1/messages takes a
+forced tool call and answers in text), False when the server refused, ignored or broke it
+(`structured_note` says how; the call does not fail), None when the provider type has none;
+`structured_via` names the mechanism (json_schema, forced tool call). Keys are shown only as where they come from and whether they are set.
 """
 
 from __future__ import annotations
@@ -144,22 +146,31 @@ async def acheck_model(
 
 
 async def check_structured(provider: Provider, model: str) -> dict[str, Any]:
-    """{"structured": True | False | None, "structured_note": why not} (see the module docstring)."""
+    """{"structured": True | False | None, "structured_via", "structured_note": why not}: what the
+    server really honours, checked on a reply (models/structured.py), not assumed from its type."""
     if not provider.structured:
-        return {"structured": None, "structured_note": f"provider type {provider.type} has no structured output"}
-    import json
+        return {"structured": None, "structured_via": None,
+                "structured_note": f"provider type {provider.type} has no structured output"}
+    from rooms_cli.models.structured import shape_problem, shaped
 
+    via = "json_schema" if provider.enforced else "forced tool call"
     try:
         completion = await provider.acomplete(SHAPE_PING, model=model, max_tokens=PING_MAX_TOKENS, temperature=0, schema=SHAPE)
     except ProviderError as err:
-        return {"structured": False, "structured_note": err.message}
+        return {"structured": False, "structured_via": via, "structured_note": err.message}
     if not completion.structured:
-        return {"structured": False, "structured_note": "the server refused the schema; replies are parsed as text"}
-    try:
-        ok = isinstance(json.loads(completion.text), dict)
-    except ValueError:
-        ok = False
-    return {"structured": ok, "structured_note": None if ok else f"the reply did not parse as JSON: {completion.text[:80]!r}"}
+        how = "took the forced tool call and answered in text" if via == "forced tool call" else "refused the schema"
+        return {"structured": False, "structured_via": via,
+                "structured_note": f"the server {how}; replies are read as text (JSON in text)"}
+    if shaped(completion.text, SHAPE) is None:
+        import json
+
+        try:
+            why = shape_problem(json.loads(completion.text), SHAPE) or "not the shape asked for"
+        except ValueError:
+            why = f"the reply did not parse as JSON: {completion.text[:80]!r}"
+        return {"structured": False, "structured_via": via, "structured_note": why}
+    return {"structured": True, "structured_via": via, "structured_note": None}
 
 
 def check_model(

@@ -11,7 +11,15 @@ from __future__ import annotations
 import os
 
 from rooms_cli.board import fold, store
-from rooms_cli.board.errors import AlreadyClaimed, InvalidTransition, LeaseExpired, LeaseFenced, LeaseMismatch
+from rooms_cli.board.deps import blockers_of, waiting_text, with_blockers
+from rooms_cli.board.errors import (
+    AlreadyClaimed,
+    Blocked,
+    InvalidTransition,
+    LeaseExpired,
+    LeaseFenced,
+    LeaseMismatch,
+)
 from rooms_cli.board.model import DEFAULT_LEASE, Lease, Task
 from rooms_cli.board.records import make_record
 from rooms_cli.board.replay import replay, seen_at
@@ -20,7 +28,7 @@ from rooms_cli.board.transitions import SETTABLE, check_transition, held_by, ref
 from rooms_cli.core.errors import InvalidInput
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.store import jsonl
-from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
+from rooms_cli.store.clock import MAX_LEASE_S, add_seconds, iso, now, parse_duration
 from rooms_cli.store.ids import host_name, new_id, validate_name
 from rooms_cli.store.paths import Project
 
@@ -58,7 +66,7 @@ def plate_for(agent: str) -> str:
 
 
 def lease_seconds(lease: str | float | None) -> float:
-    seconds = parse_duration(DEFAULT_LEASE if lease is None else lease)
+    seconds = parse_duration(DEFAULT_LEASE if lease is None else lease, maximum=MAX_LEASE_S)
     if seconds <= 0:
         raise InvalidInput(f"--lease must be longer than zero, not {lease!r}")
     return seconds
@@ -90,6 +98,7 @@ def _claim_locked(project: Project, room: str, task_id: str, agent: str, seconds
         return Claim(task=task, lease=task.lease, already_yours=True)  # the holder asking again: idempotent
     refuse_if_held(task, "claim")
     check_transition(task_id, task.status, "doing")
+    refuse_if_waiting(project, room, task)
     lease = Lease(
         lease_id=new_id("l"), fence=task.fence + 1, holder=agent, plate=plate,
         claimed_at=moment, expires_at=iso(add_seconds(now(), seconds)),
@@ -216,8 +225,19 @@ def next_task(project: Project, room: str, *, agent: str, lease: str | float | N
 def _try_claim(project: Project, room: str, task_id: str, agent: str, seconds: float, plate: str) -> Claim | None:
     try:
         return _claim_locked(project, room, task_id, agent, seconds, plate)
-    except (AlreadyClaimed, InvalidTransition):
+    except (AlreadyClaimed, InvalidTransition, Blocked):
         return None
+
+
+def refuse_if_waiting(project: Project, room: str, task: Task) -> None:
+    """Blocked (exit 3), naming what the task waits on, while a dependency of it is not done (each
+    read from its own log: the claim's cost follows the task's dependencies, not the board)."""
+    blockers = blockers_of(project, room, task)
+    if blockers:
+        raise Blocked(
+            f"cannot claim task {task.id}: it {waiting_text(blockers)}",
+            data={"task_id": task.id, "blocked_by": list(blockers), "dependencies": blockers},
+        )
 
 
 def check_lease(task: Task, lease_id: str | None, holder: str | None = None) -> Lease:
@@ -271,7 +291,7 @@ def _with_lease(project: Project, room: str, task_id: str, lease_id: str | None,
         lease = check_lease(task, lease_id, holder)
         events = write(task, lease, moment)
         store.append_events(project, room, full, events, held=True)
-        return _replay_locked(project, room, full, moment)[0]
+        return with_blockers(project, room, _replay_locked(project, room, full, moment)[0])
 
 
 def synced(project: Project, task: Task, remote: str | None) -> Task:
@@ -345,4 +365,4 @@ def set_status(project: Project, room: str, task_id: str, status: str, *, by: st
         if record:
             ev["record"] = record
         store.append_events(project, room, full, [ev], held=True)
-        return _replay_locked(project, room, full, moment)[0]
+        return with_blockers(project, room, _replay_locked(project, room, full, moment)[0])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooms_cli.core.errors import Conflict, RoomsError
+from rooms_cli.core.errors import Conflict, InvalidInput, RoomsError
 
 
 class AlreadyClaimed(Conflict):
@@ -39,3 +39,15 @@ class NotOwner(RoomsError):
     """Only the owner of the target lane may accept or reject a proposal."""
 
     code = "not_owner"
+
+
+class Blocked(Conflict):
+    """The task waits on tasks that are not done yet (its `blocked_by`): it cannot be claimed until they are."""
+
+    code = "blocked"
+
+
+class DependencyCycle(InvalidInput):
+    """The dependencies asked for would make a task wait, through others or directly, on itself."""
+
+    code = "dependency_cycle"

@@ -26,6 +26,10 @@ class Lease:
     plate: str
     claimed_at: str
     expires_at: str
+    # When the claim or renewal that set `expires_at` was stamped more than the allowed skew ahead of a
+    # reader's clock, its end counts only up to `ahead_end` for that reader (board/replay.bounded_expiry):
+    # (that event's stamp, the end). Replay's own bookkeeping, never written out.
+    ahead: tuple[str, str] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +95,8 @@ class Task:
     expiry_recorded: bool = False  # `rooms tick` wrote an expire event for lapsed_lease
     leases: dict[str, Lease] = field(default_factory=dict, repr=False)  # every lease ever issued, by id
     withdrawn: list[dict[str, Any]] = field(default_factory=list)  # claim events that lost the race for the remote (--sync)
+    depends_on: list[str] = field(default_factory=list)  # the tasks it waits on (ids, sorted): replaced, never changed in place
+    blocked_by: list[str] = field(default_factory=list)  # those not done yet: the board's to say (board/deps.py), not the log's
 
     @property
     def claimable(self) -> bool:
@@ -107,10 +113,12 @@ class Task:
     def to_json(self) -> dict[str, Any]:
         return {
             "archived": self.archived,
+            "blocked_by": list(self.blocked_by),
             "conflicts": [c.to_json() for c in self.conflicts],
             "created_at": self.created_at,
             "created_by": self.created_by,
             "definition_of_done": self.definition_of_done,
+            "depends_on": list(self.depends_on),
             "detail": self.detail,
             "fence": self.fence,
             "id": self.id,
@@ -150,4 +158,6 @@ class Task:
             updated_at=data.get("updated_at", ""),
             conflicts=[BoardConflict.from_json(c) for c in data["conflicts"]] if data.get("conflicts") else [],
             withdrawn=list(data.get("withdrawn") or []),
+            depends_on=list(data.get("depends_on") or []),
+            blocked_by=list(data.get("blocked_by") or []),
         )

@@ -20,6 +20,12 @@
   (newest first, for the board's done tail) and those with merge conflicts.
 - `lane_max`: the highest `order` ever given in each lane, so `task add` puts a task at the end of its
   lane without reading the lane's history.
+- `settled`: for every task an open task depends on that is not open itself (finished, archived, or
+  missing), its state as a dependency, title and lane (board/deps.py `entry_of`), so readiness is
+  derived from the index alone. A task that leaves the open set is noted there as it leaves, a
+  dependency added to an open task is looked up when its log is replayed, and what no open task
+  depends on any more is dropped when the index is stored. Done and cancelled are final, so an
+  entry only changes through an archive (`note_finished_change`) or a merge (a rebuild).
 
 Done and cancelled are final (transitions.py), so a finished task only changes again through an
 archive (rooms) or a merge (git rewrites the file: the directory changes). What the index does not see
@@ -44,6 +50,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.board import fold, store
+from rooms_cli.board.deps import entry_of, read_task
 from rooms_cli.board.model import FINISHED
 from rooms_cli.board.replay import replay_log
 from rooms_cli.core.errors import RoomsError
@@ -55,7 +62,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-VERSION = 1
+VERSION = 2  # 2: `settled`, and tasks carry depends_on and blocked_by
 RECENT = 200  # finished tasks kept for `rooms board --done N` (N above this reads every log)
 
 
@@ -72,7 +79,8 @@ def is_open(data: dict[str, Any]) -> bool:
 
 
 def _empty(key) -> dict[str, Any]:
-    return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {}}
+    return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {},
+            "settled": {}}
 
 
 _DECODED: dict[str, tuple[bytes, Any]] = {}  # index path -> (its bytes, decoded), as this process last read it
@@ -94,8 +102,10 @@ def _decoded(path: Path) -> tuple[bytes | None, dict[str, Any] | None]:
 def _saved(path: Path, index: dict[str, Any]) -> None:
     """Store the index, and remember it as what its bytes decode to: the next read of this process finds
     its own write and does not decode it again (~0.3 ms for 60 open tasks). What `left` tracks is in
-    the stored counts: it is not stored."""
+    the stored counts: it is not stored, nor is what `settled` holds that no open task depends on."""
     stored = {name: value for name, value in index.items() if name != "left"}
+    needed = {dep for hit in index["open"].values() for dep in hit["task"].get("depends_on") or ()}
+    stored["settled"] = {task_id: entry for task_id, entry in index["settled"].items() if task_id in needed}
     blob = cache.save(path, stored)
     if blob is not None:
         known.remember(_DECODED, str(path), (blob, _copy(stored)))
@@ -103,7 +113,7 @@ def _saved(path: Path, index: dict[str, Any]) -> None:
 
 def _copy(index: dict[str, Any]) -> dict[str, Any]:
     out = dict(index)
-    for name in ("open", "counts", "lane_max", "damaged", "left"):
+    for name in ("open", "counts", "lane_max", "damaged", "left", "settled"):
         if isinstance(out.get(name), dict):
             out[name] = dict(out[name])
     for name in ("recent", "conflicts"):
@@ -117,7 +127,7 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def _valid(data: dict[str, Any] | None) -> dict[str, Any] | None:
-    return data if data is not None and isinstance(data.get("open"), dict) else None
+    return data if data is not None and isinstance(data.get("open"), dict) and isinstance(data.get("settled"), dict) else None
 
 
 _DAMAGED: dict[str, list[Any]] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
@@ -178,11 +188,20 @@ def _add_finished(index: dict[str, Any], data: dict) -> None:
         if data["status"] in FINISHED:
             recent = index["recent"]
             recent.append(data)
-            recent.sort(key=lambda t: t["updated_at"], reverse=True)
+            recent.sort(key=lambda t: (t["updated_at"], t["id"]), reverse=True)  # ties by id: every build agrees
             del recent[RECENT:]
         if data["conflicts"]:
             index["conflicts"].append({"task_id": data["id"], "title": data["title"], "lane": data["lane"],
                                        "conflicts": data["conflicts"]})
+
+
+def _settle(project: Project, room: str, index: dict[str, Any], data: dict[str, Any]) -> None:
+    """Note in `settled` each task the open task `data` depends on that the index holds nowhere (a
+    dependency just added, or one its log gained through a merge), read from its log."""
+    settled = index["settled"]
+    for dep in data.get("depends_on") or ():
+        if dep not in index["open"] and dep not in settled:
+            settled[dep] = entry_of(read_task(project, room, dep).to_json())
 
 
 def _note_lane(index: dict[str, Any], data: dict) -> None:
@@ -203,6 +222,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
     logs = files.read_each(folder, [e.name for e in entries if not e.is_symlink()], PLAIN_BYTES)
     finished: list[tuple[str, str]] = []  # (time of the last event, name) of the logs read as plainly done
     lanes, done = index["lane_max"], 0
+    states: dict[str, dict[str, Any]] = {}  # what every task that is not open is as a dependency (deps.entry_of)
     for name, data in logs:
         plain = None if data is None else _plainly_done(data)
         if plain is None:
@@ -212,6 +232,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
             lanes[lane] = number
         done += 1
         finished.append((last, name))
+        states[store.id_from_name(name)] = {"status": "done", "title": "", "lane": lane}
     plainly = {name for _last, name in finished}
     for entry in entries:
         if entry.name in plainly:
@@ -225,13 +246,19 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
             index["open"][task.id] = _entry(task, key)
         else:
             _add_finished(index, data)
+            states[task.id] = entry_of(data)
+    missing = {"status": "missing", "title": "", "lane": ""}
+    for hit in index["open"].values():
+        for dep in hit["task"].get("depends_on") or ():
+            if dep not in index["open"]:
+                index["settled"][dep] = states.get(dep, missing)
     if done:
         index["counts"]["done"] = index["counts"].get("done", 0) + done
     # the newest of the plainly done ones are replayed for the board's done tail (counted already)
     recent = index["recent"]
     for _last, name in heapq.nlargest(RECENT, finished):
         recent.append(_replay_file(project, room, store.id_from_name(name), os.path.join(folder, name)).to_json())
-    recent.sort(key=lambda t: t["updated_at"], reverse=True)
+    recent.sort(key=lambda t: (t["updated_at"], t["id"]), reverse=True)  # ties by id: every build agrees
     del recent[RECENT:]
     try:
         with _lock(project, room, held):
@@ -308,7 +335,11 @@ def _refresh_open(project: Project, room: str, index: dict[str, Any]) -> dict[st
         else:
             del index["open"][task_id]
             _add_finished(index, data)
+            index["settled"][task_id] = entry_of(data)  # its dependents read its state here now
             index.setdefault("left", {})[task_id] = {"stat": key, "task": data}
+    for task_id in changed:
+        if task_id in index["open"]:
+            _settle(project, room, index, index["open"][task_id]["task"])
     return changed
 
 
@@ -408,6 +439,7 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict[str, Any], list
         if not created:
             return
         folder = store.tasks_dir(project, room)
+        opened = []
         for item in created:  # an id, or (id, the events just written): no need to read the log back
             task_id, events = item if isinstance(item, tuple) else (item, None)
             log = os.path.join(folder, task_id.lower() + store.SUFFIX)  # ids made by new_id: no path check
@@ -416,10 +448,22 @@ def creating(project: Project, room: str) -> Iterator[tuple[dict[str, Any], list
             _note_lane(index, data)
             if is_open(data):
                 index["open"][task_id] = _entry(task, known.identity_of(os.stat(log)))
+                opened.append(data)
             else:
                 _add_finished(index, data)
+                index["settled"][task_id] = entry_of(data)
+        for data in opened:  # after all were added: an import's rows may depend on each other
+            _settle(project, room, index, data)
         index["dir"] = dir_key(project, room)
         _saved(path, index)
+
+
+@contextmanager
+def holding(project: Project, room: str) -> Iterator[dict[str, Any]]:
+    """Hold the index's lock around a write that must see the board's dependencies unchanged meanwhile
+    (a dependency change checked for cycles); yields the index, checked against the logs."""
+    with creating(project, room) as (index, _created):
+        yield index
 
 
 def note_finished_change(project: Project, room: str, task_id: str, before: dict[str, Any]) -> None:
@@ -453,6 +497,9 @@ def _replace_finished(project: Project, room: str, index: dict[str, Any], task_i
     _note_lane(index, data)
     if is_open(data):
         index["open"][task_id] = _entry(task, key)
+        index["settled"].pop(task_id, None)
+        _settle(project, room, index, data)
     else:
         _add_finished(index, data)
+        index["settled"][task_id] = entry_of(data)
     return data

@@ -9,6 +9,7 @@ the new lane, unclaimable, until that owner accepts it; rejecting puts it back w
 from __future__ import annotations
 
 from rooms_cli.board import store
+from rooms_cli.board.deps import with_blockers
 from rooms_cli.board.errors import InvalidTransition, NotOwner
 from rooms_cli.board.model import FINISHED, Task
 from rooms_cli.board.replay import replay
@@ -38,7 +39,7 @@ def _locked_task(project: Project, room: str, task_id: str) -> tuple[str, Abstra
 
 
 def _current(project: Project, room: str, full: str) -> Task:
-    return replay(full, room, store.read_events(project, room, full), now_iso())
+    return with_blockers(project, room, replay(full, room, store.read_events(project, room, full), now_iso()))
 
 
 def assign_task(project: Project, room: str, task_id: str, *, to: str, by: str) -> Task:

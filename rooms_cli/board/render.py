@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from rooms_cli.board.deps import NEEDS_PERSON
 from rooms_cli.board.model import FINISHED, STATUSES
 from rooms_cli.board.openindex import RECENT
-from rooms_cli.board.tasks import board_json, open_board, require_room
+from rooms_cli.board.tasks import board_json, open_board, require_room, whole_graph
 from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.ids import validate_name
@@ -22,13 +23,19 @@ TODO_IN_MARKDOWN = 10  # the first todo tasks of each lane (every doing, blocked
 
 def board_view(project: Project, room: str, *, lane: str | None = None, status: str | None = None,
                now: str | None = None, done: int = DONE_SHOWN, all_: bool = False) -> dict[str, Any]:
-    """{room, at, counts, lanes: [{lane, tasks}], done: [...], done_total, conflicts: [...]} (tasks as JSON).
+    """{room, at, counts, lanes: [{lane, tasks}], done: [...], done_total, conflicts: [...], blockers: {...},
+    cycles: [...]} (tasks as JSON).
 
     The lanes hold every open task; `done` holds the last `done` finished (done, cancelled) tasks,
     newest first, from the open index (board/openindex.py): only open tasks' logs are read, so the
     board costs the same at 10 and 100 000 tasks. `all_` reads every log and shows every finished task.
     Short ids are the shortest unique prefixes among the tasks shown (`rooms task` resolves a prefix
-    against every task, and names the candidates when one is ambiguous)."""
+    against every task, and names the candidates when one is ambiguous).
+
+    Dependencies (board/deps.py): `counts` adds `ready` (todo tasks waiting on nothing) and `waiting`
+    (todo tasks whose dependencies are not all done); `blockers` maps each task a shown task is
+    blocked by to {status, title, lane}; `cycles` lists the dependency cycles among open tasks (only a
+    merge makes one), each as ids from its smallest back to it."""
     if lane is not None:
         validate_name(lane, "lane")
     if status is not None and status not in (*STATUSES, "pending"):
@@ -39,6 +46,7 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
     moment = now or now_iso()
     if all_:
         tasks = board_json(project, room, moment)
+        graph = whole_graph(project, room, tasks)
         finished_all = [t for t in tasks if t["status"] in FINISHED]
         conflicts = [{"task_id": t["id"], "title": t["title"], "lane": t["lane"], "conflicts": t["conflicts"]}
                      for t in tasks if t["conflicts"]]
@@ -46,7 +54,7 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
         for task in tasks:
             counts[task["status"]] += 1
         open_tasks = [t for t in tasks if t["status"] not in FINISHED]
-        recent = sorted(finished_all, key=lambda t: t["updated_at"], reverse=True)
+        recent = sorted(finished_all, key=lambda t: (t["updated_at"], t["id"]), reverse=True)
     else:
         open_tasks, rest = open_board(project, room, moment, done=done if lane is None and status is None else RECENT)
         counts = {s: rest["counts"].get(s, 0) for s in STATUSES}
@@ -55,7 +63,10 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
         conflicts = [{"task_id": t["id"], "title": t["title"], "lane": t["lane"], "conflicts": t["conflicts"]}
                      for t in open_tasks if t["conflicts"]] + rest["conflicts"]
         recent = rest["recent"]
+        graph = rest["graph"]
     counts["pending"] = sum(1 for t in open_tasks if t["pending"])
+    counts["ready"] = sum(1 for t in open_tasks if t["status"] == "todo" and not t["pending"] and not t["blocked_by"])
+    counts["waiting"] = sum(1 for t in open_tasks if t["status"] == "todo" and t["blocked_by"])
     shown = [t for t in open_tasks if (lane is None or t["lane"] == lane) and _matches(t, status)]
     lanes: dict[str, list[dict[str, Any]]] = {}
     for task in sorted(shown, key=lambda t: (t["order"], t["id"])):
@@ -63,6 +74,7 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
     finished = [t for t in recent if (lane is None or t["lane"] == lane) and _matches(t, status)]
     if not all_:
         finished = finished[:done]
+    blockers = graph.blockers(shown)
     return {
         "room": room,
         "at": moment,
@@ -71,7 +83,9 @@ def board_view(project: Project, room: str, *, lane: str | None = None, status: 
         "done": finished,
         "done_total": counts["done"] + counts["cancelled"],
         "conflicts": conflicts,
-        "short_ids": short_ids([t["id"] for t in shown] + [t["id"] for t in finished]),
+        "blockers": blockers,
+        "cycles": graph.cycles(),
+        "short_ids": short_ids(sorted({t["id"] for t in shown} | {t["id"] for t in finished} | set(blockers))),
     }
 
 
@@ -125,9 +139,54 @@ def short_ids(ids: list[str]) -> dict[str, str]:
     return {task_id: task_id[:size] for task_id, size in zip(ordered, need, strict=True)}
 
 
-def _line(task: dict[str, Any], short: dict[str, str]) -> str:
+def waits_note(task: dict[str, Any], view: dict[str, Any], mark: str = "") -> str:
+    """What a task of the board `view` waits on, '' when nothing: `waits on t-01… “Write the schema”
+    (doing), t-02… (cancelled: a person must decide)`, short ids quoted with `mark`, and the cycle
+    it is in when it is in one."""
+    if not task.get("blocked_by"):
+        return ""
+    short, blockers = view["short_ids"], view.get("blockers") or {}
+    named = []
+    for dep in task["blocked_by"]:
+        info = blockers.get(dep) or {"status": "missing", "title": ""}
+        title = f" “{info['title']}”" if info.get("title") else ""
+        state = info["status"] + (": a person must decide" if info["status"] in NEEDS_PERSON else "")
+        named.append(f"{mark}{short.get(dep, dep)}{mark}{title} ({state})")
+    note = "waits on " + ", ".join(named)
+    cycle = next((c for c in view.get("cycles") or () if task["id"] in c), None)
+    if cycle:
+        note += " · in a dependency cycle " + " → ".join(f"{mark}{short.get(t, t)}{mark}" for t in cycle)
+    return note
+
+
+def decisions(view: dict[str, Any], mark: str = "") -> list[str]:
+    """One sentence for each thing on the board that only a person can unblock: a dependency that
+    failed, was cancelled or archived, or is missing, and each dependency cycle."""
+    short, blockers = view["short_ids"], view.get("blockers") or {}
+    out = []
+    for lane in view["lanes"]:
+        for task in lane["tasks"]:
+            for dep in task.get("blocked_by") or ():
+                info = blockers.get(dep) or {"status": "missing"}
+                if info["status"] in NEEDS_PERSON:
+                    tid = short.get(task["id"], task["id"])
+                    out.append(f"{mark}{tid}{mark} waits on {mark}{short.get(dep, dep)}{mark}, which is {info['status']}: "
+                               f"a person must decide (retry or replace it, or drop the dependency with "
+                               f"rooms task update {tid} --depends-on …)")
+    for cycle in view.get("cycles") or ():
+        path = " → ".join(f"{mark}{short.get(t, t)}{mark}" for t in cycle)
+        out.append(f"dependency cycle {path}: a person must decide which dependency to drop "
+                   f"(rooms task update ID --depends-on …)")
+    return out
+
+
+def _line(task: dict[str, Any], view: dict[str, Any]) -> str:
+    short = view["short_ids"]
     head = f"- {task['status']} `{short.get(task['id'], task['id'])}` {task['title']}"
     parts = []
+    waits = waits_note(task, view, "`")
+    if waits:
+        parts.append(waits)
     if task["status"] == "doing" and task["lease"]:
         lease = task["lease"]
         parts.append(f"held by {lease['plate'] or lease['holder']} until {lease['expires_at']}")
@@ -148,28 +207,39 @@ def _line(task: dict[str, Any], short: dict[str, str]) -> str:
     return head + (" · " + " · ".join(parts) if parts else "")
 
 
+def counts_shown(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """The counts worth a person's reading, in order: those above 0; `ready` and `waiting` only when
+    a task waits on another (otherwise ready is every claimable todo task)."""
+    return [(s, n) for s, n in counts.items() if n and (s not in ("ready", "waiting") or counts.get("waiting"))]
+
+
 def markdown_from_view(view: dict[str, Any]) -> str:
     """The compact markdown board for prompts and commits ('' when the board is empty)."""
     counts = view["counts"]
     if not any(counts[s] for s in STATUSES):
         return ""
     short = view["short_ids"]
-    summary = " · ".join(f"{n} {s}" for s, n in counts.items() if n)
+    summary = " · ".join(f"{n} {s}" for s, n in counts_shown(counts))
     out = [f"## Board of room {view['room']} ({summary})", ""]
     for lane in view["lanes"]:
         out.append(f"### {lane['lane']}")
         todo = [t for t in lane["tasks"] if t["status"] == "todo"]
         hidden = {t["id"] for t in todo[TODO_IN_MARKDOWN:]}
-        out.extend(_line(t, short) for t in lane["tasks"] if t["id"] not in hidden)
+        out.extend(_line(t, view) for t in lane["tasks"] if t["id"] not in hidden)
         if hidden:
             out.append(f"- … and {len(hidden)} more todo (rooms board --lane {lane['lane']})")
         out.append("")
     if view["done"]:
         out.append("### done")
-        out.extend(_line(t, short) for t in view["done"][:DONE_IN_MARKDOWN])
+        out.extend(_line(t, view) for t in view["done"][:DONE_IN_MARKDOWN])
         more = view.get("done_total", len(view["done"])) - min(len(view["done"]), DONE_IN_MARKDOWN)
         if more > 0:
             out.append(f"- … and {more} more (rooms board --done N, or --all)")
+        out.append("")
+    needed = decisions(view, "`")
+    if needed:
+        out.append("### needs a person (dependencies that will not get done by themselves)")
+        out.extend(f"- {line}" for line in needed)
         out.append("")
     if view["conflicts"]:
         out.append("### conflicts (rooms task show ID; rooms task resolve ID)")

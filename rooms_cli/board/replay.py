@@ -15,6 +15,7 @@ from collections.abc import Callable
 from rooms_cli.board.model import BoardConflict, Lease, Task
 from rooms_cli.board.transitions import allowed
 from rooms_cli.store import schema
+from rooms_cli.store.clock import in_force, lease_limit
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -31,8 +32,13 @@ def replay(task_id: str, room: str, events: list[dict[str, Any]], now: str) -> T
 
 
 def seen_at(task: Task, now: str) -> Task:
-    """The task as it reads at `now`: a lease that has lapsed by then reopens it."""
+    """The task as it reads at `now`: a lease that has lapsed by then reopens it; a lease set by an event
+    stamped more than the allowed skew after `now` (its writer's clock ran ahead) ends where
+    `bounded_expiry` lets it for a clock that is right."""
     _lapse(task, now)
+    lease = task.lease
+    if lease is not None and lease.ahead is not None and not in_force(lease.ahead[0], now):
+        task.lease = Lease(lease.lease_id, lease.fence, lease.holder, lease.plate, lease.claimed_at, lease.ahead[1])
     return task
 
 
@@ -76,7 +82,11 @@ def fold(task: Task, events: list[dict[str, Any]], withdrawn: set[str]) -> Task:
 
 def _lapse(task: Task, moment: str) -> None:
     """A lease whose end has passed reopens the task (the holder may still be working: fencing guards it)."""
-    if task.status == "doing" and task.lease is not None and task.lease.expires_at <= moment:
+    lease = task.lease
+    if task.status != "doing" or lease is None:
+        return
+    end = lease.ahead[1] if lease.ahead is not None and not in_force(lease.ahead[0], moment) else lease.expires_at
+    if end <= moment:
         task.status = "todo"
         task.lapsed_lease, task.lease, task.expiry_recorded = task.lease, None, False
 
@@ -104,6 +114,7 @@ def _apply_create(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -
     task.detail = event.get("detail", "")
     task.definition_of_done = event.get("definition_of_done", "")
     task.order = event.get("order", 0)
+    task.depends_on = sorted(set(event.get("depends_on") or ()))
     task.created_at, task.created_by = event.get("at", ""), event.get("by", "")
 
 
@@ -129,6 +140,8 @@ def _apply_update(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -
             setattr(task, key, value)
         elif key == "order" and isinstance(value, (int, float)) and not isinstance(value, bool):
             task.order = value
+        elif key == "depends_on":  # {add, remove}: what the writer changed, so two clones' changes both hold
+            task.depends_on = sorted((set(task.depends_on) | set(value.get("add") or ())) - set(value.get("remove") or ()))
 
 
 def _apply_assign(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
@@ -164,6 +177,26 @@ def _holder(lease: Lease | None) -> str:
     return f"{lease.plate or lease.holder} (lease {lease.lease_id}, fence {lease.fence})" if lease else "nobody"
 
 
+def bounded_expiry(expires: str, before: str) -> str:
+    """A lease's end as it counts: at most MAX_LEASE_S after `before`, whatever its writer's clock said."""
+    limit = lease_limit(before) if before else None
+    return limit if limit is not None and expires > limit else expires
+
+
+def _bounded_lease(lease: Lease, event: dict[str, Any], before: str) -> Lease:
+    """`lease` with its end as it counts: at most MAX_LEASE_S after its own claim or renewal (`at`, or the
+    record before it, `before`, when that is later: a clock behind gets no shorter lease). For a reader
+    whose clock the event's stamp is more than the allowed skew ahead of (`seen_at`), at most MAX_LEASE_S
+    after the record before it: a clock a year ahead holds a task for a week of the others' time, not a
+    year — yet a task claimed a month after it was written holds for its lease, not zero."""
+    at = event.get("at", "")
+    at = at if isinstance(at, str) else ""
+    end = bounded_expiry(lease.expires_at, max(before, at))
+    ahead_end = bounded_expiry(end, before)
+    ahead = (at, ahead_end) if at and ahead_end != end else None
+    return Lease(lease.lease_id, lease.fence, lease.holder, lease.plate, lease.claimed_at, end, ahead)
+
+
 def _apply_claim(task: Task, event: dict[str, Any], leases: dict[str, Lease]) -> None:
     lease = Lease(
         lease_id=event.get("lease_id", ""),
@@ -173,6 +206,7 @@ def _apply_claim(task: Task, event: dict[str, Any], leases: dict[str, Lease]) ->
         claimed_at=event.get("at", ""),
         expires_at=event.get("expires_at", ""),
     )
+    lease = _bounded_lease(lease, event, task.updated_at)
     leases[lease.lease_id] = lease
     if lease.fence <= task.fence:
         rivals = [other for other in leases.values() if other.fence == lease.fence and other.lease_id != lease.lease_id]
@@ -206,8 +240,9 @@ def _apply_lease_event(task: Task, event: dict[str, Any], leases: dict[str, Leas
         return
     if kind == "renew":
         held = task.lease
-        task.lease = leases[lease_id] = Lease(held.lease_id, held.fence, held.holder, held.plate, held.claimed_at,
-                                              event.get("expires_at", held.expires_at))
+        renewed = Lease(held.lease_id, held.fence, held.holder, held.plate, held.claimed_at,
+                        event.get("expires_at", held.expires_at))
+        task.lease = leases[lease_id] = _bounded_lease(renewed, event, task.updated_at)
     elif kind == "done":
         task.status, task.record, task.lease = "done", event.get("record"), None
     elif kind == "status":

@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
-VERSION = 2  # 2: tasks replayed in the one order of store/order.py, not file order
+VERSION = 3  # 2: tasks replayed in the one order of store/order.py, not file order; 3: depends_on, blocked_by
 REWRITE_AT_LEAST = 8  # stale entries before the cache is rewritten…
 REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
 

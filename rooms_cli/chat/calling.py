@@ -15,11 +15,13 @@ Sent (see docs/chat.md, "What an agent is given"):
   the server still refuses it as too long (ContextOverflow), it is built once more with half the
   budget and only the last `TIGHT_MESSAGES` other messages, each clipped hard.
 
-Every reply is streamed through `RepetitionGuard` (also where nothing is shown live, an @jam):
-once the text so far starts repeating itself (`hygiene.cut_repetition`, the detector the stored
-reply goes through), the call is ended there (the connection closed) instead of running on to the
-token limit; the reply is kept up to the repetition and recorded as cut (`finish_reason`
-"repetition"). A small model stuck in a loop took ~35 s to reach 400 tokens on a loaded machine.
+Every reply is streamed through a `RepetitionGuard` (models/repetition.py; also where nothing is
+shown live, an @jam): once the text so far loops (a word or phrase said again and again, checked
+on the tokens as they come, not only at sentence ends) or says a whole sentence again
+(`hygiene.cut_repetition`, the detector the stored reply goes through), the call is ended there
+(the connection closed) instead of running on to the token limit; the reply is kept up to the
+repetition and recorded as cut (`finish_reason` "repetition"). A small model stuck in a loop took
+~35 s to reach 400 tokens on a loaded machine, "Lol, no, no, no…" 45 s.
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ from rooms_cli.chat import hygiene
 from rooms_cli.chat.context import PER_MESSAGE, build_prompt, system_prompt
 from rooms_cli.core.passes import PASS_SCHEMA, is_pass, read_structured, streaming_object
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.models.repetition import REPETITION, RepetitionGuard, RepetitionStop, stopped_completion
 
 if TYPE_CHECKING:
     from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat import transcript
     from rooms_cli.chat.rooms import RoomState
-    from rooms_cli.models.base import Completion, Delta, Message, Provider
+    from rooms_cli.models.base import Completion, Delta, Provider
     from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
@@ -44,41 +47,19 @@ CHAT_TEMPERATURE = 0.7
 MAX_STOPS = 4
 TIGHT_MESSAGES = 3
 TIGHT_SHRINK = 0.5
-GUARD_EVERY = 40  # characters streamed between two checks for repetition
-REPETITION = "repetition"  # the finish_reason of a reply the guard ended
 
 
-class RepetitionStop(BaseException):
-    """Raised from the stream when the reply started repeating: it unwinds the provider's read like a
-    cancellation (a BaseException, so no provider turns it into an error) and closes the connection."""
+def chat_guard(sink: Delta | None, structured: bool) -> RepetitionGuard:
+    """The stream guard of a chat call: a loop anywhere in the text so far (models/repetition.py), or a
+    whole sentence or line said again (`hygiene.cut_repetition`, the check the stored reply goes
+    through; a sentence half arrived could look like an earlier one); a structured reply is checked on
+    its message."""
 
-
-class RepetitionGuard:
-    """An `on_delta` that passes each piece on (to `sink`, when given), keeps the text so far, and
-    ends the call (`RepetitionStop`) once that text repeats itself. Only whole sentences and lines
-    are checked (a sentence half arrived could look like an earlier one); a structured reply is
-    checked on its message."""
-
-    def __init__(self, sink: Delta | None = None, structured: bool = False) -> None:
-        self.sink, self.structured = sink, structured
-        self.text = ""
-        self.checked = 0
-        self.tripped = False
-
-    def __call__(self, piece: str) -> None:
-        self.text += piece
-        if self.sink is not None:
-            self.sink(piece)
-        if len(self.text) - self.checked < GUARD_EVERY:
-            return
-        self.checked = len(self.text)
-        said = streaming_object(self.text)[1] if self.structured else self.text
-        if not said:
-            return
+    def sentences_repeat(said: str) -> bool:
         ends = [m.end() for m in hygiene.SENTENCE_END.finditer(said)]
-        if ends and hygiene.cut_repetition(said[:ends[-1]])[1]:
-            self.tripped = True
-            raise RepetitionStop
+        return bool(ends) and hygiene.cut_repetition(said[:ends[-1]])[1]
+
+    return RepetitionGuard(sink, view=(lambda text: streaming_object(text)[1]) if structured else None, also=sentences_repeat)
 
 
 @dataclass
@@ -89,13 +70,14 @@ class Answer:
     limit: int
     structured: bool
     retried: bool = False  # the prompt was refused as too long once and rebuilt tight
+    system: str = ""  # the system prompt it was given (a reply that reads it back is an echo)
 
 
 @dataclass
 class Reading:
     """What a reply says once read: a message (cleaned), or a pass; flags for the record."""
 
-    kind: str  # message | pass
+    kind: str  # message | pass | echo (nothing but its prompt read back)
     text: str
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -180,7 +162,13 @@ class Caller:
         provider, model = self.provider(agent)
         purpose = "answer" if must_answer else "chat"
         limit = reply_limit(purpose, agent=agent, provider_spec=provider.spec)
-        structured = bool(getattr(provider, "structured", False)) and offer_pass and not must_answer
+        from rooms_cli.models.structured import honours_schemas
+
+        # the schema where the server honours it (structured.py: a server found to answer in text is
+        # not sent it again); the prompt leaves the shape to it only where a grammar holds it (a forced
+        # tool call may not be made: llama.cpp's /v1/messages): otherwise it says how to pass in words
+        send_schema = honours_schemas(provider) and offer_pass and not must_answer
+        structured = send_schema and provider.enforced
         window = await self.window(agent)
         limit = min(limit, max(16, window // 2))  # a limit past half the window would leave no room for the prompt
         system = system_prompt(self.project, self.state, agent, self.agents, must_answer=must_answer, structured=structured,
@@ -193,7 +181,7 @@ class Caller:
         temperature = agent.temperature if agent.temperature is not None else CHAT_TEMPERATURE
         retried = False
         for tight in (False, True):
-            guard = RepetitionGuard(on_delta, structured)
+            guard = chat_guard(on_delta, structured)
             messages = build_prompt(self.project, self.state, agent, self.agents, snapshot, trigger, must_answer=must_answer,
                                     window=window, reply_tokens=limit, count=count, structured=structured, system=system,
                                     shrink=TIGHT_SHRINK if tight else 1.0, keep_last=TIGHT_MESSAGES if tight else None,
@@ -201,10 +189,10 @@ class Caller:
             try:
                 completion = await provider.acomplete(
                     messages, model=model, temperature=temperature, max_tokens=limit, stop=stops,
-                    schema=PASS_SCHEMA if structured else None, on_delta=guard, agent=agent, purpose=purpose,
+                    schema=PASS_SCHEMA if send_schema else None, on_delta=guard, agent=agent, purpose=purpose,
                 )
             except RepetitionStop:
-                completion = guarded_completion(provider, model, messages, guard.text, structured)
+                completion = stopped_completion(provider, model, messages, guard.text, send_schema)
             except ContextOverflow as exc:
                 if tight:
                     exc.message = (f"{exc.message} (even trimmed to the last {TIGHT_MESSAGES} messages; raise the model's "
@@ -213,21 +201,12 @@ class Caller:
                     raise
                 retried = True
                 continue
-            return Answer(completion, limit, structured, retried)
+            if send_schema:
+                from rooms_cli.models.structured import verify
+
+                verify(provider, completion, PASS_SCHEMA)
+            return Answer(completion, limit, send_schema, retried, system)
         raise AssertionError("unreachable")
-
-
-def guarded_completion(provider: Provider, model: str, messages: list[Message], text: str, structured: bool) -> Completion:
-    """The completion of a call the repetition guard ended: the text streamed so far (masked and cut
-    at stop strings already), usage estimated (the server's count never came)."""
-    from rooms_cli.models import Completion
-    from rooms_cli.models.base import Usage
-    from rooms_cli.models.tokens import estimate_tokens
-
-    usage = Usage(sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text))
-    name = getattr(provider, "name", "")
-    return Completion(text=text, usage=usage, model=f"{name}:{model}" if model and model != name else name,
-                      finish_reason=REPETITION, structured=structured)
 
 
 def read_reply(agent: Agent, answer: Answer, names: list[str]) -> Reading:
@@ -246,7 +225,11 @@ def read_reply(agent: Agent, answer: Answer, names: list[str]) -> Reading:
             speak, text = read
             if not speak:
                 return Reading("pass", "", meta)
-    tidy = hygiene.tidy_reply(text, agent.id, names)
+    # the offline model says its persona's lines by design (its wording is its own): only a language
+    # model's reply is held to not reading back its prompt
+    tidy = hygiene.tidy_reply(text, agent.id, names, "" if completion.offline else answer.system)
+    if tidy.echoed and not tidy.text:
+        return Reading("echo", "", meta)  # nothing but its instructions read back
     if not tidy.text or is_pass(tidy.text):
         return Reading("pass", "", meta)
     text = tidy.text

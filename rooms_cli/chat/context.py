@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.models import Message
+from rooms_cli.models.prompt import PromptMessage
 from rooms_cli.models.tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -120,13 +121,6 @@ def clip(text: str, max_tokens: int, tokens: int | None = None) -> str:
     if keep >= len(text):
         return text
     return text[:keep] + f" …[clipped: {len(text) - keep} more characters]"
-
-
-class PromptMessage(Message):
-    """A prompt message; the last one also carries the text being answered on its own (`answering`),
-    which the offline model reads (it has no language model to find it in the packed message)."""
-
-    answering: str | None = None
 
 
 @dataclass

@@ -328,7 +328,9 @@ class Turn:
         try:
             if on_delta is not None:
                 provider, _model = self.caller.provider(agent)
-                structured[0] = bool(getattr(provider, "structured", False)) and offer_pass
+                from rooms_cli.models.structured import honours_schemas
+
+                structured[0] = honours_schemas(provider) and offer_pass
             answer = await self.caller.ask(agent, trigger, snapshot, must_answer=must_answer, offer_pass=offer_pass,
                                            on_delta=on_delta)
         except Exception as exc:  # (a cancelled call is a BaseException: it goes through)  # any provider failure: visible, named, and the turn goes on
@@ -359,10 +361,18 @@ class Turn:
         answer, reading = got
         if reading.kind == "pass":
             return Outcome(agent, trigger, mode, "pass", self._line(PASS_LINES, agent.id, trigger.id, "pass"), answer.completion)
-        original = copied_from(reading.text, [m for m in snapshot if m.speaker != agent.id])
+        if reading.kind == "echo":  # its instructions read back: stored as a repeat, costs nothing
+            return Outcome(agent, trigger, mode, "repeat", "repeats its instructions; not counted", answer.completion,
+                           {**reading.meta, "echo": True})
+        # a copy of another's message, or of its own recent one (a small model says its line again and
+        # again, even as its answer to a hex dump): kept out of later prompts, costs nothing. The offline
+        # model's replies are templates, alike by design: only a language model's are held to its own.
+        mine = not answer.completion.offline
+        original = copied_from(reading.text, [m for m in snapshot if mine or m.speaker != agent.id], agent.id if mine else None)
         if original is not None:
-            return Outcome(agent, trigger, mode, "repeat", f"repeats {original.speaker}'s message; not counted",
-                           answer.completion, {**reading.meta, "copy_of": original.id})
+            whose = "its own earlier message" if original.speaker == agent.id else f"{original.speaker}'s message"
+            return Outcome(agent, trigger, mode, "repeat", f"repeats {whose}; not counted",
+                           answer.completion, {**reading.meta, "copy_of": original.id, **({"self": True} if original.speaker == agent.id else {})})
         return Outcome(agent, trigger, mode, "message", reading.text, answer.completion, reading.meta)
 
     async def ask(self, agent_id: str, trigger: Message, *, mode: str) -> None:

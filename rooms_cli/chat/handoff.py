@@ -111,20 +111,20 @@ def _summarise(project: Project, config: Config, agent: Agent, room: str, turns:
     """Ask the agent's model for a hand-off note (bounded by the "handoff" reply limit; a note the limit
     cut ends with `…[cut at N tokens]`); with no words from it, an extractive note."""
     from rooms_cli.core.text import summarize
-    from rooms_cli.models import Message, provider_for
+    from rooms_cli.models import provider_for
 
     lines = [f"{m.speaker}: {m.text}" for m in recent]
     lines += [f"(you answered) {t.get('reply', '')}" for t in turns[-20:]]
     material = "\n".join(lines) or "(nothing was said yet)"
     if agent.is_external(config.default_model):
         return summarize(material) or "No session to summarise."
-    messages = [
-        Message("system", f"{agent.directive}\n\nYou are handing off your seat in room {room} to a fresh copy of "
-                          "yourself. Write a short hand-off note: what was discussed, what you said, what is open."),
-        Message("user", material),
-    ]
+    system = (f"{agent.directive}\n\nYou are handing off your seat in room {room} to a fresh copy of "
+              "yourself. Write a short hand-off note: what was discussed, what you said, what is open.")
     from rooms_cli.chat.hygiene import mark_cut
     from rooms_cli.models.limits import reply_limit
+    from rooms_cli.models.prompt import conversation
+    from rooms_cli.models.repetition import guarded
+    from rooms_cli.models.tokens import clip_to_tokens, estimate_tokens
 
     provider, model = provider_for(agent.model_string(config.default_model), config)
     limit = reply_limit("handoff", agent=agent, provider_spec=provider.spec)
@@ -132,8 +132,20 @@ def _summarise(project: Project, config: Config, agent: Agent, room: str, turns:
 
     async def call() -> Completion:
         try:
-            return await provider.acomplete(messages, model=model, temperature=temperature, max_tokens=limit,
-                                            agent=agent, purpose="summary")
+            window = await provider.context_window(model, agent=agent) or agent.context_window
+            limit_here = min(limit, max(16, window // 2))
+            # the material fitted to the window (a 10 KB hex dump in the room once made the note overflow it)
+            budget = max(64, int((window - limit_here) * 0.8) - estimate_tokens(system) - 16)
+            kept: list[str] = []
+            for line in reversed(lines):  # the newest lines that fit, each clipped to a third of the budget
+                line = clip_to_tokens(line, budget // 3)
+                budget -= estimate_tokens(line) + 1
+                if budget < 0:
+                    break
+                kept.append(line)
+            messages = conversation(system, [("user", "\n".join(reversed(kept)) or material)])
+            return await guarded(provider, messages, model=model, temperature=temperature, max_tokens=limit_here,
+                                 agent=agent, purpose="summary")
         finally:
             await provider.aclose()
 

@@ -8,16 +8,20 @@ In order:
    `@id:`, `assistant:`/`user:`/`system:`, `**Name:**`) are stripped. A leading `@other-agent: …`
    is kept: it is a mention (it cascades), not a label.
 2. The reply is cut where the model starts writing another turn: a later line outside code fences
-   that begins with a known speaker's label, or a role token (what the stop sequences do on the server, for every
-   speaker rather than the four a server accepts).
-3. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
+   that begins with a known speaker's label, a role token, or a role word alone on its line (`model`,
+   what is left of Gemma's `<start_of_turn>model` once a server drops the special tokens): what the
+   stop sequences do on the server, for every speaker rather than the four a server accepts.
+3. Sentences and lines read back from the prompt's system text are taken out (`drop_echoes`: a
+   model that echoes its instructions, "You are Boss. Answer in one short sentence.").
+4. A reply that repeats itself is cut at the start of the repetition and flagged: a unit of 2–80
    characters looping four times or more (`salt_salt_salt_salt`), or a sentence or line of 10+
    characters said again, or the end of an earlier one said again (`I'm a chatbot. I'm a chatbot.`,
    `Tester, I'm not sure how to respond. I'm not sure how to respond.`), or a phrase of six words said three
    times (`you're ready for the one line, you're ready for the one line, …`). Cuts end with "…".
 A reply cut by the token limit gets `mark_cut`: an unterminated code fence is closed and the text
 ends with `…[cut at N tokens]`. `copied_from` finds an earlier message a reply copies (rapidfuzz
-ratio ≥ 90 on normalised text, 20+ characters).
+ratio ≥ 90 on normalised text, 20+ characters; a shorter one when it has the same words as the
+agent's own earlier message).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
+from rooms_cli.models.repetition import drop_echoes, normal_words
 
 ROLE_WORDS = ("assistant", "user", "system", "model", "ai", "bot")
 BROADCAST_WORDS = ("everyone", "channel", "jam")
@@ -45,6 +50,9 @@ _ROLE_TOKEN = re.compile(
     re.IGNORECASE,
 )
 _LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
+# a role word alone on its line: what is left of a turn marker once the server dropped its special tokens
+_BARE_ROLE = re.compile(r"^[ \t]*(?:model|user|assistant|system)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")  # where a sentence or line ends (the stream guard checks up to there)
 
 
@@ -56,6 +64,7 @@ class Tidy:
     stripped: bool = False  # leading labels or role tokens were removed
     cut_turn: bool = False  # it went on to write another speaker's turn, cut there
     repeated: bool = False  # it repeated itself, cut at the repetition
+    echoed: bool = False  # sentences read back from its prompt were taken out
 
 
 def _label_pattern(me: str, names: list[str]) -> re.Pattern[str]:
@@ -76,7 +85,7 @@ def strip_labels(text: str, me: str, names: list[str]) -> tuple[str, bool]:
     while True:
         before = out
         out = out.lstrip()
-        token = _ROLE_TOKEN.match(out)
+        token = _ROLE_TOKEN.match(out) or _BARE_ROLE.match(out)
         if token:
             out = out[token.end():]
         out = label.sub("", out, count=1)
@@ -92,9 +101,7 @@ def cut_other_turns(text: str, me: str, names: list[str]) -> tuple[str, bool]:
     turn = re.compile(rf"^[ \t]*(?:\*\*)?(?:{'|'.join(re.escape(w) for w in words)})(?:\*\*)?[ \t]*:", re.IGNORECASE | re.MULTILINE)
     fences = _fenced(text)
     cuts = [m.start() for m in turn.finditer(text) if m.start() > 0 and not fences(m.start())]  # `user: alice` in YAML is content
-    token = _ROLE_TOKEN.search(text)
-    if token and token.start() > 0:
-        cuts.append(token.start())
+    cuts += [m.start() for m in (_ROLE_TOKEN.search(text), _BARE_ROLE.search(text, 1)) if m and m.start() > 0]
     if not cuts:
         return text, False
     return text[: min(cuts)].rstrip(), True
@@ -132,7 +139,7 @@ def cut_repetition(text: str) -> tuple[str, bool]:
             break
         if piece.lstrip().startswith("```"):
             in_fence = not in_fence
-        key = _normal(piece)
+        key = normal_words(piece)
         if in_fence or len(key) < REPEAT_MIN_CHARS:
             continue
         if key in seen or any(earlier.endswith(" " + key) for earlier in seen):  # `Tester, I'm not sure.` then `I'm not sure.`
@@ -180,27 +187,27 @@ def mark_cut(text: str, limit: int | None) -> str:
     return f"{closed}\n{ELLIPSIS}{where}" if closed != body else f"{body}{ELLIPSIS}{where}"
 
 
-def tidy_reply(text: str, me: str, names: list[str]) -> Tidy:
-    """Hygiene in order (labels, other turns, repetition); see the module docstring."""
+def tidy_reply(text: str, me: str, names: list[str], prompt: str = "") -> Tidy:
+    """Hygiene in order (labels, other turns, echoes of `prompt`, repetition); see the module docstring."""
     out, stripped = strip_labels(text, me, names)
     out, cut_turn = cut_other_turns(out, me, names)
+    out, echoed = drop_echoes(out, prompt)
     out, repeated = cut_repetition(out)
-    return Tidy(out.strip(), stripped, cut_turn, repeated)
+    return Tidy(out.strip(), stripped, cut_turn, repeated, echoed)
 
 
-def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
 
-
-def copied_from(text: str, earlier: list[Any]) -> Any:
-    """The earlier message (`.text`) that `text` copies (near-duplicate), or None."""
-    mine = _normal(text)
+def copied_from(text: str, earlier: list[Any], me: str | None = None) -> Any:
+    """The earlier message (`.text`) that `text` copies (near-duplicate), or None; a short reply only
+    when it is the same words as an earlier message of `me` (its own line said again)."""
+    mine = normal_words(text)
     if len(mine) < COPY_MIN_CHARS:
-        return None
+        own = [msg for msg in earlier if me is not None and getattr(msg, "speaker", None) == me]
+        return next((msg for msg in reversed(own) if mine and normal_words(msg.text) == mine), None)
     words = Counter(mine.split())
     candidates = []
     for msg in reversed(earlier):
-        theirs = _normal(msg.text)
+        theirs = normal_words(msg.text)
         if len(theirs) < COPY_MIN_CHARS:
             continue
         # a near copy shares most of its words: most replies are ruled out without the fuzzy

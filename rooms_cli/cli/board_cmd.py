@@ -69,6 +69,7 @@ def import_cmd(
 
 
 task_app.command("list")(declared_command(operations.task_list))
+task_app.command("ready")(declared_command(operations.task_ready))
 
 
 task_app.command("show")(declared_command(operations_board.task_show))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -12,11 +12,14 @@ from rooms_cli.cli.shared import Run, declared_command, shared
 from rooms_cli.operations import hot as operations
 from rooms_cli.operations import messaging as operations_messaging
 
+if TYPE_CHECKING:
+    from typer import _click as click  # the click typer runs on (cli/app.py)
+
 
 class StatusGroup(TyperGroup):
     """`rooms status` alone is the overview; `rooms status TEXT` is `rooms status set TEXT` (its options too)."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         valued = {"--as", "--room", "-r", "--dir"}
         positional = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in valued)]
         if positional and positional[0] not in self.commands and not {"-h", "--help"} & set(args):
@@ -93,12 +96,14 @@ def claude_settings_cmd() -> None:
 @shared(as_=True)
 def pre_commit_cmd(
     run: Run,
-    install: Annotated[bool, typer.Option("--install", help="Write .git/hooks/pre-commit to run this on every commit.")] = False,
+    install: Annotated[bool, typer.Option("--install", help="Write .git/hooks/pre-commit and pre-merge-commit to run this on every commit.")] = False,
 ) -> None:
     """git pre-commit hook: refuse (exit 3) a commit whose staged paths another agent reserved exclusively.
 
-    Install it once per clone with `rooms hook pre-commit --install`. Your own reservations (--as,
-    ROOMS_AGENT) do not count; outside a rooms project it allows everything.
+    Install it once per clone with `rooms hook pre-commit --install` (it also runs for a merge that
+    commits). Your own reservations (--as, ROOMS_AGENT) do not count; outside a rooms project it allows
+    everything. A reservations ledger that cannot be read refuses the commit (exit 1). Cherry-picks,
+    rebases and fast-forwards run no hook: check them in CI with `rooms files check --range A..B`.
 
     Example: rooms hook pre-commit --install
     """
@@ -106,8 +111,9 @@ def pre_commit_cmd(
     from rooms_cli.reservations.ledger import check_paths
 
     if install:
-        path = precommit.install_hook()
-        return run.emit({"installed": str(path)}, f"installed {path}: commits now check file reservations")
+        paths = precommit.install_hook()
+        return run.emit({"installed": [str(p) for p in paths]},
+                        f"installed {' and '.join(map(str, paths))}: commits and merges now check file reservations")
     result = check_paths(run.project, precommit.staged_paths(run.project), agent=run.me)
     problem = result.problem()
     if problem is not None:

@@ -202,6 +202,8 @@ def task_line(task: dict[str, Any]) -> str:
         line += f"  held by {lease['plate'] or lease['holder']} until {lease['expires_at']} (fence {lease['fence']})"
     if task.get("pending"):
         line += f"  pending: awaits {task['pending']['owner']}"
+    if task.get("blocked_by"):
+        line += f"  waits on {', '.join(task['blocked_by'])}"
     if task.get("conflicts"):
         line += f"  CONFLICT ×{len(task['conflicts'])}"
     return line
@@ -246,7 +248,9 @@ def columns(rows: list[tuple[str, str, str, str]]) -> str:
 def print_board(view: dict[str, Any]) -> None:
     """The board for a person: plain aligned columns (no rich table per task: a board of thousands
     of open tasks prints in milliseconds), one block per lane, then the last finished tasks."""
-    counts = ", ".join(f"{n} {s}" for s, n in view["counts"].items() if n) or "empty"
+    from rooms_cli.board.render import counts_shown, decisions, waits_note
+
+    counts = ", ".join(f"{n} {s}" for s, n in counts_shown(view["counts"])) or "empty"
     say(f"Board of room {view['room']}: {counts}", style="bold")
     short = view["short_ids"]
     for lane in view["lanes"]:
@@ -257,6 +261,8 @@ def print_board(view: dict[str, Any]) -> None:
                 remark = f"{t['lease']['plate'] or t['lease']['holder']} until {t['lease']['expires_at']}"
             elif t["pending"]:
                 remark = f"pending: awaits {t['pending']['owner']}"
+            elif t.get("blocked_by"):
+                remark = waits_note(t, view)
             elif t["record"] and t["status"] != "todo":
                 remark = t["record"].get("summary", "")
             rows.append((short.get(t["id"], t["id"]), t["status"], t["title"], remark))
@@ -272,6 +278,8 @@ def print_board(view: dict[str, Any]) -> None:
         more = f" (last {len(view['done'])} of {total}; rooms board --done N or --all)" if total > len(view["done"]) else ""
         say(f"done{more}", style="bold")
         say(columns(rows))
+    for line in decisions(view):
+        say(f"DECIDE {line}", style="bold yellow")
     for item in view["conflicts"]:
         for conflict in item["conflicts"]:
             say(f"CONFLICT {item['task_id']}: {conflict['message']} (rooms task resolve ID)", style="bold red")

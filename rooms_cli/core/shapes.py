@@ -41,7 +41,8 @@ RESULT = record({"task_id": STR, "status": STR, "summary": STR, "artifacts": {"t
 
 TASK = record({"id": STR, "room": STR, "lane": STR, "title": STR, "status": STR, "definition_of_done": STR,
                "detail": STR, "order": {"type": "number"}, "created_by": STR, "created_at": TIME, "updated_at": TIME,
-               "lease": nullable(LEASE), "record": nullable(RESULT), "archived": BOOL},
+               "lease": nullable(LEASE), "record": nullable(RESULT), "archived": BOOL,
+               "depends_on": {"type": "array", "items": STR}, "blocked_by": {"type": "array", "items": STR}},
               {"fence": INT, "pending": {}, "conflicts": {"type": "array"}, "lapsed_lease": {}, "history": {"type": "array"}},
               title="task")
 
@@ -72,8 +73,13 @@ OVERVIEW = record({"agent": STR, "room": STR, "at": TIME, "status": STR,
                    "agents": {"type": "array", "items": record({"agent": STR, "status": STR, "updated": nullable(TIME)})}},
                   title="overview")
 
+HIT = record({"kind": {"type": "string", "enum": ["chat", "message", "task", "group", "memory"]}, "id": STR, "ref": STR,
+              "who": STR, "ts": TIME, "snippet": STR},
+             {"room": STR, "lane": STR, "status": STR, "title": STR, "inbox": STR, "group": STR, "event": STR, "agent": STR},
+             title="search hit")
+
 RECORDS: dict[str, dict[str, Any]] = {"message": MESSAGE, "task": TASK, "lease": LEASE, "claim": CLAIM, "result": RESULT,
-                            "sent": SENT, "member": MEMBER, "reservation": RESERVATION, "overview": OVERVIEW}
+                            "sent": SENT, "member": MEMBER, "reservation": RESERVATION, "overview": OVERVIEW, "hit": HIT}
 
 
 def envelope(key: str, item: dict[str, Any], **context: Any) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from rooms_cli.agents.definitions import Agent
@@ -88,6 +89,18 @@ def member_messages(agent: Agent, group: str | None, handle: str, fields: dict[s
     )
     objective = fields.get("objective", "").strip()
     return [Message("system", system), Message("user", f"{objective}\n\n{instruction}" if instruction else objective)]
+
+
+def _no_ballot(found: rank.Ballots) -> str:
+    """Why no candidate could be placed ahead, in words."""
+    parts = []
+    if found.uninformative:
+        parts.append(f"{len(found.uninformative)} repeated the order shown (no information)")
+    if found.unparsed:
+        parts.append(f"{len(found.unparsed)} could not be read")
+    if found.errors:
+        parts.append(f"{len(found.errors)} failed")
+    return "no ballot ranked the replies" + (f": {', '.join(parts)}" if parts else "")
 
 
 def reduced_text(value: object) -> str:
@@ -168,7 +181,8 @@ class _Gathering:
                  ephemeral: bool = False) -> None:
         self.project, self.config, self.name, self.b = project, config, name, b
         self.any_, self.cancel_losers, self.by, self.ephemeral = any_, cancel_losers, by, ephemeral
-        self.options: list[str] | None = None  # the declared options when the members vote (majority_vote)
+        self.options: list[str] = []  # the declared options when the members vote (majority_vote)
+        self.paths: dict[str, str] = {}  # handle -> how its vote or ballot was asked and read (structured.py)
         self.providers: dict[str, Provider] = {}
         self.tasks: dict[asyncio.Task[Any], str] = {}
         self.agents: dict[str, Agent] = {}
@@ -183,36 +197,50 @@ class _Gathering:
             self.providers[pname] = get_provider(pname, self.config)
         return self.providers[pname], model
 
-    async def _complete(self, handle: str, messages: list[Message], purpose: str,
-                        schema: dict[str, Any] | None = None) -> Completion:
-        """One model call of a member: bounded (models.limits.reply_limit for `purpose`), at the
-        agent's temperature (votes and ballots at most JUDGE_TEMPERATURE)."""
+    async def _complete(self, handle: str, messages: list[Message], purpose: str) -> Completion:
+        """One model call of a member (`_call_args`), its stream stopped once it loops (models/repetition.py)."""
+        from rooms_cli.models.repetition import guarded
+
+        provider = self._provider(self.agents[handle])[0]
+        return await guarded(provider, messages, **self._call_args(handle, purpose))
+
+    async def _answer(self, handle: str) -> Completion:
+        """A member's answer to the broadcast. With declared options it votes: asked in the vote's
+        shape (structured.ask_structured: the schema where honoured and verified), read tolerantly,
+        and asked once more with the shape in words when its vote cannot be read; how it was asked
+        goes in `self.paths`."""
+        from rooms_cli.groups import votes
+        from rooms_cli.models.base import Message
+        from rooms_cli.models.structured import ask_structured
+
+        agent = self.agents[handle]
+        if not self.options:
+            return await self._complete(handle, member_messages(agent, self._prompt_name, handle, self.b.fields), "group")
+        options = self.options
+        provider, model = self._provider(agent)
+
+        def messages(structured: bool) -> list[Message]:
+            return member_messages(agent, self._prompt_name, handle, self.b.fields, votes.vote_instruction(options, structured))
+
+        got = await ask_structured(provider, messages, votes.vote_schema(options), **self._call_args(handle, "vote"))
+        self.paths[handle] = got.path
+        asked = [*self.b.fields.values(), votes.vote_instruction(options, False)]
+        vote, why = votes.read_vote(got.completion.text, options, asked)
+        if vote is None:
+            retry = [*messages(False), Message("assistant", got.completion.text or "(nothing)"),
+                     Message("user", f"That vote could not be read ({why}). {votes.vote_instruction(options, False)}")]
+            return await self._complete(handle, retry, "vote")
+        return got.completion
+
+    def _call_args(self, handle: str, purpose: str) -> dict[str, Any]:
+        """What every call of a member passes to `acomplete` for `purpose`: model, bounded max_tokens
+        (models.limits.reply_limit), temperature (votes and ballots at most JUDGE_TEMPERATURE)."""
         from rooms_cli.models.limits import reply_limit
 
         agent = self.agents[handle]
         provider, model = self._provider(agent)
-        return await provider.acomplete(messages, model=model, temperature=call_temperature(purpose, agent.temperature),
-                                        schema=schema, agent=agent, purpose=purpose,
-                                        max_tokens=reply_limit(purpose, agent=agent, provider_spec=provider.spec))
-
-    async def _answer(self, handle: str) -> Completion:
-        """A member's answer to the broadcast; a vote is asked once more when it cannot be read."""
-        from rooms_cli.groups import votes
-        from rooms_cli.models import Message
-
-        if self.options is None:
-            return await self._complete(handle, member_messages(self.agents[handle], self._prompt_name, handle, self.b.fields), "group")
-        structured = self._provider(self.agents[handle])[0].structured
-        instruction = votes.vote_instruction(self.options, structured)
-        schema = votes.vote_schema(self.options) if structured else None
-        messages = member_messages(self.agents[handle], self._prompt_name, handle, self.b.fields, instruction)
-        completion = await self._complete(handle, messages, "vote", schema)
-        vote, why = votes.read_vote(completion.text, self.options)
-        if vote is None:
-            retry = [*messages, Message("assistant", completion.text or "(nothing)"),
-                     Message("user", f"That vote could not be read ({why}). {instruction}")]
-            completion = await self._complete(handle, retry, "vote", schema)
-        return completion
+        return {"model": model, "temperature": call_temperature(purpose, agent.temperature), "agent": agent,
+                "purpose": purpose, "max_tokens": reply_limit(purpose, agent=agent, provider_spec=provider.spec)}
 
     @property
     def _prompt_name(self) -> str | None:
@@ -300,7 +328,7 @@ class _Gathering:
         from rooms_cli.groups.votes import declared_options
 
         self.background = False
-        self.options = declared_options(self.b.fields) if fn is reducers.majority_vote else None
+        self.options = declared_options(self.b.fields) if fn is reducers.majority_vote else []
         try:
             return await self._run(deadline, reducer_name, fn)
         finally:
@@ -429,32 +457,41 @@ class _Gathering:
             "mode": "any" if self.any_ else "all", "timed_out": timed_out,
         }
         metadata.update(reduction.metadata)
+        if self.paths:  # how each vote or ballot was asked and read (schema, fallback, text)
+            metadata["structured_paths"] = dict(sorted(self.paths.items()))
         if self.any_ and winner:
             metadata["winner_handle"] = winner
         return GroupResult(broadcast_id=b.id, by_member=by_member, reduced=reduction.value, metadata=metadata, order=order)
 
     async def _rank(self, by_member: dict[str, MemberResult], order: list[str]) -> reducers.Reduction:
+        """Ballots from the model-backed members (rank.py), each asked in the ballot's shape
+        (structured.ask_structured), reduced by average rank; every ballot not counted is reported."""
+        from rooms_cli.models.structured import ask_structured
+
         candidates = [h for h in order if by_member[h].status == OK]
         labels = rank.assign_labels(self.b.id, candidates)
         self.load_agents()  # members answered by an earlier (killed) waiter rank too
         rankers = [h for h in candidates if h in self.agents]
-        async def ask(handle: str, messages: list[Any], schema: dict[str, Any] | None) -> str:
-            messages = rank.ranking_messages(self.agents[handle].directive, messages)
-            return (await self._complete(handle, messages, "rank", schema)).text.strip()
 
-        def structured(handle: str) -> bool:
-            return bool(self._provider(self.agents[handle])[0].structured)
+        async def ask(handle: str, messages: Callable[[bool], list[Message]], schema: dict[str, Any]) -> tuple[str, str]:
+            directive = self.agents[handle].directive
+            got = await ask_structured(self._provider(self.agents[handle])[0],
+                                       lambda structured: rank.ranking_messages(directive, messages(structured)),
+                                       schema, **self._call_args(handle, "rank"))
+            return got.completion.text.strip(), got.path
 
-        ballots: dict[str, Any] = {}
-        unparsed: dict[str, Any] = {}
-        errors: dict[str, Any] = {}
+        found = rank.Ballots()
         if len(candidates) > 1 and rankers:
-            ballots, unparsed, errors = await rank.collect_ballots(ask, structured, rankers, labels, by_member,
-                                                                   self.b.fields.get("objective", ""))
-        reduction = reducers.rank_from_ballots(labels, ballots, by_member, order)
-        reduction.metadata["unparsed"] = unparsed
-        if errors:
-            reduction.metadata["ballot_errors"] = errors
+            found = await rank.collect_ballots(ask, self.b.id, rankers, labels, by_member, self.b.fields.get("objective", ""))
+        self.paths.update(found.paths)
+        reduction = reducers.rank_from_ballots(labels, found.ballots, by_member, order)
+        reduction.metadata["unparsed"] = found.unparsed
+        if found.uninformative:
+            reduction.metadata["uninformative"] = found.uninformative
+        if found.errors:
+            reduction.metadata["ballot_errors"] = found.errors
+        if reduction.value is None and len(candidates) > 1:
+            reduction.metadata["no_result"] = _no_ballot(found)
         return reduction
 
     def _record(self, result: GroupResult, late: list[Outcome]) -> None:

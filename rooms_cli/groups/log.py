@@ -39,6 +39,7 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 _torn_warned: set[str] = set()
@@ -346,18 +347,21 @@ def load_any(project: Project, name: str) -> Group | None:
 
 
 events_decoded = 0  # events parsed from group logs by this process (tests: replay work stays flat)
-_CACHE_VERSION = 3
+_CACHE_VERSION = 4  # 4: JSON, keyed by the log's device and inode (3 was a pickle)
 
 
 def _load_cached(project: Project, name: str) -> _Replay | None:
-    """The replay of `name` resumed from `.rooms/run/groups/<name>.pickle`, or None (replay it all).
+    """The replay of `name` resumed from `.rooms/run/groups/<name>.json`, or None (replay it all).
 
-    The cache holds the replay state after the first `end` bytes of the log, their CRC-32 and the
-    last event's place in the one order (store/order.py). It is used only while those bytes are
-    unchanged and every event after them is whole, has a stamp and sorts after that key (an append by this or another process);
-    a git merge that put lines anywhere else, a torn or bad line, a rename, or a missing or unreadable
-    cache means a full replay, which writes a fresh cache. Nothing else reads it; a clone without it
-    is just as correct. Only events after `end` are decoded.
+    The cache holds the replay state after the first `end` bytes of the log, their CRC-32, the last
+    event's place in the one order (store/order.py) and the log's device and inode. It is used only
+    while it is this very file (an append keeps its inode; a checkout, a merge or a clone makes another),
+    those bytes are unchanged, the state has the shape of a replay (`_state_from`), and every event
+    after them is whole, has a stamp and sorts after that key (an append by this or another process);
+    anything else — a git merge, a torn or bad line, a rename, a missing, damaged or planted cache —
+    means a full replay, which writes a fresh cache. The cache is JSON: a file a clone carried into
+    `.rooms/run/` is at worst ignored, never run. Nothing else reads it; a clone without it is just as
+    correct. Only events after `end` are decoded.
     """
     import zlib
 
@@ -370,9 +374,9 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     except OSError:
         return None
     cached = cache.load(cache_path, _CACHE_VERSION)
-    if (cached is not None and cached.get("name") == name
-            and cached["end"] <= len(data) and zlib.crc32(data[: cached["end"]]) == cached["crc"]):
-        state, last, end, crc = cached["state"], cached["last"], cached["end"], cached["crc"]
+    resumed = _resumable(cached, name, st, data)
+    if cached is not None and resumed is not None:
+        state, last, end, crc = resumed, cached["last"], cached["end"], cached["crc"]
         new = data[end:]
     else:
         state, last, end, crc, new = _Replay(name), None, 0, 0, data
@@ -392,23 +396,120 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
         return None
     for _, ev in sorted(zip(keys, scan.records, strict=True), key=lambda item: item[0]):
         state.apply(ev)
-    blob = {"version": _CACHE_VERSION, "name": name, "end": len(data), "crc": zlib.crc32(new, crc),
-            "last": ordered_keys[-1], "state": state}
-    head = {"version": _CACHE_VERSION, "name": name, "end": blob["end"], "crc": blob["crc"],
-            "group": _head_of(state.group), "dissolve_seen": state.dissolve_seen,
-            "before": _head_of(state.before), "before_seen": state.before_seen,
+    where = {"version": _CACHE_VERSION, "name": name, "log": [st.st_dev, st.st_ino], "end": len(data),
+             "crc": zlib.crc32(new, crc)}
+    blob = {**where, "last": ordered_keys[-1], "state": _state_json(state)}
+    head = {**where, "group": _group_json(_head_of(state.group)), "dissolve_seen": state.dissolve_seen,
+            "before": _group_json(_head_of(state.before)), "before_seen": state.before_seen,
             "stat": known.identity_of(st) if st.st_size == len(data) else None}
     cache.save(cache_path, blob)  # never fails: a read-only checkout only means a full replay every time
     cache.save(_head_path(cache_path), head)
     return state
 
 
+def _resumable(cached: dict[str, Any] | None, name: str, st: os.stat_result, data: bytes) -> _Replay | None:
+    """The state a cache document holds, when it covers a prefix of these bytes of this very log file
+    and has the shape of a replay; None otherwise."""
+    import zlib
+
+    if (cached is None or cached.get("name") != name or cached.get("log") != [st.st_dev, st.st_ino]
+            or not _whole_number(cached.get("end")) or not _whole_number(cached.get("crc"))
+            or cached["end"] > len(data) or zlib.crc32(data[: cached["end"]]) != cached["crc"]):
+        return None
+    if not isinstance(cached.get("last"), str):
+        return None
+    return _state_from(cached.get("state"), name)
+
+
+def _whole_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+# --- the cache's JSON form of a replay: every object rebuilt and its fields' types checked ------------------
+
+
+def _state_json(state: _Replay) -> dict[str, Any]:
+    return {"group": _group_json(state.group), "dissolve_seen": state.dissolve_seen,
+            "before": _group_json(state.before), "before_seen": state.before_seen}
+
+
+def _group_json(group: Group | None) -> dict[str, Any] | None:
+    import dataclasses
+
+    return None if group is None else dataclasses.asdict(group)
+
+
+def _state_from(doc: Any, name: str) -> _Replay | None:
+    """The replay state a cache document holds; None when any part of it is not what `_state_json` writes."""
+    try:
+        state = _Replay(name)
+        state.group, state.before = _group_from(doc["group"]), _group_from(doc["before"])
+        state.dissolve_seen, state.before_seen = _count_or_none(doc["dissolve_seen"]), _count_or_none(doc["before_seen"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    # a broadcast's id leads to it in its group (the replay's index, rebuilt rather than stored twice)
+    state.by_id = {b.id: b for b in state.group.broadcasts} if state.group else {}
+    state.before_ids = {b.id: b for b in state.before.broadcasts} if state.before else {}
+    return state
+
+
+_Types = tuple[type, ...]
+_TEXT_OR_NONE: _Types = (str, type(None))
+_COUNT_OR_NONE: _Types = (int, type(None))
+_GROUP_FIELDS: dict[str, _Types] = {"name": (str,), "gid": (str,), "created": (str,), "ephemeral": (bool,), "gone": _TEXT_OR_NONE,
+                 "renamed_to": (list,), "renamed_from": (list,), "dissolved_by": (list,), "merge_notes": (list,),
+                 "event_count": (int,), "broadcast_count": _COUNT_OR_NONE}
+_BROADCAST_FIELDS: dict[str, _Types] = {"id": (str,), "fields": (dict,), "sender": (str,), "ts": (str,), "sub": (dict,),
+                     "parent": (dict, type(None)), "dropped": (list,), "status": (str,), "result": (dict, type(None)),
+                     "closed_ts": _TEXT_OR_NONE}
+_REPLY_FIELDS: dict[str, _Types] = {"handle": (str,), "text": (str,), "status": (str,), "elapsed_s": (float, int), "ts": (str,),
+                 "source": (str,), "cut": (bool,)}
+
+
+def _fields(doc: Any, shape: dict[str, _Types], rest: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The fields of `doc` when it has exactly `shape`'s keys (and `rest`), each of its types; else
+    ValueError (KeyError for a missing one)."""
+    if not isinstance(doc, dict) or len(doc) != len(shape) + len(rest):
+        raise ValueError("not a cached record")
+    fields = {}
+    for key, types in shape.items():
+        value = doc[key]
+        if not isinstance(value, types):
+            raise ValueError(f"field {key!r}")
+        fields[key] = value
+    for key in rest:
+        doc[key]  # noqa: B018 - present, or KeyError
+    return fields
+
+
+def _group_from(doc: Any) -> Group | None:
+    if doc is None:
+        return None
+    return Group(**_fields(doc, _GROUP_FIELDS, ("members", "broadcasts")),
+                 members=[Member.from_json(m) for m in doc["members"]],
+                 broadcasts=[_broadcast_from(b) for b in doc["broadcasts"]])
+
+
+def _broadcast_from(doc: Any) -> Broadcast:
+    return Broadcast(**_fields(doc, _BROADCAST_FIELDS, ("members", "replies")),
+                     members=[Member.from_json(m) for m in doc["members"]],
+                     replies={str(handle): Reply(**_fields(reply, _REPLY_FIELDS)) for handle, reply in doc["replies"].items()})
+
+
+def _count_or_none(value: Any) -> int | None:
+    if value is None:
+        return None
+    if _whole_number(value):
+        return int(value)
+    raise ValueError("not a count")
+
+
 HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group status` shows 5)
 broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
 
 
-def _head_path(cache_path):
-    return cache_path.with_name(cache_path.name[: -len(".pickle")] + ".head.pickle")
+def _head_path(cache_path: Path) -> Path:
+    return cache_path.with_name(cache_path.name[: -len(".json")] + ".head.json")
 
 
 def _head_of(group: Group | None) -> Group | None:
@@ -432,9 +533,10 @@ def _head_of(group: Group | None) -> Group | None:
 def load_head(project: Project, name: str) -> Group | None:
     """Like `load_any`, but the group's broadcasts are only its newest HEAD_BROADCASTS (plus those in
     flight and the newest gathered one with a result): what `group status` shows, loaded in the same
-    time however long the history. Read from `.rooms/run/groups/<name>.head.pickle` while it covers
-    exactly the log's bytes: the same stat (inode, size, mtime; the log only grows, a merge rewrites
-    it), else the same length and CRC-32; otherwise the full replay (which rewrites it).
+    time however long the history. Read from `.rooms/run/groups/<name>.head.json` while it covers
+    exactly the log's bytes of this very file: the same stat (inode, size, mtime; the log only grows, a
+    merge rewrites it), else the same device and inode, length and CRC-32; and while it has the shape
+    of a replay; otherwise the full replay (which rewrites it).
     """
     import zlib
 
@@ -442,18 +544,19 @@ def load_head(project: Project, name: str) -> Group | None:
     if not has_log(project, name):
         return None
     head = cache.load(_head_path(layout.group_replay_cache(project, name)), _CACHE_VERSION)
+    log_file = log_path(project, name)
     fresh = head is not None and head.get("name") == name
-    if head is not None and fresh and head.get("stat") != cache.identity(log_path(project, name)):
+    if head is not None and fresh and head.get("stat") != cache.identity(log_file):
         try:
-            data = files.read_bytes(log_path(project, name))
+            st = os.stat(log_file)
+            data = files.read_bytes(log_file)
         except OSError:
             data = None
-        fresh = data is not None and head["end"] == len(data) and zlib.crc32(data) == head["crc"]
-    if head is None or not fresh:
+        fresh = (data is not None and head.get("log") == [st.st_dev, st.st_ino]
+                 and head.get("end") == len(data) and zlib.crc32(data) == head.get("crc"))
+    state = _state_from(head, name) if head is not None and fresh else None
+    if state is None:
         return load_any(project, name)
-    state = _Replay(name)
-    state.group, state.dissolve_seen = head["group"], head["dissolve_seen"]
-    state.before, state.before_seen = head["before"], head["before_seen"]
     if state.group is not None:
         broadcasts_loaded += len(state.group.broadcasts)
     return state.finish()

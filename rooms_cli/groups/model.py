@@ -214,7 +214,7 @@ def tally(metadata: dict[str, Any]) -> str | None:
     if not isinstance(parsed, int):
         return None
     kind = "ballots" if metadata.get("reducer") == "rank" else "votes"
-    unread = len(metadata.get("unparsed") or {}) + len(metadata.get("ballot_errors") or {})
+    unread = sum(len(metadata.get(key) or {}) for key in ("unparsed", "uninformative", "ballot_errors"))
     return f"{parsed}/{parsed + unread} {kind} parsed"
 
 
@@ -223,6 +223,8 @@ def no_result_reason(metadata: dict[str, Any]) -> str:
     counted = tally(metadata)
     if counted is None:
         return f"reducer {metadata.get('reducer')!r} returned nothing"
+    if metadata.get("no_result"):
+        return f"{counted}: {metadata['no_result']}"
     if metadata.get("reducer") == "rank":
         return f"{counted}, so the replies cannot be ordered" if metadata.get("parsed") == 0 else counted
     votes = metadata.get("votes") or {}

@@ -1,22 +1,28 @@
 """Ballots for the `rank` reducer: each model-backed member ranks the others' anonymised replies.
 
 Replies are labelled R1, R2, R3… in an order shuffled per broadcast (ROOMS_SEED fixes it), so
-neither arrival nor handle shows. A ranker never sees its own reply. The labels are not words, so a
-capital in prose (the article "A", the pronoun "I") can never be read as a vote.
+neither arrival nor handle shows. A ranker never sees its own reply, and sees the others in an order
+of its own (shuffled per broadcast and ranker): a small model often answers with the labels in the
+order it was shown (12 of 12 ballots did, under the schema), so a ballot that repeats its shown
+order (or starts it and stops) says nothing about the replies: it counts as no information,
+reported under `uninformative`, never counted. The prompt shows no example ballot with labels in it
+(a small model copies an example as its ballot). The labels are not words, so a capital in prose (the
+article "A", the pronoun "I") can never be read as a vote.
 
 A ballot is read only from labels in ranking positions (`parse_ballot`): a JSON array (or
 {"ranking": [...]}, what a structured provider returns), a numbered or bulleted list whose items
 start with a label ("1. R2", "- **R1** — concise"), or one line that is nothing but labels and
 separators ("R2 > R1 > R3", "Ranking: R2, R1"). Labels a ranker may not rank (its own, unknown
 ones) are left out. A ballot with no label in a ranking position is unparsed, with the reason; the
-ranker is asked once more, then its ballot is lost. The label → handle map goes into the metadata.
+ranker is asked once more (the shape in words), then its ballot is lost. The label → handle map
+goes into the metadata.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
+from dataclasses import dataclass, field
 
 from rooms_cli.groups.model import OK
 from rooms_cli.models import Message
@@ -44,17 +50,32 @@ def assign_labels(bid: str, handles: list[str]) -> dict[str, str]:
 
 
 def ballot_prompt(objective: str, candidates: list[tuple[str, str]], structured: bool = False) -> str:
-    """What a ranker reads: the objective, the shape of the answer, then each labelled reply."""
+    """What a ranker reads: the objective, the shape of the answer (no example: it would be copied),
+    then each labelled reply in the order this ranker is shown them."""
     one_line = " ".join(objective.split())
-    labels = [label for label, _ in candidates]
+    labels = ", ".join(label for label, _ in candidates)
     if structured:
-        shape = f'Reply with JSON only: {{"ranking": [{", ".join(json.dumps(lab) for lab in labels)}]}} reordered best first.'
+        shape = f"Rank them, best first: the ranking lists the labels {labels}, each once."
     else:
-        shape = (f"Answer with a numbered list of the labels {', '.join(labels)}, best first, one per line, "
-                 f"like:\n1. {labels[-1]}\n2. {labels[0]}")
+        shape = (f'Rank them: reply with JSON only, {{"ranking": [...]}}, the labels {labels} each once, best first; '
+                 "or a numbered list of the labels, best first, one per line.")
     lines = [f"Rank these anonymous replies to: {one_line}", shape, ""]
     lines += [f"{label}: {' '.join(text.split())}" for label, text in candidates]
     return "\n".join(lines)
+
+
+def shown_order(bid: str, ranker: str, labels: list[str]) -> list[str]:
+    """The order `ranker` is shown `labels` in: shuffled per broadcast and ranker (ROOMS_SEED fixes it)."""
+    order = list(labels)
+    rng("groups-rank-shown", bid, ranker).shuffle(order)
+    return order
+
+
+def uninformative(ballot: list[str], shown: list[str]) -> str:
+    """Why `ballot` says nothing about the replies ('' when it does): it repeats the order shown."""
+    if len(shown) > 1 and ballot == shown[:len(ballot)]:
+        return "the ballot repeats the order the replies were shown in"
+    return ""
 
 
 def ballot_schema(allowed: list[str]) -> dict[str, Any]:
@@ -108,40 +129,57 @@ def _list_ballot(text: str) -> list[str] | None:
     return None
 
 
-async def collect_ballots(
-    ask: Callable[[str, list[Message], dict[str, Any] | None], Awaitable[str]], structured: Callable[[str], bool],
-    rankers: list[str], labels: dict[str, str], by_member: dict[str, MemberResult], objective: str,
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Ask every ranker concurrently, once more when its ballot cannot be read.
+@dataclass
+class Ballots:
+    """What the rankers gave: readable ballots, and every other ranker with the reason."""
 
-    `ask(handle, messages, schema)` returns the reply text; `structured(handle)` says whether its
-    provider honours a schema. -> (ballots {handle: labels}, unparsed {handle: reason}, errors {handle: error}).
-    """
+    ballots: dict[str, list[str]] = field(default_factory=dict)  # handle -> labels, best first
+    unparsed: dict[str, str] = field(default_factory=dict)  # handle -> why no ballot was read
+    uninformative: dict[str, list[str]] = field(default_factory=dict)  # handle -> a ballot that repeats its shown order
+    errors: dict[str, str] = field(default_factory=dict)  # handle -> the call's failure
+    paths: dict[str, str] = field(default_factory=dict)  # handle -> how the ballot was asked (structured.py)
+
+
+async def collect_ballots(ask: Callable[[str, Callable[[bool], list[Message]], dict[str, Any]], Awaitable[tuple[str, str]]],
+                          bid: str, rankers: list[str], labels: dict[str, str], by_member: dict[str, MemberResult],
+                          objective: str) -> Ballots:
+    """Ask every ranker concurrently, once more (the shape in words) when its ballot cannot be read.
+
+    `ask(handle, messages, schema)` makes the call (`messages(structured)` builds the prompt) and
+    returns (the reply text, the path: structured.SCHEMA, FALLBACK or TEXT)."""
     handle_label = {h: lab for lab, h in labels.items()}
+    out = Ballots()
 
-    async def one(handle: str) -> tuple[str, list[str], str, str | None]:
-        others = [(lab, by_member[h].text) for lab, h in labels.items() if h != handle and by_member[h].status == OK]
-        allowed = [lab for lab, _ in others if lab != handle_label.get(handle)]
-        if not others:
-            return handle, [], "", None
-        schema = ballot_schema(allowed) if structured(handle) else None
-        messages = [Message("user", ballot_prompt(objective, others, schema is not None))]
+    async def one(handle: str) -> None:
+        replies = {lab: by_member[h].text for lab, h in labels.items() if h != handle and by_member[h].status == OK}
+        shown = shown_order(bid, handle, [lab for lab in labels if lab in replies])
+        allowed = [lab for lab in shown if lab != handle_label.get(handle)]
+        if not shown:
+            return
+        others = [(lab, replies[lab]) for lab in shown]
+
+        def messages(structured: bool) -> list[Message]:
+            return [Message("user", ballot_prompt(objective, others, structured))]
+
         try:
-            text = await ask(handle, messages, schema)
+            text, out.paths[handle] = await ask(handle, messages, ballot_schema(allowed))
             ballot, why = parse_ballot(text, allowed)
             if not ballot:
-                retry = [*messages, Message("assistant", text),
+                retry = [*messages(False), Message("assistant", text or "(nothing)"),
                          Message("user", f"That ballot could not be read: {why}. Answer again: the labels only, best first.")]
-                ballot, why = parse_ballot(await ask(handle, retry, schema), allowed)
+                ballot, why = parse_ballot((await ask(handle, lambda _structured: retry, ballot_schema(allowed)))[0], allowed)
         except Exception as exc:  # a failed ballot only loses that vote
-            return handle, [], "", f"{type(exc).__name__}: {exc}"
-        return handle, ballot, why, None
+            out.errors[handle] = f"{type(exc).__name__}: {exc}"
+            return
+        if not ballot:
+            out.unparsed[handle] = why
+        elif uninformative(ballot, allowed):
+            out.uninformative[handle] = ballot
+        else:
+            out.ballots[handle] = ballot
 
-    results = await asyncio.gather(*(one(h) for h in rankers))
-    ballots = {h: b for h, b, _, _ in results if b}
-    unparsed = {h: why for h, b, why, err in results if not b and why and not err}
-    errors = {h: err for h, _, _, err in results if err}
-    return ballots, unparsed, errors
+    await asyncio.gather(*(one(h) for h in rankers))
+    return out
 
 
 def ranking_messages(directive: str, messages: list[Message]) -> list[Message]:

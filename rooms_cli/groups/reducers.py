@@ -61,39 +61,62 @@ def last_wins(by_member: dict[str, MemberResult], order: list[str]) -> Any:
     return replies[-1][1] if replies else None
 
 
-def majority_vote(by_member: dict[str, MemberResult], order: list[str], options: list[str] | None = None) -> Reduction:
-    """The option most members voted for (see votes.py for the options and how a reply is read).
+_AROUND = "*_`#>\"'“”‘’[]()<>{} \t\r\n.,;:!?…-—–•"
 
-    `options` default to the broadcast's declared ones when the gather runs it, else YES/NO/ABSTAIN.
-    A reply that reads as no option is `unparsed` (with the reason), never counted. With two or
-    more votes, an option voted only once does not win (no consensus: None); the first finisher wins
-    ties. Metadata: `options`, `votes` {option: n}, `voted` {handle: option}, `parsed`, `unparsed`
-    {handle: reason}, `consensus` (the winner has more than half of the replies), `winner_handle`.
+
+def normal_reply(text: str) -> str:
+    """A reply as majority_vote compares it: surrounding punctuation and markup stripped, inner
+    whitespace collapsed (case is compared apart: `casefold` the result)."""
+    return " ".join((text or "").strip(_AROUND).split()).strip(_AROUND)
+
+
+def majority_vote(by_member: dict[str, MemberResult], order: list[str], options: list[str] | None = None,
+                  asked: list[str] | None = None) -> Reduction:
+    """The most common reply, by Counter; replies that share no value with another are ignored; the
+    first finisher wins ties (the source's rule, groups/003).
+
+    Replies are compared normalised (case, surrounding punctuation and markup: "ANCHORED",
+    "**anchored**" and "Anchored." are one answer, shown as the first finisher wrote it). Declared
+    `options` (the gather reads them from the broadcast, votes.declared_options) map what a reply
+    says onto them ("Yes, ship it" -> YES, votes.read_vote), and a reply that reads as none of them
+    is not counted (`unparsed` says why). An echo of the question (`asked`) is no vote, with options
+    or without. With two
+    or more votes, a value voted only once does not win (no consensus: None, and `no_result` says
+    why). Metadata: `options`, `votes` {value: n}, `voted` {handle: value}, `parsed` (replies that
+    read as a declared option; every non-empty reply without options), `unparsed` {handle: reason},
+    `consensus` (the winner has more than half of the replies), `winner_handle`.
     """
-    from rooms_cli.groups.votes import DEFAULT_OPTIONS, read_vote
+    from rooms_cli.groups.votes import ECHO, echoes_question, read_vote
 
-    options = list(options or DEFAULT_OPTIONS)
+    options = list(options or [])
     replies = _replies(by_member, order)
     voted: dict[str, str] = {}
     unparsed: dict[str, str] = {}
+    shown: dict[str, str] = {}  # casefolded value -> as its first finisher wrote it
     for handle, text in replies:
-        option, why = read_vote(text, options)
-        if option is None:
-            unparsed[handle] = why
+        if options:
+            value, why = read_vote(text, options, asked or ())
         else:
-            voted[handle] = option
+            value = normal_reply(text)
+            why = "empty reply" if not value else ECHO if echoes_question(text, asked or ()) else ""
+        if value is None or why:  # an echo of the question is no vote, however many members make it
+            unparsed[handle] = why
+            continue
+        voted[handle] = shown.setdefault(value.casefold(), value)
     counts: dict[str, int] = {}
     first: dict[str, str] = {}
-    for handle, option in voted.items():
-        counts[option] = counts.get(option, 0) + 1
-        first.setdefault(option, handle)
-    metadata = {"options": options, "votes": counts, "voted": voted, "parsed": len(voted), "unparsed": unparsed,
-                "consensus": False}
+    for handle, value in voted.items():
+        counts[value] = counts.get(value, 0) + 1
+        first.setdefault(value, handle)
+    metadata: dict[str, Any] = {"options": options, "votes": counts, "voted": voted, "unparsed": unparsed,
+                                "parsed": len(voted), "consensus": False}
     arrival = list(first.values())
-    contenders = [o for o, n in counts.items() if n >= 2 or len(voted) == 1]
+    contenders = [v for v, n in counts.items() if n >= 2 or len(voted) == 1]  # a lone voter decides
     if not contenders:
+        metadata["no_result"] = ("no reply" if not replies else "no readable vote" if not voted else
+                                 "no answer was given twice: " + ", ".join(f"{v} {n}" for v, n in counts.items()))
         return Reduction(None, metadata)
-    best = min(contenders, key=lambda o: (-counts[o], arrival.index(first[o])))
+    best = min(contenders, key=lambda v: (-counts[v], arrival.index(first[v])))
     metadata.update(consensus=counts[best] * 2 > len(replies), winner_handle=first[best])
     return Reduction(best, metadata)
 
@@ -196,7 +219,8 @@ def apply(fn: Reducer, name: str, by_member: dict[str, MemberResult], order: lis
 
         from rooms_cli.groups.votes import declared_options
 
-        fn = partial(majority_vote, options=declared_options(fields))
+        asked = [str((fields or {}).get(k) or "") for k in ("objective", "output_format")]
+        fn = partial(majority_vote, options=declared_options(fields), asked=asked)
     try:
         value = fn(dict(by_member), list(order))
     except RoomsError:

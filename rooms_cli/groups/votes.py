@@ -5,13 +5,18 @@ objective:
 - a `|` list: "exactly one of: ANCHORED | UNANCHORED | AMBIGUOUS";
 - a "one of" list: "one of: red, green, blue" / "one of red, green or blue";
 - capitalised words joined by "or" or "/": "ship Friday? YES or NO", "YES/NO/ABSTAIN".
-Nothing declared: YES, NO and ABSTAIN (the broadcast is read as a yes/no question).
+Nothing declared: no options (`[]`); majority_vote then counts the replies themselves (reducers.py).
 
 A reply is read as a vote (`read_vote`) from, in order: a JSON object `{"vote": …}` (what a
 structured provider returns); "vote/answer/verdict … X"; the first line that is an option on its
-own, or starts with one followed by punctuation ("Yes.", "NO — too risky", "Ship on Friday:\\nYes");
+own, or starts with one followed by punctuation ("Yes.", "NO — too risky", "Ship on Friday:\nYes");
 else an option written in capitals, when exactly one is. A bare word in prose ("there is no
 reason") is never a vote. The result is always one of the options, or None with the reason.
+
+An echo is no vote: what the member was shown (`asked`: the objective, the output format, the
+instruction) is taken out of the reply first, sentence by sentence, and so is any list of the
+options ("YES or NO", "ANCHORED | UNANCHORED"); `read_vote("Answer YES or NO.", …)` reads nothing
+("it only repeats the question or the options"), `"Ship it? Answer YES or NO. Yes."` reads YES.
 """
 
 from __future__ import annotations
@@ -20,10 +25,10 @@ import re
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
-DEFAULT_OPTIONS = ("YES", "NO", "ABSTAIN")
-# what people (and small models) write for the default options
+# what people (and small models) write for the usual options
 SYNONYMS = {"YES": ("yes", "yeah", "yep", "aye"), "NO": ("no", "nope", "nay"), "ABSTAIN": ("abstain", "abstains")}
 
 _WORD = r"[A-Za-z0-9][\w-]*"
@@ -36,13 +41,13 @@ _MARKUP = "*_`#>\"'“”‘’[]() \t-•"
 
 
 def declared_options(fields: dict[str, Any] | None) -> list[str]:
-    """The options a broadcast declares (output format first, then objective), else DEFAULT_OPTIONS."""
+    """The options a broadcast declares (output format first, then objective); [] when it declares none."""
     for key in ("output_format", "objective"):
         text = str((fields or {}).get(key) or "")
         for found in (_pipe_list(text), _listed(_ONE_OF_RE, text), _listed(_OR_RE, text)):
             if len(found) >= 2:
                 return found
-    return list(DEFAULT_OPTIONS)
+    return []
 
 
 def _pipe_list(text: str) -> list[str]:
@@ -92,8 +97,10 @@ def _lookup(options: list[str]) -> dict[str, str]:
     return table
 
 
-def read_vote(text: str, options: list[str]) -> tuple[str | None, str]:
-    """(the option `text` votes for, '') or (None, why it cannot be read). Never an undeclared option."""
+def read_vote(text: str, options: list[str], asked: Sequence[str] = ()) -> tuple[str | None, str]:
+    """(the option `text` votes for, '') or (None, why it cannot be read). Never an undeclared option.
+
+    `asked`: what the member was shown (objective, output format, instruction); its echo is no vote."""
     options = list(options)
     if not (text or "").strip():
         return None, "empty reply"
@@ -103,6 +110,9 @@ def read_vote(text: str, options: list[str]) -> tuple[str | None, str]:
         option = table.get(structured.strip().strip(".!").casefold())
         return (option, "") if option else (None, f"voted {structured[:40]!r}, not one of {', '.join(options)}")
     words = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
+    text = _without_echoes(text, words, asked)
+    if not text.strip(_MARKUP + ".,;:!?"):
+        return None, ECHO
     stated = re.search(rf"\b(?:vote|answer|verdict|decision|choice|choose|pick)(?:\s+(?:is|for|would be))?\s*[:=-]?\s*[*_\"'`]*({words})\b",
                        text, re.IGNORECASE)
     if stated:
@@ -119,6 +129,33 @@ def read_vote(text: str, options: list[str]) -> tuple[str | None, str]:
     if shouted:
         return None, f"names {' and '.join(sorted(shouted))}"
     return None, f"names none of {', '.join(options)}"
+
+
+ECHO = "it only repeats the question or the options"
+
+
+def echoes_question(text: str, asked: Sequence[str]) -> bool:
+    """Whether `text` (two words or more) is nothing but words read back from what was asked."""
+    plain = _plain(text)
+    return len(plain.split()) >= 2 and any(plain in _plain(a) for a in asked)
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def _without_echoes(text: str, words: str, asked: Sequence[str]) -> str:
+    """`text` less the sentences it copies from `asked` and every list of two or more options."""
+    told = [p for p in (_plain(a) for a in asked) if p]
+    kept = []
+    for piece in re.split(r"(?<=[.!?])\s+|\n", text):
+        plain = _plain(piece)
+        if plain and len(plain.split()) >= 2 and any(plain in t for t in told):
+            continue  # a sentence of the question or the instruction, read back
+        kept.append(piece)
+    rest = "\n".join(kept)
+    listing = rf"(?:\bone of\s*:?\s*)?\b(?:{words})\b(?:\s*(?:,|\||/|\bor\b|\band\b)\s*\b(?:{words})\b)+"
+    return re.sub(listing, " ", rest, flags=re.IGNORECASE)
 
 
 def _json_vote(text: str) -> str | None:

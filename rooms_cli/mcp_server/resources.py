@@ -113,7 +113,7 @@ def get_prompt(session: Session, name: str, arguments: dict[str, Any] | None) ->
                 f"1. task_next with room={room!r} claims the first todo task of your lane (task null: nothing to do, stop). "
                 "Keep its lease_id. 2. Do the work the task's definition_of_done asks for; reserve_files the paths you "
                 "will edit. 3. If it takes long, task_renew before the lease expires. 4. task_done with a one-line "
-                "summary (artifacts: file:<path> or msg:<id>; next_step: what should follow), or task_status blocked "
+                "summary (artifacts: file:<path>, or a search hit's ref; next_step: what should follow), or task_status blocked "
                 "with a reason. An already_claimed or lease error means someone else has it: move on to task_next. "
                 "Then release_files and repeat.")
     return types.GetPromptResult(description=PROMPTS[name][1],

@@ -117,7 +117,10 @@ def declared_arguments(op: Declared) -> dict[str, tuple[Any, Any]]:
         arg = param.mcp if isinstance(param.mcp, McpArg) else McpArg()
         kind = arg.kind or param.kind
         default = param.default if arg.default is SAME else arg.default
-        annotation = Literal[arg.choices] if arg.choices else _KINDS[kind]
+        annotation = _KINDS[kind]
+        if arg.choices:  # a value, or each value of a list, one of these
+            one: Any = Literal[arg.choices]
+            annotation = list[one] if kind == "strs" else one
         annotation = annotation if default is not None else annotation | None
         checks: list[Any] = [AfterValidator(duration)] if kind == "duration" else []
         finite = False if kind == "float" else None  # NaN and infinity are not JSON (the CLI's finite_number)
@@ -149,13 +152,15 @@ Limit = Annotated[int, Field(description="At most this many records (the rest ar
 
 
 def duration(value: str | None) -> str | None:
-    """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here."""
+    """A duration argument checked as the CLI checks its options: a bad one is a usage error there and here.
+    Its bound is left to the part, which reads it with the bound of what it is (a lease: 7d), as the CLI's
+    option parser does: both surfaces name the same largest value."""
     from rooms_cli.core.errors import InvalidInput
     from rooms_cli.store.clock import parse_duration
 
     if value is not None:
         try:
-            parse_duration(value)
+            parse_duration(value, maximum=float("inf"))
         except InvalidInput as exc:
             raise ValueError(exc.message) from None
     return value
@@ -183,11 +188,12 @@ def task_show(s: Session, task_id: str, room: str | None):
 
 
 @declared_tool(board_ops.task_add, quick=True)
-def task_add(s: Session, title: str, lane: str, done: str, detail: str, room: str | None):
-    """Add a task to a lane of the board (you are recorded as its author)."""
+def task_add(s: Session, title: str, lane: str, done: str, detail: str, depends_on: list[str] | None, room: str | None):
+    """Add a task to a lane of the board (you are recorded as its author); `depends_on`: the tasks it
+    waits on (task_next hands it out once they are all done)."""
     from rooms_cli.board.tasks import add_task
 
-    return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail)
+    return add_task(s.project, s.room(room), title, lane=lane, done=done, by=s.me, detail=detail, depends_on=depends_on)
 
 
 def _sync_claims(s: Session, sync: bool | None) -> tuple[bool, str]:
@@ -209,7 +215,8 @@ def task_claim(s: Session, task_id: str, lease: str | None, sync: bool | None, r
 
 @declared_tool(declared.task_next, quick=lambda s, a: not _sync_claims(s, a.sync)[0])
 def task_next(s: Session, lease: str | None, sync: bool | None, room: str | None):
-    """Claim the first todo task (by order) in your own lane; task, lease and lease_id are null when there is nothing to claim."""
+    """Claim the first ready task (todo, every task it depends on done; by order) in your own lane; task, lease and lease_id
+    are null when there is nothing to claim."""
     from rooms_cli.board.claims import next_task
 
     synced, remote = _sync_claims(s, sync)
@@ -266,13 +273,25 @@ def task_list(s: Session, lane: str | None, status: str | None, holder: str | No
                 after=since, room=room_id)
 
 
+@declared_tool(declared.task_ready, quick=True)
+def task_ready(s: Session, lane: str | None, limit: int, since: str | None, room: str | None) -> dict[str, Any]:
+    """The ready work across lanes: todo tasks whose dependencies are all done, in lane order; at most `limit`."""
+    from rooms_cli.board.tasks import ready_tasks
+    from rooms_cli.core.shapes import page
+
+    room_id = s.room(room)
+    return page("tasks", ready_tasks(s.project, room_id, lane=lane), limit=limit, after=since, room=room_id)
+
+
 @declared_tool(board_ops.task_update, quick=True)
 def task_update(s: Session, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None,
-                room: str | None):
-    """Change a task's title, detail, definition of done or order (what is left out stays)."""
+                depends_on: list[str] | None, room: str | None):
+    """Change a task's title, detail, definition of done, order or the tasks it waits on (what is left
+    out stays; depends_on replaces the list)."""
     from rooms_cli.board.tasks import update_task
 
-    return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order)
+    return update_task(s.project, s.room(room), task_id, by=s.me, title=title, detail=detail, done=done, order=order,
+                       depends_on=depends_on)
 
 
 @declared_tool(board_ops.task_archive, quick=True)
@@ -534,6 +553,21 @@ def transcript(s: Session, limit: int, since: str | None, room: str | None):
         return {"room": room_id, "messages": shown, "count": len(shown), "remaining": 0, "next_cursor": None,
                 "earlier": len(records) > limit}
     return page("messages", to_jsonable(read_transcript(s.project, room_id)), limit=limit, after=since, room=room_id)
+
+
+@declared_tool(declared.search)
+def search(s: Session, query: str, within: list[str] | None, room: str | None, who: str | None, since: str | None,
+           limit: int) -> dict[str, Any]:
+    """Search chat transcripts, inboxes, tasks, group broadcasts and lessons at once, best match first. A query is
+    words (all must match), "a phrase", prefix*, -word, a OR b. Each hit has its kind, id, where it lives (room,
+    inbox, lane, group), who wrote it, when, a snippet with the matches between ** and its `ref` (msg:, task:, inbox:,
+    group: or lesson:<id>), which task_done takes as an artifact or result_ref.
+    Not paged: `remaining` counts the matches left out; narrow the query or raise `limit`."""
+    from rooms_cli.search.engine import search as search_project
+
+    results = search_project(s.project, query, within=within, room=room, who=who, since=since, limit=limit)
+    return {"hits": [hit.to_json() for hit in results.hits], "count": len(results.hits), "remaining": results.remaining,
+            "next_cursor": None}
 
 
 @declared_tool(rooms_ops.room_create, quick=True)

@@ -8,8 +8,12 @@ the SDK sees it (`screen`): what is not one well-formed JSON-RPC message is answ
     nested deeper than MAX_DEPTH      -32602 invalid params, with the request's id (read from a pruned copy)
     params not an object              -32602 invalid params, with the request's id
     not a JSON-RPC message otherwise  -32600 invalid request, with its id when it has one
+    not UTF-8                         -32700 parse error, with the request's id (read from a lossy copy)
 
-and only a message the SDK can parse goes on. When the input ends (the client closed it, or a file of
+and only a message the SDK can parse goes on. A notification gets no reply (JSON-RPC 2.0), so one the
+SDK could not handle — not UTF-8, not JSON, or not one of MCP's client notifications with its params
+(`notifications/cancelled` with `"requestId": [1]` stopped the server) — is dropped with one
+`warning:` line on stderr; no line, whatever it holds, stops the server. When the input ends (the client closed it, or a file of
 requests was read to its end), the requests already read are answered before the server stops (up to
 EOF_GRACE_S seconds; a client that wants a prompt stop closes the input once it has its answers). A
 client that closes its end of the output stops the server too, with exit 0. While serving, fd 0 reads the null device and fd 1
@@ -107,6 +111,28 @@ def read_message(line: str) -> tuple[dict[str, Any] | None, Any]:
     return answer, None
 
 
+def _dropped(reason: str) -> dict[str, Any]:
+    """No reply (a notification has none): the line is dropped, said once on stderr."""
+    from rooms_cli.core import terminal
+
+    terminal.warn(f"rooms mcp: dropped a notification: {reason}")
+    return {}
+
+
+def read_bytes_line(raw: bytes) -> tuple[dict[str, Any] | None, Any]:
+    """`read_message` of one line as read from the wire: bytes that are not UTF-8 are refused whole
+    (a request gets a parse error with its id, a notification is dropped), never stored as U+FFFD."""
+    try:
+        line = raw.decode("utf-8").strip()
+    except UnicodeDecodeError as exc:
+        head = shallow(raw.decode("utf-8", errors="replace"))
+        if isinstance(head, dict) and "method" in head and "id" not in head:
+            return _dropped(f"it is not valid UTF-8 (byte {exc.start})"), None
+        request_id = head.get("id") if isinstance(head, dict) else None
+        return _error(request_id, PARSE_ERROR, f"parse error: the message is not valid UTF-8 (byte {exc.start}); send text in UTF-8"), None
+    return read_message(line) if line else ({}, None)
+
+
 def _screened(line: str) -> Any:
     """The error reply (a dict; {} for none at all), or the message as the SDK's model."""
     try:
@@ -135,13 +161,30 @@ def _screened(line: str) -> Any:
     from pydantic import ValidationError
 
     try:
-        return jsonrpc_message_adapter.validate_python(message, by_name=False)
+        parsed = jsonrpc_message_adapter.validate_python(message, by_name=False)
+        if "method" in message and "id" not in message:
+            _client_notification().validate_python({k: v for k, v in message.items() if k != "jsonrpc"}, by_name=False)
+        return parsed
     except ValidationError:
         if "method" in message and "id" in message:
             return _error(request_id, INVALID_PARAMS, f"invalid params for {message['method']}")
         if "method" in message:  # a malformed notification gets no reply (JSON-RPC 2.0)
-            return {}
+            return _dropped(f"{json.dumps(message['method'], ensure_ascii=True)[:80]} is not one of MCP's client notifications with its params")
         return _error(request_id, INVALID_REQUEST, "invalid request: not a JSON-RPC request, notification or response")
+
+
+_notification_adapter: list[Any] = []
+
+
+def _client_notification() -> Any:
+    """The SDK's own type of what a client may notify (cancelled, progress, initialized, roots changed),
+    built once: a notification it rejects would fail later inside the server's task group."""
+    if not _notification_adapter:
+        import mcp_types as types
+        from pydantic import TypeAdapter
+
+        _notification_adapter.append(TypeAdapter(types.ClientNotification))
+    return _notification_adapter[0]
 
 
 def _claim_std_streams():
@@ -291,7 +334,9 @@ class Pending:
         if isinstance(message, types.JSONRPCRequest):
             self.ids.add(message.id)
         elif getattr(message, "method", None) == "notifications/cancelled":  # a cancelled request gets no answer
-            self.ids.discard((getattr(message, "params", None) or {}).get("requestId"))
+            request_id = (getattr(message, "params", None) or {}).get("requestId")
+            if isinstance(request_id, str | int):  # screened already; a list would be unhashable
+                self.ids.discard(request_id)
 
     def written(self, message: Any) -> None:
         import mcp_types as types
@@ -325,8 +370,8 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     write_stream, writer_out = create_context_streams[SessionMessage](0)
     pending = Pending()
 
-    async def forward(line: str) -> None:
-        answer, message = read_message(line)
+    async def forward(raw: bytes) -> None:
+        answer, message = read_bytes_line(raw)
         if answer:
             await wire.write_line(json.dumps(answer, separators=(",", ":")))
         elif message is not None:
@@ -337,9 +382,7 @@ async def stdio() -> AsyncIterator[tuple[Any, Any]]:
         try:
             async with reader_in:
                 async for raw in wire.lines():
-                    line = raw.decode("utf-8", errors="replace").strip()
-                    if line:
-                        await forward(line)
+                    await forward(raw)
                 await pending.settle(EOF_GRACE_S)  # the input ended: answer what was asked before stopping
         except anyio.ClosedResourceError:  # the server stopped reading
             await anyio.lowlevel.checkpoint()

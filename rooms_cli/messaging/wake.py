@@ -90,9 +90,12 @@ def wake_prompt(messages: list[InboxMessage]) -> str:
 def wake_agent(project: Project, config: Config, agent: Agent, also: str | None = None) -> dict[str, Any] | None:
     """Run one turn of `agent` on the unread messages that wake it, plus message id `also` (the one
     `send --wake` just delivered); None when there was nothing to do or it is already awake."""
+    import asyncio
+
     from rooms_cli.models import provider_for
-    from rooms_cli.models.base import Message
     from rooms_cli.models.limits import mark_cut
+    from rooms_cli.models.prompt import conversation
+    from rooms_cli.models.repetition import drop_echoes, guarded
 
     lock = try_lock(layout.wake_lock(project, agent.id))
     if lock is None:
@@ -104,12 +107,11 @@ def wake_agent(project: Project, config: Config, agent: Agent, also: str | None 
             return None
         prompt = wake_prompt(woke)
         provider, model = provider_for(agent.model_string(config.default_model), config)
-        completion = provider.complete(
-            [Message("system", _system_prompt(agent)), Message("user", prompt)],
-            model=model, temperature=agent.temperature, agent=agent, purpose="answer",
-        )
-        text = completion.text.strip()
-        if completion.cut and text:
+        completion = asyncio.run(guarded(provider, conversation(_system_prompt(agent), [("user", prompt)]),
+                                         model=model, temperature=agent.temperature, agent=agent, purpose="answer"))
+        # what it read back of its instructions is not a reply (a small model echoes "Answer what they need")
+        text = drop_echoes(completion.text, _system_prompt(agent))[0].strip() if not completion.offline else completion.text.strip()
+        if (completion.cut or completion.finish_reason == "repetition") and text:
             text = mark_cut(text)
         targets = {m.sender: m for m in woke if m.sender != agent.id}
         replies = []

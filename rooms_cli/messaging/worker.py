@@ -48,10 +48,13 @@ def run_command(project: Project, spawn: Spawn) -> tuple[int, str, str]:
 
 def run_model(project: Project, spawn: Spawn) -> str:
     """Run the prompt through the profile's (or the default) model; the reply text."""
+    import asyncio
+
     from rooms_cli.agents.definitions import load_agent
     from rooms_cli.models import provider_for
-    from rooms_cli.models.base import Message
     from rooms_cli.models.limits import mark_cut
+    from rooms_cli.models.prompt import conversation
+    from rooms_cli.models.repetition import guarded
     from rooms_cli.project.config import load_config
 
     config = load_config(project)
@@ -62,11 +65,9 @@ def run_model(project: Project, spawn: Spawn) -> str:
         f"Your answer is delivered to {spawn.parent} as a message: make it complete and self-contained."
     )
     provider, model = provider_for(spawn.model or config.default_model, config)
-    completion = provider.complete(
-        [Message("system", system), Message("user", spawn.prompt)], model=model,
-        temperature=agent.temperature if agent else None, agent=agent, purpose="task",
-    )
-    return mark_cut(completion.text) if completion.cut else completion.text
+    completion = asyncio.run(guarded(provider, conversation(system, [("user", spawn.prompt)]), model=model,
+                                     temperature=agent.temperature if agent else None, agent=agent, purpose="task"))
+    return mark_cut(completion.text) if completion.cut or completion.finish_reason == "repetition" else completion.text
 
 
 def run_spawn(project: Project, spawn_id: str) -> Spawn:

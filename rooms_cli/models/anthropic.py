@@ -19,8 +19,10 @@ Where it goes and what it sends (the environment names are Claude Code's own):
 Structured output (`schema`) is a forced tool call, the API's native way: the schema goes as the
 `input_schema` of one tool (`reply`) with `tool_choice: {type: tool, name: reply}`, and the tool
 call's input, serialised as JSON, is the reply's text (streamed from `input_json_delta` events).
-A server that refuses tools (a 400 naming them) is asked again without, and this process stops
-sending them there; the reply then has `structured` False.
+`Completion.structured` is True only when the reply is that tool call: a server may take
+`tool_choice` and not force it (llama.cpp's /v1/messages answers in text), and then the reply is
+its text, `structured` False (`structured.ask_structured` falls back on it). A server that refuses
+tools (a 400 naming them) is asked again without, and this process stops sending them there.
 
 The context window: 200 000 tokens for `claude*` models on Anthropic's API (which tells none);
 through a gateway, what llama.cpp's `/props` says at its root (and its `/tokenize` counts tokens),
@@ -139,6 +141,14 @@ class AnthropicProvider(Provider):
         _, n_ctx = await llamacpp.window(llamacpp.root_of(self.base_url()), self._probe_headers())
         return n_ctx
 
+    async def system_role(self, model: str = "") -> bool:
+        """A gateway that is llama.cpp applies the model's chat template to the messages (the
+        top-level `system` included): what its /props says; Anthropic's API: yes."""
+        if self._is_anthropic():
+            return True
+        return await llamacpp.system_role(llamacpp.root_of(self.base_url()), self._probe_headers(),
+                                          HttpSettings.from_spec(self.spec).connect_timeout)
+
     async def count_tokens(self, model: str, text: str) -> int:
         if not text:
             return 0
@@ -212,7 +222,9 @@ class AnthropicProvider(Provider):
                     raise
                 _no_tools.add(self.base_url())  # a 4xx streamed nothing: ask again without the tool
                 continue
-            completion.structured = "tools" in call.body
+            # structured only when the reply IS the forced tool call: llama.cpp's /v1/messages takes
+            # tool_choice and answers in text all the same
+            completion.structured = "tools" in call.body and completion.structured
             if completion.structured and completion.finish_reason == "tool_use":
                 completion.finish_reason = "stop"  # the forced tool call is the whole reply
             return completion
@@ -224,8 +236,11 @@ def _parse(call: Call, data: dict[str, Any], messages: list[Message]) -> Complet
     content = data.get("content")
     if not isinstance(content, list):
         raise call.error("the reply has no content (not an Anthropic messages answer?)")
-    text = "".join(_block_text(b) for b in content if isinstance(b, dict))
-    return Completion(text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=data.get("stop_reason"))
+    blocks = [b for b in content if isinstance(b, dict)]
+    tools = [b for b in blocks if b.get("type") == "tool_use" and b.get("name") == REPLY_TOOL]
+    text = _block_text(tools[0]) if tools else "".join(_block_text(b) for b in blocks)
+    return Completion(text=text, usage=_usage(data.get("usage"), messages, text), finish_reason=data.get("stop_reason"),
+                      structured=bool(tools))
 
 
 def _block_text(block: dict[str, Any]) -> str:
@@ -243,6 +258,7 @@ async def _stream(call: Call, messages: list[Message], on_delta: Delta) -> Compl
     usage: dict[str, Any] = {}
     stop_reason = None
     finished = False
+    tool_used = False
     async with open_response(call) as response:
         if not is_event_stream(response):
             completion = _parse(call, await read_json(call, response), messages)
@@ -256,6 +272,9 @@ async def _stream(call: Call, messages: list[Message], on_delta: Delta) -> Compl
             kind = data.get("type") or event.event
             if kind == "message_start":
                 usage.update((data.get("message") or {}).get("usage") or {})
+            elif kind == "content_block_start":
+                block = data.get("content_block") or {}
+                tool_used = tool_used or (block.get("type") == "tool_use" and block.get("name") == REPLY_TOOL)
             elif kind == "content_block_delta":
                 delta = data.get("delta") or {}
                 piece = delta.get("text") if delta.get("type") == "text_delta" else (
@@ -278,7 +297,7 @@ async def _stream(call: Call, messages: list[Message], on_delta: Delta) -> Compl
             f"the stream ended before message_stop after {progress[0]} characters; the partial reply was dropped"
         )
     text = "".join(parts)
-    return Completion(text=text, usage=_usage(usage, messages, text), finish_reason=stop_reason)
+    return Completion(text=text, usage=_usage(usage, messages, text), finish_reason=stop_reason, structured=tool_used)
 
 
 def _usage(data: object, messages: list[Message], text: str) -> Usage:

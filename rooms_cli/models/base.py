@@ -11,9 +11,14 @@
   call is unbounded. A reply stopped by the limit has `finish_reason == "length"` and `cut` True.
 - `stop`: strings that end the reply. Sent to the server where the protocol has them, and
   enforced here for every provider: the text (and the stream) ends before the first one.
-- `schema`: a JSON Schema for structured output. Honoured only where `Provider.structured` is True
-  (and then `Completion.structured` says whether this reply was produced under it, a server may
-  refuse); elsewhere it is ignored and the caller parses the text.
+- `messages` are sent in the one shape every chat template accepts (models/prompt.py): system
+  first (folded into the first user message where the server's template has no system role), then
+  strictly alternating user and assistant, ending with user.
+- `schema`: a JSON Schema for structured output. Sent only where `Provider.structured` is True
+  (and then `Completion.structured` says whether this reply was produced under it: a server may
+  refuse it, or take a forced tool call and not make it); elsewhere it is ignored and the caller
+  parses the text. Callers go through `structured.ask_structured`, which checks the reply's shape
+  and falls back to JSON in text.
 - `finish_reason` is normalised: "stop" (the model ended, or a stop string), "length" (the
   max_tokens limit), else the server's own value ("tool_use", "content_filter"…).
 - `agent` and `purpose` pick the default limit; the offline model also reads them (it has no
@@ -36,6 +41,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rooms_cli.core.errors import ProviderError
 from rooms_cli.core.records import asdict, dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.models.limits import reply_limit
+from rooms_cli.models.prompt import Message as Message  # re-exported: its home before prompt.py
+from rooms_cli.models.prompt import for_server
 from rooms_cli.models.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -56,21 +63,6 @@ def normalise_finish_reason(raw: object) -> str | None:
         return None
     word = str(raw).strip().lower()
     return FINISH_REASONS.get(word, word)
-
-
-@dataclass
-class Message:
-    """One chat message sent to a provider: role (system, user or assistant), content, optional name."""
-
-    role: str  # system | user | assistant
-    content: str
-    name: str | None = None
-
-    def to_json(self) -> dict[str, str]:
-        data = {"role": self.role, "content": self.content}
-        if self.name:
-            data["name"] = self.name
-        return data
 
 
 @dataclass
@@ -206,6 +198,7 @@ class Provider:
     type = "base"
     offline = False
     structured = False  # True: `schema` is sent to the model (see the module docstring)
+    enforced = False  # True: the schema holds the decoding (a grammar); False: the model may ignore it
 
     def __init__(self, name: str, spec: dict[str, Any] | None = None) -> None:
         self.name = name
@@ -232,6 +225,8 @@ class Provider:
         model = model or str(self.spec.get("model") or "")  # `local` alone: the provider's own default model
         max_tokens = _positive(max_tokens) or reply_limit(purpose, agent=agent, provider_spec=self.spec)
         stop = clean_stop(stop)
+        system_role = await self.system_role(model) if any(m.role == "system" for m in messages) else True
+        messages = for_server(messages, system_role=system_role)
         masked = self._stream_mask(on_delta)
         sink = masked or on_delta
         stopper = StopFilter(sink, stop) if sink is not None and stop else None
@@ -323,6 +318,11 @@ class Provider:
     def server_key(self) -> str:
         """What identifies the server behind this provider, for per-process caches."""
         return self.name
+
+    async def system_role(self, model: str = "") -> bool:
+        """Whether the model's chat template takes a system message; never raises (True when unknown).
+        Network providers that can ask the server (llama.cpp's /props) override this."""
+        return True
 
     async def _server_context_window(self, model: str) -> int | None:
         """The window the server reports for `model` (network providers that can ask override this)."""

@@ -431,16 +431,17 @@ PROBE_TIMEOUT = 5.0
 
 
 async def probe(url: str, *, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-                timeout: float = PROBE_TIMEOUT) -> tuple[int, Any]:
+                timeout: float = PROBE_TIMEOUT, connect_timeout: float | None = None) -> tuple[int, Any]:
     """GET `url` (POST `body` when given) once, no retries: (HTTP status, the JSON answer or None).
-    Status 0: the server could not be reached.
+    Status 0: the server could not be reached (within `connect_timeout`, default `timeout`).
 
     For what a server may or may not offer (llama.cpp's /props and /tokenize, Ollama's /api/show,
     vLLM's /v1/models): a missing endpoint, a refused connection or a bad body is never an error."""
     import httpx
 
     try:
-        async with httpx.AsyncClient(timeout=httpx.Timeout(timeout), verify=_verify(), follow_redirects=False) as client:
+        limits = httpx.Timeout(timeout, connect=min(timeout, connect_timeout or timeout))
+        async with httpx.AsyncClient(timeout=limits, verify=_verify(), follow_redirects=False) as client:
             if body is None:
                 response = await client.get(url, headers=headers)
             else:

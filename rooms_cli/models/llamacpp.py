@@ -1,8 +1,10 @@
 """What llama.cpp's server tells about itself, for the providers that can talk to one (openai, and
 anthropic through llama.cpp's /v1/messages): its context window (`GET {root}/props`,
-`default_generation_settings.n_ctx`, the window of one slot) and its tokenizer
-(`POST {root}/tokenize`). `root` is the server's address without `/v1`. Whether a server is
-llama.cpp, and every count, is remembered per process; nothing here raises.
+`default_generation_settings.n_ctx`, the window of one slot), whether its chat template takes a
+system message (the same answer's `chat_template_caps`, see models/prompt.py) and its tokenizer
+(`POST {root}/tokenize`). `root` is the server's address without `/v1`. `/props` is asked once per
+process and server; whether a server is llama.cpp, and every count, is remembered per process;
+nothing here raises.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from rooms_cli.models.base import server_cache
 from rooms_cli.models.http import probe
 
 _servers: dict[str, bool] = server_cache({})  # root -> is it llama.cpp (answers /props)
+_props: dict[str, tuple[int, object]] = server_cache({})  # root -> (HTTP status of GET /props, its answer)
 _counts: dict[tuple[str, str], int] = server_cache({})
 COUNT_CACHE = 4096  # counts remembered per process (the same transcript lines are counted often)
 
@@ -26,10 +29,25 @@ def known(root: str) -> bool | None:
     return _servers.get(root)
 
 
-async def window(root: str, headers: dict[str, str] | None = None) -> tuple[int, int | None]:
+async def props(root: str, headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> tuple[int, object]:
+    """(HTTP status of GET /props, 0 when unreachable within `connect_timeout` (the provider's);
+    its JSON answer, or None), asked once per process."""
+    if root not in _props:
+        _props[root] = await probe(f"{root}/props", headers=headers, connect_timeout=connect_timeout)
+    return _props[root]
+
+
+async def system_role(root: str, headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> bool:
+    """Whether the server's chat template takes a system message (True when it does not say)."""
+    from rooms_cli.models.prompt import template_has_system_role
+
+    return template_has_system_role((await props(root, headers, connect_timeout))[1])
+
+
+async def window(root: str, headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> tuple[int, int | None]:
     """(HTTP status of GET /props, 0 when unreachable; the per-slot window, or None)."""
-    status, props = await probe(f"{root}/props", headers=headers)
-    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    status, props_ = await props(root, headers, connect_timeout)
+    settings = props_.get("default_generation_settings") if isinstance(props_, dict) else None
     _servers[root] = isinstance(settings, dict)
     n_ctx = settings.get("n_ctx") if isinstance(settings, dict) else None
     return status, n_ctx if isinstance(n_ctx, int) and not isinstance(n_ctx, bool) and n_ctx > 0 else None

@@ -128,6 +128,7 @@ def names_schema(err: ProviderError) -> bool:
 class OpenAIProvider(Provider):
     type = "openai"
     structured = True
+    enforced = True  # response_format: a grammar on llama.cpp, strict on OpenAI (checked all the same)
 
     def base_url(self) -> str:
         """The server this provider talks to (resolved from the spec and the environment)."""
@@ -244,6 +245,11 @@ class OpenAIProvider(Provider):
         if key:
             headers["Authorization"] = f"Bearer {key}"
         return headers
+
+    async def system_role(self, model: str = "") -> bool:
+        if self._is_openai() or self.spec.get("ollama"):
+            return True
+        return await llamacpp.system_role(self.root_url(), self._auth_headers(), HttpSettings.from_spec(self.spec).connect_timeout)
 
     async def _server_context_window(self, model: str) -> int | None:
         if self._is_openai():

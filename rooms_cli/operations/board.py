@@ -15,6 +15,11 @@ from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
 from rooms_cli.operations.hot import AS_ROOM, LEASE_ID, RESULT_REF, TASK_ID, named, nonblank
 from rooms_cli.operations.values import choice_value, finite_number
 
+# the tasks a task waits on: repeatable, and each value may list several (`--depends-on A,B`; `''` is none)
+DEPENDS_ON = Param("depends_on", "strs", None, "A task it waits on (id or unique prefix; repeatable or comma-separated).",
+                   ("--depends-on",), metavar="ID", show_default=False,
+                   mcp=McpArg(help="Ids (or unique prefixes) of the tasks it waits on, in any lane; only done meets one."))
+
 
 @operation("task", "show", shared=("room", "dir", "json_"), params=(TASK_ID,), mcp=Mcp("task_show", "Show a task", TASK, read_only=True))
 def task_show(run: Run, task_id: str) -> None:
@@ -32,6 +37,12 @@ def task_show(run: Run, task_id: str) -> None:
     data = task.to_json()
     output.say(output.task_line(data), style="bold")
     output.say(f"  done when: {task.definition_of_done}")
+    if task.blocked_by:
+        from rooms_cli.board.deps import blockers_of, waiting_text
+
+        output.say(f"  {waiting_text(blockers_of(run.project, run.room, task))}", style="yellow")
+    elif task.depends_on:
+        output.say(f"  depends on (all done): {', '.join(task.depends_on)}")
     if task.detail:
         output.say(f"  detail: {task.detail}")
     if task.record:
@@ -52,15 +63,18 @@ def task_show(run: Run, task_id: str) -> None:
     Param("detail", default="", help="Optional detail.", flags=("--detail",)),
     Param("order", "float", None, "Position in the lane (default: last).", ("--order",), parse=finite_number, metavar="NUMBER",
           show_default=False, mcp=False),
+    DEPENDS_ON,
 ), mcp=Mcp("task_add", "Add a task", TASK))
-def task_add(run: Run, title: str, lane: str, done: str, detail: str, order: float | None) -> None:
-    """Add a task to a lane (alias: create).
+def task_add(run: Run, title: str, lane: str, done: str, detail: str, order: float | None, depends_on: list[str] | None) -> None:
+    """Add a task to a lane (alias: create); --depends-on names the tasks it waits on (any lane).
 
-    Example: rooms task add 'Write the auth spec' --lane researcher --done 'specs/auth.md exists'
+    Example: rooms task add 'Wire the API' --lane api --done 'GET /users answers' --depends-on t-01JD3Z
     """
+    from rooms_cli.board.deps import split_ids
     from rooms_cli.board.tasks import add_task
 
-    task = add_task(run.project, run.room, title, lane=lane, done=done, by=run.me, detail=detail, order=order)
+    task = add_task(run.project, run.room, title, lane=lane, done=done, by=run.me, detail=detail, order=order,
+                    depends_on=split_ids(depends_on))
     run.emit(task, f"added {task.id} to lane {task.lane}: {task.title}")
 
 
@@ -71,15 +85,20 @@ def task_add(run: Run, title: str, lane: str, done: str, detail: str, order: flo
     Param("done", default=None, help="New definition of done.", flags=("--done",), show_default=False),
     Param("order", "float", None, flags=("--order",), parse=finite_number, metavar="NUMBER", show_default=False,
           mcp=McpArg(help="New position in its lane (a number).")),
+    DEPENDS_ON.replace(help="Replace the tasks it waits on (ids or unique prefixes; repeatable or comma-separated; '' clears them).",
+                       mcp=McpArg(help="Replace the tasks it waits on (ids or unique prefixes); [] clears them.")),
 ), mcp=Mcp("task_update", "Update a task", TASK, idempotent=True))
-def task_update(run: Run, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None) -> None:
-    """Change a task's title, detail, definition of done or order.
+def task_update(run: Run, task_id: str, title: str | None, detail: str | None, done: str | None, order: float | None,
+                depends_on: list[str] | None) -> None:
+    """Change a task's title, detail, definition of done or order, or the tasks it waits on.
 
-    Example: rooms task update t-01JD3Z --order 1 --done 'specs/auth.md reviewed'
+    Example: rooms task update t-01JD3Z --order 1 --depends-on t-01JD40,t-01JD41
     """
+    from rooms_cli.board.deps import split_ids
     from rooms_cli.board.tasks import update_task
 
-    task = update_task(run.project, run.room, task_id, by=run.me, title=title, detail=detail, done=done, order=order)
+    task = update_task(run.project, run.room, task_id, by=run.me, title=title, detail=detail, done=done, order=order,
+                       depends_on=None if depends_on is None else split_ids(depends_on))
     run.emit(task, f"updated {output.task_line(task.to_json())}")
 
 
@@ -89,7 +108,7 @@ def task_update(run: Run, task_id: str, title: str | None, detail: str | None, d
           mcp=McpArg(help="The new status.", choices=SETTABLE)),
     Param("summary", default=None, help="One line: what happened.", flags=("--summary",), show_default=False,
           mcp=McpArg(help="One line: why.")),
-    RESULT_REF.replace(mcp=McpArg(help="file:<path> or msg:<id>.")),
+    RESULT_REF.replace(mcp=McpArg(help="file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     LEASE_ID.replace(mcp=McpArg(help="Your lease id, when you hold the task.")),
 ), mcp=Mcp("task_status", "Set a task's status", TASK, destructive=True))
 def task_status(run: Run, task_id: str, status: str, summary: str | None, result_ref: str | None, lease_id: str | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rooms_cli.cli import output
 from rooms_cli.cli.shared import Run
 from rooms_cli.core.shapes import BOOL, RESERVATION, STR, envelope, record
-from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
+from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
 from rooms_cli.operations.hot import AS, LIMIT, SINCE
 from rooms_cli.operations.values import duration_value
 
@@ -24,7 +24,9 @@ CHECKED = record({"ok": BOOL, "paths": {"type": "array", "items": STR}, "blocked
 
 
 def _positive_duration(flag: str) -> Parser:
-    return duration_value(flag, positive=True)
+    from rooms_cli.store.clock import MAX_LEASE_S
+
+    return duration_value(flag, positive=True, maximum=MAX_LEASE_S)
 
 
 @operation("files", "reserve", shared=AS, params=(
@@ -98,19 +100,35 @@ def _line(r: Reservation) -> str:
 
 
 @operation("files", "check", shared=AS, params=(
-    Param("paths", "strs", help="Files to check (relative to here).", show_default=False,
-          mcp=McpArg(help="File paths relative to the project root.", min_length=1, max_length=1000)),
+    Param("paths", "strs", None, "Files to check (relative to here).", show_default=False,
+          mcp=McpArg(default=REQUIRED, help="File paths relative to the project root.", min_length=1, max_length=1000)),
+    Param("staged", "bool", False, "Check the paths staged for commit (what the pre-commit hook checks).", ("--staged",),
+          mcp=False),
+    Param("range_", default=None, help="Check the paths the commits A..B change (CI: what no hook saw).",
+          flags=("--range",), metavar="A..B", show_default=False, mcp=False),
 ), mcp=Mcp("check_files", "Check files against reservations", CHECKED, read_only=True))
-def check(run: Run, paths: list[str]) -> None:
+def check(run: Run, paths: list[str] | None, staged: bool, range_: str | None) -> None:
     """Exit 3 naming the holder when another agent holds an exclusive reservation of a PATH.
 
-    With --as (or ROOMS_AGENT), your own reservations do not count.
+    With --as (or ROOMS_AGENT), your own reservations do not count. --staged checks what a commit
+    would change, --range A..B what commits changed (for CI: cherry-picks, rebases and merges run no
+    pre-commit hook).
 
     Example: rooms files check src/auth/login.py --as backend
     """
+    from rooms_cli.core.errors import UsageError
+    from rooms_cli.reservations import precommit
     from rooms_cli.reservations.ledger import check_paths, project_paths
 
-    result = check_paths(run.project, project_paths(run.project, paths), agent=run.me)
+    if sum((bool(paths), staged, range_ is not None)) != 1:
+        raise UsageError("give the paths to check, or --staged, or --range A..B (one of them)")
+    if staged:
+        paths = precommit.staged_paths(run.project)
+    elif range_ is not None:
+        paths = precommit.range_paths(run.project, range_)
+    else:
+        paths = project_paths(run.project, paths or [])
+    result = check_paths(run.project, paths, agent=run.me)
     problem = result.problem()
     if problem is not None:
         raise problem

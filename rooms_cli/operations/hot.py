@@ -31,6 +31,7 @@ from rooms_cli.core.shapes import (
     record,
 )
 from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
+from rooms_cli.operations.search import search  # declared in its own module, on the fast path like the rest
 from rooms_cli.operations.values import (
     choice_value,
     count_value,
@@ -73,7 +74,9 @@ def _status(flag: str) -> Parser:
 
 
 def _positive_duration(flag: str) -> Parser:
-    return duration_value(flag, positive=True)
+    from rooms_cli.store.clock import MAX_LEASE_S
+
+    return duration_value(flag, positive=True, maximum=MAX_LEASE_S)
 
 
 def named(what: str) -> Callable[[str], Parser]:
@@ -104,7 +107,7 @@ SYNC = Param("sync", "bool", False, "Count it only once it is on the git remote 
              ("--sync",), mcp=McpArg(default=None, help="Count the claim only once it is on the git remote (rooms sync); "
                                                          "default: sync.claims in .rooms.yaml."))
 LOCAL_SYNC = SYNC.replace(mcp=False)  # renew, release and done: the MCP tools do not sync
-RESULT_REF = Param("result_ref", default=None, help="file:<path in the project> or msg:<message id>.", flags=("--result-ref",),
+RESULT_REF = Param("result_ref", default=None, help="What the result is: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it).", flags=("--result-ref",),
                    show_default=False)
 LIMIT = Param("limit", "int", DEFAULT_LIMIT, "At most this many records (the rest are counted in `remaining`).", cli=False,
               mcp=McpArg(ge=1, le=1000))
@@ -154,13 +157,33 @@ def task_list(run: Run, lane: str | None, status: str | None, holder: str | None
     from rooms_cli.board.render import list_tasks
 
     tasks = list_tasks(run.project, run.room, lane=lane, status=status, holder=holder)
+    _print_tasks(run, tasks, f"No tasks match on the board of room {run.room}.")
+
+
+def _print_tasks(run: Run, tasks: list[dict[str, Any]], none: str) -> None:
+    """Tasks as a JSON list (--json), else one a line; `none` when there are none."""
     if run.json:
         output.print_json(tasks)
         return
     for task in tasks:
         output.say(output.task_line(task))
     if not tasks:
-        output.say(f"No tasks match on the board of room {run.room}.")
+        output.say(none)
+
+
+@operation("task", "ready", shared=("room", "dir", "json_"), params=(
+    LANE, LIMIT, SINCE,
+), mcp=Mcp("task_ready", "List ready tasks", envelope("tasks", TASK, room=STR), read_only=True))
+def task_ready(run: Run, lane: str | None) -> None:
+    """List the ready work across lanes: todo tasks whose dependencies are all done (what `task next`
+    hands out), one a line in lane order; --json: a list.
+
+    Example: rooms task ready --lane api --json
+    """
+    from rooms_cli.board.tasks import ready_tasks
+
+    tasks = ready_tasks(run.project, run.room, lane=lane)
+    _print_tasks(run, tasks, f"Nothing is ready on the board of room {run.room}" + (f" in lane {lane}." if lane else "."))
 
 
 def _sync_of(run: Run, sync: bool) -> tuple[bool, str | None]:
@@ -193,7 +216,7 @@ def task_claim(run: Run, task_id: str, lease: float | None, lease_id: str | None
 
 @operation("task", "next", shared=AS_ROOM, params=(LEASE, SYNC), mcp=Mcp("task_next", "Claim your next task", CLAIM))
 def task_next(run: Run, lease: float | None, sync: bool) -> None:
-    """Claim the first todo task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
+    """Claim the first ready task (by order) in your lane; exit 0 with "nothing to claim" (JSON null) if none.
 
     Example: rooms task next --as researcher --json
     """
@@ -203,7 +226,16 @@ def task_next(run: Run, lease: float | None, sync: bool) -> None:
     claim = next_task(run.project, run.room, agent=run.me, lease=lease, sync=sync, remote=remote)
     if claim:
         output.done(output.claim_done(claim))
-    run.emit(claim, output.claim_text(claim) if claim else f"nothing to claim in lane {run.me} of room {run.room}")
+    run.emit(claim, output.claim_text(claim) if claim else _nothing_to_claim(run))
+
+
+def _nothing_to_claim(run: Run) -> str:
+    """`nothing to claim in lane L of room R`, and how many of the lane's tasks wait on others."""
+    from rooms_cli.board.tasks import waiting_in_lane
+
+    text = f"nothing to claim in lane {run.me} of room {run.room}"
+    waiting = waiting_in_lane(run.project, run.room, run.me)
+    return text + (f" ({waiting} waiting on other tasks: rooms board --lane {run.me})" if waiting else "")
 
 
 @operation("task", "renew", shared=AS_ROOM, params=(TASK_ID, LEASE_ID, LEASE, LOCAL_SYNC),
@@ -241,8 +273,8 @@ def task_release(run: Run, task_id: str, lease_id: str | None, sync: bool) -> No
 @operation("task", "done", shared=AS_ROOM, params=(
     TASK_ID,
     Param("summary", help="One line: what happened.", flags=("--summary",), parse=nonblank("summary")),
-    Param("artifact", "strs", None, "file:<path> or msg:<id>; repeatable.", ("--artifact",), show_default=False,
-          mcp=McpArg(name="artifacts", help="file:<path> or msg:<id> references.")),
+    Param("artifact", "strs", None, "file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it); repeatable.", ("--artifact",), show_default=False,
+          mcp=McpArg(name="artifacts", help="References: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     Param("next_", default=None, help="Optional one line: what should happen next.", flags=("--next",), show_default=False,
           mcp=McpArg(name="next_step")),
     RESULT_REF, LEASE_ID, LOCAL_SYNC,
@@ -260,7 +292,7 @@ def task_done(run: Run, task_id: str, summary: str, artifact: list[str] | None, 
                        next_step=next_, result_ref=result_ref, holder=run.me)
     output.done(f"finished {task.id}")
     task = synced(run.project, task, remote) if sync else task
-    run.emit(task.record, "\n".join([f"done: {task.id} {task.title}", *output.record_lines(task.record)]))
+    run.emit(task.record, "\n".join([f"done: {task.id} {task.title}", *output.record_lines(task.record or {})]))
 
 
 @operation("sync", shared=("dir", "json_"), params=(
@@ -613,5 +645,5 @@ def claude_session_start(run: Run) -> None:
 
 
 # every operation the fast path reads (cli/fast.py) and typer registers (the *_cmd modules)
-OPERATIONS = (board, task_list, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send, inbox,
-              status, attention, watch, claude_stop, claude_prompt, claude_session_start)
+OPERATIONS = (board, task_list, task_ready, task_claim, task_next, task_renew, task_release, task_done, sync, chat, transcript, send,
+              inbox, status, attention, watch, claude_stop, claude_prompt, claude_session_start, search)

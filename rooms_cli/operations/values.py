@@ -17,17 +17,18 @@ def _bad(option: str, message: str) -> Exception:
     return UsageError(f"{option}: {message}")
 
 
-def duration_value(option: str, *, positive: bool = False):
-    """A parser for a duration option (`90`, `90s`, `15m`, `1h30m`) giving seconds; `positive`: > 0."""
+def duration_value(option: str, *, positive: bool = False, maximum: float | None = None):
+    """A parser for a duration option (`90`, `90s`, `15m`, `1h30m`) giving seconds; `positive`: > 0;
+    at most `maximum` seconds (default: the longest any duration may be, store/clock.MAX_DURATION_S)."""
 
     def parse(value):
         if value is None or isinstance(value, (int, float)):
             return value
         from rooms_cli.core.errors import InvalidInput
-        from rooms_cli.store.clock import parse_duration
+        from rooms_cli.store.clock import MAX_DURATION_S, parse_duration
 
         try:
-            seconds = parse_duration(value)
+            seconds = parse_duration(value, maximum=MAX_DURATION_S if maximum is None else maximum)
         except InvalidInput as exc:
             raise _bad(option, exc.message) from None
         if positive and seconds <= 0:

@@ -20,6 +20,14 @@ Rules (each write is one read-check-append under the log's lock, so 16 racers ge
 - after a git merge two clones may each have granted an overlapping reservation: replay keeps the
   first (in log order) and marks the later one `lost` (not enforced, shown in `rooms files list`),
   as a lost claim race on the board.
+
+A damaged ledger (issue 38) fails closed, never open: a line that is not a usable event (bad JSON, a
+`reserve` whose `patterns` is not a list of patterns or holds one that leaves the project, `../**`)
+is skipped with one warning naming the log and the event, like a bad line of every other log, so one
+such line breaks neither `files list|check|reserve` nor the commit guard; a ledger that cannot be read
+at all (not one line of it an event, an unreadable file, an unresolved merge) is an error naming the
+file and `rooms doctor` for every command that reads it — the commit guard refuses the commit rather
+than let it through unchecked.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
 from rooms_cli.core.text import count
 from rooms_cli.reservations.patterns import covers, normalize, overlap
 from rooms_cli.store import eventlog, jsonl, layout
-from rooms_cli.store.clock import add_seconds, iso, now, parse_duration
+from rooms_cli.store.clock import MAX_LEASE_S, add_seconds, in_force, iso, lease_limit, now, parse_duration
 from rooms_cli.store.ids import new_id, validate_name
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
@@ -42,7 +50,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEFAULT_TTL = "30m"
-MAX_TTL_S = 7 * 86400
 
 
 @dataclass
@@ -60,9 +67,13 @@ class Reservation:
     expiry_recorded: bool = False
     lost_to: str | None = None  # a merge found an earlier overlapping reservation: this one is not enforced
     renewed: int = 0
+    claimed_until: str | None = None  # its events claimed a later end than the longest reservation allows
 
     def active(self, moment: str) -> bool:
-        return self.released is None and self.lost_to is None and self.expires_at > moment
+        """In force at `moment`: held, not lost, not past its end — and not granted for a time more than
+        the allowed skew after `moment` (by a writer whose clock ran ahead: it holds from then on)."""
+        return (self.released is None and self.lost_to is None and self.expires_at > moment
+                and in_force(self.created_at, moment))
 
     def expired(self, moment: str) -> bool:
         return self.released is None and self.expires_at <= moment
@@ -83,20 +94,28 @@ def log_path(project: Project) -> Path:
     return layout.reservations_log(project)
 
 
-def replay(events: list[dict[str, Any]]) -> dict[str, Reservation]:
+def replay(events: list[dict[str, Any]], skipped: list[tuple[dict[str, Any], str]] | None = None) -> dict[str, Reservation]:
     """Every reservation by id, in log order; a later one overlapping an earlier one held at the same
     time by another agent (two clones, merged) is marked lost. `reserve` starts one; the handler
-    `_LATER` names for any other kind changes it (an event for no known reservation is left out)."""
+    `_LATER` names for any other kind changes it. An event that cannot be used (`unusable`; an event
+    for no known reservation) is left out, and added to `skipped` with why."""
     found: dict[str, Reservation] = {}
     held: dict[str, Reservation] = {}  # not released, not recorded expired: the only possible rivals (cost ∝ those)
+    before = ""  # the time of the record before this one: a reservation's bound counts from it or its own time
     for ev in eventlog.ordered(events):
         kind, rid = ev.get("ev"), ev.get("id")
-        if not isinstance(rid, str):
+        since, before = before, ev["ts"] if isinstance(ev.get("ts"), str) else before
+        wrong = unusable(ev)
+        if wrong is not None:
+            if skipped is not None:
+                skipped.append((ev, wrong))
             continue
+        assert isinstance(rid, str)  # `unusable` refuses an event without one
         if kind == "reserve":
             r = _from_event(ev)
             if r is None or rid in found:
                 continue
+            _bound(r, r.expires_at, max(since, r.created_at))
             rival = _rival(held.values(), r, r.created_at)
             if rival is not None:
                 r.lost_to = rival.id
@@ -104,7 +123,46 @@ def replay(events: list[dict[str, Any]]) -> dict[str, Reservation]:
             held[rid] = r
         elif rid in found and isinstance(kind, str) and kind in _LATER:
             _LATER[kind](found[rid], ev, held)
+            if kind == "renew":
+                _bound(found[rid], found[rid].expires_at, max(since, ev["ts"] if isinstance(ev.get("ts"), str) else ""))
+        elif skipped is not None and kind in _LATER:
+            skipped.append((ev, f"its reservation {rid} is not in the ledger"))
     return found
+
+
+def _bound(r: Reservation, claimed: str, since: str) -> None:
+    """Hold `r` until at most MAX_LEASE_S after `since`: its event's own time, or the record before it
+    when that is later (a reservation made after a quiet week holds for its ttl; one from a clock ahead
+    is not in force before its time, `Reservation.active`); note what it claimed."""
+    limit = lease_limit(since) if since else None
+    if limit is not None and claimed > limit:
+        r.expires_at, r.claimed_until = limit, claimed
+
+
+def within_bound(r: Reservation) -> bool:
+    """Whether `r` claimed no longer an end than the longest reservation allows (doctor names the others)."""
+    return r.claimed_until is None
+
+
+def unusable(ev: dict[str, Any]) -> str | None:
+    """Why a ledger event cannot be used (its reader skips it; doctor names it), or None."""
+    kind, rid = ev.get("ev"), ev.get("id")
+    if not isinstance(rid, str) or not rid:
+        return "it has no reservation id"
+    if kind != "reserve":
+        return None
+    patterns = ev.get("patterns")
+    if not (isinstance(patterns, list) and patterns and all(isinstance(p, str) for p in patterns)):
+        return f"its 'patterns' must be a list of file patterns (it is {patterns!r})"
+    if not isinstance(ev.get("agent"), str) or not isinstance(ev.get("expires_at"), str):
+        return "its 'agent' and 'expires_at' must be text"
+    for pattern in patterns:
+        try:
+            if normalize(pattern) != pattern:
+                return f"its pattern {pattern!r} is not one rooms writes"
+        except InvalidInput as exc:
+            return exc.message
+    return None
 
 
 def _renewed(r: Reservation, ev: dict[str, Any], held: dict[str, Reservation]) -> None:
@@ -157,7 +215,49 @@ def _rival(held: Iterable[Reservation], candidate: Reservation, moment: str) -> 
 
 
 def load(project: Project) -> dict[str, Reservation]:
-    return replay(jsonl.read(log_path(project)))
+    """The ledger replayed; each event it cannot use skipped with a warning; InvalidData when the
+    ledger cannot be read at all (see `read_events`)."""
+    skipped: list[tuple[dict[str, Any], str]] = []
+    found = replay(read_events(project), skipped)
+    for ev, why in skipped:
+        _warn_once(project, ev, why)
+    return found
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(project: Project, ev: dict[str, Any], why: str) -> None:
+    from rooms_cli.core import terminal
+
+    what = f"{project.relative(log_path(project))}: {ev.get('ev')!r} event {ev.get('eid', ev.get('id', '?'))} skipped: {why}"
+    if what not in _warned:
+        _warned.add(what)
+        terminal.warn(what + " (rooms doctor lists it)")
+
+
+_KINDS = ("reserve", "renew", "release", "expire")
+
+
+def read_events(project: Project) -> list[dict[str, Any]]:
+    """The ledger's records (bad lines skipped with a warning, as in every log). InvalidData (exit 1)
+    naming the file and `rooms doctor` when it cannot be read at all — a directory, unreadable, an
+    unresolved merge, or not one of its lines an event of the ledger (overwritten with garbage): a
+    guard that read nothing there would let every commit through."""
+    from rooms_cli.core.errors import InvalidData
+
+    path = log_path(project)
+    rel = project.relative(path)
+    try:
+        scan = jsonl.scan(path)
+    except InvalidData as exc:
+        raise InvalidData(f"the reservations ledger cannot be read ({exc.message}); run `rooms doctor`") from None
+    for lineno, reason in scan.bad:
+        jsonl.warn(path, lineno, reason)
+    if (scan.bad or scan.torn) and not any(r.get("ev") in _KINDS for r in scan.records):
+        raise InvalidData(f"the reservations ledger {rel} cannot be read: not one of its lines is a reservation event; "
+                          "run `rooms doctor`, then restore it from git", data={"file": rel})
+    return scan.records
 
 
 def active_reservations(project: Project, moment: str | None = None) -> list[Reservation]:
@@ -167,9 +267,9 @@ def active_reservations(project: Project, moment: str | None = None) -> list[Res
 
 
 def _ttl_seconds(ttl: str | float | None) -> float:
-    seconds = parse_duration(DEFAULT_TTL if ttl is None else ttl)
-    if seconds <= 0 or seconds > MAX_TTL_S:
-        raise InvalidInput(f"ttl must be longer than zero and at most 7 days, not {ttl!r}")
+    seconds = parse_duration(DEFAULT_TTL if ttl is None else ttl, maximum=MAX_LEASE_S)
+    if seconds <= 0:
+        raise InvalidInput(f"ttl must be longer than zero, not {ttl!r}")
     return seconds
 
 
@@ -193,7 +293,7 @@ def reserve(project: Project, agent: str, patterns: list[str], *, ttl: str | flo
     with locked(path, what="the reservations log"):
         moment_dt = now()
         moment = iso(moment_dt)
-        held = replay(jsonl.read(path))
+        held = load(project)
         expires = iso(add_seconds(moment_dt, seconds))
         mine = next((r for r in held.values() if r.active(moment) and r.agent == agent
                      and sorted(r.patterns) == sorted(wanted)), None)
@@ -232,7 +332,7 @@ def release(project: Project, agent: str, patterns: list[str] | None = None, *, 
     path = log_path(project)
     with locked(path, what="the reservations log"):
         moment = iso(now())
-        mine = [r for r in replay(jsonl.read(path)).values() if r.agent == agent and r.active(moment)]
+        mine = [r for r in load(project).values() if r.agent == agent and r.active(moment)]
         chosen = mine if all_ else [r for r in mine if r.id in wanted or normal & set(r.patterns)]
         if not chosen:
             held = "; ".join(f"{r.id}: {' '.join(r.patterns)}" for r in mine) or "none"
@@ -269,7 +369,12 @@ class CheckResult:
 
 
 def check_paths(project: Project, paths: list[str], agent: str | None = None) -> CheckResult:
-    """Which of `paths` (relative to the project root) another agent holds exclusively (any agent's when `agent` is None)."""
+    """Which of `paths` (relative to the project root) another agent holds exclusively (any agent's when `agent` is None).
+
+    Each path must name a file of the project: one that is absolute or climbs out (`/etc/passwd`,
+    `../../x`) is refused (InvalidInput naming it), on every surface — the CLI, MCP, the hooks."""
+    for path in paths:
+        _project_relative(path)
     moment = iso(now())
     held = [r for r in active_reservations(project, moment) if r.exclusive and r.agent != agent]
     result = CheckResult(agent=agent, paths=list(paths))
@@ -280,10 +385,21 @@ def check_paths(project: Project, paths: list[str], agent: str | None = None) ->
     return result
 
 
+def _project_relative(path: str) -> None:
+    parts = path.split("/")
+    if not path or path.startswith("/") or ".." in parts or "\0" in path:
+        raise InvalidInput(f"{path!r} is not a path inside the project; give it relative to the project root "
+                           "(e.g. src/auth/login.py)")
+
+
 def lapsed_unrecorded(project: Project, moment: str | None = None) -> list[Reservation]:
     """Reservations past their expiry that no release or recorded expiry closed (tick records them; doctor flags them)."""
-    moment = moment or iso(now())
-    return [r for r in load(project).values() if r.expired(moment) and not r.expiry_recorded and r.lost_to is None]
+    return unrecorded_lapses(load(project), moment or iso(now()))
+
+
+def unrecorded_lapses(found: dict[str, Reservation], moment: str) -> list[Reservation]:
+    """`lapsed_unrecorded` of a ledger already replayed."""
+    return [r for r in found.values() if r.expired(moment) and not r.expiry_recorded and r.lost_to is None]
 
 
 def record_expiries(project: Project, dry_run: bool = False) -> list[Reservation]:

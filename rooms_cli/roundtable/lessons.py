@@ -5,7 +5,8 @@ With a real model: one call (purpose "lessons") asking for a JSON object `{"<age
 yields no lesson is asked for once more, then the roundtable learns nothing. Lessons come ONLY from
 that structured summary: a reply without the JSON object gives none (never quotes of turns picked
 from prose), and each lesson is checked (`check_lessons`): a transcript line ("ops: …"), a copy of
-a turn, a degenerate repetition ("salt_salt_salt", "I'm a chatbot. I'm a chatbot."), a fragment of
+a turn, a splice of turns (most of its words in runs of three taken from the turns), a degenerate
+repetition ("salt_salt_salt", "I'm a chatbot. I'm a chatbot."), a fragment of
 fewer than three words or a duplicate is rejected. At most 3 are kept per participant; one with
 fewer than 2 is reported (`problems`), never padded.
 
@@ -174,6 +175,24 @@ def _copied(plain: str, turn: str) -> bool:
     return len(turn.split()) >= 2 and f" {turn} " in f" {plain} "
 
 
+SPLICE_WORDS = 3  # runs of this many words taken from the turns
+SPLICE_SHARE = 0.8  # a lesson whose words are this much covered by such runs is a splice
+
+
+def _spliced(plain: str, said: list[str]) -> bool:
+    """Whether a lesson is glued together from runs of words of the turns ("We ship Friday the numbers
+    tell a different story"): most of its words lie in runs of SPLICE_WORDS found in some turn."""
+    words = plain.split()
+    if len(words) < 2 * SPLICE_WORDS:
+        return False
+    runs = {tuple(turn.split()[i:i + SPLICE_WORDS]) for turn in said for i in range(len(turn.split()) - SPLICE_WORDS + 1)}
+    covered = [False] * len(words)
+    for i in range(len(words) - SPLICE_WORDS + 1):
+        if tuple(words[i:i + SPLICE_WORDS]) in runs:
+            covered[i:i + SPLICE_WORDS] = [True] * SPLICE_WORDS
+    return sum(covered) >= SPLICE_SHARE * len(words)
+
+
 _REPEAT_RE = re.compile(r"(\b[^\W\d_]\w*?)(?:[\W_]{0,3}\1\b){2,}", re.IGNORECASE)
 
 
@@ -192,6 +211,8 @@ def _rejection(lesson: str, speakers: set[str], said: list[str] | None, kept: li
     plain = _plain(lesson)
     if said is not None and any(_copied(plain, turn) for turn in said):
         return "a copy of a turn"
+    if said is not None and _spliced(plain, said):
+        return "a splice of turns"
     if plain in {_plain(k) for k in kept}:
         return "a duplicate"
     return ""

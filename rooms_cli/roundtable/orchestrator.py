@@ -131,16 +131,23 @@ def system_prompt(project: Project, config: Config, agent: Agent, fmt: Format, o
 
 def turn_messages(project: Project, config: Config, agent: Agent, fmt: Format, topic: str, history: list[dict[str, Any]],
                   names: dict[str, str], n: int, total: int, max_chars: int) -> list[Message]:
-    """The messages of one turn: system prompt, the recent history, and the cue to speak."""
+    """The messages of one turn (models/prompt.py: system first, then alternating): the system prompt,
+    the recent history (the others' turns as `Name: text` in user messages, consecutive ones together;
+    the speaker's own as its assistant messages, without a label it would copy), and the cue to speak."""
+    from rooms_cli.models.prompt import asking, conversation
+
     others = [names[p] for p in names if p != agent.id]
-    messages = [Message("system", system_prompt(project, config, agent, fmt, others, n, total, max_chars))]
+    turns: list[tuple[str, str] | Message] = []
     for turn in history[-HISTORY_TURNS:]:
-        role = "assistant" if turn["speaker"] == agent.id else "user"
-        messages.append(Message(role, f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
-    # the history is in the messages above and the format in the system prompt; the cue names only the
-    # topic, which is also what the offline model, reading the last message alone, keys its reply on
-    messages.append(Message("user", f"{topic}{CUE_OVER if history else CUE_OPEN}"))
-    return messages
+        if turn["speaker"] == agent.id:
+            turns.append(("assistant", turn["text"]))
+        else:
+            turns.append(("user", f"{names.get(turn['speaker'], turn['speaker'])}: {turn['text']}"))
+    # the format is in the system prompt; the cue names only the topic, which is also what the offline
+    # model, reading the last message alone, keys its reply on
+    cue = f"{topic}{CUE_OVER if history else CUE_OPEN}"
+    turns.append(asking(cue))
+    return conversation(system_prompt(project, config, agent, fmt, others, n, total, max_chars), turns)
 
 
 class _Providers:
@@ -178,15 +185,24 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
     earlier = {plain(t) for t in said}
     instruction = ""
     why = ""
+    from rooms_cli.chat.hygiene import copied_from, cut_other_turns
+    from rooms_cli.models.repetition import drop_echoes, guarded
+
+    system = messages[0].content if messages and messages[0].role == "system" else ""
+    mine = [_Said(t) for t in said]
     for attempt in range(2):
-        completion = await provider.acomplete(
-            messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2), stop=stop,
+        completion = await guarded(
+            provider, messages, model=model, temperature=fmt.temperature, max_tokens=max(64, max_chars // 2), stop=stop,
             agent=agent, purpose="roundtable",
         )
-        text = sanitize(_CUE_ECHO.sub("", completion.text or ""), max_chars, names)
-        if text and completion.cut and not text.endswith(ELLIPSIS):
+        raw = cut_other_turns(_CUE_ECHO.sub("", completion.text or ""), agent.id, names)[0]
+        unechoed, echoed = drop_echoes(raw, "" if completion.offline else system)
+        text = sanitize(unechoed, max_chars, names)
+        if text and (completion.cut or completion.finish_reason == "repetition") and not text.endswith(ELLIPSIS):
             text = cut_at_word(text, max_chars - len(ELLIPSIS)).removesuffix(ELLIPSIS) + ELLIPSIS
-        why = ("was empty once cleaned up" if not text else "repeats an earlier turn word for word" if plain(text) in earlier
+        why = ("only read back its instructions" if echoed and not text else "was empty once cleaned up" if not text
+               else "repeats an earlier turn word for word" if plain(text) in earlier
+               else "repeats an earlier turn" if not completion.offline and copied_from(text, mine) is not None
                else "only echoed the instruction" if instruction and echoes(text, instruction) else "")
         if not why:
             return text, completion, ""
@@ -201,6 +217,13 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
             again.answering = getattr(cue, "answering", None) or cue.content
             messages = [*messages, Message("assistant", completion.text or ""), again]
     return "", completion, why
+
+
+@dataclass
+class _Said:
+    """An earlier turn as chat.hygiene.copied_from reads it."""
+
+    text: str
 
 
 def echoes(text: str, instruction: str) -> bool:
@@ -318,24 +341,31 @@ async def extract_lessons(project: Project, config: Config, providers: _Provider
         interests = {p: persona_words(agents[p]) for p in participants}
         found = lessons_mod.extractive_lessons(topic, history, participants, interests, names)
     else:
-        schema = lessons_mod.summary_schema(participants) if provider.structured else None
-        messages = lessons_mod.extraction_messages(fmt.name, topic, history, participants, names, schema is not None)
+        from rooms_cli.models.structured import SCHEMA, ask_structured
+
+        schema = lessons_mod.summary_schema(participants)
+        limit = reply_limit("lessons", provider_spec=provider.spec)
+
+        def messages(structured: bool) -> list[Message]:
+            return lessons_mod.extraction_messages(fmt.name, topic, history, participants, names, structured)
+
         found = lessons_mod.Lessons()
-        for _attempt in range(2):
-            try:
-                completion = await provider.acomplete(messages, model=model, temperature=0.2, schema=schema, purpose="lessons",
-                                                      max_tokens=reply_limit("lessons", provider_spec=provider.spec))
-            except ProviderError as err:
-                found = lessons_mod.Lessons(problems={"*": f"the summary call failed: {err.message}"})
-                break
-            found = lessons_mod.read_summary(completion.text, participants, names, history)
-            if found.lessons:
-                break
-            why = found.problems.get("*", "no usable lesson")
-            if completion.cut:
-                why = f"it ran past the {reply_limit('lessons', provider_spec=provider.spec)}-token limit before it ended"
-            messages = [*messages, Message("assistant", completion.text or "(nothing)"),
-                        lessons_mod.retry_message(why, participants)]
+        try:
+            got = await ask_structured(provider, messages, schema, model=model, temperature=0.2, purpose="lessons",
+                                       max_tokens=limit)
+            found = lessons_mod.read_summary(got.completion.text, participants, names, history)
+            if not found.lessons:  # once more, the shape in words (the fallback to JSON in text)
+                why = found.problems.get("*", "no usable lesson")
+                if got.completion.cut:
+                    why = f"it ran past the {limit}-token limit before it ended"
+                honoured = got.path == SCHEMA  # the grammar held the first reply: it holds the second too
+                retry = [*messages(honoured), Message("assistant", got.completion.text or "(nothing)"),
+                         lessons_mod.retry_message(why, participants)]
+                completion = await provider.acomplete(retry, model=model, temperature=0.2, purpose="lessons", max_tokens=limit,
+                                                      schema=schema if honoured else None)
+                found = lessons_mod.read_summary(completion.text, participants, names, history)
+        except ProviderError as err:
+            found = lessons_mod.Lessons(problems={"*": f"the summary call failed: {err.message}"})
     stored: dict[str, list[str]] = {}
     for agent_id, lessons in found.lessons.items():
         records = add_lessons(project, agent_id, lessons, rt_id)

@@ -5,28 +5,19 @@ A reader (or a crash at any instant) sees the old content or the new, never a mi
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 from pathlib import Path
 
 from rooms_cli.store import changes, files
+from rooms_cli.store.files import (  # in files.py: below jsonl.py, which makes a log whole with them
+    UMASK,
+    create_temp,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
-
-
-def _read_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-# read once, at import (single-threaded): os.umask can only be read by setting it
-UMASK = _read_umask()
-
-_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def write_cache(path: Path, blob: bytes) -> bool:
@@ -47,22 +38,6 @@ def write_cache(path: Path, blob: bytes) -> bool:
                 os.unlink(tmp)
         return False
     return True
-
-
-def create_temp(path: Path) -> tuple[int, str]:
-    """Create and open a new, empty temp file beside `path` (`.<name>.<random>.tmp`, mode 0600): its fd and path.
-
-    What `tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=...)` does (O_CREAT|O_EXCL, no
-    symlink followed, a fresh name on a collision), without importing tempfile: that pulls in shutil,
-    random and the compression modules (~5 ms), and every claim and send writes through here.
-    """
-    for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(tmp, _TEMP_FLAGS, 0o600), tmp
-        except FileExistsError:  # 48 random bits: only a file left with this very name
-            continue
-    raise FileExistsError(errno.EEXIST, "no unused temporary file name", os.path.join(path.parent, f".{path.name}.*.tmp"))
 
 
 def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:

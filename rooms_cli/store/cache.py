@@ -18,8 +18,10 @@ of git) and trusted only while the files it came from keep their identity.
   or a missing permission nothing is stored and the caller goes on with what it computed. A read
   command therefore works on a read-only checkout, only slower.
 
-Documents are JSON, or pickle for a cache file named `*.pickle` (the replay state of a group log,
-which holds objects). Either way the document is a dict whose `version` names its layout.
+Documents are JSON — data that cannot execute, never pickle or marshal: `.rooms/run/` is out of git
+by `.rooms/.gitignore`, but a clone can carry a file there all the same (`git add -f`), and loading it
+must never run it. A document is a dict whose `version` names its layout; its reader checks the keys
+it holds against the files' identities now, and its shape, before it trusts a byte of it.
 """
 
 from __future__ import annotations
@@ -50,29 +52,16 @@ def settled(st: os.stat_result, now: float) -> bool:
     return now - st.st_mtime >= RACY_S
 
 
-def _pickled(path: Path) -> bool:
-    return path.name.endswith(".pickle")
-
-
 def load(path: Path, version: int) -> dict[str, Any] | None:
     """The document stored at `path` when its `version` is `version`; None when it is missing,
     unreadable, damaged or of another version (the caller rebuilds it)."""
     from rooms_cli.store.files import read_bytes
 
-    path = Path(path)
     try:
-        blob = read_bytes(path)
-        if _pickled(path):
-            import pickle
-
-            doc = pickle.loads(blob)  # noqa: S301 - this machine's own cache, out of git
-        else:
-            import json
-
-            doc = json.loads(blob)
-    except Exception:  # noqa: BLE001 - a missing, truncated or foreign cache only means a rebuild
+        blob = read_bytes(Path(path))
+    except OSError:  # a missing or unreadable cache only means a rebuild
         return None
-    return doc if isinstance(doc, dict) and doc.get("version") == version else None
+    return decode(blob, version)
 
 
 def load_bytes(path: Path, version: int, memo: dict[str, tuple[bytes, Any]] | None = None) -> tuple[bytes | None, dict[str, Any] | None]:
@@ -102,7 +91,7 @@ def decode(blob: bytes, version: int) -> dict[str, Any] | None:
 
     try:
         doc = json.loads(blob)
-    except ValueError:
+    except (ValueError, RecursionError):  # damaged, foreign, or nested past the parser
         return None
     return doc if isinstance(doc, dict) and doc.get("version") == version else None
 
@@ -110,18 +99,12 @@ def decode(blob: bytes, version: int) -> dict[str, Any] | None:
 def save(path: Path, doc: dict[str, Any]) -> bytes | None:
     """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails. The
     bytes stored (what `load_bytes` reads back), or None when nothing was."""
+    import json
+
     from rooms_cli.store.atomic import write_cache
 
-    path = Path(path)
-    if _pickled(path):
-        import pickle
-
-        blob = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
-    else:
-        import json
-
-        blob = json.dumps(doc, separators=(",", ":")).encode()
-    return blob if write_cache(path, blob) else None
+    blob = json.dumps(doc, separators=(",", ":")).encode()
+    return blob if write_cache(Path(path), blob) else None
 
 
 def save_line(path: Path, line: str) -> None:

@@ -16,6 +16,10 @@ from pathlib import Path
 from rooms_cli.store import files, known
 from rooms_cli.store.names import ROOMS
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_BYTES = 1 << 20
 # what this process wrote (paths relative to `.rooms/`): when printing the result fails afterwards, the
 # error says the write happened (cli/guard.py) — a retry would duplicate a message or a claim
@@ -94,3 +98,33 @@ class JournalReader:
         self.offset += end
         names = data[:end].decode("utf-8", "surrogateescape").splitlines()
         return {os.path.normpath(self.rooms_dir / name) for name in names if name}
+
+
+NO_JOURNAL = [None, 0, 0]  # the seal of a journal that does not exist
+
+
+def noted_since(rooms_dir: Path, seal: list[Any] | None) -> tuple[set[str] | None, list[Any]]:
+    """(the paths, relative to `.rooms/`, noted after the point `seal` names (store/known.seal), or None
+    when that cannot be known: no seal, or the journal was emptied, replaced or rewritten since; the seal
+    at the end of the whole lines now): a reader that keeps its place between processes (`rooms search`).
+    A line still being written is read next time."""
+    path = journal_path(rooms_dir)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return (set() if seal == NO_JOURNAL else None), NO_JOURNAL
+    try:
+        size = os.fstat(fd).st_size
+        if seal == NO_JOURNAL:
+            start = 0  # made since: every line in it is new
+        elif isinstance(seal, list) and len(seal) == 3 and isinstance(seal[1], int) and known.seal_fd(fd, seal[1]) == seal:
+            start = seal[1]
+        else:
+            data = os.pread(fd, size, 0)
+            return None, known.seal_fd(fd, data.rfind(b"\n") + 1)
+        data = os.pread(fd, size - start, start)
+        end = data.rfind(b"\n") + 1
+        names = data[:end].decode("utf-8", "surrogateescape").splitlines()
+        return {name for name in names if name}, known.seal_fd(fd, start + end)
+    finally:
+        os.close(fd)

@@ -4,12 +4,17 @@ Writers append one or more whole lines with a single `write` under the file's lo
 Each record gets its hybrid-logical-clock stamp (`hlc`, store/clock.py) as it is written, seeded from
 the stamps in the file's last 64 KiB (never a rescan of the whole file); a record that has one (copied
 from another log) keeps it. Readers replay in the one order of store/order.py.
-A file whose last line is unfinished (a crash cut it) is repaired first by cutting that fragment
-off (reported on stderr), so a new line is never glued to a torn one.
 
-Readers parse from bytes line by line: an unfinished last line is left out (a writer may still be
-finishing it); a bad line in the middle is reported once per process on stderr, naming file and
-line, and skipped; every other line is kept.
+The last line of a file may lack its newline. **A line that parses is kept**: a record that is whole
+JSON is complete (every line is one object, and no prefix of an object's text is itself JSON), so
+readers read it and the next append finishes it with a newline (in the same write as its own lines).
+Only a last line that does not parse is torn (a crash cut it, or a writer is finishing it): readers
+leave it out, and the next append cuts it off (reported on stderr) so a new line is never glued to it.
+A hand edit that dropped the final newline therefore loses nothing, and no acknowledged record's
+number is reused.
+
+Readers parse from bytes line by line; a bad line in the middle is reported once per process on
+stderr, naming file and line, and skipped; every other line is kept.
 """
 
 from __future__ import annotations
@@ -68,28 +73,46 @@ def warn(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> Non
     terminal.warn(f"{path}: {where} {reason}; skipped, the other lines are kept (rooms doctor lists them)")
 
 
-def _repair_torn_tail(fd: int, path: Path) -> None:
+def _finish_last_line(fd: int, path: Path) -> bytes:
+    """Make the file end at a line's end before an append: b"\\n" to write first when its last line is
+    whole JSON without its newline (kept, finished); a torn last line (one that does not parse) is cut off
+    and said on stderr; b"" when the file ends with a newline or is empty."""
     size = os.fstat(fd).st_size
-    if size == 0:
-        return
-    os.lseek(fd, size - 1, os.SEEK_SET)
-    if os.read(fd, 1) == b"\n":
-        return
-    # find the start of the unfinished line and cut it off
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return b""
+    # find the start of the unfinished line
     block = 4096
     pos = size
     cut = 0
     while pos > 0:
         start = max(0, pos - block)
-        os.lseek(fd, start, os.SEEK_SET)
-        chunk = os.read(fd, pos - start)
+        chunk = os.pread(fd, pos - start, start)
         idx = chunk.rfind(b"\n")
         if idx >= 0:
             cut = start + idx + 1
             break
         pos = start
+    if _whole(os.pread(fd, size - cut, cut)):
+        return b"\n"
     os.ftruncate(fd, cut)
     terminal.warn(f"{path}: removed an unfinished last line ({count(size - cut, 'byte')}) left by a crash")
+    return b""
+
+
+def _repair_torn_tail(fd: int, path: Path) -> None:
+    """`_finish_last_line`, the newline written at once (for a writer that appends raw lines itself)."""
+    finish = _finish_last_line(fd, path)
+    if finish:
+        os.write(fd, finish)
+
+
+def _whole(raw: bytes) -> bool:
+    """Whether a line is whole JSON (so complete, whatever is missing after it)."""
+    try:
+        json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return False
+    return True
 
 
 def append(path: Path, record: dict[str, Any], *, timeout: float | None = None) -> dict:
@@ -102,7 +125,8 @@ def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float
     only when the caller already holds the lock.
 
     A failed append (a full disk, a quota, a read-only file system) is a StorageError naming the
-    file, which is left as it was: cut back to its old length, or removed if this append created it.
+    file, which is left as it was: cut back to its old length, or never made if this append would have
+    made it (`_create_whole`).
     """
     from rooms_cli.core.errors import storage_error
 
@@ -167,7 +191,8 @@ def _sorted_keys(record: dict[str, Any]) -> bool:
     return len(keys) > 1 and all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict], bytes]:
+def _stamped(records: list[dict[str, Any]], lines: list[str], after: str = "") -> tuple[list[dict], bytes]:
+    """The records stamped (`hlc`), each after `after` (the log's latest stamp) and after the one before it."""
     written, out = [], []
     for record, line in zip(records, lines, strict=True):
         stamp = record.get("hlc")
@@ -176,7 +201,7 @@ def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict
             written.append(record)
             out.append(line)
             continue
-        stamp = clock.hlc_stamp()
+        stamp = after = clock.hlc_stamp(after)
         done = {**record, "hlc": stamp}
         if "hlc" in record or _sorted_keys(record):  # a bad stamp replaced; a record in key order stays so
             line = dumps(dict(sorted(done.items())) if _sorted_keys(record) else done)
@@ -187,28 +212,23 @@ def _stamped(records: list[dict[str, Any]], lines: list[str]) -> tuple[list[dict
     return written, "".join(line + "\n" for line in out).encode("utf-8")
 
 
-def _open_log(path: Path) -> tuple[int, bool]:
-    """The log opened to append (made, with its folder, when missing), and whether this made it."""
+def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]]:
     try:  # a log is appended to many times and made once: no stat or mkdir before the open
-        return os.open(path, os.O_RDWR | os.O_APPEND), False
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
-        pass
-    try:
-        return files.making_folder(path, lambda: os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)), True
-    except FileExistsError:  # another process made it meanwhile
-        return os.open(path, os.O_RDWR | os.O_APPEND), False
-
-
-def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict]:
-    fd, created = _open_log(path)
+        made = _create_whole(path, records, lines)
+        if made is not None:
+            return made
+        fd = os.open(path, os.O_RDWR | os.O_APPEND)  # another process made it meanwhile
     size = os.fstat(fd).st_size
     key = str(path)
     try:
         known = _known_end(fd, key)
         _refuse_unresolved_merge(fd, path, known[0] if known else 0)
-        _repair_torn_tail(fd, path)
+        finish = _finish_last_line(fd, path)
         latest = _seed_clock(fd, os.fstat(fd).st_size, known)
-        written, data = _stamped(records, lines)
+        written, data = _stamped(records, lines, latest)
+        data = finish + data
         view = memoryview(data)
         while view:
             n = os.write(fd, view)
@@ -217,10 +237,49 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
         _note_known(fd, key, max([latest, *(str(r["hlc"]) for r in written)]))
     except OSError:
         _KNOWN.pop(key, None)
-        _undo_append(fd, path, size, created)
+        _undo_append(fd, path, size)
         raise
     finally:
         os.close(fd)
+    changes.note(path)
+    return written
+
+
+def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]] | None:
+    """Make the log with its first lines in one step: written whole to a temp file beside it, fsynced,
+    then linked under its name (exclusive: None when another process made it meanwhile, to append to).
+
+    So a log exists only with its first records in it: a process killed at its first write leaves at
+    most a temp file (doctor names it), never an empty log whose name is taken — `room create` saying
+    the room exists while `room show` found none, an empty task log without its create event.
+    """
+    written, data = _stamped(records, lines)
+    fd, tmp = files.making_folder(path, lambda: files.create_temp(path))
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)  # as an append does; the folder is not flushed (an append's new file never was either)
+            os.fchmod(fd, 0o644 & ~files.UMASK)
+            try:
+                os.link(tmp, path)  # the same inode: what is known of the temp file is known of the log
+            except FileExistsError:
+                return None
+            except OSError as exc:  # a file system without hard links: a rename, exclusive only under the log's lock
+                import errno
+
+                if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP) or os.path.lexists(path):
+                    raise
+                os.rename(tmp, path)
+            _note_known(fd, str(path), max(str(r["hlc"]) for r in written))
+        finally:
+            os.close(fd)
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
     changes.note(path)
     return written
 
@@ -242,13 +301,10 @@ def _refuse_unresolved_merge(fd: int, path: Path, known: int = 0) -> None:
     conflicts.check(path, data)
 
 
-def _undo_append(fd: int, path: Path, size: int, created: bool) -> None:
-    """Leave the log as it was before a failed append: no partial line, no empty new file."""
+def _undo_append(fd: int, path: Path, size: int) -> None:
+    """Leave the log as it was before a failed append: no partial line."""
     try:
-        if created:
-            os.unlink(path)
-        else:
-            os.ftruncate(fd, size)
+        os.ftruncate(fd, size)
     except OSError:
         pass  # the next append repairs a torn tail; readers skip it meanwhile
 
@@ -259,12 +315,14 @@ class Scan:
 
     records: list[dict[str, Any]] = field(default_factory=list)
     bad: list[tuple[int, str]] = field(default_factory=list)
-    torn: bool = False
-    end: int = 0  # byte offset just after the last whole line
+    torn: bool = False  # the last line does not parse and has no newline: left out
+    unfinished: bool = False  # the last line parses but has no newline: kept, the next append finishes it
+    end: int = 0  # byte offset just after the last line read (whole, or parsed without its newline)
 
 
 def parse_bytes(data: bytes, *, first_lineno: int = 1) -> Scan:
-    """Parse JSONL bytes; an unfinished last line is reported as `torn`, not as bad."""
+    """Parse JSONL bytes; a last line without its newline is kept when it parses (`unfinished`), else
+    reported as `torn`, not as bad."""
     scan = Scan()
     pos = 0
     lineno = first_lineno
@@ -272,10 +330,15 @@ def parse_bytes(data: bytes, *, first_lineno: int = 1) -> Scan:
     while pos < length:
         nl = data.find(b"\n", pos)
         if nl < 0:
-            scan.torn = True
-            break
+            if not data[pos:].strip():
+                break
+            if not _whole(data[pos:]):
+                scan.torn = True
+                break
+            scan.unfinished = True
+            nl = length
         raw = data[pos:nl]
-        pos = nl + 1
+        pos = min(nl + 1, length)
         scan.end = pos
         if raw.strip():
             try:

@@ -27,6 +27,7 @@ is built, and `Project.path` refuses anything that would resolve outside `.rooms
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from rooms_cli.store.ids import validate_name
@@ -71,8 +72,13 @@ def room_exists(project: Project, room: str) -> bool:
     """A room exists when its state log does.
 
     Here rather than in chat/rooms.py (which keeps the name) so that every board command can check
-    its room without importing the chat part (~2 ms: room state, budget, event log ordering)."""
-    return room_state_log(project, room).exists()
+    its room without importing the chat part (~2 ms: room state, budget, event log ordering). An empty
+    state log is no room: logs are made with their first line (store/jsonl.py), but one made empty by
+    a version before that, killed at its first write, must not keep the name taken."""
+    try:
+        return os.stat(room_state_log(project, room)).st_size > 0
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def transcript_file(project: Project, room: str) -> Path:
@@ -144,8 +150,8 @@ def groups_dir(project: Project) -> Path:
 
 
 def group_replay_cache(project: Project, name: str) -> Path:
-    """The replayed state of a group log (local, git-ignored; a fresh clone rebuilds it)."""
-    return project.path("run", "groups", validate_name(name, "group name") + ".pickle")
+    """The replayed state of a group log, JSON (local, git-ignored; a fresh clone rebuilds it)."""
+    return project.path("run", "groups", validate_name(name, "group name") + ".json")
 
 
 def group_log(project: Project, name: str) -> Path:
@@ -294,3 +300,12 @@ def skip_stray(project: Project, path: Path, why: str) -> None:
     from rooms_cli.core import terminal
 
     terminal.warn(f"skipping {rel}: {why} (rooms doctor lists it)")
+
+
+# search ---------------------------------------------------------------------------------------------
+
+def search_index_file(project: Project) -> Path:
+    """This machine's full-text index of the logs (store/ftsindex.py), out of git: deleting it loses nothing.
+    Only its folder is checked here: whatever is found at the file's own name (a symlink, a folder) is not
+    the index, and store/ftsindex.py removes it (never following it) and builds the index anew."""
+    return project.path("run", "search") / "index.sqlite"

@@ -115,6 +115,7 @@ COUNT: Check = (is_count, "a whole number from 0")
 NAMES: Check = (_list_of(is_text), "a list of names")
 
 OPTIONAL_MAPPING: Check = (_optional(is_mapping), "a mapping or null")
+TASK_IDS: Check = (_list_of(is_task_id), "a list of task ids")
 WORD: Check = (is_word, "non-empty text")
 
 SCHEMAS: dict[str, dict[str, Check]] = {
@@ -144,7 +145,7 @@ SCHEMAS: dict[str, dict[str, Check]] = {
     "task-event": {"ev": TEXT, **{key: TEXT for key in ("at", "by", "lease_id", "expires_at", "holder", "plate", "status", "to",
                                                          "from", "lane", "title", "detail", "definition_of_done")},
                    "changes": OPTIONAL_MAPPING, "pending": OPTIONAL_MAPPING, "record": OPTIONAL_MAPPING,
-                   "fence": (is_int, "a whole number"), "order": (is_number, "a number")},
+                   "fence": (is_int, "a whole number"), "order": (is_number, "a number"), "depends_on": TASK_IDS},
     # the create event of a task log, on top of "task-event"
     "task-create": {"task": (is_task_id, "a task id (t- and letters or digits)"), "lane": NAME, "title": TEXT, "detail": TEXT, "definition_of_done": TEXT,
                     "by": TEXT, "at": TEXT},
@@ -235,6 +236,11 @@ def _task_event(ev: dict[str, Any], strict: bool) -> str | None:
         return "field 'ev' must be text (it is missing)"
     if kind == "create":
         return problem("task-create", ev)
+    if kind == "update":
+        changed = (ev.get("changes") or {}).get("depends_on")
+        if changed is not None and not (isinstance(changed, dict) and all(
+                TASK_IDS[0](changed.get(end, [])) for end in ("add", "remove"))):
+            return "field 'changes.depends_on' must be a mapping of add and remove, each a list of task ids"
     pending = ev.get("pending")
     if pending and not (isinstance(pending.get("from"), str) and isinstance(pending.get("to"), str)
                         and isinstance(pending.get("owner"), str)):
@@ -288,8 +294,18 @@ def _spawn(record: dict[str, Any], strict: bool) -> str | None:
 _ROOM_VALUES = {"created": _room_created, "spend": _room_spend, "set": _room_set, "add": _room_list, "remove": _room_list}
 
 # what a record of a kind must hold beyond its fields' types
+def _inbox(record: dict[str, Any], strict: bool) -> str | None:
+    """An inbox line without its id or number: its reader shows it, but it can never be marked read or
+    replied to (doctor only: `strict`)."""
+    if not strict:
+        return None
+    gone = [key for key in ("id", "n") if key not in record]
+    return f"has no {' and no '.join(map(repr, gone))}: it can never be marked read or replied to" if gone else None
+
+
 RECORDS: dict[str, Callable[[dict[str, Any], bool], str | None]] = {
     "group-event": _group_event, "task-event": _task_event, "room-event": _room_event, "spawn": _spawn,
+    "inbox": _inbox,
 }
 
 

@@ -55,6 +55,8 @@ def _task_row(task: dict[str, Any], short: dict[str, str]) -> TaskRow:
         flags.append(f"lapsed: {lapsed.get('holder', '?')}")
     if task.get("pending"):
         flags.append(f"pending → {task['pending'].get('to', '?')}")
+    if task.get("blocked_by"):
+        flags.append("waits on " + ", ".join(short.get(dep, dep[:12]) for dep in task["blocked_by"]))
     return TaskRow(
         id=task["id"], short=short.get(task["id"], task["id"]), title=task["title"], status=task["status"],
         lane=task["lane"], holder=lease.get("holder", "") if lease else "",
@@ -65,13 +67,13 @@ def _task_row(task: dict[str, Any], short: dict[str, str]) -> TaskRow:
 def board(project: Project, room: str, *, done_shown: int = DONE_SHOWN) -> dict[str, Any]:
     """{room, counts, lanes: [(lane, [TaskRow])], done: [TaskRow], conflicts}: `rooms board`'s view
     (archived tasks are not on it), the done column cut to the newest `done_shown`."""
-    from rooms_cli.board.render import board_view
+    from rooms_cli.board.render import board_view, counts_shown
 
     view = board_view(project, room)
     short = view["short_ids"]
     return {
         "room": room,
-        "counts": view["counts"],
+        "counts": dict(counts_shown(view["counts"])),
         "lanes": [(lane["lane"], [_task_row(t, short) for t in lane["tasks"]]) for lane in view["lanes"]],
         "done": [_task_row(t, short) for t in view["done"][:done_shown]],
         "done_total": len(view["done"]),

@@ -101,7 +101,45 @@ class Follower:
             keys = {key for key in changed if key in self.files} | {source.key for source, _ in new}
             wanted = sorted((self.files[key] for key in keys), key=lambda entry: self.position[entry[0].key])
         streams = [self._read(source, state) for source, state in wanted]
-        return list(heapq.merge(*streams, key=_ts))
+        found = list(heapq.merge(*streams, key=_ts))
+        return found + self._became_ready(found)
+
+    def _became_ready(self, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A `task.ready` event for each task that the events `found` left waiting on nothing (a task it
+        depends on done, or a dependency that was not done dropped), after them: {room, task, title,
+        lane, after: the ids that set it free}. Only as it happens: past events (`since`/`last`) do not
+        say what was ready then."""
+        finished: dict[str, list[str]] = {}
+        unlinked: dict[str, dict[str, list[str]]] = {}
+        moment: dict[str, str] = {}
+        for event in found:
+            room, task = event.get("room"), event.get("task")
+            if not isinstance(room, str) or not isinstance(task, str):
+                continue
+            changed = event.get("changes")
+            dropped = changed.get("depends_on") if event["type"] == "task.updated" and isinstance(changed, dict) else None
+            if event["type"] == "task.done":
+                finished.setdefault(room, []).append(task)
+            elif isinstance(dropped, dict) and isinstance(dropped.get("remove"), list) and dropped["remove"]:
+                unlinked.setdefault(room, {})[task] = [str(dep) for dep in dropped["remove"]]
+            else:
+                continue
+            moment[room] = _ts(event)
+        if not moment:  # the common case: no board is read
+            return []
+        from rooms_cli.board.tasks import became_ready
+        from rooms_cli.core.errors import RoomsError
+
+        out = []
+        for room in sorted(moment):
+            try:
+                freed = became_ready(self.project, room, finished.get(room, []), unlinked.get(room, {}))
+            except RoomsError:  # a room removed meanwhile, a board that cannot be read now: no event
+                continue
+            for data, after in freed:
+                out.append({"type": "task.ready", "ts": moment[room], "room": room, "task": data["id"],
+                            "title": data["title"], "lane": data["lane"], "after": after})
+        return out
 
     def _discover(self) -> list[tuple[Source, LogFile | SnapshotFile]]:
         """Take note of sources seen for the first time; returns them."""

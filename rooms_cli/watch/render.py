@@ -85,7 +85,7 @@ def _chat(what: str, event: dict[str, Any]) -> Parts:
 def _task(what: str, event: dict[str, Any]) -> Parts:
     label = str(event.get("status") or what) if what == "status" else what.replace("_", " ")
     parts: Parts = [("▸ ", "bold blue"), (str(event.get("task", ""))[:12] + " ", "blue"),
-                    (label, "bold green" if what == "done" else "bold")]
+                    (label, "bold green" if what in ("done", "ready") else "bold")]
     if event.get("title"):
         parts.append((f" “{_one_line(event['title'], 60)}”", ""))
     who = event.get("agent") or event.get("by")
@@ -101,8 +101,10 @@ def _task(what: str, event: dict[str, Any]) -> Parts:
         details.append(_one_line(event["summary"], 120))
     if event.get("next"):
         details.append(f"next: {_one_line(event['next'], 80)}")
-    if what == "created" and event.get("lane"):
+    if what in ("created", "ready") and event.get("lane"):
         details.append(f"lane {event['lane']}")
+    if what == "ready" and event.get("after"):
+        details.append("after " + ", ".join(str(t)[:12] for t in event["after"]))
     if details:
         parts.append((" — " + " · ".join(details), "dim"))
     if "record" in event:

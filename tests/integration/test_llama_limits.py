@@ -86,10 +86,16 @@ def test_smollm2_stops_at_a_stop_string_and_reports_its_window(smol_server):
 
 
 @pytest.mark.realmodel
-def test_a_strict_templates_refusal_is_one_line(strict_server):
-    from rooms_cli.core.errors import ProviderError
+def test_a_strict_template_never_sees_two_user_messages_and_its_refusal_would_be_one_line(strict_server):
+    import httpx
+
+    from rooms_cli.models.http import error_detail
 
     wrong = messages(("system", "Be brief."), ("user", "ann: hi"), ("user", "bo: hello"))
-    with pytest.raises(ProviderError) as caught:
-        provider_for(strict_server).complete(wrong, model="smol", max_tokens=8)
-    assert "Conversation roles must alternate" in caught.value.message and "\n" not in caught.value.message
+    done = provider_for(strict_server).complete(wrong, model="smol", max_tokens=8)  # shaped first: models/prompt.py
+    assert done.text
+    raw = httpx.post(f"{strict_server.base_url}/chat/completions", timeout=120, json={
+        "model": "smol", "max_tokens": 8, "messages": [m.to_json() for m in wrong]})
+    assert raw.status_code == 400
+    line, _ = error_detail(raw.content)
+    assert "Conversation roles must alternate" in line and "\n" not in line

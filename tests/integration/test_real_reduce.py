@@ -49,9 +49,11 @@ def test_rank_ballots_hold_only_candidate_labels_and_say_how_many_parsed(smol_se
     for ranker, ballot in meta["ballots"].items():
         assert ranker in SMOL_AGENTS and ballot and set(ballot) <= labels, meta["ballots"]
         assert len(ballot) == len(set(ballot))
-    assert meta["parsed"] >= len(SMOL_AGENTS) - 1, meta
+    # read: a counted ballot, or one that only repeats the order its ranker was shown (under the schema
+    # SmolLM2 mostly does that), set apart as no information and never counted
+    assert meta["parsed"] + len(meta.get("uninformative", {})) >= len(SMOL_AGENTS) - 1, meta
     if doc["reduced"] is None:
-        assert code != 0, doc
+        assert code != 0 and meta["no_result"], doc
     else:
         assert code == 0 and meta["winner_handle"] in SMOL_AGENTS
 
