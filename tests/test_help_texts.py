@@ -67,8 +67,11 @@ def test_no_option_shows_a_python_function_as_its_metavar(cli):
             shown.setdefault(metavar, []).append(path)
     functions = {m: p for m, p in shown.items() if re.fullmatch(r"<(parse|lambda|_\w*|\w+_value|factory)>", m)}
     assert functions == {}
+    typed = {m: p for m, p in shown.items() if m.startswith("<")}  # typer's `--dir <str>`: a type, not what to give
+    assert typed == {}
     for path, option, metavar in (("inbox", "--last", "N"), ("board", "--done", "N"), ("board", "--status", "STATUS"),
-                                  ("init", "--example", "SET"), ("task list", "--lane", "LANE")):
+                                  ("init", "--example", "SET"), ("task list", "--lane", "LANE"),
+                                  ("board", "--dir", "DIR"), ("task done", "--lease-id", "LEASE_ID")):
         assert re.search(rf"{option} {metavar}\b", _help(cli, path, 100)), (path, option)
 
 

@@ -33,12 +33,16 @@ def dist_info(site: Path, direct_url: dict | None = None) -> PathDistribution:
     return PathDistribution(folder)
 
 
-def test_an_editable_checkout_is_told_to_install_the_extra_in_that_checkout(tmp_path):
+def test_an_editable_checkout_is_told_to_install_the_extra_in_that_checkout(tmp_path, monkeypatch):
     dist = dist_info(tmp_path / "venv" / "lib" / "python3.11" / "site-packages",
                      {"url": "file:///home/ada/src/rooms%20cli", "dir_info": {"editable": True}})
     found = installed(dist, prefix=str(tmp_path / "venv"))
     assert (found.kind, found.where) == ("editable", "/home/ada/src/rooms cli")
-    assert add_extra("tui", found) == "pip install -e '.[tui]' (in /home/ada/src/rooms cli, the checkout rooms runs from)"
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
+    if (Path(sys.executable).parent / "pip").exists():
+        assert add_extra("tui", found) == "pip install -e '.[tui]' (in /home/ada/src/rooms cli, the checkout rooms runs from)"
+    monkeypatch.setenv("PATH", str(tmp_path))  # a venv not activated: its own pip, not another one on PATH
+    assert add_extra("tui", found) == f"{sys.executable} -m pip install -e '.[tui]' (in /home/ada/src/rooms cli, the checkout rooms runs from)"
 
 
 def test_a_pipx_install_is_told_to_inject_the_extra_s_requirements(tmp_path):

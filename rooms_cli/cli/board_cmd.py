@@ -33,10 +33,10 @@ task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms ta
 def import_cmd(
     run: Run,
     source: Annotated[str, typer.Argument(help="A file (JSONL, JSON, CSV, markdown checklist), - for stdin, or with --from backlog a Backlog.md project directory.")],
-    lane: Annotated[str, typer.Option("--lane", help="The lane of rows that name none.")] = "",
-    done: Annotated[str, typer.Option("--done", help="The definition of done of rows that give none.")] = "as the title says",
-    format: Annotated[str | None, typer.Option("--format", help="jsonl, json, csv or md (default: from the file's extension).", show_default=False)] = None,
-    from_: Annotated[str | None, typer.Option("--from", help="backlog: import a Backlog.md project's tasks from the directory SOURCE.", show_default=False)] = None,
+    lane: Annotated[str, typer.Option("--lane", metavar="LANE", help="The lane of rows that name none.")] = "",
+    done: Annotated[str, typer.Option("--done", metavar="TEXT", help="The definition of done of rows that give none.")] = "as the title says",
+    format: Annotated[str | None, typer.Option("--format", metavar="FORMAT", help="jsonl, json, csv or md (default: from the file's extension).", show_default=False)] = None,
+    from_: Annotated[str | None, typer.Option("--from", metavar="KIND", help="backlog: import a Backlog.md project's tasks from the directory SOURCE.", show_default=False)] = None,
 ) -> None:
     """Add many tasks at once, in one process; every row is checked first (one bad row: nothing added).
 

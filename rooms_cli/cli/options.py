@@ -70,9 +70,12 @@ def annotation(param: Param):
         kind = kind | None
     complete = COMPLETIONS[param.complete] if param.complete else None
     parser = param.parser()
-    # typer names a parser's value by its function (`<parse>`); each parser of operations/values.py says
-    # what it reads in its __name__ (N, DURATION, NAME…), unless the declaration names it
+    # typer names a parser's value by its function (`<parse>`) and any other by its type (`<str>`); each parser
+    # of operations/values.py says what it reads in its __name__ (N, DURATION, NAME…), any other value is its
+    # flag's name (`--lease-id LEASE_ID`), unless the declaration names it
     metavar = param.metavar or (parser.__name__ if parser is not None and not param.argument else None)
+    if metavar is None and not param.argument and param.kind != "bool" and param.flags:
+        metavar = param.flags[0].lstrip("-").replace("-", "_").upper()
     if param.argument:
         return Annotated[kind, typer.Argument(help=param.help, parser=parser, autocompletion=complete, metavar=param.metavar,
                                               show_default=param.show_default)]
@@ -83,7 +86,7 @@ def annotation(param: Param):
 
 DirOpt = Annotated[
     str | None,
-    typer.Option("--dir", help="Project directory or its .rooms/ (default: nearest .rooms/ upwards, or ROOMS_DIR).", show_default=False),
+    typer.Option("--dir", metavar="DIR", help="Project directory or its .rooms/ (default: nearest .rooms/ upwards, or ROOMS_DIR).", show_default=False),
 ]
 AsOpt = Annotated[
     str | None,

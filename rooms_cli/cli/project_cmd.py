@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,8 +79,8 @@ def config_show(run: Run) -> None:
 @shared(dir=False)
 def demo_cmd(
     run: Run,
-    dir: Annotated[Path | None, typer.Option("--dir", help="Where to build the demo project (default: a new temporary directory).")] = None,
-    only: Annotated[list[str] | None, typer.Option("--only", help="Run only these sections, comma-separated: chat, board, roundtable, groups, messaging.")] = None,
+    dir: Annotated[Path | None, typer.Option("--dir", metavar="DIR", help="Where to build the demo project (default: a new temporary directory).")] = None,
+    only: Annotated[list[str] | None, typer.Option("--only", metavar="SECTIONS", help="Run only these sections, comma-separated: chat, board, roundtable, groups, messaging.")] = None,
     keep: Annotated[bool, typer.Option("--keep", help="Keep the temporary directory to look around (a --dir is always kept).")] = False,
 ) -> None:
     """Run a short showcase on the offline model in a temporary directory, removed afterwards unless --keep.
@@ -100,6 +101,9 @@ def demo_cmd(
             output.say(f"  {text}", style="italic dim")
         elif kind == "cmd":
             output.say(f"$ {text}", style="bold")
+        elif kind == "record":  # a task's done record, as JSON: printed as `rooms task done` prints it
+            for line in output.record_lines(json.loads(text)):
+                output.say(line)
         else:
             output.say(f"  {text}")
 

@@ -82,7 +82,7 @@ def schedule_example_cmd() -> None:
 @shared()
 def crontab_cmd(
     run: Run,
-    every: Annotated[int, typer.Option("--every", min=1, max=59, help="Minutes between ticks.")] = 5,
+    every: Annotated[int, typer.Option("--every", min=1, max=59, metavar="MINUTES", help="Minutes between ticks.")] = 5,
 ) -> None:
     """Print a crontab line that runs `rooms tick` for this project (absolute paths; logs to .rooms/run/tick.log).
 

@@ -7,7 +7,8 @@ one the user can run as it stands. `pip install 'rooms-cli[tui]'` fails while th
 index and means nothing to a pipx install, so the install is told apart by what pip and pipx leave:
 - an editable checkout: `direct_url.json` says `dir_info.editable` (PEP 610), or the metadata found lies
   in a source tree (an `.egg-info` beside `pyproject.toml`, when the checkout is on PYTHONPATH):
-  `pip install -e '.[tui]'` in that checkout;
+  `pip install -e '.[tui]'` in that checkout (with this interpreter's pip, as below: a checkout installed
+  into a venv that is not activated);
 - pipx: the distribution (or the interpreter) lives under `…/pipx/venvs/<name>/`: `pipx inject <name> …`
   with the extra's own requirements;
 - anything else (a venv or user install from a wheel, an sdist, an index): the extra's requirements,
@@ -100,7 +101,7 @@ def add_extra(extra: str, install: Install | None = None) -> str:
     """The command that adds `extra` to this install, as the user can run it (see the module docstring)."""
     install = install or installed()
     if install.kind == "editable":
-        return f"pip install -e '.[{extra}]' (in {install.where}, the checkout rooms runs from)"
+        return f"{_pip()} install -e '.[{extra}]' (in {install.where}, the checkout rooms runs from)"
     wanted = " ".join(shlex.quote(r) for r in (install.extras or {}).get(extra, [])) or shlex.quote(f"{DISTRIBUTION}[{extra}]")
     if install.kind == "pipx":
         return f"pipx inject {install.where} {wanted}"
