@@ -25,7 +25,7 @@ pytest.importorskip("textual")
 from textual.widgets import DataTable, Input, RichLog, TabbedContent  # noqa: E402
 
 from rooms_cli.project.context import Context  # noqa: E402
-from rooms_cli.tui.app import LaneTable, TopApp  # noqa: E402
+from rooms_cli.tui.app import LaneTable, SayInput, TopApp  # noqa: E402
 from rooms_cli.tui.screens import ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -912,3 +912,80 @@ def test_the_lasso_says_who_is_picked_in_words(demo):
 
     drive(demo, scenario)
     assert seen["picked"] == "picked: architect, ops"
+
+
+KEYS = ["question_mark", "left_square_bracket", "right_square_bracket", "less_than_sign", "greater_than_sign", "c", "x",
+        "d", "i", "ctrl+g", "ctrl+b", "ctrl+w", "ctrl+r", "ctrl+t", "ctrl+n"]
+
+
+@pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
+def test_every_key_answers_on_every_tab(demo, tab):
+    """Each key does its thing from any tab, or says why not: a dialog, another tab or room, the input line,
+    a note; none is swallowed. Then `q` quits from there too."""
+    from rooms_cli.chat.rooms import create_room
+
+    create_room(project_of(demo), "second", ["ops"])  # < and > have a room to go to
+    silent = []
+
+    async def scenario(pilot):
+        app = pilot.app
+        home = app.query_one(TabbedContent).active
+        for key in KEYS:
+            app.focus_tab_body()
+            app.clear_note()
+            await settle(pilot)
+            before = (len(app.screen_stack), app.query_one(TabbedContent).active, app.room)
+            await pilot.press(key)
+            await settle(pilot)
+            after = (len(app.screen_stack), app.query_one(TabbedContent).active, app.room)
+            if after == before and not note(app) and not isinstance(app.focused, SayInput):
+                silent.append(key)
+            while len(app.screen_stack) > 1:  # a dialog: Escape cancels it (nothing written, as tested above)
+                await pilot.press("escape")
+                await settle(pilot)
+            if app.room != before[2]:
+                app.switch_room(before[2])
+            app.query_one(TabbedContent).active = home
+            await settle(pilot)
+        app.focus_tab_body()
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running, timeout=5)
+
+    drive(demo, scenario, tab=tab, size=(80, 24))
+    assert silent == []
+
+
+@pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
+def test_escape_from_anywhere_on_a_tab_gives_the_focus_back_to_the_tab(demo, tab):
+    """Tab walks the focus through every widget on the tab (the tab bar, lanes, room list, input line…);
+    from each, Escape puts it back where the tab's keys work, and `]` then leaves the tab."""
+    stuck = []
+
+    async def scenario(pilot):
+        app = pilot.app
+        tabs = app.query_one(TabbedContent)
+        home = tabs.active
+        visited = []
+        for _ in range(12):
+            await pilot.press("tab")
+            await settle(pilot)
+            widget = app.focused
+            if widget is None or widget in visited:
+                continue
+            visited.append(widget)
+            await pilot.press("escape")
+            await settle(pilot)
+            body = app._tab_body(tabs.get_pane(tabs.active))
+            if tabs.active != home or app.focused is not (body or app.focused) or isinstance(app.focused, Input):
+                stuck.append(f"{type(widget).__name__}#{widget.id} -> {type(app.focused).__name__}")
+            widget.focus()  # on from where the walk was
+            await settle(pilot)
+        assert any(isinstance(w, SayInput) for w in visited) == (tab == "rooms"), visited
+        widget = visited[-1]
+        await pilot.press("escape", "right_square_bracket")
+        await settle(pilot)
+        if tabs.active == home:
+            stuck.append(f"] after Escape from {type(widget).__name__} stayed on {home}")
+
+    drive(demo, scenario, tab=tab, size=(80, 24))
+    assert stuck == []
