@@ -1,25 +1,22 @@
 """Start-up and the per-process cost of the hot commands, as ratios measured in one run: `python bench/startup.py`.
 
-    python bench/startup.py [--rounds 15] [--quick] [--startup-only] [--only claims …]
+    python bench/startup.py [--rounds 15] [--quick] [--startup-only] [--only claims …] [--editable]
 
 Start-up rows are whole processes, interleaved round by round with `python -c pass` in the same
-environment (so machine load hits both alike), medians of `--rounds`. They are measured twice:
+environment (so machine load hits both alike), medians of `--rounds`. They are measured on a plain
+install: the wheel built from this tree (`pip wheel`), installed with pip and its dependencies into a
+throw-away venv, run through the console script pip wrote. An editable install's import hook runs in every process of its venv,
+`python -c pass` included, which flatters every ratio; `--editable` measures that venv too, for comparison.
 
-  * editable: this venv as `pip install -e .` left it (its `.pth` finder runs in every process,
-    `python -c pass` included), through the venv's `rooms` console script;
-  * plain:    a throw-away venv whose `.pth` only puts the source tree and this venv's
-    site-packages on sys.path, the way a regular `pip install .` costs (no finder).
-
-Bytecode is compiled first and PYTHONDONTWRITEBYTECODE is dropped: an installed package has its .pyc.
-Data-path rows (claims/s, board of 10 000 tasks, watch, group replay) use the plain environment.
+Data-path rows (claims/s, board of 10 000 tasks, watch, group replay) use the plain install.
 Takes about two minutes on 2 cores. Prints a table; asserts nothing except that no task was claimed twice.
 """
 
 from __future__ import annotations
 
 import argparse
-import compileall
 import datetime
+import json
 import os
 import platform
 import select
@@ -27,7 +24,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -54,7 +50,8 @@ def row(what: str, figure: str, goal: str) -> None:
 # ---------------------------------------------------------------- environments
 
 def base_env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_") and k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ROOMS_") and k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "VIRTUAL_ENV")}
     env["NO_COLOR"] = "1"
     return env
 
@@ -74,30 +71,17 @@ def editable_flavour() -> Flavour:
 
 
 def plain_flavour(tmp: Path) -> Flavour:
-    """A venv without pip whose one .pth line adds the source tree and this venv's site-packages."""
+    """The wheel of this tree installed by pip into a new venv, with its dependencies (pip's cache or
+    index: ~10 s), as a user installs it; pip compiles the bytecode."""
+    dist = tmp / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(REPO)],
+                   check=True)
+    wheel = next(dist.glob("rooms_cli-*.whl"))
     venv = tmp / "plain-venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    ours = sysconfig.get_paths()["purelib"]
-    # a plain path line: this venv's own .pth files (the editable finder) are not run from there
-    Path(purelib, "rooms_bench.pth").write_text(f"{REPO}\n{ours}\n")
-    script = venv / "bin" / "rooms"
-    module, function = console_script().split(":")  # the entry point pyproject.toml installs
-    script.write_text(f"#!{python}\nimport sys\nfrom {module} import {function}\nif __name__ == '__main__':\n    sys.exit({function}())\n")
-    script.chmod(0o755)
-    return Flavour("plain", str(python), [str(script)])
-
-
-def console_script() -> str:
-    import tomllib
-
-    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]["rooms"]
-
-
-def compile_bytecode() -> None:
-    compileall.compile_dir(str(REPO / "rooms_cli"), quiet=1)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)], check=True)
+    return Flavour("plain", str(python), [str(venv / "bin" / "rooms")])
 
 
 # ---------------------------------------------------------------- helpers
@@ -142,25 +126,41 @@ def run(argv: list[str], env: dict, cwd: Path | None = None) -> float:
 
 def startup_rows(flavours: list[Flavour], tmp: Path, rounds: int) -> None:
     root = new_project(tmp, "startup")
-    claimable = write_tasks(root, rounds * len(flavours) + 2, lanes=1, lane_prefix="dev")
+    claimable = write_tasks(root, 3 * rounds * len(flavours) + 2, lanes=1, lane_prefix="dev")
     write_tasks(root, 10)
     env = {**base_env(), "ROOMS_DIR": str(root)}
+
+    def claim(f: Flavour, k: int) -> list[str]:
+        return [*f.rooms, "task", "claim", claimable.pop(), "--as", "dev", "--json"]
+
+    def done(f: Flavour, k: int) -> list[str]:
+        task_id = claimable.pop()
+        out = subprocess.run([*f.rooms, "task", "claim", task_id, "--as", "dev", "--json"], env=env, capture_output=True,
+                             text=True, check=True).stdout  # the claim it finishes, not timed
+        return [*f.rooms, "task", "done", task_id, "--lease-id", json.loads(out)["lease_id"], "--summary", "did it",
+                "--as", "dev", "--json"]
+
     commands = {
         "python -c pass": lambda f, k: [f.python, "-c", "pass"],
-        "rooms --help": lambda f, k: [*f.rooms, "--help"],
-        "rooms task claim": lambda f, k: [*f.rooms, "task", "claim", claimable.pop(), "--as", "dev", "--json"],
+        "rooms task claim": claim,
+        "rooms task next": lambda f, k: [*f.rooms, "task", "next", "--as", "dev", "--json"],
+        "rooms task done": done,
         "rooms send": lambda f, k: [*f.rooms, "send", "--to", "dev", f"hello {k}", "--as", "bench", "--json"],
+        "rooms inbox": lambda f, k: [*f.rooms, "inbox", "--as", "dev", "--json"],
         "rooms board --json (small)": lambda f, k: [*f.rooms, "board", "--json"],
-        "rooms chat (offline model)": lambda f, k: [*f.rooms, "chat", f"@dev status of the deploy {k}?"],
+        "rooms --help": lambda f, k: [*f.rooms, "--help"],
+        "rooms status set": lambda f, k: [*f.rooms, "status", "set", f"busy {k}", "--as", "dev"],
+        "rooms chat (offline model)": lambda f, k: [*f.rooms, "chat", f"@ops status of the deploy {k}?"],  # an agent of the set
         "rooms status": lambda f, k: [*f.rooms, "status", "--as", "dev"],
     }
-    samples = {(f.name, c): [] for f in flavours for c in commands}
+    samples: dict[tuple[str, str], list[float]] = {(f.name, c): [] for f in flavours for c in commands}
     for k in range(rounds):
         for f in flavours:
             for name, argv in commands.items():
                 samples[(f.name, name)].append(run(argv(f, k), env))
-    goals = {"rooms --help": "≤ 4×", "rooms task claim": "≤ 4×", "rooms send": "≤ 4×",
-             "rooms board --json (small)": "≤ 5×", "rooms chat (offline model)": "≤ 5×", "rooms status": "≤ 4×"}
+    goals = {"rooms task claim": "≤ 3×", "rooms task next": "≤ 3×", "rooms task done": "≤ 3×", "rooms send": "≤ 3×",
+             "rooms inbox": "≤ 3×", "rooms board --json (small)": "≤ 3×", "rooms --help": "≤ 4×", "rooms status set": "≤ 4×", "rooms status": "≤ 4×",
+             "rooms chat (offline model)": "≤ 5×"}
     for f in flavours:
         base = median_ms(samples[(f.name, "python -c pass")])
         row(f"python -c pass [{f.name}]", f"{base:.1f} ms", "the unit")
@@ -297,15 +297,15 @@ def main() -> None:
     parser.add_argument("--startup-only", action="store_true", help="only the start-up rows (no data paths)")
     parser.add_argument("--only", choices=("startup", "claims", "board", "watch", "groups"), action="append",
                         help="only these rows (repeatable)")
+    parser.add_argument("--editable", action="store_true", help="also measure start-up in this (editable) venv")
     args = parser.parse_args()
     rounds = 5 if args.quick else args.rounds
-    compile_bytecode()
     print(f"start-up bench — {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load {os.getloadavg()[0]:.2f}, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC", flush=True)
-    with tempfile.TemporaryDirectory(prefix="rooms-bench16-") as name:
+    with tempfile.TemporaryDirectory(prefix="rooms-bench-startup-") as name:
         tmp = Path(name)
-        flavours = [editable_flavour(), plain_flavour(tmp)]
-        plain = flavours[1]
+        plain = plain_flavour(tmp)
+        flavours = [plain, editable_flavour()] if args.editable else [plain]
         only = set(args.only or (["startup"] if args.startup_only else ["startup", "claims", "board", "watch", "groups"]))
         if "startup" in only:
             startup_rows(flavours, tmp, rounds)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 from pathlib import Path
 
 import pytest
@@ -115,14 +116,10 @@ def test_no_cycles_between_parts_either():
     assert _cycles(parts) == []
 
 
-# the operation bodies still print through cli/output.py until each returns its result (issue 42's second step)
-CLI_IMPORTERS_FOR_NOW = ("rooms_cli.operations",)
-
-
 def test_no_module_outside_the_cli_imports_the_cli():
-    """The CLI, the MCP server and `rooms top` are three adapters over rooms_cli/operations/: the MCP
-    server and the dashboard take the operations' declarations from there, never from the CLI."""
-    outside = ("rooms_cli.cli", "rooms_cli.__main__", *CLI_IMPORTERS_FOR_NOW)
+    """The CLI, the MCP server and `rooms top` are three adapters over rooms_cli/operations/: the operations
+    return data and print nothing, and the MCP server and the dashboard run them without the CLI."""
+    outside = ("rooms_cli.cli", "rooms_cli.__main__")
     bad = [(m, t) for m, ts in import_graph().items() if not m.startswith(outside) for t in ts if t.startswith("rooms_cli.cli")]
     assert bad == []
 
@@ -134,6 +131,24 @@ def test_the_mcp_server_and_the_dashboard_import_no_other_adapter():
     bad = [(m, t) for m, ts in import_graph().items() for t in ts
            if m.startswith(adapters[1:]) and t.startswith(adapters) and t.split(".")[1] != m.split(".")[1]]
     assert bad == []
+
+
+def test_no_module_imports_another_project_s_private_module():
+    """`typer._click`, `watchfiles._rust_notify`, `mcp.shared._context_streams`: another project's private
+    module may change in any release. We take their public interface only (no pin held for an internal)."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            offenders += [f"{name}: {m}" for m in modules if not m.startswith("rooms_cli")
+                          and m.split(".")[0] not in sys.stdlib_module_names  # the standard library's _thread is documented
+                          and any(part.startswith("_") and not part.startswith("__") for part in m.split("."))]
+    assert offenders == []
 
 
 def test_the_package_root_holds_only_packages():
@@ -479,3 +494,24 @@ def test_every_cache_goes_through_the_one_cache_primitive():
             elif isinstance(node, ast.Import) and any(a.name == "pickle" for a in node.names):
                 offenders.append(f"{name}: pickle")
     assert offenders == []
+
+
+def test_every_catch_all_is_one_that_docs_architecture_argues():
+    """`except Exception` only where docs/architecture.md's table says why ("`chat/calling.py` (2)"): a new one
+    is either narrowed to the failures it expects or argued there, and a narrowed one leaves the table."""
+    import re
+
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text("utf-8")
+    section = doc.split("## Where a catch-all stays, and why", 1)[1].split("\n## ", 1)[0]
+    argued: dict[str, int] = {}
+    for row in section.splitlines():
+        if row.startswith("| `"):
+            for path, count in re.findall(r"`([\w/]+\.py)`(?: \((\d+)\))?", row.split(" | ")[0]):
+                argued[path] = int(count or 1)
+    found: dict[str, int] = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(_parsed(path)):
+            if isinstance(node, ast.ExceptHandler) and isinstance(node.type, ast.Name) and node.type.id == "Exception":
+                key = path.relative_to(PACKAGE).as_posix()
+                found[key] = found.get(key, 0) + 1
+    assert found == argued

@@ -77,9 +77,10 @@ def test_set_status_takes_a_search_hit_of_every_kind_as_its_result_ref(cli, hits
 
 
 def test_a_unique_prefix_of_each_id_is_stored_as_the_full_id(cli, hits):
-    """As git takes a commit: the kind letters may be left out and case does not count."""
+    """As git takes a commit: the kind letters may be left out and case does not count. (24 of 26
+    characters: ids minted in one millisecond share their first 16 or more, so 20 was at times ambiguous.)"""
     task_id, lease = claimed(cli)
-    shortened = [f"{form}:{rid.split('-', 1)[1][:20].lower()}" for form, _, rid in (hit["ref"].partition(":") for hit in hits.values())]
+    shortened = [f"{form}:{rid.split('-', 1)[1][:24].lower()}" for form, _, rid in (hit["ref"].partition(":") for hit in hits.values())]
     done = cli("task", "done", task_id, "--lease-id", lease, "--summary", "x", "--room", ROOM, "--as", "architect",
                *(arg for ref in shortened for arg in ("--artifact", ref)), "--json")
     assert done.exit_code == 0, done.stderr

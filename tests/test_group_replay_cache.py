@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from rooms_cli.groups import log
 from rooms_cli.store import jsonl, layout
 
@@ -29,9 +31,19 @@ def _broadcast(project, n, name="g"):
 
 
 def _decoded(project, name="g"):
-    before = log.events_decoded
-    group = log.load_any(project, name)
-    return group, log.events_decoded - before
+    """The group, and how many log records were decoded to load it (every jsonl parse, counted)."""
+    counted = []
+    parse = jsonl.parse_bytes
+
+    def counting(data, **kwargs):
+        scan = parse(data, **kwargs)
+        counted.append(len(scan.records))
+        return scan
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsonl, "parse_bytes", counting)
+        group = log.load_any(project, name)
+    return group, sum(counted)
 
 
 def test_replay_after_appends_equals_a_full_replay_and_decodes_only_the_new_events(project):
@@ -145,9 +157,18 @@ def _warm_status(project, name="g"):
     from rooms_cli.groups import status
 
     log.load_any(project, name)  # the read after a write brings both caches up to date
-    before = log.broadcasts_loaded
-    info = status.status(project, name)
-    return info, log.broadcasts_loaded - before
+    loaded = []
+    load_head = log.load_head
+
+    def counting(project, name):
+        group = load_head(project, name)
+        loaded.append(len(group.broadcasts) if group is not None else 0)
+        return group
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(log, "load_head", counting)
+        info = status.status(project, name)
+    return info, sum(loaded)
 
 
 def test_status_from_the_head_cache_equals_a_full_replay_after_appends(project):

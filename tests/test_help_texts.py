@@ -144,13 +144,11 @@ def test_every_declared_name_or_text_value_is_checked_on_both_paths(project, cli
     label = param.flags[0] if param.flags else param.name.upper()
     assert run.exit_code == 2 and f"{label}: " in run.stderr, (argv, run.stderr)
     from rooms_cli.core.errors import UsageError
-    from rooms_cli.operations import hot
 
-    if op in hot.OPERATIONS:
-        read = fast.parse(argv)
-        if read is not None:  # None: the fast path hands the line to typer, tested above
-            with pytest.raises(UsageError, match=re.escape(f"{label}: ")):
-                fast.convert(*read)
+    read = fast.parse(argv)
+    if read is not None:  # None: the fast path hands the line to typer, tested above
+        with pytest.raises(UsageError, match=re.escape(f"{label}: ")):
+            fast.convert(*read)
 
 
 # --- counts and human output --------------------------------------------------------------------------

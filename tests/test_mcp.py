@@ -282,9 +282,9 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(mcp_reader):
         return errors, alive
 
     errors, alive = mcp_reader.call(go(mcp_reader.tools))
-    # a bad lease is a usage error (exit 2) here as on the command line (`--lease forever`)
-    assert [e["code"] for e in errors] == ["usage", "invalid_input", "usage", "usage", "usage", "invalid_input"]
-    assert [e["exit_code"] for e in errors] == [2, 1, 2, 2, 2, 1]
+    # a bad lease, or an empty message, is a usage error (exit 2) here as on the command line (`--lease forever`)
+    assert [e["code"] for e in errors] == ["usage", "invalid_input", "usage", "usage", "usage", "usage"]
+    assert [e["exit_code"] for e in errors] == [2, 1, 2, 2, 2, 2]
     for err in errors:
         assert "\n" not in err["message"] and "Traceback" not in err["message"]
     assert "task_id" in errors[0]["message"] and "forever" in errors[2]["message"]

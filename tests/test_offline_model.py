@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,6 +66,13 @@ def test_offline_rank_returns_every_label_once(project):
     agent = load_agent(project, "analyst")
     done = ask(agent, "Rank these answers best first:\nA: yes\nB: no\nC: maybe", purpose="rank")
     assert sorted(done.text.split(", ")) == ["A", "B", "C"]
+
+
+@pytest.mark.parametrize("shown", [["R1", "R2"], ["R2", "R1"], ["R3", "R1", "R2"]])
+def test_offline_rank_never_repeats_the_order_shown(project, shown):
+    prompt = "Rank these anonymous replies to: plan\n" + "\n".join(f"{label}: reply {label}" for label in shown)
+    for name in ("analyst", "boss", "hustler", "judge", "ops", "writer"):
+        assert ask(load_agent(project, name), prompt, purpose="rank").text.split(", ") != shown
 
 
 @settings(max_examples=50, deadline=None)

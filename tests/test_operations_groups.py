@@ -32,11 +32,12 @@ def test_group_spawn_takes_lists_where_the_command_line_takes_one_member():
         model.model_validate({"name": "rev", "profiles": []})
 
 
-def test_group_ask_orders_its_arguments_as_the_tool_always_did():
-    """profiles first over MCP, though --objective comes first on the command line (two Params, one a side)."""
+def test_group_ask_takes_its_members_as_a_list_over_mcp_and_comma_separated_on_the_command_line():
+    """One parameter a side takes differently: a list of profiles over MCP, `--profiles a,b` (or a preset) on the command line."""
     props = schema("group_ask")["properties"]
-    assert list(props) == ["profiles", "objective", "output_format", "tool_guidance", "boundaries", "reducer", "mode",
+    assert list(props) == ["objective", "profiles", "output_format", "tool_guidance", "boundaries", "reducer", "mode",
                            "timeout_seconds"]
+    assert props["profiles"]["type"] == "array" and props["profiles"]["minItems"] == 1
     assert props["mode"]["enum"] == ["all", "any"] and props["mode"]["default"] == "all"
     assert (props["timeout_seconds"]["minimum"], props["timeout_seconds"]["maximum"]) == (0, 3600)
     ask = operations_groups.group_ask

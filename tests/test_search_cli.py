@@ -83,7 +83,7 @@ def test_the_first_build_shows_a_progress_line_on_a_terminal_only(project_dir, p
     env = rooms_env({"ROOMS_DIR": str(project_dir), "NO_COLOR": "1", "TERM": "xterm"})
     # the line shows once a build has taken half a second: a fast machine builds 60 000 lines sooner,
     # so this process shows it at once (what is tested is the terminal, not the machine's speed)
-    at_once = ("import sys; from rooms_cli.operations.search import Progress; Progress.SHOW_AFTER = 0; "
+    at_once = ("import sys; from rooms_cli.cli.search_view import Progress; Progress.SHOW_AFTER = 0; "
                "sys.argv[1:] = ['search', 'roadmap', '--limit', '1']; from rooms_cli.cli.fast import main; main()")
     child = pexpect.spawn(sys.executable, ["-c", at_once], env=env, encoding="utf-8", timeout=120, dimensions=(24, 120))
     child.expect("indexing")

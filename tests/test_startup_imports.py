@@ -59,6 +59,28 @@ def test_help_imports_no_heavy_module(project, tmp_path):
     assert heavy(imported(root, tmp_path, "--help")) == set()
 
 
+def test_the_root_help_imports_neither_typer_nor_any_command_module(project, tmp_path):
+    """`rooms --help` is written from the declarations and cli/help.py (help text needs no operation body)."""
+    root, _ = project
+    modules = imported(root, tmp_path, "--help")
+    assert "typer" not in modules and "inspect" not in modules
+
+
+@pytest.mark.parametrize("columns", [40, 60, 80, 120])
+def test_the_root_help_without_typer_is_typer_s_own_page(columns):
+    """The fast path's page (cli/help.py) is the one typer writes from the same texts, at any terminal width."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROOMS_")}
+    env.update(PYTHONPATH=checkout_path(), COLUMNS=str(columns))
+
+    def page(module: str) -> subprocess.CompletedProcess[str]:
+        code = f"import sys; sys.argv = ['rooms', '--help']; from rooms_cli.cli.{module} import main; main()"
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+
+    ours, typers = page("fast"), page("app")
+    assert (ours.returncode, ours.stdout) == (typers.returncode, typers.stdout)
+    assert ours.stdout.startswith("Usage: rooms [OPTIONS] COMMAND [ARGS]...")
+
+
 def test_search_imports_sqlite3_and_nothing_else_heavy(project, tmp_path):
     root, _ = project
     assert heavy(imported(root, tmp_path, "search", "task", "--json")) == {"sqlite3"}
@@ -140,25 +162,39 @@ def test_watch_and_chat_import_neither_dataclasses_nor_inspect(project, tmp_path
 # --- the lazy command tree keeps the command-line contract --------------------------------------------
 
 def _commands_section(group) -> str:
-    import typer.main
+    import typer
 
-    click = typer.main._click if hasattr(typer.main, "_click") else __import__("click")
-    ctx = click.Context(group, info_name="rooms")
-    formatter = click.HelpFormatter(width=100)
+    ctx = typer.Context(group, info_name="rooms", terminal_width=100, max_content_width=100)
+    formatter = ctx.make_formatter()
     group.format_commands(ctx, formatter)
     return formatter.getvalue()
 
 
 def test_help_lists_every_command_exactly_as_typers_full_conversion_would():
+    """The root lists its commands from their help texts alone; each group, converted when run, lists its
+    own as typer's conversion of the whole tree does."""
+    import typer
     import typer.main
 
-    from rooms_cli.cli.app import app, parts
+    from rooms_cli.cli.app import app, commands
 
     lazy = typer.main.get_command(app)
-    eager = typer.main.get_group(parts)  # typer converts every command and sub-app
+    whole = typer.Typer(rich_markup_mode=None, add_completion=False)
+    for name, entry in commands().items():
+        whole.add_typer(entry, name=name) if isinstance(entry, typer.Typer) else whole.command(name)(entry)
+    eager = typer.main.get_group(whole)  # typer converts every command and sub-app
     assert list(lazy.commands) == list(eager.commands)
     assert _commands_section(lazy) == _commands_section(eager)
     assert not lazy.commands.built, "listing the commands converted some"
+
+    def compare(lazy_group, eager_group, path):
+        assert list(lazy_group.commands) == list(eager_group.commands), path
+        assert _commands_section(lazy_group) == _commands_section(eager_group), path
+        for name, command in eager_group.commands.items():
+            if hasattr(command, "commands"):
+                compare(lazy_group.commands[name], command, f"{path} {name}")
+
+    compare(lazy, eager, "rooms")
 
 
 def test_running_one_command_converts_only_that_command(project, monkeypatch):
@@ -183,23 +219,6 @@ def test_shell_completion_still_completes_commands_and_subcommands(project):
     assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["task"]
     env.update(COMP_WORDS="rooms task cl", COMP_CWORD="2")
     assert subprocess.run(run, env=env, capture_output=True, text=True).stdout.split() == ["claim"]
-
-
-def test_every_sub_apps_help_lists_its_commands_as_typers_full_conversion_would():
-    import typer.main
-
-    from rooms_cli.cli.app import app, parts
-
-    lazy, eager = typer.main.get_command(app), typer.main.get_group(parts)
-
-    def compare(lazy_group, eager_group, path):
-        assert list(lazy_group.commands) == list(eager_group.commands), path
-        assert _commands_section(lazy_group) == _commands_section(eager_group), path
-        for name, command in eager_group.commands.items():
-            if hasattr(command, "commands"):
-                compare(lazy_group.commands[name], command, f"{path} {name}")
-
-    compare(lazy, eager, "rooms")
 
 
 def test_chat_piped_renders_without_rich(project, tmp_path):

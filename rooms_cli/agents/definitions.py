@@ -97,7 +97,11 @@ def read_frontmatter(text: str, where: str) -> tuple[dict[str, Any], str]:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""
         raise InvalidData(f"{where}: the frontmatter is not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
-    except Exception as exc:  # frontmatter raises assorted errors for odd input
+    # what else frontmatter raises: ValueError (JSON frontmatter, undecodable text), TypeError (a key
+    # that is not a string: Post takes the keys as keyword arguments), RecursionError (nesting past the stack)
+    except (ValueError, TypeError, RecursionError) as exc:
+
+
         raise InvalidData(f"{where}: cannot read the frontmatter: {exc}") from None
     _refuse_non_mapping_frontmatter(text, where)
     return dict(post.metadata), post.content

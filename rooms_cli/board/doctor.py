@@ -13,6 +13,7 @@ from rooms_cli.core.findings import Finding
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from rooms_cli.project.config import Config
@@ -72,7 +73,7 @@ def _dependency_findings(project: Project, room: str, board: list[Task]) -> list
     return findings
 
 
-def _create_findings(project) -> list[Finding]:
+def _create_findings(project: Project) -> list[Finding]:
     """A create naming another task than its file, and one task id created in two logs. (A create
     whose fields break store/schema.py — a lane that escapes — is a conflict of the replay, above.)
     And per log: the same line twice, a claim or renewal claiming a longer lease than allowed; per
@@ -176,7 +177,7 @@ def _event_key(event: dict[str, Any]) -> str:
     return json.dumps(event, sort_keys=True, default=str)
 
 
-def _event_lines(path) -> dict[str, int]:
+def _event_lines(path: Path) -> dict[str, int]:
     """Each event of a task log (as replay saw it) -> its line: a conflict is named by file and line."""
     from rooms_cli.store import schema
 

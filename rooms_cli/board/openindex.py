@@ -62,11 +62,14 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.board.model import Task
+
+
 VERSION = 2  # 2: `settled`, and tasks carry depends_on and blocked_by
 RECENT = 200  # finished tasks kept for `rooms board --done N` (N above this reads every log)
 
 
-def index_path(project: Project, room: str):
+def index_path(project: Project, room: str) -> Path:
     return layout.board_snapshot_file(project, room).with_suffix(".open.json")
 
 
@@ -78,7 +81,7 @@ def is_open(data: dict[str, Any]) -> bool:
     return bool(data["created_at"]) and not data["archived"] and data["status"] not in FINISHED
 
 
-def _empty(key) -> dict[str, Any]:
+def _empty(key: list[int] | None) -> dict[str, Any]:
     return {"version": VERSION, "dir": key, "open": {}, "counts": {}, "recent": [], "conflicts": [], "lane_max": {},
             "settled": {}}
 
@@ -133,7 +136,8 @@ def _valid(data: dict[str, Any] | None) -> dict[str, Any] | None:
 _DAMAGED: dict[str, list[Any]] = {}  # task id -> bad lines [[lineno, reason]] of the logs replayed by this process
 
 
-def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: bool = False, key: list[int] | None = None):
+def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: bool = False,
+                 key: list[int] | None = None) -> Task:
     """The task its log at `path` replays to (bad lines warned about, and noted in _DAMAGED).
 
     Given the log's stat (`key`, taken before the read), the replay goes on from where this process's
@@ -177,11 +181,11 @@ def _warn_damaged(project: Project, room: str, index: dict[str, Any]) -> bool:
     return True
 
 
-def _entry(task, key) -> dict[str, Any]:
+def _entry(task: Task, key: list[int]) -> dict[str, Any]:
     return {"stat": key, "task": task.to_json(), "expiry_recorded": task.expiry_recorded}
 
 
-def _add_finished(index: dict[str, Any], data: dict) -> None:
+def _add_finished(index: dict[str, Any], data: dict[str, Any]) -> None:
     """Count a task that left the open set (finished, archived or headless)."""
     if data["created_at"] and not data["archived"]:
         index["counts"][data["status"]] = index["counts"].get(data["status"], 0) + 1
@@ -204,7 +208,7 @@ def _settle(project: Project, room: str, index: dict[str, Any], data: dict[str, 
             settled[dep] = entry_of(read_task(project, room, dep).to_json())
 
 
-def _note_lane(index: dict[str, Any], data: dict) -> None:
+def _note_lane(index: dict[str, Any], data: dict[str, Any]) -> None:
     if data["created_at"] and isinstance(data["order"], int | float):
         lanes = index["lane_max"]
         lanes[data["lane"]] = max(lanes.get(data["lane"], data["order"]), data["order"])
@@ -223,8 +227,9 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
     finished: list[tuple[str, str]] = []  # (time of the last event, name) of the logs read as plainly done
     lanes, done = index["lane_max"], 0
     states: dict[str, dict[str, Any]] = {}  # what every task that is not open is as a dependency (deps.entry_of)
-    for name, data in logs:
-        plain = None if data is None else _plainly_done(data)
+    for name, raw in logs:
+        plain = None if raw is None else _plainly_done(raw)
+
         if plain is None:
             continue
         lane, number, last = plain
@@ -268,7 +273,7 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
     return index
 
 
-def _lock(project: Project, room: str, held: bool):
+def _lock(project: Project, room: str, held: bool) -> contextlib.AbstractContextManager[None]:
     """The index's lock, or nothing when the caller holds it (flock is per open file: it would wait on itself)."""
     return contextlib.nullcontext() if held else locked(index_path(project, room), what="the board's index")
 

@@ -19,18 +19,20 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
 
 VERSION = 3  # 2: tasks replayed in the one order of store/order.py, not file order; 3: depends_on, blocked_by
 REWRITE_AT_LEAST = 8  # stale entries before the cache is rewritten…
 REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
 
 
-def _cache_path(project: Project, room: str):
+def _cache_path(project: Project, room: str) -> Path:
     return layout.board_snapshot_file(project, room)
 
 
-def _read_cache(path) -> dict[str, Any]:
+def _read_cache(path: Path) -> dict[str, Any]:
     return (cache.load(path, VERSION) or {}).get("tasks") or {}
 
 
@@ -50,7 +52,7 @@ def replayed_tasks(project: Project, room: str, keep: Callable[[dict[str, Any]],
     return tasks
 
 
-def replayed_json(project: Project, room: str, keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict]:
+def replayed_json(project: Project, room: str, keep: Callable[[dict[str, Any]], bool] | None = None) -> list[dict[str, Any]]:
     """Like replayed_tasks, as the tasks' JSON (no objects built: the fast path for whole boards)."""
     return [hit["task"] for hit, _task in _refresh(project, room) if keep is None or keep(hit["task"])]
 

@@ -119,10 +119,8 @@ class Caller:
 
     async def close(self) -> None:
         for provider, _model in self.providers.values():
-            try:
-                await provider.aclose()
-            except Exception:  # closing is best effort; the turn's records are already written
-                pass
+            await provider.aclose()
+
 
     async def window(self, agent: Agent) -> int:
         """The agent's context window: what its server reports, else its `context_window`."""

@@ -10,6 +10,7 @@ cost of building it) does not grow with the transcript.
 
 from __future__ import annotations
 
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 from rooms_cli.models import Message
 from rooms_cli.models.prompt import PromptMessage
@@ -103,7 +104,8 @@ def _room_sections(project: Project, room: str) -> list[tuple[str, str]]:
         section = load()  # a part that cannot be imported fails loudly
         try:
             text = section(project, room) or ""
-        except Exception:  # optional context: unreadable data in another part must not stop a chat turn
+        except (RoomsError, OSError):  # optional context: unreadable data in another part must not stop a chat turn
+
             continue
         if text:
             sections.append((name, text if len(text) <= SECTION_CHARS else text[:SECTION_CHARS] + "\n…"))

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Any
 
 from rooms_cli.chat import budget, sessions
 from rooms_cli.chat.activation import Activation, activate
@@ -32,7 +31,10 @@ from rooms_cli.project.context import DEFAULT_ROOM
 from rooms_cli.store import files, layout
 from rooms_cli.store.rand import rng
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from typing import Any
+
     from rooms_cli.agents.definitions import Agent
     from rooms_cli.chat.calling import Answer, Reading
     from rooms_cli.project.config import Config
@@ -57,7 +59,7 @@ FLAVOR_LINES = (
     "taps the table twice and declines to invent an answer",
 )
 
-Event = Callable[[str, dict[str, Any]], None]
+Event = Callable[[str, dict[str, "Any"]], None]
 
 
 @dataclass

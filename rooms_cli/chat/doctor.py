@@ -20,10 +20,13 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.project.config import Config
+    from rooms_cli.store.paths import Project
+
 SPOKEN = ("message", "pass")
 
 
-def check(project, config) -> list[Any]:
+def check(project: Project, config: Config) -> list[Any]:
     from rooms_cli.core.findings import Finding
 
     findings = _schema_findings(project)
@@ -64,7 +67,8 @@ def check(project, config) -> list[Any]:
     return findings
 
 
-def _schema_findings(project) -> list[Any]:
+def _schema_findings(project: Project) -> list[Any]:
+
     """Each line of every room's logs against store/schema.py — transcript messages (a kind no reader
     knows, `text` that is not text, one id on two different messages), state events (an unknown op,
     `set` of an unknown field, a negative budget) and session turns — and rooms whose state cannot be

@@ -35,15 +35,18 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.store.paths import Project
+
+
 saves_dir = layout.saved_transcripts_dir
 
 
-def saved_files(project, room: str) -> list[Any]:
+def saved_files(project: Project, room: str) -> list[Any]:
     """The saved transcripts of `room`: one file per save, in id (time) order."""
     return files.matching(saves_dir(project, room), "s-*.md")
 
 
-def save(project, room: str) -> dict[str, Any]:
+def save(project: Project, room: str) -> dict[str, Any]:
     """Write a saved transcript of `room` (a new file per save); return where and how many messages.
 
     Each save is its own file `chat/<room>/<save-id>.md`, so two clones that save the same room
@@ -74,7 +77,7 @@ def save(project, room: str) -> dict[str, Any]:
     return {"room": room, "path": project.relative(path), "messages": len(messages), "participants": participants}
 
 
-def load_saved(project, room: str) -> SavedTranscript | None:
+def load_saved(project: Project, room: str) -> SavedTranscript | None:
     """The saved transcript of `room`: every save merged (messages by id, in time order; roster and
     participants from the newest save), or None when there is none. Saves made in two clones and
     merged by git give back both clones' messages."""
@@ -106,7 +109,7 @@ def parse_target(target: str) -> tuple[str, bool]:
     return validate_name(target, "room id"), False
 
 
-def join(project, target: str) -> dict[str, Any]:
+def join(project: Project, target: str) -> dict[str, Any]:
     """Switch to a room or rehydrate a saved transcript; the room becomes the current one."""
     from rooms_cli.project.context import DEFAULT_ROOM, read_current_room, write_current_room
 
@@ -130,11 +133,11 @@ def join(project, target: str) -> dict[str, Any]:
             "current_before": before}
 
 
-def _count(project, room: str) -> int:
+def _count(project: Project, room: str) -> int:
     return files.count_lines(transcript_path(project, room))
 
 
-def _rehydrate(project, room: str, left_out: list[str]) -> str:
+def _rehydrate(project: Project, room: str, left_out: list[str]) -> str:
     from rooms_cli.agents.definitions import agent_ids
 
     saved = load_saved(project, room)
@@ -162,7 +165,7 @@ def _rehydrate(project, room: str, left_out: list[str]) -> str:
         atomic.write_text(path, data)
     total = budget_for(len(roster))
     if exists:
-        def revive(state: RoomState):
+        def revive(state: RoomState) -> None:
             state.status, state.roster, state.muted, state.handoff = "live", roster, [], []
             state.budget_total = state.budget_remaining = total
             state.rehydrated_from = f"chat/{room}"
@@ -174,7 +177,7 @@ def _rehydrate(project, room: str, left_out: list[str]) -> str:
     return "rehydrated"
 
 
-def stop(project, room: str, status: str, by: str, *, save_first: bool) -> dict[str, Any]:
+def stop(project: Project, room: str, status: str, by: str, *, save_first: bool) -> dict[str, Any]:
     """Drop (save_first) or halt the room: it is no longer live; its files stay."""
     state = load_room(project, room)
     if not state.live:

@@ -133,31 +133,31 @@ def _created(state: RoomState | None, created: RoomState) -> RoomState:
     return state
 
 
-def _set(state: RoomState, name: str, value) -> None:
+def _set(state: RoomState, name: str, value: Any) -> None:
     setattr(state, name, value)
 
 
-def _refill(state: RoomState, name: str, value) -> None:
+def _refill(state: RoomState, name: str, value: Any) -> None:
     state.budget_remaining = max(0, min(state.budget_total, int(value)))
 
 
-def _spend(state: RoomState, name: str, value) -> None:
+def _spend(state: RoomState, name: str, value: Any) -> None:
     state.budget_remaining = max(0, min(state.budget_total, state.budget_remaining - int(value)))
 
 
-def _add(state: RoomState, name: str, value) -> None:
+def _add(state: RoomState, name: str, value: Any) -> None:
     items = getattr(state, name)
     if value not in items and (name not in _MEMBERS_ONLY or value in state.roster):
         items.append(value)
 
 
-def _remove(state: RoomState, name: str, value) -> None:
+def _remove(state: RoomState, name: str, value: Any) -> None:
     for attr in (name, *_MEMBERS_ONLY) if name == "roster" else (name,):
         if value in getattr(state, attr):
             getattr(state, attr).remove(value)
 
 
-def _queue(state: RoomState, name: str, value) -> None:
+def _queue(state: RoomState, name: str, value: Any) -> None:
     value = dict(value)
     agent = value.pop("agent")
     entry = next((q for q in state.queued if q.get("id") == value["id"]), None)
@@ -167,7 +167,7 @@ def _queue(state: RoomState, name: str, value) -> None:
         entry["agents"].append(agent)
 
 
-def _unqueue(state: RoomState, name: str, value) -> None:
+def _unqueue(state: RoomState, name: str, value: Any) -> None:
     for entry in list(state.queued):
         if entry.get("id") == value["id"]:
             entry["agents"] = [a for a in entry.get("agents", []) if a != value["agent"]]
@@ -198,7 +198,7 @@ def _changes(before: RoomState, after: RoomState) -> list[dict[str, Any]]:
     well with another clone's (list items added/removed, budget spent, fields set)."""
     events = []
 
-    def ev(op: str, name: str, value) -> None:
+    def ev(op: str, name: str, value: Any) -> None:
         events.append(eventlog.event("op", op, prefix="e", field=name, value=value))
 
     for name in _SCALARS:
@@ -268,7 +268,8 @@ def list_room_states(project: Project, *, quiet: bool = False) -> list[RoomState
 _warned_rooms: set[str] = set()
 
 
-def _warn_unreadable(project: Project, room: str, err) -> None:
+def _warn_unreadable(project: Project, room: str, err: InvalidData | NotFound) -> None:
+
     if room not in _warned_rooms:
         _warned_rooms.add(room)
         terminal.warn(f"room {room!r} skipped: {err.message}")

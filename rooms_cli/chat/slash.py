@@ -95,12 +95,11 @@ def run(project: Project, config: Config, room: str, me: str, line: str, *, on_e
     """Do the slash command `line` in `room` as `me` (`chat_mode`: typed in interactive chat mode,
     the only place /leave and /quit mean something)."""
     from rooms_cli.chat import handoff, lifecycle, membership
-    from rooms_cli.chat.addressing import resolve_mention
     from rooms_cli.chat.coordinator import continue_room, floor
 
     name, args = parse(line)
     result = SlashResult(command=name, room=room)
-    agent = _agent_id(project, args[0], resolve_mention) if name in NEEDS_AGENT else ""
+    agent = agent_id(project, args[0]) if name in NEEDS_AGENT else ""
     if name in ("leave", "quit"):
         if not chat_mode:
             raise UsageError(f"/{name} ends chat mode, and this is not chat mode: there is nothing to leave "
@@ -139,10 +138,11 @@ def run(project: Project, config: Config, room: str, me: str, line: str, *, on_e
     return result
 
 
-def _agent_id(project: Project, word: str, resolve: Callable[[str, list[str]], str | None]) -> str:
+def agent_id(project: Project, word: str) -> str:
     """Slash commands accept agent ids the way mentions do (`@researcher`, `agents/researcher`, typos)."""
     from rooms_cli.agents.definitions import agent_ids
+    from rooms_cli.chat.addressing import resolve_mention
 
     word = word.lstrip("@")
-    found = resolve(word, agent_ids(project))
+    found = resolve_mention(word, agent_ids(project))
     return found or word.lower()

@@ -7,10 +7,11 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import complete_agents
+from rooms_cli.cli.help import GROUPS
+from rooms_cli.cli.options import commands, complete_agents
 from rooms_cli.cli.shared import Run, shared
 
-agent_app = typer.Typer(help="Agent definitions (.rooms/agents/<id>.md).\n\nExample: rooms agent new researcher --tags search,api", no_args_is_help=True)
+agent_app = commands(GROUPS["agent"])
 
 
 @agent_app.command("list")

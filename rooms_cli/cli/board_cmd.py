@@ -6,25 +6,23 @@ from typing import Annotated
 
 import typer
 
+from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
+from rooms_cli.cli.options import commands
 from rooms_cli.cli.output import task_line
-from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.cli.shared import Run, shared
 from rooms_cli.core.text import count
-from rooms_cli.operations import board as operations_board
-from rooms_cli.operations import hot as operations
+from rooms_cli.operations import board as ops
 
-task_app = typer.Typer(
-    help="Tasks of a room's board: add, claim under a lease, finish with a record.\n\n"
-    "Example: rooms task add 'Write the auth spec' --lane researcher --done 'specs/auth.md exists'",
-    no_args_is_help=True,
-)
+task_app = commands(GROUPS["task"])
 
 IdArg = Annotated[str, typer.Argument(help="Task id (any unique prefix, like git).")]
 
 
-board_cmd = declared_command(operations.board)
+board_cmd = declared_command(ops.board)
 
 
-add_cmd = task_app.command("add")(declared_command(operations_board.task_add))
+add_cmd = task_app.command("add")(declared_command(ops.task_add))
 task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms task create 'Fix login' --lane dev --done 'tests pass'")(add_cmd)
 
 
@@ -68,15 +66,8 @@ def import_cmd(
     run.emit({"imported": len(ids), "ids": ids}, f"imported {count(len(ids), 'task')} into the board of room {run.room}")
 
 
-task_app.command("list")(declared_command(operations.task_list))
-task_app.command("ready")(declared_command(operations.task_ready))
-
-
-task_app.command("show")(declared_command(operations_board.task_show))
-
-
-task_app.command("update")(declared_command(operations_board.task_update))
-task_app.command("archive")(declared_command(operations_board.task_archive))
+for _op in (ops.task_list, ops.task_ready, ops.task_show, ops.task_update, ops.task_archive):
+    task_app.command(_op.words[-1])(declared_command(_op))
 
 
 @task_app.command("resolve")
@@ -92,10 +83,6 @@ def resolve_cmd(run: Run, task_id: IdArg) -> None:
     run.emit(task, f"resolved the conflicts of {task_line(task.to_json())}")
 
 
-for _op in (operations.task_claim, operations.task_next, operations.task_renew, operations.task_release, operations.task_done):
-    task_app.command(_op.words[-1])(declared_command(_op))
-
-
-task_app.command("set-status")(declared_command(operations_board.task_status))
-for _op in (operations_board.task_assign, operations_board.task_accept, operations_board.task_reject):
+for _op in (ops.task_claim, ops.task_next, ops.task_renew, ops.task_release, ops.task_done, ops.task_status, ops.task_assign,
+            ops.task_accept, ops.task_reject):
     task_app.command(_op.words[-1])(declared_command(_op))

@@ -7,23 +7,32 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.options import complete_agents, complete_rooms
-from rooms_cli.cli.shared import Run, declared_command, shared
-from rooms_cli.operations import hot as operations
-from rooms_cli.operations import rooms as operations_rooms
-from rooms_cli.operations.rooms import run_slash
+from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
+from rooms_cli.cli.options import commands, complete_agents, complete_rooms
+from rooms_cli.cli.shared import Run, shared
+from rooms_cli.operations import chat as ops
 
-room_app = typer.Typer(help="Chat rooms: roster, budget, mutes, save and rehydrate.\n\nExample: rooms room create sync --agent researcher --agent architect", no_args_is_help=True)
+room_app = commands(GROUPS["room"])
 AgentArg = Annotated[str, typer.Argument(autocompletion=complete_agents, help="Agent id (fuzzy: @researcher, agents/researcher, reseacher).")]
 
 
-chat_cmd = declared_command(operations.chat)
-transcript_cmd = declared_command(operations.transcript)
+chat_cmd = declared_command(ops.chat)
+transcript_cmd = declared_command(ops.transcript)
 
 
-room_app.command("create")(declared_command(operations_rooms.room_create))
-room_app.command("list")(declared_command(operations_rooms.room_list))
-room_app.command("show")(declared_command(operations_rooms.room_show))
+def run_slash(run: Run, line: str, no_wait: bool = False) -> None:
+    """Run a `rooms room …` command through its slash command (one implementation for both)."""
+    from rooms_cli.chat import slash
+    from rooms_cli.cli import chat_view
+
+    view = None if run.json else chat_view.TurnView()
+    result = slash.run(run.project, run.config, run.room, run.me, line, on_event=view, wait=not no_wait, on_wait=output.note)
+    run.emit(result.data if result.turn is None else result, lambda: chat_view.print_slash(result))
+
+
+for _op in (ops.room_create, ops.room_list, ops.room_show):
+    room_app.command(_op.words[-1])(declared_command(_op))
 
 
 @room_app.command("use")
@@ -48,8 +57,8 @@ def _agent_command(name: str, summary: str, example: str) -> None:
     room_app.command(name)(command)
 
 
-room_app.command("invite")(declared_command(operations_rooms.room_invite))
-room_app.command("kick")(declared_command(operations_rooms.room_kick))
+room_app.command("invite")(declared_command(ops.room_invite))
+room_app.command("kick")(declared_command(ops.room_kick))
 _agent_command("mute", "Keep an agent out of open messages in this room; mentions still reach it (= /mute).", "rooms room mute wildcard")
 _agent_command("unmute", "Lift a mute (= /unmute).", "rooms room unmute wildcard")
 _agent_command("handoff", "Summarise an agent's session into a deliberation and start it fresh (= /handoff).", "rooms room handoff researcher")

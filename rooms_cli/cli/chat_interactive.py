@@ -11,13 +11,21 @@ from rooms_cli.chat import slash
 from rooms_cli.core.errors import RoomsError
 from rooms_cli.store import files, layout
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import ModuleType
+
+    from rooms_cli.project.context import Context
+    from rooms_cli.store.paths import Project
+
 HISTORY_LINES = 1000
 
 
 class Completer:
     """Completes `/commands`, `@mentions` and the agent argument of /mute, /kick, …"""
 
-    def __init__(self, project):
+    def __init__(self, project: Project) -> None:
         self.project = project
         self.matches: list[str] = []
 
@@ -50,7 +58,7 @@ class Completer:
         return self.matches[state] if state < len(self.matches) else None
 
 
-def _setup_readline(project):
+def _setup_readline(project: Project) -> Path | None:
     try:
         import readline
     except ImportError:  # pragma: no cover - Windows without pyreadline
@@ -78,7 +86,8 @@ def _confirm(question: str) -> bool:
         return False
 
 
-def run_interactive(ctx, view) -> None:
+def run_interactive(ctx: Context, view: ModuleType) -> None:
+
     """The chat loop; `view` is the rendering module (TurnView, print_slash, print_turn_footer)."""
     from rooms_cli.chat.coordinator import NotInRoom, floor, live_room, run_message
     from rooms_cli.cli import output

@@ -1,4 +1,4 @@
-"""Rendering for the chat part: streaming turn events, slash results, rooms, transcripts.
+"""How the command line shows chat (operations/chat.py): streaming turn events, slash results, rooms, transcripts.
 
 Agent text is always printed as plain text (rich markup in it is not interpreted).
 """
@@ -8,15 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rooms_cli.cli import output
+from rooms_cli.cli.views import listens, prepares, renders
 from rooms_cli.core.text import count
+from rooms_cli.operations import chat as ops
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
     from typing import Any
 
     from rooms_cli.chat.coordinator import TurnResult
+    from rooms_cli.chat.rooms import RoomState
     from rooms_cli.chat.slash import SlashResult
     from rooms_cli.chat.transcript import Message
+    from rooms_cli.cli.shared import Run
 
 
 class TurnView:
@@ -239,3 +243,81 @@ def print_slash(result: SlashResult) -> None:
     view = _SLASH_VIEWS.get(result.command)
     if view is not None:
         view(result.data)
+
+
+# --- the chat operations (operations/chat.py) on the command line -------------------------------------------
+
+
+@prepares(ops.chat)
+def _message(run: Run, values: dict[str, Any]) -> dict[str, Any] | None:
+    """No message: chat mode on a terminal, else the message read from stdin."""
+    import sys
+
+    if values["message"] is not None:
+        return values
+    if sys.stdin.isatty() and not run.json and not values["explain"]:
+        from rooms_cli.cli import chat_view
+        from rooms_cli.cli.chat_interactive import run_interactive
+
+        run_interactive(run, chat_view)
+        return None
+    from rooms_cli.core import terminal
+
+    message = terminal.read_stdin("the message").strip()
+    if not message:
+        import typer
+
+        raise typer.BadParameter("the message is empty", param_hint="MESSAGE")
+    return {**values, "message": message}
+
+
+@listens(ops.chat)
+def _turn_view(run: Run, values: dict[str, Any]) -> TurnView | None:
+    return None if run.json or values["explain"] else TurnView()
+
+
+@renders(ops.chat)
+def _chat(run: Run, result: Any, values: dict[str, Any]) -> None:
+    from rooms_cli.chat.slash import SlashResult
+
+    if values["explain"]:
+        output.print_json(result) if run.json else print_explain(result)
+    elif isinstance(result, SlashResult):
+        output.print_json(result) if run.json else print_slash(result)
+    else:
+        run.emit(result, lambda: print_turn_footer(result))
+        if result.unanswered:
+            from rooms_cli.core.errors import ProviderError
+
+            raise ProviderError(f"no agent could answer ({', '.join(result.failed)} failed; the reasons are in the room's "
+                                "transcript)", code="no_answer")
+
+
+@renders(ops.transcript)
+def _transcript(run: Run, messages: list[Message], values: dict[str, Any]) -> None:
+    run.emit(messages, lambda: print_transcript(messages, ids=values["ids"]))
+
+
+@renders(ops.room_create)
+def _created(run: Run, state: RoomState, values: dict[str, Any]) -> None:
+    run.emit(state, f"Created room {state.id} with {', '.join(state.roster) or 'no agents'} (budget {state.budget_total})")
+
+
+@renders(ops.room_list)
+def _rooms(run: Run, rooms: list[dict[str, Any]], values: dict[str, Any]) -> None:
+    run.emit(rooms, lambda: print_rooms(rooms))
+
+
+@renders(ops.room_show)
+def _room(run: Run, info: dict[str, Any], values: dict[str, Any]) -> None:
+    run.emit(info, lambda: print_room(info))
+
+
+@renders(ops.room_invite)
+def _invited(run: Run, data: dict[str, Any], values: dict[str, Any]) -> None:
+    run.emit(data, lambda: _SLASH_VIEWS["invite"](data))
+
+
+@renders(ops.room_kick)
+def _kicked(run: Run, data: dict[str, Any], values: dict[str, Any]) -> None:
+    run.emit(data, lambda: _show_kick(data))

@@ -3,10 +3,10 @@
 Importing typer and its click costs a `rooms` process ~35 ms — more than claiming a task does — and
 worker scripts and coding-agent sessions call `rooms task next`, `rooms send` or `rooms board --json`
 hundreds of times an hour. So `main()` first looks at the command line itself. When it runs one of the
-declared operations (operations/hot.py), written in a form this parser reads without doubt (the words
-of the command, then only options it declares, `--opt value` or `--opt=value`, and exactly the
+declared operations (rooms_cli/operations/), written in a form this parser reads without doubt (the
+words of the command, then only options it declares, `--opt value` or `--opt=value`, and exactly the
 positional arguments the command takes), it converts the values with the same parsers typer uses
-(operations/values.py) and calls the same body the typer command calls. Anything else goes to typer
+(operations/values.py) and runs the operation as the typer command does (cli/dispatch.py `invoke`). Anything else goes to typer
 untouched: help, shell completion, an unknown, repeated or misspelt option, a value that starts with
 `-`, a number typer would refuse, a missing argument or option, `--`… so every message, help text and
 exit code the user sees there is still typer's.
@@ -29,11 +29,19 @@ if TYPE_CHECKING:
     from rooms_cli.operations.declare import Operation, Param
 
 
-def _operations() -> dict[tuple[str, ...], Operation]:
-    from rooms_cli.cli.mcp_cmd import mcp
-    from rooms_cli.operations.hot import OPERATIONS
+def _operations(word: str) -> dict[tuple[str, ...], Operation]:
+    """The declared operations of `rooms <word> …`, by their words (only that part's module is imported)."""
+    if word == "mcp":  # the two commands that start another adapter are declared in the CLI
+        from rooms_cli.cli.mcp_cmd import mcp
 
-    return {op.words: op for op in (*OPERATIONS, mcp)}
+        return {mcp.words: mcp}
+    if word == "top":
+        from rooms_cli.cli.top_cmd import top
+
+        return {top.words: top}
+    from rooms_cli.operations import of_command
+
+    return {op.words: op for op in of_command(word)}
 
 
 class _HandOver(Exception):
@@ -90,10 +98,11 @@ def parse(argv: list[str], environ: Mapping[str, str] = os.environ) -> tuple[Ope
 
     Values are as given (strings, True for a flag, a list for a repeatable option, an int for a plain
     number); `convert` parses them."""
-    if "_ROOMS_COMPLETE" in environ:  # shell completion is typer's
+    if "_ROOMS_COMPLETE" in environ or not argv:  # shell completion is typer's
         return None
-    operations = _operations()
-    op = next((operations[words] for words in operations if tuple(argv[:len(words)]) == words), None)
+    operations = _operations(argv[0])
+    # the longest words first: `rooms status set …` is status set, not the overview `rooms status` given more words
+    op = next((operations[words] for words in sorted(operations, key=len, reverse=True) if tuple(argv[:len(words)]) == words), None)
     if op is None:
         return None
     try:
@@ -101,9 +110,13 @@ def parse(argv: list[str], environ: Mapping[str, str] = os.environ) -> tuple[Ope
     except _HandOver:
         return None
     arguments = op.arguments()
-    if len(positional) != len(arguments):
+    if [p.kind for p in arguments] == ["strs"]:  # one argument taking every positional value (files reserve PATTERN…)
+        if positional:
+            given[arguments[0].name] = positional
+    elif len(positional) != len(arguments) or any(p.kind == "strs" for p in arguments):
         return None
-    given.update(zip((p.name for p in arguments), positional, strict=True))
+    else:
+        given.update(zip((p.name for p in arguments), positional, strict=True))
     for param in op.options().values():
         if param.envvar and param.name not in given and environ.get(param.envvar):
             given[param.name] = environ[param.envvar]
@@ -127,6 +140,7 @@ def convert(op: Operation, given: dict[str, Any]) -> dict[str, Any]:
 
 def run(op: Operation, given: dict[str, Any], argv: list[str]) -> int:
     """Run a parsed operation as typer would run it; the exit code."""
+    from rooms_cli.cli.dispatch import invoke
     from rooms_cli.cli.guard import begin, failed, undecodable_input
     from rooms_cli.cli.shared import Run
     from rooms_cli.core.errors import UsageError
@@ -141,7 +155,7 @@ def run(op: Operation, given: dict[str, Any], argv: list[str]) -> int:
         default_timeout()  # the root callback's check
         values = convert(op, given)
         shared = {name: values.pop(name) for name in op.shared if name in values}
-        op.body(Run(**shared), **values)
+        invoke(op, Run(**shared), values)
         sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as exc:
         return failed(exc, as_json)
@@ -156,6 +170,11 @@ def main() -> None:
 
         print(f"rooms {__version__}")
         return
+    if argv in ([], ["--help"], ["-h"]) and os.path.basename(sys.argv[0]) == "rooms" and "_ROOMS_COMPLETE" not in os.environ:  # the root's page, as typer's (cli/help.py)
+        from rooms_cli.cli.help import root_page
+
+        (sys.stdout if argv else sys.stderr).write(root_page())
+        sys.exit(0 if argv else 2)  # `rooms` alone is a usage error, as typer says it
     found = parse(argv)
     if found is None:
         from rooms_cli.cli.app import main as typer_main

@@ -19,6 +19,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+class Quiet(Exception):
+    """The command has said all it had to (a gathered result, printed, that timed out): exit with `code`."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 class OutputFailed(Exception):
     """Printing to stdout failed (a full disk behind `> file`, a closed descriptor, a pipe whose reader left)."""
 
@@ -36,7 +44,9 @@ class _Stdout:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            written: int = self._stream.write(text)
+            return written
+
         except OSError as exc:
             raise OutputFailed(exc) from None
 
@@ -151,6 +161,8 @@ def failed(exc: BaseException, as_json: bool) -> int:
 
     if isinstance(exc, KeyboardInterrupt):
         return 130
+    if isinstance(exc, Quiet):
+        return exc.code
     if isinstance(exc, OutputFailed):
         return not_printed(exc, as_json)
     if isinstance(exc, BrokenPipeError):  # output piped into `head`: not an error of ours

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from rooms_cli.cli import output
-from rooms_cli.cli.shared import Run, declared_command, shared
-from rooms_cli.operations import hot as operations
-from rooms_cli.operations import messaging as operations_messaging
-
-if TYPE_CHECKING:
-    from typer import _click as click  # the click typer runs on (cli/app.py)
+from rooms_cli.cli.dispatch import declared_command, invoke
+from rooms_cli.cli.help import GROUPS
+from rooms_cli.cli.options import commands
+from rooms_cli.cli.shared import Run, shared
+from rooms_cli.operations import messaging as ops
 
 
 class StatusGroup(TyperGroup):
     """`rooms status` alone is the overview; `rooms status TEXT` is `rooms status set TEXT` (its options too)."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # ctx: click's Context (typer keeps click private)
         valued = {"--as", "--room", "-r", "--dir"}
         positional = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in valued)]
         if positional and positional[0] not in self.commands and not {"-h", "--help"} & set(args):
@@ -27,57 +26,33 @@ class StatusGroup(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-status_app = typer.Typer(cls=StatusGroup, invoke_without_command=True)
-hook_app = typer.Typer(help="Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json", no_args_is_help=True)
-claude_app = typer.Typer(help="Claude Code hooks; `rooms hook claude-code settings` prints the .claude/settings.json that "
-                         "runs them.\n\nExample: rooms hook claude-code prompt", no_args_is_help=True)
+status_app = commands(GROUPS["status"], no_args_is_help=False, cls=StatusGroup, invoke_without_command=True)
+hook_app = commands(GROUPS["hook"])
+claude_app = commands("Claude Code hooks; `rooms hook claude-code settings` prints the .claude/settings.json that "
+                      "runs them.\n\nExample: rooms hook claude-code prompt")
 hook_app.add_typer(claude_app, name="claude-code")
 
 
-send_cmd = declared_command(operations.send)
-inbox_cmd = declared_command(operations.inbox)
+send_cmd = declared_command(ops.send)
+inbox_cmd = declared_command(ops.inbox)
 
 
-status_app.command("set")(declared_command(operations_messaging.status_set))
+status_app.command("set")(declared_command(ops.status_set))
 
 
 @status_app.callback()
 @shared(as_=True, room=True)
 def status_cmd(run: Run, ctx: typer.Context) -> None:
     if ctx.invoked_subcommand is None:
-        operations.status.body(run)
+        invoke(ops.status, run, {})
 
 
-status_cmd.__doc__ = operations.status.help  # the declaration's help (operations/hot.py)
+spawn_cmd = declared_command(ops.spawn)
 
 
-@shared()
-def agents_cmd(run: Run) -> None:
-    """List every agent with its status and whether it is idle (spawns included).
-
-    Example: rooms agents --json
-    """
-    from rooms_cli.messaging.roster import roster
-    from rooms_cli.messaging.spawn import reap_all
-
-    reap_all(run.project)
-    entries = roster(run.project, run.config)
-    for e in entries:
-        if e.problem:
-            output.warn(f"{e.name}: {e.problem['message']}")
-    if run.json:
-        return output.print_json(entries)
-    for e in entries:
-        state = ("idle" if e.idle else "active") + (f", spawn of {e.spawn['parent']} ({e.spawn['status']})" if e.spawn else "")
-        output.say(f"{e.name:<20} {e.kind:<8} {state:<32} {e.status}".rstrip())
-
-
-spawn_cmd = declared_command(operations_messaging.spawn)
-
-
-wait_cmd = declared_command(operations_messaging.wait)
-attention_cmd = declared_command(operations.attention)
-for _op in (operations.claude_stop, operations.claude_prompt, operations.claude_session_start):
+wait_cmd = declared_command(ops.wait)
+attention_cmd = declared_command(ops.attention)
+for _op in (ops.claude_stop, ops.claude_prompt, ops.claude_session_start):
     claude_app.command(_op.words[-1])(declared_command(_op))
 
 

@@ -7,12 +7,11 @@ from typing import Annotated
 import typer
 
 from rooms_cli.cli import output
+from rooms_cli.cli.help import GROUPS
+from rooms_cli.cli.options import commands
 from rooms_cli.cli.shared import Run, shared
 
-models_app = typer.Typer(
-    help="Model providers (.rooms.yaml providers:).\n\nExample: rooms models test ollama:llama3.2",
-    no_args_is_help=True,
-)
+models_app = commands(GROUPS["models"])
 
 
 @models_app.command("list")

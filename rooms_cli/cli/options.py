@@ -1,4 +1,4 @@
-"""Options shared by many commands, declared once."""
+"""Options shared by many commands, declared once; and `commands`, the sub-app of a command group."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import typer
 from rooms_cli.operations.values import name_value
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rooms_cli.operations.declare import Param
+    from rooms_cli.store.paths import Project
 
 
-def _name_listing(kind: str):
+def _name_listing(kind: str) -> Callable[[Project], list[str]]:
     """The function listing a project's agent, room or group names, imported plainly (a broken part
     fails loudly) and only for the kind being completed."""
     if kind == "agent":
@@ -28,7 +31,7 @@ def _name_listing(kind: str):
     return names
 
 
-def _completer(kind: str):
+def _completer(kind: str) -> Callable[[str], list[str]]:
     """Tab completion of agent, room or group names from the project found as every command finds it;
     nothing (never an error) outside a project."""
 
@@ -59,7 +62,8 @@ def complete_agent_list(incomplete: str) -> list[str]:
 COMPLETIONS = {"agents": complete_agents, "rooms": complete_rooms, "groups": complete_groups, "agent_list": complete_agent_list}
 
 
-def annotation(param: Param):
+def annotation(param: Param) -> Any:
+
     """The typer annotation of a declared parameter (operations/declare.py): its type, optional when its default
     is None, and the typer.Argument or typer.Option that carries its flags, help, parser and completion."""
     from datetime import datetime
@@ -97,3 +101,11 @@ RoomOpt = Annotated[
     typer.Option("--room", "-r", autocompletion=complete_rooms, metavar="ROOM", help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+
+
+def commands(help: str, *, no_args_is_help: bool = True, **settings: Any) -> typer.Typer:
+    """A group of commands (`rooms task …`) as the root app's own settings have it: help text as written
+    (no rich markup), no shell-completion options of its own (the root has them). cli/app.py converts
+    each group on its own, when it is run (typer.main.get_command), so the settings travel with it."""
+    return typer.Typer(help=help, no_args_is_help=no_args_is_help, add_completion=False, rich_markup_mode=None,
+                       pretty_exceptions_enable=False, **settings)

@@ -20,11 +20,20 @@ from rooms_cli.core.jsonable import dumps
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
-_console = None
-_err_console = None
-_console_class = None
+    from rich.console import Console, ConsoleOptions, RenderableType
+    from rich.segment import Segment
+    from rich.text import Text
+
+    from rooms_cli.board.claims import Claim
+    from rooms_cli.core.errors import RoomsError
+    from rooms_cli.messaging.inbox import InboxMessage
+
+_console: Console | None = None
+_err_console: Console | None = None
+_console_class: type[Console] | None = None
 DONE: list[str] = []  # what the running command has done, said if printing its result fails (cli/guard.py)
 
 
@@ -34,7 +43,7 @@ def done(sentence: str) -> None:
     DONE.append(sentence)
 
 
-def _safe_console(**kwargs):
+def _safe_console(**kwargs: Any) -> Console:
     """A rich Console whose text segments are terminal-safe (its own styling escapes are not text)."""
     global _console_class
     if _console_class is None:
@@ -42,11 +51,11 @@ def _safe_console(**kwargs):
         from rich.segment import Segment
 
         class SafeConsole(Console):
-            def render_str(self, text, **kwargs):
+            def render_str(self, text: str, **kwargs: Any) -> Text:
                 # strings (table cells) are made safe before layout, so columns keep their widths
                 return super().render_str(terminal.safe(text), **kwargs)
 
-            def render(self, renderable, options=None):
+            def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
                 # and every text segment after it: Text built by a command is covered too
                 for segment in super().render(renderable, options):
                     if segment.control or not segment.text:
@@ -59,7 +68,7 @@ def _safe_console(**kwargs):
     return _console_class(markup=False, emoji=False, **kwargs)
 
 
-def console():
+def console() -> Any:  # a rich Console (rich is imported only when one is made)
     """The stdout console: colour only on a terminal, no wrapping or truncation when piped."""
     global _console
     if _console is None:
@@ -73,7 +82,7 @@ def console():
     return _console
 
 
-def err_console():
+def err_console() -> Any:
     global _err_console
     if _err_console is None:
         _err_console = _safe_console(stderr=True, highlight=False, soft_wrap=True, no_color=bool(os.environ.get("NO_COLOR")))
@@ -142,7 +151,7 @@ def error_line(text: str) -> None:
     print("error: " + terminal.safe(" ".join(text.split())), file=sys.stderr)
 
 
-def print_error(err, as_json: bool) -> None:
+def print_error(err: RoomsError, as_json: bool) -> None:
     """Print a RoomsError as one sentence (or a JSON error on stderr).
 
     A message that spans lines (a parser's error quoted whole) is folded onto one line, so that an
@@ -209,7 +218,7 @@ def task_line(task: dict[str, Any]) -> str:
     return line
 
 
-def claim_text(claim) -> str:
+def claim_text(claim: Claim) -> str:
     """A claim for a person: the task, the holder, until when, and the lease id to export."""
     lease = claim.lease
     if claim.already_yours:
@@ -223,13 +232,14 @@ def claim_text(claim) -> str:
     )
 
 
-def claim_done(claim) -> str:
+def claim_done(claim: Claim) -> str:
     """What a claim did, said if its result cannot be printed: `claimed t-… lease l-…`."""
     held = "already held" if claim.already_yours else "claimed"
     return f"{held} {claim.task.id} lease {claim.lease.lease_id}"
 
 
-def show_messages(messages, unread_ids: set[str] | None = None) -> None:
+def show_messages(messages: Iterable[InboxMessage], unread_ids: set[str] | None = None) -> None:
+
     """Inbox messages, one a line, the unread ones marked * (and bold on a terminal)."""
     from rooms_cli.messaging.attention import message_line
 

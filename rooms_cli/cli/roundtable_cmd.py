@@ -7,23 +7,16 @@ from typing import Annotated, Any
 import typer
 
 from rooms_cli.cli import output
-from rooms_cli.cli.shared import Run, declared_command, shared
+from rooms_cli.cli.dispatch import declared_command
+from rooms_cli.cli.help import GROUPS
+from rooms_cli.cli.options import commands
+from rooms_cli.cli.shared import Run, shared
 from rooms_cli.core.text import count
-from rooms_cli.operations import roundtable as operations_roundtable
+from rooms_cli.operations import roundtable as ops
 
-roundtable_app = typer.Typer(
-    help="Conversations among a few agents, turn by turn, in a format.\n\n"
-    "Example: rooms roundtable run standup --topic 'launch week'",
-    no_args_is_help=True,
-)
-schedule_app = typer.Typer(
-    help="The daily schedule of roundtables (.rooms.yaml → schedule:) and the cron line that runs it.\n\n"
-    "Example: rooms schedule && rooms schedule crontab",
-)
-memory_app = typer.Typer(
-    help="Lessons agents learned in conversations (.rooms/memories/<agent>.jsonl).\n\nExample: rooms memory list analyst",
-    no_args_is_help=True,
-)
+roundtable_app = commands(GROUPS["roundtable"])
+schedule_app = commands(GROUPS["schedule"], no_args_is_help=False)
+memory_app = commands(GROUPS["memory"])
 
 
 @roundtable_app.command("formats")
@@ -49,8 +42,8 @@ def formats_cmd(run: Run) -> None:
     output.console().print(table)
 
 
-roundtable_app.command("run")(declared_command(operations_roundtable.roundtable_run))
-roundtable_app.command("queue")(declared_command(operations_roundtable.roundtable_queue))
+roundtable_app.command("run")(declared_command(ops.roundtable_run))
+roundtable_app.command("queue")(declared_command(ops.roundtable_queue))
 
 
 @schedule_app.callback(invoke_without_command=True)
@@ -129,5 +122,5 @@ def _run_note(occurrence: dict[str, Any]) -> str:
     return ""
 
 
-memory_app.command("list")(declared_command(operations_roundtable.memory_list))
-memory_app.command("forget")(declared_command(operations_roundtable.memory_forget))
+memory_app.command("list")(declared_command(ops.memory_list))
+memory_app.command("forget")(declared_command(ops.memory_forget))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 
 from rooms_cli.groups import broadcasts, gather, roster
@@ -122,14 +122,14 @@ async def ephemeral_group(profiles: list[str], *, project: Project | str | None 
 
 async def ask(profiles: list[str], fields: dict[str, Any], *, any_: bool = False, reducer: str | None = None,
               timeout: float | None = None, project: Project | str | None = None,
-              watch: Callable[[Project, str], AbstractAsyncContextManager[Any]] | None = None) -> tuple[str, GroupResult]:
+              watch: Callable[[Project, str], AbstractContextManager[Any]] | None = None) -> tuple[str, GroupResult]:
     """`rooms group ask`: spawn an ephemeral group, broadcast, wait, dissolve. -> (its name, result).
 
     `watch(project, name)`, when given, is entered around the wait (the CLI's live status line).
     """
     async with ephemeral_group(profiles, project=project) as g:
         await g.broadcast(**broadcasts.check_fields(fields))
-        async with watch(g.project, g.name) if watch else nullcontext():
+        with watch(g.project, g.name) if watch else nullcontext():
             if any_:
                 return g.name, await g.wait_any(timeout=timeout, reducer=reducer)
             return g.name, await g.wait_all(timeout=timeout, reducer=reducer)

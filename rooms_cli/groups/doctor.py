@@ -16,9 +16,15 @@ from rooms_cli.core.text import count
 from rooms_cli.groups import log
 from rooms_cli.groups.model import Group
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from rooms_cli.project.config import Config
+    from rooms_cli.store.paths import Project
 
-def check(project, config) -> list[Finding]:
-    findings = []
+
+def check(project: Project, config: Config) -> list[Finding]:
+    findings: list[Finding] = []
+
     for name in log.log_names(project):
         try:
             group = log.load_any(project, name)

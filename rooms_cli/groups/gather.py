@@ -401,10 +401,8 @@ class _Gathering:
 
     async def _close_providers(self) -> None:
         for provider in self.providers.values():
-            try:
-                await provider.aclose()
-            except Exception:
-                pass
+            await provider.aclose()
+
 
     async def _finish_in_background(self, tasks: list[asyncio.Task[Any]]) -> None:
         for outcome in await asyncio.gather(*tasks, return_exceptions=True):

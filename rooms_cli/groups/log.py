@@ -49,11 +49,11 @@ def validate_group_name(name: str) -> str:
     return validate_name(name, "group name")
 
 
-def log_path(project: Project, name: str):
+def log_path(project: Project, name: str) -> Path:
     return layout.group_log(project, name)
 
 
-def gather_lock_path(project: Project, name: str):
+def gather_lock_path(project: Project, name: str) -> Path:
     """Held by the process gathering a group's broadcast (model calls run there, once)."""
     return layout.group_gather_lock(project, name)
 
@@ -346,7 +346,6 @@ def load_any(project: Project, name: str) -> Group | None:
     return state.finish()
 
 
-events_decoded = 0  # events parsed from group logs by this process (tests: replay work stays flat)
 _CACHE_VERSION = 4  # 4: JSON, keyed by the log's device and inode (3 was a pickle)
 
 
@@ -365,7 +364,6 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     """
     import zlib
 
-    global events_decoded
     path = log_path(project, name)
     cache_path = layout.group_replay_cache(project, name)
     try:
@@ -383,7 +381,6 @@ def _load_cached(project: Project, name: str) -> _Replay | None:
     if not new:
         return state
     scan = jsonl.parse_bytes(new)
-    events_decoded += len(scan.records)
     if scan.bad or scan.torn:
         return None
     keys = []
@@ -505,7 +502,6 @@ def _count_or_none(value: Any) -> int | None:
 
 
 HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group status` shows 5)
-broadcasts_loaded = 0  # Broadcast objects a head read of this process loaded (tests: status stays flat)
 
 
 def _head_path(cache_path: Path) -> Path:
@@ -540,7 +536,6 @@ def load_head(project: Project, name: str) -> Group | None:
     """
     import zlib
 
-    global broadcasts_loaded
     if not has_log(project, name):
         return None
     head = cache.load(_head_path(layout.group_replay_cache(project, name)), _CACHE_VERSION)
@@ -557,8 +552,6 @@ def load_head(project: Project, name: str) -> Group | None:
     state = _state_from(head, name) if head is not None and fresh else None
     if state is None:
         return load_any(project, name)
-    if state.group is not None:
-        broadcasts_loaded += len(state.group.broadcasts)
     return state.finish()
 
 
@@ -597,7 +590,8 @@ def names(project: Project) -> list[str]:
     return [n for n in log_names(project) if exists(project, n)]
 
 
-def event(kind: str, **data) -> dict[str, Any]:
+def event(kind: str, **data: Any) -> dict[str, Any]:
+
     """A new event: its kind, time and unique id (`hlc` is added when it is appended)."""
     return eventlog.event("ev", kind, **data)
 

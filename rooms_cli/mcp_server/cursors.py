@@ -15,18 +15,34 @@ from typing import Any
 from rooms_cli.store.clock import now_iso, parse_time
 from rooms_cli.store.ids import new_id
 
+TYPE_CHECKING = False  # the names below are for mypy; the tool server imports them only when the tool runs
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Protocol
+
+    from rooms_cli.store.paths import Project
+    from rooms_cli.watch import Follower, Selection
+
+    class CursorSession(Protocol):
+        """What the events tool needs of the server's session (mcp_server/tools.py's Session)."""
+
+        project: Project
+        default_room: str
+        cursors: dict[str, Any]
+
 MAX_CURSORS = 32  # followers kept per server; the oldest is dropped (its cursor then restarts by time)
 POLL_S = 0.2
 
 
 class _Cursor:
-    def __init__(self, follower):
+    def __init__(self, follower: Follower) -> None:
         self.follower = follower
         self.lock = threading.Lock()  # a follower is not for two threads at once
         self.held: list[dict[str, Any]] = []  # events read but past the last call's limit: the next call returns them first
 
 
-def _selection(session, rooms, inboxes, boards: bool, groups: bool):
+def _selection(session: CursorSession, rooms: Iterable[str], inboxes: Iterable[str], boards: bool,
+               groups: bool) -> Selection:
     from rooms_cli.watch import Selection
 
     if not (rooms or inboxes or boards or groups):
@@ -37,8 +53,10 @@ def _selection(session, rooms, inboxes, boards: bool, groups: bool):
     return selection
 
 
-def poll_events(session, cursor: str | None, *, rooms=(), inboxes=(), boards=False, groups=False,
-                wait_seconds: float = 0, last: int = 0, limit: int | None = None) -> dict[str, Any]:
+def poll_events(session: CursorSession, cursor: str | None, *, rooms: Iterable[str] = (), inboxes: Iterable[str] = (),
+                boards: bool = False, groups: bool = False, wait_seconds: float = 0, last: int = 0,
+                limit: int | None = None) -> dict[str, Any]:
+
     """{"cursor", "events", "count", "remaining"}: the events since `cursor` (none given: a new cursor,
     with the `last` past events), at most `limit`; the rest wait in the cursor for the next call."""
     from rooms_cli.core.errors import InvalidInput

@@ -1,8 +1,8 @@
-"""`rooms mcp`: the operations of tools.py served over stdio with the official MCP SDK's low-level
-server (`mcp`, the extra `rooms-cli[mcp]`).
+"""`rooms mcp`: the tools of tools.py (the declared operations) served over stdio with the official MCP SDK's
+low-level server (`mcp`, the extra `rooms-cli[mcp]`).
 
-Each operation's typed signature is its input schema (`additionalProperties: false`), its declaration
-gives the title, the hints and the output schema. A call:
+Each operation's declaration gives its input schema (`additionalProperties: false`), the title, the
+description, the hints and the output schema. A call:
 
 - an unknown tool, or an argument the tool does not have, is a JSON-RPC error -32602 (invalid
   params) naming it and the closest valid name — a typo (`too` for `to`) must not turn a direct
@@ -46,6 +46,14 @@ from rooms_cli import __version__
 from rooms_cli.core.errors import RoomsError, UsageError, as_rooms_error
 from rooms_cli.mcp_server.tools import TOOLS, Operation, Session
 from rooms_cli.store.paths import Project
+
+TYPE_CHECKING = False  # the names below are for mypy only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mcp.server.context import ServerRequestContext
+
+    Ctx = ServerRequestContext[Any]
 
 PROGRESS_S = 1.0
 
@@ -198,10 +206,8 @@ def usage_message(name: str, exc: ValidationError) -> str:
 
 def describe(op: Operation) -> types.Tool:
     """`op` as tools/list shows it: its input schema derived from its declaration, with its title and hints."""
-    import inspect
-
     return types.Tool(
-        name=op.name, title=op.title, description=inspect.getdoc(op.fn),
+        name=op.name, title=op.title, description=op.description,
         input_schema=input_schema(input_model(op)), output_schema=op.returns,
         annotations=types.ToolAnnotations(title=op.title, read_only_hint=op.read_only,
                                           destructive_hint=op.destructive, idempotent_hint=op.idempotent,
@@ -330,7 +336,7 @@ class Tools:
             return _wire(self.failed(op, exc), version)
 
     @staticmethod
-    async def _with_progress(ctx, run, total: float | None):
+    async def _with_progress(ctx: Ctx, run: Callable[[], Any], total: float | None) -> Any:
         """Run `run` in a thread, reporting the seconds elapsed every PROGRESS_S while it runs."""
         import anyio
         import anyio.to_thread
@@ -432,16 +438,16 @@ def build_server(session: Session) -> Server:
 
     tools = Tools(session)
 
-    async def list_tools(ctx, params) -> types.ListToolsResult:
+    async def list_tools(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools.listed)
 
-    async def list_resources(ctx, params) -> types.ListResourcesResult:
+    async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=resources.list_resources(session))
 
-    async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
+    async def list_templates(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourceTemplatesResult:
         return types.ListResourceTemplatesResult(resource_templates=resources.list_templates())
 
-    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(ctx: Ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         try:
             mime, text = await anyio.to_thread.run_sync(resources.read_resource, session, uri)
@@ -450,10 +456,11 @@ def build_server(session: Session) -> Server:
             raise MCPError(code, f"{uri}: {exc.fold().message}", {"uri": uri, "code": exc.code}) from None
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
 
-    async def list_prompts(ctx, params) -> types.ListPromptsResult:
+    async def list_prompts(ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=resources.list_prompts())
 
-    async def get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get_prompt(ctx: Ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+
         try:
             return resources.get_prompt(session, params.name, params.arguments)
         except RoomsError as exc:

@@ -26,9 +26,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 MAX_DEPTH = 64  # nesting levels a message may have; MCP's own messages need fewer than ten
 
@@ -187,7 +187,8 @@ def _client_notification() -> Any:
     return _notification_adapter[0]
 
 
-def _claim_std_streams():
+def _claim_std_streams() -> tuple[BinaryIO, BinaryIO, Callable[[], None]]:
+
     """The wire (stdin, stdout as binary files) and a function that puts fds 0 and 1 back."""
     wire_in, wire_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -359,15 +360,15 @@ class Pending:
 async def stdio() -> AsyncIterator[tuple[Any, Any]]:
     """(read stream, write stream) for `Server.run`, over the process's stdin and stdout, screened."""
     import anyio
-    from mcp.shared._context_streams import create_context_streams
     from mcp.shared.message import SessionMessage
 
     sys.stdout.flush()
     raw_in, raw_out, restore = _claim_std_streams()
     wire = Wire(raw_in, raw_out)
     await wire.open()
-    reader_in, read_stream = create_context_streams[SessionMessage | Exception](0)
-    write_stream, writer_out = create_context_streams[SessionMessage](0)
+    # plain anyio streams (the SDK's dispatcher takes any: a stream carrying contextvars is its own, private)
+    reader_in, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, writer_out = anyio.create_memory_object_stream[SessionMessage](0)
     pending = Pending()
 
     async def forward(raw: bytes) -> None:

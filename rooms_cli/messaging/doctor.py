@@ -16,11 +16,15 @@ from rooms_cli.store import layout, schema
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
+    from rooms_cli.project.config import Config
+    from rooms_cli.store.paths import Project
 
-def check(project, config) -> list[Finding]:
-    findings = []
+
+def check(project: Project, config: Config) -> list[Finding]:
+    findings: list[Finding] = []
     by_alias: dict[str, list[Any]] = {}
     for spawn_id in spawn_ids(project):
         path = record_path(project, spawn_id)
@@ -67,7 +71,7 @@ def check(project, config) -> list[Finding]:
     return findings
 
 
-def _parses(path) -> bool:
+def _parses(path: Path) -> bool:
     import json
 
     from rooms_cli.store import files
@@ -79,7 +83,7 @@ def _parses(path) -> bool:
     return True
 
 
-def _typed_findings(project) -> list[Finding]:
+def _typed_findings(project: Project) -> list[Finding]:
     """Inbox lines, read marks and spawn records whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.core.findings import typed_findings
     from rooms_cli.messaging.inbox import inbox_owners
@@ -91,7 +95,8 @@ def _typed_findings(project) -> list[Finding]:
             + typed_findings(project, "spawn", "spawn", [record_path(project, s) for s in spawn_ids(project)]))
 
 
-def _status_findings(project) -> list[Finding]:
+def _status_findings(project: Project) -> list[Finding]:
+
     """Status logs whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.core.findings import typed_findings, unreadable_findings
     from rooms_cli.messaging.status import read_status, status_names

@@ -33,7 +33,10 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy rea
 
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Callable
     from typing import Any
+
+    from rooms_cli.project.config import Config
 
 DEFAULT_MAX_DEPTH = 3
 ACTIVE = ("starting", "running")
@@ -127,7 +130,7 @@ def save_spawn(project: Project, spawn: Spawn) -> None:
     atomic.write_json(path, data)
 
 
-def update_spawn(project: Project, spawn_id: str, change) -> Spawn:
+def update_spawn(project: Project, spawn_id: str, change: Callable[[Spawn], None]) -> Spawn:
     """Read-modify-write a record under its lock; `change(spawn)` edits it in place."""
     path = record_path(project, spawn_id)
     with locked(path):
@@ -214,7 +217,7 @@ def reap_lost(project: Project, spawn: Spawn, *, dry_run: bool = False) -> bool:
         return True
     lost: list[Spawn] = []
 
-    def change(current: Spawn):
+    def change(current: Spawn) -> None:
         if current.active:  # re-checked under the record lock: the worker may have just finished
             current.status = "lost"
             current.finished = now_iso()
@@ -242,8 +245,8 @@ def reap_all(project: Project, spawns: list[Spawn] | None = None, *, dry_run: bo
 # --- starting ----------------------------------------------------------------------------------
 
 
-def max_depth(config) -> int:
-    value = config.get("max_spawn_depth", DEFAULT_MAX_DEPTH)
+def max_depth(config: Config) -> int:
+    value: int = config.get("max_spawn_depth", DEFAULT_MAX_DEPTH)
     if value < 0:
         raise InvalidData(".rooms.yaml: key 'max_spawn_depth' must be 0 or more")
     return value
@@ -273,7 +276,7 @@ def choose_alias(description: str | None, taken: set[str]) -> str:
         round_ += 1
 
 
-def _plan(project: Project, config, profile: str | None, runner: list[str] | None) -> tuple[list[str] | None, str | None]:
+def _plan(project: Project, config: Config, profile: str | None, runner: list[str] | None) -> tuple[list[str] | None, str | None]:
     """(runner argv, model string): what will run the spawn."""
     if profile:
         from rooms_cli.agents.definitions import load_agent
@@ -296,7 +299,7 @@ def _plan(project: Project, config, profile: str | None, runner: list[str] | Non
 
 
 def start_spawn(
-    project: Project, config, parent: str, prompt: str, *, description: str | None = None,
+    project: Project, config: Config, parent: str, prompt: str, *, description: str | None = None,
     profile: str | None = None, runner: list[str] | None = None,
 ) -> Spawn:
     """Start PROMPT as a new agent spawned by `parent`; returns at once with the record."""
@@ -332,7 +335,7 @@ def start_spawn(
         except OSError as exc:
             reason = f"could not start the spawn's worker process: {exc}"
 
-            def failed(s: Spawn):
+            def failed(s: Spawn) -> None:
                 s.status, s.finished, s.error = "failed", now_iso(), reason
 
             update_spawn(project, spawn_id, failed)
@@ -347,7 +350,8 @@ def _package_parent() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
-def worker_env(project: Project, spawn: Spawn, extra: dict[str, Any] | None = None) -> dict:
+def worker_env(project: Project, spawn: Spawn, extra: dict[str, Any] | None = None) -> dict[str, str]:
+
     """The allow-listed environment (rooms_cli/core/child_env.py) for the worker of `spawn` and its
     runner: no lease or instance of the spawner's, no API key but the spawn's own model's, plus
     the top-level `pass_env:` names of .rooms.yaml."""

@@ -13,7 +13,7 @@ An agent is *idle* unless it is a spawn whose process is running, or it ran a me
 
 from __future__ import annotations
 
-from rooms_cli.core.errors import InvalidData
+from rooms_cli.core.errors import InvalidData, RoomsError
 from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import now, now_iso, parse_time
 from rooms_cli.store.ids import is_valid_name, new_id
@@ -22,7 +22,9 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
+
 
 IDLE_AFTER = 300.0
 TOUCH_S = 10.0  # a session active again within this of the time noted is not noted again (touch)
@@ -30,12 +32,12 @@ TOUCH_S = 10.0  # a session active again within this of the time noted is not no
 RECENT_SPAWN = 3600.0
 
 
-def status_path(project: Project, agent: str):
+def status_path(project: Project, agent: str) -> Path:
     """The agent's status log."""
     return layout.status_log(project, agent)
 
 
-def seen_path(project: Project, agent: str):
+def seen_path(project: Project, agent: str) -> Path:
     return layout.seen_file(project, agent)
 
 
@@ -62,7 +64,7 @@ def read_status(project: Project, agent: str) -> dict[str, Any]:
     return state
 
 
-def _append_status(project: Project, agent: str, fields: dict[str, Any]) -> dict:
+def _append_status(project: Project, agent: str, fields: dict[str, Any]) -> dict[str, Any]:
     from rooms_cli.store import schema
 
     read_status(project, agent)  # a wrong-typed record is named before anything is written
@@ -126,12 +128,12 @@ def age_seconds(moment: str | None) -> float | None:
         return None
     try:
         return (now() - parse_time(moment)).total_seconds()
-    except Exception:
+    except (RoomsError, ValueError, TypeError):  # a hand-edited or torn time: no age
         return None
 
 
-def names_in(folder, suffix: str = "") -> list[str]:
-    names = []
+def names_in(folder: Path, suffix: str = "") -> list[str]:
+    names: list[str] = []
     for entry in files.names(folder):
         name = entry[: -len(suffix)] if suffix and entry.endswith(suffix) else entry
         if (not suffix or entry.endswith(suffix)) and is_valid_name(name):

@@ -290,7 +290,8 @@ class Provider:
         raise NotImplementedError
 
     async def aclose(self) -> None:
-        """Release connections (network providers)."""
+        """Release connections (network providers); never raises (callers close every provider in turn)."""
+
 
     async def context_window(self, model: str = "", *, agent: Any = None) -> int | None:
         """The model's context window in tokens; never raises.

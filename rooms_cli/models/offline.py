@@ -353,12 +353,17 @@ def offers_pass(messages: list[Message]) -> bool:
 
 
 def rank_labels(agent: Any, prompt: str) -> str:
+    """The prompt's labels in an order fixed by agent and prompt, never the order they were shown in:
+    the rank reducer reads that order as no information (groups/rank.py), which made the offline
+    panel's ranking a coin toss per broadcast."""
     labels = re.findall(r"(?m)^\s*\[?([A-Z]\d*)[\]:.)]", prompt)
     labels = list(dict.fromkeys(labels))
     if not labels:
         return ""
     agent_id = getattr(agent, "id", "agent")
     order = sorted(labels, key=lambda lab: hashlib.sha256(f"{agent_id}\x1f{lab}\x1f{prompt}".encode()).digest())
+    if len(order) > 1 and order == labels:
+        order.reverse()
     return ", ".join(order)
 
 

@@ -16,8 +16,11 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.project.config import Config
+    from rooms_cli.store.paths import Project
 
-def check(project, config) -> list[Finding]:
+
+def check(project: Project, config: Config) -> list[Finding]:
     from rooms_cli.roundtable import queue, schedule
 
     findings = []
@@ -53,7 +56,8 @@ def check(project, config) -> list[Finding]:
     return findings + _typed_findings(project)
 
 
-def _typed_findings(project) -> list[Finding]:
+def _typed_findings(project: Project) -> list[Finding]:
+
     """The queue, the fired log and memories: records whose fields have the wrong type (store/schema.py)."""
     from rooms_cli.agents.memories import agents_with_lessons
     from rooms_cli.core.findings import typed_findings

@@ -207,7 +207,7 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
         if not why:
             return text, completion, ""
         if attempt == 0:
-            from rooms_cli.chat.context import PromptMessage
+            from rooms_cli.models.prompt import PromptMessage
 
             instruction = f"That reply {why}. Say something new in one short sentence, no links."
             again = PromptMessage("user", instruction)

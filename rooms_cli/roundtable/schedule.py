@@ -30,7 +30,12 @@ from rooms_cli.store.rand import stable_random
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
     from typing import Any
+
+    from rooms_cli.project.config import Config
+
 
 DEFAULT_CATCH_UP = 3600.0
 KEEP_DAYS = 8  # state older than this is pruned
@@ -72,7 +77,7 @@ class Cron:
             raise _fail(where, f"is not a cron expression ({text!r}: {exc}); e.g. {CRON_EXAMPLES}") from None
         return cls(expr)
 
-    def times_after(self, moment: datetime):
+    def times_after(self, moment: datetime) -> Iterator[datetime]:
         """The matching times strictly after `moment`, in order."""
         from croniter import CroniterBadDateError, croniter
 
@@ -138,7 +143,7 @@ class Slot:
                 "probability": self.probability, "topic": self.topic, "when": self.when}
 
 
-def _whole(value, where: str, low: int, high: int) -> int:
+def _whole(value: Any, where: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise _fail(where, f"must be a whole number from {low} to {high}, found {value!r}")
     return value
@@ -183,7 +188,7 @@ def parse_slot(index: int, spec: object, formats: dict[str, Any]) -> Slot:
                 minute=minute)
 
 
-def load_slots(config) -> list[Slot]:
+def load_slots(config: Config) -> list[Slot]:
     """The validated slots of `.rooms.yaml` (ids, derived from the names, unique)."""
     from rooms_cli.roundtable.formats import load_formats
 
@@ -199,7 +204,7 @@ def load_slots(config) -> list[Slot]:
     return slots
 
 
-def catch_up_seconds(config) -> float:
+def catch_up_seconds(config: Config) -> float:
     from rooms_cli.core.errors import InvalidInput
     from rooms_cli.store.clock import parse_duration
 
@@ -287,7 +292,7 @@ class ScheduleState:
         return {"fired": self.fired}
 
 
-def state_path(project: Project):
+def state_path(project: Project) -> Path:
     """The log of fired occurrences (also the lock ticks take)."""
     return layout.schedule_fired_log(project)
 
@@ -311,7 +316,7 @@ def write_state(project: Project, state: ScheduleState) -> None:
     state.new.clear()
 
 
-def today_status(project: Project, config, moment: datetime) -> list[dict[str, Any]]:
+def today_status(project: Project, config: Config, moment: datetime) -> list[dict[str, Any]]:
     """Every slot with today's occurrences (won, lost, error, due, missed, upcoming) and its next fire time.
 
     An occurrence that queued a roundtable carries `run`: its status (pending, running, done, retrying,

@@ -19,6 +19,9 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    import yaml
+
+
 
 def write_cache(path: Path, blob: bytes) -> bool:
     """Replace a local cache file (under .rooms/run/) atomically, without fsync and without failing:
@@ -77,7 +80,7 @@ def write_text(path: Path, text: str, mode: int = 0o644) -> None:
     write_bytes(path, text.encode("utf-8"), mode)
 
 
-def write_json(path: Path, data, mode: int = 0o644) -> None:
+def write_json(path: Path, data: Any, mode: int = 0o644) -> None:
     """Write JSON with sorted keys and a final newline (stable diffs in git)."""
     try:
         text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
@@ -89,7 +92,7 @@ def write_json(path: Path, data, mode: int = 0o644) -> None:
     write_text(path, text + "\n", mode)
 
 
-def read_json(path: Path, default=None):
+def read_json(path: Path, default: Any = None) -> Any:
     """Read a JSON file; a missing file gives `default`, an unreadable one is an InvalidData error."""
     from rooms_cli.core.errors import InvalidData
 
@@ -108,7 +111,7 @@ def read_json(path: Path, default=None):
         raise InvalidData(f"{path} is not valid JSON ({exc}); fix or remove it") from None
 
 
-def read_yaml(path: Path, default=None):
+def read_yaml(path: Path, default: Any = None) -> Any:
     """Read a YAML file; a missing file gives `default` (without importing yaml), a malformed one is an
     InvalidData error."""
     from rooms_cli.core.errors import InvalidData
@@ -135,10 +138,10 @@ def read_yaml(path: Path, default=None):
     return default if data is None else data
 
 
-_LOADER = None
+_LOADER: type[yaml.SafeLoader] | None = None
 
 
-def unique_key_loader():
+def unique_key_loader() -> type[yaml.SafeLoader]:
     """yaml's SafeLoader, except that a key given twice in one mapping is an error: plain YAML keeps
     the last silently, so a second `providers:` pasted into .rooms.yaml would drop the first."""
     global _LOADER
@@ -146,7 +149,8 @@ def unique_key_loader():
         import yaml
 
         class UniqueKeyLoader(yaml.SafeLoader):
-            def construct_mapping(self, node, deep=False):
+            def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+
                 seen: dict[str, Any] = {}
                 for key_node, _value in node.value:
                     key = self.construct_object(key_node, deep=True)

@@ -12,6 +12,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+
 _START = re.compile(rb"^<{7}(?: |\r?$)", re.M)
 _MIDDLE = re.compile(rb"^={7}\r?$", re.M)
 _END = re.compile(rb"^>{7}(?: |\r?$)", re.M)
@@ -45,7 +50,7 @@ def message(path: Path | str, line: int, *, from_end: bool = False) -> str:
     )
 
 
-def refuse(path: Path | str, line: int, *, from_end: bool = False):
+def refuse(path: Path | str, line: int, *, from_end: bool = False) -> NoReturn:
     from rooms_cli.core.errors import MergeConflict
 
     raise MergeConflict(message(path, line, from_end=from_end), data={"file": str(path), "line": line})

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def event(kind_field: str, kind: str, prefix: str = "e", **data) -> dict[str, Any]:
+def event(kind_field: str, kind: str, prefix: str = "e", **data: Any) -> dict[str, Any]:
     """A new event `{kind_field: kind, ts, eid, **data}` (`hlc` is added when it is appended)."""
     return {kind_field: kind, "ts": now_iso(), "eid": new_id(prefix), **data}
 
@@ -35,12 +35,13 @@ def event_key(ev: dict[str, Any]) -> str:
     return jsonl.dumps({k: v for k, v in ev.items() if k != "hlc"})
 
 
-def ordered(events: Iterable[dict[str, Any]]) -> list[dict]:
+def ordered(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Events in replay order (store/order.py), each once."""
     return order.ordered(events)
 
 
-def append(path: Path, events: Iterable[dict[str, Any]], *, lock: bool = True) -> list[dict]:
+def append(path: Path, events: Iterable[dict[str, Any]], *, lock: bool = True) -> list[dict[str, Any]]:
+
     """Append events, each stamped (an event that has a stamp, copied from another log, keeps it);
     return them as written. `lock=False` only when the caller holds the log's lock."""
     return jsonl.append_many(path, events, lock=lock)

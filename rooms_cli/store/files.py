@@ -16,7 +16,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a 
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
+    from importlib.resources.abc import Traversable
     from typing import BinaryIO, TypeVar
+
 
     T = TypeVar("T")
 
@@ -58,7 +60,7 @@ def names(folder: Path | str) -> list[str]:
         return []
 
 
-def entries(folder: Path | str) -> list[os.DirEntry]:
+def entries(folder: Path | str) -> list[os.DirEntry[str]]:
     """`folder`'s entries (os.DirEntry: the file type without a stat per file), in the folder's order
     (unsorted: a board of 100 000 tasks lists them once and sorts only what it keeps).
 
@@ -238,7 +240,7 @@ def process_start(pid: int) -> str | None:
         return None
 
 
-def _packaged(parts: tuple[str, ...]):
+def _packaged(parts: tuple[str, ...]) -> Traversable:
     from importlib import resources
 
     resource = resources.files("rooms_cli")

@@ -29,7 +29,8 @@ from rooms_cli.store import jsonl
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, BinaryIO
+
 
 RACY_S = 2.0  # seconds: a file changed less than this ago may change again without its mtime moving (coarse clocks)
 
@@ -149,7 +150,7 @@ class LogFile:
         self.anchor = (self.anchor + lines[-ANCHOR:])[-ANCHOR:]
         return [record for record in scan.records if self._first_time(record)]
 
-    def _anchored(self, handle) -> bool:
+    def _anchored(self, handle: BinaryIO) -> bool:
         if not self.anchor:
             return True
         handle.seek(self.offset - len(self.anchor))
@@ -192,7 +193,7 @@ class SnapshotFile:
         self.signature: tuple[int, ...] | None = None
         self.data: dict[str, Any] | None = None
 
-    def read_changed(self) -> tuple[dict[str, Any] | None, dict] | None:
+    def read_changed(self) -> tuple[dict[str, Any] | None, dict[str, Any]] | None:
         """(previous version, new version) when the document changed, else None."""
         try:
             stat = os.stat(self.path)

@@ -14,6 +14,10 @@ import re
 
 from rooms_cli.core.errors import InvalidInput, NotFound
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _lock = _thread.allocate_lock()  # what threading.Lock is, without importing threading (~0.7 ms a process)
@@ -96,7 +100,7 @@ def new_ids(prefix: str, count: int) -> list[str]:
     return [f"{prefix}-{_encode(ms, 10)}{_encode(rand, 16)}" for rand in rands]
 
 
-def resolve_prefix(prefix: str, candidates, what: str = "id") -> str:
+def resolve_prefix(prefix: str, candidates: Iterable[str], what: str = "id") -> str:
     """Resolve a unique prefix of an id among `candidates`, like git does for commits.
 
     The kind prefix may be left out (`01JD3` finds `t-01JD3…`); matching ignores case.
@@ -108,8 +112,9 @@ def resolve_prefix(prefix: str, candidates, what: str = "id") -> str:
     if want in cands:
         return want
     up = want.upper()
-    hits = []
+    hits: list[str] = []
     for cand in cands:
+
         body = cand.split("-", 1)[1] if "-" in cand else cand
         if cand.upper().startswith(up) or body.upper().startswith(up):
             hits.append(cand)

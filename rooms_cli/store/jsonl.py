@@ -52,7 +52,7 @@ def dumps(record: dict[str, Any]) -> str:
         raise InvalidInput(f"{non_finite_field(record)} is not a finite number (NaN or infinity); use a finite number") from None
 
 
-def non_finite_field(value, where: str = "a field") -> str:
+def non_finite_field(value: Any, where: str = "a field") -> str:
     """The name of the (first) field of `value` holding NaN or an infinity, for error messages."""
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return where
@@ -115,12 +115,13 @@ def _whole(raw: bytes) -> bool:
     return True
 
 
-def append(path: Path, record: dict[str, Any], *, timeout: float | None = None) -> dict:
+def append(path: Path, record: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
     """Append one record as a whole line, under the file's lock, fsynced; the record as written."""
     return append_many(path, [record], timeout=timeout)[0]
 
 
-def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float | None = None, lock: bool = True) -> list[dict]:
+def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float | None = None,
+                lock: bool = True) -> list[dict[str, Any]]:
     """Append records in one write, each stamped (`hlc`); return them as written. Pass `lock=False`
     only when the caller already holds the lock.
 
@@ -191,7 +192,7 @@ def _sorted_keys(record: dict[str, Any]) -> bool:
     return len(keys) > 1 and all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
-def _stamped(records: list[dict[str, Any]], lines: list[str], after: str = "") -> tuple[list[dict], bytes]:
+def _stamped(records: list[dict[str, Any]], lines: list[str], after: str = "") -> tuple[list[dict[str, Any]], bytes]:
     """The records stamped (`hlc`), each after `after` (the log's latest stamp) and after the one before it."""
     written, out = [], []
     for record, line in zip(records, lines, strict=True):
@@ -428,7 +429,8 @@ def read(path: Path | str) -> list[dict[str, Any]]:
     return result.records
 
 
-def in_order(records: list[dict[str, Any]]) -> list[dict]:
+def in_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+
     """`records` in the one order of every log (store/order.py): stamp, then id; each record once."""
     return order.ordered(records)
 

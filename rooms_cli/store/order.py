@@ -51,7 +51,8 @@ def identity(record: dict[str, Any]) -> object:
     return _content(record)
 
 
-def ordered(records: Iterable[dict[str, Any]]) -> list[dict]:
+def ordered(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+
     """`records` in the one order, each record once (`identity`).
 
     A stamped record without an id (a task event) is told apart by its content, as `identity` says;

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.store.clock import now, parse_time
 from rooms_cli.store.paths import Project
 
@@ -189,6 +190,15 @@ def group(project: Project, name: str) -> dict[str, Any]:
         flight = log.load(project, name, head=True).in_flight
         info["in_flight"]["fields"] = dict(flight.fields) if flight is not None else {}
     return info
+
+
+def broadcast_refusal(project: Project, name: str) -> RoomsError | None:
+    """What `rooms group broadcast NAME` would refuse before anything is typed: the broadcast in flight
+    (its sentence), or None."""
+    from rooms_cli.groups import broadcasts, log
+
+    group = log.load(project, name, head=True)
+    return broadcasts.in_flight_error(name, group.in_flight) if group.in_flight else None
 
 
 def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict[str, Any]:

@@ -16,21 +16,18 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.core import terminal
 from rooms_cli.store.clock import parse_duration
 
-TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
-if TYPE_CHECKING:
-    from watchfiles._rust_notify import RustNotify
-
 DEFAULT_INTERVAL = 0.1  # a polling tick reads the change journal: cheap enough to look often
 DEFAULT_RESCAN = 10.0
 DEBOUNCE_MS = 200
 STEP_MS = 50
+TICK_MS = 100  # the notifier returns at least this often with nothing new (the rescan is counted from these ticks)
 SLICE_S = 0.25  # the longest sleep between two looks at the stop flag
 IGNORED_SUFFIXES = (".lock", ".tmp")
 
@@ -112,61 +109,45 @@ class Waker:
         self.stop = stop
         self.interval = _seconds("ROOMS_WATCH_INTERVAL", DEFAULT_INTERVAL)
         self.rescan = _seconds("ROOMS_WATCH_RESCAN", DEFAULT_RESCAN)
-        self.notifier: RustNotify | None = None
         self.mode = backend()
+        self.waits: Generator[set[str] | None, None, None] | None = None
 
     def __iter__(self) -> Iterator[set[str] | None]:
-        if self.mode == "poll":
-            return _polled(self.stop, self.interval)
-        return self._notified_then_polled()
+        self.waits = _polled(self.stop, self.interval) if self.mode == "poll" else self._notified_then_polled()
+        return self.waits
 
-    def _notified_then_polled(self) -> Iterator[set[str] | None]:
+    def _notified_then_polled(self) -> Generator[set[str] | None, None, None]:
         """Notifications; when they cannot start, or the notifier fails while watching (a file name that
         is not UTF-8 under `.rooms/`: watchfiles cannot decode it and raises), polling takes over with
         one warning."""
         if self.stop.is_set():
             return
-        self.notifier = _notifier(self.root)
-        if self.notifier is None:
-            self.mode = "poll"
-            yield None  # look at everything once: written since the baseline read
-            yield from _polled(self.stop, self.interval)
-            return
-        yield None  # look at everything once: written between the baseline read and the start of watching
+        yield None  # look at everything once: written since the baseline read
+        started: list[bool] = []
         try:
-            yield from _notified(self.notifier, self.root, self.stop, self.rescan)
-        except Exception as exc:  # WatchfilesRustInternalError and kin: any failure of the notifier
-            terminal.warn(f"file notifications failed ({type(exc).__name__}: {exc}); polling instead")
-            self.close()
-            self.mode = "poll"
-            yield None  # look at everything once: the failure may have hidden a change
-            yield from _polled(self.stop, self.interval)
-
-    def close(self) -> None:
-        if self.notifier is not None:
-            self.notifier.close()
-            self.notifier = None
+            yield from _notified(self.root, self.stop, self.rescan, started)
+            return
+        except ImportError:  # found but not importable (a broken install): polling, as without it
+            pass
+        except (OSError, RuntimeError, ValueError) as exc:  # the OS refused (a watch limit), WatchfilesRustInternalError
+            # (a RuntimeError), a file name that is not UTF-8 (a ValueError): any failure of the notifier
+            if started:
+                terminal.warn(f"file notifications failed ({type(exc).__name__}: {exc}); polling instead")
+            else:  # e.g. the inotify watch limit: polling still works
+                terminal.warn(f"file notifications unavailable ({exc}); polling instead")
+        self.mode = "poll"
+        yield None  # look at everything once: the failure may have hidden a change
+        yield from _polled(self.stop, self.interval)
 
     def __enter__(self) -> Waker:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        if self.waits is not None:
+            self.waits.close()  # the notifier stops with it
 
 
-def _notifier(root: Path) -> RustNotify | None:
-    try:
-        from watchfiles._rust_notify import RustNotify
-    except ImportError:  # found but not importable (a broken install): polling, as without it
-        return None
-    try:
-        return RustNotify([str(root)], False, False, 0, True, True)
-    except Exception as exc:  # e.g. the inotify watch limit: polling still works
-        terminal.warn(f"file notifications unavailable ({exc}); polling instead")
-        return None
-
-
-def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
+def _polled(stop: StopFlag, interval: float) -> Generator[None, None, None]:
     # a tick is cheap (follow.PollingLooks reads the change journal and budgets the full looks)
     while not stop.is_set():
         wake_at = time.monotonic() + interval
@@ -177,23 +158,32 @@ def _polled(stop: StopFlag, interval: float) -> Iterator[None]:
         yield None
 
 
-def _notified(notifier: RustNotify, root: Path, stop: StopFlag, rescan: float) -> Iterator[set[str] | None]:
+def _notified(root: Path, stop: StopFlag, rescan: float, started: list[bool]) -> Iterator[set[str] | None]:
+    """The changed paths under `root` as the OS reports them (watchfiles' `watch`), None every `rescan`
+    seconds (look at everything: a notification may be dropped), until `stop` is set or Ctrl-C. The
+    notifier starts at the first wait; once it runs (`started` gets True) everything is looked at once
+    more, for what was written before it started."""
+    from watchfiles import watch
+
     real_root = os.path.realpath(root)
-    while not stop.is_set():
-        timeout_ms = max(1, int(stop.remaining(rescan) * 1000))
-        result = notifier.watch(DEBOUNCE_MS, STEP_MS, timeout_ms, stop)
-        if result == "signal":  # a KeyboardInterrupt the default handler raised: stop like Ctrl-C
-            stop.set()
-        if result in ("stop", "signal"):
-            return
-        if isinstance(result, str):  # "timeout": nothing changed within the rescan interval
-            if not stop.is_set():
+    looked = time.monotonic()
+    changes = watch(root, watch_filter=None, debounce=DEBOUNCE_MS, step=STEP_MS, stop_event=stop, rust_timeout=TICK_MS,
+                    yield_on_timeout=True, ignore_permission_denied=True)
+    try:
+        for raw in changes:
+            if not started:
+                started.append(True)
                 yield None
-            continue
-        changed = {_under(root, real_root, path) for _change, path in result}
-        changed = {p for p in changed if not p.endswith(IGNORED_SUFFIXES)}
-        if changed:
-            yield changed
+                looked = time.monotonic()
+            changed = {_under(root, real_root, path) for _change, path in raw}
+            changed = {p for p in changed if not p.endswith(IGNORED_SUFFIXES)}
+            if changed:
+                yield changed
+            elif time.monotonic() - looked >= rescan and not stop.is_set():
+                yield None
+                looked = time.monotonic()
+    except KeyboardInterrupt:  # Ctrl-C under Python's own handler (not stop_on_sigint's): stop as it would
+        stop.set()
 
 
 def _under(root: Path, real_root: str, path: str) -> str:

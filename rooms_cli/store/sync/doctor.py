@@ -8,10 +8,12 @@ from rooms_cli.store.sync.settings import sync_settings
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
+    from rooms_cli.project.config import Config
     from rooms_cli.store.paths import Project
 
 
-def check(project, config) -> list[Finding]:
+
+def check(project: Project, config: Config) -> list[Finding]:
     findings = _state_ref(project)
     settings = sync_settings(config)
     if not settings.configured:

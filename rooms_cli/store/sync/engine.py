@@ -133,7 +133,8 @@ class Git:
         return proc
 
     def out(self, *args: str, input: bytes | None = None) -> str:
-        return self.run(*args, input=input).stdout.decode("utf-8", "replace").strip()
+        stdout: bytes = self.run(*args, input=input).stdout
+        return stdout.decode("utf-8", "replace").strip()
 
 
 def _first_line(data: bytes) -> str:
@@ -417,7 +418,8 @@ class _Merge:
         return logs, files, True
 
     @staticmethod
-    def _note_remote(path: str, blob: str, deleted: bool, logs: dict[str, Any], files: dict) -> None:
+    def _note_remote(path: str, blob: str, deleted: bool, logs: dict[str, Any], files: dict[str, Any]) -> None:
+
         kind, _, rest = path.partition("/")
         if kind == "log":
             rel = rest.rsplit("/", 1)[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from rooms_cli.core.errors import InvalidData
+from rooms_cli.core.errors import InvalidData, InvalidInput
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -55,7 +55,7 @@ def sync_settings(config: Config | None) -> SyncSettings:
         flags[key] = value
     try:
         warn_after = parse_duration(section.get("warn_after", "1d"))
-    except Exception as exc:  # noqa: BLE001 - InvalidInput from the parser, reworded for the file
+    except InvalidInput as exc:  # the parser's sentence, reworded for the file
         raise InvalidData(f".rooms.yaml: sync.warn_after: {exc}") from None
     return SyncSettings(configured=True, remote=remote.strip(), claims=flags["claims"], tick=flags["tick"],
                         warn_after=warn_after)
