@@ -151,6 +151,7 @@ def startup_rows(flavours: list[Flavour], tmp: Path, rounds: int) -> None:
         "rooms --help": lambda f, k: [*f.rooms, "--help"],
         "rooms status set": lambda f, k: [*f.rooms, "status", "set", f"busy {k}", "--as", "dev"],
         "rooms chat (offline model)": lambda f, k: [*f.rooms, "chat", f"@ops status of the deploy {k}?"],  # an agent of the set
+        "rooms status": lambda f, k: [*f.rooms, "status", "--as", "dev"],
     }
     samples: dict[tuple[str, str], list[float]] = {(f.name, c): [] for f in flavours for c in commands}
     for k in range(rounds):
@@ -158,7 +159,7 @@ def startup_rows(flavours: list[Flavour], tmp: Path, rounds: int) -> None:
             for name, argv in commands.items():
                 samples[(f.name, name)].append(run(argv(f, k), env))
     goals = {"rooms task claim": "≤ 3×", "rooms task next": "≤ 3×", "rooms task done": "≤ 3×", "rooms send": "≤ 3×",
-             "rooms inbox": "≤ 3×", "rooms board --json (small)": "≤ 3×", "rooms --help": "≤ 4×", "rooms status set": "≤ 4×",
+             "rooms inbox": "≤ 3×", "rooms board --json (small)": "≤ 3×", "rooms --help": "≤ 4×", "rooms status set": "≤ 4×", "rooms status": "≤ 4×",
              "rooms chat (offline model)": "≤ 5×"}
     for f in flavours:
         base = median_ms(samples[(f.name, "python -c pass")])

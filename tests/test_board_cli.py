@@ -159,7 +159,7 @@ def test_unknown_task_and_unknown_room_are_not_found(cli, project_dir):
     room = cli("board", "--room", "nowhere", "--json")
     assert room.exit_code == 1 and "no room" in room.err_json()["error"]["message"]
     bad = cli("board", "--room", "../x")
-    assert bad.exit_code == 1 and "invalid room id" in bad.stderr
+    assert bad.exit_code == 2 and "invalid room id" in bad.stderr  # a bad option value (README: exit codes)
 
 
 def test_board_filters_by_lane_and_status(cli, project_dir):
@@ -225,8 +225,15 @@ def test_demo_shows_a_race_a_lapsed_lease_and_a_done_record(cli, tmp_path):
     lines = [e["text"] for e in result.json()["events"]]
     text = "\n".join(lines)
     assert "already_claimed" in text and "lease_fenced" in text and "lapsed" in text
-    record = json.loads(next(line for line in lines if line.startswith('{"artifacts"')))
+    record = json.loads(next(e["text"] for e in result.json()["events"] if e["kind"] == "record"))
     assert record["status"] == "done" and record["result_ref"] == "file:specs/auth.md"
+
+
+def test_the_demo_prints_the_done_record_for_people_not_as_json(cli, tmp_path):
+    result = cli("demo", "--dir", str(tmp_path / "demo"), "--only", "board")
+    assert result.exit_code == 0, result.stderr
+    assert "  summary: auth spec: 15 min tokens\n  artifacts: file:specs/auth.md\n" in result.stdout
+    assert '{"artifacts"' not in result.stdout
 
 
 def test_done_after_next_finds_the_holders_lease_without_rooms_lease(cli, project_dir, clock, monkeypatch):

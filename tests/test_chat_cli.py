@@ -118,7 +118,7 @@ def test_transcript_lists_messages_and_last_n(project, cli):
 
 
 @pytest.mark.parametrize(("args", "code", "words"), [
-    (["chat", "--room", "../x", "hi"], 1, "invalid room id"),
+    (["chat", "--room", "../x", "hi"], 2, "invalid room id"),  # a bad option value
     (["chat", "--room", "nope", "hi"], 1, "no room 'nope'"),
     (["room", "invite", "ghost"], 1, "no agent 'ghost'"),
     (["room", "kick", "judge"], 1, "judge is not in room"),

@@ -7,8 +7,6 @@ import json
 
 import pytest
 
-from tests.conftest import REPO
-
 
 def _common(event: str, cwd: str) -> dict:
     return {
@@ -106,7 +104,7 @@ def test_user_prompt_submit_payload_gets_the_attention_block(cli, project_dir):
 def test_the_example_settings_wire_each_command_to_its_own_event(cli, project_dir, project):
     import shlex
 
-    settings = json.loads((REPO / "examples" / "claude-code" / "settings.json").read_text())
+    settings = json.loads(cli("hook", "claude-code", "settings").stdout)  # shipped as package data
     makers = {"SessionStart": session_start, "UserPromptSubmit": user_prompt, "Stop": stop}
     assert set(settings["hooks"]) == set(makers)
     cli("send", "--as", "alice", "--to", "bob", "hello from the example")

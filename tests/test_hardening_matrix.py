@@ -29,6 +29,7 @@ VALID: dict[str, list[str]] = {
     "transcript": ["--room", "demo-chat", "--last", "3"],
     "board": [],
     "schedule crontab": ["--every", "10"],
+    "schedule example": [],
     "send": ["ping", "--to", "researcher"],
     "inbox": ["--peek"],
     "agents": [],
@@ -96,6 +97,7 @@ VALID: dict[str, list[str]] = {
     "hook claude-code stop": ["--timeout", "1s"],
     "hook claude-code prompt": [],
     "hook claude-code session-start": [],
+    "hook claude-code settings": [],
     "mcp": [],  # stdin closed at once: the server starts and ends cleanly
     "top": ["--snapshot", "{NEW}", "--size", "80x24"],  # one frame to an SVG file: no terminal needed
     "files reserve": ["src/auth/**", "--as", "reviewer"],

@@ -71,6 +71,8 @@ def test_every_tool_returns_structured_content_that_validates_against_its_output
             await call(b, "reply", n=1, message="pong")
             await call(a, "inbox", peek=True)
             await call(a, "attention", peek=True)
+            overview = await call(b, "status")
+            assert overview["agent"] == "bob" and overview["agents"][0]["status"] == "writing specs"
             await call(a, "spawn", prompt="Summarize the spec", description="summary")
             await call(a, "wait", timeout_seconds=120)
             # groups

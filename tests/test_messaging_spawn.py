@@ -302,7 +302,7 @@ def test_wait_shows_a_live_status_on_a_terminal_and_nothing_extra_when_piped(roo
 
     cli("spawn", "sleep 30 slow", "--as", "alice")
     status = live_status(project_dir, "wait", "--as", "alice", "--timeout", "2",
-                         expect=r"waiting for 1 spawn\(s\) · \d+s · running: agentb")
+                         expect=r"waiting for 1 spawn · \d+s · running: agentb")
     assert status == 4
     piped = rooms("wait", "--as", "alice", "--timeout", "1")
     assert piped.exit_code == 4 and "waiting for" not in piped.stderr and "running:" not in piped.stderr.split("still")[0]

@@ -29,10 +29,18 @@ def test_offline_replies_are_deterministic_and_labelled(project):
     assert a.usage.input_tokens > 0 and a.usage.output_tokens > 0
 
 
-def test_offline_passes_when_the_message_shares_nothing_with_its_persona(project):
+def test_offline_passes_when_offered_and_the_message_shares_nothing_with_its_persona(project):
+    from rooms_cli.chat.context import ANSWER_RULE, PASS_RULE
+
     researcher = load_agent(project, "researcher")
-    assert ask(researcher, "the birthday cake was delicious").text == "/pass"
+    offered = [Message("system", f"{researcher.directive}\n\n{PASS_RULE}"), Message("user", "the birthday cake was delicious")]
+    asked = [Message("system", f"{researcher.directive}\n\n{ANSWER_RULE}"), Message("user", "the birthday cake was delicious")]
+    provider, model = provider_for("offline", Config())
+    assert provider.complete(offered, model=model, agent=researcher, purpose="chat").text == "/pass"
+    assert provider.complete(asked, model=model, agent=researcher, purpose="chat").text != "/pass"
     assert ask(researcher, "the birthday cake was delicious", purpose="answer").text != "/pass"
+    greeted = [Message("system", f"{researcher.directive}\n\n{PASS_RULE}"), Message("user", "hello everyone")]
+    assert provider.complete(greeted, model=model, agent=researcher, purpose="chat").text != "/pass"
 
 
 def test_offline_stems_so_plurals_and_tags_meet(project):
@@ -94,5 +102,7 @@ def test_offline_reacts_to_the_previous_speaker_by_affinity(project):
     analyst = load_agent(project, "analyst")  # affinity: hustler -0.4, boss 0.5
     against = reply_in_voice(analyst, "ship it now", previous="Hustler")
     towards = reply_in_voice(analyst, "ship it now", previous="Boss")
-    assert "Hustler" in against and any(w in against for w in ("don't buy", "no.", "skips", "Pushing back"))
-    assert "Boss" in towards and any(w in towards for w in ("right", "Building", "Agree", "Yes"))
+    assert "Hustler" in against and any(w in against for w in ("don't buy", "no.", "skips", "Not so fast"))
+    assert "Boss" in towards and any(w in towards for w in ("right", "Good point", "Agree", "matches"))
+    to_you = reply_in_voice(analyst, "ship it now", previous="you")
+    assert "You is" not in to_you and "you's" not in to_you.lower()

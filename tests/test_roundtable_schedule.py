@@ -187,7 +187,7 @@ def test_bad_slots_are_clear_errors_naming_the_key(spec, message):
 
 
 def test_the_shipped_24_slot_day_is_valid():
-    data = yaml.safe_load((REPO / "examples" / "schedule" / "rooms.yaml").read_text())
+    data = yaml.safe_load((REPO / "rooms_cli" / "data" / "examples" / "schedule.yaml").read_text())  # rooms schedule example
     slots = schedule.load_slots(Config(data))
     assert len(slots) == 24
     assert {s.hour if s.cron is None else s.cron.times_on(date(2026, 11, 22))[0].hour for s in slots} == set(range(24))

@@ -25,7 +25,7 @@ pytest.importorskip("textual")
 from textual.widgets import DataTable, Input, RichLog, TabbedContent  # noqa: E402
 
 from rooms_cli.project.context import Context  # noqa: E402
-from rooms_cli.tui.app import LaneTable, TopApp  # noqa: E402
+from rooms_cli.tui.app import LaneTable, SayInput, TopApp  # noqa: E402
 from rooms_cli.tui.screens import ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -241,6 +241,9 @@ def test_a_long_lane_holds_one_page_of_rows_until_the_cursor_nears_its_end(demo)
 
 
 def test_every_dialog_cancelled_writes_nothing(demo):
+    from rooms_cli.groups import roster
+
+    roster.spawn(project_of(demo), "pair", ["scribe", "judge"])  # nothing in flight: the composer opens
     before = files_under(demo)
     opened = []
 
@@ -257,7 +260,7 @@ def test_every_dialog_cancelled_writes_nothing(demo):
         await pilot.press("space", "tab")
         await type_text(pilot, "nope")
         await pilot.press("escape")
-        app.query_one(TabbedContent).active = group_pane(app, "rev")
+        app.query_one(TabbedContent).active = group_pane(app, "pair")
         await pilot.pause()
         for key, screen in (("ctrl+b", FieldsScreen), ("ctrl+w", ConfirmScreen), ("ctrl+r", FieldsScreen)):
             await pilot.press(key)
@@ -332,7 +335,7 @@ def test_ctrl_b_composer_sends_the_four_field_broadcast(demo):
     assert envelope.tag == f"group:pair/broadcast:{flight.id}" and "outline it" in envelope.text
 
 
-def test_ctrl_b_on_a_group_with_a_broadcast_in_flight_shows_the_cli_refusal(demo):
+def test_ctrl_b_on_a_group_with_a_broadcast_in_flight_shows_the_cli_refusal_before_any_typing(demo):
     seen = {}
 
     async def scenario(pilot):
@@ -340,12 +343,12 @@ def test_ctrl_b_on_a_group_with_a_broadcast_in_flight_shows_the_cli_refusal(demo
         app.query_one(TabbedContent).active = group_pane(app, "rev")
         await pilot.pause()
         await pilot.press("ctrl+b")
-        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
-        await pilot.press("x", "enter", "enter", "enter", "enter")
         await settle(pilot)
+        seen["screen"] = type(app.screen).__name__
         seen["note"] = note(app)
 
     drive(demo, scenario)
+    assert seen["screen"] == "Screen", "no composer: its four fields would be typed for nothing"
     proc = cli(demo, "group", "broadcast", "rev", "--objective", "x", "--output-format", "", "--tool-guidance", "",
                "--boundaries", "", ROOMS_AGENT="alice")
     assert proc.returncode == 3
@@ -471,7 +474,7 @@ def test_rooms_tab_shows_roster_and_budget_and_switches_rooms_from_the_keyboard(
         seen["budget2"] = str(app.query_one("#budget").render())
 
     drive(demo, scenario)
-    assert re.match(r"#default · live · budget \d+/\d+ turns left", seen["budget"])
+    assert re.match(r"#default · live · budget \d+/\d+ \(\d+ turns? left\)", seen["budget"])
     assert ["researcher", "idle"] in seen["roster"]
     assert seen["room"] == "ops-room" and seen["budget2"].startswith("#ops-room")
 
@@ -644,7 +647,10 @@ def test_without_textual_rooms_top_names_the_install_command(demo):
     proc = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True, timeout=60, cwd=demo,
                           env=rooms_env({"ROOMS_DIR": str(demo)}))
     assert proc.returncode == 1
-    assert proc.stderr.strip() == "error: rooms top needs the Textual package, which is not installed: pip install 'rooms-cli[tui]'"
+    from conftest import REPO
+
+    assert proc.stderr.strip().startswith("error: rooms top needs the Textual package, which is not installed: ")
+    assert proc.stderr.strip().endswith(f"pip install -e '.[tui]' (in {REPO}, the checkout rooms runs from)")
 
 
 @pytest.mark.parametrize("args", [("--help",), ("top", "--help"), ("board",), ("group", "list")], ids=" ".join)
@@ -700,3 +706,286 @@ def test_the_readme_and_docs_dashboard_commands_work_as_written(tmp_path):
                               timeout=120, env=rooms_env({}), cwd=demo_dir)
         assert proc.returncode == 0, (argv, proc.stderr)
     assert (demo_dir / "top.svg").read_text().startswith("<svg")
+
+
+# --- the first hour's fixes (issue 45, item 13) ----------------------------------------------------
+
+
+def test_the_input_line_takes_keys_only_when_asked_and_escape_gives_them_back(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        app.query_one(TabbedContent).active = "rooms"
+        await settle(pilot)
+        seen["resting"] = type(app.focused).__name__
+        await pilot.press("i")
+        await pilot.pause()
+        await type_text(pilot, "q?[]")
+        seen["typed"] = app.query_one("#say", Input).value
+        await pilot.press("escape")
+        await settle(pilot)
+        seen["after_escape"] = type(app.focused).__name__
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        seen["tab"] = app.query_one(TabbedContent).active
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, KeysScreen))
+
+    drive(demo, scenario, tab="rooms")
+    assert seen["resting"] != "SayInput", "the rooms tab does not open with the keyboard in the input line"
+    assert seen["typed"] == "q?[]"
+    assert seen["after_escape"] != "SayInput" and seen["tab"] == "agents"
+
+
+@pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
+def test_the_key_bar_fits_80_columns_on_every_tab(demo, tab):
+    from textual.widgets._footer import FooterKey
+
+    seen = {}
+
+    async def scenario(pilot):
+        await settle(pilot)
+        keys = list(pilot.app.query(FooterKey))
+        seen["keys"] = [(k.key_display, k.description, k.region.right, k.region.width) for k in keys]
+
+    drive(demo, scenario, tab=tab, size=(80, 24))
+    assert seen["keys"] and all(0 < width and right <= 80 for _k, _d, right, width in seen["keys"]), seen["keys"]
+    described = {d for _k, d, _r, _w in seen["keys"]}
+    assert {"keys", "quit"} <= described
+    assert {"board": {"claim", "done"}, "rooms": {"say"}, "agents": {"agent tab"}, "rev": {"broadcast", "dissolve", "rename"}}[tab] <= described
+
+
+def test_renaming_a_group_keeps_its_tab_on_screen(demo):
+    from rooms_cli.groups import roster
+
+    roster.spawn(project_of(demo), "pair", ["scribe", "judge"])
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        app.query_one(TabbedContent).active = group_pane(app, "pair")
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
+        await pilot.press(*["backspace"] * 4)
+        await type_text(pilot, "duo")
+        await pilot.press("enter")
+        await settle(pilot)
+        await until(pilot, lambda: "duo" in app.group_panes)
+        await until(pilot, lambda: app.query_one(TabbedContent).active == app.group_panes["duo"], timeout=5)
+        await settle(pilot)
+        seen["active"], seen["duo"] = app.query_one(TabbedContent).active, app.group_panes["duo"]
+
+    drive(demo, scenario)
+    assert seen["active"] == seen["duo"]
+
+
+def test_a_broadcast_that_fails_opens_the_composer_again_with_what_was_typed(demo):
+    from rooms_cli.groups import broadcasts, roster
+    from rooms_cli.project.config import load_config
+
+    roster.spawn(project_of(demo), "pair", ["scribe", "judge"])
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        app.query_one(TabbedContent).active = group_pane(app, "pair")
+        await pilot.pause()
+        await pilot.press("ctrl+b")
+        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
+        # meanwhile another process broadcasts to the group: this send will be refused
+        broadcasts.send_broadcast(project_of(demo), load_config(project_of(demo)), "pair",
+                                  {"objective": "theirs", "output_format": "", "tool_guidance": "", "boundaries": ""}, "bob")
+        for text in ("outline it", "bullets", "no tools", "no dates"):
+            await type_text(pilot, text)
+            await pilot.press("enter")
+        await settle(pilot)
+        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
+        seen["fields"] = {i.id: i.value for i in app.screen.query(Input)}
+        seen["note"] = note(app)
+
+    drive(demo, scenario)
+    assert seen["fields"] == {"f-objective": "outline it", "f-output_format": "bullets", "f-tool_guidance": "no tools",
+                              "f-boundaries": "no dates"}
+    assert seen["note"].startswith("error: group 'pair' already has broadcast b-")
+
+
+def test_an_error_is_shown_whole_then_goes(demo, monkeypatch):
+    from rooms_cli.tui import app as top
+
+    monkeypatch.setattr(top, "ERROR_SECONDS", 1.0)
+    long = "this sentence is far longer than one line of an eighty column terminal, so it has to wrap onto a second line"
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        app.say(long, error=True)
+        note_widget = app.query_one("#note")
+        await until(pilot, lambda: note_widget.region.height >= 2, timeout=5)
+        seen["height"] = note_widget.region.height
+        seen["text"] = note(app)
+        await until(pilot, lambda: note(app) == "", timeout=5)
+        seen["later"] = note(app)
+
+    drive(demo, scenario, size=(80, 24))
+    assert seen["height"] >= 2 and seen["text"] == f"error: {long}"
+    assert seen["later"] == ""
+
+
+def test_a_long_room_name_stays_on_one_line_of_the_room_list(demo):
+    from rooms_cli.chat.rooms import create_room
+
+    long = "a-room-with-a-name-long-enough-to-wrap-in-a-narrow-side-panel"
+    create_room(project_of(demo), long, ["ops"])
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        listing = app.query_one("#room-list")
+        await settle(pilot)
+        seen["options"] = listing.option_count
+        seen["lines"] = listing.virtual_size.height
+
+    drive(demo, scenario, tab="rooms", size=(80, 24))
+    assert seen["lines"] == seen["options"] == 2
+
+
+def test_every_lane_and_the_done_column_are_on_an_80_column_screen_and_only_the_focused_lane_selects(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        await settle(pilot)
+        tables = list(pilot.app.query(LaneTable))
+        seen["lanes"] = [(t.lane, t.region.right, t.show_cursor, t.has_focus) for t in tables]
+
+    drive(demo, scenario, size=(80, 24))
+    assert [lane for lane, *_ in seen["lanes"]] == ["architect", "ops", "researcher", "reviewer", "done"]
+    assert all(0 < right <= 80 for _lane, right, _c, _f in seen["lanes"]), seen["lanes"]
+    assert all(cursor == focused for _lane, _r, cursor, focused in seen["lanes"])
+
+
+def test_the_agents_tab_and_the_roster_say_busy_where_the_group_tab_does(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        await settle(pilot)
+        seen["agents"] = app.query_one("#agent-table", DataTable).get_row("reviewer")[2]
+        roster = app.query_one("#roster", DataTable)
+        seen["roster"] = dict(roster.get_row_at(i) for i in range(roster.row_count))
+
+    drive(demo, scenario)
+    assert seen["agents"] == "busy: rev"
+    assert seen["roster"]["reviewer"] == "busy: rev" and seen["roster"]["ops"] == "idle"
+
+
+def test_a_wrapped_transcript_line_stays_right_of_its_time(demo):
+    from rooms_cli.chat.transcript import append_message
+
+    append_message(project_of(demo), "default", "bob", "a long message " * 8)
+    seen = {}
+
+    async def scenario(pilot):
+        log = pilot.app.query_one("#transcript", RichLog)
+        await until(pilot, lambda: any("bob:" in line.text for line in log.lines))
+        at = next(i for i, line in enumerate(log.lines) if "bob:" in line.text)
+        seen["lines"] = [line.text for line in log.lines[at:at + 3]]
+
+    drive(demo, scenario, tab="rooms", size=(80, 24))
+    first, second = seen["lines"][:2]
+    assert re.match(r"\d\d:\d\d:\d\d bob: ", first)
+    assert second.startswith(" " * 9) and second[9] != " ", "under the words, not under the time"
+
+
+def test_the_lasso_says_who_is_picked_in_words(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: isinstance(app.screen, LassoScreen))
+        await pilot.press("space", "down", "down", "space")
+        await pilot.pause()
+        seen["picked"] = str(app.screen.query_one("#picked").render())
+        await pilot.press("escape")
+
+    drive(demo, scenario)
+    assert seen["picked"] == "picked: architect, ops"
+
+
+KEYS = ["question_mark", "left_square_bracket", "right_square_bracket", "less_than_sign", "greater_than_sign", "c", "x",
+        "d", "i", "ctrl+g", "ctrl+b", "ctrl+w", "ctrl+r", "ctrl+t", "ctrl+n"]
+
+
+@pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
+def test_every_key_answers_on_every_tab(demo, tab):
+    """Each key does its thing from any tab, or says why not: a dialog, another tab or room, the input line,
+    a note; none is swallowed. Then `q` quits from there too."""
+    from rooms_cli.chat.rooms import create_room
+
+    create_room(project_of(demo), "second", ["ops"])  # < and > have a room to go to
+    silent = []
+
+    async def scenario(pilot):
+        app = pilot.app
+        home = app.query_one(TabbedContent).active
+        for key in KEYS:
+            app.focus_tab_body()
+            app.clear_note()
+            await settle(pilot)
+            before = (len(app.screen_stack), app.query_one(TabbedContent).active, app.room)
+            await pilot.press(key)
+            await settle(pilot)
+            after = (len(app.screen_stack), app.query_one(TabbedContent).active, app.room)
+            if after == before and not note(app) and not isinstance(app.focused, SayInput):
+                silent.append(key)
+            while len(app.screen_stack) > 1:  # a dialog: Escape cancels it (nothing written, as tested above)
+                await pilot.press("escape")
+                await settle(pilot)
+            if app.room != before[2]:
+                app.switch_room(before[2])
+            app.query_one(TabbedContent).active = home
+            await settle(pilot)
+        app.focus_tab_body()
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running, timeout=5)
+
+    drive(demo, scenario, tab=tab, size=(80, 24))
+    assert silent == []
+
+
+@pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
+def test_escape_from_anywhere_on_a_tab_gives_the_focus_back_to_the_tab(demo, tab):
+    """Tab walks the focus through every widget on the tab (the tab bar, lanes, room list, input line…);
+    from each, Escape puts it back where the tab's keys work, and `]` then leaves the tab."""
+    stuck = []
+
+    async def scenario(pilot):
+        app = pilot.app
+        tabs = app.query_one(TabbedContent)
+        home = tabs.active
+        visited = []
+        for _ in range(12):
+            await pilot.press("tab")
+            await settle(pilot)
+            widget = app.focused
+            if widget is None or widget in visited:
+                continue
+            visited.append(widget)
+            await pilot.press("escape")
+            await settle(pilot)
+            body = app._tab_body(tabs.get_pane(tabs.active))
+            if tabs.active != home or app.focused is not (body or app.focused) or isinstance(app.focused, Input):
+                stuck.append(f"{type(widget).__name__}#{widget.id} -> {type(app.focused).__name__}")
+            widget.focus()  # on from where the walk was
+            await settle(pilot)
+        assert any(isinstance(w, SayInput) for w in visited) == (tab == "rooms"), visited
+        widget = visited[-1]
+        await pilot.press("escape", "right_square_bracket")
+        await settle(pilot)
+        if tabs.active == home:
+            stuck.append(f"] after Escape from {type(widget).__name__} stayed on {home}")
+
+    drive(demo, scenario, tab=tab, size=(80, 24))
+    assert stuck == []

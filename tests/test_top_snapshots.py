@@ -1,4 +1,5 @@
-"""Screenshots of every tab of `rooms top` at 80×24 and 160×50, compared with the accepted ones.
+"""Screenshots of every tab of `rooms top` at 80×24 and 200×50, and of its key list and lasso at 80×24,
+compared with the accepted ones.
 
 The project is tests/topkit.py's, with fixed ids at ROOMS_NOW (and ROOMS_SEED for the offline model),
 so a frame is the same on every run. After a deliberate change to the layout, look at the new frames
@@ -53,8 +54,21 @@ async def _loaded(pilot) -> None:
     await pilot.pause()
 
 
-@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)], ids=["80x24", "200x50"])
 @pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
 def test_tab(snap_compare, demo, tab, size):
     app = TopApp(Context.open(str(demo), as_="alice"), tab=tab, live=False)
     assert snap_compare(app, terminal_size=size, run_before=_loaded)
+
+
+@pytest.mark.parametrize("keys", [["question_mark"], ["ctrl+g", "space", "down", "down", "space"]], ids=["keys", "lasso"])
+def test_dialog(snap_compare, demo, keys):
+    """The key list (each description wraps beside its key) and the lasso (who is ticked, in words)."""
+    app = TopApp(Context.open(str(demo), as_="alice"), tab="board", live=False)
+
+    async def open_it(pilot) -> None:
+        await _loaded(pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_it)

@@ -55,6 +55,7 @@ def types(events, prefix: str) -> list[str]:
 
 def chat_until_the_budget_runs_out(rooms_dir) -> None:
     run("room", "create", "tiny", "--agent", "researcher", "--agent", "ops")
+    run("chat", "-r", "tiny", "the birthday cake was delicious")  # open and off both agents' tags: passes
     for k in range(10):
         run("chat", "-r", "tiny", f"@researcher @ops what about the api rate limits and paging {k}?")
         if "budget_exhausted" in (rooms_dir / "rooms" / "tiny" / "transcript.jsonl").read_text():

@@ -4,7 +4,8 @@ The temporary directory (`rooms-demo-*` in the system's temp folder) is removed 
 unless `--keep`; a `--dir` is the user's and always stays.
 
 Each part contributes a section: a function `(project, show) -> None` where `show(kind, text)`
-prints one line of the demo. The sections are named in `rooms_cli.across.registry.DEMO_SECTIONS`.
+prints one line of the demo (kinds: section, cmd, line, italic, and record: a task's done record as
+JSON, which the CLI prints as `rooms task done` does). The sections are named in `rooms_cli.across.registry.DEMO_SECTIONS`.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from rooms_cli.core.errors import RoomsError
 from rooms_cli.core.findings import Finding
+from rooms_cli.core.text import count
 from rooms_cli.store import atomic, files, jsonl, layout
 from rooms_cli.store.paths import Project
 
@@ -96,7 +97,7 @@ def _future_stamps(rel: str, path: Path, records: list[dict[str, Any]]) -> list[
     line = next((n for n, raw in enumerate(files.read_bytes(path).split(b"\n"), 1) if stamp in raw), None)
     ident = next((record[k] for k in ("id", "eid") if isinstance(record.get(k), str)), None)
     where = f"{rel} line {line}" if line else rel
-    return [Finding("warning", "future-stamp", f"{where}: {len(ahead)} record(s) stamped more than "
+    return [Finding("warning", "future-stamp", f"{where}: {count(len(ahead), 'record')} stamped more than "
                     f"{clock.describe_duration(clock.MAX_SKEW_S)} ahead of this clock, the furthest "
                     f"{clock.describe_duration(seconds)} ahead ({record['hlc']}{f', {ident}' if ident else ''}): its "
                     "writer's clock ran ahead or the line was edited; rooms orders it by its stamp but does not follow it",

@@ -102,7 +102,7 @@ def run(project: Project, show: Callable[[str, str], None]) -> None:
         finished = claims.finish_task(project, ROOM, task.id, second.lease.lease_id, summary="auth spec: 15 min tokens",
                                       artifacts=["file:specs/auth.md"], next_step="reviewer checks lifetimes",
                                       result_ref="file:specs/auth.md")
-        show("line", json.dumps(finished.record, ensure_ascii=False))
+        show("record", json.dumps(finished.record, ensure_ascii=False))  # the CLI prints it for people, as task done does
         show("cmd", "rooms board --format md")
         for line in board_markdown(project, ROOM).splitlines():
             show("line", line)

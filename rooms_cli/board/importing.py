@@ -41,7 +41,7 @@ from rooms_cli.board.tasks import one_line, require_room
 from rooms_cli.core.errors import InvalidInput, storage_error
 from rooms_cli.store import files
 from rooms_cli.store.clock import add_seconds, hlc_stamp, iso, now
-from rooms_cli.store.ids import is_valid_name, new_id
+from rooms_cli.store.ids import is_valid_name, new_id, new_ids
 from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -91,7 +91,8 @@ def _row(where: str, data: dict[str, Any], lane: str, done: str) -> Row:
         title = one_line(str(data.get("title") or ""), "title", TITLE_MAX)
         row_lane = str(data.get("lane") or lane or "").strip()
         if not is_valid_name(row_lane):
-            raise InvalidInput(f"lane {row_lane!r} is not a valid agent id" if row_lane else "no lane: give one or pass --lane")
+            raise InvalidInput(f"lane {row_lane!r} is not a valid agent id" if row_lane
+                               else "no lane: give one (a lane, or an assignee in Backlog.md) or pass --lane")
         definition = str(data.get("definition_of_done") or data.get("done") or done or "").strip()
         status = str(data.get("status") or "todo").strip().lower()
         if status not in STATUSES:
@@ -171,9 +172,19 @@ def parse(text: str, fmt: str, *, lane: str = "", done: str = DEFAULT_DONE, name
     return rows
 
 
+def _assignee(meta: dict[str, Any]) -> str:
+    """The lane a Backlog.md task's first assignee names (`assignee: ['@Ada Lovelace']` -> ada-lovelace), or ""."""
+    who = meta.get("assignee")
+    first = who[0] if isinstance(who, list) and who else who
+    if not isinstance(first, str):
+        return ""
+    return "-".join(first.strip().lstrip("@").lower().split())
+
+
 def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> list[Row]:
     """The tasks of a Backlog.md project (`backlog/tasks/*.md`: YAML frontmatter id, title, status, labels,
-    dependencies; the body's Description section as the detail), in file-name order."""
+    dependencies; the body's Description section as the detail), in file-name order. A task's lane is its
+    `lane`, else its first assignee (`@ops` -> ops), else `--lane`."""
     base = folder / "backlog" / "tasks" if (folder / "backlog" / "tasks").is_dir() else folder / "tasks"
     if not base.is_dir():
         raise InvalidInput(f"{folder} has no backlog/tasks/ directory (a Backlog.md project)")
@@ -184,7 +195,7 @@ def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> l
         if status is None:
             raise InvalidInput(f"{path}: unknown status {meta.get('status')!r} (To Do, In Progress, Done)")
         rows.append(_row(str(path), {"title": meta.get("title"), "status": status, "labels": meta.get("labels"),
-                                     "detail": _description(body), "lane": meta.get("lane"), "ref": meta.get("id"),
+                                     "detail": _description(body), "lane": meta.get("lane") or _assignee(meta), "ref": meta.get("id"),
                                      "depends_on": meta.get("dependencies")}, lane, done))
     completed = base.parent / "completed"
     met = [_frontmatter(path)[0].get("id") for path in files.matching(completed, "*.md")] if completed.is_dir() else []
@@ -332,7 +343,7 @@ def import_rows(project: Project, room: str, rows: list[Row], *, by: str) -> lis
     moment, later = iso(moment_dt), iso(add_seconds(moment_dt, 60))
     new: list[tuple[str, list[dict[str, Any]]]] = []
     with creating(project, room) as (index, created):
-        ids = [new_id("t") for _row in rows]
+        ids = new_ids("t", len(rows))  # minted apart: the board shows them as short as task add's
         linked = link(project, room, rows, ids)
         lane_max = dict(index["lane_max"])
         for row, task_id, depends_on in zip(rows, ids, linked, strict=True):

@@ -26,6 +26,7 @@ from rooms_cli.chat.transcript import Message, append_message, make_message
 from rooms_cli.core.errors import Conflict, InvalidInput, LockBusy, RoomsError
 from rooms_cli.core.passes import could_still_be_pass, streaming_object
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.text import count
 from rooms_cli.project.context import DEFAULT_ROOM
 from rooms_cli.store import files, layout
 from rooms_cli.store.rand import rng
@@ -513,7 +514,7 @@ class Turn:
         snapshot = read_snapshot(self.project, self.room, self.config)
         chosen = eligible[: self.remaining]
         if len(chosen) < len(eligible):
-            self.result.notes.append(f"@jam: only {len(chosen)} turns left, so {', '.join(eligible[len(chosen):])} sat out")
+            self.result.notes.append(f"@jam: only {count(len(chosen), 'turn')} left, so {', '.join(eligible[len(chosen):])} sat out")
 
         for agent_id in chosen:  # learn each model's window once, before the calls go out together
             if not self.agents[agent_id].is_external(self.config.default_model):
@@ -690,7 +691,8 @@ class _PassFilter:
             self._object()
         elif not could_still_be_pass(self.held):
             self.open = True
-            self.sink(self.tidy(self.held))
+            shown = self.tidy(self.held)  # labels go; the space before the next piece stays ("own" "the")
+            self.sink(shown + self.held[len(self.held.rstrip()):] if shown else shown)
 
     def finish(self, text: str) -> None:
         """The reply is in and is a message: show what was held back (`text`, as it will be stored)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 from rooms_cli.chat.rooms import list_room_states, state_log_path, transcript_path
 from rooms_cli.chat.transcript import read_transcript
 from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.text import count
 from rooms_cli.store import jsonl
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -59,7 +60,7 @@ def check(project: Project, config: Config) -> list[Any]:
                 continue
             findings.append(Finding(
                 "warning", "room-merge",
-                f"{agent} was kicked from room {room!r} in one clone but spoke there in another ({len(ids)} message(s), "
+                f"{agent} was kicked from room {room!r} in one clone but spoke there in another ({count(len(ids), 'message')}, "
                 f"first {ids[0]}); its words stay in the transcript",
                 f"to keep it out there is nothing to do; to take it back: rooms room invite {agent} --room {room}",
                 project.relative(transcript_path(project, room))))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from rooms_cli.cli import output, progress
 from rooms_cli.cli.guard import Quiet
 from rooms_cli.cli.views import listens, renders
+from rooms_cli.core.text import count
 from rooms_cli.operations import across as ops
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -34,7 +37,7 @@ class _TickLine(progress.RoundtableLine):
         super().on_event(kind, data)
         if kind == "start" and not self.live and not self.run.json:  # a cron log hears of a long roundtable as it starts
             output.say(f"{_stamp()} roundtables: start {data['format']} with {', '.join(data['participants'])} "
-                       f"in room {data['room']} ({data['planned_turns']} turns)")
+                       f"in room {data['room']} ({count(data['planned_turns'], 'turn')})")
 
     __call__ = on_event
 
@@ -89,7 +92,7 @@ def _doctored(run: Run, report: dict[str, Any], values: dict[str, Any]) -> None:
         for f in report["findings"]:
             output.say(f"{f.severity}: {f.message}", style="red" if f.severity == "error" else "yellow")
             output.say(f"  fix: {f.fix}", style="dim")
-        output.say("All good." if not report["findings"] else f"{report['errors']} errors, {report['warnings']} warnings.")
+        output.say("All good." if not report["findings"] else f"{count(report['errors'], 'error')}, {count(report['warnings'], 'warning')}.")
     if not report["ok"]:
         raise Quiet(1)
 
@@ -108,6 +111,9 @@ def _showcase(run: Run, values: dict[str, Any]) -> Callable[[str, str], None] | 
             output.say(f"  {text}", style="italic dim")
         elif kind == "cmd":
             output.say(f"$ {text}", style="bold")
+        elif kind == "record":  # a task's done record, as JSON: printed as `rooms task done` prints it
+            for line in output.record_lines(json.loads(text)):
+                output.say(line)
         else:
             output.say(f"  {text}")
 

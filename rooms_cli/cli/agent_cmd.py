@@ -66,14 +66,14 @@ def show_cmd(run: Run, agent_id: Annotated[str, typer.Argument(autocompletion=co
 def new_cmd(
     run: Run,
     agent_id: Annotated[str, typer.Argument(help="Agent id (lowercase letters, digits, . _ -).")],
-    tags: Annotated[str, typer.Option(help="Comma-separated tags, e.g. search,api.")] = "",
-    disposition: Annotated[str, typer.Option(help="A few words of temperament.")] = "",
-    model: Annotated[str | None, typer.Option(help="provider:model, e.g. ollama:llama3.2 (default: default_model).")] = None,
-    name: Annotated[str, typer.Option(help="Display name.")] = "",
-    directive: Annotated[str | None, typer.Option(help="The system directive (default: a one-line stub to edit).")] = None,
+    tags: Annotated[str, typer.Option(metavar="TAGS", help="Comma-separated tags, e.g. search,api.")] = "",
+    disposition: Annotated[str, typer.Option(metavar="WORDS", help="A few words of temperament.")] = "",
+    model: Annotated[str | None, typer.Option(metavar="MODEL", help="provider:model, e.g. ollama:llama3.2 (default: default_model).")] = None,
+    name: Annotated[str, typer.Option(metavar="NAME", help="Display name.")] = "",
+    directive: Annotated[str | None, typer.Option(metavar="TEXT", help="The system directive (default: a one-line stub to edit).")] = None,
     quiet: Annotated[bool, typer.Option(help="Left out of open messages while a non-quiet agent is present.")] = False,
     idle: Annotated[bool, typer.Option(help="Not joined to new rooms until invited.")] = False,
-    owner: Annotated[str | None, typer.Option(help="The person the agent works for.")] = None,
+    owner: Annotated[str | None, typer.Option(metavar="PERSON", help="The person the agent works for.")] = None,
 ) -> None:
     """Create an agent definition file.
 

@@ -34,6 +34,40 @@ def _click_error(exc: BaseException) -> bool:
     private: its errors are known by what they carry, an exit code and a way to show themselves)."""
     return hasattr(exc, "exit_code") and callable(getattr(exc, "show", None))
 
+_HOLD = str.maketrans({"\u2011": "-", "\u00a0": " "})
+
+
+def _held(text: str) -> str:
+    """`text` with its breaks marked non-breaking: a hyphen inside a word or flag (`--output-format`,
+    `rate-limits`) becomes U+2011, the space before a lone `-` (`| crontab -`) U+00A0; `HelpFormatter.write`
+    turns both back, so what is printed (and copied) is plain ASCII."""
+    import re
+
+    return re.sub(r" -(?=\s|$)", "\u00a0-", re.sub(r"(?<=\S)-(?=\S)", "\u2011", text))
+
+
+_ClickFormatter: Any = typer.Context.formatter_class  # click's HelpFormatter, reached through typer's public Context
+
+
+class HelpFormatter(_ClickFormatter):  # type: ignore[misc]  # click's class: typer keeps click private
+    """click's help formatting, wrapped where a reader can copy it: a line never breaks a word or a flag at
+    its hyphen (`--output-` / `format`) nor leaves a lone `-` alone at a line's start (`| crontab` / `-`)."""
+
+    def write_text(self, text: str) -> None:
+        super().write_text(_held(text))
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        super().write_dl([(term, _held(definition)) for term, definition in rows], col_max, col_spacing)
+
+    def write(self, string: str) -> None:
+        super().write(string.translate(_HOLD))
+
+
+class HelpContext(typer.Context):
+    """A command's context, its help written by `HelpFormatter`."""
+
+    formatter_class = HelpFormatter
+
 
 class RoomsGroup(TyperGroup):
     """Maps RoomsError (and stray exceptions) to one clear line and the documented exit code."""
@@ -81,14 +115,24 @@ def _usage_as_json(ctx: Any, exc: Any) -> None:
 
 
 def convert(name: str, entry: Entry) -> Any:
-    """`entry` as click runs it, converted by typer now: a group of commands whole, or one command."""
+    """`entry` as click runs it, converted by typer now: a group of commands whole, or one command; its help
+    (and every subcommand's) written by HelpFormatter."""
     if isinstance(entry, typer.Typer):
         group = typer.main.get_group(entry)  # a group even of one command (`rooms config show`)
         group.name = name
-        return group
+        return _helped(group)
     single = typer.Typer(add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
     single.command(name)(entry)
-    return typer.main.get_command(single)
+    return _helped(typer.main.get_command(single))
+
+
+def _helped(command: Any) -> Any:
+    """`command` and its subcommands, their help written by HelpFormatter (click makes each one's context
+    from its own context_class)."""
+    command.context_class = HelpContext
+    for sub in (getattr(command, "commands", None) or {}).values():
+        _helped(sub)
+    return command
 
 
 def help_of(entry: Entry) -> SimpleNamespace:
@@ -127,6 +171,8 @@ class LazyRoomsGroup(RoomsGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.commands = LazyCommands(commands())  # type: ignore[assignment]
+
+    context_class = HelpContext
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)  # typer's own goes through .items(), which would convert them all

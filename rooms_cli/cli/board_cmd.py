@@ -11,6 +11,7 @@ from rooms_cli.cli.help import GROUPS
 from rooms_cli.cli.options import commands
 from rooms_cli.cli.output import task_line
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.core.text import count
 from rooms_cli.operations import board as ops
 
 task_app = commands(GROUPS["task"])
@@ -30,10 +31,10 @@ task_app.command("create", help="Alias of `rooms task add`.\n\nExample: rooms ta
 def import_cmd(
     run: Run,
     source: Annotated[str, typer.Argument(help="A file (JSONL, JSON, CSV, markdown checklist), - for stdin, or with --from backlog a Backlog.md project directory.")],
-    lane: Annotated[str, typer.Option("--lane", help="The lane of rows that name none.")] = "",
-    done: Annotated[str, typer.Option("--done", help="The definition of done of rows that give none.")] = "as the title says",
-    format: Annotated[str | None, typer.Option("--format", help="jsonl, json, csv or md (default: from the file's extension).", show_default=False)] = None,
-    from_: Annotated[str | None, typer.Option("--from", help="backlog: import a Backlog.md project's tasks from the directory SOURCE.", show_default=False)] = None,
+    lane: Annotated[str, typer.Option("--lane", metavar="LANE", help="The lane of rows that name none.")] = "",
+    done: Annotated[str, typer.Option("--done", metavar="TEXT", help="The definition of done of rows that give none.")] = "as the title says",
+    format: Annotated[str | None, typer.Option("--format", metavar="FORMAT", help="jsonl, json, csv or md (default: from the file's extension).", show_default=False)] = None,
+    from_: Annotated[str | None, typer.Option("--from", metavar="KIND", help="backlog: import a Backlog.md project's tasks from the directory SOURCE.", show_default=False)] = None,
 ) -> None:
     """Add many tasks at once, in one process; every row is checked first (one bad row: nothing added).
 
@@ -62,7 +63,7 @@ def import_cmd(
                 raise InvalidInput(f"cannot read {source}: {exc}") from None
         rows = importing.parse(text, fmt, lane=lane, done=done, name=name)
     ids = importing.import_rows(run.project, run.room, rows, by=run.me)
-    run.emit({"imported": len(ids), "ids": ids}, f"imported {len(ids)} tasks into the board of room {run.room}")
+    run.emit({"imported": len(ids), "ids": ids}, f"imported {count(len(ids), 'task')} into the board of room {run.room}")
 
 
 for _op in (ops.task_list, ops.task_ready, ops.task_show, ops.task_update, ops.task_archive):

@@ -70,12 +70,13 @@ def _task_show(run: Run, shown: ops.Shown, values: dict[str, Any]) -> None:
     if task.detail:
         output.say(f"  detail: {task.detail}")
     if task.record:
-        output.say(f"  record: {output.json_line(task.record)}")
+        for line in output.record_lines(task.record):
+            output.say(line)
     for conflict in task.conflicts:
         output.say(f"  CONFLICT: {conflict.message}", style="red")
     for ev in shown.history:
         extra = {k: v for k, v in ev.items() if k not in ("at", "by", "ev")}
-        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')} {output.json_line(extra) if extra else ''}".rstrip())
+        output.say(f"  {ev.get('at', '')}  {ev.get('by', '')}: {ev.get('ev', '')}  {output.fields(extra)}".rstrip())
 
 
 @renders(ops.task_claim, ops.task_next)
@@ -115,7 +116,7 @@ renders(ops.task_reject)(_task_said("rejected"))
 @renders(ops.task_done)
 def _done(run: Run, finished: ops.Finished, values: dict[str, Any]) -> None:
     task = finished.task
-    run.emit(finished, f"done: {task.id} {task.title}\nrecord: {output.json_line(task.record)}")
+    run.emit(finished, "\n".join([f"done: {task.id} {task.title}", *output.record_lines(task.record or {})]))
 
 
 @renders(ops.task_add)

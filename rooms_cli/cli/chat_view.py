@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from rooms_cli.cli import output
 from rooms_cli.cli.views import listens, prepares, renders
+from rooms_cli.core.text import count
 from rooms_cli.operations import chat as ops
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -129,7 +130,7 @@ def print_room(info: dict[str, Any]) -> None:
         flags = [f for f in ("muted", "handoff", "quiet", "missing") if member.get(f)]
         session = member["session"]
         output.say(f"  {member['id']:<14} {member.get('model', '?'):<18} {' '.join(flags):<14} "
-                   f"session: {session['turns']} turns, {session['tokens']} tokens")
+                   f"session: {count(session['turns'], 'turn')}, {count(session['tokens'], 'token')}")
     if info["queued"]:
         output.say("  queued mentions:")
         for entry in info["queued"]:
@@ -143,7 +144,7 @@ def print_rooms(rooms: list[dict[str, Any]]) -> None:
         output.say("No live rooms. Create one with `rooms room create ID`.")
     for room in rooms:
         status = "" if room["status"] == "live" else f" ({room['status']})"
-        output.say(f"{room['id']}{status}  {len(room['roster'])} agents  budget {room['budget']['remaining']}/{room['budget']['total']}")
+        output.say(f"{room['id']}{status}  {count(len(room['roster']), 'agent')}  budget {room['budget']['remaining']}/{room['budget']['total']}")
 
 
 def print_transcript(messages: list[Message], *, ids: bool = False) -> None:
@@ -179,15 +180,15 @@ def _show_help(data: dict[str, Any]) -> None:
 
 def _show_handoff(data: dict[str, Any]) -> None:
     output.say(f"{data['agent']} handed off: {data['deliberation']['path']} "
-               f"({data['session']['turns']} turns, {data['session']['tokens']} tokens summarised)")
+               f"({count(data['session']['turns'], 'turn')}, {count(data['session']['tokens'], 'token')} summarised)")
 
 
 def _show_join(data: dict[str, Any]) -> None:
     if data["outcome"] == "created" and data.get("saved_transcript") is None and data.get("from_saved"):
         output.say(f"No saved transcript in .rooms/chat/{data['room']}/: created a fresh room {data['room']} "
-                   f"({len(data['roster'])} agents)")
+                   f"({count(len(data['roster']), 'agent')})")
     else:
-        output.say(f"{data['outcome'].capitalize()} room {data['room']} ({len(data['roster'])} agents, {data['messages']} messages)")
+        output.say(f"{data['outcome'].capitalize()} room {data['room']} ({count(len(data['roster']), 'agent')}, {count(data['messages'], 'message')})")
     if data["left_out"]:
         output.note(f"left out (no definition in .rooms/agents/): {', '.join(data['left_out'])}")
     if data.get("current_before") and data["current_before"] != data["room"]:
@@ -221,7 +222,7 @@ _SLASH_VIEWS: dict[str, Callable[[dict[str, Any]], None]] = {
     "leave": lambda data: output.say("Left chat mode; the room keeps running."),
     "quit": lambda data: output.say("Left chat mode; the room keeps running."),
     "help": _show_help,
-    "save": lambda data: output.say(f"Saved {data['messages']} messages to {data['path']}"),
+    "save": lambda data: output.say(f"Saved {count(data['messages'], 'message')} to {data['path']}"),
     "continue": lambda data: output.say(continue_text(data["budget"], data["replayed"])),
     "handoff": _show_handoff,
     "join": _show_join,

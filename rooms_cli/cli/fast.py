@@ -101,7 +101,8 @@ def parse(argv: list[str], environ: Mapping[str, str] = os.environ) -> tuple[Ope
     if "_ROOMS_COMPLETE" in environ or not argv:  # shell completion is typer's
         return None
     operations = _operations(argv[0])
-    op = next((operations[words] for words in operations if tuple(argv[:len(words)]) == words), None)
+    # the longest words first: `rooms status set …` is status set, not the overview `rooms status` given more words
+    op = next((operations[words] for words in sorted(operations, key=len, reverse=True) if tuple(argv[:len(words)]) == words), None)
     if op is None:
         return None
     try:

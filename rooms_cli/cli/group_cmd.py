@@ -31,8 +31,8 @@ group_app.command("rename")(declared_command(ops.group_rename))
 @group_app.command("move-member")
 @shared()
 def move_member_cmd(run: Run, handle: Annotated[str, typer.Argument(help="Member handle.")],
-                    src: Annotated[str, typer.Option("--from", help="Group it is in.")],
-                    dst: Annotated[str, typer.Option("--to", help="Group to move it to (created if new).")]) -> None:
+                    src: Annotated[str, typer.Option("--from", metavar="GROUP", help="Group it is in.")],
+                    dst: Annotated[str, typer.Option("--to", metavar="GROUP", help="Group to move it to (created if new).")]) -> None:
     """Move a member from one group to another.
 
     Example: rooms group move-member sec --from rev --to security

@@ -35,7 +35,10 @@ GROUPS = {
     "schedule": ("The daily schedule of roundtables (.rooms.yaml → schedule:) and the cron line that runs it.\n\n" "Example: rooms schedule && rooms schedule crontab"),
     "memory": ("Lessons agents learned in conversations (.rooms/memories/<agent>.jsonl).\n\nExample: rooms memory list analyst"),
     "group": ("Groups: one prompt to many members, one reduced result.\n\nExample: rooms group ask --profiles analyst,analyst,wildcard --objective 'ship Friday? YES or NO' --reducer majority_vote"),
-    "status": ("Your status line, shown to every other agent.\n\nExample: rooms status set 'Working on frontend'"),
+    "status": ("Show the project at a glance: your unread messages and claims (lease time left), each lane's open / doing / "
+               "blocked tasks, live groups, active rooms, the other agents' status lines. Nothing is marked read.\n\n"
+               "`rooms status TEXT` sets your own status line, as `rooms status set TEXT` does.\n\n"
+               "Example: rooms status --json"),
     "hook": ("Hooks for coding-agent hosts.\n\nExample: rooms hook claude-code stop < hook.json"),
     "files": ("File reservations: glob patterns an agent is editing, exclusive or shared, under a lease.\n\n" "Example: rooms files reserve 'src/auth/**' --as frontend --ttl 1h --reason 'login form'"),
 }

@@ -20,7 +20,8 @@ def mcp(ctx: Context) -> None:
     """Run an MCP server on stdin/stdout: board, messaging, groups, chat, roundtable and events as tools.
 
     The identity (--as, ROOMS_AGENT…) and the project (--dir, ROOMS_DIR…) are fixed at start. Needs the
-    extra: pip install 'rooms-cli[mcp]'. Register it with Claude Code: claude mcp add rooms -- rooms mcp
+    mcp extra (the MCP SDK); without it, rooms mcp says how to add it to this install. Register it with
+    Claude Code: claude mcp add rooms -- rooms mcp
 
     Example: rooms mcp --as frontend --dir ~/src/shop
     """
@@ -29,7 +30,9 @@ def mcp(ctx: Context) -> None:
     try:
         from rooms_cli.mcp_server.server import serve
     except ImportError as exc:
-        raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): pip install 'rooms-cli[mcp]'",
+        from rooms_cli.store.installation import add_extra
+
+        raise RoomsError(f"rooms mcp needs the MCP SDK ({exc.name or exc} is missing): {add_extra('mcp')}",
                          code="missing_dependency") from None
     serve(ctx.dir, ctx.as_)
 

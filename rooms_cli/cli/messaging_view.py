@@ -10,6 +10,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); 
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.across.overview import Overview
     from rooms_cli.cli.shared import Run
     from rooms_cli.messaging.inbox import InboxView
     from rooms_cli.messaging.roster import RosterEntry
@@ -74,6 +75,13 @@ def _agents(run: Run, entries: list[RosterEntry], values: dict[str, Any]) -> Non
 @renders(ops.status_set)
 def _status(run: Run, status: dict[str, Any], values: dict[str, Any]) -> None:
     run.emit(status, f"{run.me}: {status['status'] or '(status cleared)'}")
+
+
+@renders(ops.status)
+def _overview(run: Run, view: Overview, values: dict[str, Any]) -> None:
+    from rooms_cli.across.overview import lines
+
+    run.emit(view, "\n".join(lines(view)))
 
 
 @renders(ops.spawn)

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from rooms_cli.operations.values import name_value
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -70,32 +72,39 @@ def annotation(param: Param) -> Any:
     if param.default is None:
         kind = kind | None
     complete = COMPLETIONS[param.complete] if param.complete else None
+    parser = param.parser()
+    # typer names a parser's value by its function (`<parse>`) and any other by its type (`<str>`); each parser
+    # of operations/values.py says what it reads in its __name__ (N, DURATION, NAME…), any other value is its
+    # flag's name (`--lease-id LEASE_ID`), unless the declaration names it
+    metavar = param.metavar or (parser.__name__ if parser is not None and not param.argument else None)
+    if metavar is None and not param.argument and param.kind != "bool" and param.flags:
+        metavar = param.flags[0].lstrip("-").replace("-", "_").upper()
     if param.argument:
-        return Annotated[kind, typer.Argument(help=param.help, parser=param.parser(), autocompletion=complete, metavar=param.metavar,
+        return Annotated[kind, typer.Argument(help=param.help, parser=parser, autocompletion=complete, metavar=param.metavar,
                                               show_default=param.show_default)]
-    return Annotated[kind, typer.Option(*param.flags, help=param.help, envvar=param.envvar, parser=param.parser(),
-                                        metavar=param.metavar, show_default=param.show_default, autocompletion=complete,
+    return Annotated[kind, typer.Option(*param.flags, help=param.help, envvar=param.envvar, parser=parser,
+                                        metavar=metavar, show_default=param.show_default, autocompletion=complete,
                                         min=param.min)]
 
 
 DirOpt = Annotated[
     str | None,
-    typer.Option("--dir", help="Project directory or its .rooms/ (default: nearest .rooms/ upwards, or ROOMS_DIR).", show_default=False),
+    typer.Option("--dir", metavar="DIR", help="Project directory or its .rooms/ (default: nearest .rooms/ upwards, or ROOMS_DIR).", show_default=False),
 ]
 AsOpt = Annotated[
     str | None,
-    typer.Option("--as", autocompletion=complete_agents, help="Act as this name (default: ROOMS_AGENT, user: in .rooms.yaml, $USER).", show_default=False),
+    typer.Option("--as", autocompletion=complete_agents, parser=name_value("--as", "identity"), metavar="NAME", help="Act as this name (default: ROOMS_AGENT, user: in .rooms.yaml, $USER).", show_default=False),
 ]
 RoomOpt = Annotated[
     str | None,
-    typer.Option("--room", "-r", autocompletion=complete_rooms, help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
+    typer.Option("--room", "-r", autocompletion=complete_rooms, metavar="ROOM", help="Room id (default: ROOMS_ROOM, `rooms room use`, else default).", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 
 
-def commands(help: str, *, no_args_is_help: bool = True) -> typer.Typer:
+def commands(help: str, *, no_args_is_help: bool = True, **settings: Any) -> typer.Typer:
     """A group of commands (`rooms task …`) as the root app's own settings have it: help text as written
     (no rich markup), no shell-completion options of its own (the root has them). cli/app.py converts
     each group on its own, when it is run (typer.main.get_command), so the settings travel with it."""
     return typer.Typer(help=help, no_args_is_help=no_args_is_help, add_completion=False, rich_markup_mode=None,
-                       pretty_exceptions_enable=False)
+                       pretty_exceptions_enable=False, **settings)

@@ -108,6 +108,12 @@ def print_json_line(data: Any) -> None:
     sys.stdout.flush()
 
 
+def verbatim(text: str) -> None:
+    """A file's text on stdout as it is (a config snippet to redirect or paste): never wrapped, even on a terminal."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
 def write(text: str, style: str | None = None, end: str = "\n") -> None:
     """Human output on stdout (rich markup is NOT interpreted: agent text is data). Through rich on a
     terminal; piped, the text as it is, without importing rich (~25 ms: scripts and agents pipe)."""
@@ -165,9 +171,35 @@ def print_error(err: RoomsError, as_json: bool) -> None:
 # --- lines several commands print: tasks, claims, messages, the board -----------------------------------
 
 
-def json_line(data: Any) -> str:
-    """A record on one line, keys sorted (a task's result record in `task done` and `task show`)."""
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)
+_RECORD_LABELS = (("summary", "summary"), ("artifacts", "artifacts"), ("next", "next"), ("result_ref", "result"),
+                  ("plate", "by"))
+
+
+def record_lines(record: dict[str, Any], indent: str = "  ") -> list[str]:
+    """A task's done record as lines a person reads ("summary: spec written", "artifacts: file:a.md, msg:m-…"),
+    not JSON; fields it does not know follow as `key: value`."""
+    lines = []
+    for key, label in _RECORD_LABELS:
+        value = record.get(key)
+        if value:
+            lines.append(f"{indent}{label}: {', '.join(map(str, value)) if isinstance(value, list) else value}")
+    rest = {k: v for k, v in record.items() if k not in {key for key, _ in _RECORD_LABELS} | {"status", "task_id"} and v}
+    return lines + [f"{indent}{key}: {fields(value) if isinstance(value, dict) else value}" for key, value in sorted(rest.items())]
+
+
+_QUIET_FIELDS = frozenset({"hlc", "task", "record"})
+
+
+def fields(data: dict[str, Any]) -> str:
+    """An event's fields on one line for a person: `lane ops · title 'Write spec' · fence 1` (stamps and ids
+    the line already shows left out)."""
+    shown = []
+    for key, value in sorted(data.items()):
+        if key in _QUIET_FIELDS or value in (None, "", [], {}):
+            continue
+        text = repr(value) if isinstance(value, str) and " " in value else ", ".join(map(str, value)) if isinstance(value, list) else value
+        shown.append(f"{key.replace('_', ' ')} {text}")
+    return " · ".join(shown)
 
 
 def task_line(task: dict[str, Any]) -> str:

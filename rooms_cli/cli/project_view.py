@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rooms_cli.cli import output
 from rooms_cli.cli.views import renders
+from rooms_cli.core.text import count
 from rooms_cli.operations import project as ops
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -23,7 +24,7 @@ def _initialized(run: Run, result: InitResult, values: dict[str, Any]) -> None:
         output.print_json(result)
         return
     if not result.changed:
-        output.say(f"Nothing to do: {result.root} is already set up (kept {len(result.kept)} existing files).")
+        output.say(f"Nothing to do: {result.root} is already set up (kept {count(len(result.kept), 'existing file')}).")
     else:
         output.say(f"Initialized rooms in {result.root}")
         for item in result.created:

@@ -11,6 +11,7 @@ from rooms_cli.cli.dispatch import declared_command
 from rooms_cli.cli.help import GROUPS
 from rooms_cli.cli.options import commands
 from rooms_cli.cli.shared import Run, shared
+from rooms_cli.core.text import count
 from rooms_cli.operations import roundtable as ops
 
 roundtable_app = commands(GROUPS["roundtable"])
@@ -58,11 +59,23 @@ def schedule_cmd(run: Run, ctx: typer.Context) -> None:
     _show_schedule(run)
 
 
+@schedule_app.command("example")
+def schedule_example_cmd() -> None:
+    """Print a 24-slot day of roundtables for the five roundtable voices (rooms init --example roundtable),
+    to paste into .rooms.yaml and edit.
+
+    Example: rooms schedule example >> .rooms.yaml
+    """
+    from rooms_cli.store import files
+
+    output.verbatim(files.package_text("data", "examples", "schedule.yaml"))
+
+
 @schedule_app.command("crontab")
 @shared()
 def crontab_cmd(
     run: Run,
-    every: Annotated[int, typer.Option("--every", min=1, max=59, help="Minutes between ticks.")] = 5,
+    every: Annotated[int, typer.Option("--every", min=1, max=59, metavar="MINUTES", help="Minutes between ticks.")] = 5,
 ) -> None:
     """Print a crontab line that runs `rooms tick` for this project (absolute paths; logs to .rooms/run/tick.log).
 
@@ -85,7 +98,7 @@ def _show_schedule(run: Run) -> None:
         output.print_json(rows)
         return
     if not rows:
-        output.say("No schedule: add slots under schedule: in .rooms.yaml (see examples/schedule/).")
+        output.say("No schedule: add slots under schedule: in .rooms.yaml (rooms schedule example prints a 24-slot day to start from).")
         return
     for row in rows:
         if len(row["today"]) > 3:  # a busy cron slot: counts, not every time
@@ -103,7 +116,7 @@ def _run_note(occurrence: dict[str, Any]) -> str:
     if run.get("status") == "retrying":
         return f" (failed {run['attempts']}×, retry after {run['retry_after']}: {run['error']})"
     if run.get("status") == "failed":
-        return f" (failed after {run['attempts']} attempts: {run['error']})"
+        return f" (failed after {count(run['attempts'], 'attempt')}: {run['error']})"
     if run.get("room"):  # what became of it, and where to read it: rooms transcript --room ROOM
         return f" ({run['status']}, room {run['room']})"
     return ""

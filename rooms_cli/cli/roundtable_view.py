@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rooms_cli.cli import output
 from rooms_cli.cli.views import listens, renders
+from rooms_cli.core.text import count
 from rooms_cli.operations import roundtable as ops
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -25,7 +26,7 @@ def _turns(run: Run, values: dict[str, Any]) -> Callable[[str, dict[str, Any]], 
     def show(kind: str, data: dict[str, Any]) -> None:
         if kind == "start":
             output.say(f"{data['format']} · {data['topic']} · {', '.join(data['participants'])} · "
-                       f"{data['planned_turns']} turns · room {data['room']}", style="bold")
+                       f"{count(data['planned_turns'], 'turn')} · room {data['room']}", style="bold")
         elif kind in ("turn", "skip"):
             if explain and "opens" in data:
                 output.say(f"   opens: the format's rule ({data['opens']})", style="dim")
@@ -34,9 +35,9 @@ def _turns(run: Run, values: dict[str, Any]) -> Callable[[str, dict[str, Any]], 
             said = data["text"] if kind == "turn" else "(nothing usable twice: turn skipped)"
             output.say(f"{data['turn']:>2} {data['speaker']}: {said}")
         elif kind == "lessons":
-            count = sum(len(v) for v in data["lessons"].values())
-            if count:
-                output.say(f"learned {count} lesson{'' if count == 1 else 's'} (rooms memory list)", style="dim")
+            learned = sum(len(v) for v in data["lessons"].values())
+            if learned:
+                output.say(f"learned {count(learned, 'lesson')} (rooms memory list)", style="dim")
             for who, why in data.get("problems", {}).items():
                 output.say(f"no lessons learned: {why}" if who == "*" else f"   {who}: {why}", style="dim")
 
@@ -77,4 +78,4 @@ def _lessons(run: Run, lessons: list[dict[str, Any]], values: dict[str, Any]) ->
 @renders(ops.memory_forget)
 def _forgot(run: Run, forgotten: dict[str, Any], values: dict[str, Any]) -> None:
     removed, agent = forgotten["removed"], forgotten["agent"]
-    run.emit(forgotten, f"Forgot {len(removed)} lesson{'s' if len(removed) != 1 else ''} of {agent}.")
+    run.emit(forgotten, f"Forgot {count(len(removed), 'lesson')} of {agent}.")

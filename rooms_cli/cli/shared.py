@@ -41,6 +41,18 @@ class Run(Context):
         super().__init__(dir=dir, as_=as_, room=room)
         self.json = json_
 
+    @cached_property
+    def room(self) -> str:
+        """The current room; a bad --room is a bad option value (exit 2), as a bad --as is (operations/values.py)."""
+        from rooms_cli.core.errors import InvalidInput, UsageError
+
+        try:
+            return super().room
+        except InvalidInput as exc:
+            if self.room_ is None:
+                raise
+            raise UsageError(f"--room: {exc.message}") from None
+
     def note(self, text: str) -> None:
         from rooms_cli.cli import output
 

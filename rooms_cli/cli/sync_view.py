@@ -15,9 +15,11 @@ if TYPE_CHECKING:
 
 @renders(ops.sync)
 def _synced(run: Run, result: SyncResult, values: dict[str, Any]) -> None:
-    conflicts = (f"; {len(result.conflicts)} file conflicts (the other side kept under .rooms/run/sync/conflicts)"
+    from rooms_cli.core.text import count
+
+    conflicts = (f"; {count(len(result.conflicts), 'file conflict')} (the other side kept under .rooms/run/sync/conflicts)"
                  if result.conflicts else "")
     if result.quarantined:
         conflicts += f"; {len(result.quarantined)} refused (kept under .rooms/run/sync/quarantine)"
-    run.emit(result, f"synced with {result.remote}: {result.received} lines in, {result.sent} out, "
-                     f"{len(set(result.files_in))} files changed here, {len(set(result.files_out))} sent{conflicts}")
+    run.emit(result, f"synced with {result.remote}: {count(result.received, 'line')} in, {result.sent} out, "
+                     f"{count(len(set(result.files_in)), 'file')} changed here, {len(set(result.files_out))} sent{conflicts}")

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 def top(ctx: Context, tab: str, snapshot: str | None, size: str | None) -> None:
     """A live full-screen view of the board, rooms, agents and groups; ? lists the keys, q quits.
 
-    Needs the tui extra: pip install 'rooms-cli[tui]'. Example: rooms top --tab rooms
+    Needs the tui extra (Textual); without it, rooms top says how to add it to this install.
+
+    Example: rooms top --tab rooms
     """
     from pathlib import Path
 

@@ -63,13 +63,23 @@ RESERVATION = record({"id": STR, "agent": STR, "patterns": {"type": "array", "it
                       "reason": STR, "created_at": TIME, "expires_at": TIME, "expired": BOOL},
                      title="reservation")
 
+_LIST = {"type": "array"}
+OVERVIEW = record({"agent": STR, "room": STR, "at": TIME, "status": STR,
+                   "unread": {"type": "array", "items": record({"n": INT, "ref": STR, "from": STR, "text": STR, "ts": TIME, "kind": STR})},
+                   "claims": {"type": "array", "items": record({"task": STR, "short": STR, "title": STR, "room": STR, "lane": STR,
+                                                               "expires_at": TIME, "seconds_left": INT})},
+                   "lanes": {"type": "array", "items": record({"lane": STR, "open": INT, "doing": INT, "blocked": INT})},
+                   "groups": _LIST, "rooms": {"type": "array", "items": record({"room": STR, "last_at": TIME, "last_speaker": STR})},
+                   "agents": {"type": "array", "items": record({"agent": STR, "status": STR, "updated": nullable(TIME)})}},
+                  title="overview")
+
 HIT = record({"kind": {"type": "string", "enum": ["chat", "message", "task", "group", "memory"]}, "id": STR, "ref": STR,
               "who": STR, "ts": TIME, "snippet": STR},
              {"room": STR, "lane": STR, "status": STR, "title": STR, "inbox": STR, "group": STR, "event": STR, "agent": STR},
              title="search hit")
 
 RECORDS: dict[str, dict[str, Any]] = {"message": MESSAGE, "task": TASK, "lease": LEASE, "claim": CLAIM, "result": RESULT,
-                            "sent": SENT, "member": MEMBER, "reservation": RESERVATION, "hit": HIT}
+                            "sent": SENT, "member": MEMBER, "reservation": RESERVATION, "overview": OVERVIEW, "hit": HIT}
 
 
 def envelope(key: str, item: dict[str, Any], **context: Any) -> dict[str, Any]:

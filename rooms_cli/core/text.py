@@ -1,4 +1,4 @@
-"""Plain-text utilities shared by the parts: content words, crude stems, an extractive summary.
+"""Plain-text utilities shared by the parts: content words, crude stems, an extractive summary, counts.
 
 Deterministic and dependency-free (a leaf: it imports nothing of rooms_cli), so chat's activation,
 the roundtable's speaker interests and lessons, the handoff summary and the offline model all read
@@ -77,3 +77,18 @@ def summarize(text: str, max_chars: int = 600) -> str:
         if size >= max_chars:
             break
     return " ".join(sentences[i] for i in sorted(chosen))[:max_chars].strip()
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` and `noun` agreeing: "1 turn", "2 turns", "0 errors", "1 match", "3 matches", "2 replies"
+    (`plural` for a noun the rule misses). Every human message that counts something goes through here."""
+    if n == 1:
+        return f"{n} {noun}"
+    if plural is None:
+        if noun.endswith(("s", "x", "ch", "sh")):
+            plural = noun + "es"
+        elif noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
+            plural = noun[:-1] + "ies"
+        else:
+            plural = noun + "s"
+    return f"{n} {plural}"

@@ -34,10 +34,10 @@ def check_fields(fields: dict[str, Any]) -> dict[str, str]:
         raise InvalidInput(f"a broadcast needs all four fields; missing: {', '.join(missing)} (empty strings are allowed)")
     extra = [k for k in fields if k not in FIELDS]
     if extra:
-        raise InvalidInput(f"unknown broadcast field(s) {', '.join(map(repr, extra))}; the fields are {', '.join(FIELDS)}")
+        raise InvalidInput(f"unknown broadcast {'field' if len(extra) == 1 else 'fields'} {', '.join(map(repr, extra))}; the fields are {', '.join(FIELDS)}")
     bad = [k for k in FIELDS if not isinstance(fields[k], str)]
     if bad:
-        raise InvalidInput(f"broadcast field(s) {', '.join(bad)} must be text")
+        raise InvalidInput(f"broadcast {'field' if len(bad) == 1 else 'fields'} {', '.join(bad)} must be text")
     return {k: fields[k] for k in FIELDS}
 
 
@@ -161,10 +161,13 @@ def reply(project: Project, config: Config, name: str, handle: str, text: str, b
         raise NotFound(f"{handle!r} is not a member of broadcast {b.id} in group {name!r}; its members: {handles}")
     if member.sub_group:
         raise InvalidInput(f"member {handle!r} is group {member.sub_group!r}: its members reply with rooms group reply {member.sub_group} --as HANDLE")
-    if not is_external(project, config, member.profile):
+    from rooms_cli.agents.definitions import load_agent
+
+    agent = load_agent(project, member.profile)
+    if not agent.is_external(config.default_model):
         raise InvalidInput(
-            f"member {handle!r} runs on a model ({member.profile}); rooms answers for it when the broadcast is gathered. "
-            f"Only members whose agent has model: external reply by hand"
+            f"member {handle!r} (agent {member.profile}) runs on a model ({agent.model_string(config.default_model)}); "
+            f"rooms answers for it when the broadcast is gathered. Only members whose agent has model: external reply by hand"
         )
     return record_reply(project, name, b.id, handle, text)
 

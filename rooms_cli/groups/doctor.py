@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rooms_cli.core.errors import RoomsError
 from rooms_cli.core.findings import Finding
+from rooms_cli.core.text import count
 from rooms_cli.groups import log
 from rooms_cli.groups.model import Group
 
@@ -61,7 +62,7 @@ def merge_effects(name: str, group: Group) -> list[tuple[str, str]]:
                           f"keep it, or move it: rooms group move-member {note['kept_as']} --from {name} --to OTHER"))
         elif kind == "dissolve_overruled":
             found.append((f"group {name!r} was dissolved in one clone while another clone kept using it "
-                          f"({note['events'] - note['seen']} events the dissolve never saw); the group is kept",
+                          f"({count(note['events'] - note['seen'], 'event')} the dissolve never saw); the group is kept",
                           f"if it should go: rooms group dissolve {name}"))
         elif kind == "closed_twice":
             found.append((f"broadcast {note['broadcast_id']} of group {name!r} was {note['was']} in one clone and "

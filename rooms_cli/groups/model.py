@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rooms_cli.core.text import count
+
 if TYPE_CHECKING:
     from rooms_cli.core.errors import RoomsError
 
@@ -185,7 +187,7 @@ class GroupResult:
         if meta.get("mode") == "any" and not meta.get("winner_handle"):
             return RoomsError("no member replied successfully, so wait-any has no winner", code="no_winner")
         if self.reduced is None and meta.get("replied"):
-            return RoomsError(f"no result although {meta['replied']} members replied: {no_result_reason(meta)}", code="no_result")
+            return RoomsError(f"no result although {count(meta['replied'], 'member')} replied: {no_result_reason(meta)}", code="no_result")
         return None
 
     def to_json(self) -> dict[str, Any]:

@@ -50,7 +50,7 @@ def check_profile(project: Project, group_name: str, profile: str) -> None:
         raise NotFound(f"no group {sub!r} to nest; create it first with rooms group spawn {sub} --profile AGENT")
     if sub_group.sub_groups:
         raise InvalidInput(
-            f"group {sub!r} contains group(s) {', '.join(sub_group.sub_groups)}; groups nest one level deep, "
+            f"group {sub!r} contains {'group' if len(sub_group.sub_groups) == 1 else 'groups'} {', '.join(sub_group.sub_groups)}; groups nest one level deep, "
             f"so a sub-group cannot contain a group"
         )
     parents = parents_of(project, group_name)

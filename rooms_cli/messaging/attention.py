@@ -9,6 +9,7 @@ agent has sent its first message. `build_attention` gives the data (the JSON of 
 from __future__ import annotations
 
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.text import count
 from rooms_cli.messaging.inbox import InboxMessage, take_unread, unread_messages
 from rooms_cli.messaging.roster import roster
 from rooms_cli.messaging.spawn import Spawn, reap_all, tree_of
@@ -44,7 +45,7 @@ def message_line(message: InboxMessage, limit: int | None = MESSAGE_LIMIT) -> st
     """`#3 alice [to all]: text` (a reply shows what it answers)."""
     text = message.text.strip()
     if limit is not None and len(text) > limit:
-        text = text[:limit] + f" … ({len(text) - limit} more characters: rooms inbox --peek)"
+        text = text[:limit] + f" … ({count(len(text) - limit, 'more character')}: rooms inbox --peek)"
     tag = label(message)
     quote = message.meta.get("quote") if message.reply_to is not None else None
     head = f"{message.label} {message.sender}" + (f" [{tag}]" if tag else "") + (f' (re "{quote[:60]}")' if quote else "")

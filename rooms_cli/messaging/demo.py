@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from rooms_cli.core.text import count
+
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,7 +41,7 @@ def run(project: Project, show: Callable[[str, str], None]) -> None:
     set_status(project, me, "Planning the release")
     show("cmd", "rooms send \"I'm on the release notes; shout if you need me\"")
     sent = send_message(project, config, me, "I'm on the release notes; shout if you need me")
-    show("line", f"delivered to {len(sent.delivered)} inboxes")
+    show("line", f"delivered to {count(len(sent.delivered), 'inbox')}")
 
     prompt = "Check the changelog for unreleased entries"
     show("cmd", f'rooms spawn "{prompt}" --description "changelog check"')

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rooms_cli.core.text import count
 from rooms_cli.messaging.attention import build_attention, message_line, render_attention
 from rooms_cli.messaging.inbox import take_unread
 from rooms_cli.messaging.status import touch
@@ -87,7 +88,7 @@ def stop_reason(me: str, messages: list[InboxMessage], pending: list[Spawn]) -> 
     lines = []
     if messages:
         lines.append(
-            f"rooms: {len(messages)} unread message(s) for {me}. Act on them (reply with "
+            f"rooms: {count(len(messages), 'unread message')} for {me}. Act on them (reply with "
             "`rooms send --reply-to N \"…\"` where useful) before finishing:"
         )
         lines.extend(message_line(m, limit=None) for m in messages)

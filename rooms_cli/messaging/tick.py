@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.text import count
 from rooms_cli.messaging.spawn import reap_all
 from rooms_cli.messaging.wake import due_agents, llm_backed, wake_agent
 
@@ -37,5 +38,5 @@ def wake_agents(project: Project, config: Config, dry_run: bool) -> list[dict[st
             continue
         if result is not None:
             to = ", ".join(r["to"] for r in result["replies"]) or "nobody (it passed)"
-            actions.append({"action": "wake", "detail": f"{agent_id} read {len(result['read'])} message(s), replied to {to}"})
+            actions.append({"action": "wake", "detail": f"{agent_id} read {count(len(result['read']), 'message')}, replied to {to}"})
     return actions

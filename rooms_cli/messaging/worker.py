@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 
+from rooms_cli.core.text import count
 from rooms_cli.messaging.spawn import Spawn, load_spawn, update_spawn, worker_env
 from rooms_cli.store.clock import now_iso
 from rooms_cli.store.paths import Project, open_project
@@ -25,7 +26,7 @@ TAIL = 2_000
 
 def _clip(text: str, limit: int = MAX_OUTPUT) -> str:
     text = text.strip()
-    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters cut)"
+    return text if len(text) <= limit else text[:limit] + f"\n… ({count(len(text) - limit, 'more character')} cut)"
 
 
 def run_command(project: Project, spawn: Spawn) -> tuple[int, str, str]:

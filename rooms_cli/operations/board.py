@@ -22,6 +22,8 @@ from rooms_cli.operations.common import (
     SYNC,
     TASK_ID,
     listed,
+    named,
+    nonblank,
 )
 from rooms_cli.operations.declare import Mcp, McpArg, Param, operation
 from rooms_cli.operations.values import choice_value, count_value, finite_number
@@ -117,7 +119,7 @@ def board(ctx: Context, lane: str | None, status: str | None, done: int, all_: b
 @operation("task", "list", shared=IN_ROOM, params=(
     LANE, STATUS,
     Param("holder", default=None, help="Only tasks this agent holds under a live lease.", flags=("--holder",), complete="agents",
-          show_default=False),
+          show_default=False, parse=named("holder"), metavar="AGENT"),
     LIMIT, SINCE,
 ), mcp=Mcp("task_list", "List tasks", envelope("tasks", TASK, room=STR), read_only=True, quick=True,
            description="The board's tasks (not archived) as one list in lane and order, filtered; at most `limit`."))
@@ -160,9 +162,10 @@ def task_show(ctx: Context, task_id: str) -> Shown:
 
 
 @operation("task", "add", shared=AS_ROOM, params=(
-    Param("title", help="One-line title."),
-    Param("lane", help="The agent whose lane gets the task.", flags=("--lane",)),
-    Param("done", help="Definition of done: the one condition that means it is finished.", flags=("--done",)),
+    Param("title", help="One-line title.", parse=nonblank("title")),
+    Param("lane", help="The agent whose lane gets the task.", flags=("--lane",), parse=named("lane"), metavar="LANE"),
+    Param("done", help="Definition of done: the one condition that means it is finished.", flags=("--done",),
+          parse=nonblank("definition of done")),
     Param("detail", default="", help="Optional detail.", flags=("--detail",)),
     Param("order", "float", None, "Position in the lane (default: last).", ("--order",), parse=finite_number, metavar="NUMBER",
           show_default=False, mcp=False),
@@ -275,7 +278,7 @@ def task_release(ctx: Context, task_id: str, lease_id: str | None, sync: bool | 
 
 @operation("task", "done", shared=AS_ROOM, params=(
     TASK_ID,
-    Param("summary", help="One line: what happened.", flags=("--summary",)),
+    Param("summary", help="One line: what happened.", flags=("--summary",), parse=nonblank("summary")),
     Param("artifact", "strs", None, "file:<path>, msg:, task:, inbox:, group: or lesson:<id> (as rooms search prints it); repeatable.", ("--artifact",), show_default=False,
           mcp=McpArg(name="artifacts", help="References: file:<path>, msg:, task:, inbox:, group: or lesson:<id> (a search hit's ref).")),
     Param("next_", default=None, help="Optional one line: what should happen next.", flags=("--next",), show_default=False,

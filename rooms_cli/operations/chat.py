@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from rooms_cli.core.shapes import STR, envelope, record
-from rooms_cli.operations.common import AS_ROOM, DIR_JSON, IN_ROOM, LIMIT, SINCE, listed
+from rooms_cli.operations.common import AS_ROOM, DIR_JSON, IN_ROOM, LIMIT, SINCE, listed, nonblank
 from rooms_cli.operations.declare import REQUIRED, ROOM_MCP_HELP, Mcp, McpArg, Param, operation
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
@@ -24,7 +24,7 @@ AGENT = Param("agent", help="Agent id (fuzzy: @researcher, agents/researcher, re
 
 @operation("chat", shared=AS_ROOM, params=(
     Param("message", default=None, help="The message; `/cmd …` runs a slash command. Omit on a terminal for chat mode.",
-          mcp=McpArg(default=REQUIRED, help="The message; @name addresses an agent.")),
+          parse=nonblank("message"), mcp=McpArg(default=REQUIRED, help="The message; @name addresses an agent.")),
     Param("explain", "bool", False, "Show who would answer and why; call no model, write nothing.", ("--explain", "--dry-run"),
           mcp=False),
     Param("no_wait", "bool", False, "Exit 3 at once if another turn holds the room's floor.", ("--no-wait",), mcp=False),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rooms_cli.operations.declare import REQUIRED, McpArg, Param
-from rooms_cli.operations.values import choice_value, duration_value
+from rooms_cli.operations.values import choice_value, duration_value, name_value, text_value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms); mypy reads the name
 if TYPE_CHECKING:
@@ -18,6 +18,16 @@ DIR_JSON = ("dir", "json_")  # a command that acts as no one
 IN_ROOM = ("room", "dir", "json_")  # a command that reads a room
 
 DEFAULT_LIMIT = 50  # records a list tool returns unless `limit` says otherwise
+
+
+def named(what: str) -> Callable[[str], Parser]:
+    """The `parse` of an option naming a `what` strictly (a lane, an agent): a bad name is exit 2."""
+    return lambda flag: name_value(flag, what)
+
+
+def nonblank(what: str) -> Callable[[str], Parser]:
+    """The `parse` of required text (a title, a message, a summary): blank is exit 2, as chat's empty message."""
+    return lambda flag: text_value(flag, what)
 
 
 def statuses() -> tuple[str, ...]:
@@ -39,9 +49,10 @@ def positive_duration(flag: str) -> Parser:
 
 
 TASK_ID = Param("task_id", help="Task id (any unique prefix, like git).", mcp=McpArg(help="Task id, or any unique prefix of it."))
-LANE = Param("lane", default=None, help="Only this agent's lane.", flags=("--lane",), show_default=False)
+LANE = Param("lane", default=None, help="Only this agent's lane.", flags=("--lane",), show_default=False, parse=named("lane"),
+             metavar="LANE")
 STATUS = Param("status", default=None, help="Only tasks with this status (or pending).", flags=("--status",), parse=_status,
-               show_default=False,
+               show_default=False, metavar="STATUS",
                mcp=McpArg(help="Only tasks with this status (todo, doing, done, blocked, failed, cancelled, pending)."))
 LEASE = Param("lease", "duration", None, "Lease length, e.g. 90s, 15m, 1h (default 10m).", ("--lease",), parse=positive_duration,
               metavar="DURATION", show_default=False, mcp=McpArg(help="Lease length such as 90s, 15m, 1h (default 10m)."))

@@ -167,6 +167,20 @@ class Mcp:
 # has their help and completion); `room` is also the MCP tool's argument when an operation takes it
 SHARED = {"as_": (("--as",), "str"), "room": (("--room", "-r"), "str"), "dir": (("--dir",), "str"),
           "json_": (("--json",), "bool")}
+
+
+def _shared_name(what: str) -> Callable[[str], Parser]:
+    def factory(flag: str) -> Parser:
+        from rooms_cli.operations.values import name_value  # not on import: this module imports nothing
+
+        return name_value(flag, what)
+
+    return factory
+
+
+# a bad --as is a bad option value (exit 2), on the fast path as in typer (cli/options.py); --room is checked
+# where it is read (cli/shared.Run.room): `transcript --room rt-…` takes a roundtable's id too
+SHARED_PARSE = {"as_": _shared_name("identity")}
 ROOM_MCP_HELP = "Room id (default: the server's current room)."
 
 
@@ -206,8 +220,8 @@ class Operation:
     def cli_params(self) -> list[Param]:
         """The command line's parameters in typer's order: its own, then the shared options."""
         own = [p for p in self.params if p.cli]
-        return own + [Param(name, SHARED[name][1], False if name == "json_" else None, flags=SHARED[name][0])
-                      for name in self.shared]
+        return own + [Param(name, SHARED[name][1], False if name == "json_" else None, flags=SHARED[name][0],
+                            parse=SHARED_PARSE.get(name)) for name in self.shared]
 
     def options(self) -> dict[str, Param]:
         """Every flag of the command line -> its parameter."""

@@ -5,7 +5,7 @@ group_spawn takes a list of profiles."""
 from __future__ import annotations
 
 from rooms_cli.core.shapes import BOOL, MEMBER, STR, envelope, nullable, record
-from rooms_cli.operations.common import AS, DIR_JSON, LIMIT, SINCE, listed
+from rooms_cli.operations.common import AS, DIR_JSON, LIMIT, SINCE, listed, nonblank
 from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
 from rooms_cli.operations.values import comma_list, duration_value
 
@@ -154,7 +154,7 @@ def group_wait(ctx: Context, name: str, mode: str, timeout: float | None, reduce
 
 @operation("group", "reply", shared=DIR_JSON, params=(
     NAME,
-    Param("text", help="The reply ('-' reads it from stdin).", mcp=McpArg(help="Your reply.")),
+    Param("text", help="The reply ('-' reads it from stdin).", mcp=McpArg(help="Your reply."), parse=nonblank("reply")),
     Param("handle", help="Your member handle in the group.", flags=("--as",),
           mcp=McpArg(default=None, help="Your member handle in the group (default: your identity).")),
     Param("broadcast", default=None, help="Broadcast id or a unique prefix (default: the one in flight).", flags=("--broadcast",)),
@@ -215,7 +215,9 @@ def group_list(ctx: Context, limit: int | None, since: str | None) -> Any:
     "group_dissolve", "Dissolve a group", record({"group": STR, "dissolved": BOOL, "members": {"type": "array", "items": STR}}),
     destructive=True, description="Dissolve a group (cancelling its broadcast in flight); its log stays for the record."))
 def group_dissolve(ctx: Context, name: str) -> dict[str, Any]:
-    """Drop a group: cancel its broadcast in flight and delete its log.
+    """End a group: cancel its broadcast in flight; it is no longer listed.
+
+    Its log is kept, closed by a `dissolved` event (git keeps its history; docs/groups.md).
 
     Example: rooms group dissolve rev
     """

@@ -4,8 +4,8 @@ tool of `send --reply-to N MESSAGE`), `rooms inbox`, `rooms attention`, `rooms s
 
 from __future__ import annotations
 
-from rooms_cli.core.shapes import BOOL, INT, MESSAGE, SENT, STR, envelope, nullable, record
-from rooms_cli.operations.common import AS, LIMIT, SINCE
+from rooms_cli.core.shapes import BOOL, INT, MESSAGE, OVERVIEW, SENT, STR, envelope, nullable, record
+from rooms_cli.operations.common import AS, AS_ROOM, LIMIT, SINCE, named, nonblank
 from rooms_cli.operations.declare import REQUIRED, Mcp, McpArg, Param, operation
 from rooms_cli.operations.values import count_value, duration_value
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from rooms_cli.across.overview import Overview
     from rooms_cli.messaging.inbox import InboxMessage, InboxView
     from rooms_cli.messaging.roster import RosterEntry
     from rooms_cli.messaging.send import SendResult
@@ -33,8 +34,9 @@ WAIT_DEFAULT_S = 300.0  # how long the MCP tool wait blocks when no timeout_seco
 
 
 @operation("send", shared=AS, params=(
-    Param("message", help="What to say."),
+    Param("message", help="What to say.", parse=nonblank("message")),
     Param("to", default=None, help="One agent (default: every other agent).", flags=("--to",), complete="agents", show_default=False,
+          parse=named("recipient"), metavar="AGENT",
           mcp=McpArg(help="One agent; leave out to reach every other agent.")),
     Param("reply_to", default=None, flags=("--reply-to",), show_default=False, mcp=False,
           help="Answer message N of your inbox (its number, or a unique prefix of its id): goes to its sender."),
@@ -141,8 +143,25 @@ def status_set(ctx: Context, text: str) -> dict[str, Any]:
     return set_status(ctx.project, ctx.me, text)
 
 
+@operation("status", shared=AS_ROOM, mcp=Mcp("status", "The project at a glance", OVERVIEW, read_only=True, quick=True,
+                                           description="The project at a glance for you: unread messages, your claims with "
+                                                       "lease time left, each lane's open/doing/blocked counts, live groups, "
+                                                       "active rooms, the other agents' status lines. Marks nothing read."))
+def status(ctx: Context) -> Overview:
+    """Show the project at a glance: your unread messages and claims (lease time left), each lane's open /
+    doing / blocked tasks, live groups, active rooms, the other agents' status lines. Nothing is marked read.
+
+    `rooms status TEXT` sets your own status line, as `rooms status set TEXT` does.
+
+    Example: rooms status --json
+    """
+    from rooms_cli.across.overview import overview
+
+    return overview(ctx.project, ctx.config, ctx.me, ctx.room)
+
+
 @operation("spawn", shared=AS, params=(
-    Param("prompt", help="The task for the new agent."),
+    Param("prompt", help="The task for the new agent.", parse=nonblank("spawn prompt")),
     Param("description", default=None, help="3-5 words; also names the agent.", flags=("--description",), show_default=False),
     Param("profile", default=None, help="Run it as this agent definition (its model and directive).", flags=("--profile",),
           complete="agents", show_default=False),
@@ -159,14 +178,15 @@ def spawn(ctx: Context, prompt: str, description: str | None, profile: str | Non
 
 
 def spawns_line(project: Project, agent: str) -> Callable[[float], str]:
-    """While `rooms wait` blocks: `waiting for 2 spawn(s) · 4s · running: b, c · done: a`."""
+    """While `rooms wait` blocks: `waiting for 2 spawns · 4s · running: b, c · done: a`."""
+    from rooms_cli.core.text import count
     from rooms_cli.messaging.spawn import tree_of
     from rooms_cli.messaging.wait import running_tree
 
     def describe(elapsed: float) -> str:
         running = running_tree(project, agent, set())
         done = [s.alias for s in tree_of(project, agent) if s not in running and not s.active]
-        return (f"waiting for {len(running)} spawn(s) · {elapsed:.0f}s · running: {', '.join(s.alias for s in running) or '-'}"
+        return (f"waiting for {count(len(running), 'spawn')} · {elapsed:.0f}s · running: {', '.join(s.alias for s in running) or '-'}"
                 + (f" · done: {', '.join(done)}" if done else ""))
 
     return describe
@@ -281,4 +301,4 @@ def claude_session_start(ctx: Context) -> dict[str, Any] | None:
     return _hook(ctx, "session-start", claude_session_start)
 
 
-OPERATIONS = (send, reply, inbox, attention, agents, status_set, spawn, wait, claude_stop, claude_prompt, claude_session_start)
+OPERATIONS = (send, reply, inbox, attention, agents, status, status_set, spawn, wait, claude_stop, claude_prompt, claude_session_start)

@@ -20,7 +20,7 @@ def _example_names() -> list[str]:
 @operation("init", shared=("json_",), params=(
     Param("path", default=".", help="Project directory (default: the current one)."),
     Param("example", default=None, help="Add an example agent set: roundtable, gamedev or dev.", flags=("--example",),
-          parse=lambda flag: choice_value(flag, _example_names), show_default=False),
+          parse=lambda flag: choice_value(flag, _example_names), show_default=False, metavar="SET"),
 ))
 def init(ctx: Context, path: str, example: str | None) -> InitResult:
     """Create .rooms/, .rooms.yaml and the default room here (running it again changes nothing that exists).

@@ -1,10 +1,12 @@
-"""Values an operation parses itself: durations, times, finite numbers, choices, comma-separated lists.
+"""Values an operation parses itself: durations, times, finite numbers, choices, comma-separated lists, names, text.
 
-Each factory returns a parser for one option. A bad value is a usage error (exit 2) in one sentence
-naming the option: `error: --timeout: invalid duration 'abc': …` (a JSON error under --json), never an
-exit 1 from deep inside the command. typer calls these parsers (cli/options.py), and so do the fast path
-(cli/fast.py) and the MCP server for an argument it takes as the command line does (an error there names
-the argument), which is why this module imports none of them.
+Each factory returns a parser for one option (or argument). A bad value is a usage error (exit 2) in one
+sentence naming the option: `error: --timeout: invalid duration 'abc': …`, `error: --lane: invalid lane
+'bad name!': …`, `error: TITLE: the title is empty` (a JSON error under --json), never an exit 1 from deep
+inside the command. typer calls these parsers (cli/options.py), and so do the fast path (cli/fast.py) and
+the MCP server for an argument it takes as the command line does (an error there names the argument),
+which is why this module imports none of them. Each parser's `__name__` is the metavar `--help` shows for
+its option when the declaration names none (typer would show the function's name, `<parse>`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def duration_value(option: str, *, positive: bool = False, maximum: float | None
             raise _bad(option, f"must be longer than zero, not {value!r}")
         return seconds
 
+    parse.__name__ = "DURATION"
     return parse
 
 
@@ -57,6 +60,7 @@ def time_value(option: str) -> Callable[[Any], datetime | None]:
         except InvalidInput as exc:
             raise _bad(option, exc.message) from None
 
+    parse.__name__ = "ISO"
     return parse
 
 
@@ -76,6 +80,7 @@ def finite_number(option: str, minimum: float | None = None) -> Callable[[Any], 
             raise _bad(option, f"must be at least {minimum:g}, not {value!r}")
         return number
 
+    parse.__name__ = "NUMBER"
     return parse
 
 
@@ -90,6 +95,7 @@ def choice_value(option: str, choices: Callable[[], Iterable[str]]) -> Callable[
             raise _bad(option, f"must be one of {', '.join(allowed)}, not {value!r}")
         return str(value)
 
+    parse.__name__ = "CHOICE"
     return parse
 
 
@@ -104,6 +110,41 @@ def count_value(option: str) -> Callable[[Any], int | None]:
             raise _bad(option, f"must be a whole number, 0 or more, not {value!r}")
         return int(text)
 
+    parse.__name__ = "N"
+    return parse
+
+
+def name_value(option: str, what: str = "name") -> Callable[[Any], str | None]:
+    """A parser for an option that names something strictly (`--lane`, `--to`, `--as`, `--room`): a value
+    that cannot be a name (store/ids.py) is a usage error naming the option."""
+
+    def parse(value: Any) -> str | None:
+        if value is None:
+            return None
+        from rooms_cli.core.errors import InvalidInput
+        from rooms_cli.store.ids import validate_name
+
+        try:
+            return validate_name(value, what)
+        except InvalidInput as exc:
+            raise _bad(option, exc.message) from None
+
+    parse.__name__ = "NAME"
+    return parse
+
+
+def text_value(option: str, what: str = "text") -> Callable[[Any], Any]:
+    """A parser for required text (`task add TITLE`, `send MESSAGE`, `--summary`): blank is a usage error,
+    as chat's empty message is."""
+
+    def parse(value: Any) -> Any:
+        if value is None or not isinstance(value, str):
+            return value
+        if not value.strip():
+            raise _bad(option, f"the {what} is empty")
+        return value
+
+    parse.__name__ = "TEXT"
     return parse
 
 

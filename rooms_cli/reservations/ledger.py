@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
+from rooms_cli.core.text import count
 from rooms_cli.reservations.patterns import covers, normalize, overlap
 from rooms_cli.store import eventlog, jsonl, layout
 from rooms_cli.store.clock import MAX_LEASE_S, add_seconds, in_force, iso, lease_limit, now, parse_duration
@@ -363,7 +364,7 @@ class CheckResult:
         if self.ok:
             return None
         path, holders = next(iter(self.blocked.items()))
-        more = f" (and {len(self.blocked) - 1} more paths)" if len(self.blocked) > 1 else ""
+        more = f" (and {count(len(self.blocked) - 1, 'more path')})" if len(self.blocked) > 1 else ""
         return Conflict(f"{path} is reserved: {describe(holders[0])}{more}", code="reserved", data=self.to_json())
 
 

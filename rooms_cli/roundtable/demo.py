@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooms_cli.core.text import count
 from rooms_cli.project.config import load_config
 from rooms_cli.roundtable.orchestrator import RoundtableRequest, run_roundtable_sync
 from rooms_cli.store.paths import Project
@@ -29,7 +30,7 @@ def run(project: Project, show: Callable[[str, str], None]) -> None:
         result = run_roundtable_sync(project, config, RoundtableRequest(fmt, topic=topic, participants=participants,
                                                                          turns=turns), on_event=on_event)
         lessons = sum(len(v) for v in result.lessons.values())
-        show("italic", f"{len(result.turns)} turns in room {result.room}; {lessons} lessons extracted into .rooms/memories/")
+        show("italic", f"{count(len(result.turns), 'turn')} in room {result.room}; {count(lessons, 'lesson')} extracted into .rooms/memories/")
     show("cmd", "rooms memory list analyst")
     from rooms_cli.agents.memories import list_lessons
 

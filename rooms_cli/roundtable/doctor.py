@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rooms_cli.core.errors import RoomsError
 from rooms_cli.core.findings import Finding
+from rooms_cli.core.text import count
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ def check(project: Project, config: Config) -> list[Finding]:
             continue  # resolved by the replay: never run
         if item.status == "failed":
             findings.append(Finding("warning", "roundtable", f"roundtable {item.id} ({item.request.format}) failed after "
-                                    f"{item.attempts} attempts: {item.error}",
+                                    f"{count(item.attempts, 'attempt')}: {item.error}",
                                     f"fix the cause, then queue it again: rooms roundtable queue {item.request.format}", rel))
         elif item.status == "pending" and item.not_before:
             findings.append(Finding("warning", "roundtable", f"roundtable {item.id} ({item.request.format}) failed "

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any  # OnEvent below is evaluated at run time
 
 from rooms_cli.agents.definitions import Agent, list_agents, load_agent
 from rooms_cli.core.errors import InvalidInput, ProviderError
+from rooms_cli.core.text import count
 from rooms_cli.models.base import Completion, Message
 from rooms_cli.roundtable import lessons as lessons_mod
 from rooms_cli.roundtable import speakers
@@ -217,8 +218,15 @@ async def _speak(providers: _Providers, agent: Agent, messages: list[Message], f
         if not why:
             return text, completion, ""
         if attempt == 0:
+            from rooms_cli.models.prompt import PromptMessage
+
             instruction = f"That reply {why}. Say something new in one short sentence, no links."
-            messages = [*messages, Message("assistant", completion.text or ""), Message("user", instruction)]
+            again = PromptMessage("user", instruction)
+            # what the turn is about stays the cue: the offline model, reading one message, made its turn of
+            # the instruction ("I'll take that reply repeats an earlier turn…")
+            asked = messages[-1]
+            again.answering = getattr(asked, "answering", None) or asked.content
+            messages = [*messages, Message("assistant", completion.text or ""), again]
     return "", completion, why
 
 
@@ -277,7 +285,7 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
     create_room(project, room, agents=participants, exist_ok=request.room is not None)
     result = RoundtableResult(rt_id, fmt.name, topic, room, participants, total)
     meta = {"roundtable": rt_id}
-    append_message(project, room, "rooms", f"{fmt.name} on “{topic}” with {', '.join(participants)} ({total} turns)",
+    append_message(project, room, "rooms", f"{fmt.name} on “{topic}” with {', '.join(participants)} ({count(total, 'turn')})",
                    kind="roundtable", meta={**meta, "event": "start", "format": fmt.name, "participants": participants})
     emit("start", result.to_json())
 
@@ -337,7 +345,8 @@ async def run_roundtable(project: Project, config: Config, request: RoundtableRe
         raise
     finally:
         await providers.close()
-        append_message(project, room, "rooms", f"{fmt.name} {result.status}: {len(history)} turns",
+        said = len(history)
+        append_message(project, room, "rooms", f"{fmt.name} {result.status}: {count(said, 'turn')}",
                        kind="roundtable", meta={**meta, "event": "end", "status": result.status})
     return result
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from rooms_cli.core import terminal
 from rooms_cli.core.errors import InvalidInput, NotFound
+from rooms_cli.core.text import count
 from rooms_cli.roundtable.orchestrator import RoundtableRequest
 from rooms_cli.store import eventlog, files, jsonl, layout
 from rooms_cli.store.clock import add_seconds, iso, now, now_iso, parse_time
@@ -262,7 +263,7 @@ def recover_dead(project: Project, *, dry_run: bool = False) -> list[tuple[Queue
                 continue
             if item.attempts >= MAX_ATTEMPTS:
                 records.append({"op": "failed", "id": item.id, "ts": now_iso(),
-                                "error": f"{reason}; gave up after {item.attempts} attempts"})
+                                "error": f"{reason}; gave up after {count(item.attempts, 'attempt')}"})
             else:
                 records.append({"op": "requeue", "id": item.id, "ts": now_iso(), "reason": reason})
             recovered.append((item, reason))
@@ -331,7 +332,7 @@ def mark_failed(project: Project, item: QueueItem, error: str, roundtable: str |
         record = {"op": "requeue", "reason": f"attempt {item.attempts} failed: {error}", "error": error,
                   "not_before": retry_at}
     elif retry:
-        record["error"] = f"{error} (gave up after {item.attempts} attempts)"
+        record["error"] = f"{error} (gave up after {count(item.attempts, 'attempt')})"
     if roundtable:
         record["roundtable"] = roundtable
     _finish(project, item, record)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rooms_cli.core.errors import InvalidInput, UsageError
+from rooms_cli.core.text import count
 from rooms_cli.roundtable.formats import Format
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -39,10 +40,10 @@ def parse_random_token(token: str) -> int | None:
     """`random:3` -> 3; anything else -> None."""
     if not token.startswith("random:"):
         return None
-    count = token.partition(":")[2]
-    if not count.isdigit() or int(count) < 1:
+    number = token.partition(":")[2]
+    if not number.isdigit() or int(number) < 1:
         raise InvalidInput(f"invalid participant {token!r}: expected random:N with N ≥ 1")
-    return int(count)
+    return int(number)
 
 
 def resolve_participants(
@@ -63,10 +64,10 @@ def resolve_participants(
                 f"format {fmt.name!r} needs at least {fmt.min_agents} agents, the project has {len(pool)} "
                 f"that can talk (add agents with `rooms agent new`, or pick another format)"
             )
-        count = rng.randint(fmt.min_agents, min(fmt.max_agents, len(pool)))
+        size = rng.randint(fmt.min_agents, min(fmt.max_agents, len(pool)))
         chosen = [leader] if fmt.opens == "leader" and leader in pool else []
         rest = [a for a in pool if a not in chosen]
-        return chosen + rng.sample(rest, count - len(chosen))
+        return chosen + rng.sample(rest, size - len(chosen))
     fixed: list[str] = []
     drawn = 0
     for token in spec:
@@ -80,7 +81,7 @@ def resolve_participants(
             fixed.append(token)
     rest = [a for a in pool if a not in fixed]
     if drawn > len(rest):
-        raise InvalidInput(f"cannot draw {drawn} more agents: only {len(rest)} others exist")
+        raise InvalidInput(f"cannot draw {count(drawn, 'more agent')}: only {count(len(rest), 'other')} {'exists' if len(rest) == 1 else 'exist'}")
     chosen = fixed + rng.sample(rest, drawn)
     if force and len(chosen) < 2:
         raise InvalidInput(f"a roundtable needs at least 2 agents, got {len(chosen)} ({', '.join(chosen)})")

@@ -8,6 +8,7 @@ nothing (not even a lock file).
 from __future__ import annotations
 
 from rooms_cli.core.errors import InvalidInput, RoomsError
+from rooms_cli.core.text import count
 from rooms_cli.store.clock import iso, now
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
@@ -130,7 +131,7 @@ def run_pending(project: Project, config: Config, dry_run: bool = False, on_even
             if item.by == "schedule" and item.request.room is None:
                 end_own_room(project, own_room(item.request.format, rt_id))
             then = (f"retry {item.attempts + 1}/{queue.MAX_ATTEMPTS} after {retry_at}" if retry_at
-                    else f"gave up after {item.attempts} attempts" if retry else "not retried")
+                    else f"gave up after {count(item.attempts, 'attempt')}" if retry else "not retried")
             actions.append({"action": "run", "detail": f"{item.id} ({item.request.format}) failed: {message}; {then}",
                             "error": message})
             continue
@@ -138,7 +139,7 @@ def run_pending(project: Project, config: Config, dry_run: bool = False, on_even
         if item.by == "schedule" and item.request.room is None:
             end_own_room(project, result.room)
         said = len(result.turns)
-        actions.append({"action": "run", "detail": f"{item.id} ({result.format}): {said} turns in room {result.room}"})
+        actions.append({"action": "run", "detail": f"{item.id} ({result.format}): {count(said, 'turn')} in room {result.room}"})
     return actions
 
 

@@ -79,6 +79,27 @@ def new_id(prefix: str) -> str:
     return f"{prefix}-{_encode(ms, 10)}{_encode(rand & ((1 << 80) - 1), 16)}"
 
 
+def new_ids(prefix: str, count: int) -> list[str]:
+    """`count` new ids at once, increasing, their random parts spread over the whole range (one random value
+    in each of `count` equal slots) rather than counted up from one: ids minted in one millisecond by
+    `new_id` differ only in their last characters, so a board showing each task's shortest unique prefix
+    showed an import's tasks 25 characters long; these differ within the first log32(count) + 1 characters
+    of their random part, a lone `task add`'s length plus one or two. Later ids of this process still sort
+    after them."""
+    from rooms_cli.store.clock import now
+
+    global _last
+    ms = int(now().timestamp() * 1000)
+    with _lock:
+        last_ms, _last_rand = _last
+        ms = max(ms, last_ms + 1)  # a millisecond of its own: no id of this process shares it
+        slot = (1 << 79) // max(count, 1)  # the top bit left clear: new_id counts up from the last without wrapping
+        rands = [n * slot + int.from_bytes(os.urandom(10), "big") % slot for n in range(count)]
+        if rands:
+            _last = (ms, rands[-1])
+    return [f"{prefix}-{_encode(ms, 10)}{_encode(rand, 16)}" for rand in rands]
+
+
 def resolve_prefix(prefix: str, candidates: Iterable[str], what: str = "id") -> str:
     """Resolve a unique prefix of an id among `candidates`, like git does for commits.
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from rooms_cli.core import terminal
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.text import count
 from rooms_cli.store import changes, clock, conflicts, files, known, order
 from rooms_cli.store.locks import locked
 
@@ -94,7 +95,7 @@ def _finish_last_line(fd: int, path: Path) -> bytes:
     if _whole(os.pread(fd, size - cut, cut)):
         return b"\n"
     os.ftruncate(fd, cut)
-    terminal.warn(f"{path}: removed an unfinished last line ({size - cut} bytes) left by a crash")
+    terminal.warn(f"{path}: removed an unfinished last line ({count(size - cut, 'byte')}) left by a crash")
     return b""
 
 

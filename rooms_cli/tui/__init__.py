@@ -4,8 +4,9 @@
     actions.py  what the keys do: the functions the CLI commands call (no textual)
     app.py      the Textual app; screens.py its dialogs
 
-Textual is an optional extra (`pip install 'rooms-cli[tui]'`): only `rooms top` imports it, through
-`run` and `snapshot` here, so every other command starts without it.
+Textual is an optional extra (`tui`): only `rooms top` imports it, through `run` and `snapshot` here, so
+every other command starts without it; when it is missing, the error says how to add it to this install
+(store/installation.py: an editable checkout, pipx, or pip).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from rooms_cli.core.errors import RoomsError, UsageError
 from rooms_cli.project.context import Context
 from rooms_cli.tui.views import FIXED_TABS
 
-INSTALL = "pip install 'rooms-cli[tui]'"
 SNAPSHOT_WAIT_S = 30.0
 
 
@@ -25,7 +25,10 @@ def require_textual() -> None:
     try:
         import textual  # noqa: F401
     except ImportError:
-        raise RoomsError(f"rooms top needs the Textual package, which is not installed: {INSTALL}") from None
+        from rooms_cli.store.installation import add_extra
+
+        raise RoomsError(f"rooms top needs the Textual package, which is not installed: {add_extra('tui')}",
+                         code="missing_dependency") from None
 
 
 def check(ctx: Context, tab: str) -> None:

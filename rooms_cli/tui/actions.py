@@ -76,6 +76,17 @@ def create_group(ctx: Context, name: str, profiles: list[str]) -> str:
     return f"{name}: + " + ", ".join(m.handle for m in added["members"])
 
 
+def check_broadcast(ctx: Context, name: str) -> None:
+    """Refuse before the composer opens what `rooms group broadcast` would refuse: a broadcast in flight
+    (its sentence), a read-only tree."""
+    from rooms_cli.tui.views import broadcast_refusal
+
+    refuse_if_read_only(ctx)
+    refusal = broadcast_refusal(ctx.project, name)
+    if refusal is not None:
+        raise refusal
+
+
 def broadcast(ctx: Context, name: str, fields: dict[str, str]) -> str:
     """`rooms group broadcast NAME --objective … --output-format … --tool-guidance … --boundaries …`."""
     refuse_if_read_only(ctx)

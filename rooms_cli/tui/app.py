@@ -15,11 +15,12 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, HorizontalScroll, Vertical
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import (
     DataTable,
@@ -32,8 +33,10 @@ from textual.widgets import (
     TabbedContent,
     TabPane,
 )
+from textual.widgets.option_list import Option
 
 from rooms_cli.core.errors import RoomsError
+from rooms_cli.core.text import count
 from rooms_cli.project.context import Context
 from rooms_cli.tui import actions, views
 from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
@@ -41,7 +44,12 @@ from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysSc
 if TYPE_CHECKING:
     from rooms_cli.chat import transcript
 
-LANE_MIN = 36  # columns of a lane on the board
+LANE_MIN = 36  # columns of a lane on the board: as many lanes a row as fit, the rest on the rows below
+LANE_MIN_HEIGHT = 6  # lines of a lane when there are more rows of lanes than fit (the board scrolls down)
+TALL_CELLS = 40  # from this many lines on, a task's cell has a third line: its definition of done
+ROOM_NAME_CHARS = 22  # a room's name in the room list, before the panel has a size
+NOTE_SECONDS = 8.0  # a note (a key's result) goes after this long; an error after ERROR_SECONDS
+ERROR_SECONDS = 20.0
 STATUS_MARK = {"todo": "○", "doing": "●", "blocked": "■", "failed": "✗", "done": "✓", "cancelled": "–"}
 COMPOSER_FIELDS = [("objective", "objective — what to accomplish"), ("output_format", "output_format — how the reply is shaped"),
                    ("tool_guidance", "tool_guidance — which tools to use or avoid"), ("boundaries", "boundaries — what is out of scope")]
@@ -50,8 +58,9 @@ KEYS = [
     ("[ ]", "previous / next tab (or click a tab)"),
     ("< >", "previous / next room (board and rooms tabs follow it)"),
     ("Tab", "next panel (lanes, room list, input…); arrows move in it"),
+    ("Escape", "leave the input line (or a dialog): back to the tab, where every key works"),
     ("c x d", "claim / release / done (asks for a summary) the selected task"),
-    ("Enter", "in the rooms tab's input line: post like `rooms chat` (slash commands too)"),
+    ("i", "rooms tab: type in the input line; Enter posts like `rooms chat` (slash commands too)"),
     ("Ctrl+G", "lasso: pick agents, name a group, create it"),
     ("Ctrl+B", "four-field broadcast composer (group tab)"),
     ("Ctrl+W", "dissolve the focused group after a confirm; close an agent tab"),
@@ -78,12 +87,21 @@ class LaneTable(DataTable[Any]):
     PAGE = 100
     BINDINGS = [Binding("left", "app.focus_previous", show=False), Binding("right", "app.focus_next", show=False)]
 
-    def __init__(self, lane: str, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", show_header=False, cell_padding=0, **kwargs)
+    def __init__(self, lane: str, *, tall: bool = False, width: int = LANE_MIN, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", show_header=False, cell_padding=0, show_cursor=False, **kwargs)
         self.lane = lane
+        self.tall = tall  # three lines a task (its definition of done too) on a tall screen
+        self.width = width  # the lane's columns: its cells are cut with … there, never wrapped
+        self.add_column("task", width=width - 3)
         self.heading = Label(lane)  # above the table: the lane and how many tasks it holds
         self.tasks: list[views.TaskRow] = []
         self.shown: list[tuple[Any, ...]] = []  # what the rows were built from (nothing to redraw when equal)
+
+    def on_focus(self) -> None:
+        self.show_cursor = True  # only the lane you are in shows a selected task
+
+    def on_blur(self) -> None:
+        self.show_cursor = False
 
     def show(self, rows: list[views.TaskRow]) -> None:
         shown = [_signature(r) for r in rows]
@@ -100,7 +118,7 @@ class LaneTable(DataTable[Any]):
     def more(self, upto: int) -> None:
         """Rows up to `upto` (the next page)."""
         for row in self.tasks[self.row_count:upto]:
-            self.add_row(_task_cell(row), key=row.id, height=2)
+            self.add_row(_task_cell(row, self.tall), key=row.id, height=3 if self.tall else 2)
 
     def replace(self, row: views.TaskRow) -> bool:
         """One task changed in place (same lane, still open); False when it is not in this lane."""
@@ -111,7 +129,7 @@ class LaneTable(DataTable[Any]):
         self.tasks[at] = row
         self.shown[at] = _signature(row)
         if row.id in self.rows:
-            self.update_cell(row.id, self.ordered_columns[0].key, _task_cell(row))
+            self.update_cell(row.id, self.ordered_columns[0].key, _task_cell(row, self.tall))
         return True
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -124,6 +142,60 @@ class LaneTable(DataTable[Any]):
             self.more(self.row_count + self.PAGE)
 
 
+class Tabs(TabbedContent):
+    """The tabs. A pane whose widget got the focus becomes the active one (Textual's rule), but only while
+    that widget still has it: a late notice of an earlier focus pulled `]` back to the tab just left."""
+
+    def _on_tab_pane_focused(self, event: TabPane.Focused) -> None:
+        focused = self.app.focused
+        if focused is not None and event.tab_pane in focused.ancestors:
+            super()._on_tab_pane_focused(event)
+        else:
+            event.stop()
+
+
+class SayInput(Input):
+    """The rooms tab's input line: it takes every printable key while it has the focus; Escape gives the
+    focus back to the tab (where `q`, `?`, `[`, `]` are keys again)."""
+
+    BINDINGS = [Binding("escape", "leave", "leave input", show=True)]
+
+    def action_leave(self) -> None:
+        app = self.app
+        if isinstance(app, TopApp):
+            app.focus_tab_body()
+
+
+class Transcript(RichLog):
+    """The room's messages, the time in a column of its own (a wrapped line stays right of it), drawn
+    again at the new width when the widget is resized (a line is wrapped when it is written)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        # min_width: RichLog wraps at 78 columns at least, which cut lines of a narrower panel
+        super().__init__(wrap=True, markup=False, auto_scroll=True, min_width=20, **kwargs)
+        self.messages: list[transcript.Message] = []
+        self._drawn_width = 0
+
+    def show(self, messages: list[transcript.Message]) -> None:
+        self.messages = list(messages)
+        self._redraw()
+
+    def add(self, message: transcript.Message) -> None:
+        self.messages.append(message)
+        self.write(_message_row(message), width=self.scrollable_content_region.width or None)
+
+    def _redraw(self) -> None:
+        self.clear()
+        self._drawn_width = width = self.scrollable_content_region.width
+        for message in self.messages:  # at the panel's width (RichLog measures against the app console's)
+            self.write(_message_row(message), width=width or None)
+
+    def on_resize(self, event: events.Resize) -> None:
+        super().on_resize(event)  # RichLog holds writes back until its size is known
+        if self.scrollable_content_region.width != self._drawn_width and self.messages:
+            self._redraw()
+
+
 class TopApp(App[Any]):
     """The dashboard. `live=False` reads once and never watches (snapshots, tests of one frame)."""
 
@@ -131,19 +203,20 @@ class TopApp(App[Any]):
     ENABLE_COMMAND_PALETTE = False
     CSS = MODAL_CSS + """
     #bar { height: 1; background: $primary-background; padding: 0 1; }
-    #note { height: 1; padding: 0 1; color: $text-muted; }
+    #note { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     #note.error { color: $error; text-style: bold; }
     TabbedContent { height: 1fr; }
     TabPane { padding: 0; }
     #board-head { height: 1; padding: 0 1; }
-    #lanes { height: 1fr; }
-    .lane { width: 36; height: 100%; border-right: vkey $panel; }
+    #lanes { height: 1fr; overflow-x: hidden; }
+    #lane-grid { grid-size: 2; grid-rows: 1fr; grid-gutter: 0 1; height: 1fr; }
+    .lane { height: 100%; border-left: vkey $panel; }
     .lane Label { width: 100%; text-style: bold; padding: 0 1; background: $boost; }
     LaneTable { height: 1fr; overflow-x: hidden; scrollbar-size-vertical: 1; }
     #room-side { width: 26; border-right: vkey $panel; }
-    #room-list { height: auto; max-height: 8; }
+    #room-list { height: auto; max-height: 8; padding: 0; }
     #roster { height: 1fr; }
-    #transcript { height: 1fr; }
+    #transcript { height: 1fr; overflow-x: hidden; }
     #budget { height: 1; padding: 0 1; }
     #say { height: 3; }
     .panel-title { text-style: bold; background: $boost; width: 100%; padding: 0 1; }
@@ -152,23 +225,34 @@ class TopApp(App[Any]):
     .recent { height: 1fr; }
     .agent-head { height: auto; padding: 0 1; }
     """
+    # The key bar shows what works on the tab on screen (check_action), so it fits 80 columns; `?` lists all.
     BINDINGS = [
         Binding("question_mark", "keys", "keys"),
+        Binding("left_square_bracket", "tab(-1)", "tab", key_display="[ ]"),
+        Binding("right_square_bracket", "tab(1)", "tab", show=False),
+        Binding("less_than_sign", "room(-1)", "room", show=False),
+        Binding("greater_than_sign", "room(1)", "room", show=False),
         Binding("c", "claim", "claim"),
         Binding("x", "release", "release"),
         Binding("d", "done", "done"),
+        Binding("i", "say", "say"),
+        Binding("escape", "leave", "back", show=False),
         Binding("ctrl+g", "lasso", "lasso", priority=True),
         Binding("ctrl+b", "broadcast", "broadcast", priority=True),
         Binding("ctrl+w", "close", "dissolve"),
         Binding("ctrl+r", "rename", "rename", priority=True),
         Binding("ctrl+t", "agent_tab", "agent tab", priority=True),
         Binding("ctrl+shift+t,ctrl+n", "group_tab", "group tab", priority=True, show=False),
-        Binding("left_square_bracket", "tab(-1)", "tab", show=False),
-        Binding("right_square_bracket", "tab(1)", "tab", show=False),
-        Binding("less_than_sign", "room(-1)", "room", show=False),
-        Binding("greater_than_sign", "room(1)", "room", show=False),
         Binding("q", "quit", "quit"),
+        # the same keys off their tab: not on the key bar there, but they still answer (why not, or go there);
+        # each as urgent as its twin (ctrl+w is not: in the input line it deletes a word)
+        *(Binding(key, f"anywhere('{action}')", show=False, priority=key in ("ctrl+g", "ctrl+b", "ctrl+r", "ctrl+t"))
+          for key, action in (("c", "claim"), ("x", "release"), ("d", "done"), ("i", "say"), ("ctrl+g", "lasso"),
+                              ("ctrl+b", "broadcast"), ("ctrl+w", "close"), ("ctrl+r", "rename"), ("ctrl+t", "agent_tab"))),
     ]
+    # where each action is on the key bar (the rest are everywhere): at 80 columns the bar holds one tab's keys
+    ON_TAB = {"claim": "board", "release": "board", "done": "board", "say": "rooms", "broadcast": "group", "close": "closable",
+              "rename": "group", "agent_tab": "agents", "lasso": "not-group"}
 
     def __init__(self, ctx: Context, *, tab: str = "board", room: str | None = None, live: bool = True) -> None:
         super().__init__()
@@ -185,16 +269,19 @@ class TopApp(App[Any]):
         self._stop: Any = None
         self._watcher: threading.Thread | None = None
         self._leases: dict[str, tuple[LaneTable, views.TaskRow]] = {}  # leased tasks on screen, for the countdown
+        self._follow: str | None = None  # a group this app renamed or made: its tab is shown once it is drawn
+        self._note_timer: Any = None
         self.loaded = threading.Event()  # the first load of every tab is on screen
 
     # --- layout -----------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Static(self._bar_text(), id="bar", markup=False)
-        with TabbedContent(id="tabs"):
+        with Tabs(id="tabs"):
             with TabPane("Board", id="board"):
                 yield Static("", id="board-head", markup=False)
-                yield HorizontalScroll(id="lanes")
+                with VerticalScroll(id="lanes"):
+                    yield Grid(id="lane-grid")
             with TabPane("Rooms", id="rooms"):
                 with Horizontal():
                     with Vertical(id="room-side"):
@@ -203,11 +290,11 @@ class TopApp(App[Any]):
                         yield Label("roster", classes="panel-title")
                         yield DataTable(id="roster", cursor_type="none", show_header=False)
                     with Vertical():
-                        yield RichLog(id="transcript", wrap=True, markup=False, auto_scroll=True)
+                        yield Transcript(id="transcript")
                         yield Static("", id="budget", markup=False)
                         # no blinking cursor: a blink is a redraw twice a second, and idle should cost nothing
-                        say = Input(placeholder="say something (Enter posts, like rooms chat)", id="say",
-                                    disabled=self.read_only)
+                        say = SayInput(placeholder="i: say something; Enter posts, Escape leaves", id="say",
+                                       disabled=self.read_only)
                         say.cursor_blink = False
                         yield say
             with TabPane("Agents", id="agents"):
@@ -319,19 +406,19 @@ class TopApp(App[Any]):
         more = data["done_total"] - len(data["done"])
         self.query_one("#board-head", Static).update(
             f"board of #{data['room']}: {counts}{extra}" + (f" · done column: newest {len(data['done'])} of {data['done_total']}" if more > 0 else ""))
-        lanes = self.query_one("#lanes", HorizontalScroll)
+        grid = self.query_one("#lane-grid", Grid)
         columns = [*data["lanes"], ("done", data["done"])] if data["done"] else list(data["lanes"])
-        existing = {w.lane: w for w in lanes.query(LaneTable)}
+        existing = {w.lane: w for w in grid.query(LaneTable)}
         wanted = [name for name, _rows in columns]
-        if [w.lane for w in lanes.query(LaneTable)] != wanted:
+        tall, width = self.size.height >= TALL_CELLS, self._lane_width(len(columns))
+        if [w.lane for w in grid.query(LaneTable)] != wanted or any((w.tall, w.width) != (tall, width) for w in existing.values()):
             focused = self.focused.lane if isinstance(self.focused, LaneTable) else None
-            lanes.remove_children()
+            grid.remove_children()
             existing = {}
             for name, _rows in columns:
-                table = LaneTable(name)
-                table.add_column("task", width=LANE_MIN - 3)  # fixed: a cell that grows is cut with …, never wrapped
+                table = LaneTable(name, tall=tall, width=width)
                 existing[name] = table
-                lanes.mount(Vertical(table.heading, table, classes="lane"))
+                grid.mount(Vertical(table.heading, table, classes="lane"))
             if focused in existing:
                 self.call_after_refresh(existing[focused].focus)
         self._leases = {}
@@ -342,15 +429,31 @@ class TopApp(App[Any]):
         self._size_lanes()
 
     def _size_lanes(self) -> None:
-        """Lanes share the width, none narrower than LANE_MIN (then the lanes scroll sideways)."""
-        lanes = list(self.query(".lane"))
-        if lanes:
-            width = max(LANE_MIN, (self.size.width - 1) // len(lanes))
-            for lane in lanes:
-                lane.styles.width = width
+        """As many lanes a row as fit LANE_MIN columns each, sharing the width (the done column is a lane
+        like the others, never cut at the right edge); the rows share the height, each at least
+        LANE_MIN_HEIGHT lines (then the board scrolls down)."""
+        grid = self.query_one("#lane-grid", Grid)
+        lanes = len(grid.children)
+        if not lanes:
+            return
+        across = self._across(lanes)
+        grid.styles.grid_size_columns = across
+        grid.styles.min_height = -(-lanes // across) * LANE_MIN_HEIGHT  # the grid fills the tab (1fr), at least this
+
+    def _across(self, lanes: int) -> int:
+        return max(1, min(lanes, self.size.width // LANE_MIN))
+
+    def _lane_width(self, lanes: int) -> int:
+        """A lane's columns: the width shared by the lanes of a row (a gutter of 1 between them)."""
+        across = self._across(max(1, lanes))
+        return max(LANE_MIN, (self.size.width - (across - 1)) // across - 1)
 
     def on_resize(self) -> None:
         self._size_lanes()
+        tables = list(self.query(LaneTable))
+        if self.loaded.is_set() and tables and any(
+                (t.tall, t.width) != (self.size.height >= TALL_CELLS, self._lane_width(len(tables))) for t in tables):
+            self.reload("board")
 
     def _fill_lane(self, table: LaneTable, rows: list[views.TaskRow]) -> None:
         for r in rows:
@@ -386,35 +489,36 @@ class TopApp(App[Any]):
         """Once a second: the cells of the leased tasks, for their countdown (nothing else is redrawn)."""
         for task_id, (table, row) in list(self._leases.items()):
             if task_id in table.rows:
-                table.update_cell(task_id, table.ordered_columns[0].key, _task_cell(row))
+                table.update_cell(task_id, table.ordered_columns[0].key, _task_cell(row, table.tall))
 
     def _draw_room(self, data: dict[str, Any]) -> None:
         info = data["info"]
         listing = self.query_one("#room-list", OptionList)
-        if [str(o.prompt) for o in listing.options] != [f"#{n}" for n in data["names"]]:
+        if [o.id for o in listing.options] != data["names"]:
             listing.clear_options()
-            listing.add_options([f"#{n}" for n in data["names"]])
+            # one line each, cut with …: a long name never wraps into what looks like another room (OptionList
+            # wraps every prompt, so the cut is made here, at the panel's width)
+            fits = max(8, (listing.scrollable_content_region.width or ROOM_NAME_CHARS) - 1)
+            listing.add_options([Option(f"#{n}" if len(n) < fits else f"#{n[:fits - 2]}…", id=n) for n in data["names"]])
         if self.room in data["names"]:
             listing.highlighted = data["names"].index(self.room)
         roster = self.query_one("#roster", DataTable)
         roster.clear()
         for m in info["roster"]:
             flags = [f for f, on_ in (("muted", m["muted"]), ("handoff", m["handoff"]), ("missing", m.get("missing"))) if on_]
-            flags.append("idle" if data["idle"].get(m["id"], True) else "active")
+            flags.append(data["state"].get(m["id"], "idle"))
             roster.add_row(m["id"], " ".join(flags))
         budget = info["budget"]
-        self.query_one("#budget", Static).update(f"#{info['id']} · {info['status']} · budget {budget['remaining']}/{budget['total']} turns left")
-        log = self.query_one("#transcript", RichLog)
-        log.clear()
-        for message in data["messages"]:
-            log.write(_message_text(message))
+        self.query_one("#budget", Static).update(
+            f"#{info['id']} · {info['status']} · budget {budget['remaining']}/{budget['total']} ({count(budget['remaining'], 'turn')} left)")
+        self.query_one("#transcript", Transcript).show(data["messages"])
 
     def _draw_agents(self, rows: list[dict[str, Any]]) -> None:
         table = self.query_one("#agent-table", DataTable)
         keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value if table.row_count else None
         table.clear()
         for row in rows:
-            table.add_row(row["name"], row["kind"], "idle" if row["idle"] else "active", str(row["unread"]) if row["unread"] else "",
+            table.add_row(row["name"], row["kind"], row["state"], str(row["unread"]) if row["unread"] else "",
                           _clock(row["last_seen"]), ", ".join(row["spawns"]), row["status"], key=row["name"])
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))
@@ -435,6 +539,9 @@ class TopApp(App[Any]):
             else:
                 tabs.get_tab(pane_id).label = info["label"]
                 self._fill_group(tabs.get_pane(pane_id), info)
+            if name == self._follow:  # renamed or made here: its tab, not the neighbour Textual picks
+                self._follow = None
+                tabs.active = pane_id
 
     def _fill_group(self, pane: TabPane, info: dict[str, Any]) -> None:
         _fill_members(pane.query_one(".members", DataTable), info)
@@ -451,7 +558,11 @@ class TopApp(App[Any]):
         log = pane.query_one(RichLog)
         log.clear()
         for ts, line, unread in data["lines"]:
-            log.write(Text(f"{'*' if unread else ' '} {_clock(ts)} {line}", style="bold" if unread else ""))
+            row = Table.grid(padding=(0, 1))
+            row.add_column(no_wrap=True, style="dim")
+            row.add_column(ratio=1, overflow="fold", style="bold" if unread else "")
+            row.add_row(f"{'*' if unread else ' '} {_clock(ts)}", line)
+            log.write(row)
 
     def _new_pane_id(self, kind: str) -> str:
         self._pane_count += 1
@@ -508,7 +619,7 @@ class TopApp(App[Any]):
         from rooms_cli.chat.transcript import Message
 
         kind = str(event.get("type", "chat.message")).partition(".")[2] or "message"
-        self.query_one("#transcript", RichLog).write(_message_text(Message.from_json({**event, "kind": kind})))
+        self.query_one("#transcript", Transcript).add(Message.from_json({**event, "kind": kind}))
 
     async def action_quit(self) -> None:
         if self._stop is not None:
@@ -522,25 +633,39 @@ class TopApp(App[Any]):
     # --- notes --------------------------------------------------------------------------------------
 
     def say(self, text: str, error: bool = False) -> None:
+        """A line under the tabs: the result of a key, or an error, whole (it wraps, up to three lines); it
+        goes after NOTE_SECONDS (an error after ERROR_SECONDS), or when another tab is shown."""
         note = self.query_one("#note", Static)
         note.update(("error: " if error else "") + text)
         note.set_class(error, "error")
+        if self._note_timer is not None:
+            self._note_timer.stop()
+        self._note_timer = self.set_timer(ERROR_SECONDS if error else NOTE_SECONDS, self.clear_note) if text else None
 
-    def _act(self, what: Callable[[], str], *reload: str) -> None:
-        """Run a write in a thread (a chat turn may wait on a model); its line or its error goes to the note."""
+    def clear_note(self) -> None:
+        note = self.query_one("#note", Static)
+        note.update("")
+        note.set_class(False, "error")
+        self._note_timer = None
+
+    def _act(self, what: Callable[[], str], *reload: str, failed: Callable[[], None] | None = None) -> None:
+        """Run a write in a thread (a chat turn may wait on a model); its line or its error goes to the note,
+        and on an error `failed` runs (the composer opens again with what was typed)."""
         def work() -> None:
             try:
                 line, error = what(), False
             except RoomsError as exc:
                 line, error = exc.fold().message, True
-            self.call_from_thread(self._acted, line, error, reload)
+            self.call_from_thread(self._acted, line, error, reload, failed)
 
         self.run_worker(work, thread=True, group="act", exit_on_error=False)
 
-    def _acted(self, line: str, error: bool, reload: tuple[str, ...]) -> None:
+    def _acted(self, line: str, error: bool, reload: tuple[str, ...], failed: Callable[[], None] | None = None) -> None:
         self.say(line, error)
         for part in reload:
             self.reload(part)
+        if error and failed is not None:
+            failed()
 
     # --- which tab, which task, which group ---------------------------------------------------------
 
@@ -557,26 +682,63 @@ class TopApp(App[Any]):
             return None
         return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
+    def _tab_body(self, pane: TabPane) -> Any:
+        """Where the focus rests on a tab: never the rooms tab's input line (it would take every key)."""
+        return next((w for w in pane.query("LaneTable, #transcript, #agent-table, DataTable, RichLog") if w.focusable), None)
+
     def _focus_tab(self, pane_id: str) -> None:
         def focus() -> None:
             tabs = self.query_one("#tabs", TabbedContent)
             if tabs.active != pane_id:
                 return  # another tab was chosen meanwhile: focusing this one would switch back to it
             pane = tabs.get_pane(pane_id)
-            if self.focused is not None and pane in self.focused.ancestors:
+            if self.focused is not None and pane in self.focused.ancestors and not isinstance(self.focused, Input):
                 return
-            target = next((w for w in pane.query("LaneTable, #say, #agent-table, DataTable") if w.focusable), None)
-            if pane_id == "rooms" and not self.read_only:
-                target = self.query_one("#say", Input)
+            target = self._tab_body(pane)
             if target is not None:
                 target.focus()
 
         self.call_after_refresh(focus)
 
+    def focus_tab_body(self) -> None:
+        """Escape: the focus back on the tab on screen (out of the input line)."""
+        tabs = self.query_one("#tabs", TabbedContent)
+        target = self._tab_body(tabs.get_pane(tabs.active))
+        if target is not None:
+            target.focus()
+        else:
+            tabs.query_one("Tabs").focus()
+
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if self.loaded.is_set() and event.pane.id is not None:
             self._focus_tab(event.pane.id)
+            self.refresh_bindings()
+            if self.query_one("#note", Static).has_class("error"):
+                self.clear_note()  # an error is about the tab it came from
+
+    def _place(self) -> str:
+        """board, rooms, agents, group or agent-tab: what the tab on screen is."""
+        active = self._active()
+        if active in views.FIXED_TABS:
+            return active
+        return "group" if active in self.group_panes.values() else "agent-tab"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The key bar shows an action only on the tabs of ON_TAB; elsewhere its key runs `anywhere`, which
+        does the same (and says why not, or goes where it works) without a place on the bar."""
+        where = self.ON_TAB.get(action)
+        if where is None or not self.loaded.is_set():
+            return True
+        place = self._place()
+        if where == "closable":
+            return place in ("group", "agent-tab")
+        if where == "not-group":
+            return place != "group"
+        return place == where
+
+    def action_anywhere(self, action: str) -> None:
+        getattr(self, f"action_{action}")()
 
     # --- actions ------------------------------------------------------------------------------------
 
@@ -584,6 +746,9 @@ class TopApp(App[Any]):
         tabs = self.query_one("#tabs", TabbedContent)
         ids = [p.id for p in tabs.query(TabPane) if p.id]
         if ids:
+            # nothing focused while the pane changes: Textual would move the focus of a pane being hidden to
+            # a neighbour in that same pane, which activated it again (`]` stayed on the rooms tab)
+            self.set_focus(None)
             tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)] if tabs.active in ids else ids[0]
 
     def action_room(self, step: int) -> None:
@@ -595,7 +760,7 @@ class TopApp(App[Any]):
 
     @on(OptionList.OptionSelected, "#room-list")
     def _room_picked(self, event: OptionList.OptionSelected) -> None:
-        self.switch_room(str(event.option.prompt).lstrip("#"))
+        self.switch_room(str(event.option.id))
 
     def switch_room(self, room: str) -> None:
         if room == self.room:
@@ -605,6 +770,16 @@ class TopApp(App[Any]):
         self.say(f"room #{room}")
         self.reload("board")
         self.reload("rooms")
+
+    def action_say(self) -> None:
+        if self._place() != "rooms":
+            self.query_one("#tabs", TabbedContent).active = "rooms"
+        if self.read_only:
+            return self.say("read-only: the input line is off", error=True)
+        self.call_after_refresh(self.query_one("#say", Input).focus)
+
+    def action_leave(self) -> None:
+        self.focus_tab_body()
 
     def action_claim(self) -> None:
         self._task_action("claim", lambda task: actions.claim(self.ctx, self.room, task))
@@ -645,6 +820,7 @@ class TopApp(App[Any]):
         def made(answer: tuple[str, list[str]] | None) -> None:
             if answer is not None:
                 name, members = answer
+                self._follow = name
                 self._act(lambda: actions.create_group(self.ctx, name, members), "groups")
 
         self.push_screen(LassoScreen(views.agent_ids(self.ctx.project)), made)
@@ -653,7 +829,7 @@ class TopApp(App[Any]):
         def made(answer: dict[str, Any] | None) -> None:
             if answer is not None:
                 profiles = [p.strip() for p in answer["profiles"].split(",") if p.strip()]
-                self.first_tab = answer["name"].strip()
+                self._follow = answer["name"].strip()
                 self._act(lambda: actions.create_group(self.ctx, answer["name"].strip(), profiles), "groups")
 
         self.push_screen(FieldsScreen("New group tab: a group and its members (rooms group spawn-mixed)",
@@ -665,12 +841,21 @@ class TopApp(App[Any]):
         if name is None:
             return self.say("Ctrl+B broadcasts to a group: switch to a group tab first ([ ] or click it)", error=True)
 
+        try:
+            actions.check_broadcast(self.ctx, name)  # a broadcast in flight: said now, not after four fields typed
+        except RoomsError as exc:
+            return self.say(exc.fold().message, error=True)
+        self._compose(name, {})
+
+    def _compose(self, name: str, typed: dict[str, str]) -> None:
+        """The four-field composer, holding `typed` (what a send that failed had): nothing typed is lost."""
         def send(answer: dict[str, Any] | None) -> None:
             if answer is not None:
-                self._act(lambda: actions.broadcast(self.ctx, name, answer), "groups")
+                self._act(lambda: actions.broadcast(self.ctx, name, answer), "groups",
+                          failed=lambda: self._compose(name, answer))
 
         self.push_screen(FieldsScreen(f"Broadcast to {name} (all four fields are sent; empty is allowed)",
-                                      [(k, label, "") for k, label in COMPOSER_FIELDS], ok="Send"), send)
+                                      [(k, label, typed.get(k, "")) for k, label in COMPOSER_FIELDS], ok="Send"), send)
 
     def action_close(self) -> None:
         active = self._active()
@@ -686,7 +871,7 @@ class TopApp(App[Any]):
             if yes:
                 self._act(lambda: actions.dissolve(self.ctx, name), "groups")
 
-        self.push_screen(ConfirmScreen(f"Dissolve group {name}? Its broadcast in flight is cancelled and its log deleted.",
+        self.push_screen(ConfirmScreen(f"Dissolve group {name}? Its broadcast in flight is cancelled; its log is kept, closed by a dissolved event.",
                                        ok="Dissolve"), confirmed)
 
     def action_rename(self) -> None:
@@ -696,6 +881,7 @@ class TopApp(App[Any]):
 
         def renamed(answer: dict[str, Any] | None) -> None:
             if answer is not None and answer["name"].strip() != name:
+                self._follow = answer["name"].strip()  # its tab stays on screen under the new name
                 self._act(lambda: actions.rename(self.ctx, name, answer["name"].strip()), "groups")
 
         self.push_screen(FieldsScreen(f"Rename group {name}", [("name", "new name", name)], ok="Rename"), renamed)
@@ -709,7 +895,7 @@ class TopApp(App[Any]):
                 pane_id = self._new_pane_id("agent")
                 self.agent_panes[agent] = pane_id
                 tabs.add_pane(TabPane(f"@{agent}", Static("", classes="agent-head", markup=False),
-                                      RichLog(wrap=True, markup=False), id=pane_id))
+                                      RichLog(wrap=True, markup=False, min_width=20), id=pane_id))
             tabs.active = self.agent_panes[agent]
             self.reload(f"agent:{agent}")
 
@@ -767,17 +953,23 @@ def _signature(row: views.TaskRow) -> tuple[Any, ...]:
     return (row.id, row.status, row.title, row.holder, row.expires_at, tuple(row.flags), row.short)
 
 
-def _task_cell(row: views.TaskRow) -> Text:
-    """Two lines: `● t-01M8953VR5 researcher 9m59s`, then the title and its flags."""
-    text = Text(STATUS_MARK.get(row.status, "?"), style=_status_style(row.status), no_wrap=True, overflow="ellipsis")
-    text.append(f" {row.short}", style="dim")
+def _task_cell(row: views.TaskRow, tall: bool = False) -> Text:
+    """Two lines: `●  t-01M8953VR5  researcher 9m59s`, then the title and its flags; `tall`: a third, the
+    definition of done. The mark stands apart from the id (two spaces: a mark a terminal draws wide
+    still leaves one)."""
+    # the spaces go with the mark: a span of its own that starts with blanks is drawn without them by
+    # some SVG renderers (the snapshots), which glued the mark to the id
+    text = Text(f"{STATUS_MARK.get(row.status, '?')}  ", style=_status_style(row.status), no_wrap=True, overflow="ellipsis")
+    text.append(f"{row.short}  ", style="dim")
     if row.holder:
-        text.append(f" {row.holder} {views.countdown(row.expires_at)}", style="yellow")
+        text.append(f"{row.holder} {views.countdown(row.expires_at)}", style="yellow")
     elif row.status not in ("todo", "doing"):
-        text.append(f" {row.status}")
-    text.append(f"\n  {row.title}")
-    for flag in row.flags:
-        text.append(f" ⚠ {flag}", style="bold red")
+        text.append(row.status)
+    text.append(f"\n{row.title}" + ("  " if row.flags else ""))
+    for n, flag in enumerate(row.flags):
+        text.append(f"⚠ {flag}" + ("  " if n + 1 < len(row.flags) else ""), style="bold red")
+    if tall and row.done_when:
+        text.append(f"\ndone when: {row.done_when}", style="dim")
     return text
 
 
@@ -788,11 +980,16 @@ def _clock(moment: str | None) -> str:
     return moment.split("T", 1)[1][:8]
 
 
-def _message_text(message: transcript.Message) -> Text:
-    text = Text(f"{_clock(message.ts)} ", style="dim")
+def _message_row(message: transcript.Message) -> Table:
+    """A transcript line: its time in a column of its own, the words wrapped in theirs (never back under the time)."""
+    row = Table.grid(padding=(0, 1))
+    row.add_column(no_wrap=True, style="dim")
+    row.add_column(ratio=1, overflow="fold")
+    text = Text()
     if message.kind in ("message",):
         text.append(f"{message.speaker}: ", style="bold")
         text.append(message.text)
     else:
         text.append(f"{message.speaker} {message.text}" if message.kind != "system" else message.text, style="italic dim")
-    return text
+    row.add_row(_clock(message.ts), text)
+    return row

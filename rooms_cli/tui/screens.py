@@ -21,6 +21,10 @@ MODAL_CSS = """
 .dialog .buttons { height: auto; align-horizontal: right; }
 .dialog Button { min-width: 10; margin: 0 0 0 1; }
 .dialog SelectionList, .dialog OptionList { height: auto; max-height: 12; }
+.dialog .keys { height: auto; }
+.dialog .key { width: 24; text-style: bold; }
+.dialog .what { width: 1fr; }
+.dialog #picked { color: $text-muted; }
 """
 
 
@@ -86,9 +90,18 @@ class LassoScreen(_Dialog):
         with Vertical(classes="dialog"):
             yield Label("Lasso: pick the members (space), name the group, Enter", classes="title")
             yield SelectionList[str](*[(a, a) for a in self.agents], id="members")
+            yield Label(self._picked([]), id="picked", markup=False)
             yield Label("group name")
             yield Input(id="name", select_on_focus=False)
             yield self._buttons("Create")
+
+    @staticmethod
+    def _picked(members: list[str]) -> str:
+        return f"picked: {', '.join(members)}" if members else "picked: nobody yet"
+
+    def on_selection_list_selected_changed(self, event: SelectionList.SelectedChanged[str]) -> None:
+        """Who is ticked, in words (a ticked box shows only by its colour)."""
+        self.query_one("#picked", Label).update(self._picked(list(event.selection_list.selected)))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -156,8 +169,9 @@ class KeysScreen(_Dialog):
         self.rows = rows
 
     def compose(self) -> ComposeResult:
-        width = max(len(k) for k, _ in self.rows) + 2
-        text = "\n".join(f"{k:<{width}}{what}" for k, what in self.rows)
+        # each row in two columns: a description that wraps stays right of its key
         with VerticalScroll(classes="dialog"):
             yield Label("Keys of rooms top (Escape closes)", classes="title")
-            yield Static(text, markup=False)
+            for key, what in self.rows:
+                yield Horizontal(Static(key, classes="key", markup=False), Static(what, classes="what", markup=False),
+                                 classes="keys")

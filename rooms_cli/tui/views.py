@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rooms_cli.core.errors import RoomsError
 from rooms_cli.store.clock import now, parse_time
 from rooms_cli.store.paths import Project
 
@@ -29,7 +30,7 @@ INBOX_SHOWN = 200  # messages of an agent tab
 
 @dataclass
 class TaskRow:
-    """One task as a board cell: who holds it until when, and what is wrong with it."""
+    """One task as a board cell: who holds it until when, what is wrong with it, when it is done."""
 
     id: str
     short: str
@@ -39,6 +40,7 @@ class TaskRow:
     holder: str = ""
     expires_at: str = ""
     flags: list[str] = field(default_factory=list)
+    done_when: str = ""
 
 
 def _task_row(task: dict[str, Any], short: dict[str, str]) -> TaskRow:
@@ -59,7 +61,7 @@ def _task_row(task: dict[str, Any], short: dict[str, str]) -> TaskRow:
     return TaskRow(
         id=task["id"], short=short.get(task["id"], task["id"]), title=task["title"], status=task["status"],
         lane=task["lane"], holder=lease.get("holder", "") if lease else "",
-        expires_at=lease.get("expires_at", "") if lease else "", flags=flags,
+        expires_at=lease.get("expires_at", "") if lease else "", flags=flags, done_when=task.get("definition_of_done") or "",
     )
 
 
@@ -112,12 +114,39 @@ def room_names(project: Project) -> list[str]:
 
 
 def room(project: Project, config: Config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN) -> dict[str, Any]:
-    """{info: `rooms room show`, messages: the newest `shown`, idle: {agent: bool}}."""
+    """{info: `rooms room show`, messages: the newest `shown`, state: {agent: idle | active | busy: GROUP}}."""
     from rooms_cli.chat.membership import show
     from rooms_cli.chat.transcript import tail
 
     info = show(project, config, room_id)
-    return {"info": info, "messages": tail(project, room_id, shown), "idle": {e.name: e.idle for e in agents_roster(project, config)}}
+    return {"info": info, "messages": tail(project, room_id, shown), "state": agent_states(project, config)}
+
+
+def busy_in_groups(project: Project) -> dict[str, list[str]]:
+    """agent -> the groups whose broadcast in flight waits on it (what a group tab calls `busy`)."""
+    from rooms_cli.groups import log
+    from rooms_cli.groups.status import list_groups, member_states
+
+    busy: dict[str, list[str]] = {}
+    for row in list_groups(project):
+        if not row["in_flight"]:
+            continue
+        group = log.load(project, row["name"], head=True)
+        states = member_states(project, group)
+        for member in group.members:
+            if states.get(member.handle) == "busy":
+                busy.setdefault(member.profile, []).append(row["name"])
+    return busy
+
+
+def state_of(idle: bool, groups: list[str]) -> str:
+    """An agent's state as every tab says it: `busy: rev` while a group waits on it, else idle or active."""
+    return f"busy: {', '.join(groups)}" if groups else "idle" if idle else "active"
+
+
+def agent_states(project: Project, config: Config) -> dict[str, str]:
+    busy = busy_in_groups(project)
+    return {e.name: state_of(e.idle, busy.get(e.name, [])) for e in agents_roster(project, config)}
 
 
 def agents_roster(project: Project, config: Config) -> list[RosterEntry]:
@@ -135,10 +164,11 @@ def agents(project: Project, config: Config) -> list[dict[str, Any]]:
     for spawn in list_spawns(project):
         if spawn.active:
             running.setdefault(spawn.parent, []).append(spawn.alias)
+    busy = busy_in_groups(project)
     rows = []
     for entry in agents_roster(project, config):
         rows.append({**entry.to_json(), "unread": len(unread_messages(project, entry.name)),
-                     "spawns": running.get(entry.name, [])})
+                     "spawns": running.get(entry.name, []), "state": state_of(entry.idle, busy.get(entry.name, []))})
     return rows
 
 
@@ -160,6 +190,15 @@ def group(project: Project, name: str) -> dict[str, Any]:
         flight = log.load(project, name, head=True).in_flight
         info["in_flight"]["fields"] = dict(flight.fields) if flight is not None else {}
     return info
+
+
+def broadcast_refusal(project: Project, name: str) -> RoomsError | None:
+    """What `rooms group broadcast NAME` would refuse before anything is typed: the broadcast in flight
+    (its sentence), or None."""
+    from rooms_cli.groups import broadcasts, log
+
+    group = log.load(project, name, head=True)
+    return broadcasts.in_flight_error(name, group.in_flight) if group.in_flight else None
 
 
 def inbox(project: Project, agent: str, *, shown: int = INBOX_SHOWN) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rooms_cli.core.text import count
 from rooms_cli.store.sync.settings import sync_settings
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
@@ -24,6 +25,6 @@ def sync_step(project: Project, config: Config, dry_run: bool, *, hooks: Hooks) 
     from rooms_cli.store.sync.engine import sync
 
     result = sync(project, settings.remote, hooks=hooks)
-    detail = (f"synced with {settings.remote}: {result.received} lines in, {result.sent} out"
-              + (f", {len(result.conflicts)} file conflicts (kept under .rooms/run/sync/conflicts)" if result.conflicts else ""))
+    detail = (f"synced with {settings.remote}: {count(result.received, 'line')} in, {result.sent} out"
+              + (f", {count(len(result.conflicts), 'file conflict')} (kept under .rooms/run/sync/conflicts)" if result.conflicts else ""))
     return [{"action": "sync", "detail": detail, **result.to_json()}]
