@@ -5,6 +5,7 @@ topic, not "That reply repeats an earlier turn…"."""
 from __future__ import annotations
 
 import asyncio
+import types
 
 from rooms_cli.agents.definitions import parse_agent
 from rooms_cli.models.base import Message
@@ -21,8 +22,9 @@ def test_a_turn_asked_again_is_about_the_topic_not_the_instruction():
     provider, model = providers.get(agent)
     first = asyncio.run(provider.acomplete(messages, model=model, agent=agent, purpose="roundtable")).text
     # the turn repeats an earlier one word for word: the orchestrator asks once more
+    earlier = [types.SimpleNamespace(speaker="boss", text=first)]  # said by another: a copy of it is a repeat
     text, _completion, why = asyncio.run(orchestrator._speak(providers, agent, messages, get_format(Config(), "debate"), 200,
-                                                             ["hustler"], ["Boss"], [first]))
+                                                             ["hustler"], ["Boss"], earlier, "launch week"))
     assert why == "" and text and text != first
     assert "launch week" in text
     assert not any(words in text.lower() for words in ("reply", "earlier turn", "word for word", "say something new"))

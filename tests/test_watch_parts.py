@@ -85,12 +85,16 @@ def work_the_board() -> tuple[str, str]:
 
 def work_a_group() -> None:
     """Gather all, a race with a dropped loser, a cancel."""
-    run("group", "spawn-mixed", "rev", "--profiles", "researcher,reviewer")
+    run("agent", "new", "coder", "--model", "external")  # a coding-agent session: it replies by hand
+    run("group", "spawn-mixed", "rev", "--profiles", "researcher,coder")
     four = ["--output-format", "one line", "--tool-guidance", "", "--boundaries", ""]
     run("group", "broadcast", "rev", "--objective", "review the api", *four)
+    run("group", "reply", "rev", "--as", "coder", "looks fine")
     run("group", "wait", "rev")
     run("group", "broadcast", "rev", "--objective", "fastest answer", *four)
-    run("group", "wait", "rev", "--any")
+    run("group", "wait", "rev", "--any")  # researcher's model answers; coder has not
+    late = run("group", "reply", "rev", "--as", "coder", "late answer")  # after the race was gathered: dropped
+    assert "dropped" in late.stdout + late.stderr, late
     run("group", "broadcast", "rev", "--objective", "never mind", *four)
     run("group", "cancel", "rev")
 

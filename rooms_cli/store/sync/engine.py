@@ -63,6 +63,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.core.errors import Conflict, RoomsError
+from rooms_cli.core.text import count
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
 from rooms_cli.store import atomic, files, known
 from rooms_cli.store.locks import locked
@@ -1123,7 +1124,9 @@ class _Merge:
         jsonl.append_many(path, [{"at": now_iso(), "commit": self.fetched, "path": rel, "reason": reason,
                                   "data": what.decode("utf-8", "replace")} for rel, reason, what in self.quarantine])
         first = self.quarantine[0]
-        terminal.warn(f"rooms sync: {len(self.quarantine)} item(s) from {self.remote} fail their reader's checks and were "
+        many = len(self.quarantine) > 1
+        terminal.warn(f"rooms sync: {count(len(self.quarantine), 'item')} from {self.remote} {'fail' if many else 'fails'} "
+                      f"{'their' if many else 'its'} reader's checks and {'were' if many else 'was'} "
                       f"kept out of .rooms/ (.rooms/run/sync/quarantine/{_safe(self.remote)}.jsonl), e.g. {first[0]}: "
                       f"{first[1]}")
 
