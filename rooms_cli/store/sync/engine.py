@@ -63,8 +63,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rooms_cli.core.errors import Conflict, RoomsError
-from rooms_cli.core.text import count
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
+from rooms_cli.core.text import count
 from rooms_cli.store import atomic, files, known
 from rooms_cli.store.locks import locked
 from rooms_cli.store.paths import Project
