@@ -28,8 +28,11 @@ def test_the_providers_max_tokens_bounds_every_agent_of_a_jam(smol_server, smol_
     mark = smol_server.log_mark()
     run = rooms("chat", "@jam describe your week in detail, at least five paragraphs", "--json", timeout=300)
     assert run.exit_code == 0, run.stderr
-    spoken = [r for r in run.json()["replies"] if r["kind"] == "message"]
-    assert sorted(r["speaker"] for r in spoken) == sorted(SMOL_AGENTS)
+    # at temperature 0 the four agents' first six tokens are often the same line: the first is spoken,
+    # the others are stored as repeats of it (a reader sees it once); every agent answered either way
+    answered = [r for r in run.json()["replies"] if r["kind"] in ("message", "repeat")]
+    spoken = [r for r in answered if r["kind"] == "message"]
+    assert sorted(r["speaker"] for r in answered) == sorted(SMOL_AGENTS) and spoken, answered
     assert all(r["usage"]["output_tokens"] <= 6 for r in spoken), spoken
     generated = smol_server.generated(mark)
     assert len(generated) == len(SMOL_AGENTS) and max(generated) <= 6, generated
