@@ -143,6 +143,14 @@ def group_pane(app: TopApp, name: str) -> str:
     return app.group_panes[name]
 
 
+async def open_dialog(pilot, group: str, key: str, screen: type) -> None:
+    """Show `group`'s tab, press `key` there, and wait for its dialog (`screen`)."""
+    pilot.app.query_one(TabbedContent).active = group_pane(pilot.app, group)
+    await pilot.pause()
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(pilot.app.screen, screen))
+
+
 # --- the board's keys ----------------------------------------------------------------------------
 
 
@@ -314,10 +322,7 @@ def test_ctrl_b_composer_sends_the_four_field_broadcast(demo):
 
     async def scenario(pilot):
         app = pilot.app
-        app.query_one(TabbedContent).active = group_pane(app, "pair")
-        await pilot.pause()
-        await pilot.press("ctrl+b")
-        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
+        await open_dialog(pilot, "pair", "ctrl+b", FieldsScreen)
         for text in ("outline it", "bullets", "no tools", "no dates"):
             await type_text(pilot, text)
             await pilot.press("enter")
@@ -360,10 +365,7 @@ def test_ctrl_w_dissolves_after_the_confirm_and_the_tab_goes(demo):
 
     async def scenario(pilot):
         app = pilot.app
-        app.query_one(TabbedContent).active = group_pane(app, "rev")
-        await pilot.pause()
-        await pilot.press("ctrl+w")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await open_dialog(pilot, "rev", "ctrl+w", ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)
         await until(pilot, lambda: "rev" not in app.group_panes)
@@ -383,11 +385,7 @@ def test_ctrl_r_renames_the_focused_group_or_shows_why_not(demo):
     seen = {}
 
     async def rename(pilot, group: str, new: str) -> None:
-        app = pilot.app
-        app.query_one(TabbedContent).active = group_pane(app, group)
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
+        await open_dialog(pilot, group, "ctrl+r", FieldsScreen)
         await pilot.press(*["backspace"] * len(group))
         await type_text(pilot, new)
         await pilot.press("enter")
@@ -764,10 +762,7 @@ def test_renaming_a_group_keeps_its_tab_on_screen(demo):
 
     async def scenario(pilot):
         app = pilot.app
-        app.query_one(TabbedContent).active = group_pane(app, "pair")
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
+        await open_dialog(pilot, "pair", "ctrl+r", FieldsScreen)
         await pilot.press(*["backspace"] * 4)
         await type_text(pilot, "duo")
         await pilot.press("enter")
@@ -790,10 +785,7 @@ def test_a_broadcast_that_fails_opens_the_composer_again_with_what_was_typed(dem
 
     async def scenario(pilot):
         app = pilot.app
-        app.query_one(TabbedContent).active = group_pane(app, "pair")
-        await pilot.pause()
-        await pilot.press("ctrl+b")
-        await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
+        await open_dialog(pilot, "pair", "ctrl+b", FieldsScreen)
         # meanwhile another process broadcasts to the group: this send will be refused
         broadcasts.send_broadcast(project_of(demo), load_config(project_of(demo)), "pair",
                                   {"objective": "theirs", "output_format": "", "tool_guidance": "", "boundaries": ""}, "bob")
