@@ -155,6 +155,11 @@ def cli():
     return invoke
 
 
+# prepended to a `python -c` probe that looks at the process after `main()` returns: the console script
+# ends a command that started no thread with os._exit (cli/fast.py `leave`), which here raises SystemExit
+RETURN_FROM_MAIN = "import os\ndef _leave(code):\n    raise SystemExit(code)\nos._exit = _leave\n"
+
+
 def rooms_env(extra: dict | None = None) -> dict:
     """This process's environment for a child `rooms` (or Python) process, with `extra` on top; the
     checkout first on its PYTHONPATH when this run tests the checkout."""

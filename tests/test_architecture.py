@@ -464,7 +464,20 @@ def test_only_the_store_opens_a_database():
     assert offenders == []
 
 
+def test_nothing_in_the_package_waits_for_the_interpreter_s_shutdown():
+    """The console script ends a command with os._exit when it imported neither threading nor weakref
+    (cli/fast.py `leave`): nothing of rooms may count on the shutdown, so no module registers an atexit hook."""
+    offenders = []
+    for name, path in _modules().items():
+        for node in ast.walk(_parsed(path)):
+            imported = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if "atexit" in imported:
+                offenders.append(name)
+    assert offenders == []
+
+
 def test_no_module_outside_the_store_takes_file_locks_itself():
+
     """fcntl (flock) is the store's: store/locks.py takes every lock, a spawn's liveness lock included."""
     offenders = []
     for name, path in _modules().items():

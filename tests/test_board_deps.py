@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,7 +33,7 @@ def finish(project, task_id, agent="dev"):
 
 
 def log_lines(project, task_id):
-    return store.task_path(project, ROOM, task_id).read_text().count("\n")
+    return Path(store.task_path(project, ROOM, task_id)).read_text().count("\n")
 
 
 def ready_titles(project, lane=None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -49,7 +50,7 @@ def check(path, task_id):
 
 def test_folding_on_gives_what_a_whole_replay_gives_through_a_working_life(project, counted):
     task_id = tasks.add_task(project, ROOM, "busy", lane="w", done="it is done", by="alice").id
-    path = store.task_path(project, ROOM, task_id)
+    path = Path(store.task_path(project, ROOM, task_id))
     del counted[:]  # adding read the board's index
     check(path, task_id)
     for round_ in range(3):
@@ -94,7 +95,7 @@ def _withdrawn(path, task_id):
 
 def _rewritten_in_place(path, task_id):
     """The same inode and length, one earlier byte changed (an editor writing in place)."""
-    data = path.read_bytes()
+    data = Path(path).read_bytes()
     at = data.index(b'"title": "busy"') + len(b'"title": "')
     with open(path, "r+b") as handle:
         handle.seek(at)
@@ -104,10 +105,10 @@ def _rewritten_in_place(path, task_id):
 
 def _replaced_with_a_line_in_the_middle(path, task_id):
     """What a merge leaves: a new file, another clone's line between two of ours."""
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = Path(path).read_bytes().splitlines(keepends=True)
     first = json.loads(lines[0])
     middle = _line({"ev": "update", "at": first["at"], "by": "b", "hlc": first["hlc"] + "5", "changes": {"detail": "theirs"}})
-    tmp = path.with_name("replacement")
+    tmp = Path(path).with_name("replacement")
     tmp.write_bytes(lines[0] + middle.encode() + b"".join(lines[1:]))
     os.replace(tmp, path)
 
@@ -121,7 +122,7 @@ def _bad_line(path, task_id):
                                     _replaced_with_a_line_in_the_middle, _bad_line])
 def test_what_folding_on_cannot_prove_the_same_is_read_whole(project, counted, tamper):
     task_id = tasks.add_task(project, ROOM, "busy", lane="w", done="it is done", by="alice").id
-    path = store.task_path(project, ROOM, task_id)
+    path = Path(store.task_path(project, ROOM, task_id))
     claims.claim_task(project, ROOM, task_id, agent="w")
     check(path, task_id)
     del counted[:]
@@ -144,7 +145,7 @@ def test_what_folding_on_cannot_prove_the_same_is_read_whole(project, counted, t
 
 def test_a_conflict_marker_appended_raises_as_a_whole_read_does(project, counted):
     task_id = tasks.add_task(project, ROOM, "busy", lane="w", done="it is done", by="alice").id
-    path = store.task_path(project, ROOM, task_id)
+    path = Path(store.task_path(project, ROOM, task_id))
     check(path, task_id)
     with open(path, "a") as handle:
         handle.write("<<<<<<< HEAD\n=======\n>>>>>>> theirs\n")
@@ -154,7 +155,7 @@ def test_a_conflict_marker_appended_raises_as_a_whole_read_does(project, counted
 
 def test_a_task_handed_out_is_the_callers_own(project, counted):
     task_id = tasks.add_task(project, ROOM, "busy", lane="w", done="it is done", by="alice").id
-    path = store.task_path(project, ROOM, task_id)
+    path = Path(store.task_path(project, ROOM, task_id))
     claim = claims.claim_task(project, ROOM, task_id, agent="w")
     first, _ = fold.replay_file(task_id, ROOM, str(path))
     before = state(first)

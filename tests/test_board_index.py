@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 from rooms_cli.board import claims, openindex, store, tasks
 from rooms_cli.board.render import board_view
@@ -53,7 +54,7 @@ def test_adding_updates_the_index_without_a_rebuild(project, monkeypatch):
 
 def test_a_missing_damaged_or_stale_index_is_rebuilt_from_the_logs(project):
     ids = [add(project, f"t{n}").id for n in range(3)]
-    path = openindex.index_path(project, ROOM)
+    path = Path(openindex.index_path(project, ROOM))
     openindex.load(project, ROOM)
     path.unlink()
     assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
@@ -61,7 +62,7 @@ def test_a_missing_damaged_or_stale_index_is_rebuilt_from_the_logs(project):
     assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
     path.write_text(json.dumps({"version": 999, "open": {}}))
     assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
-    store.task_path(project, ROOM, ids[0]).unlink()  # a log removed behind the index's back (git rm, checkout)
+    Path(store.task_path(project, ROOM, ids[0])).unlink()  # a log removed behind the index's back (git rm, checkout)
     assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids[1:])
 
 
@@ -69,7 +70,7 @@ def test_a_log_edited_behind_the_index_is_never_trusted(project, cli):
     task = add(project, "held elsewhere")
     openindex.load(project, ROOM)
     # another clone's claim arrives by hand (the directory does not change: only the log grows)
-    log = store.task_path(project, ROOM, task.id)
+    log = Path(store.task_path(project, ROOM, task.id))
     with log.open("a") as handle:
         handle.write(json.dumps({"at": "2026-11-25T00:00:00.000Z", "by": "other", "ev": "claim",
                                  "expires_at": "2999-01-01T00:00:00.000Z", "fence": 1, "holder": "other",
@@ -94,7 +95,7 @@ def test_a_stale_open_entry_still_cannot_be_claimed(project, monkeypatch):
 
 def test_a_kill_during_the_index_write_leaves_a_readable_board(project, tmp_path):
     ids = [add(project, f"t{n}").id for n in range(3)]
-    openindex.index_path(project, ROOM).unlink(missing_ok=True)
+    Path(openindex.index_path(project, ROOM)).unlink(missing_ok=True)
     script = textwrap.dedent(f"""
         import os, signal
         from rooms_cli.board import openindex
@@ -110,7 +111,7 @@ def test_a_kill_during_the_index_write_leaves_a_readable_board(project, tmp_path
     """)
     proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert proc.returncode == -signal.SIGKILL
-    assert not openindex.index_path(project, ROOM).exists()  # the temp file never replaced the index
+    assert not Path(openindex.index_path(project, ROOM)).exists()  # the temp file never replaced the index
     assert sorted(openindex.load(project, ROOM)["open"]) == sorted(ids)
     assert board_view(project, ROOM)["counts"]["todo"] == 3
 
@@ -168,7 +169,7 @@ def test_a_read_stores_the_index_only_once_it_replayed_enough(project):
     changes a log: storing it every time was a write and a rename per call); from SAVE_LOGS changed
     logs on it stores what it refreshed. Either way the read itself is right."""
     ids = [add(project, f"t{n}").id for n in range(openindex.SAVE_LOGS + 1)]
-    path = openindex.index_path(project, ROOM)
+    path = Path(openindex.index_path(project, ROOM))
     openindex.load(project, ROOM)
     stored = path.read_bytes()
     claim = claims.claim_task(project, ROOM, ids[0], agent="researcher")
@@ -191,7 +192,7 @@ def test_a_session_replays_only_what_changed_since_its_last_read_and_stores_at_s
     not every SAVE_LOGS. The log of a task that finished meanwhile is still statted: an archive of it by
     another process, which finds it open in the stored index and stores nothing, is still seen."""
     ids = [add(project, f"t{n}").id for n in range(openindex.SESSION_LOGS + 2)]
-    path = openindex.index_path(project, ROOM)
+    path = Path(openindex.index_path(project, ROOM))
     openindex.load(project, ROOM)
     stored = path.read_bytes()
     replays: list[str] = []
@@ -381,9 +382,9 @@ def test_a_process_does_not_decode_the_index_it_just_stored(project, monkeypatch
     monkeypatch.setattr(cache, "decode", lambda *a: decoded.append(1) or real(*a))
     index = openindex.load(project, ROOM)
     assert decoded == []
-    assert index == real(openindex.index_path(project, ROOM).read_bytes(), openindex.VERSION)
+    assert index == real(Path(openindex.index_path(project, ROOM)).read_bytes(), openindex.VERSION)
     for task_id in ids[2:]:  # four changed logs: this read stores the index it refreshed
         claims.claim_task(project, ROOM, task_id, agent="researcher")
     openindex.load(project, ROOM)
     again = openindex.load(project, ROOM)
-    assert decoded == [] and again == real(openindex.index_path(project, ROOM).read_bytes(), openindex.VERSION)
+    assert decoded == [] and again == real(Path(openindex.index_path(project, ROOM)).read_bytes(), openindex.VERSION)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -320,8 +321,8 @@ def test_rooms_tick_runs_the_board_step(project, at, cli):
 def test_done_writes_the_compact_record(project, at):
     from rooms_cli.chat.transcript import append_message
 
-    (project.root / "specs").mkdir()
-    (project.root / "specs" / "auth.md").write_text("spec")
+    (Path(project.root) / "specs").mkdir()
+    (Path(project.root) / "specs" / "auth.md").write_text("spec")
     msg = append_message(project, ROOM, "alice", "tokens live 15 minutes")
     task = add(project)
     claim = claims.claim_task(project, ROOM, task.id, agent="researcher", plate="researcher/7")
@@ -356,7 +357,7 @@ def test_an_unknown_message_reference_names_the_rooms_transcript_in_plain_words(
     ],
 )
 def test_bad_references_are_refused_and_nothing_is_written(project, at, ref, error):
-    (project.root.parent / "outside.txt").write_text("x")
+    (Path(project.root).parent / "outside.txt").write_text("x")
     task = add(project)
     claim = claims.claim_task(project, ROOM, task.id, agent="researcher")
     before = tasks.task_history(project, ROOM, task.id)
@@ -368,8 +369,8 @@ def test_bad_references_are_refused_and_nothing_is_written(project, at, ref, err
 
 
 def test_symlink_escaping_the_project_is_refused(project, at):
-    (project.root.parent / "secret.txt").write_text("x")
-    (project.root / "link.txt").symlink_to(project.root.parent / "secret.txt")
+    (Path(project.root).parent / "secret.txt").write_text("x")
+    (Path(project.root) / "link.txt").symlink_to(Path(project.root).parent / "secret.txt")
     task = add(project)
     claim = claims.claim_task(project, ROOM, task.id, agent="researcher")
     with pytest.raises(InvalidInput, match="outside the project"):
@@ -391,7 +392,7 @@ def owned(project):
     """bob-bot is owned by bob; alice-bot by alice; free-bot has no owner."""
     for agent, owner in (("bob-bot", "bob"), ("alice-bot", "alice"), ("free-bot", None)):
         head = f"owner: {owner}\n" if owner else ""
-        project.path("agents", f"{agent}.md").write_text(f"---\nid: {agent}\n{head}---\nYou help.\n")
+        Path(project.path("agents", f"{agent}.md")).write_text(f"---\nid: {agent}\n{head}---\nYou help.\n")
     return project
 
 
@@ -485,7 +486,7 @@ def test_markdown_board_stays_short_on_a_long_lane(project, at):
 def test_event_lines_have_sorted_keys(project, at):
     task = add(project)
     claims.claim_task(project, ROOM, task.id, agent="researcher")
-    for line in store.task_path(project, ROOM, task.id).read_text().splitlines():
+    for line in Path(store.task_path(project, ROOM, task.id)).read_text().splitlines():
         record = json.loads(line)
         assert list(record) == sorted(record)
 
@@ -493,7 +494,7 @@ def test_event_lines_have_sorted_keys(project, at):
 def test_board_cache_never_serves_stale_state(project, at):
     ids = [add(project, f"t{n}").id for n in range(12)]
     assert board_view(project, ROOM)["counts"]["todo"] == 12
-    cache = project.path("run", "board", "default.open.json")
+    cache = Path(project.path("run", "board", "default.open.json"))
     assert cache.exists(), "the board reads through its open index (board/openindex.py)"
     claims.claim_task(project, ROOM, ids[3], agent="researcher")
     assert board_view(project, ROOM)["counts"]["doing"] == 1

@@ -6,6 +6,7 @@ it RECEIVED and what the room stored."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -27,7 +28,7 @@ def server():
 def use_server(project, server, agents: list[str], **fields) -> None:
     config = {"default_model": "offline", "providers": {"fake": {"type": "openai", "base_url": server.openai_url,
                                                                  "max_retries": 0}}}
-    (project.root / ".rooms.yaml").write_text(yaml.safe_dump(config))
+    (Path(project.root) / ".rooms.yaml").write_text(yaml.safe_dump(config))
     for agent_id in agents:
         new_agent(project, agent_id, tags=["anything"], model="fake:m", **fields)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from chatkit import records, room, state
@@ -34,14 +35,14 @@ def test_chat_prints_replies_and_pass_lines_for_people(project, cli):
 
 def test_explain_shows_scores_and_reasons_and_writes_nothing(project, cli):
     room(project, agents=["scribe", "ops", "architect"])
-    room_file = project.path("rooms", "sync", "state.jsonl").read_bytes()
+    room_file = Path(project.path("rooms", "sync", "state.jsonl")).read_bytes()
     run = cli("chat", "--room", "sync", "--explain", "deploy latency", "--json")
     data = run.json()
     assert data["eligible"] == ["ops", "architect"] and data["filtered"]["scribe"].startswith("quiet")
     assert data["scores"]["ops"] > 0
     human = cli("chat", "--room", "sync", "--dry-run", "@reseacher hi")
     assert "no agent matches @reseacher" in human.stdout or "not in this room" in human.stdout
-    assert records(project) == [] and project.path("rooms", "sync", "state.jsonl").read_bytes() == room_file
+    assert records(project) == [] and Path(project.path("rooms", "sync", "state.jsonl")).read_bytes() == room_file
 
 
 def test_unknown_slash_command_is_a_usage_error_listing_the_valid_ones(project, cli):

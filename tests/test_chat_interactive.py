@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pexpect
 from chatkit import records, room, state
@@ -71,7 +72,7 @@ def test_history_is_kept_between_sessions(project_dir, project):
     child.expect("sync> ")
     child.sendeof()
     child.expect(pexpect.EOF)
-    assert "/list" in project.path("run", "chat-history").read_text()
+    assert "/list" in Path(project.path("run", "chat-history")).read_text()
     child = spawn(project_dir, "--room", "sync")
     child.expect("sync> ")
     child.send("\x1b[A")  # up arrow: the previous session's line

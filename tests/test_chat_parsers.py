@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -45,7 +47,7 @@ def test_slash_parse_returns_a_known_command_or_a_usage_error(body):
 
 
 def test_a_damaged_saved_transcript_is_a_clear_error(project, cli):
-    path = project.path("chat", "broken", "s-01broken.md")
+    path = Path(project.path("chat", "broken", "s-01broken.md"))
     path.parent.mkdir(parents=True)
     for text, words in [
         ("no frontmatter at all", "starts with a --- frontmatter block"),

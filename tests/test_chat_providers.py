@@ -6,6 +6,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -32,7 +33,7 @@ def use_server(project, server, agents: list[str], **spec) -> None:
     """Point a `fake` provider at the server and create `agents` that use it."""
     config = {"default_model": "offline", "providers": {"fake": {"type": "openai", "base_url": server.openai_url,
                                                                  "max_retries": 0, **spec}}}
-    (project.root / ".rooms.yaml").write_text(yaml.safe_dump(config))
+    (Path(project.root) / ".rooms.yaml").write_text(yaml.safe_dump(config))
     for agent_id in agents:
         new_agent(project, agent_id, tags=["anything"], model="fake:m")
 
@@ -150,7 +151,7 @@ def test_agent_text_is_data_not_commands(project, server):
     result = say(project, "@a0 go")
     assert [r.speaker for r in result.replies] == ["a0"], "@everyone/@jam from an agent prompt nobody"
     assert state(project).roster == ["a0", "a1"]
-    assert not (project.root / "pwned").exists()
+    assert not (Path(project.root) / "pwned").exists()
 
 
 def _chat_process(args, env_dir):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from chatkit import DEV, cont, new_agent, records, room, say, state
 
@@ -210,7 +212,7 @@ def test_queued_mention_of_an_agent_that_left_is_dropped_with_a_note(project):
 def test_kick_ends_the_session_and_reinvite_rebuilds_from_the_transcript(project):
     room(project)
     say(project, "@ops deploy latency?")
-    assert sessions.session_path(project, "sync", "ops").exists()
+    assert Path(sessions.session_path(project, "sync", "ops")).exists()
     kick(project, "sync", "ops", "alice")
     assert sessions.read_session(project, "sync", "ops") == []  # ended by a `cleared` record: the file merges in git
     assert "ops" not in state(project).roster
@@ -241,7 +243,7 @@ def test_handoff_writes_a_deliberation_clears_the_session_and_feeds_the_next_pro
     done = handoff(project, load_config(project), "sync", "researcher")
     note = latest_deliberation(project, "researcher")
     assert note is not None and note.id == done["deliberation"]["id"] and note.text
-    text = (project.root / note.path).read_text()
+    text = (Path(project.root) / note.path).read_text()
     assert text.startswith("---\nclass: deliberation\n")
     assert sessions.read_session(project, "sync", "researcher") == []
     assert state(project).handoff == []
@@ -255,7 +257,7 @@ def test_handoff_writes_a_deliberation_clears_the_session_and_feeds_the_next_pro
 
 def test_handoff_is_suggested_once_past_the_threshold(project):
     new_agent(project, "tiny", tags=["deploy"], context_window=256, max_tokens=40)
-    (project.root / ".rooms.yaml").write_text("context_threshold: 0.6\n")  # the prompt is fitted below ~0.7 of so small a window
+    (Path(project.root) / ".rooms.yaml").write_text("context_threshold: 0.6\n")  # the prompt is fitted below ~0.7 of so small a window
     room(project, agents=["tiny", "ops"])
     say(project, "@tiny deploy?")  # a short prompt: far from the window
     assert records(project, kind="handoff_suggested") == []

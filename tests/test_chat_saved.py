@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import string
+from pathlib import Path
 
 from chatkit import records, room, say, state
 from hypothesis import HealthCheck, given, settings
@@ -52,7 +53,7 @@ def test_save_then_join_gives_back_the_same_messages(project, texts):
         append_message(project, name, "alice", text)
     stop(project, name, "dropped", "alice", save_first=True)  # drop saves first
     before = [(m.speaker, m.ts, m.kind, m.text) for m in records(project, name)]
-    project.path("rooms", name, "transcript.jsonl").unlink()  # only the saved copy is left
+    Path(project.path("rooms", name, "transcript.jsonl")).unlink()  # only the saved copy is left
     join(project, f"chat/{name}")
     after = [(m.speaker, m.ts, m.kind, m.text) for m in records(project, name)]
     assert after == before
@@ -63,7 +64,7 @@ def test_saved_file_is_a_readable_transcript_record(project):
     room(project)
     say(project, "@ops deploy latency?")
     info = save(project, "sync")
-    text = (project.root / info["path"]).read_text()
+    text = (Path(project.root) / info["path"]).read_text()
     assert info["path"].startswith(".rooms/chat/sync/s-") and info["path"].endswith(".md")
     assert text.startswith("---\nclass: transcript\nroom: sync\nsaved: ")
     assert "links:\n  participants:\n  - '[[agents/architect]]'" in text
@@ -107,7 +108,7 @@ def test_rehydrating_over_a_changed_stopped_room_keeps_the_old_transcript(projec
     say(project, "@ops second, never saved")
     stop(project, "sync", "halted", "alice", save_first=False)
     join(project, "chat/sync")
-    kept = list(project.path("rooms", "sync").glob("transcript.*.jsonl"))
+    kept = list(Path(project.path("rooms", "sync")).glob("transcript.*.jsonl"))
     assert len(kept) == 1 and "never saved" in kept[0].read_text()
     assert not any("never saved" in m.text for m in records(project))
 
@@ -116,6 +117,6 @@ def test_join_leaves_out_agents_whose_definition_is_gone(project):
     room(project, agents=["ops", "reviewer"])
     save(project, "sync")
     stop(project, "sync", "halted", "alice", save_first=False)
-    project.path("agents", "reviewer.md").unlink()
+    Path(project.path("agents", "reviewer.md")).unlink()
     out = join(project, "chat/sync")
     assert out["roster"] == ["ops"] and out["left_out"] == ["reviewer"]

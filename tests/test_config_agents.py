@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -144,7 +146,7 @@ def test_agent_files_round_trip(tags, disposition, directive, quiet, temperature
 def test_create_agent_never_writes_what_it_cannot_read(project):
     with pytest.raises(InvalidData):
         create_agent(project, Agent(id="empty", directive="   "))
-    assert not (project.dir / "agents" / "empty.md").exists()
+    assert not (Path(project.dir) / "agents" / "empty.md").exists()
 
 
 def test_config_types_are_checked_when_loaded(project_dir, project):

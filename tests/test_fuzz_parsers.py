@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import string
+from pathlib import Path
 
 import hardening_kit
 import pytest
@@ -157,9 +158,9 @@ def test_no_path_segment_escapes_rooms(segments, tmp_path_factory):
     count("path segments")
     root = tmp_path_factory.getbasetemp() / "seg"
     (root / ".rooms").mkdir(parents=True, exist_ok=True)
-    project = Project(root=root, dir=root / ".rooms")
+    project = Project(root=str(root), dir=str(root / ".rooms"))
     try:
-        path = project.path(*segments)
+        path = Path(project.path(*segments))
     except InvalidInput:
         return
     assert path.resolve().is_relative_to((root / ".rooms").resolve())
@@ -203,7 +204,7 @@ def _bare_project(tmp_path_factory, name: str):
 
     root = tmp_path_factory.getbasetemp() / name
     (root / ".rooms").mkdir(parents=True, exist_ok=True)
-    return Project(root=root, dir=root / ".rooms")
+    return Project(root=str(root), dir=str(root / ".rooms"))
 
 
 @FAST

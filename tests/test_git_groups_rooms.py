@@ -6,6 +6,8 @@ and the merged state reads the same whichever way the merge went.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from gitclones import HAVE_GIT, Clone, GitClones, merge_both_ways
 
@@ -222,7 +224,7 @@ def test_a_group_log_written_before_event_ids_still_replays_in_file_order(projec
         {"ev": "reply", "ts": "2026-11-20T10:00:01.000Z", "id": "b-1", "handle": "reviewer", "text": "hi", "status": "ok", "elapsed_s": 0.1, "source": "external"},
         {"ev": "cancelled", "ts": "2026-11-20T10:00:01.000Z", "id": "b-1", "by": "x", "reason": "r"},
     ]
-    (project.dir / "groups" / "old.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (Path(project.dir) / "groups" / "old.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     cli("group", "spawn", "old", "--profile", "architect")
     status = json.loads(cli("group", "status", "old", "--json").stdout)
     assert [m["handle"] for m in status["members"]] == ["reviewer", "architect"]

@@ -5,6 +5,7 @@ fresh clone without `.rooms/run/`)."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -87,16 +88,16 @@ def _stamped_after(path, line: int, *events: dict) -> list[dict]:
     so they sort there in the one order (store/order.py), whatever their place in the file."""
     import json
 
-    stamp = json.loads(path.read_bytes().splitlines()[line])["hlc"]
+    stamp = json.loads(Path(path).read_bytes().splitlines()[line])["hlc"]
     return [{**e, "hlc": f"{stamp[:-6]}zzzzz{n}"} for n, e in enumerate(events)]
 
 
 def _merge_in_middle(path, events) -> list[bytes]:
     """Put `events` after the log's 4th line, where a union merge of another clone's appends can land them;
     the log's lines now."""
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = Path(path).read_bytes().splitlines(keepends=True)
     merged = lines[:4] + [(jsonl.dumps(e) + "\n").encode() for e in events] + lines[4:]
-    path.write_bytes(b"".join(merged))
+    Path(path).write_bytes(b"".join(merged))
     return merged
 
 
@@ -130,7 +131,7 @@ def test_a_clone_without_the_cache_gets_the_same_state(project):
     for n in range(4):
         _broadcast(project, n)
     warm = log.load_any(project, "g")
-    shutil.rmtree(layout.group_replay_cache(project, "g").parent)
+    shutil.rmtree(Path(layout.group_replay_cache(project, "g")).parent)
     assert log.load_any(project, "g") == warm == _full(project, "g")
 
 
@@ -138,7 +139,7 @@ def test_a_broken_cache_file_is_ignored(project):
     _spawn(project)
     _broadcast(project, 0)
     log.load_any(project, "g")
-    layout.group_replay_cache(project, "g").write_bytes(b"not a cache")
+    Path(layout.group_replay_cache(project, "g")).write_bytes(b"not a cache")
     assert log.load_any(project, "g") == _full(project, "g")
 
 
@@ -149,7 +150,7 @@ def _status_from_scratch(project, name="g"):
     """What `group status` says after a full replay (a clone without `.rooms/run/`)."""
     from rooms_cli.groups import status
 
-    shutil.rmtree(layout.group_replay_cache(project, name).parent, ignore_errors=True)
+    shutil.rmtree(Path(layout.group_replay_cache(project, name)).parent, ignore_errors=True)
     return status.status(project, name)
 
 

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import live_status, rooms_env
@@ -31,7 +32,7 @@ def bcast(cli, name, objective="what now?"):
 
 
 def events(project_dir, name):
-    return [json.loads(line) for line in (project_dir / ".rooms" / "groups" / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in (Path(project_dir) / ".rooms" / "groups" / f"{name}.jsonl").read_text().splitlines() if line.strip()]
 
 
 def popen(*args):

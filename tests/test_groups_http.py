@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from pathlib import Path
 
 import pytest
 from conftest import add_provider
@@ -45,7 +46,7 @@ def bots(project, **models):
 
 
 def log_events(project, name):
-    path = project.path("groups", f"{name}.jsonl")
+    path = Path(project.path("groups", f"{name}.jsonl"))
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 

@@ -8,6 +8,7 @@ import ast
 import importlib
 import pkgutil
 import re
+from pathlib import Path
 
 import pytest
 from conftest import REPO
@@ -212,7 +213,7 @@ def test_a_jam_short_of_budget_says_1_turn_left(tmp_path, cli, monkeypatch):
 
 
 def test_task_done_and_task_show_print_no_json_to_a_person(project, cli, tmp_path):
-    (project.root / "notes.md").write_text("x")
+    (Path(project.root) / "notes.md").write_text("x")
     task = cli("task", "add", "Write spec", "--lane", "ops", "--done", "spec exists", "--json").json()["id"]
     assert cli("task", "claim", task, "--as", "ops").exit_code == 0
     done = cli("task", "done", task, "--as", "ops", "--summary", "spec written", "--artifact", "file:notes.md",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 from gitclones import HAVE_GIT, GitClones
@@ -28,7 +29,7 @@ def line(n: int, text: str = "x") -> str:
 
 def test_a_second_delivery_reads_only_what_was_appended_since(project, monkeypatch):
     first = inbox.deliver(project, "bob", "alice", "one")
-    path = inbox.inbox_path(project, "bob")
+    path = Path(inbox.inbox_path(project, "bob"))
     with open(path, "a") as handle:  # another process (another clone's merge, a CLI send) appended
         handle.write(line(7))
     read_back = []
@@ -42,7 +43,7 @@ def test_a_second_delivery_reads_only_what_was_appended_since(project, monkeypat
 def test_a_file_changed_under_the_noted_number_is_read_back(project, change):
     for text in ("one", "two", "three"):
         inbox.deliver(project, "bob", "alice", text)
-    path = inbox.inbox_path(project, "bob")
+    path = Path(inbox.inbox_path(project, "bob"))
     if change == "replaced":  # what git does on a checkout or a merge: a new file
         tmp = path.with_name("new.tmp")
         tmp.write_text(line(1) + line(40) + line(2))
@@ -77,11 +78,11 @@ def test_a_real_git_merge_under_the_noted_number(tmp_path):
     for minute in range(1, 6):
         b.rooms("send", f"b{minute}", "--to", "reviewer", as_="dave", now=f"2026-11-21T10:0{minute}:00Z")
     a.pull(b)
-    path = inbox.inbox_path(project_a, "reviewer")
+    path = Path(inbox.inbox_path(project_a, "reviewer"))
     assert highest_in_file(path) == 5
     assert inbox.deliver(project_a, "reviewer", "carol", "after the merge").n == 6
     b.pull(a)
-    b_path = inbox.inbox_path(open_project(b.path), "reviewer")
+    b_path = Path(inbox.inbox_path(open_project(b.path), "reviewer"))
     assert highest_in_file(b_path) == 6
 
 
@@ -102,7 +103,7 @@ def test_the_number_is_always_one_after_the_highest_in_the_file(tmp_path_factory
     root = tmp_path_factory.mktemp("numbering")
     initialize(root)
     project = open_project(root)
-    path = inbox.inbox_path(project, "bob")
+    path = Path(inbox.inbox_path(project, "bob"))
     for op, value in ops:
         if op == "deliver":
             expected = highest_in_file(path) + 1

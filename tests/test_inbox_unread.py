@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -42,13 +43,13 @@ def test_the_cursor_agrees_with_a_full_read(project, steps):
             view = unread.open_unread(project, AGENT)
             assert view.marked_read == bool(view.messages)
         elif kind == "rewrite":  # git writes a merged file anew: another inode
-            path = inbox.inbox_path(project, AGENT)
+            path = Path(inbox.inbox_path(project, AGENT))
             if path.exists():
                 data = path.read_bytes()
                 path.unlink()
                 path.write_bytes(data)
         else:
-            unread.cursor_path(project, AGENT).unlink(missing_ok=True)
+            Path(unread.cursor_path(project, AGENT)).unlink(missing_ok=True)
         assert ids(unread.unread(project, AGENT)) == ids(inbox.unread_messages(project, AGENT))
         peek = unread.open_unread(project, AGENT, peek=True)
         assert ids(peek.messages) == ids(inbox.unread_messages(project, AGENT)) and not peek.marked_read
@@ -85,7 +86,7 @@ def test_an_inbox_rewritten_in_place_of_the_same_inode_is_read_again(project):
     for n in range(3):
         inbox.deliver(project, AGENT, "alice", f"m{n}")
     assert len(unread.unread(project, AGENT)) == 3
-    path = inbox.inbox_path(project, AGENT)
+    path = Path(inbox.inbox_path(project, AGENT))
     lines = path.read_bytes().splitlines(keepends=True)
     other = {**json.loads(lines[1]), "id": new_id("i"), "text": "mX"}
     lines[1] = (json.dumps(other, sort_keys=True) + "\n").encode()
@@ -100,7 +101,7 @@ def test_a_damaged_cursor_is_rebuilt(project):
     for n in range(3):
         inbox.deliver(project, AGENT, "alice", f"m{n}")
     assert len(unread.unread(project, AGENT)) == 3
-    unread.cursor_path(project, AGENT).write_text("{broken")
+    Path(unread.cursor_path(project, AGENT)).write_text("{broken")
     assert len(unread.unread(project, AGENT)) == 3
     inbox.take_unread(project, AGENT)
     assert unread.unread(project, AGENT) == []

@@ -4,6 +4,7 @@ derived again when rooms' sources (or the SDK, pydantic, Python) change or the c
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -21,12 +22,12 @@ def dumped(tools) -> list[dict]:
 def test_the_kept_listing_is_the_derived_one(project):
     derived = dumped(server.describe(op) for op in TOOLS.values())
     assert dumped(server.listing(project)) == derived  # derives and keeps it
-    assert layout.mcp_tools_file(project).exists()
+    assert Path(layout.mcp_tools_file(project)).exists()
     assert dumped(server.listing(project)) == derived  # read back
 
 
 def test_a_listing_of_other_sources_or_a_damaged_one_is_derived_again(project, monkeypatch):
-    path = layout.mcp_tools_file(project)
+    path = Path(layout.mcp_tools_file(project))
     server.listing(project)
     kept = json.loads(path.read_text())
     kept["tools"][0]["description"] = "stale"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from rooms_cli.agents import definitions as agents_mod
 from rooms_cli.project import config as config_mod
@@ -71,7 +72,7 @@ def test_a_damaged_cache_is_ignored_and_rewritten(tmp_path):
 def test_an_edited_agent_definition_and_config_are_read_anew(tmp_path):
     initialize(tmp_path, "dev")
     project = open_project(tmp_path)
-    agent_file = agents_mod.agent_path(project, "reviewer")
+    agent_file = Path(agents_mod.agent_path(project, "reviewer"))
     for path in (agent_file, tmp_path / ".rooms.yaml"):
         _old(path)
     before = agents_mod.load_agent(project, "reviewer")
@@ -90,7 +91,7 @@ def test_an_edited_agent_definition_and_config_are_read_anew(tmp_path):
 def test_unknown_fields_are_still_warned_about_when_the_definition_comes_from_the_cache(tmp_path, capsys):
     initialize(tmp_path, "dev")
     project = open_project(tmp_path)
-    agent_file = agents_mod.agent_path(project, "reviewer")
+    agent_file = Path(agents_mod.agent_path(project, "reviewer"))
     agent_file.write_text(agent_file.read_text().replace("---\n", "---\nflavour: mint\n", 1))
     _old(agent_file)
     for _ in range(2):

@@ -12,6 +12,7 @@ doctor agree on every one.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -37,7 +38,7 @@ def _transcript(project) -> tuple:
 
     create_room(project, "r", ["reviewer"])
     append_message(project, "r", "alice", "one")
-    path = transcript_path(project, "r")
+    path = Path(transcript_path(project, "r"))
     bad = _append_line(path, {"id": "m-bad", "ts": TS, "room": "r", "speaker": "bob", "kind": "message", "text": 5})
     append_message(project, "r", "alice", "three")
     shown = lambda run: [m["text"] for m in run.json()]  # noqa: E731
@@ -52,7 +53,7 @@ def _session(project) -> tuple:
     create_room(project, "r", ["reviewer"])
     usage = {"input_tokens": 10, "output_tokens": 5}
     sessions.record_turn(project, "r", "reviewer", answered="m-1", reply="a", usage=usage)
-    path = sessions.session_path(project, "r", "reviewer")
+    path = Path(sessions.session_path(project, "r", "reviewer"))
     bad = _append_line(path, {"eid": "e-bad", "ts": TS, "kind": "turn", "answered": "m-2", "reply": "b", "input_tokens": "x"})
     sessions.record_turn(project, "r", "reviewer", answered="m-3", reply="c", usage=usage)
     turns = lambda run: next(m["session"] for m in run.json()["roster"] if m["id"] == "reviewer")  # noqa: E731
@@ -66,7 +67,7 @@ def _inbox(project) -> tuple:
 
     deliver(project, "reviewer", "alice", "one")
     unread.known(project, "reviewer")  # the cursor `rooms inbox` keeps: the bad line arrives after it
-    path = inbox_path(project, "reviewer")
+    path = Path(inbox_path(project, "reviewer"))
     bad = _append_line(path, {"n": "x", "id": "i-bad", "ts": TS, "from": "bob", "to": "reviewer", "kind": "direct", "text": "two"})
     deliver(project, "reviewer", "alice", "three")
     shown = lambda run: [m["text"] for m in run.json()["messages"]]  # noqa: E731
@@ -84,7 +85,7 @@ def _read_mark(project) -> tuple:
     second = deliver(project, "reviewer", "alice", "two")
     mark_read(project, "reviewer", [first])
     unread.known(project, "reviewer")  # the cursor `rooms inbox` keeps: the bad mark arrives after it (it crashed there)
-    path = read_state_path(project, "reviewer")
+    path = Path(read_state_path(project, "reviewer"))
     bad = _append_line(path, {"id": "r-bad", "ts": TS, "read": second.id})  # a text, not a list: marks nothing
     unread = lambda run: [m["text"] for m in run.json()["messages"] if not m["read"]]  # noqa: E731
     peek = ("inbox", "--peek", "--json", "--as", "reviewer")
@@ -95,7 +96,7 @@ def _memory(project) -> tuple:
     from rooms_cli.agents.memories import add_lessons, memories_path
 
     add_lessons(project, "reviewer", ["one"], "rt-1")
-    path = memories_path(project, "reviewer")
+    path = Path(memories_path(project, "reviewer"))
     bad = _append_line(path, {"id": "l-bad", "ts": TS, "agent": "reviewer", "lesson": None, "source": "rt-1"})
     add_lessons(project, "reviewer", ["three"], "rt-1")
     shown = lambda run: [r["lesson"] for r in run.json()]  # noqa: E731
@@ -108,7 +109,7 @@ def _spawn(project) -> tuple:
     good = Spawn(id=new_id("s").lower(), parent="reviewer", alias="kid", prompt="x", status="done", created=now_iso(), finished=now_iso())
     save_spawn(project, good)
     bad = {**good.to_json(), "id": new_id("s").lower(), "alias": "bad", "exit_code": "x"}
-    path = record_path(project, bad["id"])
+    path = Path(record_path(project, bad["id"]))
     path.write_text(json.dumps(bad))
     spawns = lambda run: sorted(a["name"] for a in run.json() if a["kind"] == "spawn")  # noqa: E731
     return path, bad, None, [(("agents", "--json"), spawns, ["kid"])]
@@ -177,14 +178,14 @@ def _shown(project, kind: str) -> list[str]:
 
     if kind == "transcript":
         full = [m.id for m in read_transcript(project, "r")]
-        layout.transcript_order_file(project, "r").unlink(missing_ok=True)  # the file was rewritten in place, not appended
+        Path(layout.transcript_order_file(project, "r")).unlink(missing_ok=True)  # the file was rewritten in place, not appended
         assert [m.id for m in tail(project, "r", 3)] == full[-3:]  # the tail reads the same records
         return full
     if kind == "session":
         return [r["eid"] for r in read_session(project, "r", "reviewer")]
     if kind == "inbox":
         full = [m.id for m in read_inbox(project, "reviewer")]
-        layout.inbox_cursor_file(project, "reviewer").unlink(missing_ok=True)
+        Path(layout.inbox_cursor_file(project, "reviewer")).unlink(missing_ok=True)
         assert [m.id for m in unread.unread(project, "reviewer")] == full  # the cursor reads the same records
         return full
     if kind == "inbox-read":
@@ -225,11 +226,12 @@ def test_the_reader_and_doctor_agree_on_any_wrong_value(project, capsys, kind, d
         wrong["kind"] = "turn"  # a `cleared` record ends the session before it: not what this compares
     if kind == "memory" and field == "forget":
         del wrong["lesson"]  # a forget record
-    path = LOGS[kind](project)
+    path = Path(LOGS[kind](project))
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "spawn":
         for record in (*goods, wrong):
-            layout.spawn_file(project, record["id"]).write_text(json.dumps(record))
+            Path(layout.spawn_file(project, record["id"])).write_text(json.dumps(record))
+
     else:
         path.write_text("".join(json.dumps(r) + "\n" for r in (goods[0], wrong, goods[1])))
     schema._skipped.clear()  # a real process warns once per record; so does each example here
@@ -273,7 +275,7 @@ def test_a_writer_refuses_what_its_reader_would_skip(project, kind):
 
         create_room(project, "r", ["reviewer"])
         append_message(project, "r", "alice", "first")
-        path = transcript_path(project, "r")
+        path = Path(transcript_path(project, "r"))
         before = path.read_bytes()
         with pytest.raises(InvalidData, match="kind"):
             append_message(project, "r", "alice", "hello", kind="no-such-kind")
@@ -281,7 +283,7 @@ def test_a_writer_refuses_what_its_reader_would_skip(project, kind):
         from rooms_cli.messaging.inbox import deliver, inbox_path
 
         deliver(project, "bob", "alice", "first")
-        path = inbox_path(project, "bob")
+        path = Path(inbox_path(project, "bob"))
         before = path.read_bytes()
         with pytest.raises(InvalidData, match="kind"):
             deliver(project, "bob", "alice", "second", kind="no-such-kind")
@@ -289,7 +291,7 @@ def test_a_writer_refuses_what_its_reader_would_skip(project, kind):
         from rooms_cli.agents.memories import add_lessons, memories_path
 
         add_lessons(project, "bob", ["keep the lock short"], "standup")
-        path = memories_path(project, "bob")
+        path = Path(memories_path(project, "bob"))
         before = path.read_bytes()
         with pytest.raises(InvalidData, match="source"):
             add_lessons(project, "bob", ["a lesson"], 5)  # type: ignore[arg-type]

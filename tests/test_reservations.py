@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -169,7 +170,7 @@ def test_two_clones_that_each_granted_an_overlap_keep_the_first_after_a_merge(pr
     from rooms_cli.reservations import ledger
     from rooms_cli.store import eventlog, jsonl
 
-    path = ledger.log_path(project)
+    path = Path(ledger.log_path(project))
     a = eventlog.event("ev", "reserve", "e", id="fr-a", agent="frontend", patterns=["src/**"], exclusive=True,
                        reason="", expires_at="2999-01-01T00:00:00.000Z")
     b = eventlog.event("ev", "reserve", "e", id="fr-b", agent="backend", patterns=["src/a.py"], exclusive=True,

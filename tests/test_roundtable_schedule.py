@@ -221,9 +221,9 @@ def test_dry_run_writes_nothing(monkeypatch, project, project_dir, rooms):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     queue.enqueue(project, RoundtableRequest("watercooler", turns=2, force=True))
     claimed = queue.claim_next(project)
-    lines = queue.queue_path(project).read_text().splitlines()
+    lines = Path(queue.queue_path(project)).read_text().splitlines()
     lines[-1] = lines[-1].replace(f'"pid": {claimed.runner["pid"]}', f'"pid": {int(dead.stdout)}')
-    queue.queue_path(project).write_text("\n".join(lines) + "\n")
+    Path(queue.queue_path(project)).write_text("\n".join(lines) + "\n")
     before = _tree(project_dir)
     run = rooms("tick", "--dry-run", env={"ROOMS_NOW": "2026-11-21T06:05:00Z"})
     assert run.exit_code == 0, run.stderr

@@ -5,6 +5,8 @@ nothing else is a `repeat` that costs no budget (chat), a skipped turn (roundtab
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import yaml
 from chatkit import new_agent, records, room, say, state
 from fakeserver import FakeServer
@@ -46,7 +48,7 @@ def test_a_line_said_again_is_the_same_words_a_near_copy_or_one_held_whole_in_th
 def _use(project, server, agents):
     config = {"default_model": "offline", "providers": {"fake": {"type": "openai", "base_url": server.openai_url,
                                                                  "max_retries": 0}}}
-    (project.root / ".rooms.yaml").write_text(yaml.safe_dump(config))
+    (Path(project.root) / ".rooms.yaml").write_text(yaml.safe_dump(config))
     for agent_id in agents:
         new_agent(project, agent_id, tags=["anything"], model="fake:m")
 

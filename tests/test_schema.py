@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -65,5 +66,5 @@ def test_each_writer_refuses_a_record_its_reader_would_refuse(project):
         log.append(project, "g", log.event("member_added", handle="a"), lock=True)
     with pytest.raises(InvalidData, match="are required"):
         save_spawn(project, Spawn(id="s-1", parent="a", alias="", prompt="x"))
-    assert not (project.dir / "groups" / "g.jsonl").exists()
-    assert not list((project.dir / "rooms" / "default" / "board").glob("tasks/*.jsonl"))
+    assert not (Path(project.dir) / "groups" / "g.jsonl").exists()
+    assert not list((Path(project.dir) / "rooms" / "default" / "board").glob("tasks/*.jsonl"))

@@ -7,6 +7,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -68,14 +69,14 @@ def test_a_bad_query_or_flag_exits_2_with_one_sentence_and_no_traceback(rooms, p
     assert len([line for line in result.stderr.splitlines() if line.lower().startswith("error:")]) == 1, result.stderr
     as_json = rooms("search", *args, "--json", env={"ROOMS_DIR": str(project_dir)})
     assert as_json.exit_code == 2 and json.loads(as_json.stderr.strip().splitlines()[-1])["error"]["code"] == "usage"
-    assert not layout.search_index_file(__import__("rooms_cli.store.paths", fromlist=["x"]).open_project(project_dir)).exists()
+    assert not Path(layout.search_index_file(__import__("rooms_cli.store.paths", fromlist=["x"]).open_project(project_dir))).exists()
 
 
 def test_the_first_build_shows_a_progress_line_on_a_terminal_only(project_dir, project, rooms):
     import pexpect
 
     create_room(project, "big", ["architect"])
-    path = layout.transcript_file(project, "big")
+    path = Path(layout.transcript_file(project, "big"))
     with open(path, "a") as out:
         for n in range(60_000):
             out.write(json.dumps({"id": f"m-{n:026d}", "ts": "2026-01-01T00:00:00.000Z", "room": "big", "speaker": "a",
@@ -90,7 +91,7 @@ def test_the_first_build_shows_a_progress_line_on_a_terminal_only(project_dir, p
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    layout.search_index_file(project).unlink()
+    Path(layout.search_index_file(project)).unlink()
     piped = rooms("search", "roadmap", "--limit", "1", env={"ROOMS_DIR": str(project_dir)})
     assert piped.exit_code == 0 and piped.stderr == ""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from gitclones import HAVE_GIT, GitClones
 
@@ -28,13 +30,13 @@ def test_a_search_after_git_pull_sees_what_the_pull_brought_reading_on_where_the
     a.rooms("task", "add", "Paint the zebra", "--lane", "architect", "--done", "striped", as_="alice")
     b.pull(a)  # both appended to the transcript: git writes b's file anew, b's lines then a's (a union merge)
 
-    transcript = layout.transcript_file(open_project(b.path), "default")
+    transcript = Path(layout.transcript_file(open_project(b.path), "default"))
     starts = []
     real = ftsindex.read_log
 
     def recording(path, after=None):
         result = real(path, after)
-        if path == transcript and result is not None:
+        if Path(path) == transcript and result is not None:
             starts.append(result.start)
         return result
 

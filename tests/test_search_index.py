@@ -9,6 +9,7 @@ import os
 import shutil
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -34,7 +35,7 @@ def ids(project, query, **filters):
 def settle(project_dir, seconds=30):
     """Date every file and folder of .rooms/ `seconds` back: what a project looks like a while after its writes."""
     then = time.time() - seconds
-    for folder, dirs, files in os.walk(project_dir / ".rooms"):
+    for folder, dirs, files in os.walk(Path(project_dir) / ".rooms"):
         for name in files + dirs:
             os.utime(os.path.join(folder, name), (then, then), follow_symlinks=False)
         os.utime(folder, (then, then))
@@ -177,7 +178,7 @@ def test_a_bad_filter_is_one_sentence_before_the_index_is_touched(project, filte
     with pytest.raises(error) as caught:
         search(project, "anything", **filters)
     assert said in str(caught.value)
-    assert not layout.search_index_file(project).exists()
+    assert not Path(layout.search_index_file(project)).exists()
 
 
 # -- the index follows the logs -------------------------------------------------------------------------
@@ -189,7 +190,7 @@ def reads(monkeypatch):
 
     def recording(path, after=None):
         result = real(path, after)
-        seen.append((path.name, result.start if result else None))
+        seen.append((os.path.basename(path), result.start if result else None))
         return result
 
     monkeypatch.setattr(ftsindex, "read_log", recording)
@@ -200,7 +201,7 @@ def test_a_search_reads_only_what_each_log_appended_since_the_last(project, room
     for n in range(50):
         append_message(project, room, "alice", f"line {n}")
     search(project, "line")
-    size = layout.transcript_file(project, room).stat().st_size
+    size = Path(layout.transcript_file(project, room)).stat().st_size
     new = append_message(project, room, "bob", "a fresh idea")
     seen = reads(monkeypatch)
     assert ids(project, "fresh idea") == [new.id]
@@ -212,14 +213,14 @@ def test_a_settled_board_learns_of_an_append_from_the_journal_alone(project, roo
     settled_index(project, "flaky")
     stats = []
     real = ftsindex.read_log
-    monkeypatch.setattr(ftsindex, "read_log", lambda path, after=None: stats.append(path.name) or real(path, after))
+    monkeypatch.setattr(ftsindex, "read_log", lambda path, after=None: stats.append(os.path.basename(path)) or real(path, after))
     cli("task", "update", task, "--detail", "quarantined in CI", "--room", room)
     assert ids(project, "quarantined") == [task]
     assert set(stats) == {task.lower() + ".jsonl"}  # the journal named it (and the hit is read back): no other log
 
 
 def test_a_log_cut_short_or_rewritten_is_read_again_whole(project, room):
-    path = layout.transcript_file(project, room)
+    path = Path(layout.transcript_file(project, room))
     first = append_message(project, room, "alice", "original words")
     kept = path.read_bytes()
     append_message(project, room, "alice", "more words that will be lost")
@@ -234,7 +235,7 @@ def test_a_log_cut_short_or_rewritten_is_read_again_whole(project, room):
 
 
 def test_a_log_rewritten_in_place_at_the_same_size_is_seen(project, room):
-    path = layout.transcript_file(project, room)
+    path = Path(layout.transcript_file(project, room))
     said = append_message(project, room, "alice", "the cat sat")
     search(project, "cat")
     path.write_bytes(path.read_bytes().replace(b"the cat sat", b"the dog sat"))
@@ -243,7 +244,7 @@ def test_a_log_rewritten_in_place_at_the_same_size_is_seen(project, room):
 
 
 def test_a_log_git_wrote_anew_with_more_lines_is_read_on_from_where_it_was(project, room, monkeypatch):
-    path = layout.transcript_file(project, room)
+    path = Path(layout.transcript_file(project, room))
     append_message(project, room, "alice", "before the pull")
     search(project, "pull")
     size = path.stat().st_size
@@ -261,13 +262,13 @@ def test_a_removed_log_or_room_takes_its_documents_out(project, room):
     deliver(project, "reviewer", "bob", "ephemeral note")
     append_message(project, "scratch", "alice", "ephemeral scratch")
     assert len(ids(project, "ephemeral")) == 2
-    layout.inbox_file(project, "reviewer").unlink()
+    Path(layout.inbox_file(project, "reviewer")).unlink()
     shutil.rmtree(layout.room_dir(project, "scratch"))
     assert ids(project, "ephemeral") == []
 
 
 def test_a_line_still_being_written_is_read_once_it_is_whole(project, room):
-    path = layout.transcript_file(project, room)
+    path = Path(layout.transcript_file(project, room))
     append_message(project, room, "alice", "complete")
     line = json.dumps({"id": "m-01HALF", "ts": "2026-01-01T00:00:00.000Z", "room": room, "speaker": "bob",
                        "kind": "message", "text": "half written"})
@@ -280,7 +281,7 @@ def test_a_line_still_being_written_is_read_once_it_is_whole(project, room):
 
 
 def test_bad_lines_are_skipped_and_the_rest_is_found(project, room):
-    path = layout.transcript_file(project, room)
+    path = Path(layout.transcript_file(project, room))
     good = append_message(project, room, "alice", "good words")
     with open(path, "a") as out:
         out.write("{not json\n")
@@ -295,7 +296,7 @@ def test_deleting_the_index_loses_nothing(project, room):
     for n in range(5):
         append_message(project, room, "alice", f"keep {n}")
     before = [hit.to_json() for hit in search(project, "keep").hits]
-    layout.search_index_file(project).unlink()
+    Path(layout.search_index_file(project)).unlink()
     assert [hit.to_json() for hit in search(project, "keep").hits] == before
 
 
@@ -303,8 +304,8 @@ def test_deleting_the_index_loses_nothing(project, room):
 def test_a_damaged_or_planted_index_file_is_built_anew(project, room, damage, tmp_path):
     said = append_message(project, room, "alice", "survives damage")
     search(project, "damage")
-    index = layout.search_index_file(project)
-    target = tmp_path / "elsewhere.sqlite" if damage == "symlink out" else layout.transcript_file(project, room)
+    index = Path(layout.search_index_file(project))
+    target = Path(tmp_path / "elsewhere.sqlite" if damage == "symlink out" else layout.transcript_file(project, room))
     kept = target.read_bytes() if damage == "symlink in" else index.read_bytes()
     if damage == "garbage":
         index.write_bytes(os.urandom(8192))
@@ -329,7 +330,7 @@ def test_a_damaged_or_planted_index_file_is_built_anew(project, room, damage, tm
 def test_an_index_with_a_trigger_view_or_other_schema_is_never_opened_as_ours(project, room):
     said = append_message(project, room, "alice", "trusted words")
     search(project, "trusted")
-    index = layout.search_index_file(project)
+    index = Path(layout.search_index_file(project))
     db = sqlite3.connect(index)
     db.execute("CREATE TABLE evil(x)")
     db.execute("CREATE TRIGGER planted AFTER INSERT ON docs BEGIN INSERT INTO evil VALUES (1); END")
@@ -352,7 +353,7 @@ def test_an_index_from_another_project_or_version_never_shows_what_this_project_
     search(other, "funds")
     append_message(project, room, "alice", "local words")
     search(project, "local")
-    index = layout.search_index_file(project)
+    index = Path(layout.search_index_file(project))
     index.unlink()
     shutil.copy(layout.search_index_file(other), index)  # planted: another project's index, valid in itself
     assert ids(project, "funds") == []
@@ -384,7 +385,7 @@ def test_a_planted_document_is_never_shown_only_what_the_logs_hold(project, room
 def test_a_hit_from_a_log_changed_behind_the_index_s_back_is_checked_against_the_log(project, room, cli):
     task = cli("task", "add", "Old title", "--lane", "architect", "--done", "done", "--room", room, "--json").json()["id"]
     settled_index(project, "old")
-    log = layout.task_file(project, room, task)
+    log = Path(layout.task_file(project, room, task))
     with open(log, "a") as out:  # another tool appends in place: no journal note, the folder unchanged
         out.write(json.dumps({"ev": "update", "at": "2026-01-01T00:00:00.000Z", "by": "x", "changes": {"title": "New name"},
                               "hlc": "2099-01-01T00:00:00.000Z-0000-abcdef"}) + "\n")
@@ -412,7 +413,7 @@ def test_a_read_only_tree_searches_an_index_built_in_memory(project, room, monke
 
     monkeypatch.setattr(locks, "acquire", refused)
     assert ids(project, "read only") == [said.id]
-    assert not layout.search_index_file(project).exists()
+    assert not Path(layout.search_index_file(project)).exists()
 
 
 def test_without_fts5_search_says_so_in_one_sentence(project, monkeypatch):
@@ -427,9 +428,9 @@ def test_without_fts5_search_says_so_in_one_sentence(project, monkeypatch):
 def test_a_journal_emptied_since_the_last_search_means_a_full_look(project, room, cli):
     task = cli("task", "add", "Alpha", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
     settled_index(project, "alpha")
-    journal = project.dir / "run" / "changes"
+    journal = Path(project.dir) / "run" / "changes"
     journal.write_bytes(b"")  # a writer past its size limit empties it
-    log = layout.task_file(project, room, task)
+    log = Path(layout.task_file(project, room, task))
     with open(log, "a") as out:
         out.write(json.dumps({"ev": "update", "at": "2026-01-01T00:00:00.000Z", "by": "x", "changes": {"detail": "beta"},
                               "hlc": "2099-01-01T00:00:00.000Z-0000-abcdef"}) + "\n")
@@ -451,7 +452,7 @@ def test_an_index_file_that_keeps_failing_leaves_the_search_to_an_index_in_memor
 
     monkeypatch.setattr(ftsindex.os, "replace", full)
     assert ids(project, "disk") == [said.id]
-    assert not layout.search_index_file(project).exists()
+    assert not Path(layout.search_index_file(project)).exists()
 
 
 def every_task_look(monkeypatch):
@@ -482,7 +483,7 @@ def test_a_task_rooms_adds_to_a_settled_board_is_read_without_stating_the_others
 def test_a_task_log_git_wrote_anew_beside_a_task_rooms_added_is_still_seen(project, room, cli):
     old = cli("task", "add", "Alpha plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
     settled_index(project, "plan")
-    log = layout.task_file(project, room, old)
+    log = Path(layout.task_file(project, room, old))
     pulled = log.with_name("pulled.tmp")
     pulled.write_bytes(log.read_bytes() + (json.dumps({"ev": "update", "at": "2026-01-01T00:00:00.000Z", "by": "x",
                                                        "changes": {"detail": "gamma rays"},
@@ -496,7 +497,7 @@ def test_a_task_log_git_wrote_anew_beside_a_task_rooms_added_is_still_seen(proje
 def test_a_board_folder_that_changed_without_rooms_is_looked_at_whole(project, room, cli, monkeypatch):
     task = cli("task", "add", "Delta plan", "--lane", "architect", "--done", "x", "--room", room, "--json").json()["id"]
     settled_index(project, "plan")
-    log = layout.task_file(project, room, task)
+    log = Path(layout.task_file(project, room, task))
     copy = log.with_name("copy.tmp")
     copy.write_bytes(log.read_bytes().replace(b"Delta plan", b"Omega plan"))
     os.replace(copy, log)  # a checkout: the same names, one file anew
@@ -510,7 +511,7 @@ def test_a_search_that_finds_nothing_changed_writes_nothing(project, room, cli):
     append_message(project, room, "alice", "steady state")
     cli("task", "add", "Steady task", "--lane", "architect", "--done", "x", "--room", room)
     settled_index(project, "steady")
-    index = layout.search_index_file(project)
+    index = Path(layout.search_index_file(project))
     before = (index.read_bytes(), index.stat().st_mtime_ns)
     assert len(ids(project, "steady")) == 2
     assert (index.read_bytes(), index.stat().st_mtime_ns) == before

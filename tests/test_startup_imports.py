@@ -19,12 +19,23 @@ from conftest import checkout_path
 HEAVY = ("pydantic", "rich", "yaml", "httpx", "anyio", "h11", "filelock", "asyncio", "frontmatter", "rapidfuzz",
          "watchfiles", "sqlite3")  # sqlite3: only `rooms search` reads its index (~3 ms)
 
+# the report is written at exit, however the command leaves: the console script ends a command that started
+# no thread with os._exit (cli/fast.py `leave`), which runs no atexit hook, so that exit is reported too
 REPORT = """
 import atexit, json, os, runpy, sys
-atexit.register(lambda: open(os.environ["IMPORTS_REPORT"], "w").write(json.dumps(sorted(sys.modules))))
+def report():
+    with open(os.environ["IMPORTS_REPORT"], "w") as out:
+        out.write(json.dumps(sorted(sys.modules)))
+atexit.register(report)
+_exit = os._exit
+def leave(code):
+    report()
+    _exit(code)
+os._exit = leave
 sys.argv = ["rooms", *sys.argv[1:]]
 runpy.run_module("rooms_cli", run_name="__main__")
 """
+
 
 
 @pytest.fixture(scope="module")

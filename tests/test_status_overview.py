@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import rooms_env
+from conftest import RETURN_FROM_MAIN, rooms_env
 from jsonschema import Draft202012Validator
 
 from rooms_cli.core.shapes import OVERVIEW
@@ -84,7 +84,7 @@ def test_status_text_sets_your_line_as_status_set_does(project, cli):
 
 def test_status_runs_on_the_fast_path_without_typer(project_dir):
     """It is run often: the console script parses it itself (cli/fast.py), as `rooms board`."""
-    probe = ("import sys; sys.argv = ['rooms', 'status', '--as', 'alice']\n"
+    probe = (RETURN_FROM_MAIN + "import sys; sys.argv = ['rooms', 'status', '--as', 'alice']\n"
              "from rooms_cli.cli.fast import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
              "print('TYPER' if 'typer' in sys.modules else 'FAST', file=sys.stderr)")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,

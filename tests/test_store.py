@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 from conftest import rooms_env
@@ -154,14 +155,14 @@ def test_discovery_finds_the_nearest_rooms_dir_upwards(tmp_path, monkeypatch):
     init_project(tmp_path)
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
-    assert find_project(deep).root == tmp_path
+    assert find_project(deep).root == str(tmp_path)
 
 
 def test_rooms_dir_env_overrides_discovery(tmp_path, monkeypatch):
     other = tmp_path / "other"
     init_project(other)
     monkeypatch.setenv("ROOMS_DIR", str(other / ".rooms"))
-    assert open_project(start=tmp_path).root == other
+    assert open_project(start=tmp_path).root == str(other)
 
 
 def test_missing_project_says_run_rooms_init(tmp_path):
@@ -177,7 +178,7 @@ def test_paths_never_escape_rooms_dir_even_through_symlinks(tmp_path):
         project.path("rooms", "../../etc")
     outside = tmp_path / "outside"
     outside.mkdir()
-    os.symlink(outside, project.dir / "rooms" / "evil")
+    os.symlink(outside, Path(project.dir) / "rooms" / "evil")
     with pytest.raises(InvalidInput, match="outside"):
         project.path("rooms", "evil", "transcript.jsonl")
 
@@ -189,16 +190,16 @@ def test_paths_check_only_the_segments_yet_refuse_what_the_full_resolve_refuses(
     project, _ = init_project(tmp_path / "real")
     outside = tmp_path / "outside"
     outside.mkdir()
-    (project.dir / "inbox").mkdir(exist_ok=True)
-    os.symlink(outside / "x.jsonl", project.dir / "inbox" / "bob.jsonl")  # the last segment, dangling
+    (Path(project.dir) / "inbox").mkdir(exist_ok=True)
+    os.symlink(outside / "x.jsonl", Path(project.dir) / "inbox" / "bob.jsonl")  # the last segment, dangling
     with pytest.raises(InvalidInput, match="outside"):
         project.path("inbox", "bob.jsonl")
-    os.symlink(project.dir / "inbox", project.dir / "rooms" / "alias")  # a link that stays inside
-    assert project.path("rooms", "alias", "carol.jsonl") == project.dir / "rooms" / "alias" / "carol.jsonl"
+    os.symlink(Path(project.dir) / "inbox", Path(project.dir) / "rooms" / "alias")  # a link that stays inside
+    assert project.path("rooms", "alias", "carol.jsonl") == str(Path(project.dir) / "rooms" / "alias" / "carol.jsonl")
     os.symlink(tmp_path / "real", tmp_path / "via")  # the project itself through a symlink
     linked, _ = init_project(tmp_path / "via")
-    assert linked.path("rooms", "default", "log.jsonl") == tmp_path / "via" / ".rooms" / "rooms" / "default" / "log.jsonl"
-    assert project.path("rooms", "nothing", "here", "yet.jsonl").parent.name == "here"  # missing parts are no links
+    assert linked.path("rooms", "default", "log.jsonl") == str(tmp_path / "via" / ".rooms" / "rooms" / "default" / "log.jsonl")
+    assert Path(project.path("rooms", "nothing", "here", "yet.jsonl")).parent.name == "here"  # missing parts are no links
 
 
 def test_within_one_operation_a_folder_is_checked_once_and_every_operation_checks_again(tmp_path, monkeypatch):
@@ -208,16 +209,16 @@ def test_within_one_operation_a_folder_is_checked_once_and_every_operation_check
     from rooms_cli.store import paths
 
     project, _ = init_project(tmp_path)
-    (project.dir / "rooms" / "default").mkdir(parents=True, exist_ok=True)
+    (Path(project.dir) / "rooms" / "default").mkdir(parents=True, exist_ok=True)
     for name in ("a.jsonl", "b.jsonl"):
-        (project.dir / "rooms" / "default" / name).write_text("")
+        (Path(project.dir) / "rooms" / "default" / name).write_text("")
     seen: list[str] = []
     lstat = os.lstat
     monkeypatch.setattr(paths.os, "lstat", lambda p: (seen.append(str(p)), lstat(p))[1])
     with paths.one_operation():
         for name in ("a.jsonl", "b.jsonl", "a.jsonl"):
             project.path("rooms", "default", name)
-    folder = str(project.dir / "rooms" / "default")
+    folder = str(Path(project.dir) / "rooms" / "default")
     assert seen.count(folder) == 1 and seen.count(folder + "/a.jsonl") == 1
     seen.clear()
     project.path("rooms", "default", "a.jsonl")
@@ -225,8 +226,8 @@ def test_within_one_operation_a_folder_is_checked_once_and_every_operation_check
     assert seen.count(folder) == 2  # outside an operation: every time
     outside = tmp_path / "outside"
     outside.mkdir()
-    (project.dir / "rooms" / "default").rename(project.dir / "rooms" / "moved")
-    os.symlink(outside, project.dir / "rooms" / "default")  # planted between two operations
+    (Path(project.dir) / "rooms" / "default").rename(Path(project.dir) / "rooms" / "moved")
+    os.symlink(outside, Path(project.dir) / "rooms" / "default")  # planted between two operations
     with paths.one_operation(), pytest.raises(InvalidInput, match="outside"):
         project.path("rooms", "default", "a.jsonl")
     assert not paths._CHECKED  # nothing is left behind once an operation ends

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from conftest import add_provider
@@ -125,7 +126,7 @@ def test_what_a_server_honours_is_probed_once_kept_as_checked_json_and_adopted_b
         assert asyncio.run(capabilities.learn(project, provider, "m")) == facts and len(server.requests) == calls
         server.honour_stop = False
         assert asyncio.run(capabilities.learn(project, provider, "m", again=True))["stop"] is False
-    path = project.path("run", "providers.json")
+    path = Path(project.path("run", "providers.json"))
     doc = json.loads(path.read_text())
     assert doc["version"] == capabilities.VERSION and list(doc["entries"]) == [capabilities.entry_key(provider, "m")]
 
@@ -133,7 +134,7 @@ def test_what_a_server_honours_is_probed_once_kept_as_checked_json_and_adopted_b
 def test_a_damaged_or_ill_typed_entry_is_not_trusted(project):
     with FakeServer() as server:
         provider = openai(server)
-        path = project.path("run", "providers.json")
+        path = Path(project.path("run", "providers.json"))
         path.parent.mkdir(parents=True, exist_ok=True)
         entry = {"system_role": "yes", "stop": True, "structured": True, "structured_via": "json_schema",
                  "structured_note": None, "prefill": False, "probed_at": "2026-11-28T00:00:00Z"}

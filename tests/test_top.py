@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import topkit
-from conftest import rooms_env
+from conftest import RETURN_FROM_MAIN, rooms_env
 
 pytest.importorskip("textual")
 
@@ -653,7 +653,7 @@ def test_without_textual_rooms_top_names_the_install_command(demo):
 
 @pytest.mark.parametrize("args", [("--help",), ("top", "--help"), ("board",), ("group", "list")], ids=" ".join)
 def test_only_rooms_top_itself_imports_textual(demo, args):
-    probe = ("import sys, runpy; sys.argv = ['rooms', *sys.argv[1:]]\n"
+    probe = (RETURN_FROM_MAIN + "import sys, runpy; sys.argv = ['rooms', *sys.argv[1:]]\n"
              "try:\n    runpy.run_module('rooms_cli', run_name='__main__')\n"
              "except SystemExit:\n    pass\n"
              "print('TEXTUAL' if any(m == 'textual' or m.startswith('textual.') for m in sys.modules) else 'CLEAN', file=sys.stderr)")

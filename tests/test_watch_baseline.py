@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from rooms_cli.store import atomic, jsonl
 from rooms_cli.store.layout import watch_baseline_file as baseline_path
@@ -44,7 +45,7 @@ def test_a_second_watch_reads_only_what_was_appended_and_prints_the_same(project
     path = project.path("rooms", "default", "transcript.jsonl")
     _write(path, [_message(k, f"old-{k}") for k in range(200)])
     _started(project)  # reads everything, keeps the baseline
-    assert baseline_path(project).exists()
+    assert Path(baseline_path(project)).exists()
     _write(path, [_message(200, "between the watches")])
     sizes = _parsed(monkeypatch)
     second = _started(project)
@@ -53,12 +54,12 @@ def test_a_second_watch_reads_only_what_was_appended_and_prints_the_same(project
     assert [e["text"] for e in second.poll() if e["type"] == "chat.message"] == ["new"]
     # a rehydrate (the same records and one more, os.replace'd) prints only the one more: the ids seen
     # before this watch came back with the baseline
-    atomic.write_bytes(path, path.read_bytes() + json.dumps(_message(202, "replaced")).encode() + b"\n")
+    atomic.write_bytes(path, Path(path).read_bytes() + json.dumps(_message(202, "replaced")).encode() + b"\n")
     assert [e["text"] for e in second.poll() if e["type"] == "chat.message"] == ["replaced"]
 
 
 def test_task_events_keep_their_title_and_bad_lines_are_warned_again(project, capsys):
-    log = project.path("rooms", "default", "board", "tasks", "t-01abc.jsonl")
+    log = Path(project.path("rooms", "default", "board", "tasks", "t-01abc.jsonl"))
     log.parent.mkdir(parents=True, exist_ok=True)
     _write(log, [{"ev": "create", "task": "t-01ABC", "title": "ship it", "at": "2026-11-21T09:00:00.000Z"}])
     with open(log, "ab") as handle:
@@ -79,7 +80,7 @@ def test_task_events_keep_their_title_and_bad_lines_are_warned_again(project, ca
 
 
 def test_a_log_that_is_not_the_one_kept_is_read_whole(project, monkeypatch):
-    path = project.path("rooms", "default", "transcript.jsonl")
+    path = Path(project.path("rooms", "default", "transcript.jsonl"))
     _write(path, [_message(k, f"old-{k}") for k in range(5)])
     _started(project)
     # replaced by a file of the same length whose last bytes differ (another inode, then the same inode)
@@ -101,9 +102,9 @@ def test_a_log_that_is_not_the_one_kept_is_read_whole(project, monkeypatch):
 
 
 def test_a_damaged_or_foreign_baseline_file_only_means_a_whole_read(project, monkeypatch):
-    path = project.path("rooms", "default", "transcript.jsonl")
+    path = Path(project.path("rooms", "default", "transcript.jsonl"))
     _write(path, [_message(k, f"old-{k}") for k in range(3)])
-    kept = baseline_path(project)
+    kept = Path(baseline_path(project))
     for content in (b"{not json", b'{"version": 1, "logs": {"%s": {"seal": "x"}}}' % str(path).encode(),
                     b'{"version": 99}'):
         kept.parent.mkdir(parents=True, exist_ok=True)
@@ -116,7 +117,7 @@ def test_a_damaged_or_foreign_baseline_file_only_means_a_whole_read(project, mon
 
 
 def test_a_renamed_groups_log_still_counts_the_old_logs_records_as_seen(project, monkeypatch):
-    groups = project.path("groups")
+    groups = Path(project.path("groups"))
     groups.mkdir(parents=True, exist_ok=True)
     history = [{"ev": "created", "ts": "2026-11-21T09:00:00.000Z"},
                {"ev": "broadcast", "id": "b-1", "text": "go", "ts": "2026-11-21T09:00:01.000Z"}]
@@ -127,7 +128,7 @@ def test_a_renamed_groups_log_still_counts_the_old_logs_records_as_seen(project,
     sizes = _parsed(monkeypatch)
     taken_back = _started(project)
     assert sizes == []  # neither log changed: both taken back, nothing parsed
-    baseline_path(project).unlink()
+    Path(baseline_path(project)).unlink()
     read_whole = _started(project)
     assert sizes != []
     # the new log rewritten whole with the old one's history: only the record after it is new

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import checkout_path
@@ -43,7 +44,7 @@ def test_the_sources_of_each_filter(project):
     jsonl.append(project.path("groups", "rev.jsonl"), {"type": "created"})
     jsonl.append(project.path("inbox", "bob.jsonl"), {"n": 1})
     atomic.write_json(project.path("spawns", "s-1.json"), {"status": "running"})
-    (project.path("groups") / "rev.jsonl.lock").write_text("")
+    (Path(project.path("groups")) / "rev.jsonl.lock").write_text("")
 
     def followed(selection):
         follower = Follower(project, selection)

@@ -48,7 +48,7 @@ def demo_directory(given: Path | None, keep: bool = False) -> Iterator[Path]:
         return
     from rooms_cli.store import files
 
-    target = files.new_temporary_folder("rooms-demo-")
+    target = Path(files.new_temporary_folder("rooms-demo-"))
     try:
         yield target
     finally:

@@ -32,8 +32,8 @@ __all__ = ["Finding", "run_doctor"]
 
 def check_files(project: Project) -> list[Finding]:
     findings: list[Finding] = []
-    root = project.dir.resolve()
-    for path in files.every_file(project.dir):
+    root = Path(project.dir).resolve()
+    for path in map(Path, files.every_file(project.dir)):
         rel = project.relative(path)
         if path.is_symlink():
             target = path.resolve()
@@ -70,7 +70,7 @@ def check_files(project: Project) -> list[Finding]:
                     findings.append(Finding("warning", "log", f"{rel} ends without a newline (its last record is whole and read)",
                                             "the next append adds the newline; until then a git merge could glue a line to it", rel))
                 findings.extend(_future_stamps(rel, path, scan.records) + _blank_lines(rel, path, scan))
-                if not scan.records and not scan.bad and path.name == "state.jsonl" and path.parent.parent == project.dir / "rooms":
+                if not scan.records and not scan.bad and path.name == "state.jsonl" and path.parent.parent == Path(project.dir) / "rooms":
                     findings.append(Finding("error", "room", f"{rel} is empty: no room {path.parent.name!r} is there, yet its "
                                             "folder holds the name (a version before 0.2 killed at its first write left it)",
                                             f"remove it (rm {rel}), then rooms room create {path.parent.name} if you want it", rel))
@@ -167,11 +167,11 @@ def check_strays(project: Project) -> list[Finding]:
                                 f"move it out of .rooms/, or rename it to a valid {what} if it holds records", rel))
 
     for folder, suffix, what in RECORD_FOLDERS:
-        directory = project.dir / folder
+        directory = Path(project.dir) / folder
         for entry in files.names(directory):
             if entry.endswith(suffix) and not entry.startswith(".") and not is_valid_name(entry[: -len(suffix)]):
                 stray(directory / entry, what)
-    rooms = project.dir / "rooms"
+    rooms = Path(project.dir) / "rooms"
     for entry in files.names(rooms):
         if not (rooms / entry).is_dir():
             continue
@@ -195,7 +195,7 @@ def check_octopus(project: Project) -> list[Finding]:
     octopus strategy runs no merge driver, so every log both sides appended to conflicts."""
     from rooms_cli.core.findings import octopus_recovery
 
-    git = _git_dir(project.root)
+    git = _git_dir(Path(project.root))
     if git is None:
         return []
     try:
@@ -231,9 +231,9 @@ def check_caches(project: Project) -> list[Finding]:
     pickle (rooms never loads one: its caches are JSON) or any file git tracks there (a clone carried
     it, `git add -f`). Readers ignore both — a cache is trusted only for the very files it was built
     from — so each is a warning naming it."""
-    run = project.dir / "run"
+    run = Path(project.dir) / "run"
     findings = []
-    for path in files.every_file(run):
+    for path in map(Path, files.every_file(run)):
         if path.name.endswith((".pickle", ".pkl")):
             rel = project.relative(path)
             findings.append(Finding("warning", "cache", f"{rel} is a pickle, which rooms never loads (its caches are JSON); "
@@ -269,7 +269,7 @@ def check_git_files(project: Project) -> list[Finding]:
         (".gitattributes", GITATTRIBUTES_LINES, "without it, two clones that both appended to a log conflict in git"),
         (".gitignore", GITIGNORE_LINES, "without it, lock and temporary files get committed"),
     ):
-        path = project.dir / name
+        path = Path(project.dir) / name
         try:
             have = {line.strip() for line in files.read_text(path).splitlines()}
         except FileNotFoundError:
@@ -296,10 +296,10 @@ def check_definitions(project: Project) -> list[Finding]:
         findings.append(Finding("error", "config", err.message, "fix .rooms.yaml (see .rooms.yaml.example)", ".rooms.yaml"))
     folder = layout.agents_dir(project)
     for agent_id in layout.record_names(project, folder, ".md", "agent id"):
-        path = folder / f"{agent_id}.md"
+        path = Path(folder) / f"{agent_id}.md"
         rel = project.relative(path)
         try:
-            agent = load_agent_file(project, path)
+            agent = load_agent_file(project, str(path))
         except RoomsError as err:
             findings.append(Finding("error", "agent", err.message, "fix the field named in the message", rel))
             continue

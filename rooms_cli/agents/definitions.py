@@ -5,7 +5,7 @@ Every field is validated with a clear error naming the file and the field. Unkno
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from rooms_cli.core import terminal
 from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound
@@ -246,15 +246,15 @@ def check_model(agent: Agent, project: Project, where: str) -> None:
         raise InvalidData(f"{where}: field 'model' names unknown provider {provider!r}; known providers: {known}")
 
 
-def agent_path(project: Project, agent_id: str) -> Path:
+def agent_path(project: Project, agent_id: str) -> str:
     return layout.agent_file(project, agent_id)
 
 
 _cache: dict[tuple[str, int, int], Agent] = {}
 
 
-def load_agent_file(project: Project, path: Path) -> Agent:
-    stat = path.stat()
+def load_agent_file(project: Project, path: str) -> Agent:
+    stat = os.stat(path)
     key = (str(path), stat.st_mtime_ns, stat.st_size)
     if key in _cache:
         return _cache[key]
@@ -271,7 +271,7 @@ def load_agent_file(project: Project, path: Path) -> Agent:
     from rooms_cli.store import parsed
 
     fields = parsed.cached(project.dir, path, lambda: list(read_frontmatter(text, where)), stat)
-    agent = parse_agent(text, where, path.stem, (fields[0], fields[1]))
+    agent = parse_agent(text, where, os.path.splitext(os.path.basename(path))[0], (fields[0], fields[1]))
     check_model(agent, project, where)
     agent.path = where
     _cache[key] = agent
@@ -281,7 +281,7 @@ def load_agent_file(project: Project, path: Path) -> Agent:
 def list_agents(project: Project) -> list[Agent]:
     """Every agent definition, sorted by id."""
     folder = layout.agents_dir(project)
-    return [load_agent_file(project, folder / f"{agent_id}.md") for agent_id in agent_ids(project)]
+    return [load_agent_file(project, os.path.join(folder, f"{agent_id}.md")) for agent_id in agent_ids(project)]
 
 
 def agent_ids(project: Project) -> list[str]:
@@ -293,7 +293,7 @@ def load_agent(project: Project, agent_id: str) -> Agent:
     """One agent by id; NotFound lists the known ones."""
     validate_name(agent_id, "agent id")
     path = agent_path(project, agent_id)
-    if not path.exists():
+    if not os.path.exists(path):
         known = ", ".join(agent_ids(project)) or "none yet (rooms agent new ID, or rooms init --example roundtable)"
         raise NotFound(f"no agent {agent_id!r}; known agents: {known}")
     return load_agent_file(project, path)
@@ -330,13 +330,13 @@ def render_agent(agent: Agent) -> str:
     return f"---\n{yaml_fields(meta, flow_lists=True)}---\n{lines(agent.directive).strip()}\n"
 
 
-def create_agent(project: Project, agent: Agent, *, overwrite: bool = False) -> Path:
+def create_agent(project: Project, agent: Agent, *, overwrite: bool = False) -> str:
     """Write a new agent definition atomically; refuses to replace an existing one."""
     from rooms_cli.core.errors import Conflict
     from rooms_cli.store import atomic
 
     path = agent_path(project, agent.id)
-    if path.exists() and not overwrite:
+    if os.path.exists(path) and not overwrite:
         raise Conflict(f"agent {agent.id!r} already exists at {project.relative(path)}", code="name_taken")
     text = render_agent(agent)
     parse_agent(text, project.relative(path), agent.id)  # never write what we could not read back

@@ -12,6 +12,8 @@ cap on a lesson's length) keeps prompts bounded however many lessons pile up.
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.core.errors import InvalidInput
 from rooms_cli.store import jsonl, layout, schema
 from rooms_cli.store.clock import now_iso
@@ -21,7 +23,6 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
     from rooms_cli.project.config import Config
@@ -30,7 +31,7 @@ DEFAULT_PROMPT_LIMIT = 5
 MAX_LESSON_CHARS = 200
 
 
-def memories_path(project: Project, agent: str) -> Path:
+def memories_path(project: Project, agent: str) -> str:
     return layout.memories_file(project, agent)
 
 
@@ -75,7 +76,7 @@ def _lessons(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def require_agent(project: Project, agent: str) -> None:
     """NotFound for a name that is neither an agent nor has lessons (a deleted agent's lessons stay reachable)."""
-    if not memories_path(project, agent).exists():
+    if not os.path.exists(memories_path(project, agent)):
         from rooms_cli.agents.definitions import load_agent
 
         load_agent(project, agent)

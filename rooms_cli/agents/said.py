@@ -25,7 +25,6 @@ from rooms_cli.store.ids import is_valid_name
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from pathlib import Path
     from typing import Any
 
     from rooms_cli.store.paths import Project
@@ -71,7 +70,7 @@ def recent_lines(project: Project, agents: Iterable[str], limit: int = RECENT) -
     return found
 
 
-def _latest(named: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+def _latest(named: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The `ROOMS_READ` files of `named` written to most recently (missing ones left out)."""
     stamped = [(key[3], name, path) for name, path in named if (key := cache.identity(path)) is not None]
     stamped.sort(reverse=True)

@@ -44,7 +44,6 @@ from rooms_cli.store.paths import Project
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
     from typing import Any
 
     from rooms_cli.store.sync.engine import Syncing
@@ -235,7 +234,7 @@ def confirm_claim(project: Project, room: str, claim: Claim, syncing: Syncing) -
 _UNREACHABLE = "the remote could not be reached: not made"
 
 
-def _undo_unless_there(project: Project, syncing: Syncing, path: Path, stamps: list[str],
+def _undo_unless_there(project: Project, syncing: Syncing, path: str, stamps: list[str],
                        undo: Callable[[], None]) -> None:
     """After a sync that failed: unless another sync of this clone already took the writes (`stamps`)
     to the remote (then they stand, or were answered there), answer them here (nothing made) and raise

@@ -94,7 +94,7 @@ def run(project: Project, show: Callable[[str, str], None]) -> None:
         except Conflict as err:
             show("line", f"{err.code}: {err}")
 
-        spec = project.root / "specs" / "auth.md"
+        spec = os.path.join(project.root, "specs", "auth.md")
         atomic.write_text(spec, "# Auth\n\nAccess tokens live 15 minutes; refresh tokens 30 days.\n")
         show("italic", "The second instance writes the spec and finishes with a compact record, not a narration.")
         show("cmd", f"rooms task done {task.id[:12]} --summary 'auth spec: 15 min tokens' "

@@ -5,6 +5,8 @@ a merge made; a dependency failed, cancelled, archived or missing)."""
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.board import store
 from rooms_cli.board.deps import NEEDS_PERSON
 from rooms_cli.board.model import Task
@@ -13,7 +15,6 @@ from rooms_cli.core.findings import Finding
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
     from rooms_cli.project.config import Config
@@ -118,7 +119,7 @@ def _strays(project: Project, room: str) -> list[Finding]:
         if not (stem.lower().startswith("t-") and is_valid_name(stem.lower())):
             from rooms_cli.core import terminal
 
-            rel = terminal.safe(project.relative(folder / name))
+            rel = terminal.safe(project.relative(os.path.join(folder, name)))
             found.append(Finding("error", "stray", f"{rel} is not read by rooms: a board's tasks/ holds only task logs "
                                  "(t-<id>.jsonl), so every reader skips it",
                                  "move it out of .rooms/ (or, if it holds a task's events, name it after its task id)", rel))
@@ -177,7 +178,7 @@ def _event_key(event: dict[str, Any]) -> str:
     return json.dumps(event, sort_keys=True, default=str)
 
 
-def _event_lines(path: Path) -> dict[str, int]:
+def _event_lines(path: str) -> dict[str, int]:
     """Each event of a task log (as replay saw it) -> its line: a conflict is named by file and line."""
     from rooms_cli.store import schema
 

@@ -189,7 +189,7 @@ def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> l
     if not base.is_dir():
         raise InvalidInput(f"{folder} has no backlog/tasks/ directory (a Backlog.md project)")
     rows = []
-    for path in files.matching(base, "*.md"):
+    for path in map(Path, files.matching(base, "*.md")):
         meta, body = _frontmatter(path)
         status = _BACKLOG_STATUS.get(str(meta.get("status") or "to do").strip().lower())
         if status is None:
@@ -198,7 +198,7 @@ def backlog_rows(folder: Path, *, lane: str = "", done: str = DEFAULT_DONE) -> l
                                      "detail": _description(body), "lane": meta.get("lane") or _assignee(meta), "ref": meta.get("id"),
                                      "depends_on": meta.get("dependencies")}, lane, done))
     completed = base.parent / "completed"
-    met = [_frontmatter(path)[0].get("id") for path in files.matching(completed, "*.md")] if completed.is_dir() else []
+    met = [_frontmatter(Path(path))[0].get("id") for path in files.matching(completed, "*.md")] if completed.is_dir() else []
     _match_backlog_ids(rows, [str(m) for m in met if m])
     return rows
 

@@ -47,7 +47,6 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from rooms_cli.board import fold, store
 from rooms_cli.board.deps import entry_of, read_task
@@ -69,8 +68,8 @@ VERSION = 2  # 2: `settled`, and tasks carry depends_on and blocked_by
 RECENT = 200  # finished tasks kept for `rooms board --done N` (N above this reads every log)
 
 
-def index_path(project: Project, room: str) -> Path:
-    return layout.board_snapshot_file(project, room).with_suffix(".open.json")
+def index_path(project: Project, room: str) -> str:
+    return os.path.splitext(layout.board_snapshot_file(project, room))[0] + ".open.json"
 
 
 def dir_key(project: Project, room: str) -> list[int] | None:
@@ -89,7 +88,7 @@ def _empty(key: list[int] | None) -> dict[str, Any]:
 _DECODED: dict[str, tuple[bytes, Any]] = {}  # index path -> (its bytes, decoded), as this process last read it
 
 
-def _decoded(path: Path) -> tuple[bytes | None, dict[str, Any] | None]:
+def _decoded(path: str) -> tuple[bytes | None, dict[str, Any] | None]:
     """(the index's bytes, the index they hold, or None when damaged); (None, None) when unreadable.
 
     A process that reads the index again (an MCP session, a group's fan-out) and finds the same bytes
@@ -102,7 +101,7 @@ def _decoded(path: Path) -> tuple[bytes | None, dict[str, Any] | None]:
     return blob, (None if index is None else _copy(index))
 
 
-def _saved(path: Path, index: dict[str, Any]) -> None:
+def _saved(path: str, index: dict[str, Any]) -> None:
     """Store the index, and remember it as what its bytes decode to: the next read of this process finds
     its own write and does not decode it again (~0.3 ms for 60 open tasks). What `left` tracks is in
     the stored counts: it is not stored, nor is what `settled` holds that no open task depends on."""
@@ -125,7 +124,7 @@ def _copy(index: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read(path: Path) -> dict[str, Any] | None:
+def _read(path: str) -> dict[str, Any] | None:
     return _valid(cache.load(path, VERSION))
 
 
@@ -149,7 +148,7 @@ def _replay_file(project: Project, room: str, task_id: str, path: str, symlink: 
         return replay_log(task_id, room, store.read_events(project, room, task_id))
     task, bad = fold.replay_file(task_id, room, path, key, keep=key is not None)
     for lineno, reason in bad:  # warned as jsonl.read warns, and kept so that later reads warn too
-        jsonl.warn(Path(path), lineno, reason)
+        jsonl.warn(path, lineno, reason)
     if bad:
         _DAMAGED[task_id] = [list(b) for b in bad]
     else:
@@ -177,7 +176,7 @@ def _warn_damaged(project: Project, room: str, index: dict[str, Any]) -> bool:
         except FileNotFoundError:
             return False
         for lineno, reason in hit["bad"]:
-            jsonl.warn(Path(path), lineno, reason)
+            jsonl.warn(path, lineno, reason)
     return True
 
 
@@ -405,7 +404,7 @@ def load(project: Project, room: str, *, held: bool = False) -> dict[str, Any]:
     return index
 
 
-def _remember_refreshed(path: Path, blob: bytes, index: dict[str, Any], since: dict[str, int]) -> None:
+def _remember_refreshed(path: str, blob: bytes, index: dict[str, Any], since: dict[str, int]) -> None:
     """Keep the index a read refreshed without storing it as what the stored `blob` comes to for this
     process: its next read (an MCP session's next call) re-stats the open logs against their new stats
     and replays only what changed since, instead of every log changed since the index was stored, each

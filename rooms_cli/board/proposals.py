@@ -8,6 +8,8 @@ the new lane, unclaimable, until that owner accepts it; rejecting puts it back w
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.board import store
 from rooms_cli.board.deps import with_blockers
 from rooms_cli.board.errors import InvalidTransition, NotOwner
@@ -28,7 +30,7 @@ def owner_of(project: Project, name: str) -> str | None:
     """The owner of `name`: its agent file's `owner:` (None if unset), or itself for a person."""
     from rooms_cli.agents.definitions import agent_path, load_agent
 
-    if agent_path(project, name).exists():
+    if os.path.exists(agent_path(project, name)):
         return load_agent(project, name).owner
     return name
 

@@ -55,7 +55,7 @@ def _hint(text: str) -> str:
 
 
 def _project_file(project: Project, room: str, target: str, what: str) -> str:
-    root = project.root.resolve()
+    root = Path(project.root).resolve()
     candidate = Path(target)
     full = (candidate if candidate.is_absolute() else root / candidate).resolve()
     if root not in full.parents:
@@ -113,7 +113,7 @@ def _lesson(project: Project, room: str, target: str, what: str) -> str:
 
 
 def _find(target: str, scopes: tuple[list[str], ...], ids_of: Callable[[str], Iterable[object]], what_id: str,
-          missing: str, path_of: Callable[[str], Path] | None = None) -> str:
+          missing: str, path_of: Callable[[str], str] | None = None) -> str:
     """The full id `target` names among the ids of each log of the first scope that has one matching it
     (a unique prefix, store/ids.py); an id given whole is taken from the first log that holds it, without
     reading the rest. NotFound(`missing`) when no scope has it; an ambiguous prefix is InvalidInput.
@@ -136,7 +136,7 @@ def _find(target: str, scopes: tuple[list[str], ...], ids_of: Callable[[str], It
     raise NotFound(missing)
 
 
-def _may_hold(path: Path, target: str) -> bool:
+def _may_hold(path: str, target: str) -> bool:
     """Whether the log at `path` may hold an id that `target` names: its bytes hold the id's body, in any case.
     One search in C instead of the parse of every record: 100 000 inbox messages in 20 inboxes are parsed in
     about 1.7 s, searched in a few hundredths. An id of other characters (JSON may escape them) is not ruled out."""

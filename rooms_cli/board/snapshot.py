@@ -19,7 +19,6 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 
@@ -28,11 +27,11 @@ REWRITE_AT_LEAST = 8  # stale entries before the cache is rewritten…
 REWRITE_FRACTION = 50  # …or 1/50 of the board, whichever is more
 
 
-def _cache_path(project: Project, room: str) -> Path:
+def _cache_path(project: Project, room: str) -> str:
     return layout.board_snapshot_file(project, room)
 
 
-def _read_cache(path: Path) -> dict[str, Any]:
+def _read_cache(path: str) -> dict[str, Any]:
     return (cache.load(path, VERSION) or {}).get("tasks") or {}
 
 

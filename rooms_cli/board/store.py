@@ -8,6 +8,7 @@ clones appending to the same task merge with `merge=union` (.rooms/.gitattribute
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -41,7 +42,7 @@ def resolve_task_id(project: Project, room: str, given: str) -> str:
     """The full id for `given` (a full id or any unique prefix, like git); NotFound names the room."""
     given = (given or "").strip()
     if given.lower().startswith("t-") and len(given) == 28:
-        if task_path(project, room, given).exists():
+        if os.path.exists(task_path(project, room, given)):
             return given[:2].lower() + given[2:].upper()
     try:
         return resolve_prefix(given, list_task_ids(project, room), "task id")
@@ -92,4 +93,4 @@ def task_lock_nowait(project: Project, room: str, task_id: str) -> Iterator[bool
 def list_board_rooms(project: Project) -> list[str]:
     """Rooms that have a board directory."""
     base = layout.rooms_dir(project)
-    return [name for name in files.names(base) if is_valid_name(name) and (base / name / "board" / "tasks").is_dir()]
+    return [name for name in files.names(base) if is_valid_name(name) and os.path.isdir(os.path.join(base, name, "board", "tasks"))]

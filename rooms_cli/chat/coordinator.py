@@ -11,6 +11,7 @@ on. A room's turns are serialized by its floor lock (`floor`), held around the w
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -236,7 +237,7 @@ def room_people(project: Project, config: Config, room: str, speaker: str) -> se
     if config.user:
         people.add(str(config.user).lower())
     people.update(m.speaker.lower() for m in tail(project, room, 200) if m.kind == "message")
-    people.update(p.stem.lower() for p in files.matching(layout.inbox_dir(project), "*.jsonl"))
+    people.update(os.path.basename(p)[: -len(".jsonl")].lower() for p in files.matching(layout.inbox_dir(project), "*.jsonl"))
     return people
 
 

@@ -10,6 +10,8 @@ And every room's state (its `state.jsonl` events) replays, each field of the typ
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.chat.rooms import list_room_states, state_log_path, transcript_path
 from rooms_cli.chat.transcript import read_transcript
 from rooms_cli.core.errors import RoomsError
@@ -81,9 +83,9 @@ def _schema_findings(project: Project) -> list[Any]:
     for room in rooms:
         findings += typed_findings(project, "transcript", "transcript", [transcript_path(project, room)], key="id")
         findings += typed_findings(project, "room", "room-event", [state_log_path(project, room)], key="eid")
-        sessions = layout.room_dir(project, room) / "sessions"
+        sessions = os.path.join(layout.room_dir(project, room), "sessions")
         findings += typed_findings(project, "session", "session",
-                                   [sessions / f"{a}.jsonl" for a in layout.record_names(project, sessions, ".jsonl", "agent id")],
+                                   [os.path.join(sessions, f"{a}.jsonl") for a in layout.record_names(project, sessions, ".jsonl", "agent id")],
                                    key="eid")
     named = {f.file for f in findings if f.severity == "error"}
     return findings + [f for f in unreadable_findings(

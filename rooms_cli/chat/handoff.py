@@ -8,6 +8,8 @@ rehydrated into a room; they are notes from an agent's earlier self.
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.chat import sessions
 from rooms_cli.chat.rooms import load_room, update_room
 from rooms_cli.core.errors import InvalidInput
@@ -56,7 +58,7 @@ def write_deliberation(project: Project, agent: str, room: str, text: str, extra
     created = now_iso()
     meta = {"class": "deliberation", "id": did, "agent": agent, "room": room, "created": created, **(extra or {})}
     note = lines(text).strip()
-    path = deliberation_dir(project, agent) / f"{did.lower()}.md"
+    path = os.path.join(deliberation_dir(project, agent), f"{did.lower()}.md")
     atomic.write_text(path, f"---\n{yaml_fields(meta)}---\n{note}\n")
     return Deliberation(did, agent, room, created, note, project.relative(path))
 
@@ -75,7 +77,7 @@ def latest_deliberation(project: Project, agent: str) -> Deliberation | None:
     conflicts.check(project.relative(path), raw)
     post = frontmatter.loads(raw.decode("utf-8"))
     meta = post.metadata
-    return Deliberation(str(meta.get("id", path.stem)), agent, str(meta.get("room", "")), str(meta.get("created", "")),
+    return Deliberation(str(meta.get("id", os.path.basename(path)[: -len(".md")])), agent, str(meta.get("room", "")), str(meta.get("created", "")),
                         lines(post.content).strip(), project.relative(path))
 
 

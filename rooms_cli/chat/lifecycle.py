@@ -13,6 +13,8 @@ transcript is kept beside it as `transcript.<time>.jsonl`.
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.chat.budget import budget_for
 from rooms_cli.chat.rooms import (
     RoomState,
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 saves_dir = layout.saved_transcripts_dir
 
 
-def saved_files(project: Project, room: str) -> list[Any]:
+def saved_files(project: Project, room: str) -> list[str]:
     """The saved transcripts of `room`: one file per save, in id (time) order."""
     return files.matching(saves_dir(project, room), "s-*.md")
 
@@ -68,10 +70,10 @@ def save(project: Project, room: str) -> dict[str, Any]:
     except InvalidData:  # this machine's record only: a damaged one removes nothing
         mine = None
     mine = [str(n) for n in mine] if isinstance(mine, list) else []
-    older = [p for p in saved_files(project, room) if p.name in mine]
-    path = saves_dir(project, room) / f"{new_id('s').lower()}.md"
+    older = [p for p in saved_files(project, room) if os.path.basename(p) in mine]
+    path = os.path.join(saves_dir(project, room), f"{new_id('s').lower()}.md")
     atomic.write_text(path, encode(doc))
-    atomic.write_json(mine_file, [path.name])
+    atomic.write_json(mine_file, [os.path.basename(path)])
     for old in older:
         files.remove(old)
     return {"room": room, "path": project.relative(path), "messages": len(messages), "participants": participants}
@@ -93,7 +95,7 @@ def load_saved(project: Project, room: str) -> SavedTranscript | None:
         docs.append((path, decode(text, project.relative(path))))
     if not docs:
         return None
-    path, newest = max(docs, key=lambda d: (d[1].saved, d[0].name))
+    path, newest = max(docs, key=lambda d: (d[1].saved, os.path.basename(d[0])))
     records = in_order([m.to_json() for _, doc in docs for m in doc.messages])
     return SavedTranscript(room=newest.room, saved=newest.saved, roster=newest.roster, participants=newest.participants,
                            messages=[Message.from_json(r) for r in records], path=project.relative(path))
@@ -156,10 +158,10 @@ def _rehydrate(project: Project, room: str, left_out: list[str]) -> str:
     path = transcript_path(project, room)
     with locked(path):
         records = [m.to_json() for m in saved.messages]
-        if path.exists():
+        if os.path.exists(path):
             current = jsonl.read(path)
             if current != records:
-                keep = path.with_name(f"transcript.{now_iso().replace(':', '').replace('.', '')}.jsonl".lower())
+                keep = os.path.join(os.path.dirname(path), f"transcript.{now_iso().replace(':', '').replace('.', '')}.jsonl".lower())
                 files.move_aside(path, keep)
         data = "".join(jsonl.dumps(r) + "\n" for r in records)
         atomic.write_text(path, data)

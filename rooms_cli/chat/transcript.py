@@ -18,7 +18,6 @@ from rooms_cli.store.paths import Project
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     import os
-    from pathlib import Path
     from typing import Any
 
 
@@ -150,7 +149,7 @@ def _order_cache(data: dict[str, Any] | None) -> dict[str, Any] | None:
     return None
 
 
-def _save_order(path: Path, stat: os.stat_result, end: int, last: str, ordered: int) -> None:
+def _save_order(path: str, stat: os.stat_result, end: int, last: str, ordered: int) -> None:
     from rooms_cli.store import cache
 
     cache.save(path, {"version": ORDER_VERSION, "ino": stat.st_ino, "dev": stat.st_dev, "end": end, "last": last,

@@ -7,13 +7,14 @@ tab completion of slash commands and agent names; replies stream as they arrive;
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.chat import slash
 from rooms_cli.core.errors import RoomsError
 from rooms_cli.store import files, layout
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from types import ModuleType
 
     from rooms_cli.project.context import Context
@@ -58,13 +59,13 @@ class Completer:
         return self.matches[state] if state < len(self.matches) else None
 
 
-def _setup_readline(project: Project) -> Path | None:
+def _setup_readline(project: Project) -> str | None:
     try:
         import readline
     except ImportError:  # pragma: no cover - Windows without pyreadline
         return None
     history = layout.chat_history_file(project)
-    files.make_folder(history.parent)
+    files.make_folder(os.path.dirname(history))
     try:
         readline.read_history_file(history)
     except (FileNotFoundError, OSError):

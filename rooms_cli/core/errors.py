@@ -9,7 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
+    import os
     from typing import Any
 
 
@@ -92,7 +92,7 @@ _IO_HINTS = {
 }
 
 
-def storage_error(path: Path | str, exc: OSError, doing: str = "write") -> StorageError:
+def storage_error(path: str | os.PathLike[str], exc: OSError, doing: str = "write") -> StorageError:
     """One sentence for an OSError on `path`: the file, the cause, and the fix when there is one."""
     import errno
 

@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from pathlib import Path
     from typing import Any
 
     from rooms_cli.core.errors import InvalidData
@@ -28,7 +27,7 @@ class Finding:
         return asdict(self)
 
 
-def typed_findings(project: Project, check: str, kind: str, paths: Iterable[Path], key: str | None = None) -> list[Finding]:
+def typed_findings(project: Project, check: str, kind: str, paths: Iterable[str], key: str | None = None) -> list[Finding]:
     """A finding for each record of `paths` that breaks store/schema.py's `kind` schema (`schema.problem`,
     the check its reader makes), naming file, line and field: "<file> line 3: field 'n' must be a whole number from 0
     (it is 'x')" — an error: its reader drops, coerces or ignores it.

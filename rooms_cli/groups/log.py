@@ -39,7 +39,6 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 _torn_warned: set[str] = set()
@@ -49,11 +48,11 @@ def validate_group_name(name: str) -> str:
     return validate_name(name, "group name")
 
 
-def log_path(project: Project, name: str) -> Path:
+def log_path(project: Project, name: str) -> str:
     return layout.group_log(project, name)
 
 
-def gather_lock_path(project: Project, name: str) -> Path:
+def gather_lock_path(project: Project, name: str) -> str:
     """Held by the process gathering a group's broadcast (model calls run there, once)."""
     return layout.group_gather_lock(project, name)
 
@@ -285,7 +284,7 @@ def gather_events(project: Project, name: str, _visiting: frozenset[str] = froze
     own = {eventlog.event_key(ev) for ev in events}
     sources = [ev.get("from") for ev in events if ev.get("ev") == "renamed" and ev.get("to") == name and ev.get("from") != name]
     for src in dict.fromkeys(s for s in sources if isinstance(s, str)):
-        if src in _visiting or not is_valid_name(src) or not log_path(project, src).exists():
+        if src in _visiting or not is_valid_name(src) or not os.path.exists(log_path(project, src)):
             continue
         src_events = eventlog.ordered(gather_events(project, src, _visiting | {name}))
         departed = False
@@ -320,7 +319,7 @@ def _gather_siblings(project: Project, name: str, src: str, events: list[dict[st
         for ev in read[log]:
             to = ev.get("to")
             if (ev.get("ev") == "renamed" and ev.get("from") not in (None, to) and isinstance(to, str) and to != name
-                    and to not in read and to not in todo and is_valid_name(to) and log_path(project, to).exists()):
+                    and to not in read and to not in todo and is_valid_name(to) and os.path.exists(log_path(project, to))):
                 todo.append(to)
     for sibling in sorted(set(read) - {src}):
         for ev in read[sibling]:
@@ -331,7 +330,7 @@ def _gather_siblings(project: Project, name: str, src: str, events: list[dict[st
 
 def has_log(project: Project, name: str) -> bool:
     """A log file of that name exists (the group may be gone: renamed away or dissolved)."""
-    return log_path(project, name).exists()
+    return os.path.exists(log_path(project, name))
 
 
 def load_any(project: Project, name: str) -> Group | None:
@@ -504,8 +503,8 @@ def _count_or_none(value: Any) -> int | None:
 HEAD_BROADCASTS = 20  # the newest broadcasts the head cache keeps (`group status` shows 5)
 
 
-def _head_path(cache_path: Path) -> Path:
-    return cache_path.with_name(cache_path.name[: -len(".json")] + ".head.json")
+def _head_path(cache_path: str) -> str:
+    return cache_path[: -len(".json")] + ".head.json"
 
 
 def _head_of(group: Group | None) -> Group | None:

@@ -11,6 +11,7 @@ both inline and as an overlay is an error naming both places: one source of trut
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from rooms_cli.core.errors import InvalidData, InvalidInput, NotFound
@@ -85,7 +86,7 @@ def presets(project: Project, config: Config) -> dict[str, dict[str, Any]]:
         found[str(name)] = {"profiles": _profiles(value, where), "source": where}
     folder = layout.groups_dir(project)
     for path in files.matching(folder, "*.yaml"):
-        name = path.stem
+        name = os.path.basename(path)[: -len(".yaml")]
         where = project.relative(path)
         if name in found:
             raise InvalidData(

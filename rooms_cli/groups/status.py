@@ -8,6 +8,8 @@ timed out on the last gathered broadcast; idle otherwise. The label shows the wo
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.core.errors import InvalidInput
 from rooms_cli.groups import log
 from rooms_cli.groups.model import ERROR, TIMEOUT, Group, Member
@@ -26,7 +28,7 @@ def _exists(project: Project, m: Member) -> bool:
     if m.sub_group:
         return log.exists(project, m.sub_group)
     try:
-        return layout.agent_file(project, m.profile).exists()
+        return os.path.exists(layout.agent_file(project, m.profile))
     except InvalidInput:
         return False
 

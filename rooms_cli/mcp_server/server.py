@@ -226,7 +226,7 @@ def source_key() -> str:
     from rooms_cli.store import cache, files
 
     package = Path(__file__).resolve().parent.parent  # rooms_cli/
-    sources = sorted(f"{path}:{cache.identity(path)}" for path in files.every_file(package) if path.suffix == ".py")
+    sources = sorted(f"{path}:{cache.identity(path)}" for path in files.every_file(package) if path.endswith(".py"))
     return json.dumps([sys.version, pydantic.VERSION, types.__file__, cache.identity(types.__file__), __version__, sources])
 
 

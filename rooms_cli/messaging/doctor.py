@@ -9,6 +9,8 @@ are not visible here). A record that does not parse is reported by the file chec
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.core.errors import InvalidData, RoomsError
 from rooms_cli.core.findings import Finding
 from rooms_cli.messaging.spawn import FINAL, load_spawn, record_path, spawn_ids, worker_alive
@@ -16,7 +18,6 @@ from rooms_cli.store import layout, schema
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
     from rooms_cli.project.config import Config
@@ -71,7 +72,7 @@ def check(project: Project, config: Config) -> list[Finding]:
     return findings
 
 
-def _parses(path: Path) -> bool:
+def _parses(path: str) -> bool:
     import json
 
     from rooms_cli.store import files
@@ -89,7 +90,7 @@ def _typed_findings(project: Project) -> list[Finding]:
     from rooms_cli.messaging.inbox import inbox_owners
 
     inbox, owners = layout.inbox_dir(project), inbox_owners(project)
-    read = layout.record_names(project, inbox / "read", ".jsonl", "agent id")
+    read = layout.record_names(project, os.path.join(inbox, "read"), ".jsonl", "agent id")
     return (typed_findings(project, "inbox", "inbox", [layout.inbox_file(project, a) for a in owners], key="id")
             + typed_findings(project, "inbox", "inbox-read", [layout.inbox_read_file(project, a) for a in read], key="id")
             + typed_findings(project, "spawn", "spawn", [record_path(project, s) for s in spawn_ids(project)]))

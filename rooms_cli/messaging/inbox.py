@@ -29,7 +29,6 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 NUMBER_WINDOW = 256  # lines read back to find the highest number when delivering
@@ -90,7 +89,7 @@ class InboxMessage:
                    meta if isinstance(meta, dict) else {})
 
 
-def inbox_path(project: Project, agent: str) -> Path:
+def inbox_path(project: Project, agent: str) -> str:
     return layout.inbox_file(project, agent)
 
 
@@ -121,7 +120,7 @@ _HIGHEST: dict[str, tuple[list[Any], int]] = {}
 APPENDED_MAX = 1 << 16  # bytes appended by others since, parsed; more: the read-back
 
 
-def _highest_number(path: Path) -> int:
+def _highest_number(path: str) -> int:
     """The highest message number in the inbox at `path` (its lock held): from what this process
     noted when the file still carries the seal it noted, else from its last NUMBER_WINDOW lines."""
     from rooms_cli.store import files, known
@@ -140,7 +139,7 @@ def _highest_number(path: Path) -> int:
     return max((_number(r) for r in jsonl.tail(path, NUMBER_WINDOW)), default=0)
 
 
-def _note_highest(path: Path, n: int) -> None:
+def _note_highest(path: str, n: int) -> None:
     """Remember, with the inbox's seal at its end, that `n` (just appended) is its highest number."""
     import os
 
@@ -161,7 +160,7 @@ def read_inbox(project: Project, agent: str) -> list[InboxMessage]:
     return messages
 
 
-def usable(project: Project, kind: str, records: list[dict[str, Any]], path: Path) -> list[dict[str, Any]]:
+def usable(project: Project, kind: str, records: list[dict[str, Any]], path: str) -> list[dict[str, Any]]:
     """The records of an inbox (`kind` "inbox") or of its read marks ("inbox-read") that `schema.problem`
     passes, the check doctor makes: a wrong-typed one (`"n": "x"`, `"read": "i-1"`) is skipped with a
     warning naming it, like a line that does not parse, and every other one is kept."""
@@ -195,7 +194,7 @@ def short_id(full: str, ids: list[str]) -> str:
 # `<agent>.read.jsonl`, so no agent name can collide with another agent's inbox file.)
 
 
-def read_state_path(project: Project, agent: str) -> Path:
+def read_state_path(project: Project, agent: str) -> str:
     return layout.inbox_read_file(project, agent)
 
 

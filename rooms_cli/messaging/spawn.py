@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from pathlib import Path
 
 from rooms_cli.core.errors import InvalidData, InvalidInput, RoomsError
 from rooms_cli.core.records import asdict, dataclass  # dataclasses without inspect (records.py)
@@ -100,15 +99,15 @@ class Spawn:
 # --- files -------------------------------------------------------------------------------------
 
 
-def record_path(project: Project, spawn_id: str) -> Path:
+def record_path(project: Project, spawn_id: str) -> str:
     return layout.spawn_file(project, spawn_id)
 
 
-def alive_lock_path(project: Project, spawn_id: str) -> Path:
+def alive_lock_path(project: Project, spawn_id: str) -> str:
     return layout.spawn_lock(project, spawn_id)
 
 
-def log_path(project: Project, spawn_id: str) -> Path:
+def log_path(project: Project, spawn_id: str) -> str:
     return layout.spawn_log(project, spawn_id)
 
 
@@ -347,7 +346,8 @@ def start_spawn(
 
 def _package_parent() -> str:
     """The directory holding this rooms_cli package (read from this file's own path)."""
-    return str(Path(__file__).resolve().parents[2])
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+
 
 
 def worker_env(project: Project, spawn: Spawn, extra: dict[str, Any] | None = None) -> dict[str, str]:

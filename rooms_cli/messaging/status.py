@@ -22,7 +22,6 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 
@@ -32,12 +31,12 @@ TOUCH_S = 10.0  # a session active again within this of the time noted is not no
 RECENT_SPAWN = 3600.0
 
 
-def status_path(project: Project, agent: str) -> Path:
+def status_path(project: Project, agent: str) -> str:
     """The agent's status log."""
     return layout.status_log(project, agent)
 
 
-def seen_path(project: Project, agent: str) -> Path:
+def seen_path(project: Project, agent: str) -> str:
     return layout.seen_file(project, agent)
 
 
@@ -132,7 +131,7 @@ def age_seconds(moment: str | None) -> float | None:
         return None
 
 
-def names_in(folder: Path, suffix: str = "") -> list[str]:
+def names_in(folder: str, suffix: str = "") -> list[str]:
     names: list[str] = []
     for entry in files.names(folder):
         name = entry[: -len(suffix)] if suffix and entry.endswith(suffix) else entry

@@ -41,7 +41,6 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 
@@ -49,7 +48,7 @@ VERSION = 3
 RECENT = 100  # latest messages kept: `rooms inbox --last N` up to this reads no more than the unread ones
 
 
-def cursor_path(project: Project, agent: str) -> Path:
+def cursor_path(project: Project, agent: str) -> str:
     return layout.inbox_cursor_file(project, agent)
 
 

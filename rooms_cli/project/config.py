@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 from rooms_cli.core import terminal
 from rooms_cli.core.errors import InvalidData
@@ -61,7 +60,7 @@ class Config:
     """`.rooms.yaml` as read (empty when there is none), and where it was."""
 
     data: dict[str, Any] = field(default_factory=dict)
-    path: Path | None = None
+    path: str | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         value = self.data.get(key)
@@ -182,9 +181,9 @@ def load_config(project: Project | None) -> Config:
     """Read and validate `.rooms.yaml` beside `.rooms/` (missing file: defaults)."""
     if project is None:
         return Config()
-    path = project.root / CONFIG
+    path = os.path.join(project.root, CONFIG)
     try:
-        stat = path.stat()
+        stat = os.stat(path)
         key = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
     except FileNotFoundError:
         return Config(path=None)

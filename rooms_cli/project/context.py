@@ -23,7 +23,6 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
-    from pathlib import Path
     from typing import Any
 
 DEFAULT_ROOM = "default"
@@ -89,7 +88,7 @@ class Context:
         return nullcontext()
 
 
-def current_room_path(project: Project) -> Path:
+def current_room_path(project: Project) -> str:
     # run/ is local state, kept out of git by .rooms/.gitignore
     return layout.current_room_file(project)
 

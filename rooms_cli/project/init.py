@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
     outer = enclosing_project(target) if fresh else None
     project, created = init_project(target)
     result = InitResult(root=str(project.root), created=created, nested_in=str(outer.root) if outer else None)
-    cfg = project.root / CONFIG
+    cfg = Path(project.root) / CONFIG
     if cfg.exists():
         result.kept.append(CONFIG)
     else:
@@ -84,7 +85,7 @@ def initialize(target: Path, example: str | None = None) -> InitResult:
 
 def _add_example(project: Project, example: str, agent_ids: list[str], result: InitResult) -> None:
     """Write the set's agent files that are missing, unless the set was added before."""
-    present = [a for a in agent_ids if layout.agent_file(project, a).exists()]
+    present = [a for a in agent_ids if os.path.exists(layout.agent_file(project, a))]
     for agent_id in agent_ids:
         dest = layout.agent_file(project, agent_id)
         rel = project.relative(dest)

@@ -3,6 +3,8 @@ expired but still held (unrecorded), merged overlaps, reservations that claim to
 
 from __future__ import annotations
 
+import os
+
 from rooms_cli.core.errors import InvalidData
 from rooms_cli.core.findings import Finding
 from rooms_cli.reservations.ledger import log_path, read_events, replay, unrecorded_lapses, within_bound
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
 
 def check(project: Project, config: object) -> list[Finding]:
     path = log_path(project)
-    if not path.exists():
+    if not os.path.exists(path):
         return []
     rel = project.relative(path)
     try:

@@ -32,6 +32,7 @@ than let it through unchecked.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from rooms_cli.core.errors import Conflict, InvalidInput, NotFound
@@ -46,7 +47,6 @@ from rooms_cli.store.paths import Project
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Iterable
-    from pathlib import Path
     from typing import Any
 
 DEFAULT_TTL = "30m"
@@ -90,7 +90,7 @@ class Reservation:
         return data
 
 
-def log_path(project: Project) -> Path:
+def log_path(project: Project) -> str:
     return layout.reservations_log(project)
 
 
@@ -405,7 +405,7 @@ def unrecorded_lapses(found: dict[str, Reservation], moment: str) -> list[Reserv
 def record_expiries(project: Project, dry_run: bool = False) -> list[Reservation]:
     """Append `expire` for each lapsed, unrecorded reservation (under the lock, re-checked); return them."""
     path = log_path(project)
-    if not path.exists():
+    if not os.path.exists(path):
         return []
     with locked(path, what="the reservations log"):
         moment = iso(now())
@@ -423,7 +423,7 @@ def project_paths(project: Project, paths: list[str], cwd: str | None = None) ->
     import os
     from pathlib import Path
 
-    root, here = project.root.resolve(), Path(cwd or os.getcwd())
+    root, here = Path(project.root).resolve(), Path(cwd or os.getcwd())
     found = []
     for given in paths:
         full = (here / given).resolve()

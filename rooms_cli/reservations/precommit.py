@@ -39,7 +39,7 @@ def _top(cwd: Path | None) -> Path:
 def _project_paths(project: Project, top: Path, listing: bytes) -> list[str]:
     """The NUL-separated names git printed (relative to `top`), relative to the project root; those
     outside the project are left out."""
-    root = project.root.resolve()
+    root = Path(project.root).resolve()
     paths = []
     for name in filter(None, listing.decode("utf-8", "surrogateescape").split("\0")):
         full = top / name

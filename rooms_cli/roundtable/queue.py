@@ -43,7 +43,6 @@ from rooms_cli.store.paths import Project
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from datetime import datetime
-    from pathlib import Path
     from typing import Any
 
 LEASE_SECONDS = 15 * 60
@@ -52,7 +51,7 @@ RETRY_BACKOFF = (5 * 60, 20 * 60)  # seconds to wait after the 1st, 2nd… faile
 STATUSES = ("pending", "running", "done", "failed")
 
 
-def queue_path(project: Project) -> Path:
+def queue_path(project: Project) -> str:
     return layout.roundtable_queue_file(project)
 
 

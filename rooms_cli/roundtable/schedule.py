@@ -31,7 +31,6 @@ from rooms_cli.store.rand import stable_random
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
     from typing import Any
 
     from rooms_cli.project.config import Config
@@ -292,7 +291,7 @@ class ScheduleState:
         return {"fired": self.fired}
 
 
-def state_path(project: Project) -> Path:
+def state_path(project: Project) -> str:
     """The log of fired occurrences (also the lock ticks take)."""
     return layout.schedule_fired_log(project)
 

@@ -28,6 +28,7 @@ its log before it is shown, search/engine.py) reads it again.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import zlib
@@ -41,7 +42,6 @@ from rooms_cli.store.paths import Project
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 Progress = Callable[[int, int], None]  # (bytes read so far, bytes to read): a first build shows it
@@ -50,7 +50,7 @@ LINE_FOLDERS = (("messages", "inbox"), ("groups", "groups"), ("memories", "memor
 SUFFIX = ".jsonl"
 
 
-def log_path(project: Project, key: str) -> Path:
+def log_path(project: Project, key: str) -> str:
     """The log a key of the index names: `chat/<room>`, `tasks/<room>/<task id>`, `messages/<agent>`,
     `groups/<name>`, `memories/<agent>`."""
     family, _, scope = key.partition("/")
@@ -60,10 +60,10 @@ def log_path(project: Project, key: str) -> Path:
     return _FILES[family](project, scope)
 
 
-_FILES: dict[str, Callable[[Project, str], Path]] = {
+_FILES: dict[str, Callable[[Project, str], str]] = {
     "chat": layout.transcript_file, "messages": layout.inbox_file, "groups": layout.group_log, "memories": layout.memories_file,
 }
-_FOLDERS: dict[str, Callable[[Project], Path]] = {"inbox": layout.inbox_dir, "groups": layout.groups_dir, "memories": layout.memories_dir}
+_FOLDERS: dict[str, Callable[[Project], str]] = {"inbox": layout.inbox_dir, "groups": layout.groups_dir, "memories": layout.memories_dir}
 _FAMILY_IN = {folder: family for family, folder in LINE_FOLDERS}
 _UNKNOWN: list[int] = []  # a folder the index holds no row for (None: a row, look again)
 
@@ -99,7 +99,7 @@ class Refresh:
         self.index, self.project, self.progress = index, project, progress
         self.now_ns = time.time_ns()
         self.folders = index.folders()
-        self.pending: dict[str, tuple[LogState, Path, int]] = {}  # logs to read (their size), by key
+        self.pending: dict[str, tuple[LogState, str, int]] = {}  # logs to read (their size), by key
         self.gone: dict[str, LogState] = {}  # logs no longer there, by key
 
     def run(self, reread: tuple[str, ...] = ()) -> None:
@@ -131,7 +131,7 @@ class Refresh:
             return None
         return identity
 
-    def _folder_changed(self, key: str, path: Path, full: bool, listing: Callable[[], Any] | None = None) -> bool:
+    def _folder_changed(self, key: str, path: str, full: bool, listing: Callable[[], Any] | None = None) -> bool:
         """Whether the folder must be listed again; then its identity now is noted for the next search,
         with what `listing()` (run only then) keeps of it."""
         identity = cache.identity(path)
@@ -211,13 +211,13 @@ class Refresh:
         for name, identity in zip(names, _identities(folder, names), strict=True):
             key = prefix + task_id(name)
             if identity is None or tuple(identity) != kept.pop(key, None):
-                changed.append((key, identity, folder / name))  # the folder checked once, not each log's path
+                changed.append((key, identity, os.path.join(folder, name)))  # the folder checked once, not each log's path
         stored = self.index.logs_named([key for key, _, _ in changed] + list(kept)) if not self.index.fresh else {}
         for key, identity, path in changed:
             self._consider(key, stored.get(key), identity, path)
         self.gone.update((key, stored[key]) for key in kept if key in stored)
 
-    def _consider(self, key: str, state: LogState | None, identity: list[int] | None, path: Path | None = None) -> None:
+    def _consider(self, key: str, state: LogState | None, identity: list[int] | None, path: str | None = None) -> None:
         """Queue the log (at `path`, else where its key says) when its identity is not the one it was read with."""
         if identity is None:
             if state is not None:
@@ -236,7 +236,7 @@ class Refresh:
             if self.progress is not None and (count % 256 == 0 or count == len(todo)):
                 self.progress(min(done, total), total)
 
-    def _read_log(self, state: LogState, path: Path) -> int:
+    def _read_log(self, state: LogState, path: str) -> int:
         """Index what the log holds that the index lacks; the bytes read."""
         whole = state.family in documents.WHOLE
         read = ftsindex.read_log(path, None if whole else state.mark)
@@ -276,12 +276,12 @@ def log_name(key: str) -> str:
     return key.rpartition("/")[2].lower() + SUFFIX
 
 
-def _identities(folder: Path, names: list[str]) -> list[list[int] | None]:
+def _identities(folder: str, names: list[str]) -> list[list[int] | None]:
     """The identity of each named file of `folder` (None for one gone since it was listed)."""
     try:
         return [known.identity_of(stat) for stat in files.stat_each(folder, names)]
     except OSError:
-        return [cache.identity(folder / name) for name in names]
+        return [cache.identity(os.path.join(folder, name)) for name in names]
 
 
 def _new_state(key: str) -> LogState:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from rooms_cli.store import changes, files
 from rooms_cli.store.files import (  # in files.py: below jsonl.py, which makes a log whole with them
@@ -21,8 +20,10 @@ if TYPE_CHECKING:
 
     import yaml
 
+    from rooms_cli.store.files import StrPath
 
-def write_cache(path: Path, blob: bytes) -> bool:
+
+def write_cache(path: StrPath, blob: bytes) -> bool:
     """Replace a local cache file (under .rooms/run/) atomically, without fsync and without failing:
     a cache lost in a crash only costs a rebuild, and a read-only checkout or a full disk still reads,
     only slower. No temp file is left behind. Whether it was stored."""
@@ -30,7 +31,7 @@ def write_cache(path: Path, blob: bytes) -> bool:
 
     tmp = None
     try:
-        fd, tmp = files.making_folder(path, lambda: create_temp(Path(path)))  # a cache is rewritten where it was
+        fd, tmp = files.making_folder(path, lambda: create_temp(path))  # a cache is rewritten where it was
         with os.fdopen(fd, "wb") as handle:
             handle.write(blob)
         os.replace(tmp, path)
@@ -42,7 +43,7 @@ def write_cache(path: Path, blob: bytes) -> bool:
     return True
 
 
-def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
+def write_bytes(path: StrPath, data: bytes, mode: int = 0o644) -> None:
     """Replace `path` with `data` atomically (creating parent directories).
 
     The file gets `mode` narrowed by the user's umask, like any file `open` creates. A failed write
@@ -51,10 +52,9 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     """
     from rooms_cli.core.errors import storage_error
 
-    path = Path(path)
     tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         fd, tmp = create_temp(path)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -71,15 +71,15 @@ def write_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
         if isinstance(exc, OSError):
             raise storage_error(path, exc) from None
         raise
-    files.fsync_dir(path.parent)
+    files.fsync_dir(os.path.dirname(path) or ".")
     changes.note(path)
 
 
-def write_text(path: Path, text: str, mode: int = 0o644) -> None:
+def write_text(path: StrPath, text: str, mode: int = 0o644) -> None:
     write_bytes(path, text.encode("utf-8"), mode)
 
 
-def write_json(path: Path, data: Any, mode: int = 0o644) -> None:
+def write_json(path: StrPath, data: Any, mode: int = 0o644) -> None:
     """Write JSON with sorted keys and a final newline (stable diffs in git)."""
     try:
         text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
@@ -91,12 +91,12 @@ def write_json(path: Path, data: Any, mode: int = 0o644) -> None:
     write_text(path, text + "\n", mode)
 
 
-def read_json(path: Path, default: Any = None) -> Any:
+def read_json(path: StrPath, default: Any = None) -> Any:
     """Read a JSON file; a missing file gives `default`, an unreadable one is an InvalidData error."""
     from rooms_cli.core.errors import InvalidData
 
     try:
-        raw = Path(path).read_bytes()
+        raw = files.read_bytes(path)
     except FileNotFoundError:
         return default
     except OSError as exc:
@@ -110,13 +110,13 @@ def read_json(path: Path, default: Any = None) -> Any:
         raise InvalidData(f"{path} is not valid JSON ({exc}); fix or remove it") from None
 
 
-def read_yaml(path: Path, default: Any = None) -> Any:
+def read_yaml(path: StrPath, default: Any = None) -> Any:
     """Read a YAML file; a missing file gives `default` (without importing yaml), a malformed one is an
     InvalidData error."""
     from rooms_cli.core.errors import InvalidData
 
     try:
-        text = Path(path).read_text("utf-8")
+        text = files.read_text(path)
     except FileNotFoundError:
         return default
     except UnicodeDecodeError:

@@ -27,7 +27,6 @@ it holds against the files' identities now, and its shape, before it trusts a by
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from rooms_cli.store.known import identity_of, remember
 
@@ -35,10 +34,12 @@ TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); myp
 if TYPE_CHECKING:
     from typing import Any
 
+    from rooms_cli.store.files import StrPath
+
 RACY_S = 1.0  # seconds: a file written more recently may change again without its identity changing
 
 
-def identity(path: Path | str) -> list[int] | None:
+def identity(path: StrPath) -> list[int] | None:
     """The identity of the file at `path`; None when there is none."""
     try:
         return identity_of(os.stat(path))
@@ -52,19 +53,19 @@ def settled(st: os.stat_result, now: float) -> bool:
     return now - st.st_mtime >= RACY_S
 
 
-def load(path: Path, version: int) -> dict[str, Any] | None:
+def load(path: StrPath, version: int) -> dict[str, Any] | None:
     """The document stored at `path` when its `version` is `version`; None when it is missing,
     unreadable, damaged or of another version (the caller rebuilds it)."""
     from rooms_cli.store.files import read_bytes
 
     try:
-        blob = read_bytes(Path(path))
+        blob = read_bytes(path)
     except OSError:  # a missing or unreadable cache only means a rebuild
         return None
     return decode(blob, version)
 
 
-def load_bytes(path: Path, version: int, memo: dict[str, tuple[bytes, Any]] | None = None) -> tuple[bytes | None, dict[str, Any] | None]:
+def load_bytes(path: StrPath, version: int, memo: dict[str, tuple[bytes, Any]] | None = None) -> tuple[bytes | None, dict[str, Any] | None]:
     """(the bytes stored at `path`, the JSON document they hold as `load` gives it): a caller that
     looks again later (under a lock) compares the bytes and skips decoding and checking what it has
     already. (None, None) when the file cannot be read.
@@ -96,7 +97,7 @@ def decode(blob: bytes, version: int) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) and doc.get("version") == version else None
 
 
-def save(path: Path, doc: dict[str, Any]) -> bytes | None:
+def save(path: StrPath, doc: dict[str, Any]) -> bytes | None:
     """Store `doc` (a dict with its `version`) at `path`, replacing what was there; never fails. The
     bytes stored (what `load_bytes` reads back), or None when nothing was."""
     import json
@@ -104,12 +105,12 @@ def save(path: Path, doc: dict[str, Any]) -> bytes | None:
     from rooms_cli.store.atomic import write_cache
 
     blob = json.dumps(doc, separators=(",", ":")).encode()
-    return blob if write_cache(Path(path), blob) else None
+    return blob if write_cache(path, blob) else None
 
 
-def save_line(path: Path, line: str) -> None:
+def save_line(path: StrPath, line: str) -> None:
     """Store one line of local state that is not a document (a session's last-seen time) as `save`
     stores a cache: atomic, without fsync (losing it in a crash costs nothing), never failing."""
     from rooms_cli.store.atomic import write_cache
 
-    write_cache(Path(path), (line + "\n").encode())
+    write_cache(path, (line + "\n").encode())

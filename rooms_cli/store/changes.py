@@ -11,14 +11,15 @@ writer empties it, which a reader sees as a reset (and then looks at everything 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from rooms_cli.store import files, known
-from rooms_cli.store.names import ROOMS
+from rooms_cli.store.names import inside_rooms
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
+
+    from rooms_cli.store.files import StrPath
 
 MAX_BYTES = 1 << 20
 # what this process wrote (paths relative to `.rooms/`): when printing the result fails afterwards, the
@@ -26,27 +27,27 @@ MAX_BYTES = 1 << 20
 WRITTEN: dict[str, None] = {}  # ordered, each file once, at most 100 (a long-running server writes on)
 
 
-def journal_path(rooms_dir: Path) -> Path:
-    return Path(rooms_dir) / "run" / "changes"
+def journal_path(rooms_dir: StrPath) -> str:
+    return os.path.join(rooms_dir, "run", "changes")
 
 
-_NOTES: dict[str, tuple[Path, str] | None] = {}  # path -> (its journal, its path inside .rooms/), per process
+_NOTES: dict[str, tuple[str, str] | None] = {}  # path -> (its journal, its path inside .rooms/), per process
 
 
-def _where(path: Path | str) -> tuple[Path, str] | None:
+def _where(path: str) -> tuple[str, str] | None:
     """(the journal, the path relative to `.rooms/`) a change to `path` is noted in; None when not followed."""
-    parts = Path(path).parts
-    if ROOMS not in parts:
+    found = inside_rooms(path)
+    if found is None:
         return None
-    at = len(parts) - 1 - parts[::-1].index(ROOMS)
-    if parts[at + 1 : at + 2] == ("run",):
+    rooms_dir, inside = found
+    if inside[:1] == ["run"]:
         return None  # local state (caches, markers) is not followed
-    return journal_path(Path(*parts[: at + 1])), "/".join(parts[at + 1 :])
+    return journal_path(rooms_dir), "/".join(inside)
 
 
-def note(path: Path | str) -> None:
+def note(path: StrPath) -> None:
     """Record that the log at `path` (somewhere under a `.rooms/` directory) changed. Never raises."""
-    where = known.memo(_NOTES, str(path), _where)
+    where = known.memo(_NOTES, os.fspath(path), _where)
     if where is None:
         return
     journal, rel = where
@@ -69,8 +70,8 @@ class JournalReader:
     """Reads the journal from where it left off: the set of paths noted since, or None when that
     cannot be known (first read, the journal was emptied or replaced): then look at everything."""
 
-    def __init__(self, rooms_dir: Path):
-        self.rooms_dir = Path(rooms_dir)
+    def __init__(self, rooms_dir: StrPath):
+        self.rooms_dir = os.fspath(rooms_dir)
         self.path = journal_path(rooms_dir)
         self.identity: tuple[int, int] | None = None
         self.offset = 0
@@ -97,13 +98,13 @@ class JournalReader:
         end = data.rfind(b"\n") + 1  # a line still being written is read next time
         self.offset += end
         names = data[:end].decode("utf-8", "surrogateescape").splitlines()
-        return {os.path.normpath(self.rooms_dir / name) for name in names if name}
+        return {os.path.normpath(os.path.join(self.rooms_dir, name)) for name in names if name}
 
 
 NO_JOURNAL = [None, 0, 0]  # the seal of a journal that does not exist
 
 
-def noted_since(rooms_dir: Path, seal: list[Any] | None) -> tuple[set[str] | None, list[Any]]:
+def noted_since(rooms_dir: StrPath, seal: list[Any] | None) -> tuple[set[str] | None, list[Any]]:
     """(the paths, relative to `.rooms/`, noted after the point `seal` names (store/known.seal), or None
     when that cannot be known: no seal, or the journal was emptied, replaced or rewritten since; the seal
     at the end of the whole lines now): a reader that keeps its place between processes (`rooms search`).

@@ -10,11 +10,12 @@ markdown heading underlined with `=======` is not mistaken for one.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import NoReturn
+
+    from rooms_cli.store.files import StrPath
 
 
 _START = re.compile(rb"^<{7}(?: |\r?$)", re.M)
@@ -42,7 +43,7 @@ def is_marker(raw: bytes) -> bool:
     return bool(_MARKER_LINE.match(raw))
 
 
-def message(path: Path | str, line: int, *, from_end: bool = False) -> str:
+def message(path: StrPath, line: int, *, from_end: bool = False) -> str:
     where = f"line {line} from the end" if from_end else f"line {line}"
     return (
         f"{path} has an unresolved git merge (conflict markers at {where}): edit it to keep both sides' "
@@ -50,19 +51,19 @@ def message(path: Path | str, line: int, *, from_end: bool = False) -> str:
     )
 
 
-def refuse(path: Path | str, line: int, *, from_end: bool = False) -> NoReturn:
+def refuse(path: StrPath, line: int, *, from_end: bool = False) -> NoReturn:
     from rooms_cli.core.errors import MergeConflict
 
     raise MergeConflict(message(path, line, from_end=from_end), data={"file": str(path), "line": line})
 
 
-def check(path: Path | str, data: bytes) -> None:
+def check(path: StrPath, data: bytes) -> None:
     """Raise MergeConflict naming `path` when `data` holds an unresolved conflict."""
     line = conflict_line(data)
     if line is not None:
         refuse(path, line)
 
 
-def check_text(path: Path | str, text: str) -> None:
+def check_text(path: StrPath, text: str) -> None:
     if "<<<<<<<" in text:
         check(path, text.encode("utf-8", "surrogatepass"))

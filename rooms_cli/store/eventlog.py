@@ -11,7 +11,6 @@ Appending reads only the end of the file (the clock's seed), never the whole log
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from rooms_cli.store import jsonl, order
 from rooms_cli.store.clock import now_iso
@@ -20,6 +19,8 @@ from rooms_cli.store.ids import new_id
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
+
+    from rooms_cli.store.files import StrPath
 
 
 def event(kind_field: str, kind: str, prefix: str = "e", **data: Any) -> dict[str, Any]:
@@ -40,7 +41,7 @@ def ordered(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return order.ordered(events)
 
 
-def append(path: Path, events: Iterable[dict[str, Any]], *, lock: bool = True) -> list[dict[str, Any]]:
+def append(path: StrPath, events: Iterable[dict[str, Any]], *, lock: bool = True) -> list[dict[str, Any]]:
     """Append events, each stamped (an event that has a stamp, copied from another log, keeps it);
     return them as written. `lock=False` only when the caller holds the log's lock."""
     return jsonl.append_many(path, events, lock=lock)

@@ -10,41 +10,41 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a process); mypy reads the name
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from importlib.resources.abc import Traversable
-    from typing import BinaryIO, TypeVar
-
+    from typing import BinaryIO, TypeAlias, TypeVar
 
     T = TypeVar("T")
+    StrPath: TypeAlias = str | os.PathLike[str]  # a path as the store takes it: a string, or a Path a caller holds
 
 
-def read_bytes(path: Path | str) -> bytes:
+def read_bytes(path: StrPath) -> bytes:
     """The file's bytes (bytes, not text: newline translation would turn a stored "\\r" into "\\n").
     An OSError names the file (`filename`): the one handler of cli/guard.py turns it into a sentence."""
     with open(path, "rb") as handle:
         return handle.read()
 
 
-def read_from(path: Path | str, offset: int, limit: int) -> bytes:
+def read_from(path: StrPath, offset: int, limit: int) -> bytes:
     """At most `limit` bytes of the file from `offset` (what was appended after a known end)."""
     with open(path, "rb") as handle:
         handle.seek(offset)
         return handle.read(limit)
 
 
-def read_text(path: Path | str) -> str:
+def read_text(path: StrPath) -> str:
     """The file's text, decoded as UTF-8 (UnicodeDecodeError when it is not), with universal newlines
     ("\r\n" and "\r" read as "\n", as `open` does): for text a person writes. Records whose exact
     characters matter decode `read_bytes`."""
-    return Path(path).read_text("utf-8")
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
 
 
-def read_line(path: Path | str) -> str | None:
+def read_line(path: StrPath) -> str | None:
     """The file's text without surrounding whitespace (a one-line state file); None when it is missing."""
     try:
         return read_text(path).strip()
@@ -52,7 +52,7 @@ def read_line(path: Path | str) -> str | None:
         return None
 
 
-def names(folder: Path | str) -> list[str]:
+def names(folder: StrPath) -> list[str]:
     """The names in `folder`, sorted; none when it does not exist or is not a folder."""
     try:
         return sorted(os.listdir(folder))
@@ -60,7 +60,7 @@ def names(folder: Path | str) -> list[str]:
         return []
 
 
-def entries(folder: Path | str) -> list[os.DirEntry[str]]:
+def entries(folder: StrPath) -> list[os.DirEntry[str]]:
     """`folder`'s entries (os.DirEntry: the file type without a stat per file), in the folder's order
     (unsorted: a board of 100 000 tasks lists them once and sorts only what it keeps).
 
@@ -69,7 +69,7 @@ def entries(folder: Path | str) -> list[os.DirEntry[str]]:
         return list(listing)
 
 
-def read_each(folder: Path | str, names: list[str], limit: int) -> Iterator[tuple[str, bytes | None]]:
+def read_each(folder: StrPath, names: list[str], limit: int) -> Iterator[tuple[str, bytes | None]]:
     """(name, bytes) of each named file of `folder`, opened relative to the folder (no path walk per
     file: a fresh clone's board reads 100 000 logs) in one read of up to `limit` bytes; None for a file
     that cannot be read or holds `limit` bytes or more."""
@@ -92,7 +92,7 @@ def read_each(folder: Path | str, names: list[str], limit: int) -> Iterator[tupl
         os.close(folder_fd)
 
 
-def stat_each(folder: Path | str, names: list[str]) -> list[os.stat_result]:
+def stat_each(folder: StrPath, names: list[str]) -> list[os.stat_result]:
     """The stat of each named file of `folder`, taken relative to the folder (half the cost of a stat by
     path: the open-task index re-stats every open log on each read). FileNotFoundError when one is gone."""
     folder_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -102,23 +102,27 @@ def stat_each(folder: Path | str, names: list[str]) -> list[os.stat_result]:
         os.close(folder_fd)
 
 
-def matching(folder: Path, pattern: str) -> list[Path]:
-    """The paths in `folder` matching the glob `pattern` (`*.md`), sorted; none when it is not a folder."""
-    return sorted(Path(folder).glob(pattern)) if os.path.isdir(folder) else []
+def matching(folder: StrPath, pattern: str) -> list[str]:
+    """The paths in `folder` matching the glob `pattern` (`*.md`, hidden files included), sorted; none
+    when it is not a folder."""
+    if not os.path.isdir(folder):
+        return []
+    from pathlib import Path  # pathlib's glob: its rules (hidden files match `*`), on a cold path
+
+    return sorted(str(found) for found in Path(folder).glob(pattern))
 
 
-def every_file(folder: Path) -> Iterator[Path]:
+def every_file(folder: StrPath) -> Iterator[str]:
     """Every file under `folder`, at any depth; a symlink to a folder is yielded as a file, not entered."""
     for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        base = Path(dirpath)
         for name in dirnames:
-            if (base / name).is_symlink():
-                yield base / name
+            if os.path.islink(os.path.join(dirpath, name)):
+                yield os.path.join(dirpath, name)
         for name in filenames:
-            yield base / name
+            yield os.path.join(dirpath, name)
 
 
-def fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: StrPath) -> None:
     """Flush a folder's entries (a file made or renamed in it) to disk; a folder that cannot be opened
     or flushed is left as it is."""
     try:
@@ -133,41 +137,44 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def making_folder(path: Path | str, make: Callable[[], T]) -> T:
+def making_folder(path: StrPath, make: Callable[[], T]) -> T:
     """`make()`, which makes or opens a file `path` in its folder; when the folder is missing
     (FileNotFoundError), the folder is made (`make_folder`) and `make` tried once more. A file is written
     many times and its folder made once: nothing is statted or made before the first try."""
     try:
         return make()
     except FileNotFoundError:
-        make_folder(Path(path).parent)
+        make_folder(os.path.dirname(path))
         return make()
 
 
-def make_folder(path: Path) -> None:
+def make_folder(path: StrPath) -> None:
     """Create the folder `path` and its parents, if missing. Each folder made is flushed into its parent
     (fsync_dir): a log later made durable in it (store/jsonl.py) must not vanish with its folder when
     the machine loses power. Folders are made rarely (a room, an agent's inbox): the flush costs nothing
     on the paths that write often."""
     missing = []
-    folder = Path(path)
-    while not os.path.isdir(folder) and folder != folder.parent:
+    folder = os.path.abspath(path)
+    while not os.path.isdir(folder) and folder != os.path.dirname(folder):
         missing.append(folder)
-        folder = folder.parent
+        folder = os.path.dirname(folder)
     if not missing:
         return
-    Path(path).mkdir(parents=True, exist_ok=True)
+    os.makedirs(path, exist_ok=True)
     for made in reversed(missing):
-        fsync_dir(made.parent)
+        fsync_dir(os.path.dirname(made))
 
 
-def touch(path: Path) -> None:
-    """Create the file `path` (and its folder) empty if it is missing; an existing file is left as it is."""
-    make_folder(Path(path).parent)
-    Path(path).touch(exist_ok=True)
+def touch(path: StrPath) -> None:
+    """Create the file `path` (and its folder) empty if it is missing; an existing file keeps its content (its times are set to now)."""
+    make_folder(os.path.dirname(path))
+    try:
+        os.utime(path)  # as Path.touch: an existing file's times are set to now
+    except OSError:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o666))
 
 
-def remove(path: Path | str) -> None:
+def remove(path: StrPath) -> None:
     """Delete the file `path`; a file already gone is fine."""
     try:
         os.unlink(path)
@@ -175,26 +182,26 @@ def remove(path: Path | str) -> None:
         pass
 
 
-def new_temporary_folder(prefix: str) -> Path:
+def new_temporary_folder(prefix: str) -> str:
     """A new, empty folder `<prefix><random>` in the system's temporary folder (the caller removes it)."""
     import tempfile
 
-    return Path(tempfile.mkdtemp(prefix=prefix))
+    return tempfile.mkdtemp(prefix=prefix)
 
 
-def remove_tree(path: Path) -> None:
+def remove_tree(path: StrPath) -> None:
     """Delete the folder `path` and everything in it; a folder already gone is fine."""
     import shutil
 
     shutil.rmtree(path, ignore_errors=True)
 
 
-def move_aside(path: Path, keep: Path) -> None:
+def move_aside(path: StrPath, keep: StrPath) -> None:
     """Rename `path` to `keep` (same folder: atomic), replacing whatever `keep` was."""
     os.replace(path, keep)
 
 
-def count_lines(path: Path) -> int:
+def count_lines(path: StrPath) -> int:
     """How many lines the file has (0 when it is missing), reading it a block at a time."""
     try:
         handle = open(path, "rb")
@@ -217,12 +224,12 @@ def create_all(files: Iterable[tuple[str, bytes]]) -> None:
     path = ""
     try:
         for path, data in files:
-            if not link_whole(Path(path), data, durable=False):
+            if not link_whole(path, data, durable=False):
                 raise FileExistsError(errno.EEXIST, "File exists", path)
             written.append(path)
         os.sync()
         for folder in sorted({os.path.dirname(p) for p in written}):
-            fsync_dir(Path(folder))
+            fsync_dir(folder)
     except OSError as exc:
         for done in written:
             with contextlib.suppress(OSError):
@@ -232,7 +239,7 @@ def create_all(files: Iterable[tuple[str, bytes]]) -> None:
         raise
 
 
-def link_whole(path: Path, data: bytes, *, durable: bool = True, mode: int = 0o644) -> int | None:
+def link_whole(path: StrPath, data: bytes, *, durable: bool = True, mode: int = 0o644) -> int | None:
     """Make the file `path` holding `data` in one step: written to a temp file beside it (its folder made
     if missing), then hard-linked under its name, which is exclusive. The new file's descriptor (open for
     reading and writing; the caller closes it), or None when `path` exists already (nothing made).
@@ -264,7 +271,7 @@ def link_whole(path: Path, data: bytes, *, durable: bool = True, mode: int = 0o6
             os.rename(tmp, path)
         linked = True
         if durable:
-            fsync_dir(path.parent)
+            fsync_dir(os.path.dirname(path))
         return fd
     finally:
         if not linked:
@@ -274,9 +281,9 @@ def link_whole(path: Path, data: bytes, *, durable: bool = True, mode: int = 0o6
             os.unlink(tmp)
 
 
-def open_for_append(path: Path) -> BinaryIO:
+def open_for_append(path: StrPath) -> BinaryIO:
     """The file opened to append bytes (created with its folder): a child process's log of its stderr."""
-    make_folder(Path(path).parent)
+    make_folder(os.path.dirname(path))
     return open(path, "ab")
 
 
@@ -321,17 +328,18 @@ UMASK = _read_umask()
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def create_temp(path: Path) -> tuple[int, str]:
+def create_temp(path: StrPath) -> tuple[int, str]:
     """Create and open a new, empty temp file beside `path` (`.<name>.<random>.tmp`, mode 0600): its fd and path.
 
     What `tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=...)` does (O_CREAT|O_EXCL, no
     symlink followed, a fresh name on a collision), without importing tempfile: that pulls in shutil,
     random and the compression modules (~5 ms), and every claim and send writes through here.
     """
+    folder, name = os.path.split(os.fspath(path))
     for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(tmp, _TEMP_FLAGS, 0o600), tmp
         except FileExistsError:  # 48 random bits: only a file left with this very name
             continue
-    raise FileExistsError(errno.EEXIST, "no unused temporary file name", os.path.join(path.parent, f".{path.name}.*.tmp"))
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", os.path.join(folder, f".{name}.*.tmp"))

@@ -22,10 +22,9 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 from rooms_cli.core import terminal
-from rooms_cli.store import jsonl
+from rooms_cli.store import files, jsonl
 
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
@@ -41,8 +40,8 @@ ANCHOR = 4096  # bytes before the offset (the last lines read) that must be unch
 class LogFile:
     """One append-only JSONL file, followed by byte offset."""
 
-    def __init__(self, path: Path, id_field: str | None = "id"):
-        self.path = path if isinstance(path, Path) else Path(path)  # a watch makes 10 000 of these on a large board
+    def __init__(self, path: str, id_field: str | None = "id"):
+        self.path = path
         self.id_field = id_field  # a field unique to each record, when the log has one
         self.identity: tuple[int, int] | None = None
         self.offset = 0
@@ -188,8 +187,8 @@ def _digest(data: bytes) -> bytes:
 class SnapshotFile:
     """One JSON document replaced whole (os.replace); remembers the last version read."""
 
-    def __init__(self, path: Path):
-        self.path = Path(path)
+    def __init__(self, path: str):
+        self.path = path
         self.signature: tuple[int, ...] | None = None
         self.data: dict[str, Any] | None = None
 
@@ -203,7 +202,7 @@ class SnapshotFile:
         if signature == self.signature:
             return None
         try:
-            data = json.loads(self.path.read_bytes())
+            data = json.loads(files.read_bytes(self.path))
         except (OSError, ValueError):
             return None  # being written by a non-atomic writer: read it again next time
         self.signature = signature

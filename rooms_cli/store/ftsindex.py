@@ -147,7 +147,7 @@ def _mark_fd(fd: int, end: int) -> list[int]:
     return [end, zlib.crc32(tail), zlib.crc32(head)]
 
 
-def read_log(path: Path, after: list[int] | None = None) -> LogRead | None:
+def read_log(path: str, after: list[int] | None = None) -> LogRead | None:
     """The whole lines of the log at `path` after the end `after` marks, when the file still holds the
     same bytes up to there; else (or with no mark) every whole line from its start. A line still being
     written is left for the next read. None when the file is missing or cannot be read."""
@@ -180,7 +180,7 @@ def _read_all(fd: int, start: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_span(path: Path, at: int, length: int) -> bytes | None:
+def read_span(path: str, at: int, length: int) -> bytes | None:
     """`length` bytes of the file at `path` from `at` (a document's line); None when it cannot be read."""
     try:
         return files.read_from(path, at, length)
@@ -504,7 +504,7 @@ def updating(project: Project, *, rebuild: bool = False, memory: bool = False) -
     failing): an empty index in memory, for this process only. A lock another process holds past
     ROOMS_LOCK_TIMEOUT is LockBusy (exit 3). The Index stays open for queries after the block: close it."""
     available()
-    path = layout.search_index_file(project)
+    path = Path(layout.search_index_file(project))
     lock = None
     if not memory:
         try:

@@ -23,7 +23,6 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from pathlib import Path
 
 from rooms_cli.core import terminal
 from rooms_cli.core.records import dataclass, field  # dataclasses without inspect (records.py)
@@ -34,6 +33,8 @@ from rooms_cli.store.locks import locked
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from typing import Any
+
+    from rooms_cli.store.files import StrPath
 
 _warned: set[tuple[str, int, str]] = set()
 
@@ -64,7 +65,7 @@ def non_finite_field(value: Any, where: str = "a field") -> str:
     return ""
 
 
-def warn(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> None:
+def warn(path: StrPath, lineno: int, reason: str, *, from_end: bool = False) -> None:
     key = (str(path), -lineno if from_end else lineno, reason)
     if key in _warned:
         return
@@ -73,7 +74,7 @@ def warn(path: Path, lineno: int, reason: str, *, from_end: bool = False) -> Non
     terminal.warn(f"{path}: {where} {reason}; skipped, the other lines are kept (rooms doctor lists them)")
 
 
-def _finish_last_line(fd: int, path: Path) -> bytes:
+def _finish_last_line(fd: int, path: StrPath) -> bytes:
     """Make the file end at a line's end before an append: b"\\n" to write first when its last line is
     whole JSON without its newline (kept, finished); a torn last line (one that does not parse) is cut off
     and said on stderr; b"" when the file ends with a newline or is empty."""
@@ -99,7 +100,7 @@ def _finish_last_line(fd: int, path: Path) -> bytes:
     return b""
 
 
-def _repair_torn_tail(fd: int, path: Path) -> None:
+def _repair_torn_tail(fd: int, path: StrPath) -> None:
     """`_finish_last_line`, the newline written at once (for a writer that appends raw lines itself)."""
     finish = _finish_last_line(fd, path)
     if finish:
@@ -115,12 +116,12 @@ def _whole(raw: bytes) -> bool:
     return True
 
 
-def append(path: Path, record: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+def append(path: StrPath, record: dict[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
     """Append one record as a whole line, under the file's lock, fsynced; the record as written."""
     return append_many(path, [record], timeout=timeout)[0]
 
 
-def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float | None = None,
+def append_many(path: StrPath, records: Iterable[dict[str, Any]], *, timeout: float | None = None,
                 lock: bool = True) -> list[dict[str, Any]]:
     """Append records in one write, each stamped (`hlc`); return them as written. Pass `lock=False`
     only when the caller already holds the lock.
@@ -135,7 +136,6 @@ def append_many(path: Path, records: Iterable[dict[str, Any]], *, timeout: float
     lines = [dumps(r) for r in records]  # refuses what is not JSON before the file is touched
     if not lines:
         return []
-    path = Path(path)
     try:
         if lock:
             with locked(path, timeout):
@@ -213,7 +213,7 @@ def _stamped(records: list[dict[str, Any]], lines: list[str], after: str = "") -
     return written, "".join(line + "\n" for line in out).encode("utf-8")
 
 
-def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]]:
+def _append_bytes(path: StrPath, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]]:
     try:  # a log is appended to many times and made once: no stat or mkdir before the open
         fd = os.open(path, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
@@ -246,7 +246,7 @@ def _append_bytes(path: Path, records: list[dict[str, Any]], lines: list[str]) -
     return written
 
 
-def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]] | None:
+def _create_whole(path: StrPath, records: list[dict[str, Any]], lines: list[str]) -> list[dict[str, Any]] | None:
     """Make the log with its first lines in one step (store/files.link_whole: written beside it, fsynced,
     linked under its name, the folder flushed); None when another process made it meanwhile, to append to.
 
@@ -267,7 +267,7 @@ def _create_whole(path: Path, records: list[dict[str, Any]], lines: list[str]) -
     return written
 
 
-def _refuse_unresolved_merge(fd: int, path: Path, known: int = 0) -> None:
+def _refuse_unresolved_merge(fd: int, path: StrPath, known: int = 0) -> None:
     """Never append to a file git left with conflict markers: say so (MergeConflict) instead.
 
     A memory-mapped search (~2 GB/s) of the whole file, or of what follows `known` (_known_end).
@@ -284,7 +284,7 @@ def _refuse_unresolved_merge(fd: int, path: Path, known: int = 0) -> None:
     conflicts.check(path, data)
 
 
-def _undo_append(fd: int, path: Path, size: int) -> None:
+def _undo_append(fd: int, path: StrPath, size: int) -> None:
     """Leave the log as it was before a failed append: no partial line."""
     try:
         os.ftruncate(fd, size)
@@ -337,7 +337,7 @@ def parse_bytes(data: bytes, *, first_lineno: int = 1) -> Scan:
     return scan
 
 
-def _read_from(path: Path | str, offset: int) -> bytes:
+def _read_from(path: StrPath, offset: int) -> bytes:
     """The file's bytes from `offset`, with raw os calls: a board read opens thousands of small logs,
     and a buffered file object costs about half again as much per file."""
     fd = os.open(path, os.O_RDONLY)
@@ -358,7 +358,7 @@ def _read_from(path: Path | str, offset: int) -> bytes:
         os.close(fd)
 
 
-def scan(path: Path | str, offset: int = 0) -> Scan:
+def scan(path: StrPath, offset: int = 0) -> Scan:
     """Read a log from byte `offset` without printing anything (a missing file is empty)."""
     from rooms_cli.core.errors import InvalidData
 
@@ -376,7 +376,7 @@ def scan(path: Path | str, offset: int = 0) -> Scan:
     return result
 
 
-def appended(path: Path | str, seal: list[Any]) -> tuple[list[int], list[Any], Scan] | None:
+def appended(path: StrPath, seal: list[Any]) -> tuple[list[int], list[Any], Scan] | None:
     """What was appended to the log at `path` after the end `seal` names (store/known.seal), when the
     file still carries that seal (the same file, only appended to since): (its identity before the read,
     its seal at the end of the whole lines read, those lines parsed; a conflict marker line is a bad
@@ -396,18 +396,18 @@ def appended(path: Path | str, seal: list[Any]) -> tuple[list[int], list[Any], S
         os.close(fd)
 
 
-def _refuse_markers(path: Path | str, result: Scan, *, from_end: int | None = None) -> None:
+def _refuse_markers(path: StrPath, result: Scan, *, from_end: int | None = None) -> None:
     """A log with a git conflict marker line is an unresolved merge: one clear error, not skipped lines."""
     for lineno, reason in result.bad:
         if reason == conflicts.MARKER:
             conflicts.refuse(path, lineno if from_end is None else from_end - lineno + 1, from_end=from_end is not None)
 
 
-def read(path: Path | str) -> list[dict[str, Any]]:
+def read(path: StrPath) -> list[dict[str, Any]]:
     """All good records of a log; bad lines are reported on stderr (once) and skipped."""
     result = scan(path)
     for lineno, reason in result.bad:
-        warn(Path(path), lineno, reason)
+        warn(path, lineno, reason)
     return result.records
 
 
@@ -416,12 +416,12 @@ def in_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return order.ordered(records)
 
 
-def read_ordered(path: Path) -> list[dict[str, Any]]:
+def read_ordered(path: StrPath) -> list[dict[str, Any]]:
     """`read` in the one order."""
     return order.ordered(read(path))
 
 
-def tail(path: Path, count: int) -> list[dict[str, Any]]:
+def tail(path: StrPath, count: int) -> list[dict[str, Any]]:
     """The last `count` good records, reading backwards from the end (cost independent of file size)."""
     if count <= 0:
         return []
@@ -455,5 +455,5 @@ def tail(path: Path, count: int) -> list[dict[str, Any]]:
     lines = data.count(b"\n")
     _refuse_markers(path, result, from_end=lines)
     for lineno, reason in result.bad:
-        warn(Path(path), lines - lineno + 1, reason, from_end=True)
+        warn(path, lines - lineno + 1, reason, from_end=True)
     return result.records[-count:]

@@ -28,7 +28,6 @@ is built, and `Project.path` refuses anything that would resolve outside `.rooms
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from rooms_cli.store.ids import validate_name
 from rooms_cli.store.paths import Project
@@ -46,25 +45,25 @@ def _agent(agent: str) -> str:
 
 # agents -------------------------------------------------------------------------------------------
 
-def agents_dir(project: Project) -> Path:
+def agents_dir(project: Project) -> str:
     return project.path("agents")
 
 
-def agent_file(project: Project, agent: str) -> Path:
+def agent_file(project: Project, agent: str) -> str:
     return project.path("agents", _agent(agent) + ".md")
 
 
 # chat rooms ---------------------------------------------------------------------------------------
 
-def rooms_dir(project: Project) -> Path:
+def rooms_dir(project: Project) -> str:
     return project.path("rooms")
 
 
-def room_dir(project: Project, room: str) -> Path:
+def room_dir(project: Project, room: str) -> str:
     return project.path("rooms", _room(room))
 
 
-def room_state_log(project: Project, room: str) -> Path:
+def room_state_log(project: Project, room: str) -> str:
     return project.path("rooms", _room(room), "state.jsonl")
 
 
@@ -81,180 +80,180 @@ def room_exists(project: Project, room: str) -> bool:
         return False
 
 
-def transcript_file(project: Project, room: str) -> Path:
+def transcript_file(project: Project, room: str) -> str:
     return project.path("rooms", _room(room), "transcript.jsonl")
 
 
-def floor_lock(project: Project, room: str) -> Path:
+def floor_lock(project: Project, room: str) -> str:
     return project.path("rooms", _room(room), "floor")
 
 
-def session_file(project: Project, room: str, agent: str) -> Path:
+def session_file(project: Project, room: str, agent: str) -> str:
     return project.path("rooms", _room(room), "sessions", _agent(agent) + ".jsonl")
 
 
-def saved_transcripts_dir(project: Project, room: str) -> Path:
+def saved_transcripts_dir(project: Project, room: str) -> str:
     """One file per save, `<save-id>.md`, so that saves in two clones merge."""
     return project.path("chat", _room(room))
 
 
-def deliberations_dir(project: Project, agent: str) -> Path:
+def deliberations_dir(project: Project, agent: str) -> str:
     return project.path("deliberations", _agent(agent))
 
 
-def current_room_file(project: Project) -> Path:
+def current_room_file(project: Project) -> str:
     return project.path("run", "current-room")
 
 
-def chat_history_file(project: Project) -> Path:
+def chat_history_file(project: Project) -> str:
     return project.path("run", "chat-history")
 
 
 # board --------------------------------------------------------------------------------------------
 
-def board_dir(project: Project, room: str) -> Path:
+def board_dir(project: Project, room: str) -> str:
     return project.path("rooms", _room(room), "board")
 
 
-def tasks_dir(project: Project, room: str) -> Path:
+def tasks_dir(project: Project, room: str) -> str:
     return project.path("rooms", _room(room), "board", "tasks")
 
 
-def task_file(project: Project, room: str, task_id: str) -> Path:
+def task_file(project: Project, room: str, task_id: str) -> str:
     return project.path("rooms", _room(room), "board", "tasks", task_id.lower() + TASK_SUFFIX)
 
 
-def board_snapshot_file(project: Project, room: str) -> Path:
+def board_snapshot_file(project: Project, room: str) -> str:
     return project.path("run", "board", _room(room) + ".json")
 
 
-def saves_made_here_file(project: Project, room: str) -> Path:
+def saves_made_here_file(project: Project, room: str) -> str:
     """The saved transcripts of a room this clone wrote (only those does a new save remove)."""
     return project.path("run", "saves", _room(room) + ".json")
 
 
-def watch_baseline_file(project: Project) -> Path:
+def watch_baseline_file(project: Project) -> str:
     """Where each followed log's starting point is kept between watches (watch/baseline.py)."""
     return project.path("run", "watch", "baseline.json")
 
 
-def transcript_order_file(project: Project, room: str) -> Path:
+def transcript_order_file(project: Project, room: str) -> str:
     """How much of a room's transcript is known to be in time order (this machine's cache)."""
     return project.path("run", "transcripts", _room(room) + ".json")
 
 
 # groups -------------------------------------------------------------------------------------------
 
-def groups_dir(project: Project) -> Path:
+def groups_dir(project: Project) -> str:
     return project.path("groups")
 
 
-def group_replay_cache(project: Project, name: str) -> Path:
+def group_replay_cache(project: Project, name: str) -> str:
     """The replayed state of a group log, JSON (local, git-ignored; a fresh clone rebuilds it)."""
     return project.path("run", "groups", validate_name(name, "group name") + ".json")
 
 
-def group_log(project: Project, name: str) -> Path:
+def group_log(project: Project, name: str) -> str:
     return project.path("groups", validate_name(name, "group name") + ".jsonl")
 
 
-def group_gather_lock(project: Project, name: str) -> Path:
+def group_gather_lock(project: Project, name: str) -> str:
     return project.path("groups", validate_name(name, "group name") + ".gather")
 
 
 # messaging ----------------------------------------------------------------------------------------
 
-def inbox_dir(project: Project) -> Path:
+def inbox_dir(project: Project) -> str:
     return project.path("inbox")
 
 
-def inbox_file(project: Project, agent: str) -> Path:
+def inbox_file(project: Project, agent: str) -> str:
     return project.path("inbox", _agent(agent) + ".jsonl")
 
 
-def inbox_read_file(project: Project, agent: str) -> Path:
+def inbox_read_file(project: Project, agent: str) -> str:
     return project.path("inbox", "read", _agent(agent) + ".jsonl")
 
 
-def inbox_cursor_file(project: Project, agent: str) -> Path:
+def inbox_cursor_file(project: Project, agent: str) -> str:
     """This machine's unread cursor of an inbox (messaging/unread.py), out of git."""
     return project.path("run", "inbox", _agent(agent) + ".unread.json")
 
 
-def mcp_tools_file(project: Project) -> Path:
+def mcp_tools_file(project: Project) -> str:
     """This machine's copy of `rooms mcp`'s tool listing (mcp_server/server.py), out of git."""
     return project.path("run", "mcp-tools.json")
 
 
-def capabilities_file(project: Project) -> Path:
+def capabilities_file(project: Project) -> str:
     """This machine's record of what each provider's server honours (models/capabilities.py), out of git."""
     return project.path("run", "providers.json")
 
 
-def spawns_dir(project: Project) -> Path:
+def spawns_dir(project: Project) -> str:
     return project.path("spawns")
 
 
-def spawn_file(project: Project, spawn_id: str) -> Path:
+def spawn_file(project: Project, spawn_id: str) -> str:
     return project.path("spawns", validate_name(spawn_id, "spawn id") + ".json")
 
 
-def spawn_aliases_lock(project: Project) -> Path:
+def spawn_aliases_lock(project: Project) -> str:
     return project.path("spawns", "aliases")
 
 
-def spawn_lock(project: Project, spawn_id: str) -> Path:
+def spawn_lock(project: Project, spawn_id: str) -> str:
     return project.path("run", "spawns", validate_name(spawn_id, "spawn id") + ".lock")
 
 
-def spawn_log(project: Project, spawn_id: str) -> Path:
+def spawn_log(project: Project, spawn_id: str) -> str:
     return project.path("run", "spawns", validate_name(spawn_id, "spawn id") + ".log")
 
 
-def status_dir(project: Project) -> Path:
+def status_dir(project: Project) -> str:
     return project.path("status")
 
 
-def status_log(project: Project, agent: str) -> Path:
+def status_log(project: Project, agent: str) -> str:
     return project.path("status", _agent(agent) + ".jsonl")
 
 
-def seen_dir(project: Project) -> Path:
+def seen_dir(project: Project) -> str:
     return project.path("run", "seen")
 
 
-def seen_file(project: Project, agent: str) -> Path:
+def seen_file(project: Project, agent: str) -> str:
     return project.path("run", "seen", _agent(agent))
 
 
-def tick_log(project: Project) -> Path:
+def tick_log(project: Project) -> str:
     """What cron's `rooms tick` prints (git-ignored like the rest of run/)."""
     return project.path("run", "tick.log")
 
 
-def wake_lock(project: Project, agent: str) -> Path:
+def wake_lock(project: Project, agent: str) -> str:
     return project.path("run", "wake", _agent(agent))
 
 
 # roundtables, schedule, memories ------------------------------------------------------------------
 
-def roundtable_queue_file(project: Project) -> Path:
+def roundtable_queue_file(project: Project) -> str:
     return project.path("roundtables", "queue.jsonl")
 
 
-def schedule_fired_log(project: Project) -> Path:
+def schedule_fired_log(project: Project) -> str:
     return project.path("schedule", "fired.jsonl")
 
 
-def memories_dir(project: Project) -> Path:
+def memories_dir(project: Project) -> str:
     return project.path("memories")
 
 
-def memories_file(project: Project, agent: str) -> Path:
+def memories_file(project: Project, agent: str) -> str:
     return project.path("memories", _agent(agent) + ".jsonl")
 
 
-def reservations_log(project: Project) -> Path:
+def reservations_log(project: Project) -> str:
     return project.path("reservations", "log.jsonl")
 
 
@@ -264,15 +263,13 @@ _skipped: set[str] = set()
 _quiet: list[bool] = []  # `rooms doctor` names stray files itself: no warning on top
 
 
-def record_names(project: Project, folder: Path, suffix: str, what: str) -> list[str]:
+def record_names(project: Project, folder: str, suffix: str, what: str) -> list[str]:
     """The names of the `what` records in `folder` (files named `<name><suffix>`), sorted.
 
     A file whose name is not a valid name (`spawns/README.json`, `groups/Notes.jsonl`, a name that is
     not UTF-8) is not a record of the part — a person or another tool put it there: it is skipped with
     one warning per process (`skip_stray`), so a stray file never disables the part or an unrelated
     command. `rooms doctor` names each one (`stray_files`)."""
-    import os
-
     from rooms_cli.store.ids import is_valid_name
 
     try:
@@ -287,7 +284,7 @@ def record_names(project: Project, folder: Path, suffix: str, what: str) -> list
         if is_valid_name(name):
             names.append(name)
         else:
-            skip_stray(project, folder / entry, f"its name is not a valid {what}")
+            skip_stray(project, os.path.join(folder, entry), f"its name is not a valid {what}")
     return sorted(names)
 
 
@@ -296,7 +293,7 @@ def quiet_strays(quiet: bool = True) -> None:
     _quiet[:] = [True] if quiet else []
 
 
-def skip_stray(project: Project, path: Path, why: str) -> None:
+def skip_stray(project: Project, path: str, why: str) -> None:
     """Warn once per process that `path` is skipped because `why` (a reader that does not own it)."""
     rel = project.relative(path)
     if rel in _skipped or _quiet:
@@ -309,8 +306,8 @@ def skip_stray(project: Project, path: Path, why: str) -> None:
 
 # search ---------------------------------------------------------------------------------------------
 
-def search_index_file(project: Project) -> Path:
+def search_index_file(project: Project) -> str:
     """This machine's full-text index of the logs (store/ftsindex.py), out of git: deleting it loses nothing.
     Only its folder is checked here: whatever is found at the file's own name (a symlink, a folder) is not
     the index, and store/ftsindex.py removes it (never following it) and builds the index anew."""
-    return project.path("run", "search") / "index.sqlite"
+    return os.path.join(project.path("run", "search"), "index.sqlite")

@@ -16,11 +16,14 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from rooms_cli.core.errors import InvalidInput, LockBusy, storage_error
 from rooms_cli.store import files, known
-from rooms_cli.store.names import ROOMS
+from rooms_cli.store.names import inside_rooms
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
+if TYPE_CHECKING:
+    from rooms_cli.store.files import StrPath
 
 FIRST_WAIT = 0.001  # a held task lock is usually released within a few ms: retry soon, then back off
 LONGEST_WAIT = 0.05
@@ -39,26 +42,25 @@ def default_timeout() -> float:
     return value
 
 
-_LOCK_PATHS: dict[str, Path] = {}  # path -> its lock_path (a function of the string alone), per process
+_LOCK_PATHS: dict[str, str] = {}  # path -> its lock_path (a function of the string alone), per process
 
 
-def lock_path(path: Path) -> Path:
+def lock_path(path: StrPath) -> str:
     """Where the lock guarding `path` lives: `.rooms/run/locks/<path inside .rooms>.lock`.
 
     Not beside the file: a board of 10 000 tasks would hold 10 000 lock files in its tasks/
     directory, and creating one changes the directory, which makes every reader of the listing
     (`rooms watch`, the board) list it again. Outside a `.rooms/` directory: `<name>.lock` beside it."""
-    return known.memo(_LOCK_PATHS, str(path), lambda key: _lock_path(Path(key)))
+    return known.memo(_LOCK_PATHS, os.fspath(path), _lock_path)
 
 
-def _lock_path(path: Path) -> Path:
-    parts = path.parts
-    if ROOMS in parts:
-        at = len(parts) - 1 - parts[::-1].index(ROOMS)
-        inside = parts[at + 1 :]
+def _lock_path(path: str) -> str:
+    found = inside_rooms(path)
+    if found is not None:
+        rooms_dir, inside = found
         if inside and inside[0] != "run":
-            return Path(*parts[: at + 1], "run", "locks", *inside[:-1], inside[-1] + ".lock")
-    return path.with_name(path.name + ".lock")
+            return os.path.join(rooms_dir, "run", "locks", *inside[:-1], inside[-1] + ".lock")
+    return path + ".lock"
 
 
 class HeldLock:
@@ -83,11 +85,11 @@ class HeldLock:
             os.close(fd)
 
 
-def _open(lock_file: Path) -> int:
+def _open(lock_file: StrPath) -> int:
     return files.making_folder(lock_file, lambda: os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644))
 
 
-def acquire(path: Path, timeout: float) -> HeldLock | None:
+def acquire(path: StrPath, timeout: float) -> HeldLock | None:
     """Take the lock guarding `path`, waiting up to `timeout` seconds; None if another holds it."""
     fd = _open(lock_path(path))
     deadline = time.monotonic() + timeout
@@ -109,7 +111,7 @@ def acquire(path: Path, timeout: float) -> HeldLock | None:
 
 
 @contextmanager
-def locked(path: Path, timeout: float | None = None, what: str | None = None) -> Iterator[None]:
+def locked(path: StrPath, timeout: float | None = None, what: str | None = None) -> Iterator[None]:
     """Hold the lock guarding `path` for the duration of the block."""
     wait = default_timeout() if timeout is None else timeout
     try:
@@ -117,14 +119,14 @@ def locked(path: Path, timeout: float | None = None, what: str | None = None) ->
     except OSError as exc:  # the lock file cannot be created: a read-only tree, a full disk
         raise storage_error(path, exc) from None
     if lock is None:
-        raise LockBusy(f"{what or Path(path).name} is locked by another rooms process (waited {wait:g}s); try again")
+        raise LockBusy(f"{what or os.path.basename(path)} is locked by another rooms process (waited {wait:g}s); try again")
     try:
         yield
     finally:
         lock.release()
 
 
-def try_lock(path: Path) -> HeldLock | None:
+def try_lock(path: StrPath) -> HeldLock | None:
     """Take the lock without waiting; the held lock, or None when another holds it."""
     return acquire(path, 0)
 
@@ -132,7 +134,7 @@ def try_lock(path: Path) -> HeldLock | None:
 # A liveness lock (`lock_file` itself, e.g. a spawn's `run/spawns/<id>.lock`) is held by a process for
 # as long as it runs: the kernel drops it when the process dies, however it dies.
 
-def hold_liveness(lock_file: Path) -> HeldLock:
+def hold_liveness(lock_file: StrPath) -> HeldLock:
     """Take the liveness lock, waiting for it; pass its `fd` to the child process that is to hold it."""
     fd = _open(lock_file)
     try:
@@ -143,7 +145,7 @@ def hold_liveness(lock_file: Path) -> HeldLock:
     return HeldLock(fd)
 
 
-def is_alive(lock_file: Path) -> bool:
+def is_alive(lock_file: StrPath) -> bool:
     """Whether a process holds the liveness lock (is still running)."""
     fd = _open(lock_file)
     try:
@@ -155,7 +157,7 @@ def is_alive(lock_file: Path) -> bool:
     return False
 
 
-def wait_until_released(lock_file: Path) -> None:
+def wait_until_released(lock_file: StrPath) -> None:
     """Block until no process holds the liveness lock (in the kernel: no polling)."""
     fd = _open(lock_file)
     try:

@@ -15,7 +15,6 @@ import json
 import os
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from rooms_cli.store import cache, known
 
@@ -24,10 +23,12 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a 
 if TYPE_CHECKING:  # `rooms send` reads .rooms.yaml through here
     from typing import Any
 
+    from rooms_cli.store.files import StrPath
+
 VERSION = 1
 
 
-def cached(rooms_dir: Path, path: Path, parse: Callable[[], Any], st: os.stat_result | None = None) -> Any:
+def cached(rooms_dir: StrPath, path: StrPath, parse: Callable[[], Any], st: os.stat_result | None = None) -> Any:
     """`parse()` (which reads `path`), or what it gave last time if `path` has not changed since.
 
     `st` is `path`'s stat taken before its text was read (a write in between then only costs a parse)."""
@@ -36,7 +37,7 @@ def cached(rooms_dir: Path, path: Path, parse: Callable[[], Any], st: os.stat_re
             st = os.stat(path)
         except OSError:
             return parse()
-    store = Path(rooms_dir) / "run" / "parsed.json"
+    store = os.path.join(rooms_dir, "run", "parsed.json")
     name, key = str(path), known.identity_of(st)
     doc = cache.load(store, VERSION)
     entries = doc.get("files") if doc is not None else None

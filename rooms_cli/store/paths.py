@@ -16,7 +16,6 @@ import os
 import re
 import stat
 from _thread import get_ident
-from pathlib import Path
 
 from rooms_cli.core.errors import InvalidInput, NotInitialized
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
@@ -36,7 +35,7 @@ GITATTRIBUTES = "# written by `rooms init`: how git merges .rooms/ (docs/git.md)
 GITIGNORE = "# written by `rooms init`: locks and temporary files stay out of git\n" + "".join(f"{x}\n" for x in GITIGNORE_LINES)
 
 
-_BUILT: dict[tuple[Path, tuple[str, ...]], Path] = {}  # (.rooms/, segments) -> the checked Path (Project.path)
+_BUILT: dict[tuple[str, tuple[str, ...]], str] = {}  # (.rooms/, segments) -> the checked path (Project.path)
 _CHECKED: dict[int, set[str]] = {}  # thread -> the folders found not to be symlinks in its current operation
 
 
@@ -60,46 +59,50 @@ class one_operation:
 
 @dataclass(frozen=True)
 class Project:
-    """A project: its directory and the `.rooms/` directory in it."""
+    """A project: its directory and the `.rooms/` directory in it, as absolute paths.
 
-    root: Path  # the project directory (holds .rooms.yaml)
-    dir: Path  # the .rooms directory
+    Paths in the store are strings (os.path), not pathlib.Path: importing pathlib costs every process
+    ~3.5 ms (it brings urllib.parse and ipaddress), a tenth of a claim, and the commands agents run in
+    loops never need it. Code that wants a Path's methods wraps one: `Path(layout.task_file(…))`."""
 
-    def path(self, *segments: str) -> Path:
+    root: str  # the project directory (holds .rooms.yaml)
+    dir: str  # the .rooms directory
+
+    def path(self, *segments: str) -> str:
         """A path under .rooms/ made of validated segments; refuses anything that would escape it.
 
-        The segments' check and the Path built from them are kept per process (_BUILT: both depend on
+        The segments' check and the path built from them are kept per process (_BUILT: both depend on
         the strings alone; a session builds the same few paths on every call); the symlink check is
         made every time, since a git pull may plant one between two calls (once per folder within
         `one_operation`)."""
         target = known.memo(_BUILT, (self.dir, segments), _built, cap=8192)
         checked = _CHECKED.get(get_ident()) if _CHECKED else None
-        if checked is not None and str(target) in checked:  # the whole path, checked in this operation
+        if checked is not None and target in checked:  # the whole path, checked in this operation
             return target
-        if _links_below(str(self.dir), segments, checked):  # only a symlink among the segments can lead out
-            base = self.dir.resolve()
-            resolved = target.resolve()
-            if resolved != base and base not in resolved.parents:
+        if _links_below(self.dir, segments, checked):  # only a symlink among the segments can lead out
+            base = os.path.realpath(self.dir)
+            resolved = os.path.realpath(target)
+            if resolved != base and not resolved.startswith(base + os.sep):
                 raise InvalidInput(f"{'/'.join(segments)} resolves outside {self.dir} (a symlink?); refusing to use it")
         return target
 
-    def relative(self, path: Path) -> str:
-        """`path` relative to the project root, for messages and JSON."""
-        try:
-            return str(Path(path).relative_to(self.root))
-        except ValueError:
-            return str(path)
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        """`path` relative to the project root, for messages and JSON (as given when it lies outside)."""
+        text = os.fspath(path)
+        if text.startswith(self.root + os.sep):
+            return text[len(self.root) + 1:]
+        return text
 
 
-def _built(key: tuple[Path, tuple[str, ...]]) -> Path:
-    """The Path of (.rooms/, segments), each segment checked to be a plain name (Project.path)."""
+def _built(key: tuple[str, tuple[str, ...]]) -> str:
+    """The path of (.rooms/, segments), each segment checked to be a plain name (Project.path)."""
     base, segments = key
     for seg in segments:
         if not isinstance(seg, str) or not _SEGMENT_RE.fullmatch(seg) or ".." in seg:
             raise InvalidInput(
                 f"invalid name {seg!r}: use lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"
             )
-    return base.joinpath(*segments)
+    return os.path.join(base, *segments)
 
 
 def _links_below(base: str, segments: tuple[str, ...], checked: set[str] | None = None) -> bool:
@@ -123,41 +126,57 @@ def _links_below(base: str, segments: tuple[str, ...], checked: set[str] | None 
     return False
 
 
-def _as_project(candidate: Path) -> Project | None:
-    candidate = candidate.absolute()
-    if candidate.name == ROOMS and candidate.is_dir():
-        return Project(root=candidate.parent, dir=candidate)
-    if (candidate / ROOMS).is_dir():
-        return Project(root=candidate, dir=candidate / ROOMS)
+def _absolute(path: str | os.PathLike[str]) -> str:
+    """`path` made absolute against the working directory as Path.absolute makes it: `.` and empty
+    parts dropped, `..` kept (a symlink's `..` is not its lexical parent)."""
+    text = os.fspath(path)
+    joined = text if os.path.isabs(text) else os.path.join(os.getcwd(), text)
+    return os.sep + os.sep.join(part for part in joined.split(os.sep) if part not in ("", "."))
+
+
+def _as_project(candidate: str | os.PathLike[str]) -> Project | None:
+    candidate = _absolute(candidate)
+    if os.path.basename(candidate) == ROOMS and os.path.isdir(candidate):
+        return Project(root=os.path.dirname(candidate), dir=candidate)
+    inner = os.path.join(candidate, ROOMS)
+    if os.path.isdir(inner):
+        return Project(root=candidate, dir=inner)
     return None
 
 
-def find_project(start: Path | None = None, explicit: str | os.PathLike[str] | None = None) -> Project | None:
+def _upwards(start: str) -> list[str]:
+    """`start` (absolute) and each directory above it, up to `/`."""
+    chain = [start]
+    while (parent := os.path.dirname(chain[-1])) != chain[-1]:
+        chain.append(parent)
+    return chain
+
+
+def find_project(start: str | os.PathLike[str] | None = None, explicit: str | os.PathLike[str] | None = None) -> Project | None:
     """Locate the project, or None when there is none."""
     given = explicit or os.environ.get("ROOMS_DIR")
     if given:
-        return _as_project(Path(given))
-    here = (start or Path.cwd()).absolute()
-    for candidate in [here, *here.parents]:
+        return _as_project(given)
+    for candidate in _upwards(_absolute(start if start is not None else os.getcwd())):
         found = _as_project(candidate)
         if found:
             return found
     return None
 
 
-def enclosing_project(target: Path) -> Project | None:
+def enclosing_project(target: str | os.PathLike[str]) -> Project | None:
     """The project whose `.rooms/` a directory already lies under (its own `.rooms/` aside), or None."""
-    target = Path(target).absolute()
-    if target.name == ROOMS:
-        target = target.parent
-    for candidate in target.parents:
+    here = _absolute(target)
+    if os.path.basename(here) == ROOMS:
+        here = os.path.dirname(here)
+    for candidate in _upwards(here)[1:]:
         found = _as_project(candidate)
         if found:
             return found
     return None
 
 
-def open_project(explicit: str | os.PathLike[str] | None = None, start: Path | None = None) -> Project:
+def open_project(explicit: str | os.PathLike[str] | None = None, start: str | os.PathLike[str] | None = None) -> Project:
     """The project to act on, or NotInitialized with the fix in the message."""
     project = find_project(start, explicit)
     if project is None:
@@ -167,28 +186,28 @@ def open_project(explicit: str | os.PathLike[str] | None = None, start: Path | N
     return project
 
 
-def init_project(target: Path) -> tuple[Project, list[str]]:
+def init_project(target: str | os.PathLike[str]) -> tuple[Project, list[str]]:
     """Create the `.rooms/` skeleton under `target`; return the project and what was created."""
-    target = Path(target).absolute()
-    if target.name == ROOMS:
-        target = target.parent
+    root = _absolute(target)
+    if os.path.basename(root) == ROOMS:
+        root = os.path.dirname(root)
     created: list[str] = []
-    rooms_dir = target / ROOMS
-    if not rooms_dir.exists():
-        rooms_dir.mkdir(parents=True)
+    rooms_dir = os.path.join(root, ROOMS)
+    if not os.path.exists(rooms_dir):
+        os.makedirs(rooms_dir)
         created.append(ROOMS + "/")
-    project = Project(root=target, dir=rooms_dir)
+    project = Project(root=root, dir=rooms_dir)
     from rooms_cli.store import atomic
 
     for name, content in ((".gitattributes", GITATTRIBUTES), (".gitignore", GITIGNORE)):
-        p = rooms_dir / name
-        if not p.exists():
+        p = os.path.join(rooms_dir, name)
+        if not os.path.exists(p):
             atomic.write_text(p, content)
             created.append(f"{ROOMS}/{name}")
     for sub in ("agents", "rooms", "chat", "deliberations", "groups", "inbox", "spawns", "roundtables", "memories", "schedule",
                 "run"):  # run/: local-only files (git-ignored), such as the tick log the crontab line writes
-        d = rooms_dir / sub
-        if not d.exists():
-            d.mkdir()
+        d = os.path.join(rooms_dir, sub)
+        if not os.path.exists(d):
+            os.mkdir(d)
             created.append(f"{ROOMS}/{sub}/")
     return project, created

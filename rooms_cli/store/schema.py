@@ -17,6 +17,7 @@ its reader. Only the standard library: readers on every command path import this
 from __future__ import annotations
 
 import re
+import os
 from collections.abc import Callable
 
 from rooms_cli.core.errors import InvalidData
@@ -26,6 +27,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (~2 ms a 
 
 if TYPE_CHECKING:  # board reads check their records here
     from typing import Any
+
+    from rooms_cli.store.files import StrPath
+
 
     Check = tuple[Callable[[Any], bool], str]
 
@@ -361,17 +365,18 @@ def _skip(where: str, record: dict[str, Any], wrong: str) -> None:
         terminal.warn(text)
 
 
-def records(path: Any) -> list[tuple[int | None, Any]]:
+def records(path: StrPath) -> list[tuple[int | None, Any]]:
     """`(line, record)` for each record of `path` that parses: each line of a `.jsonl` log (numbered from
     1), or the one record of a `.json` file (line None). What does not parse is left out (doctor's
     file checks name it); a file that cannot be read gives nothing."""
     import json
 
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:  # universal newlines, as Path.read_text
+            text = handle.read()
     except (OSError, UnicodeDecodeError):
         return []
-    if path.suffix != ".jsonl":
+    if not os.fspath(path).endswith(".jsonl"):
         try:
             return [(None, json.loads(text))]
         except ValueError:
@@ -387,7 +392,8 @@ def records(path: Any) -> list[tuple[int | None, Any]]:
     return out
 
 
-def file_problems(kind: str, path: Any) -> list[tuple[int | None, str]]:
+def file_problems(kind: str, path: StrPath) -> list[tuple[int | None, str]]:
+
     """`(line, problem)` for each record of `path` (`records`) that breaks the `kind` schema."""
     found = ((line, problem(kind, record)) for line, record in records(path))
     return [(line, wrong) for line, wrong in found if wrong is not None]

@@ -11,6 +11,7 @@ the tabs the event touches, coalescing bursts (one reload in flight per tab, one
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -303,7 +304,7 @@ class TopApp(App[Any]):
         yield Footer()
 
     def _bar_text(self) -> str:
-        bits = [f"rooms top · {self.ctx.project.root.name} · as {self.ctx.me} · #{self.room}"]
+        bits = [f"rooms top · {os.path.basename(self.ctx.project.root)} · as {self.ctx.me} · #{self.room}"]
         if self.read_only:
             bits.append("READ-ONLY: .rooms/ cannot be written, keys that change things are off")
         return " · ".join(bits)

@@ -9,6 +9,7 @@ names it, and `record` carries it whole. Nothing here raises on odd input.
 
 from __future__ import annotations
 
+import os
 import re
 
 from rooms_cli.store.clock import now_iso
@@ -115,7 +116,8 @@ GROUP_EVENTS = {
 
 def task_id_of(source: Source) -> str:
     """The task a board log belongs to, from its file name (`t-01abc….jsonl` -> `t-01ABC…`)."""
-    stem = source.path.name.rsplit(".", 1)[0]
+    stem = os.path.basename(source.path).rsplit(".", 1)[0]
+
     return stem[:2] + stem[2:].upper() if stem.startswith("t-") else stem
 
 

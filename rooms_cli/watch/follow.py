@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
@@ -199,7 +200,8 @@ class Follower:
 
     def _count_renamed_as_seen(self, source: Source, state: LogFile, renamed: list[str]) -> None:
         for old in renamed:
-            known = self.files.get(Source("group", source.path.with_name(f"{old}.jsonl"), "group", old).key)
+            known = self.files.get(Source("group", os.path.join(os.path.dirname(source.path), f"{old}.jsonl"), "group", old)
+.key)
             if known and isinstance(known[1], LogFile):
                 state.seen_content |= known[1].seen_content
 

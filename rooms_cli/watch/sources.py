@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import time
 from functools import cached_property
-from pathlib import Path
 
 from rooms_cli.core.errors import NotFound
 from rooms_cli.core.records import dataclass  # dataclasses without inspect (records.py)
@@ -36,7 +35,7 @@ class Source:
     """One followed file."""
 
     family: str  # chat | task | group | inbox | spawn | files
-    path: Path
+    path: str
     scope: str  # room | group | agent | spawn: the key the events carry
     name: str
     snapshot: bool = False  # a JSON document replaced whole (spawn records), not an append-only log
@@ -100,9 +99,9 @@ class Discovery:
     def __init__(self, project: Project, selection: Selection) -> None:
         self.project = project
         self.selection = selection
-        self._listings: dict[Path, tuple[int, list[tuple[str, bool]]]] = {}
-        self._last: tuple[list[tuple[Path, int]], list[Source]] | None = None
-        self._visited: list[tuple[Path, int]] = []  # the directories (and mtimes) the last answer came from
+        self._listings: dict[str, tuple[int, list[tuple[str, bool]]]] = {}
+        self._last: tuple[list[tuple[str, int]], list[Source]] | None = None
+        self._visited: list[tuple[str, int]] = []  # the directories (and mtimes) the last answer came from
 
     def sources(self) -> list[Source]:
         """Every source now; the last answer again when no directory it came from changed."""
@@ -130,7 +129,7 @@ class Discovery:
             add(Source("chat", layout.transcript_file(project, room), "room", room))
         for room in dict.fromkeys(boards):
             for path in self._walk(layout.board_dir(project, room)):
-                if path.suffix == ".jsonl":
+                if path.endswith(".jsonl"):
                     add(Source("task", path, "room", room))
         if sel.groups or sel.all:
             for name, path in self._files(layout.groups_dir(project), ".jsonl"):
@@ -146,26 +145,26 @@ class Discovery:
             add(Source("files", layout.reservations_log(project), "files", "reservations"))
         return list(found.values())
 
-    def _files(self, directory: Path, suffix: str) -> list[tuple[str, Path]]:
+    def _files(self, directory: str, suffix: str) -> list[tuple[str, str]]:
         out = []
         for name, is_dir in self._entries(directory):
             stem = name[: -len(suffix)]
             if not is_dir and name.endswith(suffix) and is_valid_name(stem):
-                out.append((stem, directory / name))
+                out.append((stem, os.path.join(directory, name)))
         return out
 
-    def _walk(self, directory: Path) -> list[Path]:
+    def _walk(self, directory: str) -> list[str]:
         out = []
         for name, is_dir in self._entries(directory):
             if name.startswith("."):
                 continue
             if is_dir:
-                out += self._walk(directory / name)
+                out += self._walk(os.path.join(directory, name))
             else:
-                out.append(directory / name)
+                out.append(os.path.join(directory, name))
         return out
 
-    def _entries(self, directory: Path) -> list[tuple[str, bool]]:
+    def _entries(self, directory: str) -> list[tuple[str, bool]]:
         mtime = _mtime(directory)
         self._visited.append((directory, mtime))
         if mtime < 0:
@@ -182,7 +181,7 @@ class Discovery:
         return entries
 
 
-def _mtime(directory: Path) -> int:
+def _mtime(directory: str) -> int:
     """The directory's mtime in ns, or -1 when it does not exist (yet)."""
     try:
         return os.stat(directory).st_mtime_ns

@@ -18,7 +18,6 @@ import signal
 import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from rooms_cli.core import terminal
 from rooms_cli.store.clock import parse_duration
@@ -104,7 +103,7 @@ class Waker:
     Iterating yields changed paths (notifications) or None (check everything) until `stop` is set.
     """
 
-    def __init__(self, root: Path, stop: StopFlag) -> None:
+    def __init__(self, root: str, stop: StopFlag) -> None:
         self.root = root
         self.stop = stop
         self.interval = _seconds("ROOMS_WATCH_INTERVAL", DEFAULT_INTERVAL)
@@ -158,7 +157,7 @@ def _polled(stop: StopFlag, interval: float) -> Generator[None, None, None]:
         yield None
 
 
-def _notified(root: Path, stop: StopFlag, rescan: float, started: list[bool]) -> Iterator[set[str] | None]:
+def _notified(root: str, stop: StopFlag, rescan: float, started: list[bool]) -> Iterator[set[str] | None]:
     """The changed paths under `root` as the OS reports them (watchfiles' `watch`), None every `rescan`
     seconds (look at everything: a notification may be dropped), until `stop` is set or Ctrl-C. The
     notifier starts at the first wait; once it runs (`started` gets True) everything is looked at once
@@ -186,7 +185,7 @@ def _notified(root: Path, stop: StopFlag, rescan: float, started: list[bool]) ->
         stop.set()
 
 
-def _under(root: Path, real_root: str, path: str) -> str:
+def _under(root: str, real_root: str, path: str) -> str:
     """A reported path spelled the way the sources spell theirs (`root` may hold a symlink)."""
     if path.startswith(real_root + os.sep) and real_root != str(root):
         path = str(root) + path[len(real_root):]

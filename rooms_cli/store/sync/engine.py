@@ -162,8 +162,8 @@ class Git:
     """The one place that runs git (for sync, and for the reservations' pre-commit guard): in the given
     directory, never prompting. `purpose` names the command that needs git, for the error when it is missing."""
 
-    def __init__(self, cwd: Path, index: Path | None = None, purpose: str = "rooms sync"):
-        self.cwd = cwd
+    def __init__(self, cwd: str | os.PathLike[str], index: str | os.PathLike[str] | None = None, purpose: str = "rooms sync"):
+        self.cwd = Path(cwd)
         self.purpose = purpose
         self.env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
         self.env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
@@ -333,12 +333,12 @@ def _local_files(project: Project) -> dict[str, os.stat_result]:
     return found
 
 
-def _inside(project: Project, rel: str) -> Path:
+def _inside(project: Project, rel: str) -> str:
     """The file `rel` (a path under .rooms that `travels`) in this clone; refused when a symlink among
     its folders leads out of .rooms/ (sync writes there what another clone sent)."""
-    target = project.dir / rel
+    target = os.path.join(project.dir, rel)
     base = os.path.realpath(project.dir)
-    folder = os.path.realpath(target.parent)
+    folder = os.path.realpath(os.path.dirname(target))
     if folder != base and not folder.startswith(base + os.sep):
         raise SyncError(f".rooms/{rel} resolves outside {project.dir} (a symlink?); rooms sync will not write there",
                         code="invalid_input")
@@ -371,7 +371,7 @@ def _stamp(line: bytes) -> str:
 # --- state ------------------------------------------------------------------------------------------------
 
 
-def _state_path(project: Project, remote: str) -> Path:
+def _state_path(project: Project, remote: str) -> str:
     return project.path("run", "sync", f"{_safe(remote)}.json")
 
 
@@ -379,7 +379,7 @@ def _safe(remote: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in remote.lower()) or "remote"
 
 
-def _load_state(path: Path) -> dict[str, Any]:
+def _load_state(path: str) -> dict[str, Any]:
     try:
         data = json.loads(files.read_bytes(path))
     except (OSError, ValueError):
@@ -389,7 +389,7 @@ def _load_state(path: Path) -> dict[str, Any]:
     return data
 
 
-def _generation(path: Path) -> int:
+def _generation(path: str) -> int:
     value = _load_state(path).get("generation", 0)
     return value if isinstance(value, int) else 0
 
@@ -417,16 +417,17 @@ def sync_lock(project: Project, remote: str | None) -> Iterator[None]:
     """Hold this clone's sync lock for `remote` (no sync of it runs meanwhile), waiting as a sync does."""
     remote = remote or "origin"
     path = _state_path(project, remote)
-    files.make_folder(path.parent)
+    files.make_folder(os.path.dirname(path))
     with locked(path, timeout=_lock_wait(sync_timeout()), what=f"sync with {remote}"):
         yield
 
 
-def synced_through(project: Project, remote: str | None, path: Path, marker: bytes) -> bool:
+def synced_through(project: Project, remote: str | None, path: str, marker: bytes) -> bool:
     """Whether the line of the log at `path` holding `marker` was part of this clone's last sync with
     `remote` (so it is on the remote: pushed then, or found there). Call it holding `sync_lock`."""
     state = _load_state(_state_path(project, remote or "origin"))
-    entry = state["files"].get(path.relative_to(project.dir).as_posix())
+    entry = state["files"].get(os.path.relpath(path, project.dir))
+
     seal = entry.get("seal") if isinstance(entry, dict) else None
     if not isinstance(seal, list) or len(seal) != 3 or not isinstance(seal[1], int):
         return False
@@ -453,7 +454,7 @@ def sync(project: Project, remote: str | None = None, *, hooks: Hooks | None = N
     remote = remote or "origin"
     git = _open_repo(project, remote)
     state_path = _state_path(project, remote)
-    files.make_folder(state_path.parent)
+    files.make_folder(os.path.dirname(state_path))
     called_at = _generation(state_path)
     result = SyncResult(remote=remote)
     with locked(state_path, timeout=_lock_wait(git.timeout), what=f"sync with {remote}"):
@@ -866,7 +867,7 @@ class _Merge:
                 and rel not in remote.whole_logs and entry.get("stat") == _stat_key(st)):
             return  # nothing new on either side: not even the log's lock
         path = _inside(self.project, rel)
-        files.make_folder(path.parent)
+        files.make_folder(os.path.dirname(path))
         with locked(path):
             try:
                 fd: int | None = os.open(path, os.O_RDWR | os.O_APPEND)
@@ -885,7 +886,7 @@ class _Merge:
             self.result.files_in.append(rel)
         self._offer_log(rel, entry, remote, contents, done)
 
-    def _merge_open_log(self, rel: str, path: Path, fd: int | None, entry: dict[str, Any], remote: _Remote,
+    def _merge_open_log(self, rel: str, path: str, fd: int | None, entry: dict[str, Any], remote: _Remote,
                         contents: dict[str, bytes]) -> _LogMerge:
         """Under the log's lock (`fd` open on it, None when it is new here): append the remote lines it
         lacks, ask the gate, and say what goes out."""
@@ -946,7 +947,7 @@ class _Merge:
         incoming = [line for chunk in sorted(by_chunk) for line in by_chunk[chunk] if line not in gone]
         return by_chunk, bad_chunks, rejected, incoming, gone
 
-    def _make_log(self, rel: str, path: Path, remote: _Remote, contents: dict[str, bytes]) -> _LogMerge:
+    def _make_log(self, rel: str, path: str, remote: _Remote, contents: dict[str, bytes]) -> _LogMerge:
         """A log new here: made whole with the remote's lines (files.link_whole), so that a sync killed
         meanwhile leaves no empty or half-written log; nothing made when no line passes its checks."""
         by_chunk, bad_chunks, rejected, incoming, _ = self._incoming(rel, remote, contents)
@@ -1101,14 +1102,14 @@ class _Merge:
             return "is not UTF-8 text"
         return self.hooks.check_file(rel, data) if self.hooks.check_file is not None else None
 
-    def _write_file(self, path: Path, rel: str, data: bytes) -> None:
-        files.make_folder(path.parent)
+    def _write_file(self, path: str, rel: str, data: bytes) -> None:
+        files.make_folder(os.path.dirname(path))
         atomic.write_bytes(path, data)
         self.result.files_in.append(rel)
 
     def _keep_loser(self, rel: str, data: bytes, blob: str) -> None:
-        keep = self.project.path("run", "sync", "conflicts") / f"{rel}.{blob[:12]}"
-        files.make_folder(keep.parent)
+        keep = os.path.join(self.project.path("run", "sync", "conflicts"), f"{rel}.{blob[:12]}")
+        files.make_folder(os.path.dirname(keep))
         atomic.write_bytes(keep, data)
 
     def write_quarantine(self) -> None:
@@ -1120,7 +1121,7 @@ class _Merge:
         from rooms_cli.store.clock import now_iso
 
         path = self.project.path("run", "sync", "quarantine", f"{_safe(self.remote)}.jsonl")
-        files.make_folder(path.parent)
+        files.make_folder(os.path.dirname(path))
         jsonl.append_many(path, [{"at": now_iso(), "commit": self.fetched, "path": rel, "reason": reason,
                                   "data": what.decode("utf-8", "replace")} for rel, reason, what in self.quarantine])
         first = self.quarantine[0]
@@ -1138,8 +1139,11 @@ class _Merge:
             files.make_folder(tmp)
             names: list[str] = []
             for blob, data in self.new_blobs.items():
-                (tmp / blob).write_bytes(data)
-                names.append(str(tmp / blob))
+                with open(os.path.join(tmp, blob), "wb") as handle:
+                    handle.write(data)
+                names.append(os.path.join(tmp, blob))
+
+
             written = self.git.out("hash-object", "-w", "--no-filters", "--stdin-paths",
                                    input="".join(f"{n}\n" for n in names).encode("utf-8", "surrogateescape")).split()
             for name in names:

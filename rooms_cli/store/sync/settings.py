@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 from rooms_cli.core.errors import InvalidData, InvalidInput
@@ -16,7 +17,6 @@ from rooms_cli.core.records import dataclass  # dataclasses without inspect (rec
 TYPE_CHECKING = False  # typing is not imported at run time (start-up cost); mypy reads the block
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
     from rooms_cli.project.config import Config
 
@@ -67,7 +67,7 @@ def sync_settings(config: Config | None) -> SyncSettings:
                         warn_after=warn_after)
 
 
-def for_task_commands(run_config: Callable[[], Config], project_root: Path, sync_flag: bool, remote: str | None) -> tuple[bool, str | None]:
+def for_task_commands(run_config: Callable[[], Config], project_root: str, sync_flag: bool, remote: str | None) -> tuple[bool, str | None]:
     """Whether a task command syncs, and with which remote: `--sync`, else `sync: {claims: true}`.
 
     `.rooms.yaml` is parsed only when it mentions sync (the claim fast path imports no YAML otherwise);
@@ -76,7 +76,7 @@ def for_task_commands(run_config: Callable[[], Config], project_root: Path, sync
         from rooms_cli.store import files
 
         try:
-            text = files.read_bytes(project_root / ".rooms.yaml")
+            text = files.read_bytes(os.path.join(project_root, ".rooms.yaml"))
         except OSError:
             return False, None
         if not _SECTION.search(text):
