@@ -220,7 +220,7 @@ def make_graph_board(size: int) -> Path:
     root = Path(tempfile.mkdtemp(prefix=f"rooms-deps-{size}-"))
     initialize(root)
     project = open_project(root)
-    folder = project.path("rooms", ROOM, "board", "tasks")
+    folder = Path(project.path("rooms", ROOM, "board", "tasks"))
     folder.mkdir(parents=True, exist_ok=True)
     done: list[str] = []
     history = size - OPEN

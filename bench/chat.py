@@ -36,7 +36,7 @@ def fill(project, room: str, count: int) -> None:
     from rooms_cli.chat.transcript import make_message
     from rooms_cli.store import jsonl
 
-    path = project.path("rooms", room, "transcript.jsonl")
+    path = Path(project.path("rooms", room, "transcript.jsonl"))
     batch = []
     for n in range(count):
         batch.append(make_message(room, "bob" if n % 2 else "ops", f"line {n}: the deploy latency went up again").to_json())
@@ -101,7 +101,7 @@ def jam(agents: int = 8, delay: float = 0.3, reps: int = 3) -> tuple[float, floa
     with FakeServer() as server:
         server.set_default(Reply(text="an independent take", delay=delay))
         project = make_project(None)
-        (project.root / ".rooms.yaml").write_text(yaml.safe_dump({"providers": {"fake": {"type": "openai", "base_url": server.openai_url}}}))
+        (Path(project.root) / ".rooms.yaml").write_text(yaml.safe_dump({"providers": {"fake": {"type": "openai", "base_url": server.openai_url}}}))
         names = [f"a{i}" for i in range(agents)]
         for name in names:
             create_agent(project, Agent(id=name, directive=f"You are {name}.", model="fake:m"))

@@ -27,7 +27,7 @@ from rooms_cli.store.paths import open_project  # noqa: E402
 
 
 def fill(project, agent: str, count: int) -> None:
-    path = project.path("inbox", f"{agent}.jsonl")
+    path = Path(project.path("inbox", f"{agent}.jsonl"))
     records = [{"n": i, "id": f"i-{i}", "ts": "2026-11-21T10:00:00.000Z", "from": "x", "to": agent, "kind": "direct",
                 "text": f"message {i} " + "lorem ipsum " * 8} for i in range(1, count + 1)]
     jsonl.append_many(path, records)

@@ -58,7 +58,7 @@ def ledger_of(size: int, active: int = 10) -> object:
                                      patterns=[f"pkg{i}/**", f"docs/pkg{i}.md"], expires_at="2999-01-01T00:00:00.000Z"))
         if i < size - active:
             events.append(eventlog.event("ev", "release", "e", id=rid, by=f"agent{i % 50}"))
-    path = ledger.log_path(project)
+    path = Path(ledger.log_path(project))
     path.parent.mkdir(parents=True, exist_ok=True)
     eventlog.append(path, events)
     return project

@@ -55,7 +55,7 @@ def make_board(size: int) -> Path:
     root = Path(tempfile.mkdtemp(prefix=f"rooms-i27-{size}-"))
     initialize(root)
     project = open_project(root)
-    folder = project.path("rooms", ROOM, "board", "tasks")
+    folder = Path(project.path("rooms", ROOM, "board", "tasks"))
     folder.mkdir(parents=True, exist_ok=True)
     for n in range(size - OPEN):
         task_id = new_id("t")

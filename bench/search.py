@@ -94,16 +94,16 @@ def make_project(messages: int, tasks: int) -> Path:
     stamp = "2026-01-01T00:00:00.000Z"
     for r in range(ROOMS):
         room = f"room{r}"
-        path = layout.transcript_file(project, room)
+        path = Path(layout.transcript_file(project, room))
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8") as out:
             for n in range(messages // ROOMS):
                 mid = new_id("m")
                 out.write(json.dumps({"id": mid, "ts": stamp, "room": room, "speaker": f"agent{n % 7}", "kind": "message",
                                       "text": text.sentence(6, 30), "hlc": f"{stamp}-{n % 10000:04d}-000001"}) + "\n")
-        layout.room_state_log(project, room).write_text(
+        Path(layout.room_state_log(project, room)).write_text(
             json.dumps({"op": "created", "eid": new_id("e"), "ts": stamp, "state": {"id": room}}) + "\n")
-    folder = layout.tasks_dir(project, "room0")
+    folder = Path(layout.tasks_dir(project, "room0"))
     folder.mkdir(parents=True, exist_ok=True)
     for n in range(tasks):
         task_id = new_id("t")
@@ -162,9 +162,9 @@ def main() -> None:
     project = open_project(root)
     try:
         first = timed(search_args(QUERIES[0]), env)
-        size = layout.search_index_file(project).stat().st_size
+        size = Path(layout.search_index_file(project)).stat().st_size
         base, warm, after_messages, after_task, after_pull = [], [], [], [], []
-        transcript = layout.transcript_file(project, "room2")
+        transcript = Path(layout.transcript_file(project, "room2"))
         for n in range(rounds):
             query = search_args(QUERIES[n % len(QUERIES)])
             settle(query, env)

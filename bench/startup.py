@@ -100,7 +100,7 @@ def new_project(tmp: Path, name: str, example: str | None = "dev") -> Path:
 def write_tasks(root: Path, count: int, *, lanes: int = 10, lane_prefix: str = "agent") -> list[str]:
     """`count` tasks written as `rooms task add` writes them (one create event a file), without fsync."""
     project = open_project(root)
-    directory = board_store.tasks_dir(project, ROOM)
+    directory = Path(board_store.tasks_dir(project, ROOM))
     directory.mkdir(parents=True, exist_ok=True)
     ids = []
     for n in range(count):
@@ -108,7 +108,7 @@ def write_tasks(root: Path, count: int, *, lanes: int = 10, lane_prefix: str = "
         event = tasks.new_event("create", "bench", task=task_id, lane=f"{lane_prefix}{n % lanes}", title=f"task {n}",
                                 detail="", definition_of_done="it is done", order=n)
         line = jsonl.dumps({k: event[k] for k in sorted(event)}) + "\n"
-        board_store.task_path(project, ROOM, task_id).write_text(line)
+        Path(board_store.task_path(project, ROOM, task_id)).write_text(line)
         ids.append(task_id)
     return ids
 

@@ -319,11 +319,10 @@ def admit_new_agents(project: Project, room: str) -> list[str]:
 
 def update_room(project: Project, room: str, change: Callable[[RoomState], object]) -> RoomState:
     """Read-modify-write the room state under its lock; `change` mutates the state in place."""
-    import copy
-
     with locked(state_log_path(project, room)):
         state = load_room(project, room)
-        before = copy.deepcopy(state)
+        before = RoomState(**asdict(state))  # a deep copy (asdict copies the lists), without the copy module
+
         change(state)
         _record(project, state, before)
     return state

@@ -65,15 +65,14 @@ def child_env(pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = No
 
 
 def _key_file(spec: Mapping[str, Any]) -> str:
-    from pathlib import Path
-
     from rooms_cli.store import files
 
     path = spec.get("api_key_file")
     if not path:
         return ""
     try:
-        return files.read_text(Path(os.path.expandvars(str(path))).expanduser()).strip()
+        return files.read_text(os.path.expanduser(os.path.expandvars(str(path)))).strip()
+
     except (OSError, UnicodeDecodeError):
         return ""
 

@@ -140,7 +140,6 @@ else:
 
     def asdict(obj):
         """A record as a dict, records, lists, tuples and dicts inside it copied likewise (dataclasses.asdict)."""
-        import copy
 
         def convert(value):
             if hasattr(type(value), "__record_fields__"):
@@ -149,6 +148,11 @@ else:
                 return type(value)(convert(v) for v in value)
             if isinstance(value, dict):
                 return type(value)((convert(k), convert(v)) for k, v in value.items())
+            if value is None or isinstance(value, (str, int, float)):  # immutable: nothing to copy
+                return value
+            import copy  # only for other values: copy imports weakref, which keeps a command from its fast exit (cli/fast.py)
+
             return copy.deepcopy(value)
+
 
         return convert(obj)
