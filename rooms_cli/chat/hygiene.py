@@ -47,11 +47,11 @@ ELLIPSIS = "…"
 REPEAT_MIN_CHARS = 10
 LOOP_WORDS = 6
 
-_ROLE_TOKEN = re.compile(
-    r"<\|(?:im_start|im_end|start_header_id|end_header_id|eot_id|endoftext|assistant|user|system|end)\|>"
+# compiled on first use (re's cache), and only for a reply with a `<` or `[` (_may_hold_role_token): ~0.3 ms a chat
+_ROLE_TOKEN = (
+    r"(?i)<\|(?:im_start|im_end|start_header_id|end_header_id|eot_id|endoftext|assistant|user|system|end)\|>"
     r"(?:\s*(?:assistant|user|system)\b(?:<\|end_header_id\|>)?)?"
-    r"|<(?:start_of_turn|end_of_turn)>(?:\s*(?:model|user)\b)?|\[/?INST\]|</?s>",
-    re.IGNORECASE,
+    r"|<(?:start_of_turn|end_of_turn)>(?:\s*(?:model|user)\b)?|\[/?INST\]|</?s>"
 )
 _LOOP = re.compile(r"(.{2,80}?)\1{3,}", re.DOTALL)
 # a role word alone on its line: what is left of a turn marker once the server dropped its special tokens
@@ -83,14 +83,20 @@ def _label_pattern(me: str, names: list[str]) -> re.Pattern[str]:
     )
 
 
+def _may_hold_role_token(text: str) -> bool:
+    """Every role token has a `<` or a `[`: a reply without either is told apart without the pattern."""
+    return "<" in text or "[" in text
+
+
 def strip_labels(text: str, me: str, names: list[str]) -> tuple[str, bool]:
+
     """`text` without leading role tokens and speaker labels (repeatedly); True when any went."""
     label = _label_pattern(me, names)
     out = text
     while True:
         before = out
         out = out.lstrip()
-        token = _ROLE_TOKEN.match(out) or _BARE_ROLE.match(out)
+        token = (re.match(_ROLE_TOKEN, out) if _may_hold_role_token(out) else None) or _BARE_ROLE.match(out)
         if token:
             out = out[token.end():]
         out = label.sub("", out, count=1)
@@ -106,7 +112,8 @@ def cut_other_turns(text: str, me: str, names: list[str]) -> tuple[str, bool]:
     turn = re.compile(rf"^[ \t]*(?:\*\*)?(?:{'|'.join(re.escape(w) for w in words)})(?:\*\*)?[ \t]*:", re.IGNORECASE | re.MULTILINE)
     fences = _fenced(text)
     cuts = [m.start() for m in turn.finditer(text) if m.start() > 0 and not fences(m.start())]  # `user: alice` in YAML is content
-    cuts += [m.start() for m in (_ROLE_TOKEN.search(text), _BARE_ROLE.search(text, 1)) if m and m.start() > 0]
+    cuts += [m.start() for m in (re.search(_ROLE_TOKEN, text) if _may_hold_role_token(text) else None, _BARE_ROLE.search(text, 1))
+             if m and m.start() > 0]
     if not cuts:
         return text, False
     return text[: min(cuts)].rstrip(), True

@@ -29,14 +29,15 @@ PASS_SCHEMA = {
     "additionalProperties": False,
 }
 
-_LABEL = re.compile(r"^\s*(?:[\[(<*_]*@?[\w.-]{1,40}[\])>*_]*\s*:\s*)+")  # leading `name:` labels
+# patterns compiled on first use (re's cache): a reply without the word "pass" needs none of them
+_LABEL = r"^\s*(?:[\[(<*_]*@?[\w.-]{1,40}[\])>*_]*\s*:\s*)+"  # leading `name:` labels
 _WRAP = "`*_\"'“”‘’«»()[] \t\r\n"
-_TOKEN = re.compile(r"(?<![\w/])/pass(?![\w/-])", re.IGNORECASE)
-_WORD = re.compile(r"^(?:i\s+|i'll\s+|i\s+will\s+)?pass(?:$|\s*[.!…,:;—–(-])", re.IGNORECASE)
+_TOKEN = r"(?i)(?<![\w/])/pass(?![\w/-])"
+_WORD = r"(?i)^(?:i\s+|i'll\s+|i\s+will\s+)?pass(?:$|\s*[.!…,:;—–(-])"
 
 
 def _core(text: str) -> str:
-    return _LABEL.sub("", text.strip(), count=1).strip(_WRAP)
+    return re.sub(_LABEL, "", text.strip(), count=1).strip(_WRAP)
 
 
 def is_pass(text: str) -> bool:
@@ -44,8 +45,11 @@ def is_pass(text: str) -> bool:
     plain = text.strip(_WRAP)
     if not plain or len(plain.split()) > PASS_WORDS + 2 or "\n\n" in plain:
         return False
+    if "pass" not in plain.casefold():  # both forms hold the word: most replies are told apart without a pattern
+        return False
     core = _core(text)
-    return bool(_TOKEN.search(plain) or _WORD.match(plain) or _WORD.match(core))
+    return bool(re.search(_TOKEN, plain) or re.match(_WORD, plain) or re.match(_WORD, core))
+
 
 
 def could_still_be_pass(start: str) -> bool:
