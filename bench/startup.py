@@ -1,6 +1,6 @@
 """Start-up and the per-process cost of the hot commands, as ratios measured in one run: `python bench/startup.py`.
 
-    python bench/startup.py [--rounds 15] [--quick] [--startup-only] [--only claims …] [--editable]
+    python bench/startup.py [--rounds 15] [--quick] [--startup-only] [--only claims …] [--editable] [--against TREE]
 
 Start-up rows are whole processes, interleaved round by round with `python -c pass` in the same
 environment (so machine load hits both alike), medians of `--rounds`. They are measured on a plain
@@ -70,18 +70,18 @@ def editable_flavour() -> Flavour:
     return Flavour("editable", sys.executable, rooms)
 
 
-def plain_flavour(tmp: Path) -> Flavour:
-    """The wheel of this tree installed by pip into a new venv, with its dependencies (pip's cache or
-    index: ~10 s), as a user installs it; pip compiles the bytecode."""
-    dist = tmp / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(REPO)],
+def plain_flavour(tmp: Path, tree: Path = REPO, name: str = "plain") -> Flavour:
+    """The wheel of `tree` (this one) installed by pip into a new venv, with its dependencies (pip's
+    cache or index: ~10 s), as a user installs it; pip compiles the bytecode."""
+    dist = tmp / f"dist-{name}"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(tree)],
                    check=True)
     wheel = next(dist.glob("rooms_cli-*.whl"))
-    venv = tmp / "plain-venv"
+    venv = tmp / f"{name}-venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)], check=True)
-    return Flavour("plain", str(python), [str(venv / "bin" / "rooms")])
+    return Flavour(name, str(python), [str(venv / "bin" / "rooms")])
 
 
 # ---------------------------------------------------------------- helpers
@@ -298,6 +298,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("startup", "claims", "board", "watch", "groups"), action="append",
                         help="only these rows (repeatable)")
     parser.add_argument("--editable", action="store_true", help="also measure start-up in this (editable) venv")
+    parser.add_argument("--against", type=Path, metavar="TREE",
+                        help="also measure start-up for another checkout (a worktree of an older commit), installed the same way")
     args = parser.parse_args()
     rounds = 5 if args.quick else args.rounds
     print(f"start-up bench — {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -306,6 +308,9 @@ def main() -> None:
         tmp = Path(name)
         plain = plain_flavour(tmp)
         flavours = [plain, editable_flavour()] if args.editable else [plain]
+        if args.against:
+            flavours.append(plain_flavour(tmp, args.against.resolve(), args.against.resolve().name))
+
         only = set(args.only or (["startup"] if args.startup_only else ["startup", "claims", "board", "watch", "groups"]))
         if "startup" in only:
             startup_rows(flavours, tmp, rounds)
