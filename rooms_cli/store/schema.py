@@ -16,8 +16,8 @@ its reader. Only the standard library: readers on every command path import this
 
 from __future__ import annotations
 
-import re
 import os
+import re
 from collections.abc import Callable
 
 from rooms_cli.core.errors import InvalidData
