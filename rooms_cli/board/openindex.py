@@ -277,9 +277,10 @@ def _lock(project: Project, room: str, held: bool) -> contextlib.AbstractContext
 
 
 PLAIN_BYTES = 1 << 16  # a log this long or longer is replayed, not read as plainly done
-_LANE = re.compile(rb'"lane": "([^"\\]*)"')
-_ORDER = re.compile(rb'"order": (-?[0-9]+(?:\.[0-9]+)?)[,}]')
-_AT = re.compile(rb'"at": "([^"\\]{1,40})"')
+# compiled on first use (re's cache): only a refresh that meets a finished log reads with them
+_LANE = rb'"lane": "([^"\\]*)"'
+_ORDER = rb'"order": (-?[0-9]+(?:\.[0-9]+)?)[,}]'
+_AT = rb'"at": "([^"\\]{1,40})"'
 
 
 def _plainly_done(data: bytes) -> tuple[str, float, str] | None:
@@ -297,7 +298,7 @@ def _plainly_done(data: bytes) -> tuple[str, float, str] | None:
             or data.count(b'"ev": "renew"') != lines - 3 or b"\n<<<<<<<" in data
             or data.count(b'"lane": "') != 1 or data.count(b'"order": ') != 1):
         return None
-    lane, number, times = _LANE.search(data), _ORDER.search(data), _AT.findall(data)
+    lane, number, times = re.search(_LANE, data), re.search(_ORDER, data), re.findall(_AT, data)
     if lane is None or number is None or not times:
         return None
     return lane.group(1).decode("utf-8", "replace"), float(number.group(1)), max(times).decode("ascii", "replace")

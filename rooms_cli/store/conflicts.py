@@ -18,29 +18,30 @@ if TYPE_CHECKING:
     from rooms_cli.store.files import StrPath
 
 
-_START = re.compile(rb"^<{7}(?: |\r?$)", re.M)
-_MIDDLE = re.compile(rb"^={7}\r?$", re.M)
-_END = re.compile(rb"^>{7}(?: |\r?$)", re.M)
+# patterns compiled on first use (re's cache): a file with no marker never needs them (~0.2 ms a process)
+_START = rb"(?m)^<{7}(?: |\r?$)"
+_MIDDLE = rb"(?m)^={7}\r?$"
+_END = rb"(?m)^>{7}(?: |\r?$)"
 
 
 def conflict_line(data: bytes) -> int | None:
     """The line number (1-based) of the first conflict block in `data`, or None."""
     if b"<<<<<<<" not in data:  # the fast path for every ordinary read
         return None
-    for start in _START.finditer(data):
-        middle = _MIDDLE.search(data, start.end())
-        if middle and _END.search(data, middle.end()):
+    for start in re.finditer(_START, data):
+        middle = re.compile(_MIDDLE).search(data, start.end())
+        if middle and re.compile(_END).search(data, middle.end()):
             return data.count(b"\n", 0, start.start()) + 1
     return None
 
 
 MARKER = "is a git conflict marker (an unresolved git merge)"
-_MARKER_LINE = re.compile(rb"^(<{7}|>{7})(?: |\r?$)|^={7}\r?$")
+_MARKER_LINE = rb"^(<{7}|>{7})(?: |\r?$)|^={7}\r?$"
 
 
 def is_marker(raw: bytes) -> bool:
     """Is this one line of a log a conflict marker line?"""
-    return bool(_MARKER_LINE.match(raw))
+    return raw[:1] in (b"<", b"=", b">") and bool(re.match(_MARKER_LINE, raw))
 
 
 def message(path: StrPath, line: int, *, from_end: bool = False) -> str:
