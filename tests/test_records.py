@@ -80,15 +80,27 @@ def test_the_records_of_the_store_and_the_board_pickle_and_compare(tmp_path):
     from rooms_cli.board.model import Task
     from rooms_cli.store.paths import Project
 
-    project = Project(root=tmp_path, dir=tmp_path / ".rooms")
-    assert pickle.loads(pickle.dumps(project)) == project and hash(project) == hash(Project(tmp_path, tmp_path / ".rooms"))
+    project = Project(root=str(tmp_path), dir=str(tmp_path / ".rooms"))
+    assert pickle.loads(pickle.dumps(project)) == project and hash(project) == hash(Project(str(tmp_path), str(tmp_path / ".rooms")))
     task = Task(id="t-1", room="default", lane="dev", title="x", detail="", definition_of_done="d", created_by="me",
                 created_at="now", updated_at="now")
     assert pickle.loads(pickle.dumps(task)) == task and task.conflicts == [] and task.leases == {}
     assert "leases" not in repr(task) and repr(task).startswith("Task(id='t-1', room='default'")
 
 
+def test_a_failing_example_holding_a_record_is_printed_by_hypothesis():
+    """hypothesis prints a falsifying example through its own pretty printer, which lists a dataclass's
+    fields by `__dataclass_fields__` and their `init`: without it, the report of a failure was an
+    AttributeError that hid the failure."""
+    from hypothesis.vendor.pretty import pretty
+
+    from rooms_cli.store.paths import Project
+
+    assert pretty(Project(root="/p", dir="/p/.rooms")) == "Project(root='/p', dir='/p/.rooms')"
+
+
 def test_a_field_without_default_after_one_with_a_default_is_refused():
+
     with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
         @records.dataclass
         class Bad:

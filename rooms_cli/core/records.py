@@ -32,12 +32,14 @@ else:
     class _Field:
         """A field's default, default factory and whether repr shows it (dataclasses.field's subset)."""
 
-        __slots__ = ("name", "default", "default_factory", "repr")
+        __slots__ = ("name", "default", "default_factory", "repr", "init")
 
         def __init__(self, default=_MISSING, default_factory=_MISSING, repr=True):
             if default is not _MISSING and default_factory is not _MISSING:
                 raise ValueError("cannot specify both default and default_factory")
             self.name, self.default, self.default_factory, self.repr = "", default, default_factory, repr
+            self.init = True  # every field is a parameter of __init__ (read by tools that list a dataclass's fields: hypothesis's printer)
+
 
     def field(*, default=_MISSING, default_factory=_MISSING, repr=True):
         """A field with a default (or a factory making one per instance) and whether repr shows it."""
