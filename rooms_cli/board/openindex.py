@@ -42,7 +42,6 @@ meanwhile makes the next read rebuild again.
 from __future__ import annotations
 
 import contextlib
-import heapq
 import os
 import re
 from collections.abc import Iterator
@@ -259,6 +258,8 @@ def rebuild(project: Project, room: str, *, held: bool = False) -> dict[str, Any
         index["counts"]["done"] = index["counts"].get("done", 0) + done
     # the newest of the plainly done ones are replayed for the board's done tail (counted already)
     recent = index["recent"]
+    import heapq  # a build from the logs only: every other command of the board reads the index
+
     for _last, name in heapq.nlargest(RECENT, finished):
         recent.append(_replay_file(project, room, store.id_from_name(name), os.path.join(folder, name)).to_json())
     recent.sort(key=lambda t: (t["updated_at"], t["id"]), reverse=True)  # ties by id: every build agrees
