@@ -32,7 +32,17 @@ def test_json_is_a_list_of_search_hit_records_best_first(cli, said):
     assert [hit["id"] for hit in cli("search", "limit", "--json").json()] == [said[1].id, said[0].id]
 
 
+def test_the_words_need_no_quotes_and_a_leading_dash_goes_after_the_double_dash(cli, said):
+    """`rooms search rate limit` is `rooms search "rate limit"`; after `--` every word is the query's."""
+    quoted = cli("search", "rate limit", "--json").json()
+    assert cli("search", "rate", "limit", "--json").json() == quoted != []
+    assert cli("search", "rate", "limit", "--limit", "1").stdout.splitlines()[-1] == "1 hit"
+    assert [hit["id"] for hit in cli("search", "--json", "--", "-rate", "limit").json()] == [said[1].id]
+    assert cli("search", "nothing", "like", "this").stdout == "no hits for 'nothing like this'\n"
+
+
 def test_the_flags_filter_as_their_names_say(cli, said, project):
+
     from rooms_cli.messaging.inbox import deliver
 
     deliver(project, "architect", "alice", "limit reached")

@@ -55,7 +55,7 @@ def _progress(run: Run, values: dict[str, Any]) -> Progress | None:
 
 @renders(ops.search)
 def _hits(run: Run, found: ops.Found, values: dict[str, Any]) -> None:
-    results, query = found.results, values["query"]
+    results, query = found.results, " ".join(values["query"])  # the words as given
     if run.json:
         output.print_json([hit.to_json() for hit in results.hits])
         return

@@ -34,7 +34,9 @@ class Found:
 
 
 @operation("search", shared=("dir", "json_"), params=(
-    Param("query", help='What to look for: words (all must match), "a phrase", prefix*, -word, a OR b.'),
+    Param("query", "strs", help='What to look for: words (all must match; quotes are not needed), "a phrase", prefix*, '
+          "-word, a OR b.", show_default=False, mcp=McpArg(kind="str", help='What to look for: words (all must match), '
+                                                                               '"a phrase", prefix*, -word, a OR b.')),
     Param("within", "strs", None, "Only these: chat, messages, tasks, groups, memories (comma-separated or repeated).",
           ("--in",), metavar="KINDS", show_default=False,
           mcp=McpArg(choices=FAMILIES, help="Only these kinds of document (default: all): --in on the command line.")),
@@ -53,18 +55,21 @@ class Found:
                        "and its `ref` (msg:, task:, inbox:, group: or lesson:<id>), which task_done takes as an artifact or "
                        "result_ref. Not paged: `remaining` counts the matches left out; narrow "
                        "the query or raise `limit`."))
-def search(ctx: Context, query: str, within: list[str] | None, room: str | None, who: str | None, since: str | None,
-           limit: int) -> Found:
+def search(ctx: Context, query: str | list[str], within: list[str] | None, room: str | None, who: str | None,
+           since: str | None, limit: int) -> Found:
     """Search chat, inboxes, tasks, group broadcasts and lessons at once, best match first.
 
-    A query that starts with '-' goes after '--' (rooms search -- '-draft spec').
+    The words may be given as they are (rooms search rate limit) or as one argument; a phrase keeps its
+    double quotes inside single ones. A query that starts with '-' goes after '--' (rooms search -- -draft spec).
 
     Example: rooms search '"rate limit" -draft' --in chat,tasks --since 7d
     """
     from rooms_cli.search.engine import search as search_project
 
-    return Found(search_project(ctx.project, query, within=within, room=room, who=who, since=since, limit=limit,
+    text = query if isinstance(query, str) else " ".join(query)  # the command line's words, or the MCP tool's string
+    return Found(search_project(ctx.project, text, within=within, room=room, who=who, since=since, limit=limit,
                                 progress=ctx.on_event))
+
 
 
 OPERATIONS = (search,)
