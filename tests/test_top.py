@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -34,22 +33,13 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
     """The seeded project, built once for the module (each test works on its own copy)."""
-    root = tmp_path_factory.mktemp("top") / "proj"
-    with pytest.MonkeyPatch.context() as mp:
-        for key in [k for k in os.environ if k.startswith("ROOMS_")]:
-            mp.delenv(key)
-        mp.setenv("USER", "tester")
-        topkit.seed(root)
-    return root
+    return topkit.seeded_template(tmp_path_factory, "top")
 
 
 @pytest.fixture
 def demo(template, tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "proj"
-    shutil.copytree(template, root, symlinks=True, ignore=shutil.ignore_patterns("*.lock"))
+    root = topkit.copy_of(template, tmp_path, monkeypatch)
     monkeypatch.chdir(root)
-    monkeypatch.setenv("ROOMS_DIR", str(root))
-    monkeypatch.setenv("ROOMS_NOW", topkit.NOW)
     return root
 
 

@@ -9,8 +9,6 @@ tests/__snapshots__/test_top_snapshots/).
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from pathlib import Path
 
@@ -28,21 +26,12 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("snap") / "proj"
-    with pytest.MonkeyPatch.context() as mp:
-        for key in [k for k in os.environ if k.startswith("ROOMS_")]:
-            mp.delenv(key)
-        mp.setenv("USER", "tester")
-        topkit.seed(root)
-    return root
+    return topkit.seeded_template(tmp_path_factory, "snap")
 
 
 @pytest.fixture
 def demo(template, tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "proj"
-    shutil.copytree(template, root, symlinks=True, ignore=shutil.ignore_patterns("*.lock"))
-    monkeypatch.setenv("ROOMS_DIR", str(root))
-    monkeypatch.setenv("ROOMS_NOW", topkit.NOW)
+    root = topkit.copy_of(template, tmp_path, monkeypatch)
     monkeypatch.setenv("ROOMS_SEED", "7")
     return root
 

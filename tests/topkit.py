@@ -13,6 +13,7 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 NOW = "2026-11-21T13:00:00Z"
 EARLIER = "2026-11-21T12:30:00Z"
@@ -106,3 +107,28 @@ def seed(root: Path, *, tasks: int = 0) -> None:
             broadcasts.send_broadcast(project, config, "rev", {
                 "objective": "review the api", "output_format": "bullets", "tool_guidance": "read only", "boundaries": "no patches"}, "alice")
             send_message(project, config, "alice", "ready for review", to="researcher")
+
+
+def seeded_template(tmp_path_factory: Any, name: str) -> Path:
+    """The seeded project, built once for a test module (each test works on its own copy: `copy_of`),
+    with no ROOMS_* variable of the caller's and USER=tester."""
+    import pytest
+
+    root = tmp_path_factory.mktemp(name) / "proj"
+    with pytest.MonkeyPatch.context() as mp:
+        for key in [k for k in os.environ if k.startswith("ROOMS_")]:
+            mp.delenv(key)
+        mp.setenv("USER", "tester")
+        seed(root)
+    return root
+
+
+def copy_of(template: Path, tmp_path: Path, monkeypatch: Any) -> Path:
+    """A test's own copy of the seeded project, which ROOMS_DIR names, at the seed's clock (ROOMS_NOW)."""
+    import shutil
+
+    root = tmp_path / "proj"
+    shutil.copytree(template, root, symlinks=True, ignore=shutil.ignore_patterns("*.lock"))
+    monkeypatch.setenv("ROOMS_DIR", str(root))
+    monkeypatch.setenv("ROOMS_NOW", NOW)
+    return root
