@@ -72,7 +72,7 @@ KEYS = [
     ("Escape", "leave the input line (or a dialog): back to the tab, where every key works"),
     ("c x d", "claim / release / done (asks for a summary) the selected task"),
     ("i", "rooms tab: type in the input line; Enter posts like `rooms chat` (slash commands too)"),
-    ("/", "search everything (`rooms search`); Enter on a hit goes to it: a chat line to its room, a task to the board"),
+    ("/", "search everything (`rooms search`); Enter on a hit goes where it lives"),
     ("Ctrl+G", "lasso: pick agents, name a group, create it"),
     ("Ctrl+B", "four-field broadcast composer (group tab)"),
     ("Ctrl+W", "dissolve the focused group after a confirm; close an agent tab"),

@@ -299,9 +299,11 @@ class HitScreen(_Dialog):
 
 
 def hit_heading(hit: Hit) -> str:
-    """`task · #default board · researcher · todo · alice · 2026-11-21 12:55`."""
+    """`task · #default board · researcher · todo · alice · 2026-11-21 12:55`, `group rev · alice · …` (its
+    place names a group's kind), `lesson · analyst's memories · …`."""
     when = hit.ts[:16].replace("T", " ")
-    return " · ".join(part for part in (hit.kind, hit.where, hit.status if hit.kind == "task" else "", hit.who, when) if part)
+    kind = {"group": "", "memory": "lesson"}.get(hit.kind, hit.kind)
+    return " · ".join(part for part in (kind, hit.where, hit.status if hit.kind == "task" else "", hit.who, when) if part)
 
 
 def hit_prompt(hit: Hit) -> Text:
