@@ -39,7 +39,8 @@ MODAL_CSS = """
 .dialog.search #hits { height: 1fr; max-height: 100%; }
 .dialog #status { height: auto; color: $text-muted; }
 .dialog #status.error { color: $error; text-style: bold; }
-.dialog #hit-text { height: auto; max-height: 16; }
+.dialog #hit-text { height: auto; max-height: 14; margin-bottom: 1; }
+.dialog #ref { text-style: bold; }
 .dialog .hint { color: $text-muted; }
 """
 MARK = "**"  # around each match in a hit's snippet (search/engine.py)
@@ -294,7 +295,9 @@ class HitScreen(_Dialog):
                 yield Label(self.why, classes="hint", markup=False)
             with VerticalScroll(id="hit-text"):
                 yield Static(hit.text or hit.snippet.replace(MARK, ""), markup=False)
-            yield Label(f"ref: {hit.ref}  (rooms task done --artifact or --result-ref cites it)", id="ref", markup=False)
+            yield Static(f"ref: {hit.ref}", id="ref", markup=False)
+            yield Static("a done record cites it: rooms task done ID --artifact REF (or --result-ref REF)", classes="hint",
+                         markup=False)
             yield Horizontal(Button("Close", variant="primary", id="cancel"), classes="buttons")
 
 
