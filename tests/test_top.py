@@ -1171,3 +1171,19 @@ def test_the_dashboard_imports_the_search_machinery_only_when_a_search_runs(demo
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=demo,
                           env=rooms_env({"ROOMS_DIR": str(demo), "ROOMS_NOW": topkit.NOW}))
     assert proc.stdout.split() == ["False", "True", "3"], proc.stderr
+
+
+def test_escape_while_a_search_runs_closes_it_and_leaves_the_app_on_its_tab(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        await type_text(pilot, "rate")
+        await pilot.press("enter", "escape")
+        await settle(pilot)
+        seen["after"] = type(app.screen).__name__, app.is_running, app.query_one(TabbedContent).active
+
+    drive(demo, scenario, tab="agents")
+    assert seen["after"] == ("Screen", True, "agents")

@@ -207,6 +207,7 @@ class SearchScreen(_Dialog):
         self.searcher = run
         self.query_text = query
         self.results = results  # the last search's, shown again when the screen opens
+        self.asked = 0  # searches started: only the latest one's answer is shown
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog search"):
@@ -227,13 +228,15 @@ class SearchScreen(_Dialog):
         if not query.strip():
             return self.set_status("type something to look for")
         self.set_status("searching…")
+        self.asked += 1
+        asked = self.asked
 
         def work() -> None:
             try:
                 results: Results | str = self.searcher(query)
             except RoomsError as exc:
                 results = exc.fold().message
-            self.app.call_from_thread(self.show_results, query, results)
+            self.app.call_from_thread(self.answered, asked, query, results)
 
         self.run_worker(work, thread=True, group="search", exit_on_error=False)
 
@@ -241,6 +244,11 @@ class SearchScreen(_Dialog):
         line = self.query_one("#status", Static)
         line.update(("error: " if error else "") + text)  # an error as the command line prints it
         line.set_class(error, "error")
+
+    def answered(self, asked: int, query: str, results: Results | str) -> None:
+        """A search's answer, shown if it is the latest one asked and the screen is still open."""
+        if asked == self.asked and self in self.app.screen_stack:
+            self.show_results(query, results)
 
     def show_results(self, query: str, results: Results | str) -> None:
         """The hits of `query`, or the sentence of its error."""
