@@ -25,7 +25,15 @@ from textual.widgets import DataTable, Input, RichLog, TabbedContent  # noqa: E4
 
 from rooms_cli.project.context import Context  # noqa: E402
 from rooms_cli.tui.app import LaneTable, SayInput, TopApp  # noqa: E402
-from rooms_cli.tui.screens import ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen  # noqa: E402
+from rooms_cli.tui.screens import (  # noqa: E402
+    ConfirmScreen,
+    FieldsScreen,
+    HitScreen,
+    KeysScreen,
+    LassoScreen,
+    PickScreen,
+    SearchScreen,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -507,7 +515,7 @@ def test_question_mark_lists_every_key(demo):
         await pilot.press("escape")
 
     drive(demo, scenario)
-    for key in ("Ctrl+G", "Ctrl+B", "Ctrl+W", "Ctrl+R", "Ctrl+T", "c x d", "?"):
+    for key in ("Ctrl+G", "Ctrl+B", "Ctrl+W", "Ctrl+R", "Ctrl+T", "c x d", "/", "?"):
         assert key in seen["keys"]
 
 
@@ -740,7 +748,7 @@ def test_the_key_bar_fits_80_columns_on_every_tab(demo, tab):
     drive(demo, scenario, tab=tab, size=(80, 24))
     assert seen["keys"] and all(0 < width and right <= 80 for _k, _d, right, width in seen["keys"]), seen["keys"]
     described = {d for _k, d, _r, _w in seen["keys"]}
-    assert {"keys", "quit"} <= described
+    assert {"keys", "search", "quit"} <= described
     assert {"board": {"claim", "done"}, "rooms": {"say"}, "agents": {"agent tab"}, "rev": {"broadcast", "dissolve", "rename"}}[tab] <= described
 
 
@@ -897,7 +905,7 @@ def test_the_lasso_says_who_is_picked_in_words(demo):
 
 
 KEYS = ["question_mark", "left_square_bracket", "right_square_bracket", "less_than_sign", "greater_than_sign", "c", "x",
-        "d", "i", "ctrl+g", "ctrl+b", "ctrl+w", "ctrl+r", "ctrl+t", "ctrl+n"]
+        "d", "i", "slash", "ctrl+g", "ctrl+b", "ctrl+w", "ctrl+r", "ctrl+t", "ctrl+n"]
 
 
 @pytest.mark.parametrize("tab", ["board", "rooms", "agents", "rev"])
@@ -971,3 +979,211 @@ def test_escape_from_anywhere_on_a_tab_gives_the_focus_back_to_the_tab(demo, tab
 
     drive(demo, scenario, tab=tab, size=(80, 24))
     assert stuck == []
+
+
+# --- search ------------------------------------------------------------------------------------------
+
+
+async def search(pilot, query: str) -> SearchScreen:
+    """`/` from where the app is, the query typed, Enter; the search screen once its search is done."""
+    app = pilot.app
+    await pilot.press("slash")
+    await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+    screen = app.screen
+    screen.query_one("#query", Input).value = ""
+    await type_text(pilot, query)
+    await pilot.press("enter")
+    await until(pilot, lambda: status(screen) != "searching…")
+    return screen
+
+
+def status(screen: SearchScreen) -> str:
+    return str(screen.query_one("#status").render())
+
+
+def hit_lines(screen: SearchScreen) -> list[str]:
+    from textual.widgets import OptionList
+
+    hits = screen.query_one("#hits", OptionList)
+    return [str(hits.get_option_at_index(n).prompt) for n in range(hits.option_count)]
+
+
+async def choose(pilot, screen: SearchScreen, ref: str) -> None:
+    """Move to the hit whose ref is `ref` and press Enter on it."""
+    from textual.widgets import OptionList
+
+    at = next(n for n, hit in enumerate(screen.results.hits) if hit.ref == ref)
+    hits = screen.query_one("#hits", OptionList)
+    hits.focus()
+    hits.highlighted = hits.get_option_index(str(at))
+    await pilot.pause()
+    await pilot.press("enter")
+
+
+@pytest.mark.parametrize("tab", ["board", "rev"])
+def test_slash_searches_from_any_tab_best_first_and_escape_returns_to_that_tab(demo, tab):
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        home = app.query_one(TabbedContent).active
+        screen = await search(pilot, "rate")
+        seen["status"], seen["lines"] = status(screen), hit_lines(screen)
+        seen["refs"] = [hit.ref for hit in screen.results.hits]
+        await pilot.press("escape")
+        await settle(pilot)
+        seen["back"] = (type(app.screen).__name__, app.query_one(TabbedContent).active == home, note(app))
+
+    drive(demo, scenario, tab=tab, size=(80, 24))
+    proc = cli(demo, "search", "rate", ROOMS_NOW=topkit.NOW)
+    assert seen["refs"] == [line.split()[0] for line in proc.stdout.splitlines() if ":" in line.split()[0]]  # the CLI's order
+    assert seen["status"] == "3 hits for 'rate', best first"
+    task_line, asked, answered = seen["lines"]
+    assert task_line.startswith("task · #default board · researcher · todo · alice · 2026-11-21 12:55") and "Survey rate limits" in task_line
+    assert asked == "chat · #default · alice · 2026-11-21 13:00\n@researcher what about rate limits?"  # no ** shown
+    assert answered.startswith("chat · #default · researcher · ")
+    assert seen["back"] == ("Screen", True, "")
+
+
+def test_the_matches_of_a_hit_are_marked_in_bold_not_with_asterisks():
+    from rooms_cli.search.engine import Hit
+    from rooms_cli.tui.screens import hit_prompt
+
+    prompt = hit_prompt(Hit(kind="chat", id="m-1", ref="msg:m-1", who="bob", ts=topkit.NOW, room="api",
+                            snippet="keep the **rate** **limit** low"))
+    assert prompt.plain.splitlines()[1] == "keep the rate limit low"
+    marked = [prompt.plain[span.start:span.end] for span in prompt.spans if "bold" in str(span.style)]
+    assert [m.strip() for m in marked] == ["rate", "limit"]
+
+
+def test_a_chat_hit_opens_its_room_on_the_rooms_tab_with_the_message_marked_in_view(demo):
+    """The message is in another room, older than the 200 lines the transcript holds: the room becomes the
+    current one and its transcript is read around the message, scrolled to it."""
+    from rooms_cli.chat.rooms import create_room
+    from rooms_cli.chat.transcript import append_message
+
+    project = project_of(demo)
+    create_room(project, "second", ["ops"])
+    for n in range(300):
+        append_message(project, "second", "bob", "the needle is here" if n == 20 else f"line {n}")
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        screen = await search(pilot, "needle")
+        await choose(pilot, screen, screen.results.hits[0].ref)
+        await settle(pilot)
+        await until(pilot, lambda: any("needle" in line.text for line in app.query_one("#transcript").lines))
+        await settle(pilot)
+        log = app.query_one("#transcript")
+        line = next(n for n, strip in enumerate(log.lines) if "needle" in strip.text)
+        seen["view"] = (log.scroll_y, line, log.scrollable_content_region.height)
+        seen["where"] = (type(app.screen).__name__, app.query_one(TabbedContent).active, app.room, note(app))
+        seen["marked"] = log.marked, screen.results.hits[0].id
+
+    drive(demo, scenario, size=(80, 24))
+    assert seen["where"][:3] == ("Screen", "rooms", "second")
+    assert seen["where"][3].endswith("in #second, marked")
+    assert seen["marked"][0] == seen["marked"][1]
+    top, line, height = seen["view"]
+    assert top <= line < top + height, seen["view"]
+
+
+def test_a_task_hit_goes_to_the_board_with_the_task_selected(demo):
+    survey = task_id(demo, "Survey rate limits")
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        screen = await search(pilot, "survey")
+        await choose(pilot, screen, f"task:{survey}")
+        await settle(pilot)
+        seen["tab"] = app.query_one(TabbedContent).active
+        seen["selected"] = app._selected_task()
+        await pilot.press("c")  # the board's keys act on it at once
+        await settle(pilot)
+
+    drive(demo, scenario, tab="agents", size=(80, 24))
+    assert seen["tab"] == "board" and seen["selected"] == survey
+    assert task(demo, "Survey rate limits").lease.holder == "alice"
+
+
+def test_a_hit_the_dashboard_has_no_place_for_shows_its_whole_text_and_ref(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        screen = await search(pilot, "ready")
+        hit = screen.results.hits[0]
+        await choose(pilot, screen, hit.ref)
+        await until(pilot, lambda: isinstance(app.screen, HitScreen))
+        seen["hit"] = hit.kind, hit.ref
+        seen["shown"] = [str(w.render()) for w in app.screen.query("Label, Static")]
+        await pilot.press("escape")
+        await settle(pilot)
+        seen["back"] = type(app.screen).__name__
+        await pilot.press("escape")
+        await settle(pilot)
+        seen["tab"] = type(app.screen).__name__, app.query_one(TabbedContent).active
+
+    drive(demo, scenario, tab="rooms", size=(80, 24))
+    kind, ref = seen["hit"]
+    assert kind == "message" and ref.startswith("inbox:i-")
+    assert "message · researcher's inbox · alice · 2026-11-21 13:00" in seen["shown"]
+    assert "ready for review" in seen["shown"]
+    assert f"ref: {ref}" in seen["shown"]
+    assert seen["back"] == "SearchScreen" and seen["tab"] == ("Screen", "rooms")
+
+
+def test_no_hits_and_a_query_error_are_the_sentences_the_cli_prints(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        screen = await search(pilot, "zebra")
+        seen["none"] = status(screen), hit_lines(screen)
+        screen.query_one("#query", Input).value = ""
+        await type_text(pilot, '"rate limit')
+        await pilot.press("enter")
+        await until(pilot, lambda: status(screen) != "searching…")
+        seen["error"] = status(screen), hit_lines(screen), screen.query_one("#status").has_class("error")
+
+    drive(demo, scenario)
+    none = cli(demo, "search", "zebra", ROOMS_NOW=topkit.NOW)
+    assert seen["none"] == (none.stdout.strip() or none.stderr.strip(), []) == ("no hits for 'zebra'", [])
+    bad = cli(demo, "search", '"rate limit', ROOMS_NOW=topkit.NOW)
+    assert bad.returncode == 2
+    assert seen["error"] == (bad.stderr.strip(), [], True)
+
+
+def test_the_dashboard_imports_the_search_machinery_only_when_a_search_runs(demo):
+    """sqlite3 (the index) is imported by the first search, not by start-up: a process draws the board,
+    then searches."""
+    script = (
+        "import asyncio, sys\n"
+        "from rooms_cli.project.context import Context\n"
+        "from rooms_cli.tui import render_svg\n"
+        "from rooms_cli.tui.actions import search\n"
+        f"ctx = Context.open({str(demo)!r}, as_='alice')\n"
+        "asyncio.run(render_svg(ctx, size=(80, 24)))\n"
+        "before = 'sqlite3' in sys.modules\n"
+        "hits = search(ctx, 'rate').hits\n"
+        "print(before, 'sqlite3' in sys.modules, len(hits))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=demo,
+                          env=rooms_env({"ROOMS_DIR": str(demo), "ROOMS_NOW": topkit.NOW}))
+    assert proc.stdout.split() == ["False", "True", "3"], proc.stderr
+
+
+def test_escape_while_a_search_runs_closes_it_and_leaves_the_app_on_its_tab(demo):
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        await type_text(pilot, "rate")
+        await pilot.press("enter", "escape")
+        await settle(pilot)
+        seen["after"] = type(app.screen).__name__, app.is_running, app.query_one(TabbedContent).active
+
+    drive(demo, scenario, tab="agents")
+    assert seen["after"] == ("Screen", True, "agents")

@@ -1,4 +1,4 @@
-"""Screenshots of every tab of `rooms top` at 80×24 and 200×50, and of its key list and lasso at 80×24,
+"""Screenshots of every tab of `rooms top` at 80×24 and 200×50, and of its key list, lasso and search at 80×24,
 compared with the accepted ones.
 
 The project is tests/topkit.py's, with fixed ids at ROOMS_NOW (and ROOMS_SEED for the offline model),
@@ -61,3 +61,18 @@ def test_dialog(snap_compare, demo, keys):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_it)
+
+
+def test_search(snap_compare, demo):
+    """`/` and a query: each hit's kind, place, author and time, then its snippet with the matches in bold
+    (no asterisks), best first."""
+    app = TopApp(Context.open(str(demo), as_="alice"), tab="board", live=False)
+
+    async def search(pilot) -> None:
+        await _loaded(pilot)
+        await pilot.press("slash", *"review", "enter")
+        while str(pilot.app.screen.query_one("#status").render()) in ("", "searching…"):
+            await pilot.pause(0.02)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=search)

@@ -50,6 +50,7 @@ class Hit:
     group: str = ""
     event: str = ""
     agent: str = ""
+    text: str = ""  # the whole document (a task: title, then the rest), for a viewer; not in the JSON record
 
     def to_json(self) -> dict[str, Any]:
         """The `search hit` record (docs/json.md): the keys of its kind's place, none empty."""
@@ -185,7 +186,8 @@ _SPACE = re.compile(r"\s+")
 def _hit(found: Found) -> Hit:
     doc: Doc = found.doc
     snippet = _SPACE.sub(" ", _BREAK.sub(" · ", found.snippet.strip())).replace(ftsindex.MARK_START, MARK).replace(ftsindex.MARK_END, MARK)
-    hit = Hit(kind=doc.kind, id=doc.rid, ref=doc.ref, who=doc.who, ts=doc.ts, snippet=snippet)
+    text = "\n".join(part for part in (doc.title, doc.body) if part.strip())
+    hit = Hit(kind=doc.kind, id=doc.rid, ref=doc.ref, who=doc.who, ts=doc.ts, snippet=snippet, text=text)
     if doc.kind in ("chat", "task"):
         hit.room = doc.room
     if doc.kind == "task":

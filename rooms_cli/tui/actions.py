@@ -14,6 +14,12 @@ from rooms_cli.core.errors import RoomsError, StorageError
 from rooms_cli.operations import board, chat, groups
 from rooms_cli.project.context import Context
 
+TYPE_CHECKING = False  # typing is not imported at run time; mypy reads the block
+if TYPE_CHECKING:
+    from rooms_cli.search.engine import Results
+
+SEARCH_SHOWN = 50  # hits a search in the dashboard lists (`rooms search --limit` for more)
+
 
 def read_only(ctx: Context) -> bool:
     """True when `.rooms/` cannot be written (a read-only mount, or no write permission)."""
@@ -106,3 +112,12 @@ def rename(ctx: Context, old: str, new: str) -> str:
     refuse_if_read_only(ctx)
     groups.group_rename.call(ctx, old=old, new=new)
     return f"{old} → {new}"
+
+
+def search(ctx: Context, query: str, limit: int = SEARCH_SHOWN) -> Results:
+    """`rooms search QUERY --limit N` over the whole project: the hits, best first. The operation's module
+    (and sqlite3 with its body) is imported here, when a search runs: `rooms top` starts without it."""
+    from rooms_cli.operations import search as declared
+
+    found: declared.Found = declared.search.call(ctx, query=query, within=None, room=None, who=None, since=None, limit=limit)
+    return found.results

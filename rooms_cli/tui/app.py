@@ -40,10 +40,20 @@ from rooms_cli.core.errors import RoomsError
 from rooms_cli.core.text import count
 from rooms_cli.project.context import Context
 from rooms_cli.tui import actions, views
-from rooms_cli.tui.screens import MODAL_CSS, ConfirmScreen, FieldsScreen, KeysScreen, LassoScreen, PickScreen
+from rooms_cli.tui.screens import (
+    MODAL_CSS,
+    ConfirmScreen,
+    FieldsScreen,
+    HitScreen,
+    KeysScreen,
+    LassoScreen,
+    PickScreen,
+    SearchScreen,
+)
 
 if TYPE_CHECKING:
     from rooms_cli.chat import transcript
+    from rooms_cli.search.engine import Hit, Results
 
 LANE_MIN = 36  # columns of a lane on the board: as many lanes a row as fit, the rest on the rows below
 LANE_MIN_HEIGHT = 6  # lines of a lane when there are more rows of lanes than fit (the board scrolls down)
@@ -62,6 +72,7 @@ KEYS = [
     ("Escape", "leave the input line (or a dialog): back to the tab, where every key works"),
     ("c x d", "claim / release / done (asks for a summary) the selected task"),
     ("i", "rooms tab: type in the input line; Enter posts like `rooms chat` (slash commands too)"),
+    ("/", "search everything (`rooms search`); Enter on a hit goes where it lives"),
     ("Ctrl+G", "lasso: pick agents, name a group, create it"),
     ("Ctrl+B", "four-field broadcast composer (group tab)"),
     ("Ctrl+W", "dissolve the focused group after a confirm; close an agent tab"),
@@ -176,10 +187,16 @@ class Transcript(RichLog):
         super().__init__(wrap=True, markup=False, auto_scroll=True, min_width=20, **kwargs)
         self.messages: list[transcript.Message] = []
         self._drawn_width = 0
+        self.marked = ""  # a search hit's message: drawn in reverse video
+        self._find = False  # scroll to the marked message once it is drawn at the panel's width
 
     def show(self, messages: list[transcript.Message]) -> None:
         self.messages = list(messages)
         self._redraw()
+
+    def mark(self, message_id: str) -> None:
+        """Show `message_id` (a search hit) marked, scrolled into view when next drawn."""
+        self.marked, self._find = message_id, True
 
     def add(self, message: transcript.Message) -> None:
         self.messages.append(message)
@@ -188,8 +205,16 @@ class Transcript(RichLog):
     def _redraw(self) -> None:
         self.clear()
         self._drawn_width = width = self.scrollable_content_region.width
+        find = self._find and width > 0 and any(m.id == self.marked for m in self.messages)
+        line = None
         for message in self.messages:  # at the panel's width (RichLog measures against the app console's)
-            self.write(_message_row(message), width=width or None)
+            if message.id == self.marked:
+                line = len(self.lines)
+            self.write(_message_row(message, marked=message.id == self.marked), width=width or None,
+                       scroll_end=False if find else None)
+        if find and line is not None:
+            self._find = False
+            self.call_after_refresh(self.scroll_to, y=max(0, line - 2), animate=False)
 
     def on_resize(self, event: events.Resize) -> None:
         super().on_resize(event)  # RichLog holds writes back until its size is known
@@ -237,6 +262,7 @@ class TopApp(App[Any]):
         Binding("x", "release", "release"),
         Binding("d", "done", "done"),
         Binding("i", "say", "say"),
+        Binding("slash", "search", "search", key_display="/"),
         Binding("escape", "leave", "back", show=False),
         Binding("ctrl+g", "lasso", "lasso", priority=True),
         Binding("ctrl+b", "broadcast", "broadcast", priority=True),
@@ -273,6 +299,9 @@ class TopApp(App[Any]):
         self._follow: str | None = None  # a group this app renamed or made: its tab is shown once it is drawn
         self._note_timer: Any = None
         self.loaded = threading.Event()  # the first load of every tab is on screen
+        self._searched: tuple[str, Results | None] = ("", None)  # the last search: `/` opens on it again
+        self._around: tuple[str, str] | None = None  # (room, message id): a chat hit the transcript is opened at
+        self._select: Hit | None = None  # a task hit: selected on the board once its room's board is drawn
 
     # --- layout -----------------------------------------------------------------------------------
 
@@ -385,7 +414,9 @@ class TopApp(App[Any]):
         return views.board(self.ctx.project, self.room)
 
     def _read_room(self) -> dict[str, Any]:
-        return {"names": views.room_names(self.ctx.project), **views.room(self.ctx.project, self.ctx.config, self.room)}
+        room, around = self.room, self._around
+        return {"names": views.room_names(self.ctx.project),
+                **views.room(self.ctx.project, self.ctx.config, room, around=around[1] if around and around[0] == room else None)}
 
     def _read_agents(self) -> list[dict[str, Any]]:
         return views.agents(self.ctx.project, self.ctx.config)
@@ -428,6 +459,23 @@ class TopApp(App[Any]):
             title = "done" if name == "done" else f"lane {name}"
             existing[name].heading.update(f"{title} · {len(rows)}")
         self._size_lanes()
+        if self._select is not None and self._select.room == data["room"]:
+            self.call_after_refresh(self._select_task)
+
+    def _select_task(self) -> None:
+        """A task hit's row selected in its lane (its page of rows added first), or the hit shown whole when
+        the board does not hold it (archived, or finished before the newest of the done column)."""
+        hit, self._select = self._select, None
+        if hit is None or hit.room != self.room:
+            return
+        for table in self.query(LaneTable):
+            at = next((n for n, row in enumerate(table.tasks) if row.id == hit.id), None)
+            if at is not None:
+                table.more(at + table.PAGE)
+                self.set_focus(table)  # at once: the tab's own first focus (deferred) sees it and stays off
+                table.move_cursor(row=at)
+                return self.say(f"{hit.ref}: {hit.title}")
+        self.push_screen(HitScreen(hit, f"not on the board of #{hit.room} (archived, or finished before the newest {views.DONE_SHOWN})"))
 
     def _size_lanes(self) -> None:
         """As many lanes a row as fit LANE_MIN columns each, sharing the width (the done column is a lane
@@ -693,8 +741,8 @@ class TopApp(App[Any]):
     def _focus_tab(self, pane_id: str) -> None:
         def focus() -> None:
             tabs = self.query_one("#tabs", TabbedContent)
-            if tabs.active != pane_id:
-                return  # another tab was chosen meanwhile: focusing this one would switch back to it
+            if tabs.active != pane_id or (pane_id == "board" and self._select is not None):
+                return  # another tab was chosen meanwhile (focusing this one would switch back to it), or a task hit focuses its lane
             pane = tabs.get_pane(pane_id)
             if self.focused is not None and pane in self.focused.ancestors and not isinstance(self.focused, Input):
                 return
@@ -766,10 +814,12 @@ class TopApp(App[Any]):
     def _room_picked(self, event: OptionList.OptionSelected) -> None:
         self.switch_room(str(event.option.id))
 
-    def switch_room(self, room: str) -> None:
+    def switch_room(self, room: str, around: str | None = None) -> None:
+        """The board and rooms tabs on `room`; `around`: a message (a chat hit) its transcript is opened at."""
         if room == self.room:
             return
         self.room = room
+        self._around = (room, around) if around else None
         self.query_one("#bar", Static).update(self._bar_text())
         self.say(f"room #{room}")
         self.reload("board")
@@ -909,6 +959,37 @@ class TopApp(App[Any]):
     def action_keys(self) -> None:
         self.push_screen(KeysScreen(KEYS))
 
+    def action_search(self) -> None:
+        """`/`: the search screen, on the last search; a chat or task hit chosen there is shown where it lives."""
+        def searched(query: str) -> Results:
+            results = actions.search(self.ctx, query)
+            self._searched = (query, results)
+            return results
+
+        self.push_screen(SearchScreen(searched, *self._searched), self._go_to_hit)
+
+    def _go_to_hit(self, hit: Hit | None) -> None:
+        if hit is None:
+            return  # Escape: the tab it was opened from, as it was
+        if hit.room not in views.room_names(self.ctx.project):
+            self.push_screen(HitScreen(hit, f"room #{hit.room} is not a live room (rooms room list)"))
+            return
+        chat = hit.kind == "chat"
+        if chat:
+            self.query_one("#transcript", Transcript).mark(hit.id)
+        else:
+            self._select = hit
+        if hit.room != self.room:
+            self.switch_room(hit.room, around=hit.id if chat else None)  # reads the board and the room again
+        else:
+            if chat:
+                self._around = (hit.room, hit.id)
+            self.reload("rooms" if chat else "board")
+        self.set_focus(None)  # as `]` does: the focus of the tab left behind would pull it back
+        self.query_one("#tabs", TabbedContent).active = "rooms" if chat else "board"
+        if chat:
+            self.say(f"{hit.ref} in #{hit.room}, marked")
+
 
 def _group_pane(pane_id: str, info: dict[str, Any]) -> TabPane:
     members: DataTable[Any] = DataTable(classes="members", cursor_type="row")
@@ -984,11 +1065,12 @@ def _clock(moment: str | None) -> str:
     return moment.split("T", 1)[1][:8]
 
 
-def _message_row(message: transcript.Message) -> Table:
-    """A transcript line: its time in a column of its own, the words wrapped in theirs (never back under the time)."""
+def _message_row(message: transcript.Message, marked: bool = False) -> Table:
+    """A transcript line: its time in a column of its own, the words wrapped in theirs (never back under the
+    time); `marked` (a search hit): in reverse video."""
     row = Table.grid(padding=(0, 1))
     row.add_column(no_wrap=True, style="dim")
-    row.add_column(ratio=1, overflow="fold")
+    row.add_column(ratio=1, overflow="fold", style="reverse" if marked else "")
     text = Text()
     if message.kind in ("message",):
         text.append(f"{message.speaker}: ", style="bold")

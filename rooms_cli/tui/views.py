@@ -113,13 +113,22 @@ def room_names(project: Project) -> list[str]:
     return sorted(r["id"] for r in live_rooms(project))
 
 
-def room(project: Project, config: Config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN) -> dict[str, Any]:
-    """{info: `rooms room show`, messages: the newest `shown`, state: {agent: idle | active | busy: GROUP}}."""
+def room(project: Project, config: Config, room_id: str, *, shown: int = TRANSCRIPT_SHOWN, around: str | None = None) -> dict[str, Any]:
+    """{info: `rooms room show`, messages: the newest `shown`, state: {agent: idle | active | busy: GROUP}}.
+    `around`: a message id (a search hit) that must be among them: when it is older than the newest
+    `shown`, the `shown` messages from a quarter of them before it."""
     from rooms_cli.chat.membership import show
-    from rooms_cli.chat.transcript import tail
+    from rooms_cli.chat.transcript import read_transcript, tail
 
     info = show(project, config, room_id)
-    return {"info": info, "messages": tail(project, room_id, shown), "state": agent_states(project, config)}
+    messages = tail(project, room_id, shown)
+    if around is not None and all(m.id != around for m in messages):
+        every = read_transcript(project, room_id)
+        at = next((n for n, m in enumerate(every) if m.id == around), None)
+        if at is not None:
+            start = max(0, at - shown // 4)
+            messages = every[start:start + shown]
+    return {"info": info, "messages": messages, "state": agent_states(project, config)}
 
 
 def busy_in_groups(project: Project) -> dict[str, list[str]]:
