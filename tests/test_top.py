@@ -823,7 +823,30 @@ def test_an_error_is_shown_whole_then_goes(demo, monkeypatch):
     assert seen["later"] == ""
 
 
+def test_a_note_cleared_early_does_not_cut_the_next_note_short(demo, monkeypatch):
+    """A note's timer goes with it: an error cleared before its time (another tab, the next key) used to
+    leave its timer running, which then cleared whatever note came next (seen as a key that said nothing
+    when a test of every key ran slowly)."""
+    from rooms_cli.tui import app as top
+
+    monkeypatch.setattr(top, "ERROR_SECONDS", 1.0)
+    seen = {}
+
+    async def scenario(pilot):
+        app = pilot.app
+        app.say("the first", error=True)
+        app.clear_note()
+        await pilot.pause(0.5)
+        app.say("the second", error=True)
+        await pilot.pause(0.75)  # past the first note's second, within the second note's own
+        seen["note"] = note(app)
+
+    drive(demo, scenario, size=(80, 24))
+    assert seen["note"] == "error: the second"
+
+
 def test_a_long_room_name_stays_on_one_line_of_the_room_list(demo):
+
     from rooms_cli.chat.rooms import create_room
 
     long = "a-room-with-a-name-long-enough-to-wrap-in-a-narrow-side-panel"

@@ -698,7 +698,10 @@ class TopApp(App[Any]):
         note = self.query_one("#note", Static)
         note.update("")
         note.set_class(False, "error")
+        if self._note_timer is not None:  # a note cleared early: its timer must not clear the next one
+            self._note_timer.stop()
         self._note_timer = None
+
 
     def _act(self, what: Callable[[], str], *reload: str, failed: Callable[[], None] | None = None) -> None:
         """Run a write in a thread (a chat turn may wait on a model); its line or its error goes to the note,
