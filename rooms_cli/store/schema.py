@@ -371,10 +371,12 @@ def records(path: StrPath) -> list[tuple[int | None, Any]]:
     file checks name it); a file that cannot be read gives nothing."""
     import json
 
+    from rooms_cli.store import files
+
     try:
-        with open(path, encoding="utf-8") as handle:  # universal newlines, as Path.read_text
-            text = handle.read()
+        text = files.read_text(path)
     except (OSError, UnicodeDecodeError):
+
         return []
     if not os.fspath(path).endswith(".jsonl"):
         try:
