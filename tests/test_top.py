@@ -117,6 +117,13 @@ async def type_text(pilot, text: str) -> None:
     await pilot.press(*[{" ": "space"}.get(ch, ch) for ch in text])
 
 
+async def answer_fields(pilot, *texts: str) -> None:
+    """Type each text into the dialog's next field and press Enter (the last Enter sends it)."""
+    for text in texts:
+        await type_text(pilot, text)
+        await pilot.press("enter")
+
+
 def note(app: TopApp) -> str:
     return str(app.query_one("#note").render())
 
@@ -321,9 +328,7 @@ def test_ctrl_b_composer_sends_the_four_field_broadcast(demo):
     async def scenario(pilot):
         app = pilot.app
         await open_dialog(pilot, "pair", "ctrl+b", FieldsScreen)
-        for text in ("outline it", "bullets", "no tools", "no dates"):
-            await type_text(pilot, text)
-            await pilot.press("enter")
+        await answer_fields(pilot, "outline it", "bullets", "no tools", "no dates")
         await settle(pilot)
         await until(pilot, lambda: "⏳" in str(app.query_one(TabbedContent).get_tab(app.group_panes["pair"]).label))
         labels["pair"] = str(app.query_one(TabbedContent).get_tab(app.group_panes["pair"]).label)
@@ -787,9 +792,7 @@ def test_a_broadcast_that_fails_opens_the_composer_again_with_what_was_typed(dem
         # meanwhile another process broadcasts to the group: this send will be refused
         broadcasts.send_broadcast(project_of(demo), load_config(project_of(demo)), "pair",
                                   {"objective": "theirs", "output_format": "", "tool_guidance": "", "boundaries": ""}, "bob")
-        for text in ("outline it", "bullets", "no tools", "no dates"):
-            await type_text(pilot, text)
-            await pilot.press("enter")
+        await answer_fields(pilot, "outline it", "bullets", "no tools", "no dates")
         await settle(pilot)
         await until(pilot, lambda: isinstance(app.screen, FieldsScreen))
         seen["fields"] = {i.id: i.value for i in app.screen.query(Input)}
